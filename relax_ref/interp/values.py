@@ -1,0 +1,134 @@
+"""Run-time values of the reference interpreter (spec chapter VAL).
+
+=====================  ===========================================================================
+Relax value            Python representation
+=====================  ===========================================================================
+tensor                 ``numpy.ndarray`` (bfloat16/float8 through ml_dtypes; 0-d for scalars)
+tuple                  ``tuple`` of values; the unit value is ``()``
+shape                  :class:`ShapeValue` (a ``tuple`` subclass of Python ints)
+prim value             :class:`PrimScalar` (value + dtype); the public API returns the Python scalar
+string                 ``str``
+data type              :class:`DTypeValue`
+closure                :class:`Closure`
+packed function        :class:`PackedFunc`
+null                   ``None``
+=====================  ===========================================================================
+
+Conversions at the API boundary (the stable calling convention of ``relax_ref.evaluate``) are in
+:func:`to_public`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..ir import dtype as _dt
+
+
+class ShapeValue(tuple):
+    """A shape value: a tuple of non-negative Python ints (VAL.SHAPE.1)."""
+
+    def __new__(cls, dims=()):
+        return super().__new__(cls, (int(d) for d in dims))
+
+    def __repr__(self) -> str:
+        return f"ShapeValue({tuple(self)!r})"
+
+
+@dataclass(frozen=True)
+class PrimScalar:
+    """A prim value with its dtype (VAL.PRIM.1). ``value`` is a Python int/float/bool already
+    wrapped to the dtype's range."""
+
+    value: Any
+    dtype: str
+
+    def __post_init__(self):
+        v = self.value
+        if isinstance(v, np.generic):
+            v = v.item()
+        if self.dtype == "bool":
+            v = bool(v)
+        elif _dt.is_integer(self.dtype):
+            v = _dt.wrap_int(int(v), self.dtype)
+        elif _dt.is_float(self.dtype):
+            v = float(v)
+        object.__setattr__(self, "value", v)
+
+
+@dataclass(frozen=True)
+class DTypeValue:
+    """The value of ``R.dtype("...")``."""
+
+    name: str
+
+
+@dataclass(eq=False)
+class Closure:
+    """A Relax function value together with its captured environment (VAL.CLOSURE.1)."""
+
+    func: Any  # relax_ref.ir.Function
+    env: dict = field(default_factory=dict)
+    sym_env: dict = field(default_factory=dict)
+    name: str = "<closure>"
+
+
+@dataclass(eq=False)
+class PackedFunc:
+    """An external function: ``fn(*values) -> value`` (VAL.PACKED.1)."""
+
+    name: str
+    fn: Callable[..., Any]
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
+def is_tensor(v: Any) -> bool:
+    return isinstance(v, np.ndarray)
+
+
+def describe(v: Any) -> str:
+    """A short description of a value for error messages: ``Tensor((2, 3), float32)``."""
+    if isinstance(v, np.ndarray):
+        try:
+            dt = _dt.from_numpy(v.dtype)
+        except Exception:  # noqa: BLE001 - describing an arbitrary foreign dtype
+            dt = str(v.dtype)
+        return f"Tensor({tuple(v.shape)}, {dt})"
+    if isinstance(v, ShapeValue):
+        return f"Shape({list(v)})"
+    if isinstance(v, PrimScalar):
+        return f"Prim({v.value!r}, {v.dtype})"
+    if isinstance(v, tuple):
+        return "Tuple(" + ", ".join(describe(x) for x in v) + ")"
+    if isinstance(v, Closure):
+        return f"Function({v.name})"
+    if isinstance(v, PackedFunc):
+        return f"PackedFunc({v.name})"
+    if isinstance(v, str):
+        return f"String({v!r})"
+    if isinstance(v, DTypeValue):
+        return f"DataType({v.name})"
+    if v is None:
+        return "null"
+    return type(v).__name__
+
+
+def to_public(v: Any) -> Any:
+    """Convert an internal value to the public calling convention: numpy arrays, tuples,
+    ``ShapeValue``s and Python scalars."""
+    if isinstance(v, PrimScalar):
+        return v.value
+    if isinstance(v, tuple) and not isinstance(v, ShapeValue):
+        return tuple(to_public(x) for x in v)
+    if isinstance(v, DTypeValue):
+        return v.name
+    return v
+
+
+__all__ = ["ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "is_tensor", "describe",
+           "to_public"]
