@@ -1,4 +1,16 @@
-"""relax-ref: the executable reference for Apache TVM's Relax IR."""
+"""relax-ref: the executable reference for Apache TVM's Relax IR.
+
+Stable public API::
+
+    relax_ref.parse(text) -> IRModule            # parse + normalize + well-formedness check
+    mod.script(dialect="classic" | "tvm")         # TVMScript text
+    relax_ref.structural_equal(a, b)              # alpha-equivalence-aware structural equality
+    relax_ref.evaluate(mod, entry, *args)         # the reference interpreter
+    relax_ref.Interpreter(mod), relax_ref.register_func(name, fn)
+    relax_ref.RelaxError and its subclasses
+"""
+
+from __future__ import annotations
 
 from .errors import (
     ArityMismatchError, AssertionFailedError, DivisionByZeroError, DTypeMismatchError, NDimMismatchError,
@@ -10,10 +22,65 @@ from .ir import IRModule
 
 __version__ = "0.1.0"
 
+
+def parse(text: str, **kwargs) -> IRModule:
+    """Parse TVMScript text into a normalized, well-formed IRModule (raises ParseError,
+    WellFormedError or StructInfoError)."""
+    from .script.parser import parse as _parse
+
+    return _parse(text, **kwargs)
+
+
+def parse_file(path, **kwargs) -> IRModule:
+    """Like :func:`parse`, reading the text from ``path``."""
+    from .script.parser import parse_file as _parse_file
+
+    return _parse_file(path, **kwargs)
+
+
+def structural_equal(a, b, **kwargs) -> bool:
+    """Structural equality up to renaming of bound variables (alpha-equivalence)."""
+    from .analysis.structural_equal import structural_equal as _se
+
+    return _se(a, b, **kwargs)
+
+
+def assert_structural_equal(a, b, **kwargs) -> None:
+    from .analysis.structural_equal import assert_structural_equal as _ase
+
+    _ase(a, b, **kwargs)
+
+
+def evaluate(mod: IRModule, entry: str = "main", *args):
+    """Run ``entry`` of ``mod`` on the reference interpreter (see relax_ref.interp)."""
+    from .interp import evaluate as _evaluate
+
+    return _evaluate(mod, entry, *args)
+
+
+_LAZY = {
+    "Interpreter": ("relax_ref.interp", "Interpreter"),
+    "register_func": ("relax_ref.interp", "register_func"),
+    "ShapeValue": ("relax_ref.interp.values", "ShapeValue"),
+    "well_formed": ("relax_ref.analysis.well_formed", "check_well_formed"),
+    "normalize": ("relax_ref.analysis.normalize", "normalize_module"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        mod_name, attr = _LAZY[name]
+        return getattr(importlib.import_module(mod_name), attr)
+    raise AttributeError(f"module 'relax_ref' has no attribute '{name}'")
+
+
 __all__ = [
-    "IRModule", "Span", "RelaxError", "ParseError", "WellFormedError", "StructInfoError",
-    "UnsupportedError", "RelaxRuntimeError", "StructInfoMismatchError", "TypeMismatchError",
-    "ShapeMismatchError", "NDimMismatchError", "DTypeMismatchError", "ArityMismatchError",
-    "ValueMismatchError", "TIRBoundsError", "DivisionByZeroError", "AssertionFailedError",
-    "PackedFuncError", "OpRuntimeError",
+    "IRModule", "parse", "parse_file", "structural_equal", "assert_structural_equal", "evaluate",
+    "Interpreter", "register_func", "ShapeValue", "Span", "RelaxError", "ParseError", "WellFormedError",
+    "StructInfoError", "UnsupportedError", "RelaxRuntimeError", "StructInfoMismatchError",
+    "TypeMismatchError", "ShapeMismatchError", "NDimMismatchError", "DTypeMismatchError",
+    "ArityMismatchError", "ValueMismatchError", "TIRBoundsError", "DivisionByZeroError",
+    "AssertionFailedError", "PackedFuncError", "OpRuntimeError",
 ]

@@ -83,6 +83,9 @@ class OpDef:
     data_dependent: bool = False
     #: free-form notes shown in the status table (e.g. known TVM divergences)
     notes: str = ""
+    #: non-empty when legalization to TensorIR does not apply to this operator (e.g. ``call_tir``
+    #: itself, memory builtins); the reason is shown in the status table
+    legalize_exempt: str = ""
     extra: Dict[str, Any] = field(default_factory=dict)
 
     @property

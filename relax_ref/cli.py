@@ -1,0 +1,113 @@
+"""``relax-ref``: command-line entry point.
+
+    relax-ref check FILE                 parse + normalize + well-formedness; "OK" or the error (exit 1)
+    relax-ref print FILE [--dialect tvm] print the module as TVMScript
+    relax-ref run FILE [--entry main] --inputs in.npz [--out out.npz]
+    relax-ref ops [--json]               the operator status table
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional
+
+from .errors import RelaxError
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise SystemExit(f"relax-ref: cannot read {path}: {e.strerror}") from None
+
+
+def _cmd_check(args) -> int:
+    from . import parse
+
+    text = _read(args.file)
+    try:
+        mod = parse(text, file=args.file)
+    except RelaxError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    names = ", ".join(mod)
+    print(f"OK: {args.file}: {len(mod)} function(s): {names}")
+    return 0
+
+
+def _cmd_print(args) -> int:
+    from . import parse
+
+    text = _read(args.file)
+    try:
+        mod = parse(text, file=args.file)
+    except RelaxError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    sys.stdout.write(mod.script(dialect=args.dialect))
+    sys.stdout.write("\n")
+    return 0
+
+
+def _cmd_run(args) -> int:
+    from .interp import cli_run
+
+    try:
+        text = cli_run(args.file, args.entry, args.inputs, args.out)
+    except RelaxError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    print(text)
+    return 0
+
+
+def _cmd_ops(args) -> int:
+    from .ops.status import status_rows, render_table
+
+    rows = status_rows()
+    if args.json:
+        import json
+
+        for r in rows:
+            print(json.dumps(r, sort_keys=False))
+    else:
+        print(render_table(rows))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="relax-ref", description="The executable reference for Relax.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    c = sub.add_parser("check", help="parse, normalize and check well-formedness")
+    c.add_argument("file")
+    c.set_defaults(fn=_cmd_check)
+
+    pr = sub.add_parser("print", help="print a module as TVMScript")
+    pr.add_argument("file")
+    pr.add_argument("--dialect", choices=["classic", "tvm"], default="classic")
+    pr.set_defaults(fn=_cmd_print)
+
+    r = sub.add_parser("run", help="run a function on the reference interpreter")
+    r.add_argument("file")
+    r.add_argument("--entry", default="main")
+    r.add_argument("--inputs", required=False, default=None, help="npz with arg0, arg1, ... (or parameter names)")
+    r.add_argument("--out", default=None, help="write outputs to this npz")
+    r.set_defaults(fn=_cmd_run)
+
+    o = sub.add_parser("ops", help="operator status table")
+    o.add_argument("--json", action="store_true", help="one JSON object per operator")
+    o.set_defaults(fn=_cmd_ops)
+
+    return p
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
