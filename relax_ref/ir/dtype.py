@@ -139,7 +139,7 @@ def max_value(dtype: str):
 
 
 def wrap_int(value: int, dtype: str) -> int:
-    """Two's-complement wrap of a Python int to the width of an integer dtype (ARITH.INT.2)."""
+    """Two's-complement wrap of a Python int to the width of an integer dtype (PRIM.INT.1)."""
     if dtype == "bool":
         return int(bool(value))
     b = bits(dtype)

@@ -3,11 +3,11 @@
 Nodes are frozen dataclasses with structural equality, except :class:`PrimVar`, whose identity *is* the
 variable (two ``n = T.int64()`` declarations in two functions are two different variables).
 
-Semantics (PRIM.1-PRIM.6): integer arithmetic wraps in two's complement at the dtype's width;
-``FloorDiv``/``FloorMod`` round toward negative infinity, ``Div``/``Mod`` on integers truncate toward
-zero (``T.truncdiv``/``T.truncmod``), ``Div`` on floats is IEEE division. Comparisons, ``And``, ``Or``
-and ``Not`` yield ``bool``. ``Select`` evaluates both arms; ``if_then_else`` (a :class:`PrimCall`)
-only the taken one.
+Semantics: integer arithmetic wraps in two's complement at the dtype's width (PRIM.INT.1);
+``FloorDiv``/``FloorMod`` round toward negative infinity (PRIM.INT.2), ``Div``/``Mod`` on integers
+truncate toward zero (``T.truncdiv``/``T.truncmod``, PRIM.INT.3), ``Div`` on floats is IEEE division
+(PRIM.FLOAT.1). Comparisons, ``And``, ``Or`` and ``Not`` yield ``bool`` (PRIM.BOOL.1). ``Select``
+evaluates both arms; ``if_then_else`` (a :class:`PrimCall`) only the taken one (PRIM.SELECT.1).
 
 Builder helpers (``add``, ``mul``, ``floordiv``, ...) and Python operators on nodes apply TIR's dtype
 promotion (PRIM.DTYPE.1): int32 with int64 gives int64, int with float gives the float, a Python
