@@ -6,6 +6,8 @@ Keep this list sorted; each module registers its OpDefs at import time.
 import importlib
 
 _MODULES = [
+    "core",
+    "elementwise",
 ]
 
 for _m in _MODULES:
