@@ -1,0 +1,88 @@
+"""Shared state of one printing run: dialect, names, open function frames, metadata, module.
+
+A Relax function frame collects the *declaration lines* printed at the top of the function body,
+in TVM's order: ``n = T.int64()`` for the symbolic variables met while printing the signature,
+then ``R.func_attr(...)``, then, in order of first use in the body, further ``a = T.int64()``
+declarations and the module alias ``cls = Module`` (TEXT.FUNC.2). Like TVM, symbolic variables
+and the alias are declared in the *outermost* function being printed, so a nested function may
+use them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Dict, List, Optional, Set
+
+from ...ir import prim_expr as P
+from .dialect import Dialect
+from .names import NameTable, sanitize
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...ir.module import IRModule
+
+
+@dataclass
+class FuncFrame:
+    """One Relax function being printed."""
+
+    decls: List[str] = field(default_factory=list)
+    name_level: int = 0
+    alias_printed: bool = False
+
+
+class PrintContext:
+    def __init__(self, dialect: Dialect, *, show_meta: bool = False, module: "Optional[IRModule]" = None,
+                 module_name: str = "Module") -> None:
+        self.dialect = dialect
+        self.show_meta = show_meta
+        self.module = module
+        self.module_name = module_name
+        self.names = NameTable()
+        self.names.reserve(module_name)
+        self.relax_funcs: List[FuncFrame] = []
+        #: symbolic variables declared while printing the current top-level signature
+        self.signature_vars: Optional[Set[P.PrimVar]] = None
+        #: non-scalar constants printed as ``metadata["relax.expr.Constant"][i]``
+        self.metadata_constants: list = []
+        self._metadata_index: Dict[int, int] = {}
+        #: namespaces used, for the header comment
+        self.used_ns: Set[str] = set()
+        self.vdevices: tuple = ()
+        if module is not None:
+            self.vdevices = tuple(module.global_infos.get("vdevice", ()))
+
+    # -- Relax symbolic variables ----------------------------------------------------------------
+    def relax_prim_var(self, v: P.PrimVar) -> str:
+        """The printed name of a symbolic variable in a Relax context; declares it (``n =
+        T.int64()``) at the top of the outermost function when first met."""
+        name = self.names.get(v)
+        if name is not None:
+            return name
+        if not self.relax_funcs:
+            return sanitize(v.name)
+        outer = self.relax_funcs[0]
+        name = self.names.define(v, v.name, level=outer.name_level)
+        self.used_ns.add("T")
+        outer.decls.append(f"{name} = T.{v.dtype}()")
+        if self.signature_vars is not None:
+            self.signature_vars.add(v)
+        return name
+
+    def module_alias(self) -> str:
+        """``cls``, declaring ``cls = Module`` in the outermost function on first use."""
+        outer = self.relax_funcs[0]
+        if not outer.alias_printed:
+            outer.decls.append(f"cls = {self.module_name}")
+            outer.alias_printed = True
+        return "cls"
+
+    # -- metadata ------------------------------------------------------------------------------
+    def add_metadata_constant(self, const) -> int:
+        key = id(const)
+        if key not in self._metadata_index:
+            self._metadata_index[key] = len(self.metadata_constants)
+            self.metadata_constants.append(const)
+        return self._metadata_index[key]
+
+
+__all__ = ["PrintContext", "FuncFrame"]

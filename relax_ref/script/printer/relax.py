@@ -1,0 +1,423 @@
+"""Printing of Relax functions, bindings and expressions (spec rules TEXT.FUNC.*, TEXT.BIND.*).
+
+Follows TVM's printer:
+
+* ``@R.function`` (``pure=False``, ``private=True`` for top-level functions without a
+  ``global_symbol``), return and parameter annotations with string dims for symbolic variables the
+  signature introduces, then at the top of the body ``n = T.int64()`` re-declarations,
+  ``R.func_attr({...})`` (without a ``global_symbol`` equal to the function name) and
+  ``cls = Module`` (TEXT.FUNC.1-2).
+* Every binding carries its struct info annotation, except ``R.call_tir``/``R.call_dps_packed``
+  bindings whose var has exactly the call's ``out_sinfo`` (TEXT.BIND.1). A binding whose value and
+  var both have unit struct info prints as a bare expression statement (``R.print(...)``).
+* ``with R.dataflow():`` blocks end with ``R.output(...)`` listing the non-dataflow vars in binding
+  order (TEXT.BIND.2).
+* ``y = If(...)`` prints as ``if c: ... else: ...`` where each branch ends by binding ``y``: when the
+  branch result is the var of the branch's last binding, that binding is printed under the name
+  ``y`` with the branch var's own annotation;
+  otherwise the branch prints its bindings and then ``y: S = result`` (TVM's form) (TEXT.BIND.3).
+* Local functions print as nested ``@R.function`` definitions named after their binding var.
+* Operator calls print through the registry (``OpDef.script``): every ``Call.args`` entry
+  positionally, then ``name=value`` for each ``attr`` parameter present, in declaration order, then
+  struct-info arguments; an ``OpDef.print_call(call, printer)`` hook overrides this (TEXT.CALL.1).
+  The hook returns the call's text and may use ``printer.expr(e)``, ``printer.attr(value)``,
+  ``printer.sinfo(struct_info)``, ``printer.prim(prim_expr)``, ``printer.callee(e)`` (an ExternFunc
+  as its name string), ``printer.attr_kwargs(call, opdef)`` and ``printer.op_script_name(call, opdef)``.
+  ``call_tir``/``call_tir_inplace``/``call_dps_packed``, ``print``, ``assert_op`` and
+  ``call_packed`` follow TVM's special forms.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from ...errors import UnsupportedError
+from ...ir import expr as rx
+from ...ir import struct_info as si
+from ...ir.attrs import Attrs
+from ._format import format_str
+from .context import FuncFrame, PrintContext
+from .prim import PrimPrinter
+from .struct_info import StructInfoPrinter
+from .values import attr_value, constant_inline, nested_list_representable
+
+INDENT = "    "
+
+#: ops whose binding annotation is omitted when equal to the call's out_sinfo (TVM's rule)
+_HIDE_ANNOTATION_OPS = ("relax.call_tir", "relax.call_dps_packed")
+_CALL_TIR_FAMILY = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed",
+                    "relax.call_tir_with_grad")
+
+
+def indent(lines: List[str]) -> List[str]:
+    return [INDENT + ln if ln else ln for ln in lines]
+
+
+def out_sinfo_of(call: rx.Call) -> Optional[si.StructInfo]:
+    """The struct info a ``call_tir``-like call produces: its single ``sinfo_args`` entry, or the
+    tuple of several."""
+    if len(call.sinfo_args) == 1:
+        return call.sinfo_args[0]
+    return si.TupleStructInfo(tuple(call.sinfo_args))
+
+
+class RelaxPrinter:
+    """Prints Relax constructs into lists of lines (4-space relative indentation)."""
+
+    def __init__(self, ctx: PrintContext, tir_printer=None) -> None:
+        self.ctx = ctx
+        self.tir_printer = tir_printer
+        self.sinfo = StructInfoPrinter(ctx, relax_var_name=self.var)
+        self.prim = PrimPrinter(ctx.dialect, "relax", ctx.relax_prim_var)
+
+    # ------------------------------------------------------------------------------------------
+    # names
+    # ------------------------------------------------------------------------------------------
+    def define_var(self, v: rx.Var) -> str:
+        return self.ctx.names.define(v, v.name_hint)
+
+    def var(self, v: rx.Var) -> str:
+        """The printed name of a var; a var used before (or without) a definition is named on
+        first sight."""
+        name = self.ctx.names.get(v)
+        return name if name is not None else self.ctx.names.define(v, v.name_hint)
+
+    # ------------------------------------------------------------------------------------------
+    # functions
+    # ------------------------------------------------------------------------------------------
+    def function(self, f: rx.Function, name: str, *, top_level: bool) -> List[str]:
+        ctx = self.ctx
+        ctx.used_ns.add("R")
+        ctx.names.push()
+        frame = FuncFrame(name_level=ctx.names.depth() - 1)
+        ctx.relax_funcs.append(frame)
+        outermost = len(ctx.relax_funcs) == 1
+        try:
+            if outermost:
+                ctx.signature_vars = set()
+            ret = self.sinfo(f.ret_struct_info) if f.ret_struct_info is not None else None
+            params = []
+            for p in f.params:
+                pname = self.define_var(p)
+                params.append(f"{pname}: {self.sinfo(p.struct_info)}" if p.struct_info is not None else pname)
+            if outermost:
+                ctx.signature_vars = None
+            attrs = dict(f.attrs)
+            if top_level and attrs.get("global_symbol") == name:
+                del attrs["global_symbol"]
+            if attrs:
+                frame.decls.append(f"R.func_attr({self.attr(Attrs(attrs))})")
+            kw = []
+            if not f.is_pure:
+                kw.append("pure=False")
+            if top_level and "global_symbol" not in f.attrs:
+                kw.append("private=True")
+            decorator = "@R.function" + (f"({', '.join(kw)})" if kw else "")
+            if isinstance(f.body, rx.SeqExpr):
+                body = self.seq_expr(f.body, use_ret=True)
+            else:
+                body = [f"return {self.expr(f.body)}"]
+            head = f"def {name}({', '.join(params)})" + (f" -> {ret}" if ret is not None else "") + ":"
+            return [decorator, head] + indent(frame.decls + body)
+        finally:
+            ctx.relax_funcs.pop()
+            ctx.names.pop()
+            if outermost:
+                ctx.signature_vars = None
+
+    def seq_expr(self, s: rx.SeqExpr, use_ret: bool) -> List[str]:
+        self.ctx.names.push()
+        try:
+            lines: List[str] = []
+            for b in s.blocks:
+                lines += self.block(b)
+            body = self.expr(s.body)
+            lines.append(f"return {body}" if use_ret else body)
+            return lines
+        finally:
+            self.ctx.names.pop()
+
+    # ------------------------------------------------------------------------------------------
+    # blocks and bindings
+    # ------------------------------------------------------------------------------------------
+    def block(self, b: rx.BindingBlock) -> List[str]:
+        if isinstance(b, rx.DataflowBlock):
+            inner: List[str] = []
+            outputs = []
+            for binding in b.bindings:
+                inner += self.binding(binding)
+                if not isinstance(binding.var, rx.DataflowVar):
+                    outputs.append(self.var(binding.var))
+            inner.append(f"R.output({', '.join(outputs)})")
+            return ["with R.dataflow():"] + indent(inner)
+        lines: List[str] = []
+        for binding in b.bindings:
+            lines += self.binding(binding)
+        return lines
+
+    def annotation(self, var: rx.Var, value: Optional[rx.Expr]) -> str:
+        """``": S"`` for a binding's var, or ``""`` when TVM omits it (call_tir out_sinfo)."""
+        if var.struct_info is None:
+            return ""
+        if (isinstance(value, rx.Call) and isinstance(value.op, rx.Op) and value.op.name in _HIDE_ANNOTATION_OPS
+                and value.sinfo_args):
+            from ...analysis.structural_equal import structural_equal
+
+            if structural_equal(out_sinfo_of(value), var.struct_info):
+                return ""
+        return ": " + self.sinfo(var.struct_info)
+
+    def binding(self, b: rx.Binding, name: Optional[str] = None) -> List[str]:
+        """The lines of one binding; ``name`` overrides the var's name (the If-branch result)."""
+        value = b.value
+        if isinstance(b, rx.MatchCast):
+            rhs = f"R.match_cast({self.expr(value)}, {self.sinfo(b.struct_info)})"
+            ann = self.annotation(b.var, value)
+            lhs = name if name is not None else self.define_var(b.var)
+            return [f"{lhs}{ann} = {rhs}"]
+        if isinstance(value, rx.If):
+            ann = self.annotation(b.var, value)
+            lhs = name if name is not None else self.define_var(b.var)
+            return self.if_binding(lhs, ann, value)
+        if isinstance(value, rx.Function):
+            lhs = name if name is not None else self.define_var(b.var)
+            return self.function(value, lhs, top_level=False)
+        if name is None and _is_unit(value.struct_info) and _is_unit(b.var.struct_info):
+            return [self.expr(value)]
+        rhs = self.expr(value, top=True)
+        ann = self.annotation(b.var, value)
+        lhs = name if name is not None else self.define_var(b.var)
+        return [f"{lhs}{ann} = {rhs}"]
+
+    def if_binding(self, name: str, ann: str, e: rx.If) -> List[str]:
+        cond = self.expr(e.cond)
+        then = self.branch(e.true_branch, name, ann)
+        other = self.branch(e.false_branch, name, ann)
+        return [f"if {cond}:"] + indent(then) + ["else:"] + indent(other)
+
+    def branch(self, s: rx.Expr, name: str, ann: str) -> List[str]:
+        if not isinstance(s, rx.SeqExpr):
+            return [f"{name}{ann} = {self.expr(s, top=True)}"]
+        self.ctx.names.push()
+        try:
+            blocks = list(s.blocks)
+            merged = None
+            if blocks and not isinstance(blocks[-1], rx.DataflowBlock) and blocks[-1].bindings:
+                last = blocks[-1].bindings[-1]
+                if last.var is s.body:
+                    merged = last
+            lines: List[str] = []
+            for i, b in enumerate(blocks):
+                if merged is not None and i == len(blocks) - 1:
+                    for binding in b.bindings[:-1]:
+                        lines += self.binding(binding)
+                    lines += self.binding(merged, name=name)
+                else:
+                    lines += self.block(b)
+            if merged is None:
+                lines.append(f"{name}{ann} = {self.expr(s.body, top=True)}")
+            return lines
+        finally:
+            self.ctx.names.pop()
+
+    # ------------------------------------------------------------------------------------------
+    # expressions
+    # ------------------------------------------------------------------------------------------
+    def expr(self, e: rx.Expr, top: bool = False) -> str:
+        ctx = self.ctx
+        ctx.used_ns.add("R")
+        if isinstance(e, rx.Var):
+            return self.var(e)
+        if isinstance(e, rx.GlobalVar):
+            if ctx.module is not None and ctx.relax_funcs:
+                return f"{ctx.module_alias()}.{e.name_hint}"
+            return e.name_hint
+        if isinstance(e, rx.Constant):
+            return self.constant(e)
+        if isinstance(e, rx.ShapeExpr):
+            return f"R.shape([{', '.join(self.prim(v) for v in e.values)}])"
+        if isinstance(e, rx.PrimValue):
+            return f"R.prim_value({self.prim(e.value)})"
+        if isinstance(e, rx.StringImm):
+            return f"R.str({format_str(e.value)})"
+        if isinstance(e, rx.DataTypeImm):
+            return f'R.dtype("{e.value}")'
+        if isinstance(e, rx.Tuple):
+            if not e.fields:
+                return "R.tuple()"
+            fields = [self.expr(f) for f in e.fields]
+            if len(fields) == 1:
+                return f"({fields[0]},)"
+            return ", ".join(fields) if top else "(" + ", ".join(fields) + ")"
+        if isinstance(e, rx.TupleGetItem):
+            return f"{self.expr(e.tuple_value)}[{e.index}]"
+        if isinstance(e, rx.Call):
+            return self.call(e)
+        if isinstance(e, rx.ExternFunc):
+            text = format_str(e.global_symbol)
+            s = e.struct_info
+            if s is not None and not _default_extern_sinfo(s):
+                return f"R.ExternFunc({text}, {self.sinfo(s)})"
+            return f"R.ExternFunc({text})"
+        if isinstance(e, rx.Op):
+            ctx.used_ns.add("I")
+            return f"I.Op({format_str(e.name)})"
+        raise UnsupportedError(f"a {type(e).__name__} can only be printed as the value of a binding",
+                               e.span)
+
+    def constant(self, c: rx.Constant) -> str:
+        arr = c.data
+        if arr.ndim == 0:
+            return constant_inline(c)
+        representable = nested_list_representable(arr.shape)
+        # TVM 0.25 cannot load an empty tensor with a trailing zero dimension from its JSON
+        if not representable or (self.ctx.show_meta and arr.size):
+            i = self.ctx.add_metadata_constant(c)
+            return f'metadata["relax.expr.Constant"][{i}]'
+        return constant_inline(c)
+
+    def attr(self, v) -> str:
+        if isinstance(v, si.VDevice):
+            return format_str(self.sinfo.vdevice(v))
+        return attr_value(v, self.prim, self.sinfo, self.expr)
+
+    def sinfo_tuple(self, items) -> str:
+        parts = [self.sinfo(s) for s in items]
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    def callee(self, e: rx.Expr) -> str:
+        """A callee-position argument: an ExternFunc prints as its name string (TVM)."""
+        if isinstance(e, rx.ExternFunc):
+            return format_str(e.global_symbol)
+        return self.expr(e)
+
+    # ------------------------------------------------------------------------------------------
+    # calls
+    # ------------------------------------------------------------------------------------------
+    def call(self, c: rx.Call) -> str:
+        op = c.op
+        if isinstance(op, rx.Op):
+            from ...ops import registry
+
+            opdef = registry.lookup(op.name)
+            if opdef is not None and opdef.print_call is not None:
+                return opdef.print_call(c, self)
+            special = _SPECIAL.get(op.name)
+            if special is not None:
+                text = special(self, c, opdef)
+                if text is not None:
+                    return text
+            return self.generic_op_call(c, opdef)
+        if isinstance(op, rx.ExternFunc):
+            parts = [format_str(op.global_symbol)] + [self.expr(a) for a in c.args]
+            parts += [f"{k}={self.attr(v)}" for k, v in sorted(c.attrs.items())]
+            if c.sinfo_args:
+                parts.append(f"sinfo_args={self.sinfo_tuple(c.sinfo_args)}")
+            return f"R.call_packed({', '.join(parts)})"
+        parts = [self.expr(a) for a in c.args]
+        parts += [f"{k}={self.attr(v)}" for k, v in sorted(c.attrs.items())]
+        if c.sinfo_args:
+            parts.append(f"sinfo_args={self.sinfo_tuple(c.sinfo_args)}")
+        return f"{self.expr(op)}({', '.join(parts)})"
+
+    def op_script_name(self, c: rx.Call, opdef) -> str:
+        if opdef is not None:
+            return opdef.script
+        name = c.op.name
+        return "R." + name[len("relax."):] if name.startswith("relax.") else name
+
+    def generic_op_call(self, c: rx.Call, opdef) -> str:
+        parts = [self.callee(c.args[0])] if c.args else []
+        parts += [self.expr(a) for a in c.args[1:]]
+        parts += self.attr_kwargs(c, opdef)
+        if c.sinfo_args:
+            sparams = [p for p in opdef.params if p.kind == "sinfo"] if opdef is not None else []
+            if len(sparams) == 1 and sparams[0].name != "sinfo_args":
+                if len(c.sinfo_args) == 1:
+                    value = self.sinfo(c.sinfo_args[0])
+                else:
+                    value = "[" + ", ".join(self.sinfo(s) for s in c.sinfo_args) + "]"
+                parts.append(f"{sparams[0].name}={value}")
+            else:
+                parts.append(f"sinfo_args={self.sinfo_tuple(c.sinfo_args)}")
+        return f"{self.op_script_name(c, opdef)}({', '.join(parts)})"
+
+    def attr_kwargs(self, c: rx.Call, opdef, skip=()) -> List[str]:
+        """``name=value`` for the attributes: declared ``attr`` parameters in order, then any
+        others sorted by name."""
+        out = []
+        seen = set(skip)
+        if opdef is not None:
+            for p in opdef.attr_params():
+                if p.name in c.attrs and p.name not in seen:
+                    out.append(f"{p.name}={self.attr(c.attrs[p.name])}")
+                    seen.add(p.name)
+        for k in sorted(c.attrs):
+            if k not in seen:
+                out.append(f"{k}={self.attr(c.attrs[k])}")
+        return out
+
+
+def _is_unit(s) -> bool:
+    return isinstance(s, si.TupleStructInfo) and not s.fields
+
+
+def _default_extern_sinfo(s) -> bool:
+    return (isinstance(s, si.FuncStructInfo) and s.params is None and not s.purity
+            and isinstance(s.ret, si.ObjectStructInfo))
+
+
+# ---------------------------------------------------------------------------------------------------
+# TVM's special call forms
+# ---------------------------------------------------------------------------------------------------
+
+
+def _print_call_tir(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
+    name = c.op.name
+    if len(c.args) not in (2, 3) or not c.sinfo_args:
+        return None
+    parts = [p.callee(c.args[0]), p.expr(c.args[1])]
+    if len(c.sinfo_args) == 1 and not isinstance(c.sinfo_args[0], si.TupleStructInfo):
+        out = p.sinfo(c.sinfo_args[0])
+    else:
+        items = c.sinfo_args[0].fields if len(c.sinfo_args) == 1 else c.sinfo_args
+        out = "[" + ", ".join(p.sinfo(s) for s in items) + "]"
+    parts.append(f"out_sinfo={out}")
+    skip = set()
+    if name == "relax.call_tir_inplace":
+        idx = c.attrs.get("inplace_indices", ())
+        idx = idx if isinstance(idx, (tuple, list)) else (idx,)
+        parts.append(f"inplace_indices=[{', '.join(str(int(i)) for i in idx)}]")
+        skip.add("inplace_indices")
+    if len(c.args) == 3:
+        if name == "relax.call_dps_packed":
+            return None
+        parts.append(f"tir_vars={p.expr(c.args[2])}")
+    parts += p.attr_kwargs(c, opdef, skip=skip)
+    return f"{p.op_script_name(c, opdef)}({', '.join(parts)})"
+
+
+def _print_print(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
+    if not c.args or not isinstance(c.args[0], rx.StringImm) or c.attrs:
+        return None
+    parts = [p.expr(a) for a in c.args[1:]] + [f"format={p.expr(c.args[0])}"]
+    return f"{p.op_script_name(c, opdef)}({', '.join(parts)})"
+
+
+def _print_assert(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
+    if len(c.args) < 2 or not isinstance(c.args[1], rx.StringImm) or c.attrs:
+        return None
+    parts = [p.expr(c.args[0])] + [p.expr(a) for a in c.args[2:]] + [f"format={p.expr(c.args[1])}"]
+    return f"{p.op_script_name(c, opdef)}({', '.join(parts)})"
+
+
+_SPECIAL = {
+    "relax.call_tir": _print_call_tir,
+    "relax.call_tir_inplace": _print_call_tir,
+    "relax.call_dps_packed": _print_call_tir,
+    "relax.call_tir_with_grad": _print_call_tir,
+    "relax.print": _print_print,
+    "relax.assert_op": _print_assert,
+}
+
+__all__ = ["RelaxPrinter", "indent", "out_sinfo_of", "INDENT"]
