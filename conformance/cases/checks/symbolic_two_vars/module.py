@@ -1,0 +1,10 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", "m"), "float32"), y: R.Tensor(("m", "n"), "float32")) -> R.Tensor(("n", "m"), "float32"):
+        z = R.permute_dims(y)
+        w = R.add(x, z)
+        return w

@@ -1,0 +1,14 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+        @R.function
+        def inner(z: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+            w = R.multiply(x, z)
+            return w
+        a = inner(y)
+        b = inner(a)
+        return b

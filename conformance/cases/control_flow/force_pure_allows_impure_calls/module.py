@@ -1,0 +1,11 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+        R.func_attr({"relax.force_pure": True})
+        R.print(x, format="{}")
+        y = R.add(x, x)
+        return y

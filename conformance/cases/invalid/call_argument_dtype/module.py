@@ -1,0 +1,13 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def f(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+        return x
+
+    @R.function
+    def main(x: R.Tensor((3,), "float16")):
+        z = Module.f(x)
+        return z

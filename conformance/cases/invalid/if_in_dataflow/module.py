@@ -1,0 +1,14 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), "float32"), c: R.Prim("bool")):
+        with R.dataflow():
+            if c:
+                y = R.add(x, x)
+            else:
+                y = x
+            R.output(y)
+        return y

@@ -1,0 +1,12 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), "float32")):
+        with R.dataflow():
+            y = R.add(x, x)
+            R.output(y)
+            R.output(y)
+        return y

@@ -1,0 +1,12 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(t: R.Tensor((2,), "int64")) -> R.Shape(ndim=2):
+        s = R.tensor_to_shape(t)
+        a = T.int64()
+        b = T.int64()
+        u = R.match_cast(s, R.Shape([a, b]))
+        return u

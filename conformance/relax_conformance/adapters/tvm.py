@@ -1,0 +1,298 @@
+"""Adapter for Apache TVM 0.25 (``--impl tvm``).
+
+``load`` parses the text with ``tvm.script.from_source`` (the ``from tvm.script import ...`` lines are
+blanked first: TVM's parser resolves ``I``/``R``/``T`` itself), runs Relax well-formedness, applies
+``LambdaLift`` when the module has local functions (the VM cannot run them otherwise), and builds with
+``relax.build(mod, target="llvm")``. ``run`` calls the entry function on a fresh VM.
+
+TVM reports errors as Python exceptions whose *type* is coarse (``ValueError``, ``TypeError``,
+``InternalError``, ``DiagnosticError``), so errors are classified by type and message with the tables
+below (see RELAX-FACTS 3.8 for the run-time messages). Unmatched errors are ``unclassified``.
+
+TVM can kill its process (integer division by zero, out-of-bounds TensorIR accesses, some known
+crash bugs), so the runner always uses this adapter inside the worker process of
+:mod:`relax_conformance.worker`; a crash then becomes a ``crash`` failure of that one case.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import vocab
+from ..adapter import Adapter, LoadError, RunError
+from ..packed import SUITE_FUNCS, SuiteFuncError
+from ..values import Prim, Shape
+
+_IMPORT_LINE = re.compile(r"^(from tvm\.script import .*|import tvm.*)$", re.M)
+
+# (pattern, kind) tried in order against the message of a static (load-time) error.
+STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
+    # text problems first: TVMScript reports unknown names and forbidden constructs while parsing
+    (r"Undefined variable", "parse"),
+    (r"name '.*' is not defined", "parse"),
+    (r"has no attribute", "parse"),
+    (r"Type annotation is required", "parse"),
+    (r"multiple return statement", "parse"),
+    (r"String-defined shape expr is only allowed", "parse"),
+    (r"Visitor of AST node is not implemented", "parse"),
+    (r"Empty body is not allowed", "parse"),
+    (r"Non-void relax expressions must be bound to a variable", "parse"),
+    (r"No result exists in IRBuilder", "parse"),
+    (r"multiple output operation", "parse"),
+    # struct-info inference and annotation checks
+    (r"All information in StructInfo annotations must be correct", "struct_info"),
+    (r"Invalid annotation", "struct_info"),
+    (r"cannot be assigned to a variable of type", "struct_info"),
+    (r"It is impossible to match cast", "struct_info"),
+    (r"Binary operators must have the same datatype", "struct_info"),
+    (r"requires the input tensor to have", "struct_info"),
+    (r"not broadcastable|the first input shape at dim .* and the second input shape", "struct_info"),
+    (r"Argument \d+ type mismatch", "struct_info"),
+    (r"Number of arguments and parameters mismatch", "struct_info"),
+    (r"Reshape expects", "struct_info"),
+    (r"requires the reduction length", "struct_info"),
+    (r"Index out of bounds: Tuple", "struct_info"),
+    (r"Call expects its operator to have FuncStructInfo", "struct_info"),
+    (r"FValidate", "struct_info"),
+    (r"In-place index .* is out of range", "struct_info"),
+    # well-formedness
+    (r"is annotated as pure but contains an impure call", "well_formed"),
+    (r"occurs within a dataflow block", "well_formed"),
+    (r"Cannot create an IfFrame inside a dataflow block", "well_formed"),
+    (r"is not defined|is defined more than once|used outside DataflowBlock", "well_formed"),
+    (r"Inline PrimFunc is disallowed", "well_formed"),
+    (r"[Nn]ot well[- ]formed|well-formed", "well_formed"),
+)
+
+# (pattern, kind) tried in order against the message of a run-time error.
+RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"Cannot find ffi::Function|conformance\.fail was called|conformance\.\w+: ", "packed_func"),
+    (r"Invoking function \w+ expects \d+ arguments", "arity_mismatch"),
+    (r"expect a Tuple with \d+ elements", "arity_mismatch"),
+    (r"expect (Tensor|Shape) with ndim|match_cast shape size mismatch|Invalid \w+\.ndim|ndim mismatch",
+     "ndim_mismatch"),
+    (r"expect Tensor with dtype|expected dtype|Invalid \w+\.dtype|Cannot convert from type", "dtype_mismatch"),
+    (r"arr->dtype\.code == kDLInt", "dtype_mismatch"),
+    (r"PrimValue mismatch", "value_mismatch"),
+    (r"expect an? (Tensor|Shape|Tuple|Function)\b|Mismatched type on argument", "type_mismatch"),
+    (r"shape\[\d+\] mismatch|Invalid \w+\.shape\[\d+\]|Mismatched \w+\.shape\[\d+\]|Mismatched \w+\.strides",
+     "shape_mismatch"),
+    (r"(?i)division by zero|divide by zero", "division_by_zero"),
+)
+
+# (pattern, site) for run-time struct-info errors (EVAL.CHECK.8)
+SITE_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"ErrorContext\(match_cast", "match_cast"),
+    (r"loc=param\[", "param"),
+    (r"loc=return", "return"),
+    (r"Invoking function \w+ expects", "param"),
+    (r"on argument #\d+ when calling", "call_tir"),
+    (r"arr->dtype\.code == kDLInt", "if_cond"),
+)
+
+
+def _first_line(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}".strip()
+
+
+def _chain_text(err: BaseException) -> str:
+    """The messages of ``err`` and of the exceptions it wraps (TVMScript hides the real one)."""
+    parts, seen = [], set()
+    e: Optional[BaseException] = err
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        parts.append(str(e))
+        e = e.__cause__ or e.__context__
+    return "\n".join(parts)
+
+
+def classify(message: str, patterns: tuple[tuple[str, str], ...]) -> Optional[str]:
+    for pat, kind in patterns:
+        if re.search(pat, message):
+            return kind
+    return None
+
+
+def classify_static(err: BaseException, phase: str = "parse") -> str:
+    """The vocabulary kind of an error TVM raised while parsing (``phase="parse"``), checking
+    (``"well_formed"``) or compiling (``"build"``) a module. Compiler errors are internal failures
+    unless they name a struct-info rule violation the parser let through."""
+    if isinstance(err, SyntaxError):
+        return "parse"
+    kind = classify(_chain_text(err), STATIC_PATTERNS)
+    if phase == "build":
+        return kind if kind == "struct_info" else "unclassified"
+    if kind is not None:
+        return kind
+    # the TVMScript parser wraps the real exception; its own ParserError means a text problem
+    cause = err.__cause__ or err.__context__
+    if cause is not None and type(cause).__name__ in ("ParserError", "NameError", "AttributeError",
+                                                      "SyntaxError"):
+        return "parse"
+    return "unclassified"
+
+
+def classify_runtime(err: BaseException) -> tuple[str, Optional[str]]:
+    """The vocabulary kind and the site of an error raised by the Relax VM."""
+    if isinstance(err, AssertionError):
+        return "assert_failed", None
+    if isinstance(err, SuiteFuncError):
+        return "packed_func", None
+    text = str(err)
+    kind = classify(text, RUNTIME_PATTERNS) or "unclassified"
+    site = classify(text, SITE_PATTERNS) if kind != "unclassified" else None
+    if site is not None and "struct_info_mismatch" not in vocab.ancestors(kind):
+        site = None
+    return kind, site
+
+
+def _has_local_functions(mod) -> bool:
+    from tvm import relax
+
+    found = []
+
+    def visit(e):
+        if isinstance(e, relax.Function):
+            found.append(e)
+
+    for _, func in mod.functions.items():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, visit)
+            if found:
+                return True
+    return False
+
+
+class TvmAdapter(Adapter):
+    """Apache TVM 0.25 on the LLVM CPU target (run it through the worker process)."""
+
+    unsupported_features = frozenset({"classic-spelling"})
+
+    def __init__(self) -> None:
+        import tvm  # noqa: F401 - fail early if TVM is absent
+
+        self._tvm = tvm
+        self.name = f"tvm {tvm.__version__}"
+        self._register_suite_funcs()
+
+    # -- packed functions ---------------------------------------------------------------------------
+
+    def _register_suite_funcs(self) -> None:
+        tvm = self._tvm
+        for spec in SUITE_FUNCS.values():
+            tvm.register_global_func(spec.name, self._wrap_suite_func(spec), override=True)
+
+    def _wrap_suite_func(self, spec):
+        if spec.style == "identity":
+            return lambda x: x
+
+        if spec.style == "dps":
+            def dps(*tensors):
+                arrays = [t.numpy() for t in tensors]
+                spec.fn(*arrays)
+                for t, a in zip(tensors[len(tensors) - spec.n_out:], arrays[len(arrays) - spec.n_out:]):
+                    t.copyfrom(a)
+            return dps
+
+        if spec.style == "inplace":
+            def inplace(*tensors):
+                arrays = [self._from_tvm(t) for t in tensors]
+                spec.fn(*arrays)
+                tensors[0].copyfrom(arrays[0])
+                return tensors[0]
+            return inplace
+
+        def value(*args):
+            return self._to_tvm(spec.fn(*[self._from_tvm(a) for a in args]))
+        return value
+
+    # -- conversions --------------------------------------------------------------------------------
+
+    def _to_tvm(self, v: Any) -> Any:
+        tvm = self._tvm
+        if isinstance(v, np.ndarray):
+            return tvm.runtime.tensor(np.array(v, order="C", copy=True))
+        if isinstance(v, Shape):
+            return tvm.runtime.ShapeTuple([int(d) for d in v])
+        if isinstance(v, Prim):
+            dt = v.dtype or ""
+            if dt == "bool":
+                return bool(v.value)
+            if dt.startswith(("int", "uint")):
+                return int(v.value)
+            return float(v.value) if dt.startswith(("float", "bfloat")) else v.value
+        if isinstance(v, tuple):
+            return tuple(self._to_tvm(x) for x in v)
+        if isinstance(v, str) or v is None:
+            return v
+        raise TypeError(f"cannot pass {type(v).__name__} to TVM")
+
+    def _from_tvm(self, v: Any) -> Any:
+        import tvm_ffi
+
+        tvm = self._tvm
+        if isinstance(v, tvm.runtime.Tensor):
+            return v.numpy()
+        if isinstance(v, tvm_ffi.Shape):
+            return Shape(list(v))
+        if isinstance(v, (tvm_ffi.Array, list, tuple)):
+            return tuple(self._from_tvm(x) for x in v)
+        if isinstance(v, bool):
+            return Prim(v, None)
+        if isinstance(v, (int, float)):
+            return Prim(v, None)
+        if isinstance(v, str) or v is None:
+            return str(v) if v is not None else None
+        raise RunError("unclassified", f"TVM returned an unconvertible {type(v).__name__}")
+
+    # -- protocol -----------------------------------------------------------------------------------
+
+    def load(self, text: str, case: Any) -> Any:
+        tvm = self._tvm
+        from tvm import relax
+
+        source = _IMPORT_LINE.sub("", text)
+        try:
+            mod = tvm.script.from_source(source, check_well_formed=False)
+        except Exception as err:  # noqa: BLE001 - every TVM error is classified
+            raise LoadError(classify_static(err), _first_line(err)) from None
+        try:
+            relax.analysis.well_formed(mod)
+        except Exception as err:  # noqa: BLE001
+            kind = classify_static(err, "well_formed")
+            raise LoadError("well_formed" if kind in ("unclassified", "parse") else kind,
+                            _first_line(err)) from None
+        try:
+            if _has_local_functions(mod):
+                mod = relax.transform.LambdaLift()(mod)
+            exe = relax.build(mod, target="llvm")
+            vm = relax.VirtualMachine(exe, tvm.cpu())
+        except Exception as err:  # noqa: BLE001
+            raise LoadError(classify_static(err, "build"), "[build] " + _first_line(err)) from None
+        return vm
+
+    @staticmethod
+    def _runtime(err: BaseException) -> tuple[str, str, Optional[str]]:
+        kind, site = classify_runtime(err)
+        return kind, _first_line(err), site
+
+    def run(self, handle: Any, entry: str, args: list) -> Any:
+        try:
+            fn = handle[entry]
+        except Exception as err:  # noqa: BLE001
+            raise RunError("unclassified", f"no function {entry!r}: {_first_line(err)}") from None
+        try:
+            targs = [self._to_tvm(a) for a in args]
+        except Exception as err:  # noqa: BLE001
+            raise RunError(*self._runtime(err)) from None
+        try:
+            out = fn(*targs)
+        except Exception as err:  # noqa: BLE001
+            raise RunError(*self._runtime(err)) from None
+        return self._from_tvm(out)
+
+
+__all__ = ["TvmAdapter", "classify_static", "classify_runtime", "STATIC_PATTERNS", "RUNTIME_PATTERNS"]

@@ -1,0 +1,228 @@
+"""``relax-conformance``: run the suite, list cases, regenerate cases, render coverage and divergences.
+
+    relax-conformance run [--impl ref|tvm|MODULE:CLASS|cmd:"..."] [--cases DIR ...] [--filter TAG ...]
+                          [--json OUT] [--junit OUT] [-j N] [--isolate] [--timeout S]
+    relax-conformance list [--cases DIR ...] [--filter TAG ...]
+    relax-conformance regen [--check]
+    relax-conformance coverage [--check]
+    relax-conformance divergences [--check]
+
+``run`` is the default subcommand (``relax-conformance --impl tvm`` works). Exit status: 0 when every
+case passed, was skipped or is a known divergence; 1 on any failure, adapter error or stale
+divergence; 2 when the suite itself is unusable (malformed case directories, unknown ``--impl``,
+an adapter that cannot start, nothing selected).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+from .case import CaseFormatError, discover_cases
+from .gen import GenerationError, default_cases_root
+
+SUBCOMMANDS = ("run", "list", "regen", "coverage", "divergences")
+
+
+def _err(msg: str) -> None:
+    print(f"relax-conformance: {msg}", file=sys.stderr)
+
+
+def _load(args) -> Optional[list]:
+    roots = args.cases or [default_cases_root()]
+    cases, errors = discover_cases(roots)
+    if errors:
+        _err(f"{len(errors)} malformed case director{'y' if len(errors) == 1 else 'ies'}:")
+        for e in errors:
+            print(f"  {e}", file=sys.stderr)
+        return None
+    from .runner import select_cases
+
+    return select_cases(cases, args.filter or [])
+
+
+def cmd_run(args) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .adapters import ImplSpecError, make_adapter_factory
+    from .divergences import DivergenceFileError, for_impl, load_divergences
+    from .protocol import ProtocolError
+    from .report import print_summary, write_json, write_junit
+    from .runner import run_cases
+
+    cases = _load(args)
+    if cases is None:
+        return 2
+    if not cases:
+        _err("no case matched")
+        return 2
+    try:
+        divs = for_impl(load_divergences(args.divergences), args.divergence_key or args.impl)
+    except DivergenceFileError as err:
+        _err(str(err))
+        return 2
+    try:
+        factory = make_adapter_factory(args.impl, isolate=args.isolate, timeout=args.timeout)
+        first = factory()
+    except ImplSpecError as err:
+        _err(str(err))
+        return 2
+    except (ProtocolError, ImportError, OSError) as err:
+        _err(f"cannot start the adapter for --impl {args.impl!r}: {err}")
+        return 2
+    adapter_name = getattr(first, "name", args.impl)
+    console = Console(stderr=True)
+    with Progress(TextColumn("[b]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[last]}"), console=console, transient=True,
+                  disable=args.quiet) as progress:
+        task = progress.add_task(f"{args.impl}", total=len(cases), last="")
+
+        def tick(res) -> None:
+            progress.update(task, advance=1, last=f"{res.result:<16} {res.case_id}")
+
+        results = run_cases(cases, factory, jobs=max(1, args.jobs), divergences=divs, progress=tick,
+                            first_adapter=first)
+    print_summary(results, args.impl, adapter_name, console=Console(), max_details=args.max_details)
+    if args.json:
+        write_json(args.json, results, args.impl, adapter_name)
+    if args.junit:
+        write_junit(args.junit, results, args.impl, adapter_name)
+    from .runner import is_unexpected
+
+    return 1 if any(is_unexpected(r) for r in results) else 0
+
+
+def cmd_list(args) -> int:
+    cases = _load(args)
+    if cases is None:
+        return 2
+    for c in cases:
+        kind = f" ({c.error_kind})" if c.error_kind else ""
+        print(f"{c.id}\t{c.expect}{kind}\t{len(c.runs)} run(s)\t{','.join(c.tags)}")
+    print(f"{len(cases)} case(s)", file=sys.stderr)
+    return 0
+
+
+def cmd_regen(args) -> int:
+    from .regen import check_current, regenerate
+
+    try:
+        if args.check:
+            problems = check_current(args.generators, args.root)
+            for p in problems:
+                print(p)
+            if problems:
+                _err(f"{len(problems)} difference(s): run `relax-conformance regen` and commit the result")
+                return 1
+            print("cases are current")
+            return 0
+        produced = regenerate(args.generators, args.root)
+    except (GenerationError, CaseFormatError) as err:
+        _err(str(err))
+        return 2
+    for script, cats in produced.items():
+        print(f"{script}: {', '.join(cats)}")
+    return 0
+
+
+def _check_or_write(path: Path, text: str, check: bool, what: str, how: str) -> int:
+    if check:
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current != text:
+            _err(f"{path} is not current; run `{how}`")
+            return 1
+        print(f"{what} is current")
+        return 0
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_coverage(args) -> int:
+    from .coverage import default_path, render
+
+    cases, errors = discover_cases([args.root or default_cases_root()])
+    if errors:
+        for e in errors:
+            _err(str(e))
+        return 2
+    return _check_or_write(Path(args.out) if args.out else default_path(), render(cases), args.check,
+                           "COVERAGE.md", "relax-conformance coverage")
+
+
+def cmd_divergences(args) -> int:
+    from .divergences import DivergenceFileError, load_divergences, render_markdown
+
+    try:
+        divs = load_divergences(args.divergences)
+    except DivergenceFileError as err:
+        _err(str(err))
+        return 2
+    out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent / "DIVERGENCES.md"
+    return _check_or_write(out, render_markdown(divs), args.check, "DIVERGENCES.md",
+                           "relax-conformance divergences")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="relax-conformance", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command")
+
+    def case_opts(sp):
+        sp.add_argument("--cases", action="append", type=Path, metavar="DIR",
+                        help="a directory of cases (repeatable; default: the suite's own cases)")
+        sp.add_argument("--filter", action="append", metavar="TAG",
+                        help="keep cases with this tag, category, name or id glob (repeatable: any matches)")
+
+    r = sub.add_parser("run", help="run the suite against an implementation")
+    r.add_argument("--impl", default="ref", help="ref | tvm | MODULE:CLASS | cmd:COMMAND (default: ref)")
+    case_opts(r)
+    r.add_argument("--json", metavar="OUT", help="write a JSON report")
+    r.add_argument("--junit", metavar="OUT", help="write a JUnit XML report")
+    r.add_argument("-j", "--jobs", type=int, default=1, help="worker threads (each with its own adapter)")
+    r.add_argument("--isolate", action="store_true", help="run an in-process adapter in worker processes")
+    r.add_argument("--timeout", type=float, default=120.0,
+                   help="seconds per request for process-based adapters (default 120)")
+    r.add_argument("--divergences", type=Path, metavar="FILE", help="divergence file (default: the suite's)")
+    r.add_argument("--divergence-key", metavar="IMPL",
+                   help="read the divergences listed for this implementation name (default: --impl)")
+    r.add_argument("--max-details", type=int, default=60, help="failures listed in the summary (default 60)")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run)
+
+    ls = sub.add_parser("list", help="list the cases")
+    case_opts(ls)
+    ls.set_defaults(func=cmd_list)
+
+    g = sub.add_parser("regen", help="regenerate the cases from conformance/generate")
+    g.add_argument("--check", action="store_true", help="only check that the checked-in cases are current")
+    g.add_argument("--generators", type=Path, help=argparse.SUPPRESS)
+    g.add_argument("--root", type=Path, help=argparse.SUPPRESS)
+    g.set_defaults(func=cmd_regen)
+
+    c = sub.add_parser("coverage", help="render conformance/COVERAGE.md")
+    c.add_argument("--check", action="store_true", help="only check that COVERAGE.md is current")
+    c.add_argument("--root", type=Path, help=argparse.SUPPRESS)
+    c.add_argument("--out", help=argparse.SUPPRESS)
+    c.set_defaults(func=cmd_coverage)
+
+    d = sub.add_parser("divergences", help="render conformance/DIVERGENCES.md from divergences.json")
+    d.add_argument("--check", action="store_true", help="only check that DIVERGENCES.md is current")
+    d.add_argument("--divergences", type=Path, help=argparse.SUPPRESS)
+    d.add_argument("--out", help=argparse.SUPPRESS)
+    d.set_defaults(func=cmd_divergences)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help")):
+        argv = ["run"] + argv
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Running cases against an adapter and judging the outcome.
+
+Per case: skip if the adapter declares a feature the case requires unsupported; ``load`` the text;
+for ``invalid``/``malformed`` cases the load must fail with an error of that class (and a matching
+``error_kind``); otherwise every run must either return a value equal to the expected one or fail
+with a matching run-time error. The first run that does not behave decides the case.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+from . import vocab
+from .adapter import Adapter, AdapterError, LoadError, RunError, Unsupported
+from .case import CaseSpec, RunSpec
+from .divergences import Divergence
+from .values import describe, mismatches
+
+
+@dataclass
+class CaseResult:
+    case_id: str
+    category: str
+    result: str                           # one of vocab.RESULTS
+    detail: str = ""
+    kind: Optional[str] = None            # the error kind the implementation reported, if any
+    run_index: Optional[int] = None       # the run that decided a failure
+    duration: float = 0.0
+    divergence: Optional[Divergence] = None
+    stale_divergence: bool = False
+    tags: tuple = field(default_factory=tuple)
+
+
+class _Verdict(Exception):
+    def __init__(self, result: str, detail: str, kind: Optional[str] = None, run: Optional[int] = None):
+        super().__init__(detail)
+        self.result, self.detail, self.kind, self.run = result, detail, kind, run
+
+
+def _expectation_text(expect: str, kind: Optional[str]) -> str:
+    return f"{expect}" + (f" ({kind})" if kind else "")
+
+
+def _judge_error(expect: str, expected_kind: Optional[str], err: AdapterError, phase: str,
+                 run: Optional[int]) -> None:
+    """Raise the verdict for an implementation error met while expecting ``expect``."""
+    actual_phase = vocab.expect_for_kind(err.kind)
+    got = f"{phase} error {err.label}: {err.message}"
+    if expect == "return":
+        raise _Verdict("fail", f"expected a value, got {got}", err.label, run)
+    if actual_phase is not None and actual_phase != expect:
+        raise _Verdict("fail", f"expected {_expectation_text(expect, expected_kind)}, got {got}", err.label, run)
+    if vocab.kind_matches(expected_kind, err.kind, err.site):
+        return
+    raise _Verdict("fail", f"expected {_expectation_text(expect, expected_kind)}, got {got}", err.label, run)
+
+
+def _check_run(adapter: Adapter, handle: Any, case: CaseSpec, run: RunSpec) -> None:
+    args = case.inputs(run)
+    try:
+        out = adapter.run(handle, case.entry, args)
+    except RunError as err:
+        _judge_error(run.expect, run.error_kind, err, "run", run.index)
+        return
+    if run.expect == "runtime_error":
+        raise _Verdict("fail", f"expected {_expectation_text('runtime_error', run.error_kind)}, "
+                               f"got a value {describe(out)}", None, run.index)
+    diffs = mismatches(case.expected(run), out, run.rtol, run.atol)
+    if diffs:
+        more = f" (+{len(diffs) - 3} more)" if len(diffs) > 3 else ""
+        raise _Verdict("fail", "; ".join(diffs[:3]) + more, None, run.index)
+
+
+def judge_case(adapter: Adapter, case: CaseSpec) -> tuple[str, str, Optional[str], Optional[int]]:
+    """Run one case; returns ``(result, detail, reported kind, deciding run)``."""
+    missing = sorted(set(case.requires) & set(adapter.unsupported_features))
+    if missing:
+        return "skip", f"the adapter declares {', '.join(missing)} unsupported", None, None
+    handle = None
+    try:
+        try:
+            handle = adapter.load(case.text, case)
+        except LoadError as err:
+            if case.expect not in vocab.LOAD_EXPECTS:
+                raise _Verdict("fail", f"expected the module to load, got load error {err.label}: "
+                                       f"{err.message}", err.label) from None
+            _judge_error(case.expect, case.error_kind, err, "load", None)
+            return "pass", "", err.label, None
+        if case.expect in vocab.LOAD_EXPECTS:
+            raise _Verdict("fail", f"expected {_expectation_text(case.expect, case.error_kind)}, "
+                                   "but the module loaded without error")
+        for run in case.runs:
+            _check_run(adapter, handle, case, run)
+        return "pass", "", None, None
+    except _Verdict as v:
+        return v.result, v.detail, v.kind, v.run
+    except Unsupported as u:
+        return "skip", f"the adapter declares {u.feature} unsupported" + (f": {u.message}" if u.message else ""), \
+            None, None
+    except Exception:  # noqa: BLE001 - an adapter bug must not stop the suite
+        return "error", "the adapter raised unexpectedly:\n" + traceback.format_exc(limit=6), None, None
+    finally:
+        if handle is not None:
+            try:
+                adapter.release(handle)
+            except Exception:  # noqa: BLE001 - release problems are reported by the next load
+                pass
+
+
+def run_cases(cases: list[CaseSpec], factory: Callable[[], Adapter], *, jobs: int = 1,
+              divergences: Optional[dict[str, Divergence]] = None,
+              progress: Optional[Callable[[CaseResult], None]] = None,
+              first_adapter: Optional[Adapter] = None) -> list[CaseResult]:
+    """Run ``cases`` with ``jobs`` worker threads, each owning an adapter made by ``factory``."""
+    divergences = divergences or {}
+    local = threading.local()
+    made: list[Adapter] = []
+    lock = threading.Lock()
+    spare = [first_adapter] if first_adapter is not None else []
+
+    def adapter_for_thread() -> Adapter:
+        a = getattr(local, "adapter", None)
+        if a is None:
+            with lock:
+                a = spare.pop() if spare else None
+            if a is None:
+                a = factory()
+            with lock:
+                made.append(a)
+            local.adapter = a
+        return a
+
+    def one(case: CaseSpec) -> CaseResult:
+        start = time.monotonic()
+        try:
+            adapter = adapter_for_thread()
+            result, detail, kind, run = judge_case(adapter, case)
+        except Exception:  # noqa: BLE001 - the adapter could not even be created
+            result, detail, kind, run = "error", "cannot create the adapter:\n" + traceback.format_exc(limit=4), \
+                None, None
+        res = CaseResult(case.id, case.category, result, detail, kind, run, time.monotonic() - start,
+                         tags=case.tags)
+        div = divergences.get(case.id)
+        if div is not None:
+            res.divergence = div
+            if result in ("fail", "error"):
+                res.result = "known-divergence"
+            elif result == "pass":
+                res.stale_divergence = True
+        if progress is not None:
+            progress(res)
+        return res
+
+    try:
+        if jobs <= 1:
+            results = [one(c) for c in cases]
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                results = list(pool.map(one, cases))
+    finally:
+        for a in made + spare:
+            try:
+                a.close()
+            except Exception:  # noqa: BLE001 - closing is best effort at the end of a run
+                pass
+    return results
+
+
+def select_cases(cases: Iterable[CaseSpec], filters: Iterable[str]) -> list[CaseSpec]:
+    """Cases matching any filter: a tag, a category, a case name, or a glob over ``category/name``."""
+    import fnmatch
+
+    filters = list(filters)
+    if not filters:
+        return list(cases)
+    out = []
+    for c in cases:
+        if any(f in c.tags or f in (c.category, c.name) or fnmatch.fnmatchcase(c.id, f) for f in filters):
+            out.append(c)
+    return out
+
+
+def is_unexpected(r: CaseResult) -> bool:
+    """Results that make the run exit non-zero."""
+    return r.result in ("fail", "error") or r.stale_divergence
+
+
+__all__ = ["CaseResult", "judge_case", "run_cases", "select_cases", "is_unexpected"]

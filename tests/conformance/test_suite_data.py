@@ -1,0 +1,94 @@
+"""The checked-in suite is consistent: cases are exactly what the generators write, the rendered
+tables are current, every case is valid and cites rules the spec defines, and generators do not use an
+implementation as their oracle."""
+
+import ast
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import relax_conformance
+from relax_conformance import coverage, divergences
+from relax_conformance.case import discover_cases
+from relax_conformance.gen import default_cases_root
+from relax_conformance.packed import MISSING_FUNC, SUITE_FUNCS
+from relax_conformance.regen import check_current, default_generators_dir, generator_scripts
+
+CONFORMANCE = Path(relax_conformance.__file__).resolve().parents[1]
+REPO = CONFORMANCE.parent
+
+
+@pytest.fixture(scope="module")
+def suite():
+    cases, errors = discover_cases([default_cases_root()])
+    assert [str(e) for e in errors] == []
+    return cases
+
+
+def test_regenerating_changes_nothing():
+    assert check_current() == []
+
+
+def test_generators_do_not_use_an_implementation_as_oracle():
+    forbidden = ("relax_ref.interp", "relax_ref.evaluate", "tvm", "relax_jax")
+    scripts = generator_scripts(default_generators_dir())
+    assert scripts
+    for script in scripts:
+        tree = ast.parse(script.read_text(), str(script))
+        names = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        for name in names:
+            assert not any(name == f or name.startswith(f + ".") for f in forbidden), (script.name, name)
+        assert "evaluate(" not in script.read_text(), script.name
+
+
+def test_coverage_table_is_current(suite):
+    assert coverage.default_path().read_text() == coverage.render(suite), \
+        "run `relax-conformance coverage`"
+
+
+def test_divergence_table_is_current_and_names_real_cases(suite):
+    divs = divergences.load_divergences()
+    rendered = divergences.default_path().with_name("DIVERGENCES.md").read_text()
+    assert rendered == divergences.render_markdown(divs), "run `relax-conformance divergences`"
+    ids = {c.id for c in suite}
+    assert [d.case for d in divs if d.case not in ids] == []
+
+
+def test_cases_use_only_conformance_packed_functions(suite):
+    allowed = set(SUITE_FUNCS) | {MISSING_FUNC}
+    for case in suite:
+        for name in re.findall(r'R\.call_\w*packed\(\s*"([^"]+)"', case.text):
+            assert name in allowed, (case.id, name)
+
+
+def test_every_case_has_an_oracle_and_a_valid_layout(suite):
+    assert len(suite) >= 120
+    for case in suite:
+        assert case.spec and case.oracle
+        assert (case.expect in ("invalid", "malformed")) == (not case.runs), case.id
+        if case.spelling == "classic":
+            assert "classic-spelling" in case.requires, case.id
+
+
+def test_cited_rules_exist_in_the_spec(suite):
+    tool = REPO / "spec" / "tools" / "rule_ids.py"
+    if not tool.exists():
+        pytest.skip("the spec tools are not part of this checkout")
+    spec = importlib.util.spec_from_file_location("_spec_rule_ids", tool)
+    rule_ids = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = rule_ids  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(rule_ids)
+    finally:
+        del sys.modules[spec.name]
+    rules = rule_ids.defined_ids(REPO / "spec")
+    undefined = sorted({(rid, c.id) for c in suite for rid in c.spec if rid not in rules})
+    assert undefined == []
