@@ -51,11 +51,13 @@ def assert_structural_equal(a, b, **kwargs) -> None:
     _ase(a, b, **kwargs)
 
 
-def evaluate(mod: IRModule, entry: str = "main", *args):
-    """Run ``entry`` of ``mod`` on the reference interpreter (see relax_ref.interp)."""
+def evaluate(mod: IRModule, entry: str = "main", *args, vectorize: bool = True):
+    """Run ``entry`` of ``mod`` on the reference interpreter (see relax_ref.interp).
+
+    ``vectorize=False`` forces the scalar TensorIR path (slow; for cross-checking)."""
     from .interp import evaluate as _evaluate
 
-    return _evaluate(mod, entry, *args)
+    return _evaluate(mod, entry, *args, vectorize=vectorize)
 
 
 _LAZY = {

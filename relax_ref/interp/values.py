@@ -11,6 +11,8 @@ string                 ``str``
 data type              :class:`DTypeValue`
 closure                :class:`Closure`
 packed function        :class:`PackedFunc`
+PrimFunc reference     :class:`PrimFuncRef` (VAL.PRIMFUNC.1)
+VM storage             :class:`Storage` (memory-planning builtins only)
 null                   ``None``
 =====================  ===========================================================================
 
@@ -21,7 +23,7 @@ Conversions at the API boundary (the stable calling convention of ``relax_ref.ev
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import numpy as np
 
@@ -68,7 +70,9 @@ class DTypeValue:
 
 @dataclass(eq=False)
 class Closure:
-    """A Relax function value together with its captured environment (VAL.CLOSURE.1)."""
+    """A Relax function value together with its captured environment (VAL.CLOSURE.1). ``env`` is the
+    captured Relax environment (by reference); ``sym_env`` stays empty in relax-ref's evaluator,
+    because symbolic variables are not captured (EVAL.FUNC.1)."""
 
     func: Any  # relax_ref.ir.Function
     env: dict = field(default_factory=dict)
@@ -85,6 +89,25 @@ class PackedFunc:
 
     def __call__(self, *args):
         return self.fn(*args)
+
+
+@dataclass(eq=False)
+class PrimFuncRef:
+    """The value of a GlobalVar bound to a TensorIR ``PrimFunc`` (VAL.PRIMFUNC.1).
+
+    Calling it runs the PrimFunc in place on its arguments and returns unit (CALL.PRIMFUNC.1);
+    ``call_tir`` and its variants use ``func`` directly."""
+
+    name: str
+    func: Any  # relax_ref.ir.tir.PrimFunc
+
+
+@dataclass(eq=False)
+class Storage:
+    """A raw allocation made by ``R.memory.alloc_storage`` / ``vm.builtin.alloc_storage``: a flat
+    ``uint8`` numpy buffer that tensors are carved out of (``R.memory.alloc_tensor``)."""
+
+    data: np.ndarray
 
 
 def is_tensor(v: Any) -> bool:
@@ -109,6 +132,10 @@ def describe(v: Any) -> str:
         return f"Function({v.name})"
     if isinstance(v, PackedFunc):
         return f"PackedFunc({v.name})"
+    if isinstance(v, PrimFuncRef):
+        return f"PrimFunc({v.name})"
+    if isinstance(v, Storage):
+        return f"Storage({v.data.size} bytes)"
     if isinstance(v, str):
         return f"String({v!r})"
     if isinstance(v, DTypeValue):
@@ -130,5 +157,5 @@ def to_public(v: Any) -> Any:
     return v
 
 
-__all__ = ["ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "is_tensor", "describe",
-           "to_public"]
+__all__ = ["ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "PrimFuncRef", "Storage",
+           "is_tensor", "describe", "to_public"]

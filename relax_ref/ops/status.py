@@ -21,7 +21,11 @@ TVM_AGREEMENT = ROOT / "conformance" / "tvm_agreement.json"
 
 
 def _ensure_jax_registered() -> None:
-    """JAX lowerings live in the executor package, which registers them on import."""
+    """Reference semantics of the core operators are installed by the interpreter; JAX lowerings
+    live in the executor package, which registers them on import."""
+    from ..interp import core_ops
+
+    core_ops.install()
     try:
         import relax_jax  # noqa: F401
     except ImportError:

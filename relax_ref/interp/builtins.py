@@ -1,0 +1,316 @@
+"""Packed functions: the registry, host-value conversion and the built-in ``vm.builtin.*`` functions
+(CALL.PACKED.*).
+
+Registry (VAL.PACKED.2, CALL.PACKED.1). Names resolve, in order, in the calling
+:class:`~relax_ref.interp.relax.Interpreter`'s own registry (``interp.register_func``), in the global
+registry (:func:`register_func`), and finally among the built-ins below. An unknown name raises
+:class:`~relax_ref.errors.PackedFuncError`.
+
+Calling convention of user functions (CALL.PACKED.2). A function registered with
+:func:`register_func` receives host values (numpy arrays -- the very arrays of the program, so it may
+mutate them -- tuples, :class:`ShapeValue`, Python scalars for prim values, ``str``, ``None``) and
+returns a host value; Python scalars it returns become prim values whose dtype comes from the call's
+``sinfo_args`` when they name one (``R.Prim("int32")``), else ``bool``/``int64``/``float64``. An
+exception escaping the function is reported as PackedFuncError (CALL.PACKED.3).
+
+Built-ins (CALL.PACKED.5), for modules printed after TVM's lowering passes: ``vm.builtin.shape_of``,
+``copy``, ``reshape``, ``null_value``, ``tensor_to_shape``, ``read_if_cond``, ``make_tuple``,
+``tuple_getitem``, ``to_device``, ``ensure_zero_offset``, ``alloc_storage``, ``alloc_tensor``,
+``make_closure``, ``invoke_closure``, ``call_tir_dyn`` (the last three need the interpreter and are
+bound to it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional
+
+import numpy as np
+
+from ..errors import (
+    DTypeMismatchError, NDimMismatchError, OpRuntimeError, PackedFuncError, RelaxError, TypeMismatchError,
+)
+from ..ir import dtype as _dt
+from ..ir import struct_info as si
+from .values import (
+    Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, Storage, describe, to_public,
+)
+
+_GLOBAL: Dict[str, PackedFunc] = {}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Host <-> internal values
+# ---------------------------------------------------------------------------------------------------
+
+
+def from_host(v: Any, hint: Optional[si.StructInfo] = None) -> Any:
+    """An internal value for a host value (VAL.HOST.1); ``hint`` (the parameter's struct info) guides
+    the conversion (CALL.HOST.1): a Python scalar or 0-d array for ``R.Prim`` becomes a prim value of its
+    dtype, a tuple of ints for ``R.Shape`` a shape, a list or a scalar for ``R.Tensor`` a tensor
+    (``numpy.asarray`` with the annotated dtype; a *tuple* is not converted, so that a tuple passed
+    for a tensor is a type mismatch), a tuple or list for ``R.Tuple`` a tuple. Other values are taken
+    as they are and left to the parameter check."""
+    if isinstance(v, (np.ndarray, ShapeValue, PrimScalar, Closure, PackedFunc, PrimFuncRef, Storage,
+                      DTypeValue, str)) or v is None:
+        if isinstance(v, np.ndarray) and isinstance(hint, si.PrimStructInfo) and v.ndim == 0:
+            return from_host(v[()], hint)
+        return v
+    if isinstance(hint, si.TensorStructInfo) and isinstance(v, (list, bool, int, float, np.generic)):
+        dt = None if hint.dtype == "void" else _dt.to_numpy(hint.dtype)
+        try:
+            return np.asarray(v, dtype=dt)
+        except (TypeError, ValueError):
+            return v
+    if isinstance(hint, si.ShapeStructInfo) and isinstance(v, (tuple, list)) and \
+            all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in v):
+        return ShapeValue(v)
+    if isinstance(v, (bool, int, float, np.generic)):
+        dtype = hint.dtype if isinstance(hint, si.PrimStructInfo) and hint.dtype != "void" else None
+        return prim_from_host(v, dtype)
+    if isinstance(v, (tuple, list)):
+        fields = hint.fields if isinstance(hint, si.TupleStructInfo) and len(hint.fields) == len(v) else None
+        return tuple(from_host(x, fields[i] if fields else None) for i, x in enumerate(v))
+    if callable(v):
+        return wrap_host_function(getattr(v, "__name__", "<function>"), v)
+    return v
+
+
+def prim_from_host(v: Any, dtype: Optional[str]) -> Any:
+    """A prim value from a host scalar (VAL.HOST.1). Without a dtype: ``bool``, ``int64`` or
+    ``float64``. An int converts to a float dtype and a bool to any dtype; a float never converts to
+    an integer or bool dtype (DTypeMismatchError)."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if dtype is None:
+        dtype = "bool" if isinstance(v, bool) else "int64" if isinstance(v, int) else "float64"
+    if isinstance(v, float) and not _dt.is_float(dtype):
+        raise DTypeMismatchError(f"the float {v!r} cannot be passed as a prim value of type {dtype}",
+                                 expected=dtype, actual="float")
+    if not isinstance(v, (bool, int, float)):
+        raise TypeMismatchError(f"{type(v).__name__} is not a prim value", expected=dtype,
+                                actual=type(v).__name__)
+    if _dt.is_float(dtype):
+        from ..arith.semantics import to_value
+
+        return PrimScalar(to_value(v, dtype), dtype)
+    return PrimScalar(v, dtype)
+
+
+def coerce_result(v: Any, hint: Optional[si.StructInfo]) -> Any:
+    """Internal value of a packed function's result, using the call's struct info as a hint."""
+    if isinstance(v, PrimScalar) and isinstance(hint, si.PrimStructInfo) and hint.dtype not in ("void", v.dtype):
+        from ..arith.semantics import cast
+
+        return PrimScalar(cast(v.value, v.dtype, hint.dtype), hint.dtype)
+    if isinstance(v, np.generic) and isinstance(hint, si.TensorStructInfo):
+        return np.asarray(v)
+    return from_host(v, hint)
+
+
+def wrap_host_function(name: str, fn: Callable[..., Any]) -> PackedFunc:
+    """A packed function calling a host function with host values (CALL.PACKED.2)."""
+
+    def call(*args):
+        try:
+            r = fn(*[to_public(a) for a in args])
+        except RelaxError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any failure of user code is a packed_func error
+            raise PackedFuncError(f"packed function '{name}' failed: {type(e).__name__}: {e}") from e
+        return from_host(r)
+    return PackedFunc(name, call)
+
+
+def register_func(name: str, fn: Optional[Callable[..., Any]] = None, *, override: bool = True):
+    """Register a host function as the packed function ``name`` in the global registry
+    (VAL.PACKED.2). Usable as ``register_func("my.f", f)`` or as a decorator ``@register_func("my.f")``.
+    Returns ``fn``."""
+    if fn is None:
+        return lambda f: register_func(name, f, override=override)
+    if not override and name in _GLOBAL:
+        raise PackedFuncError(f"packed function '{name}' is already registered")
+    _GLOBAL[name] = wrap_host_function(name, fn)
+    return fn
+
+
+def global_func(name: str) -> Optional[PackedFunc]:
+    return _GLOBAL.get(name)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Rendering values (R.print, R.assert_op) and reading conditions
+# ---------------------------------------------------------------------------------------------------
+
+
+def render_value(v: Any) -> str:
+    """The text of a value for ``R.print`` / ``R.assert_op`` (CALL.PRINT.1): tensors as numpy prints
+    them, tuples and shapes as ``(a, b)``, prim values as their Python scalar, strings as themselves."""
+    if isinstance(v, np.ndarray):
+        return str(v)
+    if isinstance(v, ShapeValue):
+        return "(" + ", ".join(str(d) for d in v) + ")"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(render_value(x) for x in v) + ")"
+    if isinstance(v, PrimScalar):
+        return str(v.value)
+    if isinstance(v, DTypeValue):
+        return v.name
+    if isinstance(v, str):
+        return v
+    return describe(v)
+
+
+def format_values(fmt: str, values) -> str:
+    rendered = [render_value(v) for v in values]
+    if fmt:
+        try:
+            return fmt.format(*rendered)
+        except (IndexError, KeyError, ValueError) as e:
+            raise OpRuntimeError(f"bad format string {fmt!r} for {len(rendered)} value(s): {e}") from None
+    return " ".join(rendered)
+
+
+def condition_value(v: Any, what: str = "if condition") -> bool:
+    """Truth value of an ``If`` condition (EVAL.IF.2) or ``vm.builtin.read_if_cond``.
+
+    Accepted: a ``bool`` or integer prim value, or a scalar (rank-0) tensor of dtype bool or integer;
+    nonzero is true. A float condition raises DTypeMismatchError (TVM fails too); a tensor of rank > 0
+    raises NDimMismatchError (TVM silently reads its first element); any other value raises
+    TypeMismatchError."""
+    if isinstance(v, PrimScalar):
+        if v.dtype == "bool" or _dt.is_integer(v.dtype):
+            return bool(v.value)
+        raise DTypeMismatchError(f"{what} must be bool or an integer, got {describe(v)}", site="if_cond",
+                                 expected="bool", actual=describe(v))
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind not in "biu":
+            raise DTypeMismatchError(f"{what} must be bool or an integer, got {describe(v)}",
+                                     site="if_cond", expected="bool", actual=describe(v))
+        if v.ndim != 0:
+            raise NDimMismatchError(f"{what} must be a scalar (rank-0) tensor, got {describe(v)}",
+                                    site="if_cond", expected="R.Tensor((), \"bool\")", actual=describe(v))
+        return bool(v[()])
+    raise TypeMismatchError(f"{what} must be a bool prim value or scalar tensor, got {describe(v)}",
+                            site="if_cond", expected="bool", actual=describe(v))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Value helpers shared with the core operators
+# ---------------------------------------------------------------------------------------------------
+
+
+def tensor_to_shape(t: Any) -> ShapeValue:
+    """A 1-D integer tensor as a shape value (CALL.BUILTIN.1); entries must be non-negative."""
+    if not isinstance(t, np.ndarray):
+        raise TypeMismatchError(f"tensor_to_shape expects a tensor, got {describe(t)}")
+    if t.ndim != 1:
+        raise NDimMismatchError(f"tensor_to_shape expects a 1-D tensor, got {describe(t)}")
+    if t.dtype.kind not in "iu":
+        raise DTypeMismatchError(f"tensor_to_shape expects an integer tensor, got {describe(t)}")
+    if np.any(t < 0):
+        raise OpRuntimeError(f"tensor_to_shape: negative dimension in {t.tolist()}")
+    return ShapeValue(int(x) for x in t)
+
+
+def reshape_view(t: Any, shape: Any) -> np.ndarray:
+    """``t`` viewed with ``shape`` (same elements, row-major). A different element count raises
+    OpRuntimeError (TVM does not check and reads out of bounds, TVM-QUIRKS Q9)."""
+    if not isinstance(t, np.ndarray):
+        raise TypeMismatchError(f"reshape expects a tensor, got {describe(t)}")
+    shp = tuple(int(d) for d in shape)
+    if int(np.prod(shp, dtype=np.int64)) != t.size:
+        raise OpRuntimeError(f"cannot reshape {describe(t)} to {list(shp)}: element counts differ")
+    return t.reshape(shp)
+
+
+def alloc_storage(size: Any) -> Storage:
+    nbytes = int(size[0]) if isinstance(size, ShapeValue) else int(size.value if isinstance(size, PrimScalar)
+                                                                     else size)
+    return Storage(np.zeros(max(nbytes, 0), np.uint8))
+
+
+def storage_tensor(storage: Any, offset: Any, shape: Any, dtype: Any) -> np.ndarray:
+    if not isinstance(storage, Storage):
+        raise TypeMismatchError(f"alloc_tensor expects a storage, got {describe(storage)}")
+    off = int(offset.value if isinstance(offset, PrimScalar) else offset)
+    dt = _dt.to_numpy(dtype.name if isinstance(dtype, DTypeValue) else str(dtype))
+    shp = tuple(int(d) for d in shape)
+    n = int(np.prod(shp, dtype=np.int64)) * dt.itemsize
+    if off < 0 or off + n > storage.data.size:
+        raise OpRuntimeError(f"tensor of {n} bytes at offset {off} exceeds its storage of "
+                             f"{storage.data.size} bytes")
+    return storage.data[off:off + n].view(dt).reshape(shp)
+
+
+def _static_builtins() -> Dict[str, PackedFunc]:
+    def shape_of(t):
+        if not isinstance(t, np.ndarray):
+            raise TypeMismatchError(f"shape_of expects a tensor, got {describe(t)}")
+        return ShapeValue(t.shape)
+
+    def copy(x):
+        return np.array(x, copy=True) if isinstance(x, np.ndarray) else x
+
+    def read_if_cond(c):
+        return PrimScalar(condition_value(c, "vm.builtin.read_if_cond argument"), "bool")
+
+    def tuple_getitem(t, i):
+        idx = int(i.value if isinstance(i, PrimScalar) else i)
+        if not isinstance(t, tuple) or not 0 <= idx < len(t):
+            raise TypeMismatchError(f"tuple_getitem: cannot take item {idx} of {describe(t)}")
+        return t[idx]
+
+    table = {
+        "vm.builtin.shape_of": shape_of,
+        "vm.builtin.copy": copy,
+        "vm.builtin.reshape": reshape_view,
+        "vm.builtin.null_value": lambda: None,
+        "vm.builtin.tensor_to_shape": tensor_to_shape,
+        "vm.builtin.read_if_cond": read_if_cond,
+        "vm.builtin.make_tuple": lambda *xs: tuple(xs),
+        "vm.builtin.tuple_getitem": tuple_getitem,
+        "vm.builtin.to_device": lambda x, *rest: copy(x),
+        "vm.builtin.ensure_zero_offset": lambda x: x,
+        "vm.builtin.alloc_storage": lambda vm, size, *rest: alloc_storage(size),
+        "vm.builtin.alloc_tensor": storage_tensor,
+    }
+    return {k: PackedFunc(k, f) for k, f in table.items()}
+
+
+STATIC_BUILTINS: Dict[str, PackedFunc] = _static_builtins()
+
+
+def bound_builtins(call: Callable[..., Any]) -> Dict[str, PackedFunc]:
+    """Built-ins that call back into the interpreter (``call(fn, *args)`` invokes a function value)."""
+
+    def make_closure(fn, *captured):
+        return closure_with_captures(call, fn, captured)
+
+    def invoke_closure(fn, *args):
+        return call(fn, *args)
+
+    def call_tir_dyn(fn, *args):
+        if not args or not isinstance(args[-1], ShapeValue):
+            raise TypeMismatchError("vm.builtin.call_tir_dyn expects a shape of TIR variables last")
+        call(fn, *args[:-1], *[PrimScalar(d, "int64") for d in args[-1]])
+        return ()
+
+    return {k: PackedFunc(k, f) for k, f in {
+        "vm.builtin.make_closure": make_closure,
+        "vm.builtin.invoke_closure": invoke_closure,
+        "vm.builtin.call_tir_dyn": call_tir_dyn,
+    }.items()}
+
+
+def closure_with_captures(call: Callable[..., Any], fn: Any, captured) -> PackedFunc:
+    """``make_closure`` (CALL.CLOSURE.2): a function value calling ``fn(*args, *captured)``."""
+    captured = tuple(captured)
+    name = getattr(fn, "name", "closure")
+    return PackedFunc(f"closure({name})", lambda *args: call(fn, *args, *captured))
+
+
+__all__ = [
+    "register_func", "global_func", "from_host", "prim_from_host", "coerce_result", "wrap_host_function",
+    "render_value", "format_values", "condition_value", "tensor_to_shape", "reshape_view", "alloc_storage",
+    "storage_tensor", "STATIC_BUILTINS", "bound_builtins", "closure_with_captures",
+]

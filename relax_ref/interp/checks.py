@@ -1,0 +1,279 @@
+"""Run-time struct-info checks (EVAL.CHECK.*): function parameters, ``MatchCast`` and return values.
+
+A check compares values with struct infos and, at parameter and match-cast sites (*bind mode*), binds
+the symbolic variables the struct infos introduce. All (value, struct info) pairs of a site go through
+three phases together (EVAL.CHECK.1), and the first failure in phase order, then pair order, then
+depth-first order is reported:
+
+1. structure (EVAL.CHECK.2): kinds, ranks, dtypes and tuple arities, recursing into tuples;
+2. binding (EVAL.CHECK.3): each dimension or ``R.Prim(value=...)`` position that is an immediate or a
+   bound variable is compared, an unbound bare variable is bound (bind mode);
+3. comparison (EVAL.CHECK.4): the remaining (compound) expressions, such as ``n * 2``, are evaluated
+   and compared; a tensor shape given by a Relax variable is compared with that variable's value.
+
+Failures raise (EVAL.CHECK.8): :class:`TypeMismatchError` (wrong kind of value),
+:class:`NDimMismatchError` (rank), :class:`DTypeMismatchError`, :class:`ShapeMismatchError` (a dimension),
+:class:`ArityMismatchError` (tuple length) or :class:`ValueMismatchError` (a prim value). Each error has
+``site`` (``"param"``, ``"return"``, ``"match_cast"`` or ``"call_result"``), the function name, the parameter or binding
+name, ``expected`` -- the annotation with every bound symbolic variable replaced by its value, e.g.
+``R.Tensor((3, 4), "float32")`` -- and ``actual`` (a description of the value).
+
+``vdevice`` is never checked (EVAL.CHECK.7). Float prim values compare with ``==`` (EVAL.CHECK.5).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+
+from ..arith.evaluate import eval_prim
+from ..errors import (
+    ArityMismatchError, DTypeMismatchError, NDimMismatchError, RelaxError, RelaxRuntimeError,
+    ShapeMismatchError, Span, StructInfoMismatchError, TypeMismatchError, ValueMismatchError,
+)
+from ..ir import dtype as _dt
+from ..ir import expr as rx
+from ..ir import prim_expr as P
+from ..ir import struct_info as si
+from ..ir.functor import prim_vars_in, substitute_prim
+from .values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe
+
+_SITE_TEXT = {"param": "parameter '{b}' of function '{f}'", "return": "return value of function '{f}'",
+              "match_cast": "match_cast binding '{b}' in function '{f}'",
+              "call_result": "result of the call bound to '{b}' in function '{f}'"}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Rendering struct info with bound values substituted
+# ---------------------------------------------------------------------------------------------------
+
+
+def render_prim(e: P.PrimExpr, sym: Mapping) -> str:
+    """``e`` with bound symbolic variables replaced by their values (fully bound: evaluated)."""
+    fv = prim_vars_in(e)
+    if fv and all(v in sym for v in fv):
+        try:
+            v = eval_prim(e, sym)
+            return repr(bool(v)) if isinstance(v, bool) else str(v)
+        except RelaxError:
+            pass
+    vmap = {v: P.IntImm(int(sym[v]), v.dtype) for v in fv if v in sym and _dt.is_integer(v.dtype)}
+    return P.to_str(substitute_prim(e, vmap) if vmap else e)
+
+
+def render_sinfo(s: Optional[si.StructInfo], sym: Mapping = None, env: Mapping = None) -> str:
+    """TVMScript spelling of struct info, with bound symbolic values substituted."""
+    sym = sym or {}
+    if s is None or isinstance(s, si.ObjectStructInfo):
+        return "R.Object"
+    if isinstance(s, si.PrimStructInfo):
+        if s.value is not None:
+            return f"R.Prim(value={render_prim(s.value, sym)})"
+        return f'R.Prim("{s.dtype}")' if s.dtype != "void" else "R.Prim"
+    if isinstance(s, si.ShapeStructInfo):
+        if s.values is not None:
+            return "R.Shape([" + ", ".join(render_prim(v, sym) for v in s.values) + "])"
+        return f"R.Shape(ndim={s.ndim})" if s.ndim != -1 else "R.Shape"
+    if isinstance(s, si.TensorStructInfo):
+        parts = []
+        vals = s.shape.values if isinstance(s.shape, rx.ShapeExpr) else None
+        if vals is not None:
+            dims = ", ".join(render_prim(v, sym) for v in vals)
+            parts.append(f"({dims},)" if len(vals) == 1 else f"({dims})")
+        elif s.shape is not None:
+            val = env.get(s.shape) if env is not None else None
+            parts.append(str(tuple(val)) if isinstance(val, ShapeValue) else s.shape.name_hint)
+        if s.dtype != "void":
+            parts.append(f'"{s.dtype}"')
+        if vals is None and s.shape is None and s.ndim != -1:
+            parts.append(f"ndim={s.ndim}")
+        return "R.Tensor(" + ", ".join(parts) + ")" if parts else "R.Tensor"
+    if isinstance(s, si.TupleStructInfo):
+        return "R.Tuple(" + ", ".join(render_sinfo(f, sym, env) for f in s.fields) + ")"
+    if isinstance(s, si.FuncStructInfo):
+        return "R.Callable"
+    return type(s).__name__
+
+
+# ---------------------------------------------------------------------------------------------------
+# The matcher
+# ---------------------------------------------------------------------------------------------------
+
+
+class Matcher:
+    """One check site: ``match(pairs, σ, mode)`` of EVAL.CHECK.1. Call :meth:`match` for every
+    (value, struct info) pair of the site, in order, then :meth:`finish`, which runs the three phases
+    over all pairs together. ``sym`` is the symbolic environment (PrimVar -> value), extended in place
+    in bind mode (``bind=True``); ``env`` the Relax environment (for shapes given by a Relax
+    variable)."""
+
+    def __init__(self, sym: Dict, *, site: str, function: str, bind: bool = True,
+                 env: Optional[Mapping] = None, span: Optional[Span] = None) -> None:
+        self.sym = sym
+        self.site = site
+        self.function = function
+        self.bind = bind
+        self.env = env
+        self.span = span
+        self._pairs: List[Tuple[Any, Any, str]] = []
+
+    # -- errors ------------------------------------------------------------------------------------
+
+    def _fail(self, cls, what: str, sinfo: si.StructInfo, value: Any, binding: str,
+              symbol: Optional[str] = None) -> StructInfoMismatchError:
+        where = _SITE_TEXT.get(self.site, "{b}").format(b=binding, f=self.function)
+        expected = render_sinfo(sinfo, self.sym, self.env)
+        actual = describe(value)
+        return cls(f"{where}: {what}: expected {expected}, got {actual}", self.span, site=self.site,
+                   expected=expected, actual=actual, function=self.function, binding=binding, symbol=symbol)
+
+    # -- entry points --------------------------------------------------------------------------------
+
+    def match(self, value: Any, sinfo: Optional[si.StructInfo], binding: str) -> None:
+        """Add one pair (checked by :meth:`finish`)."""
+        self._pairs.append((value, sinfo, binding))
+
+    def finish(self) -> None:
+        """Run the structure, binding and comparison phases over all pairs (EVAL.CHECK.1-4)."""
+        pairs, self._pairs = self._pairs, []
+        positions: List[Tuple[Any, ...]] = []
+        for value, sinfo, binding in pairs:                       # phase 1 (EVAL.CHECK.2)
+            self._structure(value, sinfo, binding, sinfo, value, "", positions)
+        pending = []
+        for pos in positions:                                      # phase 2 (EVAL.CHECK.3)
+            if not self._bind_position(*pos):
+                pending.append(pos)
+        for pos in pending:                                        # phase 3 (EVAL.CHECK.4)
+            self._compare_position(*pos)
+
+    # -- phase 1 -------------------------------------------------------------------------------------
+
+    def _structure(self, v: Any, s: Optional[si.StructInfo], binding: str, top, topv, path: str,
+                   positions: list) -> None:
+        at = f"{path} " if path else ""
+        if s is None or isinstance(s, si.ObjectStructInfo):
+            return
+        if isinstance(s, si.TensorStructInfo):
+            if not isinstance(v, np.ndarray):
+                raise self._fail(TypeMismatchError, f"{at}expected a tensor", top, topv, binding)
+            if s.ndim != -1 and v.ndim != s.ndim:
+                raise self._fail(NDimMismatchError, f"{at}rank is {v.ndim}, expected {s.ndim}", top, topv,
+                                 binding)
+            if s.dtype != "void":
+                try:
+                    dt = _dt.from_numpy(v.dtype)
+                except RelaxError:
+                    dt = str(v.dtype)
+                if dt != s.dtype:
+                    raise self._fail(DTypeMismatchError, f"{at}dtype is {dt}, expected {s.dtype}", top, topv,
+                                     binding)
+            if isinstance(s.shape, rx.ShapeExpr):
+                for d, (e, n) in enumerate(zip(s.shape.values, v.shape)):
+                    positions.append((e, int(n), f"{at}shape[{d}]", top, topv, binding, ShapeMismatchError))
+            elif s.shape is not None:
+                positions.append((s.shape, tuple(v.shape), f"{at}shape", top, topv, binding, ShapeMismatchError))
+            return
+        if isinstance(s, si.ShapeStructInfo):
+            if not isinstance(v, ShapeValue):
+                raise self._fail(TypeMismatchError, f"{at}expected a shape", top, topv, binding)
+            if s.ndim != -1 and len(v) != s.ndim:
+                raise self._fail(NDimMismatchError, f"{at}rank is {len(v)}, expected {s.ndim}", top, topv,
+                                 binding)
+            if s.values is not None:
+                for d, (e, n) in enumerate(zip(s.values, v)):
+                    positions.append((e, int(n), f"{at}shape[{d}]", top, topv, binding, ShapeMismatchError))
+            return
+        if isinstance(s, si.PrimStructInfo):
+            if not isinstance(v, PrimScalar):
+                raise self._fail(TypeMismatchError, f"{at}expected a prim value", top, topv, binding)
+            if s.dtype != "void" and v.dtype != s.dtype:
+                raise self._fail(DTypeMismatchError, f"{at}dtype is {v.dtype}, expected {s.dtype}", top, topv,
+                                 binding)
+            if s.value is not None:
+                positions.append((s.value, v.value, f"{at}value", top, topv, binding, ValueMismatchError))
+            return
+        if isinstance(s, si.TupleStructInfo):
+            if not isinstance(v, tuple) or isinstance(v, ShapeValue):
+                raise self._fail(TypeMismatchError, f"{at}expected a tuple", top, topv, binding)
+            if len(v) != len(s.fields):
+                raise self._fail(ArityMismatchError, f"{at}tuple has {len(v)} fields, expected "
+                                 f"{len(s.fields)}", top, topv, binding)
+            for i, (x, f) in enumerate(zip(v, s.fields)):
+                self._structure(x, f, binding, top, topv, f"{path}[{i}]" if path else f"field [{i}]", positions)
+            return
+        if isinstance(s, si.FuncStructInfo):
+            if not isinstance(v, (Closure, PackedFunc, PrimFuncRef)):
+                raise self._fail(TypeMismatchError, f"{at}expected a function", top, topv, binding)
+            return
+        raise RelaxRuntimeError(f"cannot check a value against {type(s).__name__}", self.span)
+
+    # -- phases 2 and 3 ------------------------------------------------------------------------------
+
+    def _bind_position(self, expr, actual, what, top, topv, binding, cls) -> bool:
+        """Phase 2 for one position; False if it is left for the comparison phase."""
+        if isinstance(expr, rx.Var):
+            return False
+        if isinstance(expr, (P.IntImm, P.FloatImm)):
+            want = bool(expr.value) if expr.dtype == "bool" else expr.value
+            if not _same(want, actual):
+                raise self._fail(cls, f"{what} is {actual}, expected {want}", top, topv, binding)
+            return True
+        if isinstance(expr, P.PrimVar):
+            if expr in self.sym:
+                want = self.sym[expr]
+                if not _same(want, actual):
+                    raise self._fail(cls, f"{what} is {actual}, but {expr.name} = {want} was bound "
+                                          "earlier", top, topv, binding, symbol=expr.name)
+                return True
+            if self.bind:
+                self.sym[expr] = actual
+                return True
+        return False
+
+    def _compare_position(self, expr, actual, what, top, topv, binding, cls) -> None:
+        if isinstance(expr, rx.Var):       # a tensor shape given by a Relax variable
+            want = self.env.get(expr) if self.env is not None else None
+            if not isinstance(want, ShapeValue):
+                raise RelaxRuntimeError(
+                    f"shape variable '{expr.name_hint}' of {render_sinfo(top)} has no value", self.span,
+                    function=self.function, binding=binding)
+            if tuple(want) != actual:
+                raise self._fail(cls, f"{what} is {actual}, expected {expr.name_hint} = {tuple(want)}", top,
+                                 topv, binding)
+            return
+        want = self._eval(expr, top, binding)
+        if not _same(want, actual):
+            raise self._fail(cls, f"{what} is {actual}, but {P.to_str(expr)} = {want}", top, topv, binding)
+
+    def _eval(self, expr, top, binding):
+        missing = [v for v in prim_vars_in(expr) if v not in self.sym]
+        if missing:
+            raise RelaxRuntimeError(
+                f"{_SITE_TEXT.get(self.site, '{b}').format(b=binding, f=self.function)}: symbolic "
+                f"variable '{missing[0].name}' of {render_sinfo(top, self.sym, self.env)} has no value",
+                self.span, function=self.function, binding=binding, symbol=missing[0].name)
+        try:
+            v = eval_prim(expr, self.sym)
+        except RelaxError as e:
+            raise e.with_span(self.span).with_context(function=self.function, binding=binding)
+        return v.item() if isinstance(v, np.generic) else v
+
+
+def _same(want, actual) -> bool:
+    """Equality of a dimension or prim value (EVAL.CHECK.5: floats with ==, so NaN never matches)."""
+    if isinstance(want, (bool, np.bool_)) or isinstance(actual, (bool, np.bool_)):
+        return bool(want) == bool(actual)
+    return want == actual
+
+
+def check_value(value: Any, sinfo: Optional[si.StructInfo], sym: Dict, *, site: str, function: str,
+                binding: str, bind: bool = True, env: Optional[Mapping] = None,
+                span: Optional[Span] = None) -> None:
+    """Check one value at a site (both phases)."""
+    m = Matcher(sym, site=site, function=function, bind=bind, env=env, span=span)
+    m.match(value, sinfo, binding)
+    m.finish()
+
+
+__all__ = ["Matcher", "check_value", "render_sinfo", "render_prim"]

@@ -1,0 +1,357 @@
+"""Run-time semantics of the core operators (``call_tir`` and its family, closures, shapes, printing,
+assertions, allocation): the ``reference`` functions of their registry entries.
+
+**One mechanism** (CALL.OP.1): the evaluator runs *every* operator call through
+``registry.get(name).reference(args, attrs, call, ctx)``. The core operators are declared in
+``relax_ref.ops.core`` (signature and struct-info inference only); :func:`install` sets their
+``reference`` to the functions below. :class:`~relax_ref.interp.relax.Interpreter` calls it before
+evaluating anything, and it is idempotent. ``ctx`` is the evaluator's
+:class:`~relax_ref.interp.relax.EvalContext` (symbolic environment, allocation, calling function
+values, running PrimFuncs, output stream).
+
+Arguments arrive evaluated, in TVM's layout: ``call_tir(gv, (args...), [tir_vars])`` gives
+``[PrimFuncRef, tuple, ShapeValue?]`` with the output struct info in ``call.sinfo_args``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List
+
+import numpy as np
+
+from ..errors import (
+    AssertionFailedError, OpRuntimeError, TypeMismatchError, UnsupportedError,
+)
+from ..ir import dtype as _dt
+from ..ir import struct_info as si
+from .builtins import (
+    alloc_storage, closure_with_captures, format_values, storage_tensor, tensor_to_shape,
+)
+from .checks import check_value
+from .values import Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe
+
+CORE: Dict[str, Callable[..., Any]] = {}
+
+
+def _core(*names: str):
+    def deco(fn):
+        for n in names:
+            CORE[n] = fn
+        return fn
+    return deco
+
+
+def install() -> None:
+    """Set ``reference`` on the registry entries of the core operators (idempotent and cheap; run by
+    every :class:`~relax_ref.interp.relax.Interpreter`, so entries re-registered later are covered)."""
+    from ..ops import registry
+
+    for name, fn in CORE.items():
+        d = registry.lookup(name)
+        if d is not None and d.reference is not fn:
+            d.reference = fn
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------------
+
+
+def _out_infos(call) -> List[si.StructInfo]:
+    """The output struct infos of a DPS call and whether the result is a tuple."""
+    sinfos = list(call.sinfo_args)
+    if len(sinfos) == 1 and isinstance(sinfos[0], si.TupleStructInfo):
+        return list(sinfos[0].fields), True
+    if len(sinfos) == 1:
+        return sinfos, False
+    return sinfos, True
+
+
+def _prim_func(v: Any, op: str) -> PrimFuncRef:
+    if not isinstance(v, PrimFuncRef):
+        raise TypeMismatchError(f"{op} expects a PrimFunc as its first argument, got {describe(v)}")
+    return v
+
+
+def _tuple_arg(v: Any, op: str) -> tuple:
+    if isinstance(v, tuple) and not isinstance(v, ShapeValue):
+        return v
+    if isinstance(v, np.ndarray):
+        return (v,)
+    raise TypeMismatchError(f"{op} expects a tuple of arguments, got {describe(v)}")
+
+
+def _tir_vars(args: List[Any], i: int) -> tuple:
+    """``tir_vars`` as ``int64`` prim values (CALL.TIR.5)."""
+    if len(args) <= i or args[i] is None:
+        return ()
+    v = args[i]
+    if isinstance(v, ShapeValue):
+        return tuple(PrimScalar(d, "int64") for d in v)
+    raise TypeMismatchError(f"tir_vars must be a shape, got {describe(v)}")
+
+
+def _result(outs: List[Any], is_tuple: bool) -> Any:
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, PrimScalar):
+        return int(v.value)
+    return int(v)
+
+
+# ---------------------------------------------------------------------------------------------------
+# call_tir and friends (CALL.TIR.*)
+# ---------------------------------------------------------------------------------------------------
+
+
+@_core("relax.call_tir", "relax.call_tir_with_grad")
+def call_tir(args, attrs, call, ctx):
+    """(CALL.TIR.5) Allocate fresh outputs from ``out_sinfo`` (symbolic dims evaluated in the
+    caller's environment; zero-filled), run the PrimFunc on ``(inputs..., outputs..., tir_vars...)``
+    -- TVM's order, DIV.1; ``tir_vars`` as int64 prim values -- with the inputs read-only
+    (CALL.TIR.6), and return the output, or the tuple of outputs. (CALL.TIR.8) call_tir_with_grad
+    behaves the same."""
+    ref = _prim_func(args[0], "call_tir")
+    inputs = _tuple_arg(args[1], "call_tir")
+    infos, is_tuple = _out_infos(call)
+    outs = [ctx.alloc(s) for s in infos]
+    ctx.run_prim_func(ref, [*inputs, *outs, *_tir_vars(args, 2)], readonly=inputs)
+    return _result(outs, is_tuple)
+
+
+@_core("relax.call_tir_inplace")
+def call_tir_inplace(args, attrs, call, ctx):
+    """(CALL.INPLACE.3-4) Output ``k`` is input ``inplace_indices[k]`` (mutated in place, the result
+    aliases it; the input must match the output's struct info) or, for ``-1``, a fresh tensor. The
+    PrimFunc receives ``(inputs..., fresh outputs..., tir_vars...)``; the other inputs are read-only."""
+    ref = _prim_func(args[0], "call_tir_inplace")
+    inputs = _tuple_arg(args[1], "call_tir_inplace")
+    infos, is_tuple = _out_infos(call)
+    idx = attrs.get("inplace_indices")
+    idx = [idx] if isinstance(idx, int) else list(idx or ())
+    if len(idx) != len(infos):
+        raise OpRuntimeError(f"call_tir_inplace: {len(idx)} inplace_indices for {len(infos)} outputs")
+    outs, fresh = [], []
+    for k, (i, s) in enumerate(zip(idx, infos)):
+        i = int(i)
+        if i == -1:
+            t = ctx.alloc(s)
+            fresh.append(t)
+            outs.append(t)
+        else:
+            if not 0 <= i < len(inputs):
+                raise OpRuntimeError(f"call_tir_inplace: inplace index {i} out of range")
+            check_value(inputs[i], s, dict(ctx.sym), site="call_tir", function=ctx.function,
+                        binding=f"in-place output {k}", bind=False, env=ctx.env)
+            outs.append(inputs[i])
+    mutated = [inputs[int(i)] for i in idx if int(i) != -1]
+    readonly = [x for j, x in enumerate(inputs) if j not in idx and all(x is not y for y in mutated)]
+    ctx.run_prim_func(ref, [*inputs, *fresh, *_tir_vars(args, 2)], readonly=readonly)
+    return _result(outs, is_tuple)
+
+
+@_core("relax.call_dps_packed")
+def call_dps_packed(args, attrs, call, ctx):
+    """(CALL.DPS.2) Allocate outputs, call ``func(inputs..., outputs...)`` (its own result is ignored;
+    a PrimFunc's inputs are read-only), return the outputs."""
+    fn = args[0]
+    inputs = _tuple_arg(args[1], "call_dps_packed")
+    infos, is_tuple = _out_infos(call)
+    outs = [ctx.alloc(s) for s in infos]
+    if isinstance(fn, PrimFuncRef):
+        ctx.run_prim_func(fn, [*inputs, *outs], readonly=inputs)
+    elif isinstance(fn, PackedFunc):
+        ctx.call_function(fn, *inputs, *outs)
+    else:
+        raise TypeMismatchError(f"call_dps_packed expects a packed function or a PrimFunc, got {describe(fn)}")
+    return _result(outs, is_tuple)
+
+
+@_core("relax.call_pure_packed")
+def call_pure_packed(args, attrs, call, ctx):
+    """(CALL.PACKED.4) ``func(args...)``, declared pure; the result follows ``sinfo_args``."""
+    return ctx.call_packed(args[0], list(args[1:]))
+
+
+@_core("relax.call_inplace_packed")
+def call_inplace_packed(args, attrs, call, ctx):
+    """(CALL.IPACKED.1) ``func(args...)``: the function mutates the arguments named by
+    ``inplace_indices`` and returns them; the result is what it returns (checked against the call's
+    struct info like every call result, EVAL.CALL.3)."""
+    return ctx.call_packed(args[0], list(args[1:]))
+
+
+@_core("relax.call_builtin_with_ctx")
+def call_builtin_with_ctx(args, attrs, call, ctx):
+    """A VM built-in called with the (absent) VM context as its first argument."""
+    return ctx.call_packed(args[0], [None, *_tuple_arg(args[1], "call_builtin_with_ctx")])
+
+
+@_core("relax.vm.call_tir_dyn")
+def call_tir_dyn(args, attrs, call, ctx):
+    """``vm.call_tir_dyn(f, (args..., shape))``: run the PrimFunc on the arguments with the shape's
+    values appended; returns unit."""
+    ref = _prim_func(args[0], "vm.call_tir_dyn")
+    rest = list(_tuple_arg(args[1], "vm.call_tir_dyn"))
+    if not rest or not isinstance(rest[-1], ShapeValue):
+        raise TypeMismatchError("vm.call_tir_dyn expects a shape of TIR variables as its last argument")
+    ctx.run_prim_func(ref, [*rest[:-1], *[PrimScalar(d, "int64") for d in rest[-1]]])
+    return ()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Closures (CALL.CLOSURE.*)
+# ---------------------------------------------------------------------------------------------------
+
+
+@_core("relax.invoke_closure", "relax.invoke_pure_closure")
+def invoke_closure(args, attrs, call, ctx):
+    """(CALL.CLOSURE.3) Call a closure or packed function with the fields of a tuple."""
+    fn = args[0]
+    if not isinstance(fn, (Closure, PackedFunc)):
+        raise TypeMismatchError(f"invoke_closure expects a closure, got {describe(fn)}")
+    return ctx.call_function(fn, *_tuple_arg(args[1], "invoke_closure"))
+
+
+@_core("relax.make_closure")
+def make_closure(args, attrs, call, ctx):
+    """(CALL.CLOSURE.2) A function value that calls ``func(*args, *captured)``: the captured values
+    come after the explicit arguments."""
+    fn = args[0]
+    if not isinstance(fn, Closure):
+        raise TypeMismatchError(f"make_closure expects a Relax function, got {describe(fn)}")
+    return closure_with_captures(ctx.call_function, fn, _tuple_arg(args[1], "make_closure"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shapes (CALL.BUILTIN.*)
+# ---------------------------------------------------------------------------------------------------
+
+
+@_core("relax.shape_of")
+def shape_of(args, attrs, call, ctx):
+    t = args[0]
+    if not isinstance(t, np.ndarray):
+        raise TypeMismatchError(f"shape_of expects a tensor, got {describe(t)}")
+    return ShapeValue(t.shape)
+
+
+@_core("relax.tensor_to_shape")
+def tensor_to_shape_op(args, attrs, call, ctx):
+    return tensor_to_shape(args[0])
+
+
+@_core("relax.shape_to_tensor")
+def shape_to_tensor(args, attrs, call, ctx):
+    s = args[0]
+    if not isinstance(s, ShapeValue):
+        raise TypeMismatchError(f"shape_to_tensor expects a shape, got {describe(s)}")
+    return np.array(list(s), dtype=np.int64)
+
+
+@_core("relax.null_value")
+def null_value(args, attrs, call, ctx):
+    return None
+
+
+@_core("relax.hint_on_device", "relax.builtin.stop_lift_params", "relax.ensure_zero_offset")
+def identity(args, attrs, call, ctx):
+    return args[0]
+
+
+@_core("relax.to_vdevice")
+def to_vdevice(args, attrs, call, ctx):
+    """A copy of the tensor (placement itself is not modelled, VAL.TENSOR.3)."""
+    return np.array(args[0], copy=True) if isinstance(args[0], np.ndarray) else args[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Printing and assertions (CALL.PRINT.1, CALL.ASSERT.1)
+# ---------------------------------------------------------------------------------------------------
+
+
+@_core("relax.print")
+def print_op(args, attrs, call, ctx):
+    """(CALL.PRINT.1) ``R.print(values..., format=f)`` (arguments ``(f, values...)``): print the
+    rendered values space-separated, or ``f.format(*rendered)`` when ``f`` is not empty."""
+    fmt = args[0] if args else ""
+    if not isinstance(fmt, str):
+        raise TypeMismatchError(f"R.print expects the format string first, got {describe(fmt)}")
+    ctx.print(format_values(fmt, args[1:]))
+    return ()
+
+
+@_core("relax.assert_op")
+def assert_op(args, attrs, call, ctx):
+    """(CALL.ASSERT.1) ``R.assert_op(cond, format_args..., format=f)`` (arguments
+    ``(cond, f, format_args...)``): raise AssertionFailedError when the condition (a bool prim value
+    or rank-0 tensor) is false. The message is ``f.format(*rendered)``, else the rendered arguments
+    joined by ", ", else "Assertion Failed"."""
+    cond = args[0]
+    if isinstance(cond, PrimScalar):
+        ok = bool(cond.value)
+    elif isinstance(cond, np.ndarray) and cond.ndim == 0:
+        ok = bool(cond[()])
+    else:
+        raise TypeMismatchError(f"assert_op condition must be a bool scalar, got {describe(cond)}")
+    if not ok:
+        fmt = args[1] if len(args) > 1 else ""
+        if not isinstance(fmt, str):
+            raise TypeMismatchError(f"assert_op expects the format string second, got {describe(fmt)}")
+        rest = args[2:]
+        if fmt:
+            msg = format_values(fmt, rest)
+        elif rest:
+            msg = ", ".join(format_values("", [v]) for v in rest)
+        else:
+            msg = "Assertion Failed"
+        raise AssertionFailedError(msg, call.span)
+    return ()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Allocation (CALL.ALLOC.*): zero-filled (TVM leaves memory uninitialised)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _dtype_of(v: Any) -> str:
+    if isinstance(v, DTypeValue):
+        return v.name
+    if isinstance(v, str):
+        return v
+    raise TypeMismatchError(f"expected a data type, got {describe(v)}")
+
+
+def _shape_of_value(v: Any) -> tuple:
+    if isinstance(v, ShapeValue):
+        return tuple(v)
+    raise TypeMismatchError(f"expected a shape, got {describe(v)}")
+
+
+@_core("relax.builtin.alloc_tensor")
+def builtin_alloc_tensor(args, attrs, call, ctx):
+    shape = _shape_of_value(args[0])
+    dt = _dtype_of(args[1]) if len(args) > 1 else attrs.get("dtype")
+    return np.zeros(shape, dtype=_dt.to_numpy(dt))
+
+
+@_core("relax.memory.alloc_storage", "relax.vm.alloc_storage")
+def memory_alloc_storage(args, attrs, call, ctx):
+    return alloc_storage(args[0])
+
+
+@_core("relax.memory.alloc_tensor", "relax.vm.alloc_tensor")
+def memory_alloc_tensor(args, attrs, call, ctx):
+    if len(args) < 4:
+        raise UnsupportedError(f"{call.op.name} expects (storage, offset, shape, dtype)")
+    return storage_tensor(args[0], args[1], args[2], _dtype_of(args[3]))
+
+
+@_core("relax.memory.kill_storage", "relax.memory.kill_tensor", "relax.vm.kill_object")
+def kill(args, attrs, call, ctx):
+    return ()
+
+
+__all__ = ["CORE", "install"]

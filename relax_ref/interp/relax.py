@@ -1,0 +1,497 @@
+"""The Relax evaluator: :func:`evaluate` and :class:`Interpreter` (spec chapters EVAL and CALL).
+
+Environments (EVAL.ENV.1). Relax variables are keyed by object identity (names may repeat); each
+function invocation gets a fresh environment, layered over the captured environment for closures.
+Symbolic variables (PrimVar -> int) live in a per-invocation symbolic environment that starts empty
+(closures never capture symbolic variables), extended by parameter checks and ``MatchCast``; symbolic
+variables bound inside a ``SeqExpr`` are dropped when it ends (EVAL.SEQ.1). Well-formedness guarantees
+that no Relax variable is used outside its scope, so the evaluator does not otherwise delete bindings.
+
+Constructs:
+
+* (EVAL.CONST.1) a ``Constant`` evaluates to a fresh copy of its tensor (tensors are mutable);
+* (EVAL.VAR.1) a variable evaluates to its value (aliasing, never copying); (EVAL.GLOBAL.1) a
+  ``GlobalVar`` to a closure with an empty environment (Relax function), a
+  :class:`~relax_ref.interp.values.PrimFuncRef` (PrimFunc) or a packed function (``ExternFunc``);
+* (EVAL.SHAPE.1) ``ShapeExpr`` evaluates each dimension in the symbolic environment (a negative
+  result raises ShapeMismatchError); (EVAL.PRIM.1) ``PrimValue`` gives a prim value of the
+  expression's dtype; (EVAL.STRING.1, EVAL.DTYPE.1) strings and data types evaluate to themselves;
+* (EVAL.TUPLE.1) tuple fields are evaluated left to right; (EVAL.TGI.1) ``TupleGetItem`` projects;
+* (EVAL.BIND.1) bindings run in order, in binding blocks and dataflow blocks alike
+  (EVAL.DATAFLOW.1); (EVAL.MATCHCAST.1-2) ``MatchCast`` checks the value (binding new symbolic
+  variables, EVAL.CHECK.*) and binds the variable to the *same* value;
+* (EVAL.SEQ.1) ``SeqExpr`` runs its blocks, then evaluates its body;
+* (EVAL.IF.1) ``If`` evaluates the condition, then exactly one branch; (EVAL.IF.2) the condition is a
+  bool or integer prim value or a rank-0 bool/integer tensor, nonzero meaning true (see
+  :func:`~relax_ref.interp.builtins.condition_value`; TVM reads element 0 of a tensor of any rank and
+  this evaluator raises instead);
+* (EVAL.FUNC.1) a ``Function`` literal evaluates to a closure capturing the current Relax environment
+  by reference (so a binding ``f = R.function(...)`` can call ``f`` recursively);
+* (CALL.FUNC.1-3) calling a closure: the argument count must match (ArityMismatchError), every
+  parameter is checked against its struct info -- bare symbolic dimensions of *all* parameters bound
+  first, compound ones (``n * 2``) compared afterwards (EVAL.CHECK.2) -- then the body runs and the
+  result is checked against ``ret_struct_info`` (no new bindings, EVAL.CHECK.4). Every parameter is
+  checked, including weights past ``num_input`` (TVM skips statically shaped weights);
+* (CALL.PRIMFUNC.1) calling a PrimFunc reference runs it in place on the arguments; the result is unit;
+* (CALL.PACKED.1-3) calling a packed function passes the argument values (see :mod:`.builtins`);
+* (CALL.OP.1) an operator call evaluates its arguments left to right and calls the registry entry's
+  ``reference(args, attrs, call, ctx)``; an operator without one raises UnsupportedError when a call
+  to it is evaluated;
+* (EVAL.CALL.3) the result of every call is checked against the call's struct info (check mode,
+  site ``"call_result"``); for inferred struct info this catches operator implementations that
+  disagree with their inference, for annotated calls wrong annotations (DIV.19).
+
+Host boundary (VAL.HOST.1, CALL.HOST.1): :meth:`Interpreter.__call__` converts each host argument
+using the entry's parameter struct info (a tensor parameter also accepts anything ``numpy.asarray``
+converts; an ``R.Prim`` parameter a Python scalar or 0-d array; an ``R.Shape`` parameter a tuple of
+ints; an ``R.Tuple`` a tuple or list) and returns the result with
+:func:`~relax_ref.interp.values.to_public`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import ChainMap
+from typing import Any, Callable, Dict, List, Mapping, Optional
+
+import numpy as np
+
+from ..arith.evaluate import eval_prim
+from ..errors import (
+    ArityMismatchError, PackedFuncError, RelaxError, RelaxRuntimeError, ShapeMismatchError,
+    TypeMismatchError, UnsupportedError,
+)
+from ..ir import dtype as _dt
+from ..ir import expr as rx
+from ..ir import struct_info as si
+from ..ir import tir
+from ..ir.module import IRModule
+from . import core_ops
+from .builtins import (
+    STATIC_BUILTINS, bound_builtins, coerce_result, condition_value, from_host, global_func,
+    wrap_host_function,
+)
+from .checks import Matcher
+from .tir import compiled as _compiled_prim_func
+from .values import (
+    Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public,
+)
+
+
+class Frame:
+    """The state of one function invocation."""
+
+    __slots__ = ("env", "sym", "function")
+
+    def __init__(self, env, sym, function: str):
+        self.env = env
+        self.sym = sym
+        self.function = function
+
+
+class EvalContext:
+    """What an operator's ``reference(args, attrs, call, ctx)`` may use (CALL.OP.1).
+
+    Attributes: ``interp`` (the :class:`Interpreter`), ``call`` (the Call node), ``function`` (the
+    name of the function being evaluated), ``sym`` (the symbolic environment, PrimVar -> int) and
+    ``env`` (the Relax environment)."""
+
+    __slots__ = ("interp", "frame", "call")
+
+    def __init__(self, interp: "Interpreter", frame: Frame, call: rx.Call):
+        self.interp = interp
+        self.frame = frame
+        self.call = call
+
+    @property
+    def function(self) -> str:
+        return self.frame.function
+
+    @property
+    def sym(self) -> Mapping:
+        return self.frame.sym
+
+    @property
+    def env(self) -> Mapping:
+        return self.frame.env
+
+    def eval_prim(self, e) -> Any:
+        """The Python value of a scalar expression in the current symbolic environment."""
+        return self.interp._prim(e, self.frame)
+
+    def eval_shape(self, values) -> ShapeValue:
+        return self.interp._shape(values, self.frame, self.call.span)
+
+    def alloc(self, sinfo: si.StructInfo) -> np.ndarray:
+        """A fresh zero-filled tensor for a ``TensorStructInfo`` with known shape and dtype."""
+        return self.interp._alloc(sinfo, self.frame, self.call.span)
+
+    def call_function(self, fn: Any, *args: Any) -> Any:
+        """Call a function value (closure, packed function or PrimFunc reference)."""
+        return self.interp._call_value(fn, list(args), self.call)
+
+    def call_packed(self, fn: Any, args: List[Any]) -> Any:
+        """Call a function value, using the call's ``sinfo_args`` as the result hint."""
+        return self.interp._call_value(fn, args, self.call)
+
+    def run_prim_func(self, ref: PrimFuncRef, args: List[Any], readonly=()) -> None:
+        """Run a PrimFunc in place; the tensors in ``readonly`` may not be stored to (CALL.TIR.6)."""
+        self.interp._run_prim_func(ref, args, self.call.span, readonly)
+
+    def lookup_packed(self, name: str) -> PackedFunc:
+        return self.interp.lookup_packed(name)
+
+    def print(self, text: str) -> None:
+        self.interp._print(text)
+
+
+_Handler = Callable[["Interpreter", Any, Frame], Any]
+
+
+class Interpreter:
+    """Reference interpreter for one module.
+
+    ``Interpreter(mod, vectorize=True, stdout=None)``: ``vectorize`` selects the TensorIR fast path
+    (TIR.VEC.1); ``stdout`` is the stream ``R.print`` writes to (default ``sys.stdout``).
+    ``interp(entry, *args)`` / ``interp.run(entry, *args)`` evaluate a function of the module on host
+    values; ``interp.register_func(name, fn)`` adds a packed function visible to this interpreter only.
+    """
+
+    def __init__(self, mod: IRModule, *, vectorize: bool = True, stdout=None) -> None:
+        if not isinstance(mod, IRModule):
+            raise TypeMismatchError(f"Interpreter expects an IRModule, got {type(mod).__name__}")
+        core_ops.install()
+        self.mod = mod
+        self.vectorize = vectorize
+        self.stdout = stdout
+        self._local: Dict[str, PackedFunc] = {}
+        self._bound = bound_builtins(lambda fn, *a: self._call_value(fn, list(a), None))
+        self._globals: Dict[str, Any] = {}
+
+    # -- public API --------------------------------------------------------------------------------
+
+    def register_func(self, name: str, fn: Optional[Callable[..., Any]] = None):
+        """Register a host function as packed function ``name`` for this interpreter; decorator-friendly."""
+        if fn is None:
+            return lambda f: self.register_func(name, f)
+        self._local[name] = wrap_host_function(name, fn)
+        return fn
+
+    def lookup_packed(self, name: str) -> PackedFunc:
+        """The packed function ``name`` (CALL.PACKED.1): interpreter, global, then built-in registry."""
+        f = self._local.get(name) or global_func(name) or STATIC_BUILTINS.get(name) or self._bound.get(name)
+        if f is None:
+            raise PackedFuncError(f"packed function '{name}' is not registered")
+        return f
+
+    def __call__(self, entry: str = "main", *args: Any) -> Any:
+        return self.run(entry, *args)
+
+    def run(self, entry: str = "main", *args: Any) -> Any:
+        """Evaluate function ``entry`` on host values and return the host value of the result."""
+        if entry not in self.mod:
+            raise RelaxRuntimeError(f"module has no function named '{entry}'")
+        fn = self.mod[entry]
+        old = sys.getrecursionlimit()
+        if old < 20000:
+            sys.setrecursionlimit(20000)
+        try:
+            if isinstance(fn, rx.Function):
+                host = [_host_arg(a, p, entry) for a, p in zip(args, fn.params)] + \
+                    [from_host(a) for a in args[len(fn.params):]]
+                value = self._call_closure(Closure(fn, {}, {}, entry), host, None)
+            elif isinstance(fn, tir.PrimFunc):
+                value = self._call_value(PrimFuncRef(entry, fn), [from_host(a) for a in args], None)
+            else:
+                value = self._call_value(self._global_value(self.mod.get_global_var(entry)),
+                                         [from_host(a) for a in args], None)
+        except RecursionError:
+            raise RelaxRuntimeError("evaluation exceeded the recursion depth (resource exhaustion)") from None
+        finally:
+            sys.setrecursionlimit(old)
+        return to_public(value)
+
+    # -- services for operators ------------------------------------------------------------------------
+
+    def _print(self, text: str) -> None:
+        out = self.stdout if self.stdout is not None else sys.stdout
+        out.write(text + "\n")
+
+    def _prim(self, e, frame: Frame) -> Any:
+        try:
+            v = eval_prim(e, frame.sym)
+        except RelaxError as err:
+            raise err.with_context(function=frame.function)
+        return v.item() if isinstance(v, np.generic) else v
+
+    def _shape(self, values, frame: Frame, span) -> ShapeValue:
+        dims = []
+        for e in values:
+            d = int(self._prim(e, frame))
+            if d < 0:
+                raise ShapeMismatchError(f"shape dimension {e} evaluates to the negative value {d}", span,
+                                         function=frame.function)
+            dims.append(d)
+        return ShapeValue(dims)
+
+    def _alloc(self, s: si.StructInfo, frame: Frame, span) -> np.ndarray:
+        if not isinstance(s, si.TensorStructInfo) or s.dtype == "void":
+            raise UnsupportedError(f"cannot allocate an output for struct info {s!r}: a tensor with known "
+                                   "shape and dtype is required", span)
+        if isinstance(s.shape, rx.ShapeExpr):
+            shape = self._shape(s.shape.values, frame, span)
+        elif s.shape is not None and isinstance(frame.env.get(s.shape), ShapeValue):
+            shape = frame.env[s.shape]
+        else:
+            raise UnsupportedError("cannot allocate an output whose shape is unknown", span)
+        return np.zeros(tuple(shape), dtype=_dt.to_numpy(s.dtype))
+
+    def _run_prim_func(self, ref: PrimFuncRef, args: List[Any], span, readonly=()) -> None:
+        locked = []
+        try:
+            for t in readonly:
+                if isinstance(t, np.ndarray) and t.flags.writeable and all(t is not x for x in locked):
+                    t.flags.writeable = False
+                    locked.append(t)
+            _compiled_prim_func(ref.func, ref.name)(args, self.vectorize)
+        except RelaxError as e:
+            raise e.with_span(span).with_context(function=ref.name)
+        finally:
+            for t in locked:
+                t.flags.writeable = True
+
+    # -- calls ---------------------------------------------------------------------------------------
+
+    def _call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
+        if isinstance(fn, Closure):
+            return self._call_closure(fn, args, call)
+        if isinstance(fn, PrimFuncRef):
+            self._run_prim_func(fn, args, call.span if call is not None else None)
+            return ()
+        if isinstance(fn, PackedFunc):
+            try:
+                r = fn(*args)
+            except RelaxError as e:
+                raise e.with_span(call.span if call is not None else None)
+            hint = _result_hint(call)
+            return coerce_result(r, hint)
+        raise TypeMismatchError(f"cannot call {describe(fn)}: it is not a function",
+                                call.span if call is not None else None)
+
+    def _call_closure(self, cl: Closure, args: List[Any], call: Optional[rx.Call]) -> Any:
+        func: rx.Function = cl.func
+        name = cl.name
+        span = call.span if call is not None else func.span
+        if len(args) != len(func.params):
+            raise ArityMismatchError(
+                f"function '{name}' takes {len(func.params)} arguments, got {len(args)}", span, site="param",
+                expected=str(len(func.params)), actual=str(len(args)), function=name)
+        env = ChainMap({}, cl.env) if cl.env else {}
+        sym: Dict = {}          # symbolic variables are never captured (EVAL.ENV.1, EVAL.FUNC.1)
+        m = Matcher(sym, site="param", function=name, env=env, span=span)
+        for p, a in zip(func.params, args):
+            m.match(a, p.struct_info, p.name_hint)
+            env[p] = a
+        m.finish()
+        frame = Frame(env, sym, name)
+        result = self._seq(func.body, frame)
+        if func.ret_struct_info is not None:
+            rm = Matcher(sym, site="return", function=name, bind=False, env=env, span=func.span)
+            rm.match(result, func.ret_struct_info, "return")
+            rm.finish()
+        return result
+
+    # -- expressions ---------------------------------------------------------------------------------
+
+    def eval(self, e: rx.Expr, frame: Frame) -> Any:
+        h = _HANDLERS.get(type(e))
+        if h is None:
+            raise UnsupportedError(f"cannot evaluate expression {type(e).__name__}", e.span)
+        return h(self, e, frame)
+
+    def _var(self, e: rx.Var, frame: Frame) -> Any:
+        try:
+            return frame.env[e]
+        except KeyError:
+            raise RelaxRuntimeError(f"variable '{e.name_hint}' has no value", e.span,
+                                    function=frame.function, binding=e.name_hint) from None
+
+    def _global_value(self, gv: rx.GlobalVar) -> Any:
+        v = self._globals.get(gv.name_hint)
+        if v is not None:
+            return v
+        if gv.name_hint not in self.mod:
+            raise RelaxRuntimeError(f"module has no function named '{gv.name_hint}'", gv.span)
+        fn = self.mod[gv.name_hint]
+        if isinstance(fn, rx.Function):
+            v = Closure(fn, {}, {}, gv.name_hint)
+        elif isinstance(fn, tir.PrimFunc):
+            v = PrimFuncRef(gv.name_hint, fn)
+        elif isinstance(fn, rx.ExternFunc):
+            v = self.lookup_packed(fn.global_symbol)
+        else:
+            raise UnsupportedError(f"global '{gv.name_hint}' is bound to {type(fn).__name__}", gv.span)
+        self._globals[gv.name_hint] = v
+        return v
+
+    def _global(self, e: rx.GlobalVar, frame: Frame) -> Any:
+        return self._global_value(e)
+
+    def _constant(self, e: rx.Constant, frame: Frame) -> Any:
+        return np.array(e.data, copy=True)
+
+    def _shape_expr(self, e: rx.ShapeExpr, frame: Frame) -> Any:
+        return self._shape(e.values, frame, e.span)
+
+    def _prim_value(self, e: rx.PrimValue, frame: Frame) -> Any:
+        return PrimScalar(self._prim(e.value, frame), e.value.dtype)
+
+    def _string(self, e: rx.StringImm, frame: Frame) -> Any:
+        return e.value
+
+    def _dtype(self, e: rx.DataTypeImm, frame: Frame) -> Any:
+        return DTypeValue(e.value)
+
+    def _extern(self, e: rx.ExternFunc, frame: Frame) -> Any:
+        try:
+            return self.lookup_packed(e.global_symbol)
+        except RelaxError as err:
+            raise err.with_span(e.span)
+
+    def _op(self, e: rx.Op, frame: Frame) -> Any:
+        raise UnsupportedError(f"operator '{e.name}' is not a value; it can only be called", e.span)
+
+    def _tuple(self, e: rx.Tuple, frame: Frame) -> Any:
+        return tuple(self.eval(f, frame) for f in e.fields)
+
+    def _tuple_get_item(self, e: rx.TupleGetItem, frame: Frame) -> Any:
+        t = self.eval(e.tuple_value, frame)
+        if not isinstance(t, tuple) or isinstance(t, ShapeValue):
+            raise TypeMismatchError(f"cannot take field {e.index} of {describe(t)}: not a tuple", e.span,
+                                    function=frame.function)
+        if not 0 <= e.index < len(t):
+            raise ArityMismatchError(f"tuple index {e.index} out of range for {describe(t)}", e.span,
+                                     function=frame.function)
+        return t[e.index]
+
+    def _function(self, e: rx.Function, frame: Frame) -> Any:
+        return Closure(e, frame.env, {}, e.global_symbol or "<closure>")
+
+    def _if(self, e: rx.If, frame: Frame) -> Any:
+        c = self.eval(e.cond, frame)
+        try:
+            taken = condition_value(c)
+        except RelaxError as err:
+            raise err.with_span(e.span).with_context(function=frame.function)
+        return self._seq(e.true_branch if taken else e.false_branch, frame)
+
+    def _seq(self, e: rx.SeqExpr, frame: Frame) -> Any:
+        sym = frame.sym
+        before = set(sym)
+        for block in e.blocks:
+            for b in block.bindings:
+                self._binding(b, frame)
+        result = self.eval(e.body, frame)
+        for k in [k for k in sym if k not in before]:
+            del sym[k]
+        return result
+
+    def _binding(self, b: rx.Binding, frame: Frame) -> None:
+        if isinstance(b, rx.MatchCast):
+            v = self.eval(b.value, frame)
+            m = Matcher(frame.sym, site="match_cast", function=frame.function, env=frame.env,
+                        span=b.span or b.value.span)
+            m.match(v, b.struct_info, b.var.name_hint)
+            m.finish()
+            frame.env[b.var] = v
+            return
+        value = b.value
+        if isinstance(value, rx.Function):
+            cl = Closure(value, frame.env, {}, b.var.name_hint)
+            frame.env[b.var] = cl
+            return
+        try:
+            v = self.eval(value, frame)
+            if isinstance(value, rx.Call) and value.struct_info is not None:
+                # (EVAL.CALL.3) every call result is checked against the call's struct info
+                rm = Matcher(frame.sym, site="call_result", function=frame.function, bind=False,
+                             env=frame.env, span=b.span or value.span)
+                rm.match(v, value.struct_info, b.var.name_hint)
+                rm.finish()
+            frame.env[b.var] = v
+        except RelaxError as err:
+            raise err.with_span(b.span or value.span).with_context(function=frame.function,
+                                                                    binding=b.var.name_hint)
+
+    def _call(self, e: rx.Call, frame: Frame) -> Any:
+        op = e.op
+        if isinstance(op, rx.Op):
+            from ..ops import registry
+
+            opdef = registry.lookup(op.name)
+            if opdef is None:
+                raise UnsupportedError(f"unknown operator '{op.name}'", e.span)
+            if opdef.reference is None:
+                raise UnsupportedError(
+                    f"operator '{op.name}' has no reference implementation; relax-ref cannot evaluate it",
+                    e.span)
+            args = [self.eval(a, frame) for a in e.args]
+            try:
+                r = opdef.reference(args, e.attrs, e, EvalContext(self, frame, e))
+            except RelaxError as err:
+                raise err.with_span(e.span)
+            return _normalize_op_result(r, e.struct_info)
+        fn = self.eval(op, frame)
+        args = [self.eval(a, frame) for a in e.args]
+        return self._call_value(fn, args, e)
+
+
+def _host_arg(a: Any, p: rx.Var, entry: str) -> Any:
+    """Convert one host argument for parameter ``p`` (VAL.HOST.1); errors name the parameter."""
+    try:
+        return from_host(a, p.struct_info)
+    except RelaxError as e:
+        if getattr(e, "site", "") is None:
+            e.site = "param"
+        raise e.with_context(function=entry, binding=p.name_hint)
+
+
+def _result_hint(call: Optional[rx.Call]) -> Optional[si.StructInfo]:
+    if call is None:
+        return None
+    if call.sinfo_args:
+        if len(call.sinfo_args) == 1:
+            return call.sinfo_args[0]
+        return si.TupleStructInfo(tuple(call.sinfo_args))
+    return call.struct_info
+
+
+def _normalize_op_result(r: Any, s: Optional[si.StructInfo]) -> Any:
+    """Operator results as values: numpy scalars become 0-d tensors (or prim values when the
+    struct info says so), lists become tuples."""
+    if isinstance(r, np.generic):
+        if isinstance(s, si.PrimStructInfo):
+            return PrimScalar(r.item(), s.dtype if s.dtype != "void" else _dt.from_numpy(r.dtype))
+        return np.asarray(r)
+    if isinstance(r, list):
+        return tuple(r)
+    return r
+
+
+_HANDLERS: Dict[type, _Handler] = {
+    rx.Var: Interpreter._var, rx.DataflowVar: Interpreter._var, rx.GlobalVar: Interpreter._global,
+    rx.Constant: Interpreter._constant, rx.ShapeExpr: Interpreter._shape_expr,
+    rx.PrimValue: Interpreter._prim_value, rx.StringImm: Interpreter._string,
+    rx.DataTypeImm: Interpreter._dtype, rx.ExternFunc: Interpreter._extern, rx.Op: Interpreter._op,
+    rx.Tuple: Interpreter._tuple, rx.TupleGetItem: Interpreter._tuple_get_item,
+    rx.Function: Interpreter._function, rx.If: Interpreter._if, rx.SeqExpr: Interpreter._seq,
+    rx.Call: Interpreter._call,
+}
+
+
+def evaluate(mod: IRModule, entry: str = "main", *args: Any, vectorize: bool = True) -> Any:
+    """Evaluate ``entry`` of ``mod`` on host values (VAL.HOST.1) and return the host result."""
+    return Interpreter(mod, vectorize=vectorize)(entry, *args)
+
+
+__all__ = ["Interpreter", "EvalContext", "Frame", "evaluate"]
