@@ -1,0 +1,543 @@
+"""The safe expression evaluator: a whitelist walk over Python's ``ast`` (TEXT.SAFE.1-4).
+
+Untrusted text is data. The evaluator
+
+* never calls ``eval``/``exec``/``compile``/``importlib`` and never looks up an attribute of a real
+  Python object: a dotted name is a :class:`~.values.Ref` string, resolved by table look-up;
+* resolves every name in the parser's own scope (TVMScript namespaces, variables, buffers, symbolic
+  variables, the module's functions); anything else is a located ParseError;
+* evaluates only the node kinds it knows (literals, names, dotted names, calls of known constructs,
+  subscripts, tuples/lists/dicts, arithmetic and comparisons) and rejects every other kind of Python
+  syntax (lambda, comprehensions, f-strings, walrus, ...);
+* computes Python-level arithmetic only on numbers, with bounded results.
+
+Calls of ``R.*`` / ``T.*`` / ``I.*`` names dispatch through :data:`HANDLERS` (filled by the builtin
+modules); ``R.*`` names without a handler are operators looked up in the operator registry.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from ...errors import ParseError, RelaxError, Span
+from ...ir import expr as rx
+from ...ir import prim_expr as P
+from ...ir import tir
+from . import prim
+from .scope import Scope
+from .source import Source
+from .values import (
+    GlobalSymDecl, MetadataList, MetadataTable, ModuleRef, Ref, ScalarRef,
+)
+
+_MISSING = object()
+
+#: canonical dotted name -> handler(evaluator, CallInfo) -> value
+HANDLERS: Dict[str, Callable[["Evaluator", "CallInfo"], Any]] = {}
+
+#: constructs that are statements, with the message given when one is used as a value
+STATEMENT_ONLY: Dict[str, str] = {}
+
+#: Python syntax the evaluator refuses, with a readable name
+_FORBIDDEN = {
+    ast.Lambda: "lambda expressions", ast.ListComp: "list comprehensions",
+    ast.SetComp: "set comprehensions", ast.DictComp: "dict comprehensions",
+    ast.GeneratorExp: "generator expressions", ast.Await: "await", ast.Yield: "yield",
+    ast.YieldFrom: "yield from", ast.NamedExpr: "assignment expressions (:=)",
+    ast.JoinedStr: "f-strings", ast.FormattedValue: "f-strings", ast.Set: "set literals",
+    ast.IfExp: "conditional expressions (x if c else y)", ast.Starred: "starred expressions here",
+    ast.Slice: "slices here",
+}
+
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+           ast.Mod: "floormod", ast.Pow: "pow", ast.LShift: "shift_left", ast.RShift: "shift_right",
+           ast.BitAnd: "bitwise_and", ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor"}
+_BITWISE = frozenset(("shift_left", "shift_right", "bitwise_and", "bitwise_or", "bitwise_xor"))
+_CMPOPS = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+
+#: Relax operator sugar (TVM's ExprWithOp): Python operator -> registry script name
+RELAX_SUGAR = {"add": "R.add", "sub": "R.subtract", "mul": "R.multiply", "div": "R.divide",
+               "floordiv": "R.floor_divide", "floormod": "R.mod", "pow": "R.power", "lt": "R.less",
+               "le": "R.less_equal", "gt": "R.greater", "ge": "R.greater_equal"}
+
+MAX_REF_DEPTH = 6
+
+
+@dataclass
+class CallInfo:
+    """A call with evaluated arguments; ``arg_nodes[i]`` is the node of ``args[i]``."""
+
+    node: ast.Call
+    path: str
+    args: List[Any]
+    kwargs: Dict[str, Any]
+    arg_nodes: List[ast.AST]
+    kw_nodes: Dict[str, ast.AST] = field(default_factory=dict)
+
+    def node_of(self, index_or_name) -> ast.AST:
+        if isinstance(index_or_name, int):
+            if 0 <= index_or_name < len(self.arg_nodes):
+                return self.arg_nodes[index_or_name]
+            return self.node
+        return self.kw_nodes.get(index_or_name, self.node)
+
+
+def bind_params(ev: "Evaluator", info: CallInfo, params: Tuple[Tuple[str, Any], ...], *,
+                varargs: Optional[str] = None, varkw: bool = False) -> Dict[str, Any]:
+    """Bind a builtin call's arguments to ``params`` = ((name, default), ...); ``REQUIRED`` marks a
+    required one. ``varargs`` names a parameter collecting extra positionals (it is not in ``params``).
+    ParseErrors name the construct and give its location (TEXT.2)."""
+    out: Dict[str, Any] = {}
+    names = [p for p, _ in params]
+    pos = list(info.args)
+    if len(pos) > len(params) and varargs is None:
+        raise ev.error(info.node, f"{info.path} takes at most {len(params)} positional argument"
+                                  f"{'s' if len(params) != 1 else ''}, got {len(pos)}")
+    for (name, _), v in zip(params, pos):
+        out[name] = v
+    if varargs is not None:
+        out[varargs] = tuple(pos[len(params):])
+    extra = {}
+    for k, v in info.kwargs.items():
+        if k not in names:
+            if varkw:
+                extra[k] = v
+                continue
+            raise ev.error(info.kw_nodes.get(k, info.node),
+                           f"{info.path} got an unexpected keyword argument '{k}'")
+        if k in out:
+            raise ev.error(info.kw_nodes.get(k, info.node),
+                           f"{info.path} got multiple values for argument '{k}'")
+        out[k] = v
+    for name, default in params:
+        if name not in out:
+            if default is REQUIRED:
+                raise ev.error(info.node, f"{info.path} missing required argument '{name}'")
+            out[name] = default
+    if varkw:
+        out["**"] = extra
+    return out
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+
+class Evaluator:
+    """Evaluates expression nodes in ``scope``. ``mode`` is ``"relax"``, ``"tir"`` or ``"module"``.
+
+    ``src`` is the Source positions are taken from (a string dim has its own sub-source).
+    """
+
+    def __init__(self, ctx, scope: Scope, mode: str, src: Optional[Source] = None) -> None:
+        self.ctx = ctx
+        self.scope = scope
+        self.mode = mode
+        self.src: Source = src if src is not None else ctx.src
+
+    # -- helpers -------------------------------------------------------------------------------
+    @property
+    def int_dtype(self) -> str:
+        """The dtype of a stand-alone Python integer made a scalar expression (PRIM.DTYPE.2): int64 in
+        Relax code (shape positions), int32 in TensorIR."""
+        return "int32" if self.mode == "tir" else "int64"
+
+    def span(self, node: Optional[ast.AST]) -> Optional[Span]:
+        return self.src.span(node)
+
+    def error(self, node: Optional[ast.AST], message: str, **kw) -> ParseError:
+        return self.src.error(node, message, **kw)
+
+    def with_scope(self, scope: Scope) -> "Evaluator":
+        return Evaluator(self.ctx, scope, self.mode, self.src)
+
+    # -- dispatch ------------------------------------------------------------------------------
+    def eval(self, node: ast.AST) -> Any:
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            what = _FORBIDDEN.get(type(node), type(node).__name__)
+            raise self.error(node, f"unsupported Python syntax in TVMScript: {what}")
+        try:
+            return method(node)
+        except RecursionError:
+            raise self.error(node, "expression nested too deeply") from None
+
+    def visit_Constant(self, node: ast.Constant) -> Any:
+        v = node.value
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return v
+        raise self.error(node, f"unsupported literal {type(v).__name__}")
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        v = self.scope.lookup(node.id, _MISSING)
+        if v is _MISSING:
+            if node.id == "metadata":
+                raise self.error(node, "this text refers to metadata[...] constants, but their values were "
+                                       "omitted ('# Metadata omitted'); print the module with "
+                                       "show_meta=True to include the metadata header")
+            raise self.error(node, f"undefined name '{node.id}'")
+        if isinstance(v, GlobalSymDecl):
+            v = self.ctx.instantiate_global_sym(self.scope, v)
+        if isinstance(v, ScalarRef):
+            if self.mode == "tir":
+                return tir.BufferLoad(v.buffer, (P.IntImm(0, "int32"),))
+            return v
+        return v
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        base = self.eval(node.value)
+        name = node.attr
+        if name.startswith("_"):
+            raise self.error(node, f"access to the private attribute '{name}' is not allowed")
+        if isinstance(base, Ref):
+            if base.path.count(".") >= MAX_REF_DEPTH:
+                raise self.error(node, f"unknown TVMScript name '{base.path}.{name}'")
+            return base.child(name)
+        if isinstance(base, ModuleRef):
+            gv = base.gvars.get(name)
+            if gv is None:
+                raise self.error(node, f"module '{base.name}' has no function named '{name}'")
+            return gv
+        if isinstance(base, tir.Buffer):
+            return self.buffer_attribute(base, name, node)
+        raise self.error(node, f"attribute access '.{name}' is only supported on TVMScript namespaces and "
+                               f"the module name, not on {prim.describe(base)}")
+
+    def buffer_attribute(self, buf: tir.Buffer, name: str, node: ast.AST) -> Any:
+        if name == "shape":
+            return tuple(buf.shape)
+        if name == "dtype":
+            return buf.dtype
+        if name == "data":
+            return buf.data
+        raise self.error(node, f"unsupported buffer attribute '.{name}'")
+
+    def visit_Tuple(self, node: ast.Tuple) -> tuple:
+        return tuple(self._elts(node.elts))
+
+    def visit_List(self, node: ast.List) -> list:
+        return list(self._elts(node.elts))
+
+    def _elts(self, elts) -> List[Any]:
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value)
+                if not isinstance(v, (tuple, list)):
+                    raise self.error(e, "only a tuple or list can be unpacked with '*'")
+                out.extend(v)
+            else:
+                out.append(self.eval(e))
+        return out
+
+    def visit_Dict(self, node: ast.Dict) -> dict:
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                raise self.error(v, "dict unpacking (**) is not supported")
+            key = self.eval(k)
+            if not isinstance(key, (str, int, P.PrimVar)) or isinstance(key, bool):
+                raise self.error(k, f"dict keys must be strings, got {prim.describe(key)}")
+            out[key] = self.eval(v)
+        return out
+
+    # -- operators -----------------------------------------------------------------------------
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.error(node, f"unsupported operator {type(node.op).__name__}")
+        a = self.eval(node.left)
+        b = self.eval(node.right)
+        return self.binary(op, a, b, node)
+
+    def binary(self, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        span = self.span(node)
+        if isinstance(a, rx.Expr) or isinstance(b, rx.Expr):
+            return self.relax_binary(op, a, b, node)
+        if op in _BITWISE:  # << >> & | ^
+            if prim.is_num(a) and prim.is_num(b):
+                return self._py_bitwise(op, a, b, node)
+            return prim.intrinsic(op, [a, b], span)
+        if op in ("add", "sub", "mul", "div", "floordiv", "floormod", "pow"):
+            for v in (a, b):
+                if not (prim.is_num(v) or isinstance(v, P.PrimExpr)):
+                    raise self.error(node, f"unsupported operand for arithmetic: {prim.describe(v)}")
+        return prim.binary(op, a, b, span)
+
+    def _py_bitwise(self, op: str, a, b, node) -> int:
+        if not isinstance(a, int) or not isinstance(b, int):
+            raise self.error(node, "bitwise operators need integers")
+        if op in ("shift_left", "shift_right") and not 0 <= b <= 64:
+            raise self.error(node, "shift amount out of range")
+        if op == "shift_left":
+            return a << b
+        if op == "shift_right":
+            return a >> b
+        if op == "bitwise_and":
+            return a & b
+        if op == "bitwise_or":
+            return a | b
+        return a ^ b
+
+    def relax_binary(self, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        if self.mode != "relax":
+            raise self.error(node, "Relax expressions cannot be used in this context")
+        script = RELAX_SUGAR.get(op)
+        if script is None:
+            raise self.error(node, f"operator '{op}' is not defined on Relax expressions")
+        for v in (a, b):
+            if not isinstance(v, rx.Expr):
+                if prim.is_num(v):
+                    raise self.error(node, f"please convert {v!r} with R.const or R.prim_value before "
+                                           f"using it with a Relax expression")
+                raise self.error(node, f"unsupported operand for {script}: {prim.describe(v)}")
+        return self.call_operator(script, [a, b], {}, node, node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        v = self.eval(node.operand)
+        span = self.span(node)
+        if isinstance(node.op, ast.USub):
+            if isinstance(v, rx.Expr):
+                if self.mode != "relax":
+                    raise self.error(node, "Relax expressions cannot be used in this context")
+                return self.call_operator("R.negative", [v], {}, node, node)
+            return prim.negate(v, span)
+        if isinstance(node.op, ast.UAdd):
+            if prim.is_num(v) or isinstance(v, P.PrimExpr):
+                return v
+            raise self.error(node, f"unary '+' is not supported on {prim.describe(v)}")
+        if isinstance(node.op, ast.Not):
+            if isinstance(v, rx.Expr):
+                raise self.error(node, "'not' is not defined on Relax expressions; use R.logical_not")
+            return prim.logical_not(v, span)
+        if isinstance(node.op, ast.Invert):
+            if isinstance(v, int) and not isinstance(v, bool):
+                return ~v
+            if isinstance(v, rx.Expr):
+                raise self.error(node, "'~' is not defined on Relax expressions; use R.bitwise_not")
+            return prim.intrinsic("bitwise_not", [v], span)
+        raise self.error(node, "unsupported unary operator")
+
+    def visit_Compare(self, node: ast.Compare) -> Any:
+        if len(node.ops) != 1:
+            raise self.error(node, "chained comparisons (a < b < c) are not supported")
+        op = _CMPOPS.get(type(node.ops[0]))
+        if op is None:
+            raise self.error(node, f"unsupported comparison {type(node.ops[0]).__name__}")
+        a = self.eval(node.left)
+        b = self.eval(node.comparators[0])
+        if isinstance(a, rx.Expr) or isinstance(b, rx.Expr):
+            if op in ("eq", "ne"):
+                raise self.error(node, "'==' and '!=' are not defined on Relax expressions; use R.equal / "
+                                       "R.not_equal")
+            return self.relax_binary(op, a, b, node)
+        for v in (a, b):
+            if not (prim.is_num(v) or isinstance(v, P.PrimExpr)):
+                if op in ("eq", "ne") and isinstance(a, str) and isinstance(b, str):
+                    return (a == b) if op == "eq" else (a != b)
+                raise self.error(node, f"cannot compare {prim.describe(v)}")
+        return prim.binary(op, a, b, self.span(node))
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> Any:
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        vals = [self.eval(v) for v in node.values]
+        for v in vals:
+            if isinstance(v, rx.Expr):
+                raise self.error(node, f"'{op}' is not defined on Relax expressions; use R.logical_{op}")
+            if not (prim.is_num(v) or isinstance(v, P.PrimExpr)):
+                raise self.error(node, f"'{op}' needs boolean scalars, got {prim.describe(v)}")
+        acc = vals[0]
+        for v in vals[1:]:
+            acc = prim.binary(op, acc, v, self.span(node))
+        return acc
+
+    # -- subscripts ----------------------------------------------------------------------------
+    def visit_Subscript(self, node: ast.Subscript) -> Any:
+        base = self.eval(node.value)
+        if isinstance(base, tir.Buffer):
+            return self.buffer_subscript(base, node, region=False)
+        if isinstance(base, Ref):
+            return self.ref_subscript(base, node)
+        if isinstance(node.slice, ast.Slice):
+            raise self.error(node.slice, "slices are only supported on TensorIR buffers")
+        idx = self.eval(node.slice)
+        if isinstance(base, MetadataTable):
+            if not isinstance(idx, str) or idx not in base.tables:
+                raise self.error(node, f"the metadata header has no entry {idx!r}")
+            return MetadataList(idx, base.tables[idx])
+        if isinstance(base, MetadataList):
+            if not isinstance(idx, int) or isinstance(idx, bool) or not 0 <= idx < len(base.items):
+                raise self.error(node, f"metadata[{base.key!r}] has {len(base.items)} entries; index {idx!r} "
+                                       f"is out of range")
+            item = base.items[idx]
+            if isinstance(item, rx.Constant):  # located at the reference, not at the header
+                item = rx.Constant(item.data, span=self.span(node))
+            return item
+        if isinstance(base, rx.Expr):
+            if self.mode != "relax":
+                raise self.error(node, "Relax expressions cannot be used in this context")
+            if not isinstance(idx, int) or isinstance(idx, bool):
+                raise self.error(node.slice,
+                                 f"a tuple index must be an integer literal, got {prim.describe(idx)}")
+            if idx < 0:
+                raise self.error(node.slice, "negative tuple indices are not supported")
+            return rx.TupleGetItem(base, idx, span=self.span(node))
+        if isinstance(base, (tuple, list)):
+            if not isinstance(idx, int) or isinstance(idx, bool) or not -len(base) <= idx < len(base):
+                raise self.error(node, f"index {idx!r} out of range")
+            return base[idx]
+        raise self.error(node, f"{prim.describe(base)} cannot be subscripted")
+
+    def ref_subscript(self, base: Ref, node: ast.Subscript) -> Any:
+        handler = HANDLERS.get(base.path + "[]")
+        if handler is None:
+            raise self.error(node, f"'{base.path}' cannot be subscripted")
+        return handler(self, node)
+
+    def buffer_subscript(self, buf: tir.Buffer, node: ast.Subscript, region: bool) -> Any:
+        """``A[i, j]`` -> BufferLoad; with slices -> BufferRegion (only where a region is expected)."""
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(items) == 0:
+            items = []
+        has_slice = any(isinstance(i, ast.Slice) for i in items)
+        indices = []
+        for it in items:
+            if isinstance(it, ast.Slice):
+                if it.step is not None:
+                    step = self.eval(it.step)
+                    if not (isinstance(step, int) and step == 1):
+                        raise self.error(it, "strided buffer slices are not supported")
+                lo = self.eval(it.lower) if it.lower is not None else 0
+                hi = self.eval(it.upper) if it.upper is not None else None
+                indices.append(("slice", lo, hi, it))
+            elif isinstance(it, ast.Starred):
+                raise self.error(it, "starred buffer indices are not supported")
+            else:
+                indices.append(("index", self.eval(it), None, it))
+        if len(indices) != len(buf.shape) and not (len(indices) == 0 and len(buf.shape) == 0):
+            raise self.error(node, f"buffer '{buf.name}' has {len(buf.shape)} dimensions but is indexed with "
+                                   f"{len(indices)} indices")
+        if has_slice or region:
+            from .tir_regions import make_region
+
+            return make_region(self, buf, indices, node)
+        vals = tuple(self.index_value(v, n) for _, v, _, n in indices)
+        return tir.BufferLoad(buf, vals)
+
+    def index_value(self, v: Any, node: ast.AST) -> P.PrimExpr:
+        if isinstance(v, bool) or not (isinstance(v, (int, P.PrimExpr))):
+            raise self.error(node, f"a buffer index must be an integer expression, got {prim.describe(v)}")
+        pv = prim.as_prim(v, self.span(node))
+        if not (pv.dtype.startswith("int") or pv.dtype.startswith("uint")):
+            raise self.error(node, f"a buffer index must be an integer expression, got dtype {pv.dtype}")
+        return pv
+
+    # -- calls ---------------------------------------------------------------------------------
+    def call_info(self, node: ast.Call, path: str) -> CallInfo:
+        args: List[Any] = []
+        arg_nodes: List[ast.AST] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value)
+                if not isinstance(v, (tuple, list)):
+                    raise self.error(a, "only a tuple or list can be unpacked with '*' in a call")
+                args.extend(v)
+                arg_nodes.extend([a] * len(v))
+            else:
+                args.append(self.eval(a))
+                arg_nodes.append(a)
+        kwargs: Dict[str, Any] = {}
+        kw_nodes: Dict[str, ast.AST] = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.error(kw.value, "keyword-argument unpacking (**) is not supported")
+            kwargs[kw.arg] = self.eval(kw.value)
+            kw_nodes[kw.arg] = kw.value
+        return CallInfo(node, path, args, kwargs, arg_nodes, kw_nodes)
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        fn = self.eval(node.func)
+        if isinstance(fn, Ref):
+            path = fn.path
+            handler = HANDLERS.get(path)
+            if handler is not None:
+                return handler(self, self.call_info(node, path))
+            if path in STATEMENT_ONLY:
+                raise self.error(node, STATEMENT_ONLY[path])
+            if path.startswith("T.") and path[2:] in prim.INTRINSICS:
+                info = self.call_info(node, path)
+                if info.kwargs:
+                    raise self.error(node, f"{path} takes no keyword arguments")
+                return prim.intrinsic(path[2:], info.args, self.span(node), self.int_dtype)
+            if path.startswith("R."):
+                if self.mode != "relax":
+                    raise self.error(node, f"Relax operator {path} cannot be used in this context")
+                info = self.call_info(node, path)
+                return self.call_operator(path, info.args, info.kwargs, node, node.func)
+            raise self.error(node.func, f"unknown TVMScript function '{path}'")
+        if isinstance(fn, rx.Expr) and not isinstance(fn, (rx.Constant, rx.ShapeExpr, rx.PrimValue,
+                                                            rx.StringImm, rx.DataTypeImm)):
+            if self.mode != "relax":
+                raise self.error(node, "Relax functions cannot be called in this context")
+            return self.relax_function_call(fn, node)
+        raise self.error(node.func, f"{prim.describe(fn)} is not callable")
+
+    def relax_function_call(self, fn: rx.Expr, node: ast.Call) -> rx.Call:
+        from .relax_builtins import to_relax_expr
+
+        if node.keywords:
+            raise self.error(node.keywords[0].value, "calls of Relax functions take no keyword arguments")
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                raise self.error(a, "starred arguments are not supported in calls of Relax functions")
+            v = self.eval(a)
+            if prim.is_num(v):
+                raise self.error(a, f"please convert {v!r} with R.const or R.prim_value before passing it to "
+                                    f"a Relax function")
+            args.append(to_relax_expr(self, v, a))
+        return rx.Call(fn, tuple(args), span=self.span(node))
+
+    def call_operator(self, script: str, args: List[Any], kwargs: Dict[str, Any], node: ast.AST,
+                      callee_node: ast.AST) -> rx.Call:
+        """Build a registered operator call (contract point 10)."""
+        from ...ops import registry
+        from .struct_info import convert_proxies
+
+        opdef = registry.lookup_script(script)
+        if opdef is None:
+            raise self.error(callee_node, f"unknown Relax operator '{script}'")
+        span = self.span(node)
+        args = [convert_proxies(self, a, node) for a in args]
+        kwargs = {k: convert_proxies(self, v, node) for k, v in kwargs.items()}
+        try:
+            call = registry.build_call(opdef, args, kwargs, span)
+        except ParseError as e:
+            raise e.with_span(span)
+        except RelaxError as e:
+            raise ParseError(f"{script}: {e.message}", span) from None
+        except (TypeError, ValueError, IndexError, KeyError) as e:
+            raise ParseError(f"invalid arguments for {script}: {e}", span) from None
+        return call
+
+    def eval_ref(self, node: ast.AST) -> Optional[str]:
+        """The canonical path if ``node`` is a (dotted) name resolving to a Ref, else None. Only
+        names and attributes are evaluated, so this has no effect beyond look-ups."""
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            try:
+                v = self.eval(node)
+            except ParseError:
+                return None
+            if isinstance(v, Ref):
+                return v.path
+        return None
+
+
+__all__ = ["HANDLERS", "STATEMENT_ONLY", "CallInfo", "Evaluator", "bind_params", "REQUIRED",
+           "RELAX_SUGAR"]

@@ -1,0 +1,338 @@
+"""Top level of a TVMScript text: the header, the metadata header, module-level symbolic variable
+declarations, one ``@I.ir_module`` class or standalone ``@R.function`` / ``@T.prim_func``
+definitions (TEXT.MOD.2-4).
+
+Module class: ``I.module_attrs({...})`` and ``I.module_global_infos({"vdevice": [I.vdevice(...)]})``
+are read first; every function gets its GlobalVar before any body is parsed, so functions may refer
+to each other in any order as ``Module.f`` or through the alias ``cls = Module``. Standalone
+functions form a module of their own, one GlobalVar per function name.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from ...ir import expr as rx
+from ...ir import prim_expr as P
+from ...ir.attrs import Attrs
+from ...ir.module import IRModule
+from ...ir.struct_info import VDevice
+from .evaluator import HANDLERS, REQUIRED, CallInfo, Evaluator, bind_params
+from .header import detect_dialect, read_header
+from .metadata import decode_metadata
+from .relax_func import RelaxFunctionParser, call_path, check_attr_value
+from .scope import Scope
+from .source import Source, parse_python
+from .tir_func import PrimFuncParser
+from .values import FunctionOptions, GlobalSymDecl, MetadataTable, ModuleRef, Ref, VarDecl
+
+# the handler modules register themselves on import
+from . import prim_builtins as _prim_builtins  # noqa: F401,E402
+from . import relax_builtins as _relax_builtins  # noqa: F401,E402
+from . import tir_builtins as _tir_builtins  # noqa: F401,E402
+
+
+class ParseContext:
+    """State shared by every function of one text."""
+
+    def __init__(self, src: Source, aliases: Mapping[str, str], dialect: str) -> None:
+        self.src = src
+        self.dialect = dialect
+        self.root_scope = Scope(kind="module")
+        for alias, root in aliases.items():
+            self.root_scope.define(alias, Ref(root))
+        self.root_scope.define("range", Ref("range"))
+        self.root_scope.define("float", Ref("float"))
+        self.vdevices: Optional[Tuple[VDevice, ...]] = None
+        self.loop_domains: Dict[int, Any] = {}
+        self.check_well_formed = True
+        self.decorator_options = False
+
+    def instantiate_global_sym(self, scope: Scope, decl: GlobalSymDecl) -> P.PrimVar:
+        """A module-level ``n = T.int64()`` gives each function its own variable ``n``."""
+        frame = scope.nearest("function")
+        var = P.PrimVar(decl.name, decl.dtype)
+        if frame is not None:
+            frame.define(decl.name, var)
+        return var
+
+    def loop_domain(self, v: Any):
+        entry = self.loop_domains.get(id(v))
+        if entry is None or entry[0] is not v:
+            return None
+        return entry[1]
+
+    def lookup_vdevice(self, text: str, node: ast.AST) -> VDevice:
+        """``"kind[:index[:scope]]"``: with declared module vdevices, the index-th declared device of that
+        kind (TVM's look-up; the scope comes from the declaration); otherwise a VDevice built from the
+        string."""
+        parts = text.split(":")
+        kind = parts[0]
+        try:
+            idx = int(parts[1]) if len(parts) > 1 and parts[1] != "" else 0
+        except ValueError:
+            raise self.src.error(node, f"invalid vdevice '{text}' (expected \"kind:index:scope\")") from None
+        scope = parts[2] if len(parts) > 2 else "global"
+        if len(parts) > 3 or not kind:
+            raise self.src.error(node, f"invalid vdevice '{text}' (expected \"kind:index:scope\")")
+        if self.vdevices is not None:
+            same = [v for v in self.vdevices if v.kind == kind]
+            if 0 <= idx < len(same):
+                return same[idx]
+            raise self.src.error(node, f"vdevice '{text}' is not declared in I.module_global_infos")
+        return VDevice(kind, idx, scope)
+
+
+def _vdevice(ev: Evaluator, info: CallInfo) -> VDevice:
+    b = bind_params(ev, info, (("target", REQUIRED), ("vdevice_id", 0), ("memory_scope", "global")))
+    t = b["target"]
+    if isinstance(t, str):
+        kind = t.split()[0] if t.split() else ""
+    elif isinstance(t, dict) and isinstance(t.get("kind"), str):
+        kind = t["kind"]
+    else:
+        raise ev.error(info.node, "I.vdevice expects a target kind string or a target dict with \"kind\"")
+    if not kind:
+        raise ev.error(info.node, "I.vdevice: empty target")
+    vid = b["vdevice_id"]
+    if isinstance(vid, bool) or not isinstance(vid, int):
+        raise ev.error(info.node, "I.vdevice: vdevice_id must be an integer")
+    if not isinstance(b["memory_scope"], str):
+        raise ev.error(info.node, "I.vdevice: memory_scope must be a string")
+    return VDevice(kind, vid, b["memory_scope"])
+
+
+HANDLERS["I.vdevice"] = _vdevice
+
+
+def _bool_option(ev: Evaluator, kw: ast.keyword, what: str) -> bool:
+    if not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, bool):
+        raise ev.error(kw.value, f"{what}: the option '{kw.arg}' must be True or False")
+    return kw.value.value
+
+
+_OPTIONS = {"R.function": ("relax", ("pure", "private", "check_well_formed")),
+            "T.prim_func": ("tir", ("private", "s_tir", "check_well_formed"))}
+
+
+def function_options(ctx: ParseContext, ev: Evaluator, node: ast.FunctionDef) -> FunctionOptions:
+    """The kind and options of a decorated function (TEXT.MOD.2)."""
+    if len(node.decorator_list) != 1:
+        raise ev.error(node, f"function '{node.name}' needs exactly one decorator, @R.function or @T.prim_func")
+    dec = node.decorator_list[0]
+    call = dec if isinstance(dec, ast.Call) else None
+    path = ev.eval_ref(call.func if call is not None else dec)
+    if path not in _OPTIONS:
+        raise ev.error(dec, f"unsupported decorator on '{node.name}' (expected @R.function or @T.prim_func)")
+    kind, allowed = _OPTIONS[path]
+    opts = FunctionOptions(kind)
+    if call is not None:
+        if call.args:
+            raise ev.error(call.args[0], f"@{path} takes only keyword options")
+        for kw in call.keywords:
+            if kw.arg == "normalize" and ctx.decorator_options:
+                _bool_option(ev, kw, f"@{path}")
+                continue
+            if kw.arg not in allowed:
+                raise ev.error(kw.value if kw.arg is None else kw, f"@{path} got an unexpected option "
+                                                                   f"'{kw.arg}'")
+            setattr(opts, kw.arg, _bool_option(ev, kw, f"@{path}"))
+    return opts
+
+
+def _is_metadata_assign(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+        isinstance(node.targets[0], ast.Name) and node.targets[0].id == "metadata"
+
+
+def _metadata_json(ctx: ParseContext, node: ast.Assign) -> str:
+    v = node.value
+    ok = isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "load_json" and \
+        isinstance(v.func.value, ast.Attribute) and v.func.value.attr == "ir" and \
+        isinstance(v.func.value.value, ast.Name) and len(v.args) == 1 and not v.keywords and \
+        isinstance(v.args[0], ast.Constant) and isinstance(v.args[0].value, str)
+    if not ok:
+        raise ctx.src.error(node, "the metadata header must be metadata = tvm.ir.load_json(\"\"\"...\"\"\")")
+    return v.args[0].value
+
+
+@dataclass
+class ParseResult:
+    module: IRModule
+    check_well_formed: bool
+    function_names: List[str]
+
+
+def parse_source(src: Source, *, extra_aliases: Optional[Mapping[str, str]] = None,
+                 global_decls: Optional[Mapping[str, str]] = None, decorator_options: bool = False) -> ParseResult:
+    """Parse a whole text into raw IR (no normalization)."""
+    tree = parse_python(src)
+    header = read_header(tree, src)
+    if extra_aliases:
+        header.aliases.update(extra_aliases)
+    ctx = ParseContext(src, header.aliases, detect_dialect(tree, header))
+    ctx.decorator_options = decorator_options
+    for name, dtype in (global_decls or {}).items():
+        ctx.root_scope.define(name, GlobalSymDecl(name, dtype))
+    ev = Evaluator(ctx, ctx.root_scope, "module")
+    classes: List[ast.ClassDef] = []
+    funcs: List[ast.FunctionDef] = []
+    seen_meta = False
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if _is_metadata_assign(node):
+            if seen_meta:
+                raise src.error(node, "the metadata header appears twice")
+            seen_meta = True
+            tables = decode_metadata(_metadata_json(ctx, node), src.span(node))
+            ctx.root_scope.define("metadata", MetadataTable(tables))
+        elif isinstance(node, ast.Assign):
+            _global_decl(ctx, ev, node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and \
+                isinstance(node.value.value, str):
+            continue
+        elif isinstance(node, ast.ClassDef):
+            classes.append(node)
+        elif isinstance(node, ast.FunctionDef):
+            funcs.append(node)
+        else:
+            raise src.error(node, "only imports, the metadata header, symbolic variable declarations, one "
+                                  "@I.ir_module class or @R.function / @T.prim_func definitions may appear at "
+                                  "the top level")
+    if classes and funcs:
+        raise src.error(funcs[0], "a text holds either one @I.ir_module class or standalone functions, not both")
+    if len(classes) > 1:
+        raise src.error(classes[1], "a text may define only one @I.ir_module class")
+    if classes:
+        return _parse_class(ctx, ev, classes[0])
+    if not funcs:
+        where = tree.body[-1] if tree.body else None
+        raise src.error(where, "the text defines no @I.ir_module class and no function").with_span(
+            src.span_at(1, 0))
+    return _parse_functions(ctx, ev, funcs)
+
+
+def _global_decl(ctx: ParseContext, ev: Evaluator, node: ast.Assign) -> None:
+    if len(node.targets) != 1:
+        raise ctx.src.error(node, "chained assignments are not supported")
+    target = node.targets[0]
+    names = [target] if isinstance(target, ast.Name) else list(target.elts) \
+        if isinstance(target, (ast.Tuple, ast.List)) else []
+    value = ev.eval(node.value) if names and all(isinstance(n, ast.Name) for n in names) else None
+    values = [value] if isinstance(target, ast.Name) else list(value) if isinstance(value, (tuple, list)) else []
+    if len(values) != len(names) or not all(isinstance(v, VarDecl) for v in values) or not names:
+        raise ctx.src.error(node, "only symbolic variable declarations such as 'n = T.int64()' are allowed at "
+                                  "the top level")
+    for n, v in zip(names, values):
+        ctx.root_scope.define(n.id, GlobalSymDecl(n.id, v.dtype))
+
+
+def _parse_function(ctx: ParseContext, ev: Evaluator, node: ast.FunctionDef, scope: Scope):
+    opts = function_options(ctx, ev, node)
+    if opts.kind == "relax":
+        return opts, RelaxFunctionParser(ctx, node, opts, scope).parse()
+    return opts, PrimFuncParser(ctx, node, opts, scope).parse()
+
+
+def _parse_functions(ctx: ParseContext, ev: Evaluator, funcs: List[ast.FunctionDef]) -> ParseResult:
+    names = [f.name for f in funcs]
+    for i, f in enumerate(funcs):
+        if f.name in names[:i]:
+            raise ctx.src.error(f, f"function '{f.name}' is defined twice")
+    items = {}
+    check = True
+    for f in funcs:
+        opts, fn = _parse_function(ctx, ev, f, ctx.root_scope)
+        check = check and opts.check_well_formed
+        items[rx.GlobalVar(f.name, span=ctx.src.span(f))] = fn
+    mod = IRModule(items)
+    object.__setattr__(mod, "source_span", ctx.src.span(funcs[0]))  # IRModule is otherwise immutable
+    return ParseResult(mod, check, names)
+
+
+def _class_options(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> bool:
+    if len(node.decorator_list) != 1:
+        raise ctx.src.error(node, f"class '{node.name}' needs the decorator @I.ir_module")
+    dec = node.decorator_list[0]
+    call = dec if isinstance(dec, ast.Call) else None
+    path = ev.eval_ref(call.func if call is not None else dec)
+    if path != "I.ir_module":
+        raise ctx.src.error(dec, f"class '{node.name}' needs the decorator @I.ir_module")
+    check = True
+    if call is not None:
+        if call.args:
+            raise ctx.src.error(call.args[0], "@I.ir_module takes only keyword options")
+        for kw in call.keywords:
+            if kw.arg == "normalize" and ctx.decorator_options:
+                _bool_option(ev, kw, "@I.ir_module")
+                continue
+            if kw.arg != "check_well_formed":
+                raise ctx.src.error(kw, f"@I.ir_module got an unexpected option '{kw.arg}'")
+            check = _bool_option(ev, kw, "@I.ir_module")
+    if node.bases or node.keywords:
+        raise ctx.src.error(node, "an @I.ir_module class cannot have base classes")
+    return check
+
+
+def _parse_class(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> ParseResult:
+    check = _class_options(ctx, ev, node)
+    mscope = ctx.root_scope.child("module")
+    gvars: Dict[str, rx.GlobalVar] = {}
+    fdefs: List[ast.FunctionDef] = []
+    for st in node.body:
+        if isinstance(st, ast.FunctionDef):
+            if st.name in gvars:
+                raise ctx.src.error(st, f"function '{st.name}' is defined twice in the module")
+            gvars[st.name] = rx.GlobalVar(st.name, span=ctx.src.span(st))
+            fdefs.append(st)
+    mscope.define(node.name, ModuleRef(node.name, dict(gvars)))
+    mev = Evaluator(ctx, mscope, "module")
+    attrs: Dict[str, Any] = {}
+    infos: Dict[str, Any] = {}
+    for st in node.body:
+        if isinstance(st, ast.FunctionDef):
+            continue
+        if isinstance(st, ast.Pass):
+            continue
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
+            continue
+        path = call_path(mev, st.value) if isinstance(st, ast.Expr) else None
+        if path in ("I.module_attrs", "I.module_global_infos"):
+            info = mev.call_info(st.value, path)
+            if len(info.args) != 1 or info.kwargs or not isinstance(info.args[0], dict):
+                raise ctx.src.error(st, f"{path} expects one dict literal")
+            for k, v in info.args[0].items():
+                if not isinstance(k, str):
+                    raise ctx.src.error(st, f"{path}: keys must be strings")
+                if path == "I.module_attrs":
+                    attrs[k] = check_attr_value(mev, v, st)
+                else:
+                    infos[k] = _global_info(ctx, st, k, v, mev)
+            continue
+        raise ctx.src.error(st, "an @I.ir_module class body holds only functions, I.module_attrs(...) and "
+                                "I.module_global_infos(...)")
+    if "vdevice" in infos:
+        ctx.vdevices = tuple(infos["vdevice"])
+    items = {}
+    for f in fdefs:
+        _, fn = _parse_function(ctx, mev, f, mscope)
+        items[gvars[f.name]] = fn
+    mod = IRModule(items, Attrs(attrs), Attrs(infos))
+    object.__setattr__(mod, "source_span", ctx.src.span(node))  # IRModule is otherwise immutable
+    return ParseResult(mod, check, [f.name for f in fdefs])
+
+
+def _global_info(ctx: ParseContext, st: ast.AST, key: str, v: Any, ev: Evaluator):
+    if key == "vdevice":
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, VDevice) for x in v):
+            raise ctx.src.error(st, "I.module_global_infos: \"vdevice\" must be a list of I.vdevice(...)")
+        return tuple(v)
+    if isinstance(v, (list, tuple)):
+        return tuple(check_attr_value(ev, x, st) for x in v)
+    return check_attr_value(ev, v, st)
+
+
+__all__ = ["ParseContext", "ParseResult", "parse_source", "function_options"]

@@ -1,0 +1,538 @@
+"""Parsing of ``@R.function`` definitions into raw Relax IR (see the raw-IR contract; TEXT.EXPR.1-8).
+
+Signature (TEXT.FUNC.2, TEXT.SINFO.2, TEXT.SYM.2): every parameter needs a struct-info annotation.
+Identifier strings in the parameter annotations (``R.Tensor(("n", 4))``, ``R.Shape(["n"])``,
+``R.Prim(value="n")``) declare the function's symbolic variables, all of them before any annotation is
+converted, so parameters may use them in any order; other strings (``"n * 2"``) are expressions over
+names in scope. A parameter may not share its name with a symbolic variable of the signature (TVM:
+"already defined"). The return annotation may use only names already in scope.
+
+Body (TEXT.STMT.1-9): bindings ``y = e`` / ``y: S = e`` / ``y = R.match_cast(x, S)`` / ``a, b = e``,
+expression statements (bound to ``_``), ``with R.dataflow(): ... R.output(...)``, ``if``/``else``
+(both branches end by binding the same name; see :meth:`RelaxFunctionParser.parse_branch` for TVM's
+branch-body rule), local ``@R.function`` definitions, ``n = T.int64()`` declarations,
+``R.func_attr({...})`` (anywhere), and exactly one ``return`` as the last statement.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from ...ir import expr as rx
+from ...ir import prim_expr as P
+from ...ir import struct_info as si
+from ...ir.attrs import Attrs
+from . import prim
+from .evaluator import Evaluator
+from .relax_builtins import const_array, to_relax_expr
+from .scope import Scope
+from .struct_info import collect_symbol_names, to_struct_info
+from .values import (
+    FunctionOptions, GlobalSymDecl, MatchCastPair, Ref, SIProxy, VarDecl,
+)
+
+Emit = Callable[[rx.Binding], None]
+
+
+@dataclass
+class DataflowState:
+    """The dataflow block being parsed: which names ``R.output`` exports, and where each name is
+    bound for the last time (that binding creates a ``Var``; every other one a ``DataflowVar``)."""
+
+    outputs: Dict[str, int]
+    index: int = 0
+
+
+@dataclass
+class SeqBuilder:
+    """Collects the binding blocks of one SeqExpr."""
+
+    blocks: List[rx.BindingBlock] = field(default_factory=list)
+    current: List[rx.Binding] = field(default_factory=list)
+
+    def emit(self, b: rx.Binding) -> None:
+        self.current.append(b)
+
+    def flush(self) -> None:
+        if self.current:
+            self.blocks.append(rx.BindingBlock(tuple(self.current)))
+            self.current = []
+
+    def add_dataflow(self, bindings: List[rx.Binding], span) -> None:
+        self.flush()
+        self.blocks.append(rx.DataflowBlock(tuple(bindings), span=span))
+
+    def finish(self) -> Tuple[rx.BindingBlock, ...]:
+        self.flush()
+        return tuple(self.blocks)
+
+
+def call_path(ev: Evaluator, node: ast.AST) -> Optional[str]:
+    """The canonical name of the callee if ``node`` is a call of a TVMScript construct."""
+    if isinstance(node, ast.Call):
+        return ev.eval_ref(node.func)
+    return None
+
+
+def bound_names(stmt: ast.stmt) -> List[str]:
+    """Names a statement binds in its block (used to find the last binding of a dataflow output)."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        return _target_names(stmt.targets[0])
+    if isinstance(stmt, ast.AnnAssign):
+        return _target_names(stmt.target)
+    if isinstance(stmt, ast.FunctionDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.If) and stmt.body:
+        return bound_names(stmt.body[-1])
+    return []
+
+
+def _target_names(t: ast.AST) -> List[str]:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        out: List[str] = []
+        for e in t.elts:
+            out.extend(_target_names(e))
+        return out
+    return []
+
+
+def is_recursive(node: ast.FunctionDef) -> bool:
+    """Does the body call the function by its own name (TVM's rule for local recursion)?"""
+    for sub in ast.walk(node):
+        if sub is node:
+            continue
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == node.name:
+            return True
+    return False
+
+
+_UNSUPPORTED_STMTS = {
+    ast.For: "for loops are not supported in Relax functions",
+    ast.While: "while loops are not supported in Relax functions",
+    ast.AugAssign: "augmented assignment (+=) is not supported in Relax functions",
+    ast.Delete: "del is not supported in TVMScript",
+    ast.Import: "imports are only allowed at the top of the text",
+    ast.ImportFrom: "imports are only allowed at the top of the text",
+    ast.Raise: "raise is not supported in TVMScript",
+    ast.Try: "try is not supported in TVMScript",
+    ast.Assert: "assert is not supported in Relax functions; use R.assert_op",
+    ast.Global: "global is not supported in TVMScript",
+    ast.Nonlocal: "nonlocal is not supported in TVMScript",
+    ast.ClassDef: "class definitions are not allowed inside a function",
+    ast.Pass: "pass is not supported in Relax functions",
+    ast.Break: "break is not supported in Relax functions",
+    ast.Continue: "continue is not supported in Relax functions",
+    ast.AsyncFunctionDef: "async functions are not supported in TVMScript",
+    ast.AsyncWith: "async with is not supported in TVMScript",
+    ast.AsyncFor: "async for is not supported in TVMScript",
+}
+
+
+class RelaxFunctionParser:
+    """Parses one ``@R.function`` (global or local) into a raw :class:`~relax_ref.ir.Function`."""
+
+    def __init__(self, ctx, node: ast.FunctionDef, opts: FunctionOptions, outer: Scope, *,
+                 inner: bool = False) -> None:
+        self.ctx = ctx
+        self.node = node
+        self.opts = opts
+        self.inner = inner
+        self.scope = outer.child("function")
+        self.ev = Evaluator(ctx, self.scope, "relax")
+        self.attrs: Dict[str, Any] = {}
+        self.name = node.name
+
+    def err(self, node, msg, **kw):
+        kw.setdefault("function", self.name)
+        return self.ev.error(node, msg, **kw)
+
+    # -- signature -----------------------------------------------------------------------------
+    def _check_arguments(self) -> None:
+        a = self.node.args
+        if a.vararg or a.kwarg:
+            raise self.err(a.vararg or a.kwarg, "*args / **kwargs parameters are not supported")
+        if a.kwonlyargs or a.posonlyargs:
+            raise self.err((a.kwonlyargs or a.posonlyargs)[0], "keyword-only / positional-only parameters are "
+                                                               "not supported")
+        if a.defaults or a.kw_defaults:
+            d = (a.defaults or [x for x in a.kw_defaults if x is not None])
+            raise self.err(d[0] if d else self.node, "parameters cannot have default values")
+        seen = set()
+        for arg in a.args:
+            if arg.arg in seen:
+                raise self.err(arg, f"duplicate parameter name '{arg.arg}'", binding=arg.arg)
+            seen.add(arg.arg)
+
+    def declare_signature(self, scope: Scope, ev: Evaluator) -> Tuple[List[Any], Optional[si.StructInfo]]:
+        """Evaluate the annotations, declare the signature's symbolic variables in ``scope`` and convert
+        the return annotation. Returns (raw parameter annotations, return struct info)."""
+        raw = []
+        for arg in self.node.args.args:
+            if arg.annotation is None:
+                raise self.err(arg, "a type annotation is required for function parameters", binding=arg.arg)
+            raw.append(ev.eval(arg.annotation))
+        params = {arg.arg: arg for arg in self.node.args.args}
+        for arg, r in zip(self.node.args.args, raw):
+            if not (isinstance(r, (SIProxy, si.StructInfo)) or (isinstance(r, Ref) and r.path.startswith("R."))):
+                raise self.err(arg.annotation, f"the annotation of parameter '{arg.arg}' is not a Relax struct-info "
+                                               f"annotation ({prim.describe(r)})", binding=arg.arg)
+            for n in collect_symbol_names(r):
+                if n in params:
+                    raise self.err(params[n], f"parameter '{n}' has the same name as the symbolic variable "
+                                              f"'{n}' declared in the signature", binding=n, symbol=n)
+                if n not in scope.names:
+                    scope.define(n, P.PrimVar(n, "int64"))
+        ret = None
+        if self.node.returns is not None:
+            ret = to_struct_info(ev, ev.eval(self.node.returns), self.node.returns, signature=True)
+        return raw, ret
+
+    def signature_struct_info(self) -> si.FuncStructInfo:
+        """The FuncStructInfo of the signature, built in a throw-away frame (for local recursion)."""
+        scope = self.scope.parent.child("function")
+        ev = Evaluator(self.ctx, scope, "relax")
+        raw, ret = self.declare_signature(scope, ev)
+        params = tuple(to_struct_info(ev, r, arg.annotation, signature=True)
+                       for arg, r in zip(self.node.args.args, raw))
+        return si.FuncStructInfo(params, ret if ret is not None else si.ObjectStructInfo(), self.opts.pure)
+
+    # -- whole function ------------------------------------------------------------------------
+    def parse(self) -> rx.Function:
+        self._check_arguments()
+        raw, ret = self.declare_signature(self.scope, self.ev)
+        params = []
+        for arg, r in zip(self.node.args.args, raw):
+            s = to_struct_info(self.ev, r, arg.annotation, signature=True)
+            params.append(rx.Var(arg.arg, struct_info=s, span=self.ev.span(arg)))
+        for v in params:
+            self.scope.define(v.name_hint, v)
+        body = self.parse_body(self.node.body)
+        attrs: Dict[str, Any] = {}
+        if not self.opts.private and not self.inner:
+            attrs["global_symbol"] = self.name
+        if "global_symbol" in self.attrs and (self.opts.private or self.inner):
+            raise self.err(self.node, "a private function cannot have a 'global_symbol' attribute")
+        attrs.update(self.attrs)
+        return rx.Function(tuple(params), body, ret, self.opts.pure, attrs=Attrs(attrs),
+                           span=self.ev.span(self.node))
+
+    def parse_body(self, stmts: List[ast.stmt]) -> rx.SeqExpr:
+        seq = SeqBuilder()
+        body = list(stmts)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+                isinstance(body[0].value.value, str):
+            body = body[1:]
+        for i, st in enumerate(body):
+            if isinstance(st, ast.Return) and i != len(body) - 1:
+                raise self.err(st, "a single return statement is allowed, as the last statement of the function")
+        if not body or not isinstance(body[-1], ast.Return):
+            last = body[-1] if body else self.node
+            raise self.err(last, f"function '{self.name}' must end with a return statement")
+        for st in body[:-1]:
+            self.stmt(st, self.scope, seq.emit, seq, None)
+        ret_node = body[-1]
+        if ret_node.value is None:
+            raise self.err(ret_node, "return needs a value (use 'return R.tuple()' for no value)")
+        value = self.ev.with_scope(self.scope).eval(ret_node.value)
+        if prim.is_num(value):
+            raise self.err(ret_node.value, f"please convert {value!r} with R.const or R.prim_value before returning it")
+        ret = to_relax_expr(self.ev, value, ret_node.value)
+        return rx.SeqExpr(seq.finish(), ret, span=self.ev.span(ret_node))
+
+    # -- statements ----------------------------------------------------------------------------
+    def stmt(self, node: ast.stmt, scope: Scope, emit: Emit, seq: Optional[SeqBuilder],
+             df: Optional[DataflowState]) -> None:
+        ev = self.ev.with_scope(scope)
+        if isinstance(node, ast.Assign):
+            if len(node.targets) != 1:
+                raise self.err(node, "chained assignments like 'a = b = c' are not supported")
+            value = ev.eval(node.value)
+            self.bind(node.targets[0], value, None, node.value, scope, emit, df)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is None:
+                raise self.err(node, "an annotated binding needs a value: 'y: S = expr'")
+            if not isinstance(node.target, ast.Name):
+                raise self.err(node.target, "only a variable name can be annotated")
+            ann = to_struct_info(ev, ev.eval(node.annotation), node.annotation, signature=False)
+            value = ev.eval(node.value)
+            self.bind(node.target, value, ann, node.value, scope, emit, df)
+        elif isinstance(node, ast.Expr):
+            self.expr_stmt(node, ev, scope, emit, df)
+        elif isinstance(node, ast.With):
+            self.with_stmt(node, ev, scope, seq, df)
+        elif isinstance(node, ast.If):
+            self.if_stmt(node, ev, scope, emit, df)
+        elif isinstance(node, ast.FunctionDef):
+            self.local_function(node, ev, scope, emit, df)
+        elif isinstance(node, ast.Return):
+            raise self.err(node, "a single return statement is allowed, as the last statement of the function")
+        else:
+            msg = _UNSUPPORTED_STMTS.get(type(node), f"unsupported statement {type(node).__name__}")
+            raise self.err(node, msg)
+
+    def make_var(self, name: str, ann: Optional[si.StructInfo], node: ast.AST,
+                 df: Optional[DataflowState]) -> rx.Var:
+        span = self.ev.span(node)
+        if df is not None and df.outputs.get(name) != df.index:
+            return rx.DataflowVar(name, struct_info=ann, span=span)
+        return rx.Var(name, struct_info=ann, span=span)
+
+    def bind(self, target: ast.AST, value: Any, ann: Optional[si.StructInfo], value_node: ast.AST,
+             scope: Scope, emit: Emit, df: Optional[DataflowState]) -> None:
+        """Bind ``target = value`` following TVM's ``bind_assign_value`` (contract point 2)."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if ann is not None:
+                raise self.err(target, "a tuple of targets cannot be annotated")
+            n = len(target.elts)
+            if isinstance(value, rx.Expr):
+                # TEXT.STMT.1: ``a, b = e`` binds ``a = e[0]`` and ``b = e[1]``; a compound ``e`` is
+                # bound first (to a variable named ``_``) so that it is evaluated once
+                if not isinstance(value, rx.Var):
+                    tmp = self.make_var("_", None, value_node, df)
+                    emit(rx.VarBinding(tmp, value, span=self.ev.span(value_node)))
+                    value = tmp
+                value = tuple(rx.TupleGetItem(value, i, span=self.ev.span(t)) for i, t in enumerate(target.elts))
+            if not isinstance(value, (tuple, list)) or len(value) != n:
+                raise self.err(target, f"tuple unpacking needs a tuple of {n} values on the right-hand side, got "
+                                       f"{prim.describe(value)}")
+            nodes = value_node.elts if isinstance(value_node, (ast.Tuple, ast.List)) and \
+                len(value_node.elts) == n else [value_node] * n
+            for t, v, vn in zip(target.elts, value, nodes):
+                self.bind(t, v, None, vn, scope, emit, df)
+            return
+        if not isinstance(target, ast.Name):
+            raise self.err(target, "only variable names can be bound in Relax functions")
+        name = target.id
+        span = self.ev.span(target)
+        if isinstance(value, VarDecl):
+            if ann is not None:
+                raise self.err(target, "a symbolic variable declaration cannot be annotated")
+            self.declare_symbolic(name, value, scope, target)
+            return
+        if isinstance(value, MatchCastPair):
+            if ann is not None and ann != value.struct_info:
+                raise self.err(target, "the annotation of a match_cast binding must equal its struct info",
+                               binding=name)
+            var = self.make_var(name, None, target, df)
+            emit(rx.MatchCast(var, value.value, value.struct_info, span=self.ev.span(value_node)))
+            scope.define(name, var)
+            return
+        if isinstance(value, (int, float)):
+            arr = const_array(self.ev.with_scope(scope), value, None, value_node)
+            value = rx.Constant(arr, span=self.ev.span(value_node))
+        elif isinstance(value, tuple):
+            value = to_relax_expr(self.ev, value, value_node)
+        if isinstance(value, rx.Expr):
+            var = self.make_var(name, ann, target, df)
+            emit(rx.VarBinding(var, value, span=span))
+            scope.define(name, var)
+            return
+        if ann is not None:
+            raise self.err(value_node, f"an annotated binding needs a Relax expression, got {prim.describe(value)}",
+                           binding=name)
+        # a script-level alias (``cls = Module``, ``k = n + 1``): no binding is emitted
+        scope.define(name, value)
+
+    def declare_symbolic(self, name: str, decl: VarDecl, scope: Scope, node: ast.AST) -> None:
+        """``n = T.int64()``: reuse the variable of that name in scope (the signature's, or one declared
+        earlier), else declare a new one (contract point 7)."""
+        existing, _ = scope.lookup_with_frame(name)
+        if existing is None or isinstance(existing, GlobalSymDecl):
+            scope.define(name, P.PrimVar(name, decl.dtype))
+            return
+        if isinstance(existing, P.PrimVar):
+            if existing.dtype != decl.dtype:
+                raise self.err(node, f"symbolic variable '{name}' was declared as {existing.dtype}, not {decl.dtype}",
+                               symbol=name)
+            scope.define(name, existing)
+            return
+        raise self.err(node, f"cannot redefine '{name}' ({prim.describe(existing)}) as a symbolic variable",
+                       symbol=name)
+
+    def expr_stmt(self, node: ast.Expr, ev: Evaluator, scope: Scope, emit: Emit, df) -> None:
+        v = node.value
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            return  # a docstring / comment string
+        path = call_path(ev, v)
+        if path == "R.func_attr":
+            self.func_attr(v, ev)
+            return
+        if path == "R.output":
+            raise self.err(node, "R.output may only be the last statement of a dataflow block")
+        value = ev.eval(v)
+        if isinstance(value, MatchCastPair):
+            raise self.err(node, "R.match_cast must be bound to a variable: y = R.match_cast(x, S)")
+        if not isinstance(value, (rx.Expr, tuple)):
+            raise self.err(node, f"this statement has no effect: {prim.describe(value)} is not a Relax expression")
+        expr = to_relax_expr(ev, value, v)
+        var = self.make_var("_", None, v, df)
+        emit(rx.VarBinding(var, expr, span=ev.span(node)))
+
+    def func_attr(self, call: ast.Call, ev: Evaluator) -> None:
+        if len(call.args) != 1 or call.keywords:
+            raise self.err(call, "R.func_attr takes one dict argument")
+        d = ev.eval(call.args[0])
+        if not isinstance(d, dict):
+            raise self.err(call.args[0], "R.func_attr expects a dict literal")
+        for k, val in d.items():
+            if not isinstance(k, str):
+                raise self.err(call.args[0], "function attribute names must be strings")
+            self.attrs[k] = check_attr_value(self.ev, val, call.args[0])
+
+    def with_stmt(self, node: ast.With, ev: Evaluator, scope: Scope, seq: Optional[SeqBuilder], df) -> None:
+        if len(node.items) != 1:
+            raise self.err(node, "only 'with R.dataflow():' is supported in Relax functions")
+        item = node.items[0]
+        if call_path(ev, item.context_expr) != "R.dataflow":
+            raise self.err(item.context_expr, "only 'with R.dataflow():' is supported in Relax functions")
+        if item.optional_vars is not None:
+            raise self.err(item.optional_vars, "'with R.dataflow()' does not bind a variable")
+        if item.context_expr.args or item.context_expr.keywords:
+            raise self.err(item.context_expr, "R.dataflow() takes no arguments")
+        if df is not None or seq is None:
+            raise self.err(node, "dataflow blocks cannot be nested")
+        self.dataflow_block(node, scope, seq)
+
+    def dataflow_block(self, node: ast.With, scope: Scope, seq: SeqBuilder) -> None:
+        body = list(node.body)
+        ev = self.ev.with_scope(scope)
+        for st in body:
+            if isinstance(st, ast.With):
+                raise self.err(st, "dataflow blocks cannot be nested")
+        outs = [(i, st) for i, st in enumerate(body)
+                if isinstance(st, ast.Expr) and call_path(ev, st.value) == "R.output"]
+        if len(outs) > 1:
+            raise self.err(outs[1][1], "R.output can be called only once per dataflow block")
+        out_names: List[str] = []
+        if not outs:
+            raise self.err(node, "a dataflow block must end with R.output(...) (possibly empty)")
+        if outs:
+            i, st = outs[0]
+            if i != len(body) - 1:
+                raise self.err(st, "R.output must be the last statement of the dataflow block")
+            call = st.value
+            if call.keywords:
+                raise self.err(call, "R.output takes only variable names")
+            for a in call.args:
+                if not isinstance(a, ast.Name):
+                    raise self.err(a, "R.output takes only variable names")
+                if a.id in out_names:
+                    raise self.err(a, f"'{a.id}' is listed twice in R.output")
+                out_names.append(a.id)
+            body = body[:-1]
+        last: Dict[str, int] = {}
+        for i, st in enumerate(body):
+            for n in bound_names(st):
+                last[n] = i
+        for n in out_names:
+            if n not in last:
+                a = next(x for x in outs[0][1].value.args if x.id == n)
+                raise self.err(a, f"R.output: '{n}' is not bound in this dataflow block", binding=n)
+        df = DataflowState({n: last[n] for n in out_names})
+        inner = scope.child("dataflow")
+        bindings: List[rx.Binding] = []
+        for i, st in enumerate(body):
+            df.index = i
+            self.stmt(st, inner, bindings.append, None, df)
+        seq.add_dataflow(bindings, self.ev.span(node))
+        for n, v in inner.names.items():
+            if isinstance(v, rx.DataflowVar):
+                continue
+            if isinstance(v, rx.Var) and n not in out_names:
+                continue
+            scope.define(n, v)
+
+    def parse_branch(self, stmts: List[ast.stmt], scope: Scope, where: ast.AST,
+                     suffix: str) -> Tuple[rx.SeqExpr, str, ast.AST]:
+        """One branch of an if (TEXT.STMT.4), as TVM builds it: the last statement binds the branch's
+        result name ``v``; that binding is removed and its value becomes the branch's body. A leaf
+        value (a variable, a constant, a tuple of leaves, ...) is the body itself; any other value is
+        bound to a variable named ``v_then`` / ``v_else`` (keeping the annotation), which is the body."""
+        bscope = scope.child("branch")
+        seq = SeqBuilder()
+        if not stmts:
+            raise self.err(where, "an if branch cannot be empty")
+        for st in stmts:
+            self.stmt(st, bscope, seq.emit, seq, None)
+        last = stmts[-1]
+        names = bound_names(last)
+        if len(names) != 1 or not isinstance(last, (ast.Assign, ast.AnnAssign, ast.If, ast.FunctionDef)):
+            raise self.err(last, "the last statement of each if/else branch must bind the variable that "
+                                 "holds the branch's value")
+        name = names[0]
+        v = bscope.names.get(name)
+        if not isinstance(v, rx.Var):
+            raise self.err(last, f"the last statement of a branch must bind a Relax value to '{name}'",
+                           binding=name)
+        body: rx.Expr = v
+        final = seq.current[-1] if seq.current else None
+        if isinstance(final, rx.VarBinding) and final.var is v:
+            seq.current.pop()
+            if rx.is_leaf_or_tuple(final.value):
+                body = final.value
+            else:
+                body = rx.Var(f"{name}_{suffix}", struct_info=v.struct_info, span=v.span)
+                seq.emit(rx.VarBinding(body, final.value, span=final.span))
+        return rx.SeqExpr(seq.finish(), body, span=self.ev.span(last)), name, last
+
+    def if_stmt(self, node: ast.If, ev: Evaluator, scope: Scope, emit: Emit, df) -> None:
+        if not node.orelse:
+            raise self.err(node, "an if statement in a Relax function needs an else branch")
+        cond_v = ev.eval(node.test)
+        if prim.is_num(cond_v):
+            raise self.err(node.test, "the condition of an if must be a Relax value, not a Python literal")
+        cond = to_relax_expr(ev, cond_v, node.test)
+        then_seq, then_name, _ = self.parse_branch(node.body, scope, node, "then")
+        else_seq, else_name, else_last = self.parse_branch(node.orelse, scope, node, "else")
+        if then_name != else_name:
+            raise self.err(else_last, f"both branches of an if must end by binding the same variable "
+                                      f"('{then_name}' in the then branch, '{else_name}' in the else branch)",
+                           binding=else_name)
+        var = self.make_var(then_name, None, node, df)
+        emit(rx.VarBinding(var, rx.If(cond, then_seq, else_seq, span=ev.span(node)), span=ev.span(node)))
+        scope.define(then_name, var)
+
+    def local_function(self, node: ast.FunctionDef, ev: Evaluator, scope: Scope, emit: Emit, df) -> None:
+        from .module import function_options
+
+        opts = function_options(self.ctx, ev, node)
+        if opts.kind == "tir":
+            raise self.err(node, "an inline prim_func is not allowed inside a Relax function; define it in the "
+                                 "module")
+        sub = RelaxFunctionParser(self.ctx, node, opts, scope, inner=True)
+        self_var = None
+        outer = scope
+        if is_recursive(node):
+            if node.returns is None:
+                raise self.err(node, f"the recursive local function '{node.name}' needs a return annotation")
+            fsi = sub.signature_struct_info()
+            self_var = self.make_var(node.name, fsi, node, df)
+            outer = scope.child("block")
+            outer.define(node.name, self_var)
+            sub = RelaxFunctionParser(self.ctx, node, opts, outer, inner=True)
+        fn = sub.parse()
+        var = self_var if self_var is not None else self.make_var(node.name, None, node, df)
+        emit(rx.VarBinding(var, fn, span=ev.span(node)))
+        scope.define(node.name, var)
+
+
+def check_attr_value(ev: Evaluator, v: Any, node: ast.AST) -> Any:
+    """Attribute values are literals (numbers, strings, bools, None), scalar expressions, or lists and
+    dicts of them (TEXT.FUNC.3)."""
+    if v is None or isinstance(v, (bool, int, float, str, P.PrimExpr)):
+        return v
+    if isinstance(v, (tuple, list)):
+        return tuple(check_attr_value(ev, x, node) for x in v)
+    if isinstance(v, dict):
+        return {str(k) if not isinstance(k, P.PrimVar) else k: check_attr_value(ev, x, node) for k, x in v.items()}
+    if isinstance(v, (rx.StringImm,)):
+        return v.value
+    raise ev.error(node, f"unsupported attribute value: {prim.describe(v)}")
+
+
+__all__ = ["RelaxFunctionParser", "SeqBuilder", "DataflowState", "call_path", "bound_names", "is_recursive",
+           "check_attr_value"]
