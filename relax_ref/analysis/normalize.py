@@ -79,9 +79,9 @@ value is treated like one on a typed value (TVMScript cannot express it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..errors import RelaxError, Span, StructInfoError, UnsupportedError, WellFormedError
+from ..errors import ParseError, RelaxError, Span, StructInfoError, UnsupportedError, WellFormedError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir import tir
@@ -164,8 +164,9 @@ class Normalizer:
     Normalizer rule; ``apply_op_normalize`` runs operator ``normalize`` hooks."""
 
     def __init__(self, module: Optional[IRModule] = None, *, analyzer=None, script_annotations: bool = True,
-                 apply_op_normalize: bool = True) -> None:
+                 apply_op_normalize: bool = True, unit_statements: Iterable[rx.Var] = ()) -> None:
         self.module = module
+        self._unit_statements = set(unit_statements)
         self.analyzer = analyzer if analyzer is not None else make_analyzer()
         self.script_annotations = script_annotations
         self.apply_op_normalize = apply_op_normalize
@@ -610,6 +611,11 @@ class Normalizer:
                         f"Invalid annotation: the value has struct info {format_struct_info(value.struct_info)}, "
                         f"which can never match the annotation {format_struct_info(annot)}", b.span or b.var.span,
                         binding=b.var.name_hint, function=self._function)
+        if b.var in self._unit_statements and not is_unit(value.struct_info):
+            # (TEXT.STMT.6) an expression statement of the text must have a unit value
+            raise ParseError(f"Non-void relax expressions must be bound to a variable: this statement's value has "
+                             f"struct info {format_struct_info(value.struct_info)}", b.span or b.var.span,
+                             binding=b.var.name_hint, function=self._function)
         if self.script_annotations or annot is None:
             si = value.struct_info
         else:
@@ -877,10 +883,13 @@ def normalize_blocks(blocks: Sequence[rx.BindingBlock]) -> List[rx.BindingBlock]
 
 
 def normalize_module(mod: IRModule, *, script_annotations: bool = True,
-                     apply_op_normalize: bool = True) -> IRModule:
-    """Normalize every Relax function of ``mod``; PrimFuncs and ExternFuncs are kept (NORM.*)."""
-    return Normalizer(mod, script_annotations=script_annotations,
-                      apply_op_normalize=apply_op_normalize).normalize_module(mod)
+                     apply_op_normalize: bool = True, unit_statements: Iterable[rx.Var] = ()) -> IRModule:
+    """Normalize every Relax function of ``mod``; PrimFuncs and ExternFuncs are kept (NORM.*).
+
+    ``unit_statements`` are the variables the parser bound to expression statements of the text; a
+    binding of one of them to a value whose struct info is not unit is a ParseError (TEXT.STMT.6)."""
+    return Normalizer(mod, script_annotations=script_annotations, apply_op_normalize=apply_op_normalize,
+                      unit_statements=unit_statements).normalize_module(mod)
 
 
 def normalize_function(func: rx.Function, module: Optional[IRModule] = None, *,

@@ -11,7 +11,8 @@ not matter and the correspondence between the two sides' variables is a bijectio
   parameters, loop and block iteration variables, lets, and buffer declarations (shape, strides,
   offset and data pointer of ``buffer_map`` / allocated / matched / declared buffers).
 * ``Buffer``s: defined by their declaration (``buffer_map``, block ``alloc_buffers`` and
-  ``match_buffers``, ``AllocBuffer``, ``DeclBuffer``); names are ignored.
+  ``match_buffers``, ``AllocBuffer``, ``DeclBuffer``) or, for a view over a data variable already
+  defined, by their first use; names are ignored.
 
 Anything else used before a definition is *free*: it must be the very same object on both sides,
 unless ``map_free_vars=True`` (then free variables are matched in order of appearance, as TVM does).
@@ -518,7 +519,11 @@ class _Serializer:
             self.prim(b.elem_offset, True)
 
     def buffer_use(self, b: tir.Buffer) -> None:
-        if b not in self.index and self.map_free:
+        if b not in self.index and b.data is not None and b.data in self.index:
+            # a view declared where it is used, over a data variable in scope (WF.TIR.3)
+            self.emit(("buffer-at-use",))
+            self.buffer_def(b)
+        elif b not in self.index and self.map_free:
             self.emit(("free-buffer",))
             self.buffer_def(b)
         else:

@@ -502,11 +502,21 @@ class _TIRChecker:
                 stack.append((x.value, scope))
                 stack.append((x.body, scope | {x.var}))
             else:
-                if isinstance(x, tir.BufferLoad) and x.buffer not in bufs:
-                    raise self.err(f"buffer {x.buffer.name} is used but not declared in the PrimFunc",
-                                   span)  # (WF.TIR.3)
+                if isinstance(x, tir.BufferLoad):
+                    self.use_buffer(x.buffer, scope, bufs, span)
                 for c in P.children(x):
                     stack.append((c, scope))
+
+    def use_buffer(self, buf: tir.Buffer, env: Set, bufs: Set, span=None) -> None:
+        """(WF.TIR.3) A buffer is used after its declaration, or it is a view over a data variable in
+        scope (``T.Buffer(shape, data=A.data)`` written where it is used, as TVM prints it); such a
+        view is declared at its first use."""
+        if buf in bufs:
+            return
+        if buf.data is not None and buf.data in env:
+            self.declare_buffer(buf, env, bufs, span)
+            return
+        raise self.err(f"buffer {buf.name} is used but not declared in the PrimFunc", span)
 
     def declare_buffer(self, buf: tir.Buffer, env: Set, bufs: Set, span=None, define_bare: bool = False) -> None:
         exprs = list(buf.shape) + list(buf.strides) + ([buf.elem_offset] if buf.elem_offset is not None else [])
@@ -538,8 +548,7 @@ class _TIRChecker:
             self.stmt(f.body, env, bufs)
 
     def region(self, r: tir.BufferRegion, env, bufs, span) -> None:
-        if r.buffer not in bufs:
-            raise self.err(f"buffer {r.buffer.name} is used but not declared in the PrimFunc", span)  # (WF.TIR.3)
+        self.use_buffer(r.buffer, env, bufs, span)
         for rng in r.region:
             self.expr(rng.min, env, bufs, span)
             self.expr(rng.extent, env, bufs, span)
@@ -550,8 +559,7 @@ class _TIRChecker:
             for c in s.seq:
                 self.stmt(c, env, bufs)
         elif isinstance(s, tir.BufferStore):
-            if s.buffer not in bufs:
-                raise self.err(f"buffer {s.buffer.name} is used but not declared in the PrimFunc", span)  # (WF.TIR.3)
+            self.use_buffer(s.buffer, env, bufs, span)
             self.expr(s.value, env, bufs, span)
             for i in s.indices:
                 self.expr(i, env, bufs, span)

@@ -6,14 +6,14 @@ Registry (VAL.PACKED.2, CALL.PACKED.1). Names resolve, in order, in the calling
 registry (:func:`register_func`), and finally among the built-ins below. An unknown name raises
 :class:`~relax_ref.errors.PackedFuncError`.
 
-Calling convention of user functions (CALL.PACKED.2). A function registered with
+Calling convention of user functions (CALL.PACKED.7). A function registered with
 :func:`register_func` receives host values (numpy arrays -- the very arrays of the program, so it may
 mutate them -- tuples, :class:`ShapeValue`, Python scalars for prim values, ``str``, ``None``) and
 returns a host value; Python scalars it returns become prim values whose dtype comes from the call's
 ``sinfo_args`` when they name one (``R.Prim("int32")``), else ``bool``/``int64``/``float64``. An
 exception escaping the function is reported as PackedFuncError (CALL.PACKED.3).
 
-Built-ins (CALL.PACKED.5), for modules printed after TVM's lowering passes: ``vm.builtin.shape_of``,
+Built-ins (CALL.PACKED.6), for modules printed after TVM's lowering passes: ``vm.builtin.shape_of``,
 ``copy``, ``reshape``, ``null_value``, ``tensor_to_shape``, ``read_if_cond``, ``make_tuple``,
 ``tuple_getitem``, ``to_device``, ``ensure_zero_offset``, ``alloc_storage``, ``alloc_tensor``,
 ``make_closure``, ``invoke_closure``, ``call_tir_dyn`` (the last three need the interpreter and are
@@ -108,7 +108,7 @@ def coerce_result(v: Any, hint: Optional[si.StructInfo]) -> Any:
 
 
 def wrap_host_function(name: str, fn: Callable[..., Any]) -> PackedFunc:
-    """A packed function calling a host function with host values (CALL.PACKED.2)."""
+    """A packed function calling a host function with host values (CALL.PACKED.7)."""
 
     def call(*args):
         try:

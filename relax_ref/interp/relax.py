@@ -33,7 +33,7 @@ Constructs:
   result is checked against ``ret_struct_info`` (no new bindings, EVAL.CHECK.4). Every parameter is
   checked, including weights past ``num_input`` (TVM skips statically shaped weights);
 * (CALL.PRIMFUNC.1) calling a PrimFunc reference runs it in place on the arguments; the result is unit;
-* (CALL.PACKED.1-3) calling a packed function passes the argument values (see :mod:`.builtins`);
+* (CALL.PACKED.1, CALL.PACKED.3, CALL.PACKED.7) calling a packed function passes the argument values (see :mod:`.builtins`);
 * (CALL.OP.1) an operator call evaluates its arguments left to right and calls the registry entry's
   ``reference(args, attrs, call, ctx)``; an operator without one raises UnsupportedError when a call
   to it is evaluated;

@@ -22,11 +22,12 @@ import numpy as np
 
 from ..arith import semantics as _sem
 from ..arith.intrinsics import canonical_name, lookup as _lookup_intrinsic
-from ..errors import DivisionByZeroError, RelaxRuntimeError, UnsupportedError, WellFormedError
+from ..errors import DivisionByZeroError, OpRuntimeError, RelaxRuntimeError, UnsupportedError, WellFormedError
 from ..ir import dtype as _dt
 from ..ir import prim_expr as P
 from ..ir import tir
 from .tir_buffers import bounds_error, buffer_array
+from .tir_expr import shift_count_error
 
 AFn = Callable[["ArrayEnv", Any], Any]
 
@@ -154,10 +155,18 @@ def _safe_divisor(b, mask, what):
 
 def _int_div(op: str, d: str) -> Callable:
     t = _dt.to_numpy(d)
+    lowest = _dt.min_value(d) if _dt.is_int(d) else None
+    what = {"div": "division", "mod": "modulo", "floordiv": "floor division", "floormod": "floor modulo"}[op]
 
     def f(a, b, mask):
-        b = _safe_divisor(b, mask, {"div": "division", "mod": "modulo", "floordiv": "floor division",
-                                    "floormod": "floor modulo"}[op])
+        b = _safe_divisor(b, mask, what)
+        if lowest is not None:
+            # the most negative value by -1 overflows: an error at the points that execute (PRIM.INT.4)
+            ovf = np.logical_and(np.equal(a, lowest), np.equal(b, -1))
+            if np.any(ovf):
+                if any_in(ovf, mask):
+                    raise OpRuntimeError(f"{what} of the most negative {d} value by -1 overflows (PRIM.INT.4)")
+                b = np.where(ovf, np.ones_like(b), b)
         if op == "floordiv":
             r = np.floor_divide(a, b)
         elif op == "floormod":
@@ -178,6 +187,12 @@ _ARITH = {P.Add: "add", P.Sub: "sub", P.Mul: "mul", P.Div: "div", P.Mod: "mod", 
           P.FloorMod: "floormod", P.Min: "min", P.Max: "max"}
 _CMP = {P.EQ: np.equal, P.NE: np.not_equal, P.LT: np.less, P.LE: np.less_equal, P.GT: np.greater,
         P.GE: np.greater_equal}
+
+
+def _ordered_not_equal(a, b):
+    """Float ``NE`` on arrays: ordered, so a NaN operand gives False, as in TVM's generated code
+    (PRIM.FLOAT.3)."""
+    return np.logical_or(np.less(a, b), np.greater(a, b))
 
 
 def _fix(r, t):
@@ -229,9 +244,12 @@ class ArrayCompiler:
         if t in _CMP:
             ufunc = _CMP[t]
             fa, fb = self.compile(e.a), self.compile(e.b)
+            common = e.a.dtype
             if e.a.dtype != e.b.dtype:
                 common = e.a.dtype if _dt.is_float(e.a.dtype) else e.b.dtype
                 fa, fb = _converted(fa, e.a.dtype, common), _converted(fb, e.b.dtype, common)
+            if t is P.NE and _dt.is_float(common):
+                ufunc = _ordered_not_equal
             return lambda ae, m: ufunc(fa(ae, m), fb(ae, m))
         if t is P.And:
             fa, fb = self.compile(e.a), self.compile(e.b)
@@ -349,6 +367,19 @@ class ArrayCompiler:
             return self.compile(e.args[0])
         intr = _lookup_intrinsic(name)  # UnsupportedError: the caller falls back to the scalar path
         args = [self.compile(a) for a in e.args]
+        if name in ("tir.shift_left", "tir.shift_right") and len(args) == 2 and (_dt.is_integer(d) or d == "bool"):
+            bits = _sem.int_info(d)[0]
+            fx, fs = args
+
+            def shift(ae, m):
+                x, s = fx(ae, m), fs(ae, m)
+                bad = np.logical_or(np.less(s, 0), np.greater_equal(s, bits))
+                if np.any(bad):
+                    if any_in(bad, m):
+                        raise shift_count_error(d, first_point(bad, m, [s])[0])
+                    s = np.where(bad, np.zeros_like(s), s)  # points that do not execute (TIR.VEC.5)
+                return _fix(intr(d, x, s), nt)
+            return shift
         return lambda ae, m: _fix(intr(d, *[a(ae, m) for a in args]), nt)
 
     def _load(self, e: tir.BufferLoad) -> AFn:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..arith import semantics as _sem
 from ..arith.intrinsics import canonical_name, lookup as _lookup_intrinsic
-from ..errors import RelaxRuntimeError, UnsupportedError, WellFormedError
+from ..errors import OpRuntimeError, RelaxRuntimeError, UnsupportedError, WellFormedError
 from ..ir import dtype as _dt
 from ..ir import prim_expr as P
 from ..ir import tir
@@ -98,11 +98,27 @@ def _int_arith(op: str, fa: Fn, fb: Fn, d: str) -> Fn:
         return fmax
     sem = {"div": _sem.truncdiv, "mod": _sem.truncmod, "floordiv": _sem.floordiv,
            "floormod": _sem.floormod}[op]
+    lowest = _dt.min_value(d) if _dt.is_int(d) else None
 
     def fdiv(env):
-        r = sem(int(fa(env)), int(fb(env)), d)
+        a, b = int(fa(env)), int(fb(env))
+        if b == -1 and a == lowest:
+            raise OpRuntimeError(f"{_DIV_NAMES[op]} of the most negative {d} value by -1 overflows "
+                                 "(PRIM.INT.4)")
+        r = sem(a, b, d)
         return bool(r) if as_bool else r
     return fdiv
+
+
+#: what the run-time errors of integer division call each operation
+_DIV_NAMES = {"div": "division", "mod": "modulo", "floordiv": "floor division", "floormod": "floor modulo"}
+_SHIFTS = ("tir.shift_left", "tir.shift_right")
+
+
+def shift_count_error(dtype: str, count: Any) -> OpRuntimeError:
+    """The error for a shift amount outside ``[0, bits)`` (PRIM.INT.7)."""
+    return OpRuntimeError(f"shift amount {int(count)} is out of range [0, {_sem.int_info(dtype)[0]}) for "
+                          f"{dtype} (PRIM.INT.7)")
 
 
 def _float_arith(op: str, fa: Fn, fb: Fn, d: str) -> Fn:
@@ -133,6 +149,12 @@ _ARITH = {P.Add: "add", P.Sub: "sub", P.Mul: "mul", P.Div: "div", P.Mod: "mod", 
 
 _CMP = {P.EQ: lambda a, b: a == b, P.NE: lambda a, b: a != b, P.LT: lambda a, b: a < b,
         P.LE: lambda a, b: a <= b, P.GT: lambda a, b: a > b, P.GE: lambda a, b: a >= b}
+
+
+def _ordered_ne(a, b) -> bool:
+    """Float ``NE`` is the ordered comparison, as TVM's code generator emits it (``fcmp one``): any
+    NaN operand makes it False (PRIM.FLOAT.3)."""
+    return bool(a < b or a > b)
 
 
 def _intrinsic_arg(fn: Fn, dtype: str) -> Fn:
@@ -192,10 +214,13 @@ class ScalarCompiler:
         if t in _CMP:
             cmp = _CMP[t]
             fa, fb = self.compile(e.a), self.compile(e.b)
+            common = e.a.dtype
             if e.a.dtype != e.b.dtype:
                 common = e.a.dtype if _dt.is_float(e.a.dtype) else e.b.dtype
                 fa = _converted(fa, e.a.dtype, common)
                 fb = _converted(fb, e.b.dtype, common)
+            if t is P.NE and _dt.is_float(common):
+                cmp = _ordered_ne
             return lambda env: bool(cmp(fa(env), fb(env)))
         if t is P.And:
             fa, fb = self.compile(e.a), self.compile(e.b)
@@ -279,6 +304,16 @@ class ScalarCompiler:
                 raise UnsupportedError(msg)
             return unsupported
         args = [_intrinsic_arg(self.compile(a), a.dtype) for a in e.args]
+        if name in _SHIFTS and len(args) == 2 and (_dt.is_integer(d) or d == "bool"):
+            bits = _sem.int_info(d)[0]
+            fx, fs = args
+
+            def shift(env):
+                x, s = fx(env), fs(env)
+                if not 0 <= int(s) < bits:
+                    raise shift_count_error(d, s)
+                return _from_intrinsic(intr(d, x, s), d)
+            return shift
         if len(args) == 1:
             a0 = args[0]
             return lambda env: _from_intrinsic(intr(d, a0(env)), d)

@@ -7,7 +7,23 @@ import importlib
 
 _MODULES = [
     "core",
+    "create",
+    "datatype",
     "elementwise",
+    "image",
+    "index",
+    "layout_transform",
+    "linalg",
+    "manipulate",
+    "nn",
+    "nn_attention",
+    "nn_conv",
+    "nn_loss",
+    "nn_norm",
+    "nn_pool",
+    "scatter",
+    "search",
+    "statistical",
 ]
 
 for _m in _MODULES:

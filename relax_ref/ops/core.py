@@ -244,8 +244,14 @@ def _string_imm(v: Any, what: str, span: Optional[Span]) -> rx.Expr:
     return _expr(v, what, span)
 
 
-def parse_vdevice(v: Any, span: Optional[Span] = None) -> VDevice:
-    """``"kind"``, ``"kind:index"`` or ``"kind:index:scope"`` (or a VDevice) -> VDevice."""
+def parse_vdevice(v: Any, span: Optional[Span] = None, declared: Optional[Sequence[VDevice]] = None) -> VDevice:
+    """``"kind"``, ``"kind:index"`` or ``"kind:index:scope"`` (or a VDevice) -> VDevice (TEXT.MOD.4).
+
+    As in TVM, ``index`` counts the devices of that kind: with the module's ``declared`` virtual
+    devices, ``"llvm:1"`` is the second declared ``llvm`` device (whatever its ``vdevice_id``) and
+    the written scope is ignored; a reference to no declared device is a ParseError. Without a
+    declared list (a standalone function, the builder API) the string itself is the device
+    ``VDevice(kind, index, scope)``."""
     if isinstance(v, VDevice):
         return v
     if isinstance(v, rx.StringImm):
@@ -253,14 +259,19 @@ def parse_vdevice(v: Any, span: Optional[Span] = None) -> VDevice:
     if not isinstance(v, str) or not v:
         raise ParseError(f"expected a virtual device such as \"llvm:0:global\", got {_describe(v)}", span)
     parts = v.split(":")
-    if len(parts) > 3:
-        raise ParseError(f"malformed virtual device '{v}'", span)
+    if len(parts) > 3 or not parts[0]:
+        raise ParseError(f"malformed virtual device '{v}' (expected \"kind:index:scope\")", span)
     kind = parts[0]
     try:
-        index = int(parts[1]) if len(parts) > 1 else 0
+        index = int(parts[1]) if len(parts) > 1 and parts[1] != "" else 0
     except ValueError:
         raise ParseError(f"malformed virtual device index in '{v}'", span) from None
     scope = parts[2] if len(parts) > 2 else "global"
+    if declared is not None:
+        same = [d for d in declared if d.kind == kind]
+        if 0 <= index < len(same):
+            return same[index]
+        raise ParseError(f"vdevice '{v}' is not declared in I.module_global_infos", span)
     return VDevice(kind, index, scope)
 
 
@@ -586,7 +597,7 @@ def _infer_call_pure_packed(call: rx.Call, ctx) -> StructInfo:
 
 
 def _infer_call_inplace_packed(call: rx.Call, ctx) -> StructInfo:
-    """OP.call_inplace_packed.C1-C2."""
+    """OP.call_inplace_packed.C1-C4."""
     from ..analysis.struct_info_ops import is_base_of
 
     if len(call.args) <= 1:
@@ -752,7 +763,7 @@ def _parse_assert(opdef, args, kwargs, span):
 
 
 def _infer_shape_of(call: rx.Call, ctx) -> StructInfo:
-    """OP.shape_of.C1."""
+    """OP.shape_of.C1-C2."""
     _require_args(call, ctx, 1, "shape_of")
     si = call.args[0].struct_info
     if not isinstance(si, TensorStructInfo):
@@ -765,7 +776,7 @@ def _infer_shape_of(call: rx.Call, ctx) -> StructInfo:
 
 
 def _infer_tensor_to_shape(call: rx.Call, ctx) -> StructInfo:
-    """OP.tensor_to_shape.C1: a 1-D tensor; the rank is its static length when known."""
+    """OP.tensor_to_shape.C1-C2: a 1-D tensor; the rank is its static length when known."""
     _require_args(call, ctx, 1, "tensor_to_shape")
     si = call.args[0].struct_info
     if not isinstance(si, TensorStructInfo):
@@ -779,7 +790,7 @@ def _infer_tensor_to_shape(call: rx.Call, ctx) -> StructInfo:
 
 
 def _infer_shape_to_tensor(call: rx.Call, ctx) -> StructInfo:
-    """OP.shape_to_tensor.C1: ``R.Tensor((ndim,), "int64")``; as in TVM 0.25 an unknown rank gives
+    """OP.shape_to_tensor.C1-C2: ``R.Tensor((ndim,), "int64")``; as in TVM 0.25 an unknown rank gives
     the static shape ``(-1,)``."""
     _require_args(call, ctx, 1, "shape_to_tensor")
     si = call.args[0].struct_info
@@ -849,7 +860,7 @@ def _parse_to_vdevice(opdef, args, kwargs, span):
 
 
 def _infer_builtin_alloc_tensor(call: rx.Call, ctx) -> StructInfo:
-    """OP.builtin.alloc_tensor.C1: ``R.Tensor(shape, dtype)`` on the module's vdevice ``index``."""
+    """OP.builtin.alloc_tensor.C1-C2: ``R.Tensor(shape, dtype)`` on the module's vdevice ``index``."""
     _require_args(call, ctx, 4, "relax.builtin.alloc_tensor")
     if not isinstance(call.args[0], rx.ShapeExpr):
         raise ctx.error(f"relax.builtin.alloc_tensor: the shape must be a ShapeExpr, but got a "
@@ -862,7 +873,7 @@ def _infer_builtin_alloc_tensor(call: rx.Call, ctx) -> StructInfo:
 
 
 def _infer_memory_alloc_tensor(call: rx.Call, ctx) -> StructInfo:
-    """OP.memory.alloc_tensor.C1."""
+    """OP.memory.alloc_tensor.C1-C2."""
     if len(call.args) not in (4, 5):
         raise ctx.error(f"relax.memory.alloc_tensor expects 4 or 5 arguments, but got {len(call.args)}")
     shape = call.args[2]
@@ -884,7 +895,7 @@ def _tensor_of_shape(shape: rx.Expr, dtype: str, dev) -> TensorStructInfo:
 
 
 def _infer_vm_alloc_tensor(call: rx.Call, ctx) -> StructInfo:
-    """OP.vm.alloc_tensor.C1."""
+    """OP.vm.alloc_tensor.C1-C2."""
     if len(call.args) != 5:
         raise ctx.error(f"relax.vm.alloc_tensor expects 5 arguments, but got {len(call.args)}")
     dtype = _dtype_of_imm(call.args[3])

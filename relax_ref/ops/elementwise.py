@@ -412,7 +412,7 @@ _ANY_UNARY: Dict[str, Tuple[Optional[str], Callable, str]] = {
 }
 
 
-#: unary op -> predicate on the input dtype for "TVM 0.25 has no kernel" (OP.ELEMWISE.DIV)
+#: unary op -> predicate on the input dtype for "TVM 0.25 has no kernel" (OP.ELEMWISE.DIV.3)
 _UNARY_NO_KERNEL: Dict[str, Callable[[str], bool]] = {
     "abs": lambda dt: dt == "bool",
     "negative": lambda dt: dt == "bool" or _dt.is_uint(dt),
@@ -680,7 +680,7 @@ _TE_SPECIAL = {"floor_divide": _te_floor_divide, "floor_mod": _te_floor_mod,
 
 
 def _binary_support(name: str, dt: str, call) -> None:
-    """Raise UnsupportedError where TVM's legalization rejects the matched dtype (OP.ELEMWISE.DIV)."""
+    """Raise UnsupportedError where TVM's legalization rejects the matched dtype (OP.ELEMWISE.DIV.3)."""
     isf = _dt.is_float(dt)
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor") and isf:
         raise _unsupported(call, f"{name} of {dt} operands")

@@ -273,7 +273,8 @@ def test_tir_assert_with_body_and_decl_buffer():
             V = T.decl_buffer((2, 2), data=X.data)
             V[0, 1] = T.float32(1.0)'''), "    ") in classic
     tvm_text = print_function(f, dialect="tvm")
-    assert 'assert m > 0, ("RuntimeError", ["m > 0"])\n    V = T.decl_buffer((2, 2), data=X.data)' in tvm_text
+    # TVM 0.25 prints a declared buffer over another buffer's data as a view (TEXT.TIR.6)
+    assert 'assert m > 0, ("RuntimeError", ["m > 0"])\n    V = X.view(2, 2)' in tvm_text
 
 
 def test_explicit_root_block_and_nonremappable_axes():

@@ -58,6 +58,48 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Call expects its operator to have FuncStructInfo", "struct_info"),
     (r"FValidate", "struct_info"),
     (r"In-place index .* is out of range", "struct_info"),
+    # operator inference failures reported as failed checks (element-wise and core operators)
+    (r"requires argument \d+ \(\w+\) to be a tensor", "struct_info"),
+    (r"Arguments to binary operators must be either R\.Tensor or R\.Prim", "struct_info"),
+    (r"requires the input condition tensor to have boolean dtype", "struct_info"),
+    (r"arguments of EwiseFMA must have the same|must be equal for EwiseFMA", "struct_info"),
+    (r"is expected to be a PrimValue", "struct_info"),
+    (r"The argument to assert must be a boolean scalar", "struct_info"),
+    (r"expects the first argument to be a GlobalVar", "struct_info"),
+    (r"shape_of expects a tensor input", "struct_info"),
+    (r"tensor_to_shape expected argument to be 1-d", "struct_info"),
+    (r"There must be an in-place index specified for each output|All in-place indices must be unique",
+     "struct_info"),
+    (r"At least one index must have a value other than -1", "struct_info"),
+    (r"must be a tensor with identical shape and dtype as the output", "struct_info"),
+    (r"does not match that for the in-place argument", "struct_info"),
+    # creation, data-type, linear-algebra, statistical and search operators
+    (r"the input axis -?\d+ is out of range|input axes is required to be non-repetitive", "struct_info"),
+    (r"Matmul operands must not be scalar|torch\.outer requires both inputs", "struct_info"),
+    (r"Einsum expects|Cannot broadcast extents|Number of operands does not match the equation|"
+     r"Cannot parse the Einsum equation|Ellipsis can only appear once", "struct_info"),
+    (r"(Full|FullLike|Ones/Zeros) requires the input", "struct_info"),
+    (r"(Arange|Eye|Eye_like|Hamming_window) expects|Hamming Window expects the datatype", "struct_info"),
+    (r"Bucketize requires boundary to be 1-D", "struct_info"),
+    (r"requires that args\[\d+\] be a relax\.\w+StructInfo", "struct_info"),
+    (r"Check failed: pb->value != 0 \(0 vs\. 0\) : Divide by zero", "struct_info"),
+    # nn and image operators
+    (r"The channel size of the data should equal|expects the number of (output|input) channels to be divisible|"
+     r"expects the output padding less than the strides|expects the channel size of the data should equal",
+     "struct_info"),
+    (r"layout \w+ requires the input to be \d+-dim tensor|requires the given \w+ layout to be convertible",
+     "struct_info"),
+    (r"requires the input gamma, beta, etc\., to have size|requires the input \w+ to have as many dimensions|"
+     r"requires the input data to have float dtype|requires all the input tensors to have the same dtype",
+     "struct_info"),
+    (r"expects that (channel_axis must not be in axes|the size of channel_axis must be divisible|all inputs must|"
+     r"data must be float|the size of input)", "struct_info"),
+    (r"batch_flatten expects input tensor|Illegal pad_width|Number of input channels must be divisible by the square|"
+     r"PixelShuffle requires at least 3D|Upscale factor must be positive", "struct_info"),
+    (r"The (query|key|value|bias) should have 4 dimension|The \w+ [\w ]+ and the \w+ [\w ]+ should be the same|"
+     r"should be a multiple of", "struct_info"),
+    (r"CrossEntropy requires|NLLLoss expects|NLLLoss op should take|NLLLoss requires|Shape mismatch for NLLLoss|"
+     r"Resize2D expects", "struct_info"),
     # well-formedness
     (r"is annotated as pure but contains an impure call", "well_formed"),
     (r"occurs within a dataflow block", "well_formed"),

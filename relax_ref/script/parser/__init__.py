@@ -48,7 +48,7 @@ def _post(res: ParseResult, normalize: bool, check_well_formed: bool) -> IRModul
     if normalize:
         from ...analysis.normalize import normalize_module
 
-        mod = normalize_module(mod)
+        mod = normalize_module(mod, unit_statements=res.unit_statements)
         if mod.source_span is None and res.module.source_span is not None:
             object.__setattr__(mod, "source_span", res.module.source_span)  # IRModule is otherwise immutable
         if check_well_formed and res.check_well_formed:
@@ -101,7 +101,7 @@ def parse_snippet(src: Source, *, extra_aliases: Optional[Mapping[str, str]] = N
     ``normalize=`` option in the text."""
     res = _run(src, extra_aliases, global_decls, decorator_options)
     mod = _post(res, normalize, check_well_formed)
-    return ParseResult(mod, res.check_well_formed, res.function_names)
+    return ParseResult(mod, res.check_well_formed, res.function_names, res.unit_statements)
 
 
 __all__ = ["parse_module", "parse", "parse_file", "parse_function", "parse_snippet", "Source", "ParseError"]

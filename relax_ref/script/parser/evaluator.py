@@ -29,7 +29,7 @@ from . import prim
 from .scope import Scope
 from .source import Source
 from .values import (
-    GlobalSymDecl, MetadataList, MetadataTable, ModuleRef, Ref, ScalarRef,
+    BufferMethod, GlobalSymDecl, MetadataList, MetadataTable, ModuleRef, Ref, ScalarRef,
 )
 
 _MISSING = object()
@@ -216,6 +216,8 @@ class Evaluator:
             return buf.dtype
         if name == "data":
             return buf.data
+        if name == "view":
+            return BufferMethod(buf, name)
         raise self.error(node, f"unsupported buffer attribute '.{name}'")
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple:
@@ -481,6 +483,10 @@ class Evaluator:
                 info = self.call_info(node, path)
                 return self.call_operator(path, info.args, info.kwargs, node, node.func)
             raise self.error(node.func, f"unknown TVMScript function '{path}'")
+        if isinstance(fn, BufferMethod):
+            from .tir_builtins import buffer_view
+
+            return buffer_view(self, self.call_info(node, f"{fn.buffer.name}.{fn.name}"), fn.buffer)
         if isinstance(fn, rx.Expr) and not isinstance(fn, (rx.Constant, rx.ShapeExpr, rx.PrimValue,
                                                             rx.StringImm, rx.DataTypeImm)):
             if self.mode != "relax":
@@ -516,6 +522,12 @@ class Evaluator:
         span = self.span(node)
         args = [convert_proxies(self, a, node) for a in args]
         kwargs = {k: convert_proxies(self, v, node) for k, v in kwargs.items()}
+        if opdef.name == "relax.to_vdevice":
+            # the device string names a declared virtual device, as in struct info (TEXT.MOD.4)
+            if len(args) > 1 and isinstance(args[1], str):
+                args[1] = self.ctx.lookup_vdevice(args[1], node)
+            if isinstance(kwargs.get("dst_vdevice"), str):
+                kwargs["dst_vdevice"] = self.ctx.lookup_vdevice(kwargs["dst_vdevice"], node)
         try:
             call = registry.build_call(opdef, args, kwargs, span)
         except ParseError as e:

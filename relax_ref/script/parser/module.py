@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ...errors import ParseError
 from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir.attrs import Attrs
@@ -49,6 +50,9 @@ class ParseContext:
         self.loop_domains: Dict[int, Any] = {}
         self.check_well_formed = True
         self.decorator_options = False
+        #: the variables bound by Relax expression statements; the normalizer rejects a non-unit
+        #: value bound to one of them (TEXT.STMT.6)
+        self.unit_statements: List[rx.Var] = []
 
     def instantiate_global_sym(self, scope: Scope, decl: GlobalSymDecl) -> P.PrimVar:
         """A module-level ``n = T.int64()`` gives each function its own variable ``n``."""
@@ -66,23 +70,14 @@ class ParseContext:
 
     def lookup_vdevice(self, text: str, node: ast.AST) -> VDevice:
         """``"kind[:index[:scope]]"``: with declared module vdevices, the index-th declared device of that
-        kind (TVM's look-up; the scope comes from the declaration); otherwise a VDevice built from the
-        string."""
-        parts = text.split(":")
-        kind = parts[0]
+        kind (TVM's look-up; the written scope is ignored, the declaration's is kept); otherwise a
+        VDevice built from the string (TEXT.MOD.4). Used for struct info and ``R.to_vdevice``."""
+        from ...ops.core import parse_vdevice
+
         try:
-            idx = int(parts[1]) if len(parts) > 1 and parts[1] != "" else 0
-        except ValueError:
-            raise self.src.error(node, f"invalid vdevice '{text}' (expected \"kind:index:scope\")") from None
-        scope = parts[2] if len(parts) > 2 else "global"
-        if len(parts) > 3 or not kind:
-            raise self.src.error(node, f"invalid vdevice '{text}' (expected \"kind:index:scope\")")
-        if self.vdevices is not None:
-            same = [v for v in self.vdevices if v.kind == kind]
-            if 0 <= idx < len(same):
-                return same[idx]
-            raise self.src.error(node, f"vdevice '{text}' is not declared in I.module_global_infos")
-        return VDevice(kind, idx, scope)
+            return parse_vdevice(text, None, self.vdevices)
+        except ParseError as e:
+            raise self.src.error(node, e.message) from None
 
 
 def _vdevice(ev: Evaluator, info: CallInfo) -> VDevice:
@@ -163,6 +158,7 @@ class ParseResult:
     module: IRModule
     check_well_formed: bool
     function_names: List[str]
+    unit_statements: Tuple[rx.Var, ...] = ()
 
 
 def parse_source(src: Source, *, extra_aliases: Optional[Mapping[str, str]] = None,
@@ -250,7 +246,7 @@ def _parse_functions(ctx: ParseContext, ev: Evaluator, funcs: List[ast.FunctionD
         items[rx.GlobalVar(f.name, span=ctx.src.span(f))] = fn
     mod = IRModule(items)
     object.__setattr__(mod, "source_span", ctx.src.span(funcs[0]))  # IRModule is otherwise immutable
-    return ParseResult(mod, check, names)
+    return ParseResult(mod, check, names, tuple(ctx.unit_statements))
 
 
 def _class_options(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> bool:
@@ -282,20 +278,36 @@ def _parse_class(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> ParseR
     mscope = ctx.root_scope.child("module")
     gvars: Dict[str, rx.GlobalVar] = {}
     fdefs: List[ast.FunctionDef] = []
+    externs: Dict[str, ast.Assign] = {}
+    order: List[str] = []
     for st in node.body:
+        name = None
         if isinstance(st, ast.FunctionDef):
-            if st.name in gvars:
-                raise ctx.src.error(st, f"function '{st.name}' is defined twice in the module")
-            gvars[st.name] = rx.GlobalVar(st.name, span=ctx.src.span(st))
+            name = st.name
             fdefs.append(st)
+        elif _is_extern_member(ctx, st):
+            name = st.targets[0].id
+            externs[name] = st
+        if name is not None:
+            if name in gvars:
+                raise ctx.src.error(st, f"function '{name}' is defined twice in the module")
+            gvars[name] = rx.GlobalVar(name, span=ctx.src.span(st))
+            order.append(name)
     mscope.define(node.name, ModuleRef(node.name, dict(gvars)))
     mev = Evaluator(ctx, mscope, "module")
     attrs: Dict[str, Any] = {}
     infos: Dict[str, Any] = {}
+    extern_funcs: Dict[str, rx.ExternFunc] = {}
     for st in node.body:
         if isinstance(st, ast.FunctionDef):
             continue
         if isinstance(st, ast.Pass):
+            continue
+        if _is_extern_member(ctx, st):
+            value = mev.eval(st.value)
+            if not isinstance(value, rx.ExternFunc):
+                raise ctx.src.error(st.value, "a module member assigned in the class body must be R.ExternFunc(...)")
+            extern_funcs[st.targets[0].id] = value
             continue
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
             continue
@@ -312,17 +324,29 @@ def _parse_class(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> ParseR
                 else:
                     infos[k] = _global_info(ctx, st, k, v, mev)
             continue
-        raise ctx.src.error(st, "an @I.ir_module class body holds only functions, I.module_attrs(...) and "
-                                "I.module_global_infos(...)")
+        raise ctx.src.error(st, "an @I.ir_module class body holds only functions, name = R.ExternFunc(...) "
+                                "declarations, I.module_attrs(...) and I.module_global_infos(...)")
     if "vdevice" in infos:
         ctx.vdevices = tuple(infos["vdevice"])
-    items = {}
+    parsed: Dict[str, Any] = dict(extern_funcs)
     for f in fdefs:
         _, fn = _parse_function(ctx, mev, f, mscope)
-        items[gvars[f.name]] = fn
+        parsed[f.name] = fn
+    items = {gvars[n]: parsed[n] for n in order}
     mod = IRModule(items, Attrs(attrs), Attrs(infos))
     object.__setattr__(mod, "source_span", ctx.src.span(node))  # IRModule is otherwise immutable
-    return ParseResult(mod, check, [f.name for f in fdefs])
+    return ParseResult(mod, check, [f.name for f in fdefs], tuple(ctx.unit_statements))
+
+
+def _is_extern_member(ctx: ParseContext, st: ast.stmt) -> bool:
+    """``name = R.ExternFunc("symbol")`` in a module class body: an external function as a module
+    member, as TVM prints it (TEXT.MOD.5)."""
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+            and isinstance(st.value, ast.Call)):
+        return False
+    f = st.value.func
+    return isinstance(f, ast.Attribute) and f.attr == "ExternFunc" and isinstance(f.value, ast.Name) and \
+        ctx.root_scope.lookup(f.value.id, None) == Ref("R")
 
 
 def _global_info(ctx: ParseContext, st: ast.AST, key: str, v: Any, ev: Evaluator):

@@ -266,17 +266,8 @@ def binary(op: str, a: Any, b: Any, span: Optional[Span]) -> Any:
         for e in (x, y):
             if e.dtype != "bool":
                 raise ParseError(f"'{op}' needs boolean operands, got {e.dtype}", span)
-        if op == "and":
-            if isinstance(x, P.IntImm):
-                return y if x.value else x
-            if isinstance(y, P.IntImm):
-                return x if y.value else y
-            return P.And(x, y)
-        if isinstance(x, P.IntImm):
-            return x if x.value else y
-        if isinstance(y, P.IntImm):
-            return y if y.value else x
-        return P.Or(x, y)
+        # TVM's parser builds the node for `and`/`or` without folding (TEXT.PRIM.2)
+        return P.And(x, y) if op == "and" else P.Or(x, y)
     if op == "pow":
         x, y = P._promote(a, b)  # noqa: SLF001 (shared promotion rule)
         if not _dt.is_float(x.dtype):
@@ -284,11 +275,9 @@ def binary(op: str, a: Any, b: Any, span: Optional[Span]) -> Any:
                              span)
         return P.PrimCall(x.dtype, "tir.pow", (x, y))
     if op in _CMP:
-        e = _CMP[op](a, b)
-        if isinstance(e.a, (P.IntImm, P.FloatImm)) and isinstance(e.b, (P.IntImm, P.FloatImm)):
-            r = _py_binary(op, e.a.value, e.b.value, span)
-            return P.IntImm(1 if r else 0, "bool")
-        return e
+        # comparisons of scalar expressions build the node, never fold (TEXT.PRIM.2): TVM's parser
+        # uses the node constructors for them (`T.int32(1) < 2` is `T.LT(1, 2)`)
+        return _CMP[op](a, b)
     if op == "div":
         x, y = P._promote(a, b)  # noqa: SLF001
         if not _dt.is_float(x.dtype):
@@ -313,9 +302,12 @@ _MODS = ("truncmod", "floormod")
 
 
 def fold(op: str, e: P.PrimExpr, span: Optional[Span]) -> P.PrimExpr:
-    """TVM's eager constant folding (PRIM.DTYPE.3): immediates fold; ``x + 0``, ``x - 0``, ``x * 1``,
-    ``x / 1`` give ``x``; ``x * 0`` and ``0 / x`` give 0; modulo by 1 gives 0. A divisor that is the
-    immediate 0 is never folded: the node stays and fails when evaluated."""
+    """TVM's eager constant folding (PRIM.DTYPE.3): integer immediates fold; float immediates fold
+    under ``min``/``max`` at every width but under ``+ - * /`` only for 32- and 64-bit floats (a
+    ``float16``, ``bfloat16`` or ``float8`` ``T.float16(1.0) / T.float16(2.0)`` stays a division);
+    ``x + 0``, ``x - 0``, ``x * 1``, ``x / 1`` give ``x``; ``x * 0`` and ``0 / x`` give 0; modulo by 1
+    gives 0. A divisor that is the immediate 0 is never folded: the node stays and fails when
+    evaluated."""
     x, y = e.a, e.b
     if _is_const(y, 0) and (op in _DIVS or op in _MODS):
         return e
@@ -323,7 +315,8 @@ def fold(op: str, e: P.PrimExpr, span: Optional[Span]) -> P.PrimExpr:
         folded = _int_fold(op, x.value, y.value, e.dtype, span)
         if folded is not None:
             return folded
-    if isinstance(x, P.FloatImm) and isinstance(y, P.FloatImm) and op in ("add", "sub", "mul", "div", "min", "max"):
+    if isinstance(x, P.FloatImm) and isinstance(y, P.FloatImm) and (
+            op in ("min", "max") or (op in ("add", "sub", "mul", "div") and _dt.bits(e.dtype) in (32, 64))):
         return P.FloatImm(_round(_py_binary(op, x.value, y.value, span), e.dtype), e.dtype)
     zero = P.FloatImm(0.0, e.dtype) if _dt.is_float(e.dtype) else P.IntImm(0, e.dtype)
     if op == "add":
@@ -365,9 +358,9 @@ def logical_not(a: Any, span: Optional[Span]) -> Any:
         return not a
     if not isinstance(a, P.PrimExpr):
         raise ParseError(f"'not' needs a boolean scalar, got {describe(a)}", span)
-    if isinstance(a, P.IntImm):
-        return P.IntImm(0 if a.value else 1, "bool")
-    return P.Not(a)
+    if a.dtype != "bool":
+        raise ParseError(f"'not' needs a boolean scalar, got {a.dtype}", span)
+    return P.Not(a)  # built, never folded, as TVM's parser does (TEXT.PRIM.2)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -383,6 +376,22 @@ BOOL_UNARY = ("isnan", "isinf", "isfinite")
 BINARY_MATH = ("pow", "atan2", "fmod", "copysign", "hypot", "nextafter", "ldexp")
 INT_UNARY = ("popcount", "clz", "bitwise_not")
 INT_BINARY = ("bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right")
+#: the bitwise intrinsics TVM also accepts on ``bool`` operands (its kernels for bool
+#: ``logical_xor`` use ``T.bitwise_xor``); the shifts and ``popcount``/``clz`` need integers
+BOOL_BITWISE = frozenset(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"))
+
+
+def _bitwise_operand_ok(name: str, dtype: str) -> bool:
+    return _dt.is_integer(dtype) or (dtype == "bool" and name in BOOL_BITWISE)
+
+
+def _literal_like(v: Any, other: P.PrimExpr, name: str, span: Optional[Span]) -> P.PrimExpr:
+    """A Python literal operand of a bitwise intrinsic takes the other operand's dtype; next to a
+    ``bool`` it must be 0 or 1 (``T.bitwise_and(b, 1)`` is ``T.bitwise_and(b, T.bool(True))``)."""
+    if other.dtype == "bool":
+        if isinstance(v, float) or v not in (0, 1):
+            raise ParseError(f"T.{name}: {v!r} is not a bool value (0 or 1)", span)
+    return lit(v, other.dtype, span)
 
 
 def intrinsic(name: str, args: list, span: Optional[Span], int_dtype: str = "int32") -> P.PrimExpr:
@@ -394,8 +403,9 @@ def intrinsic(name: str, args: list, span: Optional[Span], int_dtype: str = "int
     if name in UNARY_MATH or name in INT_UNARY:
         need(1)
         x = as_prim(args[0], span, f"T.{name}", int_dtype)
-        if name in INT_UNARY and not (_dt.is_integer(x.dtype)):
-            raise ParseError(f"T.{name} needs an integer argument, got {x.dtype}", span)
+        if name in INT_UNARY and not _bitwise_operand_ok(name, x.dtype):
+            need_what = "an integer or bool" if name in BOOL_BITWISE else "an integer"
+            raise ParseError(f"T.{name} needs {need_what} argument, got {x.dtype}", span)
         return P.PrimCall(x.dtype, f"tir.{name}", (x,))
     if name in BOOL_UNARY:
         need(1)
@@ -403,11 +413,18 @@ def intrinsic(name: str, args: list, span: Optional[Span], int_dtype: str = "int
         return P.PrimCall("bool", f"tir.{name}", (x,))
     if name in BINARY_MATH or name in INT_BINARY:
         need(2)
-        a = args[0] if isinstance(args[0], P.PrimExpr) or isinstance(args[1], P.PrimExpr) else \
-            lit(args[0], span=span, int_dtype=int_dtype)
-        x, y = P._promote(a, args[1])  # noqa: SLF001
-        if name in INT_BINARY and not _dt.is_integer(x.dtype):
-            raise ParseError(f"T.{name} needs integer arguments, got {x.dtype}", span)
+        a, b = args[0], args[1]
+        if not isinstance(a, P.PrimExpr) and not isinstance(b, P.PrimExpr):
+            a = lit(a, span=span, int_dtype=int_dtype)
+        if name in INT_BINARY:
+            if not isinstance(a, P.PrimExpr):
+                a = _literal_like(a, b, name, span)
+            elif not isinstance(b, P.PrimExpr):
+                b = _literal_like(b, a, name, span)
+        x, y = P._promote(a, b)  # noqa: SLF001
+        if name in INT_BINARY and not _bitwise_operand_ok(name, x.dtype):
+            need_what = "integer or bool" if name in BOOL_BITWISE else "integer"
+            raise ParseError(f"T.{name} needs {need_what} arguments, got {x.dtype}", span)
         return P.PrimCall(x.dtype, f"tir.{name}", (x, y))
     if name == "likely":
         need(1)

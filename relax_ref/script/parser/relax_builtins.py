@@ -336,6 +336,22 @@ def _extern_func(ev: Evaluator, info: CallInfo):
     return rx.ExternFunc(b["global_symbol"], span=ev.span(info.node))
 
 
+def _device(ev: Evaluator, info: CallInfo):
+    """``R.device(device_type, index=0)``, the device argument of ``R.hint_on_device`` as TVM 0.25
+    prints it: a mapping with the keys ``device_type`` and ``index`` (read by
+    :func:`relax_ref.ops.core.parse_device`)."""
+    from ...ops.core import parse_device
+
+    b = bind_params(ev, info, (("device_type", REQUIRED), ("index", 0)))
+    kind, index = b["device_type"], b["index"]
+    if isinstance(kind, str):
+        kind = parse_device(kind, ev.span(info.node))[0]
+    if isinstance(kind, bool) or not isinstance(kind, int) or isinstance(index, bool) or not isinstance(index, int):
+        raise ev.error(info.node, f"R.device expects an integer or named device type and an integer index, got "
+                                  f"{prim.describe(kind)} and {prim.describe(index)}")
+    return {"device_type": kind, "index": index}
+
+
 HANDLERS["R.const"] = _const
 HANDLERS["R.shape"] = _shape_value
 HANDLERS["R.prim_value"] = _prim_value
@@ -345,6 +361,7 @@ HANDLERS["R.tuple"] = _tuple_value
 HANDLERS["R.match_cast"] = _match_cast
 HANDLERS["R.call_packed"] = _call_packed
 HANDLERS["R.ExternFunc"] = _extern_func
+HANDLERS["R.device"] = _device
 
 STATEMENT_ONLY.update({
     "R.func_attr": "R.func_attr(...) is a statement at the top of a function body",

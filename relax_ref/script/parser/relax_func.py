@@ -370,6 +370,9 @@ class RelaxFunctionParser:
             raise self.err(node, f"this statement has no effect: {prim.describe(value)} is not a Relax expression")
         expr = to_relax_expr(ev, value, v)
         var = self.make_var("_", None, v, df)
+        # (TEXT.STMT.6) only a unit value may stand alone; the normalizer, which infers the value's
+        # struct info, rejects any other with a parse error at this statement
+        self.ctx.unit_statements.append(var)
         emit(rx.VarBinding(var, expr, span=ev.span(node)))
 
     def func_attr(self, call: ast.Call, ev: Evaluator) -> None:

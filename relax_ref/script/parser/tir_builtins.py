@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ...ir import dtype as _dt
 from ...ir import prim_expr as P
 from ...ir import tir
 from . import prim
@@ -104,7 +105,87 @@ def _alloc(kind: str):
     return handler
 
 
+def _alloc_in(scope: str):
+    """``T.alloc_local(shape, dtype)`` / ``T.alloc_shared(shape, dtype)``: TVM 0.25's statement-level
+    ``T.alloc_buffer`` with the scope ``"local"`` / ``"shared"`` (TEXT.TIR.6)."""
+    def handler(ev: Evaluator, info: CallInfo):
+        b = bind_params(ev, info, (("shape", REQUIRED), ("dtype", "float32")) + _BUFFER_TAIL, varkw=True)
+        for k in b["**"]:
+            if k not in ("annotations",):
+                raise ev.error(info.kw_nodes.get(k, info.node), f"{info.path} got an unexpected keyword argument '{k}'")
+        if "scope" not in info.kwargs:
+            b = dict(b)
+            b["scope"] = scope
+        return _buffer_spec(ev, info, "alloc_buffer", b)
+    return handler
+
+
+def buffer_view(ev: Evaluator, info: CallInfo, buf: tir.Buffer) -> BufferSpec:
+    """``A.view(*shape)`` / ``A.view(dtype)`` as TVM 0.25 prints a declared buffer over another
+    buffer's data (TEXT.TIR.6): a ``T.decl_buffer`` with ``A``'s data, strides, offset, scope,
+    alignment and axis separators. One ``-1`` in the shape stands for the remaining extent. A dtype
+    view re-reads the memory in another dtype: the last dimension and the offset scale by the ratio
+    of the bit widths."""
+    span = ev.span(info.node)
+    if "layout" in info.kwargs:
+        raise ev.error(info.kw_nodes["layout"], f"{info.path}: layouts are not supported")
+    if info.kwargs:
+        k = next(iter(info.kwargs))
+        raise ev.error(info.kw_nodes[k], f"{info.path} got an unexpected keyword argument '{k}'")
+    args = list(info.args)
+    dtype, offset = buf.dtype, buf.elem_offset
+    if len(args) == 1 and isinstance(args[0], str):
+        dtype = prim.check_dtype(args[0], span)
+        old_bits, new_bits = _dt.bits(buf.dtype), _dt.bits(dtype)
+        if not buf.shape:
+            raise ev.error(info.node, f"{info.path}: a rank-0 buffer has no dimension to re-view as {dtype}")
+        last = buf.shape[-1]
+        if new_bits >= old_bits:
+            if new_bits % old_bits:
+                raise ev.error(info.node, f"{info.path}: {buf.dtype} cannot be viewed as {dtype}")
+            ratio = new_bits // old_bits
+            last = prim.binary("floordiv", last, ratio, span)
+            offset = None if offset is None else prim.binary("floordiv", offset, ratio, span)
+        else:
+            if old_bits % new_bits:
+                raise ev.error(info.node, f"{info.path}: {buf.dtype} cannot be viewed as {dtype}")
+            ratio = old_bits // new_bits
+            last = prim.binary("mul", last, ratio, span)
+            offset = None if offset is None else prim.binary("mul", offset, ratio, span)
+        shape = tuple(buf.shape[:-1]) + (last,)
+    else:
+        for i, d in enumerate(args):
+            if isinstance(d, bool) or not isinstance(d, (int, P.PrimExpr)) or (
+                    isinstance(d, P.PrimExpr) and d.dtype not in ("int32", "int64")):
+                raise ev.error(info.node_of(i), f"{info.path}: the shape must be integers, got {prim.describe(d)}")
+        if not args:
+            raise ev.error(info.node, f"{info.path} needs a shape or a dtype")
+        if sum(1 for d in args if isinstance(d, int) and d == -1) == 1:
+            total = buf.shape[0] if buf.shape else P.IntImm(1, "int32")
+            for d in buf.shape[1:]:
+                total = prim.binary("mul", total, d, span)
+            rest = 1
+            for d in args:
+                if not (isinstance(d, int) and d == -1):
+                    rest = prim.binary("mul", rest, d, span)
+            args[args.index(-1)] = prim.binary("floordiv", total, rest, span)
+        elif all(isinstance(d, int) for d in args) and all(isinstance(d, P.IntImm) for d in buf.shape):
+            new, old = 1, 1
+            for d in args:
+                new *= d
+            for d in buf.shape:
+                old *= d.value
+            if new != old:
+                raise ev.error(info.node, f"{info.path}: the shape {tuple(args)} does not match the "
+                                          f"{old} elements of '{buf.name}'")
+        shape = _shape_tuple(ev, info, tuple(args))
+    return BufferSpec("decl_buffer", shape, dtype, None, tuple(buf.strides), offset, buf.scope, buf.align,
+                      buf.offset_factor, tuple(buf.axis_separators), info.node, buf.data)
+
+
 HANDLERS["T.Buffer"] = _buffer
+HANDLERS["T.alloc_local"] = _alloc_in("local")
+HANDLERS["T.alloc_shared"] = _alloc_in("shared")
 HANDLERS["T.Buffer[]"] = _buffer_subscript
 HANDLERS["T.match_buffer"] = _match_buffer
 HANDLERS["T.alloc_buffer"] = _alloc("alloc_buffer")
@@ -236,40 +317,62 @@ HANDLERS["T.grid"] = _grid
 # ---------------------------------------------------------------------------------------------------
 
 
-def _as_range(ev: Evaluator, info: CallInfo, dom: Any, dtype: str) -> tir.Range:
+def _as_range(ev: Evaluator, info: CallInfo, dom: Any) -> tir.Range:
+    """The domain of a block axis as written: an extent ``e`` is ``[0, e)`` and a pair ``(lo, hi)`` is
+    ``[lo, hi)``. A Python integer is an ``int32`` immediate (``int64`` if it does not fit) unless
+    the other bound of a pair is a scalar expression, whose dtype it takes (TEXT.TIR.4)."""
     span = ev.span(info.node)
     if isinstance(dom, tir.Range):
         return dom
     if isinstance(dom, (tuple, list)):
         if len(dom) != 2:
             raise ev.error(info.node, "an axis domain is an extent or a (begin, end) pair")
-        lo, hi = (prim.lit(x, dtype, span) if isinstance(x, int) else x for x in dom)
-        if not isinstance(lo, P.PrimExpr) or not isinstance(hi, P.PrimExpr):
-            raise ev.error(info.node, "axis domain bounds must be integers")
-        return tir.Range(prim.cast(dtype, lo), prim.cast(dtype, prim.binary("sub", hi, lo, span)))
+        lo, hi = dom
+        for x in (lo, hi):
+            if isinstance(x, bool) or not isinstance(x, (int, P.PrimExpr)):
+                raise ev.error(info.node, "axis domain bounds must be integers")
+        if isinstance(lo, int) and isinstance(hi, P.PrimExpr):
+            lo = prim.lit(lo, hi.dtype, span)
+        elif isinstance(hi, int) and isinstance(lo, P.PrimExpr):
+            hi = prim.lit(hi, lo.dtype, span)
+        else:
+            lo, hi = (prim.lit(x, span=span) if isinstance(x, int) else x for x in (lo, hi))
+        if lo.dtype != hi.dtype:
+            lo, hi = P._promote(lo, hi)  # noqa: SLF001
+        return tir.Range(lo, prim.binary("sub", hi, lo, span))
     if isinstance(dom, bool) or not isinstance(dom, (int, P.PrimExpr)):
         raise ev.error(info.node, f"an axis domain must be an extent, got {prim.describe(dom)}")
-    ext = prim.lit(dom, dtype, span) if isinstance(dom, int) else prim.cast(dtype, dom)
-    return tir.Range(P.IntImm(0, dtype), ext)
+    ext = prim.lit(dom, span=span) if isinstance(dom, int) else dom
+    return tir.Range(P.IntImm(0, ext.dtype), ext)
 
 
 def _axis(iter_type: str):
     def handler(ev: Evaluator, info: CallInfo):
-        b = bind_params(ev, info, (("dom", REQUIRED), ("binding", REQUIRED), ("dtype", None)))
+        """``T.axis.<kind>(dom, binding, dtype="int32")`` as TVM builds it (TEXT.TIR.4): the domain
+        keeps the dtype it is written with (a bare integer is ``int32``); the axis variable has the
+        integer type of ``dtype`` widened to the widest of the domain's bounds; the binding is kept
+        as written. ``T.axis.spatial(1, T.int64(0))`` is an ``int32`` axis bound to an ``int64``
+        value, as in TVM's printed kernels."""
+        b = bind_params(ev, info, (("dom", REQUIRED), ("binding", REQUIRED), ("dtype", "int32")))
+        span = ev.span(info.node)
         binding = b["binding"]
         if isinstance(binding, bool) or not isinstance(binding, (int, P.PrimExpr)):
             raise ev.error(info.node, f"{info.path}: the binding must be an integer expression")
-        dtype = b["dtype"]
-        if dtype is None:
-            if isinstance(binding, P.PrimExpr):
-                dtype = binding.dtype
-            elif isinstance(b["dom"], P.PrimExpr):
-                dtype = b["dom"].dtype
-            else:
-                dtype = "int32"
-        dtype = prim.check_dtype(dtype, ev.span(info.node))
-        binding = prim.cast(dtype, binding) if isinstance(binding, P.PrimExpr) else prim.lit(binding, dtype)
-        return IterVarSpec(iter_type, _as_range(ev, info, b["dom"], dtype), binding, dtype)
+        dtype = prim.check_dtype(b["dtype"], span)
+        dom = _as_range(ev, info, b["dom"])
+        for d in (dtype, dom.min.dtype, dom.extent.dtype):
+            if not (d.startswith("int") or d.startswith("uint")):
+                raise ev.error(info.node, f"{info.path}: axis domains and dtypes must be integers, got {d}")
+        bits = max(_dt.bits(dtype), _dt.bits(dom.min.dtype), _dt.bits(dom.extent.dtype))
+        var_dtype = f"{'uint' if dtype.startswith('uint') else 'int'}{bits}"
+        if dom.extent.dtype != var_dtype or dom.min.dtype != var_dtype:
+            raise ev.error(info.node, f"{info.path}: the domain's dtype {dom.extent.dtype} does not match the "
+                                      f"axis dtype {var_dtype}; write the domain with that dtype")
+        if isinstance(binding, int):
+            binding = prim.lit(binding, span=span)
+        elif not (binding.dtype.startswith("int") or binding.dtype.startswith("uint")):
+            raise ev.error(info.node, f"{info.path}: the binding must be an integer expression, got {binding.dtype}")
+        return IterVarSpec(iter_type, dom, binding, var_dtype)
     return handler
 
 
@@ -366,4 +469,4 @@ STATEMENT_ONLY.update({
     "T.Assert": "T.Assert is used as 'with T.Assert(cond, message):' or write 'assert cond, message'",
 })
 
-__all__ = []
+__all__ = ["buffer_view"]

@@ -2,7 +2,7 @@
 
 ``A[i, 0:4]`` is the region ``[(i, 1), (0, 4)]``: an index ``e`` is the one-element range
 ``[e, e + 1)``, a slice ``lo:hi`` is ``[lo, hi)`` (``lo`` defaults to 0, ``hi`` to the dimension).
-The extent ``hi - lo`` is folded when ``lo`` and ``hi`` differ by a constant (``vi - 2:vi + 2``).
+The extent ``hi - lo`` is simplified as TVM's parser does (``vi - 2:vi + 2`` has extent 4).
 """
 
 from __future__ import annotations
@@ -26,13 +26,16 @@ def offset(e: P.PrimExpr):
 
 
 def _extent(lo: P.PrimExpr, hi: P.PrimExpr, span) -> P.PrimExpr:
-    """``hi - lo``, folded when both are the same expression plus constants."""
+    """``hi - lo`` simplified, as TVM's parser does with a fact-free analyzer: ``2 * vi:vi * 2 + 4``
+    has extent 4 and ``vi + 1:vi + j`` extent ``j - 1`` (TEXT.TIR.4)."""
     if isinstance(hi, P.Add) and hi.a == lo:
         return hi.b
     (bl, cl), (bh, ch) = offset(lo), offset(hi)
     if bl == bh:
         return P.IntImm(ch - cl, hi.dtype)
-    return prim.binary("sub", hi, lo, span)
+    from ...arith.analyzer import Analyzer
+
+    return Analyzer(symbolic_nonneg=False).simplify(prim.binary("sub", hi, lo, span))
 
 
 def make_region(ev, buf: tir.Buffer, indices: List[tuple], node) -> tir.BufferRegion:

@@ -159,6 +159,14 @@ class BufferSpec:
 
 
 @dataclass(frozen=True, eq=False)
+class BufferMethod:
+    """``A.view`` before it is called: a method of a buffer (TEXT.TIR.6)."""
+
+    buffer: tir.Buffer
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
 class AllocateSpec:
     """``T.allocate(extents, dtype, scope, condition)``: the assignment (or ``with ... as``) names the
     pointer variable; the rest of the sequence (or the with body) is the allocation's scope."""
@@ -231,6 +239,6 @@ class FunctionOptions:
 __all__ = [
     "ROOTS", "Ref", "ModuleRef", "VarDecl", "GlobalSymDecl", "MatchCastPair", "MetadataTable",
     "MetadataList", "AllocateSpec", "SIProxy", "TensorProxy", "ShapeProxy", "PrimProxy", "TupleProxy", "ObjectProxy",
-    "CallableProxy", "BufferSpec", "ScalarRef", "IterVarSpec", "LoopSpec", "BindSpec", "LetAnnotation",
+    "CallableProxy", "BufferSpec", "BufferMethod", "ScalarRef", "IterVarSpec", "LoopSpec", "BindSpec", "LetAnnotation",
     "BufferTypeAnnotation", "FunctionOptions",
 ]

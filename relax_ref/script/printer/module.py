@@ -5,7 +5,7 @@ used (``# from tvm.script import ir as I`` / ``tir as T`` (classic) or ``tirx as
 ``relax as R``), a blank line, then ``@I.ir_module`` ``class Module:`` holding
 ``I.module_attrs({...})``, ``I.module_global_infos({...})`` and the functions separated by blank
 lines: PrimFuncs first, then ExternFuncs (``name = R.ExternFunc("symbol")``), then Relax functions,
-each group sorted by name, with ``main`` last (TEXT.MOD.1). There is no trailing newline.
+each group sorted by name, with ``main`` last (TEXT.MOD.5). There is no trailing newline.
 """
 
 from __future__ import annotations

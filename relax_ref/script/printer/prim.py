@@ -23,6 +23,7 @@ import math
 from typing import Callable, Tuple
 
 from ...errors import UnsupportedError
+from ...ir import dtype as _dt
 from ...ir import prim_expr as P
 from ...ir import tir
 from ._format import format_float, format_str, nonfinite_word
@@ -62,6 +63,9 @@ def would_fold(e: P.BinaryOp) -> bool:
         return True
     both = _is_const(a) and _is_const(b)
     t = type(e)
+    if both and t in (P.Add, P.Sub, P.Mul, P.Div) and a.dtype.startswith(("float", "bfloat")) \
+            and _dt.bits(a.dtype) not in (32, 64):
+        both = False  # narrow float immediates do not fold under + - * / (PRIM.DTYPE.3)
     if t is P.Add:
         return both or _is_value(a, 0) or _is_value(b, 0)
     if t is P.Sub:

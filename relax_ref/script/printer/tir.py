@@ -49,6 +49,10 @@ def _is_int(e, v) -> bool:
     return isinstance(e, P.IntImm) and e.dtype != "bool" and e.value == v
 
 
+def _zero_or_none(e) -> bool:
+    return e is None or _is_int(e, 0)
+
+
 def fold_add(a: P.PrimExpr, b: P.PrimExpr) -> P.PrimExpr:
     """``a + b`` with TVM's constant folding (used for ``range(lo, lo + n)`` and slices)."""
     if isinstance(a, P.IntImm) and isinstance(b, P.IntImm) and a.dtype == b.dtype:
@@ -94,8 +98,10 @@ class TIRPrinter:
         self.prim = PrimPrinter(ctx.dialect, "tir", self.var_name, self.buffer_name)
         self.loops: List[tir.For] = []
         self.late_decls: List[str] = []
+        self.pending: Optional[List[str]] = None
         self.func_level = 0
         self.data_alias: Dict[P.PrimVar, str] = {}
+        self.data_owner: Dict[P.PrimVar, tir.Buffer] = {}
 
     # ------------------------------------------------------------------------------------------
     # names
@@ -111,17 +117,25 @@ class TIRPrinter:
         return name
 
     def buffer_name(self, b: tir.Buffer) -> str:
+        """The name of ``b``; a buffer used without a declaration (a view over another buffer's
+        data, ``T.Buffer(shape, data=A.data)``) is declared right before the statement that first
+        uses it, where its data variable is in scope, as TVM prints it (TEXT.TIR.6)."""
         name = self.ctx.names.get(b)
         if name is None:
-            name = self.ctx.names.define(b, b.name, level=self.func_level, default="buffer")
-            self.data_alias.setdefault(b.data, f"{name}.data")
-            self.late_decls.append(f"{name} = {self.buffer_call('T.Buffer', b, [], force_dtype=True)}")
+            data_known = b.data is not None and (b.data in self.data_alias or self.ctx.names.is_defined(b.data))
+            target = self.pending if self.pending is not None else self.late_decls
+            name = self.ctx.names.define(b, b.name, level=None if self.pending is not None else self.func_level,
+                                         default="buffer")
+            target.append(f"{name} = {self.buffer_call('T.Buffer', b, [], force_dtype=True)}")
+            if not data_known:
+                self.data_alias.setdefault(b.data, f"{name}.data")
         return name
 
     def define_buffer(self, b: tir.Buffer) -> str:
         name = self.ctx.names.define(b, b.name, default="buffer")
         if b.data is not None and b.data not in self.data_alias and not self.ctx.names.is_defined(b.data):
             self.data_alias[b.data] = f"{name}.data"
+            self.data_owner[b.data] = b
         return name
 
     def define_var(self, v: P.PrimVar) -> str:
@@ -145,7 +159,8 @@ class TIRPrinter:
         parts = [self.prim(d) for d in dims]
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
-    def buffer_call(self, prefix: str, b: tir.Buffer, args: List[str], *, force_dtype=False) -> str:
+    def buffer_call(self, prefix: str, b: tir.Buffer, args: List[str], *, force_dtype=False,
+                    omit_scope=False) -> str:
         parts = list(args) + [self.shape_tuple(b.shape)]
         if force_dtype or b.dtype != "float32":
             parts.append(f'"{b.dtype}"')
@@ -158,7 +173,7 @@ class TIRPrinter:
             parts.append(f"strides={self.shape_tuple(b.strides)}")
         if b.elem_offset is not None and not _is_int(b.elem_offset, 0):
             parts.append(f"elem_offset={self.prim(b.elem_offset)}")
-        if b.scope != "global":
+        if b.scope != "global" and not omit_scope:
             parts.append(f"scope={format_str(b.scope)}")
         if b.align != -1:
             parts.append(f"align={b.align}")
@@ -201,6 +216,7 @@ class TIRPrinter:
         self.late_decls = []
         self.loops = []
         self.data_alias = {}
+        self.data_owner = {}
         try:
             return self._prim_func(f, name)
         finally:
@@ -287,7 +303,12 @@ class TIRPrinter:
         m = getattr(self, "stmt_" + type(s).__name__, None)
         if m is None:
             raise UnsupportedError(f"cannot print TensorIR statement {type(s).__name__}", s.span)
-        return m(s)
+        saved, self.pending = self.pending, []
+        try:
+            lines = m(s)
+            return self.pending + lines
+        finally:
+            self.pending = saved
 
     def body(self, s: Optional[tir.Stmt]) -> List[str]:
         """An indented body that Python accepts (``T.evaluate(0)`` when empty)."""
@@ -363,13 +384,53 @@ class TIRPrinter:
         return lines
 
     def stmt_AllocBuffer(self, s: tir.AllocBuffer) -> List[str]:
-        return self.alloc_decl(s.buffer, "T.alloc_buffer")
+        b = s.buffer
+        if self.d.name == "tvm" and b.scope in ("local", "shared"):
+            # TVM 0.25 prints local and shared allocations as T.alloc_local / T.alloc_shared (TEXT.TIR.6)
+            decls = self.new_var_decls(b)
+            bname = self.define_buffer(b)
+            return decls + [f"{bname} = {self.buffer_call(f'T.alloc_{b.scope}', b, [], omit_scope=True)}"]
+        return self.alloc_decl(b, "T.alloc_buffer")
 
     def stmt_DeclBuffer(self, s: tir.DeclBuffer) -> List[str]:
         decls = self.new_var_decls(s.buffer)
+        view = self.view_call(s.buffer) if self.d.name == "tvm" else None
         bname = self.define_buffer(s.buffer)
-        line = f"{bname} = {self.buffer_call('T.decl_buffer', s.buffer, [])}"
+        line = f"{bname} = {view or self.buffer_call('T.decl_buffer', s.buffer, [])}"
         return decls + [line] + (self.stmt(s.body) if s.body is not None else [])
+
+    def view_call(self, b: tir.Buffer) -> Optional[str]:
+        """``A.view(d0, d1)`` / ``A.view("dtype")`` for a declared buffer over the data of buffer ``A``
+        that keeps A's layout (strides, offset, scope, alignment, axis separators), as TVM 0.25 prints
+        it (TEXT.TIR.6); None when the declaration needs ``T.decl_buffer``."""
+        owner = self.data_owner.get(b.data)
+        if owner is None or owner is b or not self.ctx.names.is_defined(owner):
+            return None
+        if (b.strides != owner.strides or b.scope != owner.scope or b.align != owner.align
+                or b.offset_factor != owner.offset_factor or b.axis_separators != owner.axis_separators):
+            return None
+        name = self.ctx.names.get(owner)
+        same_offset = b.elem_offset == owner.elem_offset or (
+            _zero_or_none(b.elem_offset) and _zero_or_none(owner.elem_offset))
+        if b.dtype == owner.dtype:
+            if not same_offset or not b.shape or any(_is_int(d, -1) for d in b.shape):
+                return None
+            return f"{name}.view({', '.join(self.prim(d) for d in b.shape)})"
+        # a dtype view: the last dimension scales by the ratio of the bit widths
+        from ...ir import dtype as _dt
+
+        if not (_zero_or_none(b.elem_offset) and _zero_or_none(owner.elem_offset)) or not owner.shape \
+                or len(b.shape) != len(owner.shape) or b.shape[:-1] != owner.shape[:-1]:
+            return None
+        last, old_last = b.shape[-1], owner.shape[-1]
+        if not (isinstance(last, P.IntImm) and isinstance(old_last, P.IntImm) and last.dtype == old_last.dtype):
+            return None
+        nb, ob = _dt.bits(b.dtype), _dt.bits(owner.dtype)
+        expect = old_last.value // (nb // ob) if nb >= ob and nb % ob == 0 else \
+            old_last.value * (ob // nb) if nb < ob and ob % nb == 0 else None
+        if expect != last.value:
+            return None
+        return f'{name}.view("{b.dtype}")'
 
     def stmt_Allocate(self, s: tir.Allocate) -> List[str]:
         if self.d.name == "tvm":

@@ -1,0 +1,10 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n",), "int32"), y: R.Tensor(("n",), "int32")) -> R.Tensor(("n",), "int32"):
+        n = T.int64()
+        z = R.call_dps_packed("conformance.add_dps", (x, y), out_sinfo=R.Tensor((n,), "int32"))
+        return z

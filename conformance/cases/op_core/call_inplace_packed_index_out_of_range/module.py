@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((4,), "float32"), b: R.Tensor((4,), "float32")) -> R.Object:
+        y = R.call_inplace_packed("conformance.add_inplace", a, b, inplace_indices=[2], sinfo_args=R.Tensor((4,), "float32"))
+        return y

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(t: R.Tensor((2, 2), "int64")) -> R.Shape:
+        s = R.tensor_to_shape(t)
+        return s

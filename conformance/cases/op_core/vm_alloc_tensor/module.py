@@ -1,0 +1,17 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def plus_one(A: T.Buffer((T.int64(3),), "float32"), B: T.Buffer((T.int64(3),), "float32")):
+        for i in range(T.int64(3)):
+            B[i] = A[i] + T.float32(1)
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+        cls = Module
+        s = R.vm.alloc_storage(R.shape([12]), 0, "uint8")
+        y = R.vm.alloc_tensor(s, 0, R.shape([3]), "float32")
+        u = cls.plus_one(x, y)
+        return y

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((3,), "bool"), b: R.Tensor((3,), "float32")) -> R.Tensor((3,), "bool"):
+        y = R.add(a, b)
+        return y

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((2, 3), "int32"), b: R.Tensor((4,), "int32")) -> R.Tensor(ndim=2, dtype="bool"):
+        y = R.greater_equal(a, b)
+        return y

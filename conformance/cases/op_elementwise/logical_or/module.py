@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((2, 3), "bool"), b: R.Tensor((2, 3), "bool")) -> R.Tensor((2, 3), "bool"):
+        y = R.logical_or(a, b)
+        return y

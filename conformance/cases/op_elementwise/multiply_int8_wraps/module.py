@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((3,), "int8"), b: R.Tensor((3,), "int8")) -> R.Tensor((3,), "int8"):
+        y = R.multiply(a, b)
+        return y

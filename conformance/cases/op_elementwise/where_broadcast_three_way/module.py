@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(c: R.Tensor((3, 1), "bool"), a: R.Tensor((1, 4), "float32"), b: R.Tensor((), "float32")) -> R.Tensor((3, 4), "float32"):
+        y = R.where(c, a, b)
+        return y

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 5, 6), "float32")) -> R.Tensor((2, 3, 8, 9), "float32"):
+        y = R.image.resize2d(x, (8, 9))
+        return y

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor(("n", 3), "float32"), b: R.Tensor((3, 4), "float32")) -> R.Tensor(("n", 4), "float32"):
+        y = R.einsum((a, b), "ij,jk->ik")
+        return y

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 7, 6), "float32")) -> R.Tensor((2, 3, 4, 4), "float32"):
+        y = R.nn.max_pool2d(x, pool_size=3, strides=2, padding=1, ceil_mode=True)
+        return y

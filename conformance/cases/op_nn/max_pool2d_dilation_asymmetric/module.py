@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 7, 6), "float32")) -> R.Tensor((2, 3, 6, 4), "float32"):
+        y = R.nn.max_pool2d(x, pool_size=(2, 3), strides=(1, 2), padding=(0, 1, 1, 2), dilation=(2, 1))
+        return y

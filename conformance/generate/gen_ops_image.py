@@ -1,0 +1,153 @@
+"""Image operators (spec/ops/image.resize2d.md): ``image.resize2d``.
+
+Cases: bilinear with half-pixel centres (static and with a symbolic input size at two sizes),
+align_corners, nearest neighbour with asymmetric/floor (integer upscale) and half-pixel/round
+(half-to-even ties), cubic, the NHWC layout, integer data, ``out_dtype``, and invalid operands.
+
+Oracles: the interpolation formulas written below in float64 (source coordinate, clamped reads,
+linear or Keys-cubic weights), compared with a tolerance covering TVM's float32 arithmetic; nearest
+neighbour results are exact.
+"""
+
+import zlib
+
+import numpy as np
+
+from relax_conformance.gen import Case, Invalid, module_text
+
+CATEGORY = "op_image"
+TOL = dict(rtol=1e-5, atol=1e-5)
+
+
+def rng_for(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def tensor(shape, dtype="float32"):
+    if isinstance(shape, int):
+        return f'R.Tensor(ndim={shape}, dtype="{dtype}")'
+    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
+    return f'R.Tensor(({dims}), "{dtype}")'
+
+
+def module(params, call, ret=None):
+    plist = ", ".join(f"{n}: {a}" for n, a in params)
+    arrow = f" -> {ret}" if ret is not None else ""
+    return module_text(f'''
+        @R.function
+        def main({plist}){arrow}:
+            y = {call}
+            return y
+    ''')
+
+
+def coords(out, n, mode):
+    i = np.arange(out, dtype="float64")
+    if mode == "half_pixel":
+        return (i + 0.5) * n / out - 0.5
+    if mode == "align_corners":
+        return i * (n - 1) / (out - 1)
+    return i * n / out  # asymmetric
+
+
+def resize(x, oh, ow, method, mode, rounding="round", alpha=-0.75):
+    """x (N, C, H, W) in float64."""
+    x = np.asarray(x, "float64")
+    h, w = x.shape[2:]
+    ys, xs = coords(oh, h, mode), coords(ow, w, mode)
+
+    def px(yi, xi):
+        return x[:, :, np.clip(yi, 0, h - 1)][:, :, :, np.clip(xi, 0, w - 1)]
+
+    if method == "nearest_neighbor":
+        f = np.rint if rounding == "round" else lambda v: np.floor(v + 1e-5)
+        return px(f(ys).astype(int), f(xs).astype(int))
+    if method == "linear":
+        y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
+        ty, tx = (ys - y0)[:, None], (xs - x0)[None, :]
+        top = px(y0, x0) * (1 - tx) + px(y0, x0 + 1) * tx
+        bot = px(y0 + 1, x0) * (1 - tx) + px(y0 + 1, x0 + 1) * tx
+        return top * (1 - ty) + bot * ty
+
+    def weights(t):
+        a = alpha
+        d = np.stack([1 + t, t, 1 - t, 2 - t], -1)  # distances to the four taps
+        near = ((a + 2) * d ** 3 - (a + 3) * d ** 2 + 1)
+        far = (a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a)
+        return np.where(d <= 1, near, far)
+
+    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
+    wy, wx = weights(ys - y0), weights(xs - x0)
+    out = np.zeros(x.shape[:2] + (oh, ow))
+    for j in range(4):
+        for i in range(4):
+            out += px(y0 + j - 1, x0 + i - 1) * wy[:, j][:, None] * wx[:, i][None, :]
+    return out
+
+
+def r32(v):
+    return np.asarray(v, "float64").astype("float32")
+
+
+def resize_cases():
+    out = []
+    rng = rng_for("resize2d")
+    tags = ["op:image.resize2d", "image"]
+    ids = ["OP.image.resize2d.C4", "OP.image.resize2d.C5"]
+    x = rng.standard_normal((2, 3, 5, 6)).astype("float32")
+    p = [("x", tensor((2, 3, 5, 6)))]
+    out.append(Case("resize2d_linear_half_pixel", module(p, "R.image.resize2d(x, (8, 9))", tensor((2, 3, 8, 9))),
+                    runs=[([x], r32(resize(x, 8, 9, "linear", "half_pixel")))], spec=ids, tags=tags, **TOL))
+    runs = [([xs], r32(resize(xs, 4, 7, "linear", "half_pixel")))
+            for xs in (rng.standard_normal((1, 2, 3, 5)).astype("float32"),
+                       rng.standard_normal((1, 2, 6, 2)).astype("float32"))]
+    out.append(Case("resize2d_linear_symbolic_input", module([("x", tensor((1, 2, "h", "w")))],
+                                                             "R.image.resize2d(x, (4, 7))", tensor((1, 2, 4, 7))),
+                    runs=runs, spec=ids, tags=tags + ["symbolic"], **TOL))
+    out.append(Case("resize2d_align_corners", module(p, 'R.image.resize2d(x, (9, 11), coordinate_transformation_mode='
+                                                        '"align_corners")', tensor((2, 3, 9, 11))),
+                    runs=[([x], r32(resize(x, 9, 11, "linear", "align_corners")))], spec=ids, tags=tags, **TOL))
+    out.append(Case("resize2d_nearest_asymmetric_floor",
+                    module(p, 'R.image.resize2d(x, (10, 12), method="nearest_neighbor", '
+                              'coordinate_transformation_mode="asymmetric", rounding_method="floor")',
+                           tensor((2, 3, 10, 12))),
+                    runs=[([x], x[:, :, np.arange(10) // 2][:, :, :, np.arange(12) // 2])], spec=ids, tags=tags))
+    out.append(Case("resize2d_nearest_half_pixel_ties",
+                    module(p, 'R.image.resize2d(x, (5, 3), method="nearest_neighbor")', tensor((2, 3, 5, 3))),
+                    runs=[([x], x[:, :, :, [0, 2, 4]])], spec=ids, tags=tags,
+                    description="source x = 2i + 0.5 rounds half to even"))
+    out.append(Case("resize2d_cubic", module(p, 'R.image.resize2d(x, (7, 4), method="cubic")', tensor((2, 3, 7, 4))),
+                    runs=[([x], r32(resize(x, 7, 4, "cubic", "half_pixel")))], spec=ids, tags=tags, **TOL))
+    xn = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    out.append(Case("resize2d_nhwc", module([("x", tensor((2, 5, 6, 3)))],
+                                            'R.image.resize2d(x, (8, 9), layout="NHWC")', tensor((2, 8, 9, 3))),
+                    runs=[([xn], r32(resize(x, 8, 9, "linear", "half_pixel")).transpose(0, 2, 3, 1))],
+                    spec=ids + ["OP.NN.LAYOUT.1"], tags=tags + ["layout"], **TOL))
+    xi = rng.integers(-1000, 1000, (1, 2, 3, 4)).astype("int32")
+    out.append(Case("resize2d_int32_nearest", module([("x", tensor((1, 2, 3, 4), "int32"))],
+                                                     'R.image.resize2d(x, (6, 8), method="nearest_neighbor", '
+                                                     'coordinate_transformation_mode="asymmetric")',
+                                                     tensor((1, 2, 6, 8), "int32")),
+                    runs=[([xi], resize(xi, 6, 8, "nearest_neighbor", "asymmetric").astype("int32"))], spec=ids,
+                    tags=tags + ["int"], description="rounding_method round: source 1.5 rounds to 2, 0.5 to 0"))
+    out.append(Case("resize2d_out_dtype", module(p, 'R.image.resize2d(x, (8, 9), out_dtype="float16")',
+                                                 tensor((2, 3, 8, 9), "float16")),
+                    runs=[([x], resize(x, 8, 9, "linear", "half_pixel").astype("float16"))],
+                    spec=ids + ["OP.image.resize2d.C3"], tags=tags, rtol=1e-3, atol=1e-3,
+                    description="the interpolated float32 value converted to out_dtype"))
+    for name, call, cid in (("resize2d_unknown_method", 'R.image.resize2d(x, (8, 9), method="bicubic")', "C2"),
+                            ("resize2d_size_rank", "R.image.resize2d(x, (8, 9, 2))", "C1"),
+                            ("resize2d_bad_layout", 'R.image.resize2d(x, (8, 9), layout="NCHD")', "C3")):
+        out.append(Invalid(name, module(p, call), "struct_info", spec=[f"OP.image.resize2d.{cid}"],
+                           tags=tags + ["invalid"]))
+    return out
+
+
+def generate():
+    return {CATEGORY: resize_cases()}
+
+
+if __name__ == "__main__":
+    from relax_conformance.regen import regenerate
+
+    regenerate(only=["gen_ops_image"])

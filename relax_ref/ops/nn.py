@@ -1,0 +1,551 @@
+"""Neural-network operators without windows or statistics: ``nn.softmax``, ``nn.log_softmax``,
+``nn.pad``, ``nn.prelu``, ``nn.batch_flatten``, ``nn.pixel_shuffle`` and ``nn.dropout`` (spec pages
+``spec/ops/nn.<op>.md``; shared rules on ``spec/ops/nn.md``).
+
+The other ``R.nn`` families live in :mod:`.nn_conv` (convolutions), :mod:`.nn_pool` (pooling),
+:mod:`.nn_norm` (normalizations), :mod:`.nn_attention` and :mod:`.nn_loss`; the elementwise
+activations (``relu``, ``gelu``, ...) are in :mod:`.elementwise`.
+
+Semantics follow TVM 0.25's TOPI kernels (OP.NN.SEM.*):
+
+* ``softmax(x)[.., i, ..] = exp(x_i - m) / sum_j exp(x_j - m)`` with ``m`` the TIR ``max``
+  reduction of the axis; ``log_softmax = x - m - log(sum_j exp(x_j - m))``. Each stage is rounded
+  to the dtype; sums are defined up to reassociation (OP.SEM.5).
+* ``pad`` reads ``x[i - before]`` inside the input and otherwise: ``pad_value`` converted to the
+  dtype (``constant``), the mirror index without repeating the edge (``reflect``; a pad wider than
+  ``dim - 1`` is an ``op_runtime`` error, TVM reads out of bounds), the clamped index
+  (``replicate``) or the index modulo the dim (``circular``). Negative widths crop.
+* ``prelu(x, alpha) = x > 0 ? x : x * alpha[c]`` along ``axis`` (an ``alpha`` of length 1 is
+  broadcast).
+* ``dropout`` is evaluated in inference mode: ``(x, ones_like(x))`` (OP.nn.dropout.C2).
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Sequence
+
+import numpy as np
+
+from ..errors import OpRuntimeError
+from ..ir import expr as rx
+from ..ir import prim_expr as P
+from ..ir.struct_info import TensorStructInfo, TupleStructInfo
+from . import common as C
+from . import nn_common as N
+from . import te
+from . import te_ops as O
+from .registry import OpDef, arg, attr, register
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------------
+
+
+def legalizable(call: rx.Call) -> bool:
+    """Every tensor argument and result has a ShapeExpr shape and a known dtype."""
+    sinfos = [a.struct_info for a in call.args] + [call.struct_info]
+    for s in sinfos:
+        for t in (s.fields if isinstance(s, TupleStructInfo) else (s,)):
+            if isinstance(t, TensorStructInfo):
+                if not isinstance(t.shape, rx.ShapeExpr) or t.dtype == "void":
+                    return False
+    return True
+
+
+def is_float(dtype: str) -> bool:
+    """TVM's ``DataType::is_float()``: float16/32/64 (not bfloat16)."""
+    return dtype in ("float16", "float32", "float64")
+
+
+def _axis_names(n: int, prefix: str = "i") -> List[str]:
+    return [f"{prefix}{k}" for k in range(n)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# softmax, log_softmax
+# ---------------------------------------------------------------------------------------------------
+
+
+def _softmax_infer(call, ctx):
+    """OP.nn.softmax.C1-C2 (TVM's ``InferStructInfoSoftmax``): a float or bfloat16 tensor; the axis
+    in range; the result is the input's struct info."""
+    x = C.tensor_args(call, 1, ctx)[0]
+    if x.ndim == -1:
+        return x
+    if x.dtype != "void" and not (is_float(x.dtype) or x.dtype == "bfloat16"):
+        raise C.error(call, "Softmax requires the input tensor to have float dtype. However, the given input "
+                            f"dtype is {x.dtype}", ctx)
+    C.normalize_axis(call, x.ndim, int(call.attrs["axis"]), ctx)
+    return x
+
+
+def _softmax_axis(call, x: np.ndarray) -> int:
+    axis = int(call.attrs["axis"])
+    if not -x.ndim <= axis < x.ndim:
+        raise OpRuntimeError(f"{C.op_name(call)}: axis {axis} is out of range for a tensor of rank {x.ndim}",
+                             call.span)
+    return axis % x.ndim
+
+
+def softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
+    """OP.nn.softmax.C3: TOPI's four stages, each rounded to the dtype."""
+    dt = N.dtype_of(x)
+    f = N.FloatOps(dt)
+    m = N.tir_max_reduce(x, axis, keepdims=True)
+    e = f.intrin("exp", f.sub(x, m))
+    s = f.sum(e, axis=axis, keepdims=True)
+    return f.div(e, s)
+
+
+def log_softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
+    dt = N.dtype_of(x)
+    f = N.FloatOps(dt)
+    m = N.tir_max_reduce(x, axis, keepdims=True)
+    s = f.sum(f.intrin("exp", f.sub(x, m)), axis=axis, keepdims=True)
+    return f.sub(f.sub(x, m), f.intrin("log", s))
+
+
+def _softmax_ref(args, attrs, call, ctx):
+    x = args[0]
+    N.check_float_tensor(call, x)
+    return softmax_np(x, _softmax_axis(call, x))
+
+
+def _log_softmax_ref(args, attrs, call, ctx):
+    x = args[0]
+    N.check_float_tensor(call, x)
+    return log_softmax_np(x, _softmax_axis(call, x))
+
+
+def _insert(idx: Sequence[Any], axis: int, k: Any) -> List[Any]:
+    idx = list(idx)
+    return idx[:axis] + [k] + idx[axis:]
+
+
+def _drop(idx: Sequence[Any], axis: int) -> List[Any]:
+    return [v for i, v in enumerate(idx) if i != axis]
+
+
+def te_softmax(x: te.Tensor, axis: int) -> te.Tensor:
+    """TOPI ``softmax``: T_softmax_maxelem, T_softmax_exp, T_softmax_expsum, T_softmax_norm."""
+    shape = list(x.shape)
+    axis = axis % len(shape)
+    reduced = _drop(shape, axis)
+    k1 = te.reduce_axis(shape[axis], "k")
+    maxelem = te.compute(reduced, lambda *i: te.max(x(*_insert(i, axis, k1)), axis=k1), name="T_softmax_maxelem",
+                         index_names=_axis_names(len(reduced)))
+    exp = te.compute(shape, lambda *i: te.exp(O.sub(x(*i), maxelem(*_drop(i, axis)))), name="T_softmax_exp",
+                     index_names=_axis_names(len(shape)))
+    k2 = te.reduce_axis(shape[axis], "k")
+    expsum = te.compute(reduced, lambda *i: te.sum(exp(*_insert(i, axis, k2)), axis=k2), name="T_softmax_expsum",
+                        index_names=_axis_names(len(reduced)))
+    return te.compute(shape, lambda *i: O.div(exp(*i), expsum(*_drop(i, axis))), name="T_softmax_norm",
+                      attrs={"axis": axis}, index_names=_axis_names(len(shape)))
+
+
+def te_log_softmax(x: te.Tensor, axis: int) -> te.Tensor:
+    """TOPI ``log_softmax``: T_softmax_maxelem, compute (the exp sum), compute (the result)."""
+    shape = list(x.shape)
+    axis = axis % len(shape)
+    reduced = _drop(shape, axis)
+    k1 = te.reduce_axis(shape[axis], "k")
+    maxelem = te.compute(reduced, lambda *i: te.max(x(*_insert(i, axis, k1)), axis=k1), name="T_softmax_maxelem",
+                         index_names=_axis_names(len(reduced)))
+    k2 = te.reduce_axis(shape[axis], "k")
+    expsum = te.compute(reduced, lambda *i: te.sum(te.exp(O.sub(x(*_insert(i, axis, k2)), maxelem(*i))), axis=k2),
+                        name="compute", index_names=_axis_names(len(reduced)))
+    return te.compute(shape, lambda *i: O.sub(O.sub(x(*i), maxelem(*_drop(i, axis))),
+                                              te.log(expsum(*_drop(i, axis)))),
+                      name="compute", attrs={"axis": axis}, index_names=_axis_names(len(shape)))
+
+
+def _softmax_legalize(fn, name):
+    def legalize(call, ctx):
+        if not legalizable(call):
+            return None
+        axis = int(call.attrs["axis"])
+        return ctx.call_te(lambda x: fn(x, axis), call.args[0], primfunc_name_hint=name)
+    return legalize
+
+
+# ---------------------------------------------------------------------------------------------------
+# pad
+# ---------------------------------------------------------------------------------------------------
+
+PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _pad_infer(call, ctx):
+    """OP.nn.pad.C1-C3 (TVM's ``InferStructInfoPad``): ``pad_width`` has two values per dim; each dim
+    grows by ``before + after``; the result has no vdevice (as TVM)."""
+    x = C.tensor_args(call, 1, ctx)[0]
+    mode = call.attrs.get("pad_mode", "constant")
+    if mode not in PAD_MODES:
+        raise C.error(call, f"unknown pad_mode {mode!r}; expected one of {', '.join(PAD_MODES)}", ctx)
+    widths = tuple(int(v) for v in call.attrs["pad_width"])
+    if x.ndim == -1 or len(widths) != 2 * x.ndim:
+        raise C.error(call, f"Illegal pad_width {list(widths)} for a tensor of "
+                            f"{'unknown rank' if x.ndim == -1 else f'rank {x.ndim}'} (two values per dim)", ctx)
+    vals = N.shape_expr_values(x)
+    if vals is None:
+        return TensorStructInfo(None, x.dtype, x.ndim)
+    out = [O.add(v, N.i64(widths[2 * i] + widths[2 * i + 1])) for i, v in enumerate(vals)]
+    return TensorStructInfo(rx.ShapeExpr(tuple(out)), x.dtype)
+
+
+def pad_np(call, x: np.ndarray, widths: Sequence[int], mode: str, value: float) -> np.ndarray:
+    """OP.nn.pad.C4: out[i] = x[map(i - before)] per axis."""
+    idx_per_axis = []
+    valid_per_axis = []
+    for d in range(x.ndim):
+        before, after = widths[2 * d], widths[2 * d + 1]
+        size = x.shape[d]
+        n_out = size + before + after
+        if n_out < 0:
+            raise OpRuntimeError(f"{C.op_name(call)}: pad widths ({before}, {after}) crop axis {d} of size {size} "
+                                 "below zero", call.span)
+        i = np.arange(n_out, dtype=np.int64) - before
+        valid = (i >= 0) & (i < size)
+        if mode == "constant":
+            src = np.where(valid, i, 0)
+        elif mode == "reflect":
+            src = np.where(i < 0, -i, np.where(i >= size, 2 * size - 2 - i, i))
+            if n_out and (np.any(src < 0) or np.any(src >= size)):
+                raise OpRuntimeError(f"{C.op_name(call)}: reflect padding of ({before}, {after}) needs more than "
+                                     f"one reflection of axis {d} of size {size}", call.span)
+            valid = np.ones_like(valid)
+        elif mode == "replicate":
+            if size == 0 and n_out:
+                raise OpRuntimeError(f"{C.op_name(call)}: cannot replicate the edge of an empty axis", call.span)
+            src = np.clip(i, 0, max(size - 1, 0))
+            valid = np.ones_like(valid)
+        else:  # circular
+            if size == 0 and n_out:
+                raise OpRuntimeError(f"{C.op_name(call)}: cannot wrap around an empty axis", call.span)
+            src = np.mod(i + size, size) if size else i
+            valid = np.ones_like(valid)
+        idx_per_axis.append(src)
+        valid_per_axis.append(valid)
+    if x.size == 0:
+        if any(len(i) and np.any(v) for i, v in zip(idx_per_axis, valid_per_axis)) and mode != "constant":
+            raise OpRuntimeError(f"{C.op_name(call)}: cannot {mode}-pad an empty tensor", call.span)
+        out_shape = tuple(len(i) for i in idx_per_axis)
+        return np.full(out_shape, N.tir_cast(np.array(value, dtype=np.float64), N.dtype_of(x)), dtype=x.dtype)
+    out = x[np.ix_(*idx_per_axis)] if x.ndim else x.copy()
+    if mode == "constant" and x.ndim:
+        mask = np.ones(out.shape, dtype=bool)
+        for d, v in enumerate(valid_per_axis):
+            shape = [1] * x.ndim
+            shape[d] = len(v)
+            mask &= v.reshape(shape)
+        fill = N.tir_cast(np.array(value, dtype=np.float64), N.dtype_of(x))
+        out = np.where(mask, out, fill).astype(x.dtype)
+    return np.ascontiguousarray(out)
+
+
+def _pad_ref(args, attrs, call, ctx):
+    x = args[0]
+    widths = tuple(int(v) for v in attrs["pad_width"])
+    if len(widths) != 2 * x.ndim:
+        raise OpRuntimeError(f"{C.op_name(call)}: pad_width {list(widths)} does not have two values per dim of a "
+                             f"rank-{x.ndim} tensor", call.span)
+    return pad_np(call, x, widths, attrs.get("pad_mode", "constant"), float(attrs.get("pad_value", 0.0)))
+
+
+def te_pad(x: te.Tensor, before: Sequence[Any], after: Sequence[Any], pad_value: Any = 0.0,
+           name: str = "PadInput", index_names=None) -> te.Tensor:
+    """TOPI ``pad`` (constant): ``if_then_else(inside, x[i - before], pad_value)``; axes without
+    padding index directly."""
+    n = x.ndim
+    out_shape = [O.add(O.add(x.shape[i], before[i]), after[i]) for i in range(n)]
+    value = pad_value if isinstance(pad_value, P.PrimExpr) else O.const(pad_value, x.dtype)
+
+    def f(*i):
+        conds = []
+        idx = []
+        for d in range(n):
+            b, a = before[d], after[d]
+            if O.is_const(O.as_expr(b), 0) and O.is_const(O.as_expr(a), 0):
+                idx.append(i[d])
+            else:
+                idx.append(O.sub(i[d], b))
+                conds.append(O.le(b, i[d]))
+                conds.append(O.lt(i[d], O.add(x.shape[d], b)))
+        if not conds:
+            return x(*idx)
+        c = conds[0]
+        for more in conds[1:]:
+            c = O.logical_and(c, more)
+        return O.if_then_else(c, x(*idx), value)
+
+    names = index_names or _axis_names(n)
+    return te.compute(out_shape, f, name=name, index_names=names)
+
+
+def _te_mode_pad(x: te.Tensor, before, after, mode: str) -> te.Tensor:
+    n = x.ndim
+    out_shape = [O.add(O.add(x.shape[i], before[i]), after[i]) for i in range(n)]
+
+    def f(*i):
+        idx = []
+        for d in range(n):
+            size = x.shape[d]
+            orig = O.sub(i[d], before[d])
+            if mode == "reflect":
+                idx.append(O.if_then_else(O.lt(orig, 0), O.neg(orig),
+                                          O.if_then_else(O.ge(orig, size), O.sub(O.sub(O.mul(2, size), 2), orig),
+                                                         orig)))
+            elif mode == "replicate":
+                idx.append(O.if_then_else(O.lt(orig, 0), N.i64(0),
+                                          O.if_then_else(O.ge(orig, size), O.sub(size, 1), orig)))
+            else:
+                idx.append(O.floormod(O.add(orig, size), size))
+        return x(*idx)
+
+    names = {"reflect": "ReflectPadInput", "replicate": "ReplicatePadInput", "circular": "CircularPadInput"}
+    return te.compute(out_shape, f, name=names[mode], index_names=_axis_names(n))
+
+
+def _pad_legalize(call, ctx):
+    if not legalizable(call):
+        return None
+    widths = [int(v) for v in call.attrs["pad_width"]]
+    before, after = [N.i64(v) for v in widths[::2]], [N.i64(v) for v in widths[1::2]]
+    mode = call.attrs.get("pad_mode", "constant")
+    if mode == "constant":
+        value = float(call.attrs.get("pad_value", 0.0))
+        return ctx.call_te(lambda x: te_pad(x, before, after, value, name="PadInput"), call.args[0],
+                           primfunc_name_hint="pad")
+    return ctx.call_te(lambda x: _te_mode_pad(x, before, after, mode), call.args[0],
+                       primfunc_name_hint=f"{mode}_pad")
+
+
+# ---------------------------------------------------------------------------------------------------
+# prelu
+# ---------------------------------------------------------------------------------------------------
+
+
+def _prelu_infer(call, ctx):
+    """OP.nn.prelu.C1-C2 (TVM's ``InferStructInfoPRelu``): a float16/32/64 ``data`` (bfloat16 is
+    rejected) and an axis in range; ``alpha`` must be a tensor and is otherwise unchecked; the
+    result is the data's struct info."""
+    if len(call.args) != 2:
+        raise C.error(call, f"the operator expects 2 arguments, but was called with {len(call.args)}", ctx)
+    x = C.tensor_arg(call, 0, ctx, "data")
+    C.tensor_arg(call, 1, ctx, "alpha")
+    if x.ndim == -1:
+        return x
+    if x.dtype != "void" and not is_float(x.dtype):
+        raise C.error(call, "Prelu requires the input tensor to have float dtype. However, the given input dtype "
+                            f"is {x.dtype}", ctx)
+    C.normalize_axis(call, x.ndim, int(call.attrs["axis"]), ctx)
+    return x
+
+
+def _prelu_ref(args, attrs, call, ctx):
+    x, alpha = args
+    dt = N.check_float_tensor(call, x)
+    axis = int(attrs["axis"]) % max(x.ndim, 1)
+    if alpha.ndim != 1 or alpha.shape[0] not in (1, x.shape[axis]):
+        raise OpRuntimeError(f"{C.op_name(call)}: alpha of shape {alpha.shape} does not match axis {axis} of size "
+                             f"{x.shape[axis]} (expected (1,) or ({x.shape[axis]},))", call.span)
+    shape = [1] * x.ndim
+    shape[axis] = alpha.shape[0]
+    a = N.tir_cast(alpha, dt).reshape(shape)
+    f = N.FloatOps(dt)
+    return np.where(x > N.float_const(0, dt), x, f.mul(x, a)).astype(x.dtype)
+
+
+def te_prelu(x: te.Tensor, slope: te.Tensor, axis: int) -> te.Tensor:
+    """TOPI ``prelu``: ``Select(x > 0, x, x * slope[c])`` (a length-1 slope is broadcast first)."""
+    axis = axis % x.ndim
+    if isinstance(slope.shape[0], P.IntImm) and slope.shape[0].value == 1:
+        s0 = slope
+        slope = te.compute((x.shape[axis],), lambda c: s0(0), name="slope_broadcasted")
+    return te.compute(x.shape, lambda *i: O.select(O.gt(x(*i), O.const(0, x.dtype)), x(*i),
+                                                   O.mul(x(*i), slope(i[axis]))),
+                      name="compute", index_names=_axis_names(x.ndim))
+
+
+def _prelu_legalize(call, ctx):
+    if not legalizable(call):
+        return None
+    x, alpha = call.args[0].struct_info, call.args[1].struct_info
+    axis = int(call.attrs["axis"]) % x.ndim
+    a0 = alpha.shape.values[0] if alpha.ndim == 1 else None
+    if alpha.ndim != 1:
+        return None
+    if not (isinstance(a0, P.IntImm) and a0.value == 1 or C.prove_equal(ctx, a0, x.shape.values[axis])):
+        return None  # TOPI's prelu requires a static match of the slope length
+    return ctx.call_te(lambda d, s: te_prelu(d, s, axis), call.args[0], call.args[1], primfunc_name_hint="prelu")
+
+
+# ---------------------------------------------------------------------------------------------------
+# batch_flatten
+# ---------------------------------------------------------------------------------------------------
+
+
+def _batch_flatten_infer(call, ctx):
+    """OP.nn.batch_flatten.C1-C2: rank >= 2; ``(d0, d1 * d2 * ...)`` (rank 2 is returned unchanged)."""
+    x = C.tensor_args(call, 1, ctx)[0]
+    if x.ndim == -1:
+        return TensorStructInfo(None, x.dtype, 2, x.vdevice)
+    if x.ndim < 2:
+        raise C.error(call, f"batch_flatten expects input tensor to have at least 2 dimensions, but got {x.ndim}",
+                      ctx)
+    if x.ndim == 2:
+        return x
+    vals = N.shape_expr_values(x)
+    if vals is None:
+        return TensorStructInfo(None, x.dtype, 2, x.vdevice)
+    flat = N.i64(1)
+    for v in vals[1:]:
+        flat = O.mul(flat, v)
+    return TensorStructInfo(rx.ShapeExpr((vals[0], flat)), x.dtype, vdevice=x.vdevice)
+
+
+def _batch_flatten_ref(args, attrs, call, ctx):
+    x = args[0]
+    if x.ndim < 2:
+        raise OpRuntimeError(f"{C.op_name(call)}: expects a tensor of rank >= 2, got rank {x.ndim}", call.span)
+    rest = int(np.prod(x.shape[1:], dtype=np.int64))
+    return np.ascontiguousarray(x).reshape(x.shape[0], rest).copy()
+
+
+def _batch_flatten_legalize(call, ctx):
+    if not legalizable(call):
+        return None
+    from .manipulate import te_reshape
+
+    shape = list(call.struct_info.shape.values)
+    return ctx.call_te(lambda x, s: te_reshape(x, s), call.args[0], shape, primfunc_name_hint="reshape")
+
+
+# ---------------------------------------------------------------------------------------------------
+# pixel_shuffle
+# ---------------------------------------------------------------------------------------------------
+
+
+def _pixel_shuffle_infer(call, ctx):
+    """OP.nn.pixel_shuffle.C1-C3: ``upscale_factor > 0``; rank >= 3; the channel dim (``-3``) must be
+    divisible by ``r * r`` when constant; ``(.., C / r^2, H * r, W * r)``; no vdevice (as TVM)."""
+    x = C.tensor_args(call, 1, ctx)[0]
+    r = int(call.attrs["upscale_factor"])
+    if r <= 0:
+        raise C.error(call, f"Upscale factor must be positive, got {r}", ctx)
+    if x.ndim == -1 or x.ndim < 3:
+        raise C.error(call, "PixelShuffle requires at least 3D input tensor"
+                            f"{'' if x.ndim == -1 else f', got rank {x.ndim}'}", ctx)
+    vals = N.shape_expr_values(x)
+    if vals is None:
+        return TensorStructInfo(None, x.dtype, x.ndim)
+    c, h, w = vals[-3:]
+    if isinstance(c, P.IntImm):
+        if c.value % (r * r) != 0:
+            raise C.error(call, "Number of input channels must be divisible by the square of the upscale factor, "
+                                f"got {c.value} channels and factor {r}", ctx)
+        c_out: P.PrimExpr = N.i64(c.value // (r * r))
+    else:
+        c_out = N.simplify(ctx, P.floordiv(c, N.i64(r * r)))
+    out = list(vals[:-3]) + [c_out, O.mul(h, N.i64(r)), O.mul(w, N.i64(r))]
+    return TensorStructInfo(rx.ShapeExpr(tuple(out)), x.dtype)
+
+
+def _pixel_shuffle_ref(args, attrs, call, ctx):
+    x = args[0]
+    r = int(attrs["upscale_factor"])
+    *lead, c, h, w = x.shape
+    if c % (r * r) != 0:
+        raise OpRuntimeError(f"{C.op_name(call)}: {c} channels are not divisible by {r * r}", call.span)
+    y = x.reshape(*lead, c // (r * r), r, r, h, w)
+    nl = len(lead)
+    perm = list(range(nl)) + [nl, nl + 3, nl + 1, nl + 4, nl + 2]
+    return np.ascontiguousarray(np.transpose(y, perm).reshape(*lead, c // (r * r), h * r, w * r))
+
+
+def te_pixel_shuffle(x: te.Tensor, r: int) -> te.Tensor:
+    rc = O.const(r, "int32")
+    c, h, w = x.shape[-3:]
+    out_shape = list(x.shape[:-3]) + [O.floordiv(c, O.mul(rc, rc)), O.mul(h, rc), O.mul(w, rc)]
+
+    def f(*i):
+        co, ho, wo = i[-3:]
+        hi, ho_off = O.floordiv(ho, rc), O.floormod(ho, rc)
+        wi, wo_off = O.floordiv(wo, rc), O.floormod(wo, rc)
+        ci = O.add(O.add(O.mul(O.mul(co, rc), rc), O.mul(ho_off, rc)), wo_off)
+        return x(*(list(i[:-3]) + [ci, hi, wi]))
+
+    return te.compute(out_shape, f, name="PixelShuffle", index_names=_axis_names(x.ndim))
+
+
+def _pixel_shuffle_legalize(call, ctx):
+    if not legalizable(call):
+        return None
+    r = int(call.attrs["upscale_factor"])
+    return ctx.call_te(lambda x: te_pixel_shuffle(x, r), call.args[0], primfunc_name_hint="pixel_shuffle")
+
+
+# ---------------------------------------------------------------------------------------------------
+# dropout
+# ---------------------------------------------------------------------------------------------------
+
+
+def _dropout_infer(call, ctx):
+    """OP.nn.dropout.C1: one tensor; the result is ``(data, data)`` struct info."""
+    x = C.tensor_args(call, 1, ctx)[0]
+    return TupleStructInfo((x, x))
+
+
+def _dropout_ref(args, attrs, call, ctx):
+    """OP.nn.dropout.C2: inference mode -- the input unchanged and a mask of ones."""
+    x = args[0]
+    return (np.array(x, copy=True), np.ones(x.shape, dtype=x.dtype))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Registration
+# ---------------------------------------------------------------------------------------------------
+
+
+def _register_all() -> None:
+    register(OpDef(name="relax.nn.softmax", script="R.nn.softmax",
+                   params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, reference=_softmax_ref,
+                   legalize=_softmax_legalize(te_softmax, "softmax"), category="nn",
+                   doc="``R.nn.softmax(data, axis=-1)``: exp(x - max) / sum(exp(x - max)) along axis "
+                       "(OP.nn.softmax.C1-C3)."))
+    register(OpDef(name="relax.nn.log_softmax", script="R.nn.log_softmax",
+                   params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, reference=_log_softmax_ref,
+                   legalize=_softmax_legalize(te_log_softmax, "log_softmax"), category="nn",
+                   doc="``R.nn.log_softmax(data, axis=-1)``: x - max - log(sum(exp(x - max))) "
+                       "(OP.nn.log_softmax.C1-C3)."))
+    register(OpDef(name="relax.nn.pad", script="R.nn.pad",
+                   params=(arg("data"), attr("pad_width", "ints"), attr("pad_mode", "str", "constant"),
+                           attr("pad_value", "float", 0.0)),
+                   infer=_pad_infer, reference=_pad_ref, legalize=_pad_legalize, category="nn",
+                   print_call=N.print_in_order(("pad_width", "pad_value", "pad_mode")),
+                   doc="``R.nn.pad(data, pad_width, pad_mode='constant', pad_value=0.0)`` (OP.nn.pad.C1-C4)."))
+    register(OpDef(name="relax.nn.prelu", script="R.nn.prelu",
+                   params=(arg("data"), arg("alpha"), attr("axis", "int", 1)), infer=_prelu_infer,
+                   reference=_prelu_ref, legalize=_prelu_legalize, category="nn",
+                   doc="``R.nn.prelu(data, alpha, axis=1)``: x > 0 ? x : alpha[c] * x (OP.nn.prelu.C1-C3)."))
+    register(OpDef(name="relax.nn.batch_flatten", script="R.nn.batch_flatten", params=(arg("data"),),
+                   infer=_batch_flatten_infer, reference=_batch_flatten_ref, legalize=_batch_flatten_legalize,
+                   category="nn", doc="``R.nn.batch_flatten(data)``: reshape to (d0, d1*d2*...) "
+                                      "(OP.nn.batch_flatten.C1-C2)."))
+    register(OpDef(name="relax.nn.pixel_shuffle", script="R.nn.pixel_shuffle",
+                   params=(arg("data"), attr("upscale_factor", "int")), infer=_pixel_shuffle_infer,
+                   reference=_pixel_shuffle_ref, legalize=_pixel_shuffle_legalize, category="nn",
+                   doc="``R.nn.pixel_shuffle(data, upscale_factor)``: (.., C*r*r, H, W) -> (.., C, H*r, W*r) "
+                       "(OP.nn.pixel_shuffle.C1-C4)."))
+    register(OpDef(name="relax.nn.dropout", script="R.nn.dropout", params=(arg("data"), attr("rate", "float", 0.5)),
+                   infer=_dropout_infer, reference=_dropout_ref, category="nn",
+                   legalize_exempt="TVM 0.25 leaves nn.dropout to the frontends (its LegalizeOps keeps the call and "
+                                   "its VM cannot execute it); relax-ref keeps LegalizeOps' output identical",
+                   doc="``R.nn.dropout(data, rate=0.5)``: (data, mask); evaluated in inference mode "
+                       "(OP.nn.dropout.C1-C2)."))
+
+
+_register_all()
+
+__all__ = ["softmax_np", "log_softmax_np", "te_softmax", "te_log_softmax", "te_pad", "pad_np", "te_prelu",
+           "te_pixel_shuffle", "legalizable", "is_float", "PAD_MODES"]

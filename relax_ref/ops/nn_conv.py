@@ -1,0 +1,458 @@
+"""Convolutions: ``nn.conv1d``, ``nn.conv2d``, ``nn.conv3d`` and ``nn.conv{1,2,3}d_transpose``
+(spec pages ``spec/ops/nn.<op>.md``, shared rules OP.NN.CONV.*).
+
+Inference follows TVM 0.25's ``InferStructInfoConv{1,2,3}d`` and ``...Transpose`` (shapes converted
+to the canonical layouts ``NC<sp>``/``OI<sp>`` or ``IO<sp>``, checks, output dims simplified by the
+analyzer). The reference semantics are vectorized numpy (one matrix product per kernel position):
+
+* OP.NN.CONV.SEM.1 -- ``conv``: ``out[n, o, p] = sum_{c, k} xpad[n, g*Cg + c, p*s + k*d] * w[o, c, k]``
+  with ``g = o // (O / groups)``, zero padding ``padding`` (begins then ends), operands converted to
+  the output dtype first (TIR Cast); integers wrap, float sums are defined up to reassociation
+  (OP.SEM.5); 16-bit floats accumulate in float32 and are rounded once.
+* OP.NN.CONV.SEM.2 -- ``conv_transpose``: the adjoint scatter ``full[n, g*Og + o, i*s + k*d] +=
+  x[n, g*Cg + c, i] * w[g*Cg + c, o, k]`` cropped to ``[pad_begin, pad_begin + out)``; the
+  ``output_padding`` extra positions at the end receive only zero contributions.
+* OP.NN.CONV.SEM.3 -- at run time the channel relations (``C == I * groups``, ``O % groups == 0``;
+  ``C == I`` and ``C % groups == 0`` for transposes) and a non-negative output size are checked
+  (``op_runtime``).
+
+Legalization mirrors ``topi.nn.conv`` (``pad_temp`` + ``conv<k>d_<layout>``) and
+``topi.nn.group_conv{1,2,3}d_transpose_nc*`` (``data_dilate``, ``data_pad``, ``kernel_transform``,
+``compute``) under TVM's conditions: same input/output layout, no grouped convolution with symbolic
+channels; for transposes the canonical layouts and dilation 1 only. Other calls stay unlegalized, as
+in TVM.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Dict, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import OpRuntimeError
+from ..ir import dtype as _dt
+from ..ir import expr as rx
+from ..ir import prim_expr as P
+from ..ir.struct_info import TensorStructInfo
+from . import common as C
+from . import nn_common as N
+from . import te
+from . import te_ops as O
+from .nn import legalizable, te_pad
+from .registry import OpDef, arg, attr, register
+
+_SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+
+
+def _spec(op: str) -> Tuple[int, bool]:
+    """(number of spatial dims, transposed) of ``relax.nn.conv<k>d[_transpose]``."""
+    base = op.replace("relax.nn.", "")
+    return int(base[4]), base.endswith("_transpose")
+
+
+def _canonical(nsp: int, transpose: bool) -> Tuple[str, str]:
+    sp = _SPATIAL[nsp]
+    return "NC" + sp, ("IO" if transpose else "OI") + sp
+
+
+# ---------------------------------------------------------------------------------------------------
+# Construction (OP.NN.ATTR.1)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _make_constructor(op: str):
+    nsp, transpose = _spec(op)
+    script = "R.nn." + op.replace("relax.nn.", "")
+
+    def complete(attrs: Dict[str, Any], span):
+        # conv1d does not repeat a single stride or dilation: TVM's constructor requires length 1
+        attrs["padding"] = N.complete_padding(attrs["padding"], nsp, script, span)
+        for key in ("strides", "dilation") + (("output_padding",) if transpose else ()):
+            attrs[key] = N.repeat_to(attrs[key], nsp, key, script, span)
+        if int(attrs["groups"]) <= 0:
+            from ..errors import ParseError
+
+            raise ParseError(f"{script}: the number of groups is expected to be positive; got {attrs['groups']}", span)
+        if attrs.get("out_layout") is None:
+            attrs["out_layout"] = attrs["data_layout"]
+        if attrs.get("out_dtype") is None:
+            attrs["out_dtype"] = "void"
+        return attrs
+
+    return complete
+
+
+# ---------------------------------------------------------------------------------------------------
+# Inference
+# ---------------------------------------------------------------------------------------------------
+
+
+def _conv_infer(call, ctx):
+    """OP.nn.conv2d.C1-C6 (and the 1-d/3-d/transposed analogues)."""
+    nsp, transpose = _spec(C.op_name(call))
+    data, weight = C.tensor_args(call, 2, ctx, ("data", "weight"))
+    a = call.attrs
+    dtgt, ktgt = _canonical(nsp, transpose)
+    strides = N.require_attr_len(call, "strides", nsp, ctx)
+    padding = N.require_attr_len(call, "padding", 2 * nsp, ctx)
+    dilation = N.require_attr_len(call, "dilation", nsp, ctx)
+    opad = N.require_attr_len(call, "output_padding", nsp, ctx) if transpose else (0,) * nsp
+    groups = int(a["groups"])
+    if groups <= 0:
+        raise C.error(call, f"the number of groups must be positive, got {groups}", ctx)
+    dperm = N.layout_perm(call, a["data_layout"], dtgt, "data", ctx)
+    kperm = N.layout_perm(call, a["kernel_layout"], ktgt, "kernel", ctx)
+    operm = N.layout_perm(call, a["out_layout"], dtgt, "output", ctx)
+    N.check_ndim(call, data, nsp + 2, a["data_layout"], ctx)
+    N.check_ndim(call, weight, nsp + 2, a["kernel_layout"], ctx)
+    out_dtype = a.get("out_dtype", "void") or "void"
+    if out_dtype == "void":
+        out_dtype = C.binary_arith_dtype(call, data, weight, ctx)
+    vdev = C.binary_vdevice(call, data, weight, ctx)
+    dvals, kvals = N.shape_expr_values(data), N.shape_expr_values(weight)
+    if dvals is None or kvals is None:
+        return TensorStructInfo(None, out_dtype, nsp + 2, vdev)
+    d = N.forward_shape(dvals, dperm)
+    k = N.forward_shape(kvals, kperm)
+    g = N.i64(groups)
+    if not transpose:
+        if N.provably_unequal(ctx, d[1], P.mul(k[1], g)):
+            raise C.error(call, "The channel size of the data should equal to the product of input channel size of "
+                                f"the weight and the number of groups. However, the data channel size is {d[1]} while "
+                                f"the weight input channel size and number of groups are {k[1]} and {groups}", ctx)
+        if N.can_prove(ctx, P.ne(P.floormod(k[0], g), N.i64(0))):
+            raise C.error(call, "the operator expects the number of output channels to be divisible by the number of "
+                                f"groups. However, the number of output channels is {k[0]} while the number of groups "
+                                f"is {groups}", ctx)
+    else:
+        if N.provably_unequal(ctx, d[1], k[0]):
+            raise C.error(call, "the operator expects the channel size of the data should equal to the input channel "
+                                f"size of the weight. However, the data channel size is {d[1]} while the weight input "
+                                f"channel size is {k[0]}", ctx)
+        if N.can_prove(ctx, P.ne(P.floormod(k[0], g), N.i64(0))):
+            raise C.error(call, "the operator expects the number of input channels to be divisible by the number of "
+                                f"groups. However, the number of input channels is {k[0]} while the number of "
+                                f"groups is {groups}", ctx)
+        if any(op >= s for op, s in zip(opad, strides)):
+            raise C.error(call, f"the operator expects the output padding less than the strides, but the output "
+                                f"padding is {list(opad)} while the strides are {list(strides)}", ctx)
+    out = [d[0], P.mul(k[1], g) if transpose else k[0]]
+    for i in range(nsp):
+        x_in, kk = d[2 + i], k[2 + i]
+        pad = N.i64(padding[i] + padding[i + nsp])
+        if transpose:
+            e = P.add(P.add(P.add(P.sub(P.mul(P.sub(x_in, N.i64(1)), N.i64(strides[i])), pad),
+                                  P.mul(N.i64(dilation[i]), P.sub(kk, N.i64(1)))), N.i64(opad[i])), N.i64(1))
+        else:
+            num = P.sub(P.sub(P.add(x_in, pad), P.mul(N.i64(dilation[i]), P.sub(kk, N.i64(1)))), N.i64(1))
+            e = P.add(P.floordiv(num, N.i64(strides[i])), N.i64(1))
+        out.append(N.simplify(ctx, e))
+    if transpose:
+        out[1] = N.simplify(ctx, out[1])
+    return TensorStructInfo(rx.ShapeExpr(tuple(N.backward_shape(out, operm))), out_dtype, vdevice=vdev)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reference semantics
+# ---------------------------------------------------------------------------------------------------
+
+
+def _acc_dtype(out_dtype: str) -> np.dtype:
+    if _dt.is_float(out_dtype):
+        return np.dtype("float32") if N.low_precision(out_dtype) else N.np_dtype(out_dtype)
+    return np.dtype("int64")
+
+
+def _to_acc(x: np.ndarray, out_dtype: str) -> np.ndarray:
+    """Operands converted to the output dtype (TIR Cast), then widened for accumulation."""
+    v = N.tir_cast(x, out_dtype) if N.dtype_of(x) != out_dtype else x
+    if out_dtype == "bool":
+        return v.astype(np.int64)
+    return v.astype(_acc_dtype(out_dtype))
+
+
+def _finish(acc: np.ndarray, out_dtype: str) -> np.ndarray:
+    if out_dtype == "bool":
+        return acc != 0
+    with np.errstate(all="ignore"):
+        return acc.astype(N.np_dtype(out_dtype))
+
+
+def conv_np(call, x: np.ndarray, w: np.ndarray, strides, padding, dilation, groups: int, out_dtype: str) -> np.ndarray:
+    """OP.NN.CONV.SEM.1 in the canonical layouts: ``x`` (N, C, *S), ``w`` (O, C/groups, *K)."""
+    nsp = x.ndim - 2
+    n, c = x.shape[:2]
+    o, cg = w.shape[:2]
+    if cg * groups != c or o % groups != 0:
+        raise OpRuntimeError(f"{C.op_name(call)}: data with {c} channels, weight with {o} output and {cg} input "
+                             f"channels and {groups} groups do not match", call.span)
+    ksz = w.shape[2:]
+    pads = [(padding[i], padding[i + nsp]) for i in range(nsp)]
+    osz = []
+    for i in range(nsp):
+        num = x.shape[2 + i] + pads[i][0] + pads[i][1] - dilation[i] * (ksz[i] - 1) - 1
+        if num < -strides[i]:
+            raise OpRuntimeError(f"{C.op_name(call)}: the window does not fit in spatial dim {i} (input "
+                                 f"{x.shape[2 + i]}, padding {pads[i]}, kernel {ksz[i]}, dilation {dilation[i]})",
+                                 call.span)
+        osz.append(num // strides[i] + 1)
+    xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
+    xp = np.pad(xa, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads])
+    crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
+    xp = xp[(slice(None), slice(None)) + crop]
+    og = o // groups
+    xg = xp.reshape((n, groups, cg) + xp.shape[2:])
+    wg = wa.reshape((groups, og, cg) + tuple(ksz))
+    acc = np.zeros((n, groups, og, int(np.prod(osz, dtype=np.int64))), dtype=xa.dtype)
+    if acc.size and cg:
+        for kk in itertools.product(*[range(k) for k in ksz]):
+            sl = tuple(slice(kk[i] * dilation[i], kk[i] * dilation[i] + (osz[i] - 1) * strides[i] + 1, strides[i])
+                       for i in range(nsp))
+            patch = xg[(slice(None), slice(None), slice(None)) + sl].reshape(n, groups, cg, -1)
+            wk = wg[(slice(None), slice(None), slice(None)) + kk]
+            with np.errstate(all="ignore"):
+                acc += np.matmul(wk[None], patch)
+    return _finish(acc.reshape((n, o) + tuple(osz)), out_dtype)
+
+
+def conv_transpose_np(call, x: np.ndarray, w: np.ndarray, strides, padding, output_padding, dilation, groups: int,
+                      out_dtype: str) -> np.ndarray:
+    """OP.NN.CONV.SEM.2 in the canonical layouts: ``x`` (N, C, *S), ``w`` (C, O/groups, *K)."""
+    nsp = x.ndim - 2
+    n, c = x.shape[:2]
+    ci, og = w.shape[:2]
+    if ci != c or c % groups != 0:
+        raise OpRuntimeError(f"{C.op_name(call)}: data with {c} channels, weight with {ci} input channels and "
+                             f"{groups} groups do not match", call.span)
+    ksz = w.shape[2:]
+    cg = c // groups
+    full_len, out_len = [], []
+    for i in range(nsp):
+        span_i = (x.shape[2 + i] - 1) * strides[i] + dilation[i] * (ksz[i] - 1) + 1
+        ol = span_i - padding[i] - padding[i + nsp] + output_padding[i]
+        if ol < 0 or padding[i] < 0:
+            raise OpRuntimeError(f"{C.op_name(call)}: the output size {ol} of spatial dim {i} is negative or the "
+                                 f"padding {padding[i]} is negative", call.span)
+        out_len.append(ol)
+        full_len.append(max(span_i + output_padding[i], padding[i] + ol, 0))
+    xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
+    xg = xa.reshape((n, groups, cg, -1))
+    wg = wa.reshape((groups, cg, og) + tuple(ksz))
+    full = np.zeros((n, groups, og) + tuple(full_len), dtype=xa.dtype)
+    if x.size and w.size:
+        for kk in itertools.product(*[range(k) for k in ksz]):
+            wk = np.swapaxes(wg[(slice(None), slice(None), slice(None)) + kk], 1, 2)  # (G, Og, Cg)
+            with np.errstate(all="ignore"):
+                contrib = np.matmul(wk[None], xg).reshape((n, groups, og) + x.shape[2:])
+            sl = tuple(slice(kk[i] * dilation[i], kk[i] * dilation[i] + (x.shape[2 + i] - 1) * strides[i] + 1,
+                             strides[i]) for i in range(nsp))
+            with np.errstate(all="ignore"):
+                full[(slice(None), slice(None), slice(None)) + sl] += contrib
+    crop = tuple(slice(padding[i], padding[i] + out_len[i]) for i in range(nsp))
+    out = full[(slice(None), slice(None), slice(None)) + crop]
+    return _finish(np.ascontiguousarray(out).reshape((n, groups * og) + tuple(out_len)), out_dtype)
+
+
+def _conv_ref(args, attrs, call, ctx):
+    x, w = args
+    nsp, transpose = _spec(C.op_name(call))
+    dtgt, ktgt = _canonical(nsp, transpose)
+    dperm = N.layout_perm(call, attrs["data_layout"], dtgt, "data")
+    kperm = N.layout_perm(call, attrs["kernel_layout"], ktgt, "kernel")
+    operm = N.layout_perm(call, attrs["out_layout"], dtgt, "output")
+    if x.ndim != nsp + 2 or w.ndim != nsp + 2:
+        raise OpRuntimeError(f"{C.op_name(call)}: expects rank-{nsp + 2} data and weight, got {x.ndim} and {w.ndim}",
+                             call.span)
+    out_dtype = N.inferred_tensor_dtype(call, N.dtype_of(x))
+    xc, wc = N.to_canonical(x, dperm), N.to_canonical(w, kperm)
+    strides, padding, dilation = (tuple(int(v) for v in attrs[k]) for k in ("strides", "padding", "dilation"))
+    groups = int(attrs["groups"])
+    if transpose:
+        opad = tuple(int(v) for v in attrs["output_padding"])
+        y = conv_transpose_np(call, xc, wc, strides, padding, opad, dilation, groups, out_dtype)
+    else:
+        y = conv_np(call, xc, wc, strides, padding, dilation, groups, out_dtype)
+    return np.ascontiguousarray(N.from_canonical(y, operm))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Legalization (TOPI)
+# ---------------------------------------------------------------------------------------------------
+
+
+def te_conv(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], strides, padding, dilation, groups: int,
+            data_layout: str, kernel_layout: str, out_dtype: str) -> te.Tensor:
+    """``topi.nn.conv``: ``pad_temp`` then ``[group_]conv<k>d_<layout>`` summing over ``rc, r*``."""
+    nsp = x.ndim - 2
+    dtgt, ktgt = "NC" + _SPATIAL[nsp], "OI" + _SPATIAL[nsp]
+    dperm = [data_layout.index(a) for a in dtgt]          # canonical i -> layout position
+    kperm = [kernel_layout.index(a) for a in ktgt]
+    dfrom = list(np.argsort(dperm))                       # layout position -> canonical i
+    kfrom = list(np.argsort(kperm))
+    dshape = [x.shape[p] for p in dperm]
+    kshape = [w.shape[p] for p in kperm]
+    in_c, num_filter = dshape[1], kshape[0]
+    before = [N.i64(0), N.i64(0)] + [N.i64(padding[i]) for i in range(nsp)]
+    after = [N.i64(0), N.i64(0)] + [N.i64(padding[i + nsp]) for i in range(nsp)]
+    temp = te_pad(x, [before[i] for i in dfrom], [after[i] for i in dfrom], 0.0, name="pad_temp")
+    cg = O.floordiv(in_c, N.i64(groups))
+    rc = te.reduce_axis(cg, "rc")
+    rs = [te.reduce_axis(kshape[2 + i], f"r{'yxz'[i]}") for i in range(nsp)]
+    red_order = [rc] + rs
+    red_from = [int(v) for v in dfrom[1:]]
+    red_from = [v - 1 if v > dfrom[0] else v for v in red_from]
+    red_axes = [red_order[i] for i in red_from]
+
+    def body(*idx):
+        canon = [idx[p] for p in dperm]
+        nn_, ff = canon[0], canon[1]
+        dims = canon[2:]
+        if groups == 1:
+            ch = rc.var
+        else:
+            ch = O.add(O.mul(O.floordiv(ff, O.floordiv(num_filter, N.i64(groups))), cg), rc.var)
+        src = [nn_, ch] + [O.add(O.mul(dims[i], N.i64(strides[i])), O.mul(rs[i].var, N.i64(dilation[i])))
+                           for i in range(nsp)]
+        xv = temp(*[src[i] for i in dfrom])
+        kidx = [ff, rc.var] + [r.var for r in rs]
+        wv = w(*[kidx[i] for i in kfrom])
+        if xv.dtype != out_dtype:
+            xv = O.cast(out_dtype, xv)
+        if wv.dtype != out_dtype:
+            wv = O.cast(out_dtype, wv)
+        return te.sum(O.mul(xv, wv), axis=red_axes)
+
+    names = ["nn", "ff", "yy", "xx", "zz"][: nsp + 2]
+    prefix = "group_" if groups > 1 else ""
+    return te.compute(out_shape, body, name=f"{prefix}conv{nsp}d_{data_layout.lower()}",
+                      index_names=[names[i] for i in dfrom])
+
+
+def _te_dilate(x: te.Tensor, strides: Sequence[int]) -> te.Tensor:
+    """TOPI ``dilate`` on the spatial dims (``data_dilate``)."""
+    nsp = x.ndim - 2
+    full = [1, 1] + list(strides)
+    out_shape = [x.shape[i] if full[i] == 1 else O.add(O.mul(O.sub(x.shape[i], 1), N.i64(full[i])), N.i64(1))
+                 for i in range(x.ndim)]
+
+    def f(*i):
+        conds, idx = [], []
+        for d in range(x.ndim):
+            if full[d] == 1:
+                idx.append(i[d])
+            else:
+                idx.append(O.floordiv(i[d], N.i64(full[d])))
+                conds.append(O.eq(O.floormod(i[d], N.i64(full[d])), N.i64(0)))
+        if not conds:
+            return x(*idx)
+        c = conds[0]
+        for more in conds[1:]:
+            c = O.logical_and(c, more)
+        return O.if_then_else(c, x(*idx), O.const(0, x.dtype))
+
+    return te.compute(out_shape, f, name="data_dilate", index_names=[f"i{k}" for k in range(x.ndim)])
+
+
+def te_conv_transpose(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], strides, padding, output_padding,
+                      groups: int, out_dtype: str) -> te.Tensor:
+    """``topi.nn.group_conv<k>d_transpose_nc*`` (dilation 1): dilate, pad by ``k - 1 - pad``, flip the
+    kernel (``kernel_transform``) and convolve."""
+    nsp = x.ndim - 2
+    ksz = list(w.shape[2:])
+    dil = _te_dilate(x, strides)
+    before = [N.i64(0), N.i64(0)] + [O.sub(O.sub(ksz[i], 1), N.i64(padding[i])) for i in range(nsp)]
+    after = [N.i64(0), N.i64(0)] + [O.add(O.sub(O.sub(ksz[i], 1), N.i64(padding[i + nsp])), N.i64(output_padding[i]))
+                                    for i in range(nsp)]
+    dpad = te_pad(dil, before, after, 0.0, name="data_pad")
+    in_c, og = w.shape[0], w.shape[1]
+
+    def kt(o, i, *h):
+        return w(*([i, o] + [O.sub(O.sub(ksz[d], 1), h[d]) for d in range(nsp)]))
+
+    ktrans = te.compute([og, in_c] + ksz, kt, name="kernel_transform",
+                        index_names=["o", "i"] + ["h", "w", "d"][:nsp] if nsp > 1 else ["o", "i", "w"])
+    cg = O.floordiv(in_c, N.i64(groups))
+    dc = te.reduce_axis(cg, "dc")
+    ds = [te.reduce_axis(ksz[i], "d" + ("hwd"[i] if nsp > 1 else "w")) for i in range(nsp)]
+
+    def body(b, c, *sp):
+        if groups == 1:
+            ch, ko = dc.var, c
+        else:
+            ch = O.add(O.mul(O.floordiv(c, og), cg), dc.var)
+            ko = O.floormod(c, og)
+        xv = dpad(*([b, ch] + [O.add(sp[i], ds[i].var) for i in range(nsp)]))
+        wv = ktrans(*([ko, ch] + [r.var for r in ds]))
+        if xv.dtype != out_dtype:
+            xv = O.cast(out_dtype, xv)
+        if wv.dtype != out_dtype:
+            wv = O.cast(out_dtype, wv)
+        return te.sum(O.mul(xv, wv), axis=[dc] + ds)
+
+    return te.compute(out_shape, body, name="compute", index_names=["b", "c"] + (["h", "w", "d"][:nsp] if nsp > 1
+                                                                                  else ["w"]))
+
+
+def _conv_legalize(call, ctx):
+    if not legalizable(call):
+        return None
+    nsp, transpose = _spec(C.op_name(call))
+    a = call.attrs
+    if a["out_layout"] != a["data_layout"]:
+        return None
+    groups = int(a["groups"])
+    out_dtype = call.struct_info.dtype
+    out_shape = list(call.struct_info.shape.values)
+    strides, padding, dilation = (tuple(int(v) for v in a[k]) for k in ("strides", "padding", "dilation"))
+    data_s, w_s = call.args[0].struct_info, call.args[1].struct_info
+    if transpose:
+        dtgt, ktgt = _canonical(nsp, True)
+        if a["data_layout"] != dtgt or a["kernel_layout"] != ktgt or any(d != 1 for d in dilation):
+            return None
+        opad = tuple(int(v) for v in a["output_padding"])
+        return ctx.call_te(lambda x, w, s: te_conv_transpose(x, w, s, strides, padding, opad, groups, out_dtype),
+                           call.args[0], call.args[1], out_shape, primfunc_name_hint=f"conv{nsp}d_transpose")
+    if groups != 1:
+        dl, kl = a["data_layout"], a["kernel_layout"]
+        ic = data_s.shape.values[dl.index("C")]
+        oc = w_s.shape.values[kl.index("O")]
+        if not isinstance(ic, P.IntImm) or not isinstance(oc, P.IntImm):
+            return None
+    dl, kl = a["data_layout"], a["kernel_layout"]
+    return ctx.call_te(lambda x, w, s: te_conv(x, w, s, strides, padding, dilation, groups, dl, kl, out_dtype),
+                       call.args[0], call.args[1], out_shape, primfunc_name_hint=f"conv{nsp}d")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Registration
+# ---------------------------------------------------------------------------------------------------
+
+
+def _make(nsp: int, transpose: bool) -> OpDef:
+    name = f"conv{nsp}d" + ("_transpose" if transpose else "")
+    dl, kl = _canonical(nsp, transpose)
+    one = 1 if nsp == 1 else tuple([1] * nsp)
+    zero = 0 if nsp == 1 else tuple([0] * nsp)
+    params = [arg("data"), arg("weight"), attr("strides", "ints", one), attr("padding", "ints", zero)]
+    if transpose:
+        params.append(attr("output_padding", "ints", zero))
+    params += [attr("dilation", "ints", one), attr("groups", "int", 1), attr("data_layout", "str", dl),
+               attr("kernel_layout", "str", kl), attr("out_layout", "optional_str", None),
+               attr("out_dtype", "dtype", None)]
+    what = "transposed convolution" if transpose else "convolution"
+    d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=tuple(params), infer=_conv_infer,
+              reference=_conv_ref, legalize=_conv_legalize, category="nn",
+              doc=f"``R.nn.{name}(data, weight, ...)``: {nsp}-d {what} (OP.nn.{name}.C1-C6).")
+    return N.with_constructor(d, _make_constructor(d.name))
+
+
+def _register_all() -> None:
+    for nsp in (1, 2, 3):
+        for transpose in (False, True):
+            register(_make(nsp, transpose))
+
+
+_register_all()
+
+__all__ = ["conv_np", "conv_transpose_np", "te_conv", "te_conv_transpose"]

@@ -1,0 +1,305 @@
+"""Losses: ``nn.cross_entropy_with_logits`` and ``nn.nll_loss`` (spec pages
+``spec/ops/nn.cross_entropy_with_logits.md`` and ``spec/ops/nn.nll_loss.md``).
+
+Semantics (TVM 0.25's legalization and ``topi.nn.nll_loss``):
+
+* ``cross_entropy_with_logits(x, y) = -sum(x * y) / x.shape[0]`` for rank > 1, ``-sum(x * y)`` for
+  rank <= 1 (integer division truncates).
+* ``nll_loss``: per target position ``out = t != ignore_index ? -p[n, t, ...] * w[t] : 0`` and
+  ``wt = t != ignore_index ? w[t] : 0`` (``w`` defaults to ones); ``reduction`` ``none`` returns
+  ``out``, ``sum`` its sum and ``mean`` ``sum(out) / sum(wt)`` (NaN when every target is ignored).
+  For 1-d predictions (``(C,)`` with a scalar target) ``sum`` returns the single value. A target
+  outside ``[0, C)`` that is not ``ignore_index`` is an ``op_runtime`` error (TVM reads out of
+  bounds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
+from ..ir import dtype as _dt
+from ..ir import expr as rx
+from ..ir import prim_expr as P
+from ..ir.struct_info import TensorStructInfo
+from . import common as C
+from . import nn_common as N
+from . import te
+from . import te_ops as O
+from .nn import legalizable
+from .registry import OpDef, arg, attr, register
+
+REDUCTIONS = ("none", "sum", "mean")
+
+
+# ---------------------------------------------------------------------------------------------------
+# cross_entropy_with_logits
+# ---------------------------------------------------------------------------------------------------
+
+
+def _ce_infer(call, ctx):
+    """OP.nn.cross_entropy_with_logits.C1-C3: two tensors of equal rank whose dims are not provably
+    different; a scalar result with the binary-arithmetic dtype."""
+    x, y = C.tensor_args(call, 2, ctx, ("predictions", "labels"))
+    dtype = C.binary_arith_dtype(call, x, y, ctx)
+    vdev = C.binary_vdevice(call, x, y, ctx)
+    if x.ndim != -1 and y.ndim != -1 and x.ndim != y.ndim:
+        raise C.error(call, "CrossEntropy requires predictions and labels to have the same ndim. However, the ndim "
+                            f"of predictions is {x.ndim} while the ndim of labels is {y.ndim}", ctx)
+    xv, yv = N.shape_expr_values(x), N.shape_expr_values(y)
+    if xv is not None and yv is not None:
+        for i, (a, b) in enumerate(zip(xv, yv)):
+            if N.provably_unequal(ctx, a, b):
+                raise C.error(call, "CrossEntropy requires the predictions and labels to have the same shape. However, "
+                                    f"the shape of predictions at dim {i} is {a} while the shape of labels at this dim "
+                                    f"is {b}", ctx)
+    return TensorStructInfo(rx.ShapeExpr(()), dtype, vdevice=vdev)
+
+
+def _ce_ref(args, attrs, call, ctx):
+    x, y = args
+    if x.shape != y.shape:
+        raise OpRuntimeError(f"{C.op_name(call)}: predictions {x.shape} and labels {y.shape} differ", call.span)
+    dt = N.inferred_tensor_dtype(call, N.dtype_of(x))
+    x, y = N.tir_cast(x, dt), N.tir_cast(y, dt)
+    if _dt.is_float(dt):
+        f = N.FloatOps(dt)
+        s = f.sum(f.mul(x, y), axis=None)
+        neg = -s
+        if x.ndim > 1:
+            return np.asarray(f.div(neg, f.const(float(x.shape[0]))))
+        return np.asarray(neg)
+    if dt == "bool":
+        raise UnsupportedError(f"{C.op_name(call)}: bool operands (TVM 0.25 has no kernel for them)", call.span)
+    with np.errstate(all="ignore"):
+        s = np.asarray(np.sum((x.astype(np.int64) * y.astype(np.int64)))).astype(x.dtype).astype(np.int64)
+        neg = (-s).astype(x.dtype).astype(np.int64)
+    if x.ndim > 1:
+        n = x.shape[0]
+        if n == 0:
+            raise DivisionByZeroError(f"{C.op_name(call)}: integer division by a zero batch size", call.span)
+        q = abs(int(neg)) // n
+        return np.asarray(-q if neg < 0 else q).astype(x.dtype)
+    return np.asarray(neg).astype(x.dtype)
+
+
+def te_cross_entropy(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+    prod = te.compute(x.shape, lambda *i: O.mul(x(*i), y(*i)), name="T_multiply",
+                      index_names=[f"ax{k}" for k in range(x.ndim)])
+    ks = [te.reduce_axis(d, f"k{i}") for i, d in enumerate(x.shape)]
+    s = te.compute((), lambda: te.sum(prod(*ks), axis=ks) if ks else prod(), name="T_multiply_red")
+    neg = te.compute((), lambda: O.neg(s()), name="T_negative")
+    if x.ndim > 1:
+        n = x.shape[0]
+        if _dt.is_float(x.dtype):
+            return te.compute((), lambda: O.div(neg(), O.cast(x.dtype, n)), name="T_divide")
+        return te.compute((), lambda: O.truncdiv(neg(), O.cast(x.dtype, n)), name="T_divide")
+    return neg
+
+
+def _ce_legalize(call, ctx):
+    if not legalizable(call):
+        return None
+    if call.args[0].struct_info.dtype != call.args[1].struct_info.dtype or call.struct_info.dtype == "bool":
+        return None
+    return ctx.call_te(te_cross_entropy, call.args[0], call.args[1], primfunc_name_hint="cross_entropy_with_logits")
+
+
+# ---------------------------------------------------------------------------------------------------
+# nll_loss
+# ---------------------------------------------------------------------------------------------------
+
+
+def _nll_infer(call, ctx):
+    """OP.nn.nll_loss.C1-C6 (TVM's ``InferStructInfoNLLLoss``)."""
+    if len(call.args) not in (2, 3):
+        raise C.error(call, "NLLLoss op should take 2 or 3 arguments", ctx)
+    reduction = call.attrs.get("reduction", "mean")
+    if reduction not in REDUCTIONS:
+        raise C.error(call, "The argument reduction of NLLLoss should be one of the following values: none, mean, "
+                            f"sum. However, the given value is {reduction}", ctx)
+    pred = C.tensor_arg(call, 0, ctx, "predictions")
+    tgt = C.tensor_arg(call, 1, ctx, "targets")
+    wgt = C.tensor_arg(call, 2, ctx, "weights") if len(call.args) == 3 else None
+    if wgt is not None:
+        dtype = C.binary_arith_dtype(call, pred, wgt, ctx)
+        vdev = C.binary_vdevice(call, pred, wgt, ctx)
+    else:
+        dtype, vdev = pred.dtype, pred.vdevice
+    if tgt.dtype != "void" and not (tgt.dtype.startswith("int") or tgt.dtype.startswith("uint")):
+        raise C.error(call, "NLLLoss expects the dtype of targets to be int/uint. However, the dtype of targets is "
+                            f"{tgt.dtype}", ctx)
+    k = None
+    if pred.ndim != -1:
+        if pred.ndim < 1:
+            raise C.error(call, "NLLLoss expects the ndim of predictions >= 1. However, the ndim of predictions is "
+                                f"{pred.ndim}", ctx)
+        k = 0 if pred.ndim <= 2 else pred.ndim - 2
+    if tgt.ndim != -1:
+        k_tgt = 0 if tgt.ndim <= 1 else tgt.ndim - 1
+        if k is not None and k != k_tgt:
+            raise C.error(call, "NLLLoss expects number of dimensions K inferred from different arguments to be equal. "
+                                f"However, K from predictions is {k} while K from targets is {k_tgt}", ctx)
+    if wgt is not None and wgt.ndim not in (-1, 1):
+        raise C.error(call, f"NLLLoss expects the ndim of weights == 1. However, the ndim of weights is {wgt.ndim}",
+                      ctx)
+    pv = N.shape_expr_values(pred)
+    n_dim = c_dim = None
+    out_shape = []
+    if pv is not None:
+        if len(pv) == 1:
+            c_dim = pv[0]
+        else:
+            n_dim, c_dim = pv[0], pv[1]
+            out_shape = [pv[0]] + list(pv[2:])
+    tv = N.shape_expr_values(tgt)
+    if tv is not None:
+        if len(tv) == 0:
+            if n_dim is not None:
+                raise C.error(call, "Shape mismatch for NLLLoss. Predictions shape is (N, C, ...) while targets is a "
+                                    "scalar", ctx)
+        else:
+            if n_dim is not None and N.provably_unequal(ctx, n_dim, tv[0]):
+                raise C.error(call, "NLLLoss expects minibatch size N inferred from different arguments to be equal. "
+                                    f"However, N from predictions is {n_dim} while N from targets is {tv[0]}", ctx)
+            if n_dim is None and c_dim is not None:
+                raise C.error(call, "Shape mismatch for NLLLoss. Predictions shape is (C,) while targets is not a "
+                                    "scalar", ctx)
+            if len(tv) > 1 and pv is not None:
+                for i in range(1, len(tv)):
+                    if N.provably_unequal(ctx, out_shape[i], tv[i]):
+                        raise C.error(call, "Shape mismatch for NLLLoss. The prediction shape at this dim is "
+                                            f"{out_shape[i]} while the target shape at this dim is {tv[i]}", ctx)
+    if wgt is not None:
+        wv = N.shape_expr_values(wgt)
+        if wv is not None and c_dim is not None and N.provably_unequal(ctx, c_dim, wv[0]):
+            raise C.error(call, "NLLLoss expects number of classes C inferred from different arguments to be equal. "
+                                f"However, C from predictions is {c_dim} while C from weights is {wv[0]}", ctx)
+    if reduction == "none":
+        if pv is not None:
+            return TensorStructInfo(rx.ShapeExpr(tuple(out_shape)), dtype, vdevice=vdev)
+        return TensorStructInfo(None, dtype, -1 if pred.ndim == -1 else pred.ndim - 1, vdev)
+    return TensorStructInfo(rx.ShapeExpr(()), dtype, vdevice=vdev)
+
+
+def nll_loss_np(call, pred, targets, weights, reduction: str, ignore_index: int) -> np.ndarray:
+    dt = N.dtype_of(pred)
+    if not _dt.is_float(dt):
+        raise UnsupportedError(f"{C.op_name(call)}: predictions of dtype {dt} (only floats)", call.span)
+    f = N.FloatOps(dt)
+    ncls = pred.shape[0] if pred.ndim == 1 else pred.shape[1]
+    w = np.ones((ncls,), dtype=pred.dtype) if weights is None else N.tir_cast(weights, dt)
+    if w.shape != (ncls,):
+        raise OpRuntimeError(f"{C.op_name(call)}: weights of shape {w.shape} for {ncls} classes", call.span)
+    t = targets.astype(np.int64)
+    valid = t != ignore_index
+    if np.any(valid & ((t < 0) | (t >= ncls))):
+        raise OpRuntimeError(f"{C.op_name(call)}: a target is outside [0, {ncls}) and is not ignore_index "
+                             f"{ignore_index}", call.span)
+    tc = np.where(valid, t, 0)
+    zero = f.const(0)
+    if pred.ndim == 1:
+        if targets.ndim != 0:
+            raise OpRuntimeError(f"{C.op_name(call)}: 1-d predictions need a scalar target", call.span)
+        out = np.where(valid, f.mul(-pred[tc], w[tc]), zero)
+        if reduction == "mean":
+            return np.asarray(f.div(out, np.where(valid, w[tc], zero)))
+        return np.asarray(out)
+    if targets.shape != (pred.shape[0],) + pred.shape[2:]:
+        raise OpRuntimeError(f"{C.op_name(call)}: targets of shape {targets.shape} for predictions of shape "
+                             f"{pred.shape}", call.span)
+    p = np.take_along_axis(pred, np.expand_dims(tc, 1), axis=1)[:, 0]
+    out = np.where(valid, f.mul(-p, w[tc]), zero).astype(pred.dtype)
+    if reduction == "none":
+        return out
+    total = f.sum(out, axis=None)
+    if reduction == "sum":
+        return np.asarray(total)
+    wsum = f.sum(np.where(valid, w[tc], zero), axis=None)
+    return np.asarray(f.div(total, wsum))
+
+
+def _nll_ref(args, attrs, call, ctx):
+    pred, targets = args[:2]
+    weights = args[2] if len(args) == 3 else None
+    return nll_loss_np(call, pred, targets, weights, attrs.get("reduction", "mean"),
+                       int(attrs.get("ignore_index", -100)))
+
+
+def te_nll_loss(pred: te.Tensor, targets: te.Tensor, weights: te.Tensor, reduction: str,
+                ignore_index: int) -> te.Tensor:
+    """``topi.nn.nll_loss`` with ``if_then_else`` instead of ``Select`` (the ignored branch does not read
+    the predictions at ``ignore_index``)."""
+    zero = O.const(0, pred.dtype)
+
+    def cls(*i):
+        return O.cast("int64", targets(*i))
+
+    def is_valid(c):
+        return O.ne(c, O.const(ignore_index, "int64"))
+
+    if pred.ndim == 1:
+        t = te.compute((), lambda: O.if_then_else(is_valid(cls()), O.mul(O.neg(pred(cls())), weights(cls())), zero),
+                       name="nll_loss")
+        if reduction == "mean":
+            wt = te.compute((), lambda: O.if_then_else(is_valid(cls()), weights(cls()), zero), name="nll_loss")
+            return te.compute((), lambda: O.div(t(), wt()), name="T_divide")
+        return t
+    tshape = list(targets.shape)
+    names = [f"ax{k}" for k in range(len(tshape))]
+
+    def loss(*i):
+        c = cls(*i)
+        pidx = [i[0], c] + list(i[1:])
+        return O.if_then_else(is_valid(c), O.mul(O.neg(pred(*pidx)), weights(c)), zero)
+
+    t = te.compute(tshape, loss, name="nll_loss", index_names=names)
+    if reduction == "none":
+        return t
+    ks = [te.reduce_axis(d, f"k{i}") for i, d in enumerate(tshape)]
+    tsum = te.compute((), lambda: te.sum(t(*ks), axis=ks), name="nll_loss_red")
+    if reduction == "sum":
+        return tsum
+    w = te.compute(tshape, lambda *i: O.if_then_else(is_valid(cls(*i)), weights(cls(*i)), zero), name="nll_loss",
+                   index_names=names)
+    ks2 = [te.reduce_axis(d, f"k{i}") for i, d in enumerate(tshape)]
+    wsum = te.compute((), lambda: te.sum(w(*ks2), axis=ks2), name="nll_loss_red")
+    return te.compute((), lambda: O.div(tsum(), wsum()), name="T_divide")
+
+
+def _nll_legalize(call, ctx):
+    if not legalizable(call):
+        return None
+    pred = call.args[0].struct_info
+    if not _dt.is_float(pred.dtype) or (len(call.args) == 3 and call.args[2].struct_info.dtype != pred.dtype):
+        return None
+    reduction, ignore = call.attrs.get("reduction", "mean"), int(call.attrs.get("ignore_index", -100))
+    if len(call.args) == 3:
+        return ctx.call_te(lambda p, t, w: te_nll_loss(p, t, w, reduction, ignore), *call.args,
+                           primfunc_name_hint="nll_loss")
+
+    def without_weight(p, t):
+        c = p.shape[1] if p.ndim > 1 else p.shape[0]
+        w = te.compute((c,), lambda i: O.const(1, p.dtype), name="T_full", index_names=["ax0"])
+        return te_nll_loss(p, t, w, reduction, ignore)
+
+    return ctx.call_te(without_weight, *call.args, primfunc_name_hint="nll_loss")
+
+
+def _register_all() -> None:
+    register(OpDef(name="relax.nn.cross_entropy_with_logits", script="R.nn.cross_entropy_with_logits",
+                   params=(arg("predictions"), arg("labels")), infer=_ce_infer, reference=_ce_ref,
+                   legalize=_ce_legalize, category="nn",
+                   doc="``R.nn.cross_entropy_with_logits(predictions, labels)``: -sum(x * y) / batch "
+                       "(OP.nn.cross_entropy_with_logits.C1-C4)."))
+    register(OpDef(name="relax.nn.nll_loss", script="R.nn.nll_loss",
+                   params=(arg("predictions"), arg("targets"), arg("weights", "optional_expr", None),
+                           attr("reduction", "str", "mean"), attr("ignore_index", "int", -100)),
+                   infer=_nll_infer, reference=_nll_ref, legalize=_nll_legalize, category="nn",
+                   doc="``R.nn.nll_loss(predictions, targets, weights=None, reduction='mean', ignore_index=-100)`` "
+                       "(OP.nn.nll_loss.C1-C7)."))
+
+
+_register_all()
+
+__all__ = ["nll_loss_np", "te_nll_loss", "te_cross_entropy", "REDUCTIONS"]

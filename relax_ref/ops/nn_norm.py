@@ -1,0 +1,700 @@
+"""Normalization operators: ``nn.layer_norm``, ``nn.group_norm``, ``nn.instance_norm``,
+``nn.rms_norm`` and ``nn.batch_norm`` (spec pages ``spec/ops/nn.<op>.md``, shared rules OP.NN.NORM.*).
+
+Inference follows TVM 0.25 (``NormCheckDtypeAndShape`` for layer/rms/batch norm,
+``InferStructInfoGroupNorm``/``InstanceNorm``). Semantics follow the TOPI kernels (OP.NN.NORM.SEM.*):
+
+1. Statistics of 16-bit float inputs are computed in float32; the normalized value is rounded to
+   the dtype before ``gamma``/``beta`` are applied in the dtype (layer, group and instance norm).
+2. ``layer_norm``: two-pass mean and (population) variance over ``axes``;
+   ``(x - mean) * rsqrt(var + eps) * gamma + beta`` -- ``gamma`` and ``beta`` are always applied
+   (the ``center``/``scale`` attributes are ignored, as by TVM's legalization). ``gamma`` dim ``d``
+   corresponds to ``axes[d]``.
+3. ``group_norm`` and ``instance_norm``: one pass computing ``sum x`` and ``sum x^2``;
+   ``var = E[x^2] - E[x]^2`` (TVM's formula, which can lose precision); ``gamma``/``beta`` indexed
+   by channel; ``center``/``scale`` ignored.
+4. ``rms_norm``: computed in float32 for every dtype (also float64, as TVM's kernel):
+   ``x * rsqrt(mean(x^2) + eps) * weight``, rounded to the dtype.
+5. ``batch_norm``: with ``training=True`` (the default) the batch mean and variance over every axis
+   but ``axis`` normalize the data and the result's second and third fields are
+   ``(1 - momentum) * moving + momentum * batch_stat``; with ``training=False`` the moving statistics
+   normalize the data and are returned unchanged. ``scale``/``center`` select whether ``gamma``/
+   ``beta`` are applied. ``(x - mean) / sqrt(var + eps)``, in float32 for 16-bit floats.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import OpRuntimeError
+from ..ir import prim_expr as P
+from ..ir.struct_info import TensorStructInfo, TupleStructInfo
+from . import common as C
+from . import nn_common as N
+from . import te
+from . import te_ops as O
+from .nn import is_float, legalizable
+from .registry import OpDef, arg, attr, register
+
+_ARG_NAMES = {
+    "relax.nn.layer_norm": ("data", "gamma", "beta"),
+    "relax.nn.rms_norm": ("data", "weight"),
+    "relax.nn.batch_norm": ("data", "gamma", "beta", "moving_mean", "moving_var"),
+    "relax.nn.group_norm": ("data", "gamma", "beta"),
+    "relax.nn.instance_norm": ("data", "gamma", "beta"),
+}
+
+
+def _axes_attr(call) -> List[int]:
+    v = call.attrs["axes"]
+    return [int(a) for a in (v if isinstance(v, (list, tuple)) else (v,))]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Inference
+# ---------------------------------------------------------------------------------------------------
+
+
+def norm_check(call, ctx, axes: Sequence[int]) -> Tuple[List[TensorStructInfo], bool]:
+    """TVM's ``NormCheckDtypeAndShape`` (OP.NN.NORM.C1-C3): returns the argument struct infos and
+    whether the shape relation is unknown."""
+    names = _ARG_NAMES[C.op_name(call)]
+    ts = C.tensor_args(call, len(names), ctx, names)
+    data = ts[0]
+    axes_nn: List[int] = []
+    if data.ndim != -1:
+        axes_nn = C.normalize_axes(call, data.ndim, list(axes), ctx)
+    n_axis = len(axes)
+    if data.dtype != "void" and not (is_float(data.dtype) or data.dtype == "bfloat16"):
+        raise C.error(call, f"the operator requires the input data to have float dtype. However, the given data "
+                            f"dtype is {data.dtype}", ctx)
+    for i in range(1, len(ts)):
+        if ts[i].dtype != data.dtype:
+            raise C.error(call, "the operator requires all the input tensors to have the same dtype. However, the "
+                                f"{names[i]} has dtype {ts[i].dtype} which is other than the input data's dtype "
+                                f"{data.dtype}", ctx)
+        if ts[i].ndim != n_axis:
+            raise C.error(call, f"the operator requires the input {names[i]} to have as many dimensions as the "
+                                f"length of input axes. However, the given one has ndim {ts[i].ndim}, which is "
+                                f"other than the length of axes {n_axis}", ctx)
+    lengths: List[Sequence[P.PrimExpr]] = []
+    dvals = N.shape_expr_values(data)
+    if dvals is not None:
+        lengths.append([dvals[a] for a in axes_nn])
+    for t in ts[1:]:
+        v = N.shape_expr_values(t)
+        if v is not None:
+            lengths.append(list(v))
+    for other in lengths[1:]:
+        for d in range(n_axis):
+            a, b = lengths[0][d], other[d]
+            if N.provably_unequal(ctx, a, b):
+                raise C.error(call, "the operator requires the input gamma, beta, etc., to have size same as the "
+                                    f"lengths of the data on the given axes. However, there exists {list(lengths[0])} "
+                                    f"and {list(other)} that are unequal.", ctx)
+            if not C.prove_equal(ctx, a, b):
+                return ts, True
+    return ts, False
+
+
+def _layer_rms_infer(call, ctx):
+    """OP.nn.layer_norm.C1-C3 / OP.nn.rms_norm.C1-C3: the data's struct info, or only its dtype, rank
+    and vdevice when a parameter length is not provably equal to the data's."""
+    ts, unknown = norm_check(call, ctx, _axes_attr(call))
+    x = ts[0]
+    if unknown:
+        return TensorStructInfo(None, x.dtype, x.ndim, x.vdevice)
+    return x
+
+
+def _batch_norm_infer(call, ctx):
+    """OP.nn.batch_norm.C1-C3: ``(data, moving_mean, moving_var)`` struct infos."""
+    ts, unknown = norm_check(call, ctx, [int(call.attrs["axis"])])
+    x = ts[0]
+    if unknown:
+        return TupleStructInfo((TensorStructInfo(None, x.dtype, x.ndim, x.vdevice),
+                                TensorStructInfo(None, x.dtype, 1, x.vdevice),
+                                TensorStructInfo(None, x.dtype, 1, x.vdevice)))
+    return TupleStructInfo((x, ts[3], ts[4]))
+
+
+def _channel_norm_check(call, ctx, group: bool) -> TensorStructInfo:
+    """OP.nn.group_norm.C1-C4 / OP.nn.instance_norm.C1-C3."""
+    names = _ARG_NAMES[C.op_name(call)]
+    ts = C.tensor_args(call, 3, ctx, names)
+    data = ts[0]
+    channel_axis = -1
+    if data.ndim != -1:
+        channel_axis = C.normalize_axis(call, data.ndim, int(call.attrs["channel_axis"]), ctx)
+        axes = C.normalize_axes(call, data.ndim, _axes_attr(call), ctx)
+        if channel_axis in axes:
+            raise C.error(call, f"the operator expects that channel_axis must not be in axes, but got channel_axis: "
+                                f"{channel_axis}, axes: {_axes_attr(call)}", ctx)
+    dvals = N.shape_expr_values(data)
+    if group:
+        if data.dtype != "void" and not is_float(data.dtype):
+            raise C.error(call, f"the operator expects that data must be float, but got {data.dtype}", ctx)
+        g = int(call.attrs["num_groups"])
+        if g <= 0:
+            raise C.error(call, f"num_groups must be positive, got {g}", ctx)
+        if dvals is not None and channel_axis != -1 and N.can_prove(
+                ctx, P.ne(P.floormod(dvals[channel_axis], N.i64(g)), N.i64(0))):
+            raise C.error(call, f"the operator expects that the size of channel_axis must be divisible by {g}, but "
+                                f"got {dvals[channel_axis]}", ctx)
+    for i in (1, 2):
+        if ts[i].dtype != data.dtype:
+            raise C.error(call, f"the operator expects that all inputs must have the same dtype, but got {ts[i].dtype} "
+                                f"and {data.dtype}", ctx)
+        if ts[i].ndim != 1:
+            raise C.error(call, f"the operator expects that all inputs must have ndim=1, but got {ts[i].ndim}", ctx)
+        v = N.shape_expr_values(ts[i])
+        if v is not None and dvals is not None and channel_axis != -1:
+            if N.provably_unequal(ctx, dvals[channel_axis], v[0]):
+                raise C.error(call, f"the operator expects that the size of input {i} must be equal to the size of "
+                                    f"channel_axis, but got {v[0]} and {dvals[channel_axis]}", ctx)
+    return data
+
+
+def _group_norm_infer(call, ctx):
+    return _channel_norm_check(call, ctx, True)
+
+
+def _instance_norm_infer(call, ctx):
+    return _channel_norm_check(call, ctx, False)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reference semantics
+# ---------------------------------------------------------------------------------------------------
+
+
+def _runtime_axes(call, x: np.ndarray, axes: Sequence[int]) -> List[int]:
+    out = []
+    for a in axes:
+        if not -x.ndim <= a < x.ndim:
+            raise OpRuntimeError(f"{C.op_name(call)}: axis {a} is out of range for a tensor of rank {x.ndim}",
+                                 call.span)
+        out.append(a % x.ndim)
+    return out
+
+
+def _param_along(call, p: np.ndarray, x: np.ndarray, axes: Sequence[int], what: str) -> np.ndarray:
+    """Parameter ``p`` (dim ``d`` along ``axes[d]``) broadcast against ``x``."""
+    want = tuple(x.shape[a] for a in axes)
+    if p.shape != want:
+        raise OpRuntimeError(f"{C.op_name(call)}: {what} of shape {p.shape} does not match the data's sizes {want} "
+                             f"on axes {list(axes)}", call.span)
+    order = sorted(range(len(axes)), key=lambda d: axes[d])
+    q = np.transpose(p, order) if p.ndim else p
+    shape = [1] * x.ndim
+    for d in order:
+        shape[axes[d]] = x.shape[axes[d]]
+    return q.reshape(shape)
+
+
+def layer_norm_np(call, x, gamma, beta, axes: Sequence[int], eps: float) -> np.ndarray:
+    dt = N.dtype_of(x)
+    cd = N.compute_dtype(dt)
+    ax = tuple(sorted(axes))
+    xs = x.astype(N.np_dtype(cd))
+    n = np.array(float(np.prod([x.shape[a] for a in ax], dtype=np.int64)), dtype=N.np_dtype(cd))
+    with np.errstate(all="ignore"):
+        mean = (np.sum(xs, axis=ax, keepdims=True) / n).astype(xs.dtype)
+        d = (xs - mean).astype(xs.dtype)
+        var_sum = np.sum((d * d).astype(xs.dtype), axis=ax, keepdims=True)
+        r = N.intrin("rsqrt", cd, ((var_sum / n).astype(xs.dtype) + np.array(eps, dtype=xs.dtype)).astype(xs.dtype))
+        norm = N.rounded((d * r).astype(xs.dtype), dt)
+    f = N.FloatOps(dt)
+    g = _param_along(call, gamma, x, axes, "gamma")
+    b = _param_along(call, beta, x, axes, "beta")
+    return f.add(f.mul(norm, g), b)
+
+
+def rms_norm_np(call, x, weight, axes: Sequence[int], eps: float) -> np.ndarray:
+    """TOPI's kernel: the squares are summed in float32; ``eps`` is a constant of the data dtype, so
+    the rest is computed in float32, or float64 for float64 data."""
+    dt = N.dtype_of(x)
+    wd = "float64" if dt == "float64" else "float32"
+    ax = tuple(sorted(axes))
+    x32 = N.tir_cast(x, "float32")
+    w = _param_along(call, N.tir_cast(weight, "float32"), x, axes, "weight")
+    n = np.float32(float(np.prod([x.shape[a] for a in ax], dtype=np.int64)))
+    eps_c = np.array(eps, dtype=N.np_dtype(dt)).astype(N.np_dtype(wd))
+    f = N.FloatOps(wd)
+    with np.errstate(all="ignore"):
+        ss = np.sum((x32 * x32).astype(np.float32), axis=ax, keepdims=True)
+        mean_sq = (ss / n).astype(np.float32)
+    r = f.intrin("rsqrt", f.add(mean_sq, eps_c))
+    out = f.mul(f.mul(r, x32), w)
+    return N.tir_cast(out, dt)
+
+
+def _group_stats(xs: np.ndarray, red_axes: Tuple[int, ...], n: np.ndarray, eps: float):
+    with np.errstate(all="ignore"):
+        sx = np.sum(xs, axis=red_axes, keepdims=True)
+        sx2 = np.sum((xs * xs).astype(xs.dtype), axis=red_axes, keepdims=True)
+        mean = (sx / n).astype(xs.dtype)
+        var = ((sx2 / n).astype(xs.dtype) - (mean * mean).astype(xs.dtype)).astype(xs.dtype)
+        r = N.intrin("rsqrt", N.dtype_of(xs), (var + np.array(eps, dtype=xs.dtype)).astype(xs.dtype))
+    return mean, r
+
+
+def group_norm_np(call, x, gamma, beta, num_groups: int, channel_axis: int, axes: Sequence[int],
+                  eps: float) -> np.ndarray:
+    dt = N.dtype_of(x)
+    cd = N.compute_dtype(dt)
+    ca = channel_axis % x.ndim
+    c = x.shape[ca]
+    if num_groups <= 0 or c % num_groups != 0:
+        raise OpRuntimeError(f"{C.op_name(call)}: {c} channels cannot be split into {num_groups} groups", call.span)
+    for p, what in ((gamma, "gamma"), (beta, "beta")):
+        if p.shape != (c,):
+            raise OpRuntimeError(f"{C.op_name(call)}: {what} of shape {p.shape} does not match {c} channels",
+                                 call.span)
+    shape = list(x.shape)
+    gshape = shape[:ca] + [num_groups, c // num_groups] + shape[ca + 1:]
+    xs = x.reshape(gshape).astype(N.np_dtype(cd))
+    red = [ca + 1] + [a if a < ca else a + 1 for a in (ax % x.ndim for ax in axes)]
+    red_t = tuple(sorted(red))
+    n = np.array(float(np.prod([gshape[a] for a in red_t], dtype=np.int64)), dtype=np.float32).astype(xs.dtype)
+    mean, r = _group_stats(xs, red_t, n, eps)
+    with np.errstate(all="ignore"):
+        norm = N.rounded((((xs - mean).astype(xs.dtype)) * r).astype(xs.dtype), dt).reshape(shape)
+    bshape = [1] * x.ndim
+    bshape[ca] = c
+    f = N.FloatOps(dt)
+    return f.add(f.mul(norm, gamma.reshape(bshape)), beta.reshape(bshape))
+
+
+def instance_norm_np(call, x, gamma, beta, channel_axis: int, axes: Sequence[int], eps: float) -> np.ndarray:
+    dt = N.dtype_of(x)
+    cd = N.compute_dtype(dt)
+    ca = channel_axis % x.ndim
+    c = x.shape[ca]
+    for p, what in ((gamma, "gamma"), (beta, "beta")):
+        if p.shape != (c,):
+            raise OpRuntimeError(f"{C.op_name(call)}: {what} of shape {p.shape} does not match {c} channels",
+                                 call.span)
+    xs = x.astype(N.np_dtype(cd))
+    red = tuple(sorted(a % x.ndim for a in axes))
+    # TVM's reduce extent is a constant of the data dtype (float16 for float16 data)
+    n = np.array(float(np.prod([x.shape[a] for a in red], dtype=np.int64)), dtype=N.np_dtype(dt)).astype(xs.dtype)
+    mean, r = _group_stats(xs, red, n, eps)
+    with np.errstate(all="ignore"):
+        norm = N.rounded((((xs - mean).astype(xs.dtype)) * r).astype(xs.dtype), dt)
+    bshape = [1] * x.ndim
+    bshape[ca] = c
+    f = N.FloatOps(dt)
+    return f.add(f.mul(norm, gamma.reshape(bshape)), beta.reshape(bshape))
+
+
+def batch_norm_np(call, x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, scale: bool,
+                  momentum: float, training: bool):
+    dt = N.dtype_of(x)
+    ax = axis % x.ndim
+    c = x.shape[ax]
+    for p, what in ((gamma, "gamma"), (beta, "beta"), (mm, "moving_mean"), (mv, "moving_var")):
+        if p.shape != (c,):
+            raise OpRuntimeError(f"{C.op_name(call)}: {what} of shape {p.shape} does not match axis {ax} of size {c}",
+                                 call.span)
+    bshape = [1] * x.ndim
+    bshape[ax] = c
+    f = N.FloatOps(dt)
+    wide = "float32" if N.low_precision(dt) else dt
+    fw = N.FloatOps(wide)
+    red = tuple(a for a in range(x.ndim) if a != ax)
+    if training:
+        count = float(np.prod([x.shape[a] for a in red], dtype=np.int64))
+        cnt = f.const(count)
+        mean = f.div(f.sum(x, axis=red), cnt)
+        d = f.sub(x, mean.reshape(bshape))
+        var = f.div(f.sum(f.mul(d, d), axis=red), cnt)
+        m_b, v_b = mean.reshape(bshape), var.reshape(bshape)
+    else:
+        m_b, v_b = mm.reshape(bshape), mv.reshape(bshape)
+        d = f.sub(x, m_b)
+    denom = fw.intrin("sqrt", fw.add(N.tir_cast(v_b, wide), fw.const(eps)))
+    out = fw.div(N.tir_cast(d, wide), denom)
+    if scale:
+        out = fw.mul(out, N.tir_cast(gamma.reshape(bshape), wide))
+    if center:
+        out = fw.add(out, N.tir_cast(beta.reshape(bshape), wide))
+    out = N.tir_cast(out, dt)
+    if training:
+        new_mean = f.add(f.mul(f.const(1 - momentum), mm), f.mul(f.const(momentum), mean))
+        new_var = f.add(f.mul(f.const(1 - momentum), mv), f.mul(f.const(momentum), var))
+        return out, new_mean, new_var
+    return out, np.array(mm, copy=True), np.array(mv, copy=True)
+
+
+def _layer_norm_ref(args, attrs, call, ctx):
+    x, g, b = args
+    N.check_float_tensor(call, x)
+    return layer_norm_np(call, x, g, b, _runtime_axes(call, x, _axes_attr(call)), float(attrs["epsilon"]))
+
+
+def _rms_norm_ref(args, attrs, call, ctx):
+    x, w = args
+    N.check_float_tensor(call, x)
+    return rms_norm_np(call, x, w, _runtime_axes(call, x, _axes_attr(call)), float(attrs["epsilon"]))
+
+
+def _group_norm_ref(args, attrs, call, ctx):
+    x, g, b = args
+    N.check_float_tensor(call, x)
+    ca = _runtime_axes(call, x, [int(attrs["channel_axis"])])[0]
+    return group_norm_np(call, x, g, b, int(attrs["num_groups"]), ca, _runtime_axes(call, x, _axes_attr(call)),
+                         float(attrs["epsilon"]))
+
+
+def _instance_norm_ref(args, attrs, call, ctx):
+    x, g, b = args
+    N.check_float_tensor(call, x)
+    ca = _runtime_axes(call, x, [int(attrs["channel_axis"])])[0]
+    return instance_norm_np(call, x, g, b, ca, _runtime_axes(call, x, _axes_attr(call)), float(attrs["epsilon"]))
+
+
+def _batch_norm_ref(args, attrs, call, ctx):
+    x, g, b, mm, mv = args
+    N.check_float_tensor(call, x)
+    ax = _runtime_axes(call, x, [int(attrs["axis"])])[0]
+    return batch_norm_np(call, x, g, b, mm, mv, ax, float(attrs["epsilon"]), bool(attrs["center"]),
+                         bool(attrs["scale"]), float(attrs["momentum"]), bool(attrs["training"]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Legalization (TOPI's kernels)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _names(n: int) -> List[str]:
+    return [f"ax{k}" for k in range(n)]
+
+
+def _split(idx: Sequence[Any], red: Sequence[int]):
+    kept = [v for i, v in enumerate(idx) if i not in red]
+    reduced = [v for i, v in enumerate(idx) if i in red]
+    return kept, reduced
+
+
+def _with_reduce(kept: Sequence[Any], raxes: Sequence[Any], red: Sequence[int], ndim: int) -> List[Any]:
+    out, k, r = [], 0, 0
+    for i in range(ndim):
+        if i in red:
+            out.append(raxes[r])
+            r += 1
+        else:
+            out.append(kept[k])
+            k += 1
+    return out
+
+
+def _extent(shape, red, dtype: str) -> P.PrimExpr:
+    e = O.const(1, dtype)
+    for a in red:
+        e = O.mul(e, O.cast(dtype, shape[a]))
+    return e
+
+
+def _param_index(axes: Sequence[int], idx: Sequence[Any]) -> List[Any]:
+    return [idx[a] for a in axes]
+
+
+def te_layer_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, axes: Sequence[int], eps: float) -> te.Tensor:
+    """TOPI ``layer_norm``: <x>_sum, <x>_mean, <x>_var_sum, T_layer_norm."""
+    nd = x.ndim
+    axes = [a % nd for a in axes]
+    red = sorted(set(axes))
+    low = N.low_precision(x.dtype)
+    cd = "float32" if low else x.dtype
+    kept_shape = [x.shape[i] for i in range(nd) if i not in red]
+
+    def load(idx):
+        v = x(*idx)
+        return O.cast("float32", v) if low else v
+
+    k1 = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
+    s = te.compute(kept_shape, lambda *i: te.sum(load(_with_reduce(i, k1, red, nd)), axis=k1), name=f"{x.name}_sum",
+                   index_names=_names(len(kept_shape)))
+    ext = _extent(x.shape, red, cd)
+    mean = te.compute(kept_shape, lambda *i: O.div(s(*i), ext), name=f"{x.name}_mean",
+                      index_names=_names(len(kept_shape)))
+    k2 = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
+
+    def var_body(*i):
+        d = O.sub(load(_with_reduce(i, k2, red, nd)), mean(*i))
+        return te.sum(O.mul(d, d), axis=k2)
+
+    var_sum = te.compute(kept_shape, var_body, name=f"{x.name}_var_sum", index_names=_names(len(kept_shape)))
+
+    def out(*i):
+        kept, _ = _split(i, red)
+        v = O.mul(O.sub(load(i), mean(*kept)),
+                  te.rsqrt(O.add(O.div(var_sum(*kept), ext), O.const(eps, cd))))
+        if low:
+            v = O.cast(x.dtype, v)
+        return O.add(O.mul(v, gamma(*_param_index(axes, i))), beta(*_param_index(axes, i)))
+
+    return te.compute(x.shape, out, name="T_layer_norm", index_names=_names(nd))
+
+
+def te_rms_norm(x: te.Tensor, w: te.Tensor, axes: Sequence[int], eps: float) -> te.Tensor:
+    """TOPI ``rms_norm`` in float32: T_cast, T_multiply (x^2), T_multiply_red, rsqrt, T_rms_norm,
+    T_cast."""
+    nd = x.ndim
+    axes = [a % nd for a in axes]
+    red = sorted(set(axes))
+    names = _names(nd)
+    x32 = te.compute(x.shape, lambda *i: O.cast("float32", x(*i)), name="T_cast", index_names=names)
+    w32 = te.compute(w.shape, lambda *i: O.cast("float32", w(*i)), name="T_cast", index_names=_names(w.ndim))
+    sq = te.compute(x.shape, lambda *i: O.mul(x32(*i), x32(*i)), name="T_multiply", index_names=names)
+    kept_shape = [x.shape[i] for i in range(nd) if i not in red]
+    ks = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
+    ssum = te.compute(kept_shape, lambda *i: te.sum(sq(*_with_reduce(i, ks, red, nd)), axis=ks),
+                      name="T_multiply_red", index_names=_names(len(kept_shape)))
+    ext = _extent(x.shape, red, "float32")
+    r = te.compute(kept_shape, lambda *i: te.rsqrt(O.add(O.div(ssum(*i), ext), O.const(eps, x.dtype))), name="rsqrt",
+                   index_names=_names(len(kept_shape)))
+    y = te.compute(x.shape, lambda *i: O.mul(O.mul(r(*_split(i, red)[0]), x32(*i)), w32(*_param_index(axes, i))),
+                   name="T_rms_norm", index_names=names)
+    return te.compute(x.shape, lambda *i: O.cast(x.dtype, y(*i)), name="T_cast", index_names=names)
+
+
+def _tuple_sum():
+    return te.comm_reducer(lambda a, b: tuple(O.add(p, q) for p, q in zip(a, b)),
+                           lambda *ts: tuple(O.const(0, t) for t in ts), name="tuple_sum")
+
+
+def te_instance_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, channel_axis: int, axes: Sequence[int],
+                     eps: float) -> te.Tensor:
+    """TOPI ``instance_norm``: <x>_red_temp (sum x, sum x^2), T_instance_norm."""
+    nd = x.ndim
+    ca = channel_axis % nd
+    red = sorted(set(a % nd for a in axes))
+    low = N.low_precision(x.dtype)
+    cd = "float32" if low else x.dtype
+
+    def load(idx):
+        v = x(*idx)
+        return O.cast("float32", v) if low else v
+
+    kept_shape = [x.shape[i] for i in range(nd) if i not in red]
+    ks = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
+    reducer = _tuple_sum()
+
+    def stats(*i):
+        v = load(_with_reduce(i, ks, red, nd))
+        return reducer((v, O.mul(v, v)), axis=ks)
+
+    sx, sx2 = te.compute(kept_shape, stats, name=f"{x.name}_red_temp", index_names=_names(len(kept_shape)))
+    ext = _extent(x.shape, red, x.dtype)
+
+    def out(*i):
+        kept, _ = _split(i, red)
+        mean = O.div(sx(*kept), ext)
+        var = O.sub(O.div(sx2(*kept), ext), O.mul(mean, mean))
+        v = O.mul(O.sub(load(i), mean), te.rsqrt(O.add(var, O.const(eps, cd))))
+        if low:
+            v = O.cast(x.dtype, v)
+        return O.add(O.mul(v, gamma(i[ca])), beta(i[ca]))
+
+    return te.compute(x.shape, out, name="T_instance_norm", index_names=_names(nd))
+
+
+def te_group_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, num_groups: int, channel_axis: int,
+                  axes: Sequence[int], eps: float) -> te.Tensor:
+    """TOPI ``group_norm``: reshape C -> (G, C/G), <x>_red_temp, T_group_norm, reshape back."""
+    from .manipulate import te_reshape
+
+    nd = x.ndim
+    ca = channel_axis % nd
+    low = N.low_precision(x.dtype)
+    cd = "float32" if low else x.dtype
+    shape = list(x.shape)
+    gsize = O.floordiv(shape[ca], N.i64(num_groups))
+    gshape = shape[:ca] + [N.i64(num_groups), gsize] + shape[ca + 1:]
+    xr = te_reshape(x, gshape)
+    if low:
+        xr = te.compute(gshape, lambda *i: O.cast("float32", xr(*i)), name="T_cast", index_names=_names(nd + 1))
+    gr = te_reshape(gamma, [N.i64(num_groups), gsize])
+    br = te_reshape(beta, [N.i64(num_groups), gsize])
+    red = sorted([ca + 1] + [a if a < ca else a + 1 for a in (b % nd for b in axes)])
+    kept_shape = [gshape[i] for i in range(nd + 1) if i not in red]
+    ks = [te.reduce_axis(gshape[a], f"k{a}") for a in red]
+    reducer = _tuple_sum()
+
+    def stats(*i):
+        v = xr(*_with_reduce(i, ks, red, nd + 1))
+        return reducer((v, O.mul(v, v)), axis=ks)
+
+    sx, sx2 = te.compute(kept_shape, stats, name=f"{x.name}_red_temp", index_names=_names(len(kept_shape)))
+    ext = O.const(1.0, "float32")
+    for a in red:
+        ext = O.mul(ext, O.cast("float32", gshape[a]))
+
+    def out(*i):
+        kept, _ = _split(i, red)
+        mean = O.div(sx(*kept), ext)
+        var = O.sub(O.div(sx2(*kept), ext), O.mul(mean, mean))
+        v = O.mul(O.sub(xr(*i), mean), te.rsqrt(O.add(var, O.cast(cd, O.const(eps, x.dtype)))))
+        if low:
+            v = O.cast(x.dtype, v)
+        return O.add(O.mul(v, gr(i[ca], i[ca + 1])), br(i[ca], i[ca + 1]))
+
+    y = te.compute(gshape, out, name="T_group_norm", index_names=_names(nd + 1))
+    return te_reshape(y, shape)
+
+
+def te_batch_norm(x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, scale: bool, momentum: float,
+                  training: bool):
+    """TOPI ``batch_norm`` (the normalization fused into one stage per statistic)."""
+    nd = x.ndim
+    ax = axis % nd
+    dt = x.dtype
+    wide = "float32" if N.low_precision(dt) else dt
+    names = _names(nd)
+    red = [a for a in range(nd) if a != ax]
+    if training:
+        count = N.i64(1)
+        for a in red:
+            count = O.mul(count, x.shape[a])
+        ks = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
+        s = te.compute((x.shape[ax],), lambda c: te.sum(x(*_with_reduce([c], ks, red, nd)), axis=ks),
+                       name=f"{x.name}_red", index_names=["ax0"])
+        mean = te.compute((x.shape[ax],), lambda c: O.div(s(c), O.cast(dt, count)), name="T_divide",
+                          index_names=["ax0"])
+        ks2 = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
+
+        def vbody(c):
+            d = O.sub(x(*_with_reduce([c], ks2, red, nd)), mean(c))
+            return te.sum(O.mul(d, d), axis=ks2)
+
+        vs = te.compute((x.shape[ax],), vbody, name="T_multiply_red", index_names=["ax0"])
+        var = te.compute((x.shape[ax],), lambda c: O.div(vs(c), O.cast(dt, count)), name="T_divide",
+                         index_names=["ax0"])
+    else:
+        mean, var = mm, mv
+
+    def out(*i):
+        c = i[ax]
+        d = O.sub(x(*i), mean(c))
+        v = O.div(O.cast(wide, d), te.sqrt(O.add(O.cast(wide, var(c)), O.const(eps, wide))))
+        if scale:
+            v = O.mul(v, O.cast(wide, gamma(c)))
+        if center:
+            v = O.add(v, O.cast(wide, beta(c)))
+        return O.cast(dt, v) if wide != dt else v
+
+    y = te.compute(x.shape, out, name="T_batch_norm", index_names=names)
+    if training:
+        m1 = te.compute((x.shape[ax],), lambda c: O.add(O.mul(O.const(1 - momentum, dt), mm(c)),
+                                                        O.mul(O.const(momentum, dt), mean(c))),
+                        name="T_add", index_names=["ax0"])
+        v1 = te.compute((x.shape[ax],), lambda c: O.add(O.mul(O.const(1 - momentum, dt), mv(c)),
+                                                        O.mul(O.const(momentum, dt), var(c))),
+                        name="T_add", index_names=["ax0"])
+    else:
+        m1 = te.compute((x.shape[ax],), lambda c: O.mul(mm(c), O.const(1, dt)), name="T_multiply",
+                        index_names=["ax0"])
+        v1 = te.compute((x.shape[ax],), lambda c: O.mul(mv(c), O.const(1, dt)), name="T_multiply",
+                        index_names=["ax0"])
+    return [y, m1, v1]
+
+
+def _legalize_layer_norm(call, ctx):
+    if not legalizable(call):
+        return None
+    axes, eps = _axes_attr(call), float(call.attrs["epsilon"])
+    return ctx.call_te(lambda x, g, b: te_layer_norm(x, g, b, axes, eps), *call.args, primfunc_name_hint="layer_norm")
+
+
+def _legalize_rms_norm(call, ctx):
+    if not legalizable(call):
+        return None
+    axes, eps = _axes_attr(call), float(call.attrs["epsilon"])
+    return ctx.call_te(lambda x, w: te_rms_norm(x, w, axes, eps), *call.args, primfunc_name_hint="rms_norm")
+
+
+def _legalize_group_norm(call, ctx):
+    if not legalizable(call):
+        return None
+    a = call.attrs
+    g, ca, axes, eps = int(a["num_groups"]), int(a["channel_axis"]), _axes_attr(call), float(a["epsilon"])
+    return ctx.call_te(lambda x, gm, bt: te_group_norm(x, gm, bt, g, ca, axes, eps), *call.args,
+                       primfunc_name_hint="group_norm")
+
+
+def _legalize_instance_norm(call, ctx):
+    if not legalizable(call):
+        return None
+    a = call.attrs
+    ca, axes, eps = int(a["channel_axis"]), _axes_attr(call), float(a["epsilon"])
+    return ctx.call_te(lambda x, gm, bt: te_instance_norm(x, gm, bt, ca, axes, eps), *call.args,
+                       primfunc_name_hint="instance_norm")
+
+
+def _legalize_batch_norm(call, ctx):
+    if not legalizable(call):
+        return None
+    a = call.attrs
+    kw = dict(axis=int(a["axis"]), eps=float(a["epsilon"]), center=bool(a["center"]), scale=bool(a["scale"]),
+              momentum=float(a["momentum"]), training=bool(a["training"]))
+    return ctx.call_te(lambda *xs: te_batch_norm(*xs, **kw), *call.args, primfunc_name_hint="batch_norm")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Registration
+# ---------------------------------------------------------------------------------------------------
+
+
+def _norm_axes_constructor(attrs, span):
+    v = attrs.get("axes")
+    attrs["axes"] = tuple(int(a) for a in (v if isinstance(v, (list, tuple)) else (v,)))
+    return attrs
+
+
+def _register_all() -> None:
+    eps = attr("epsilon", "float", 1e-5)
+    register(N.with_constructor(OpDef(
+        name="relax.nn.layer_norm", script="R.nn.layer_norm",
+        params=(arg("data"), arg("gamma"), arg("beta"), attr("axes", "int_or_ints"), eps,
+                attr("center", "bool", True), attr("scale", "bool", True)),
+        infer=_layer_rms_infer, reference=_layer_norm_ref, legalize=_legalize_layer_norm, category="nn",
+        doc="``R.nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)`` "
+            "(OP.nn.layer_norm.C1-C4)."), _norm_axes_constructor))
+    register(N.with_constructor(OpDef(
+        name="relax.nn.rms_norm", script="R.nn.rms_norm",
+        params=(arg("data"), arg("weight"), attr("axes", "int_or_ints", (-1,)), eps),
+        infer=_layer_rms_infer, reference=_rms_norm_ref, legalize=_legalize_rms_norm, category="nn",
+        doc="``R.nn.rms_norm(data, weight, axes=-1, epsilon=1e-5)`` (OP.nn.rms_norm.C1-C4)."),
+        _norm_axes_constructor))
+    register(N.with_constructor(OpDef(
+        name="relax.nn.group_norm", script="R.nn.group_norm",
+        params=(arg("data"), arg("gamma"), arg("beta"), attr("num_groups", "int"), attr("channel_axis", "int"),
+                attr("axes", "int_or_ints"), eps, attr("center", "bool", True), attr("scale", "bool", True)),
+        infer=_group_norm_infer, reference=_group_norm_ref, legalize=_legalize_group_norm, category="nn",
+        doc="``R.nn.group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, center=True, "
+            "scale=True)`` (OP.nn.group_norm.C1-C5)."), _norm_axes_constructor))
+    register(N.with_constructor(OpDef(
+        name="relax.nn.instance_norm", script="R.nn.instance_norm",
+        params=(arg("data"), arg("gamma"), arg("beta"), attr("channel_axis", "int"), attr("axes", "int_or_ints"),
+                eps, attr("center", "bool", True), attr("scale", "bool", True)),
+        infer=_instance_norm_infer, reference=_instance_norm_ref, legalize=_legalize_instance_norm, category="nn",
+        doc="``R.nn.instance_norm(data, gamma, beta, channel_axis, axes, epsilon=1e-5, center=True, scale=True)`` "
+            "(OP.nn.instance_norm.C1-C4)."), _norm_axes_constructor))
+    register(OpDef(
+        name="relax.nn.batch_norm", script="R.nn.batch_norm",
+        params=(arg("data"), arg("gamma"), arg("beta"), arg("moving_mean"), arg("moving_var"), attr("axis", "int"),
+                eps, attr("center", "bool", True), attr("scale", "bool", True), attr("momentum", "float", 0.1),
+                attr("training", "bool", True)),
+        infer=_batch_norm_infer, reference=_batch_norm_ref, legalize=_legalize_batch_norm, category="nn",
+        doc="``R.nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon=1e-5, center=True, "
+            "scale=True, momentum=0.1, training=True)`` -> (out, new_mean, new_var) (OP.nn.batch_norm.C1-C5)."))
+
+
+_register_all()
+
+__all__ = ["norm_check", "layer_norm_np", "rms_norm_np", "group_norm_np", "instance_norm_np", "batch_norm_np",
+           "te_layer_norm", "te_rms_norm", "te_group_norm", "te_instance_norm", "te_batch_norm"]

@@ -1,0 +1,490 @@
+"""Pooling: ``nn.max_pool{1,2,3}d``, ``nn.avg_pool{1,2,3}d`` and ``nn.adaptive_avg_pool{1,2,3}d``
+(spec pages ``spec/ops/nn.<op>.md``, shared rules OP.NN.POOL.*).
+
+Inference follows TVM 0.25's ``InferStructInfoPool{1,2,3}D`` (including the ``ceil_mode`` fix of
+apache/tvm#18641: a last window that would start in the end padding is dropped) and
+``InferStructInfoAdaptiveAvgPool{1,2,3}D``. No dtype is checked.
+
+Semantics (TOPI's ``pool_impl_nd`` and ``adaptive_pool_impl``), in the canonical ``NC<sp>`` layout:
+
+* OP.NN.POOL.SEM.1 -- windows: output ``o`` of a spatial dim reads input positions ``o*s - pb + r*d``
+  for ``r < k``; positions outside the input are padding (``ceil_mode`` adds ``s - 1`` positions of
+  end padding so the division rounds up).
+* OP.NN.POOL.SEM.2 -- ``max``: the padding value is the lowest finite value of the dtype; the window is
+  folded in row-major order with TIR's ``acc > v ? acc : v`` from that value.
+* OP.NN.POOL.SEM.3 -- ``avg``: the window sum (padding counts 0) accumulated sequentially in the
+  dtype, divided by ``count`` converted to the dtype (truncating division for integers). With
+  ``count_include_pad`` the count is the number of window positions inside the explicitly padded
+  input (the ``ceil_mode`` extra padding excluded); otherwise the number inside the input, at least 1
+  (TOPI's formulas with truncating division).
+* OP.NN.POOL.SEM.4 -- adaptive average: output ``i`` of an input dim of size ``n`` pooled to ``m``
+  averages ``[floor(i*n/m), ceil((i+1)*n/m))``; ``output_size=None`` keeps the input size.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import OpRuntimeError
+from ..ir import dtype as _dt
+from ..ir import expr as rx
+from ..ir import prim_expr as P
+from ..ir.struct_info import TensorStructInfo
+from . import common as C
+from . import nn_common as N
+from . import te
+from . import te_ops as O
+from .nn import legalizable, te_pad
+from .registry import OpDef, arg, attr, register
+
+_SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+
+
+def _kind(op: str) -> Tuple[str, int]:
+    """("max" | "avg" | "adaptive", number of spatial dims)."""
+    base = op.replace("relax.nn.", "")
+    nsp = int(base[-2])
+    if base.startswith("adaptive"):
+        return "adaptive", nsp
+    return base[:3], nsp
+
+
+# ---------------------------------------------------------------------------------------------------
+# Construction
+# ---------------------------------------------------------------------------------------------------
+
+
+def _pool_constructor(op: str):
+    _, nsp = _kind(op)
+    script = "R.nn." + op.replace("relax.nn.", "")
+
+    def complete(attrs: Dict[str, Any], span):
+        attrs["padding"] = N.complete_padding(attrs["padding"], nsp, script, span)
+        for key in ("pool_size", "strides", "dilation"):
+            attrs[key] = N.repeat_to(attrs[key], nsp, key, script, span, allow_one=nsp > 1)
+        if attrs.get("out_layout") is None:
+            attrs["out_layout"] = attrs["layout"]
+        return attrs
+
+    return complete
+
+
+def _adaptive_constructor(op: str):
+    _, nsp = _kind(op)
+    script = "R.nn." + op.replace("relax.nn.", "")
+
+    def complete(attrs: Dict[str, Any], span):
+        v = attrs.get("output_size")
+        if v is not None:
+            attrs["output_size"] = N.repeat_to(v, nsp, "output_size", script, span, allow_one=nsp > 1)
+        if attrs.get("out_layout") is None:
+            attrs["out_layout"] = attrs["layout"]
+        return attrs
+
+    return complete
+
+
+# ---------------------------------------------------------------------------------------------------
+# Inference
+# ---------------------------------------------------------------------------------------------------
+
+
+def pool_out_dim(ctx, x_in: P.PrimExpr, k: int, s: int, pb: int, pe: int, d: int, ceil_mode: bool) -> P.PrimExpr:
+    """OP.NN.POOL.C2: ``(in + pb + pe - d*(k-1) - 1 [+ s - 1]) // s + 1``, minus one in ceil mode when
+    the last window would start in the end padding."""
+    num = P.sub(P.sub(P.add(x_in, N.i64(pb + pe)), N.i64(d * (k - 1))), N.i64(1))
+    if ceil_mode:
+        num = P.add(num, N.i64(s - 1))
+    raw = P.add(P.floordiv(num, N.i64(s)), N.i64(1))
+    if not ceil_mode:
+        return N.simplify(ctx, raw)
+    invalid = P.ge(P.mul(P.sub(raw, N.i64(1)), N.i64(s)), P.add(x_in, N.i64(pb)))
+    if N.can_prove(ctx, invalid):
+        return N.simplify(ctx, P.sub(raw, N.i64(1)))
+    if N.can_prove(ctx, P.logical_not(invalid)):
+        return N.simplify(ctx, raw)
+    return N.simplify(ctx, P.PrimCall("int64", "tir.if_then_else", (invalid, P.sub(raw, N.i64(1)), raw)))
+
+
+def _pool_infer(call, ctx):
+    """OP.nn.max_pool2d.C1-C3 (and the other pools)."""
+    _, nsp = _kind(C.op_name(call))
+    x = C.tensor_args(call, 1, ctx)[0]
+    a = call.attrs
+    tgt = "NC" + _SPATIAL[nsp]
+    kernel = N.require_attr_len(call, "pool_size", nsp, ctx)
+    strides = N.require_attr_len(call, "strides", nsp, ctx)
+    padding = N.require_attr_len(call, "padding", 2 * nsp, ctx)
+    dilation = N.require_attr_len(call, "dilation", nsp, ctx)
+    if any(v <= 0 for v in kernel + strides + dilation):
+        raise C.error(call, "pool_size, strides and dilation must be positive, got "
+                            f"{list(kernel)}, {list(strides)}, {list(dilation)}", ctx)
+    perm = N.layout_perm(call, a["layout"], tgt, "data", ctx)
+    operm = N.layout_perm(call, a["out_layout"], tgt, "output", ctx)
+    N.check_ndim(call, x, nsp + 2, a["layout"], ctx)
+    vals = N.shape_expr_values(x)
+    if vals is None:
+        return TensorStructInfo(None, x.dtype, nsp + 2, x.vdevice)
+    d = N.forward_shape(vals, perm)
+    out = [d[0], d[1]]
+    for i in range(nsp):
+        out.append(pool_out_dim(ctx, d[2 + i], kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i],
+                                bool(a["ceil_mode"])))
+    return TensorStructInfo(rx.ShapeExpr(tuple(N.backward_shape(out, operm))), x.dtype, vdevice=x.vdevice)
+
+
+def _adaptive_infer(call, ctx):
+    """OP.nn.adaptive_avg_pool2d.C1-C2 (and 1-d/3-d)."""
+    _, nsp = _kind(C.op_name(call))
+    x = C.tensor_args(call, 1, ctx)[0]
+    a = call.attrs
+    tgt = "NC" + _SPATIAL[nsp]
+    size = a.get("output_size")
+    if size is not None:
+        size = N.require_attr_len(call, "output_size", nsp, ctx)
+    perm = N.layout_perm(call, a["layout"], tgt, "data", ctx)
+    operm = N.layout_perm(call, a["out_layout"], tgt, "output", ctx)
+    N.check_ndim(call, x, nsp + 2, a["layout"], ctx)
+    vals = N.shape_expr_values(x)
+    if vals is None:
+        if x.shape is not None and a["out_layout"] == a["layout"] and size is None:
+            return x
+        return TensorStructInfo(None, x.dtype, nsp + 2, x.vdevice)
+    d = N.forward_shape(vals, perm)
+    if size is not None:
+        d = d[:2] + [N.i64(v) for v in size]
+    return TensorStructInfo(rx.ShapeExpr(tuple(N.backward_shape(d, operm))), x.dtype, vdevice=x.vdevice)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reference semantics
+# ---------------------------------------------------------------------------------------------------
+
+
+def _truncdiv(a: np.ndarray, b: int) -> np.ndarray:
+    a = np.asarray(a, dtype=np.int64)
+    q = np.abs(a) // abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+def _out_len(n: int, k: int, s: int, pb: int, pe: int, d: int, ceil_mode: bool) -> int:
+    num = n + pb + pe - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    raw = num // s + 1
+    if ceil_mode and (raw - 1) * s >= n + pb:
+        raw -= 1
+    return raw
+
+
+def _counts(n: int, o: int, k: int, s: int, pb: int, pe: int, d: int, include_pad: bool) -> np.ndarray:
+    """OP.NN.POOL.SEM.3: TOPI's per-position element counts along one spatial dim."""
+    start = np.arange(o, dtype=np.int64) * s - pb
+    end = start + (k - 1) * d
+    if include_pad:
+        end = np.minimum(end, n + pe - 1)
+        return _truncdiv(end - start, d) + 1
+    jumps = np.maximum(_truncdiv(d - 1 - start, d), 0)
+    end = np.minimum(end, n - 1)
+    return _truncdiv(end - (start + d * jumps), d) + 1
+
+
+def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, ceil_mode: bool,
+            count_include_pad: bool) -> np.ndarray:
+    """OP.NN.POOL.SEM.1-3 in the canonical layout (N, C, *S)."""
+    nsp = x.ndim - 2
+    dt = N.dtype_of(x)
+    pads, outs = [], []
+    for i in range(nsp):
+        n = x.shape[2 + i]
+        pb, pe = padding[i], padding[i + nsp] + (strides[i] - 1 if ceil_mode else 0)
+        o = _out_len(n, kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i], ceil_mode)
+        if o < 0:
+            raise OpRuntimeError(f"{C.op_name(call)}: the window does not fit in spatial dim {i} (input {n})",
+                                 call.span)
+        pads.append((pb, pe))
+        outs.append(o)
+    fill = _dt.min_value(dt) if kind == "max" else 0
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads], constant_values=fill)
+    crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
+    xp = xp[(slice(None), slice(None)) + crop]
+    out_shape = x.shape[:2] + tuple(outs)
+    if kind == "max":
+        acc = np.full(out_shape, fill, dtype=x.dtype)
+    else:
+        acc = np.zeros(out_shape, dtype=x.dtype)
+    f = N.FloatOps(dt) if _dt.is_float(dt) else None
+    if acc.size:
+        for kk in itertools.product(*[range(k) for k in kernel]):
+            sl = tuple(slice(kk[i] * dilation[i], kk[i] * dilation[i] + (outs[i] - 1) * strides[i] + 1, strides[i])
+                       for i in range(nsp))
+            v = xp[(slice(None), slice(None)) + sl]
+            if kind == "max":
+                acc = np.where(acc > v, acc, v).astype(x.dtype)
+            elif f is not None:
+                acc = f.add(acc, v)
+            else:
+                with np.errstate(all="ignore"):
+                    acc = (acc.astype(np.int64) + v.astype(np.int64)).astype(x.dtype) if dt != "bool" \
+                        else (acc | v)
+    if kind == "max":
+        return acc
+    count = np.ones((1,) * nsp, dtype=np.int64)
+    for i in range(nsp):
+        c = _counts(x.shape[2 + i], outs[i], kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i],
+                    count_include_pad)
+        shape = [1] * nsp
+        shape[i] = outs[i]
+        count = count * c.reshape(shape)
+    if not count_include_pad:
+        count = np.maximum(count, 1)
+    if f is not None:
+        return f.div(acc, count.astype(N.np_dtype(dt)))
+    if np.any(count == 0):
+        raise OpRuntimeError(f"{C.op_name(call)}: integer average over an empty window", call.span)
+    a64 = acc.astype(np.int64)
+    q = np.abs(a64) // count
+    return np.where(a64 < 0, -q, q).astype(x.dtype)
+
+
+def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray:
+    """OP.NN.POOL.SEM.4 in the canonical layout."""
+    nsp = x.ndim - 2
+    dt = N.dtype_of(x)
+    ranges = []
+    for i in range(nsp):
+        n, m = x.shape[2 + i], out_size[i]
+        if m < 0:
+            raise OpRuntimeError(f"{C.op_name(call)}: negative output size {m}", call.span)
+        rs = []
+        for o in range(m):
+            start = (o * n) // m
+            t = ((o + 1) * n) // m
+            end = t if ((o + 1) * n) % m == 0 else t + 1
+            rs.append((start, end))
+        ranges.append(rs)
+    out = np.zeros(x.shape[:2] + tuple(out_size), dtype=x.dtype)
+    f = N.FloatOps(dt) if _dt.is_float(dt) else None
+    for pos in itertools.product(*[range(m) for m in out_size]):
+        win = tuple(slice(*ranges[i][pos[i]]) for i in range(nsp))
+        block = x[(slice(None), slice(None)) + win]
+        cnt = int(np.prod([ranges[i][pos[i]][1] - ranges[i][pos[i]][0] for i in range(nsp)], dtype=np.int64))
+        flat = block.reshape(x.shape[0], x.shape[1], -1)
+        if f is not None:
+            s = np.zeros(x.shape[:2], dtype=x.dtype)
+            for j in range(flat.shape[-1]):
+                s = f.add(s, flat[..., j])
+            out[(slice(None), slice(None)) + pos] = f.div(s, f.const(float(cnt)))
+        else:
+            s = flat.astype(np.int64).sum(axis=-1).astype(x.dtype).astype(np.int64)
+            if cnt == 0:
+                raise OpRuntimeError(f"{C.op_name(call)}: integer average over an empty window", call.span)
+            q = np.abs(s) // cnt
+            out[(slice(None), slice(None)) + pos] = np.where(s < 0, -q, q).astype(x.dtype)
+    return out
+
+
+def _pool_ref(args, attrs, call, ctx):
+    x = args[0]
+    kind, nsp = _kind(C.op_name(call))
+    tgt = "NC" + _SPATIAL[nsp]
+    perm = N.layout_perm(call, attrs["layout"], tgt, "data")
+    operm = N.layout_perm(call, attrs["out_layout"], tgt, "output")
+    if x.ndim != nsp + 2:
+        raise OpRuntimeError(f"{C.op_name(call)}: expects a rank-{nsp + 2} tensor, got rank {x.ndim}", call.span)
+    xc = N.to_canonical(x, perm)
+    if kind == "adaptive":
+        size = attrs.get("output_size")
+        size = tuple(xc.shape[2:]) if size is None else tuple(int(v) for v in size)
+        y = adaptive_pool_np(call, xc, size)
+    else:
+        k, s, p, d = (tuple(int(v) for v in attrs[n]) for n in ("pool_size", "strides", "padding", "dilation"))
+        y = pool_np(call, xc, kind, k, s, p, d, bool(attrs["ceil_mode"]), bool(attrs["count_include_pad"]))
+    return np.ascontiguousarray(N.from_canonical(y, operm))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Legalization (TOPI)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _names(n: int) -> List[str]:
+    return [f"ax{k}" for k in range(n)]
+
+
+def te_pool(x: te.Tensor, out_shape, kind: str, kernel, strides, padding, dilation, ceil_mode: bool,
+            count_include_pad: bool, layout: str) -> te.Tensor:
+    """TOPI ``pool_impl_nd``: ``pad_temp`` (when any padding), ``pool_max`` or ``pool_sum`` +
+    ``pool_avg``."""
+    nsp = len(kernel)
+    axes = [layout.index(c) for c in _SPATIAL[nsp]]
+    nd = x.ndim
+    before = [N.i64(0)] * nd
+    after = [N.i64(0)] * nd
+    offset = [strides[i] - 1 if ceil_mode else 0 for i in range(nsp)]
+    do_pad = False
+    for i, ax in enumerate(axes):
+        before[ax] = N.i64(padding[i])
+        after[ax] = N.i64(padding[i + nsp] + offset[i])
+        do_pad = do_pad or padding[i] != 0 or padding[i + nsp] + offset[i] != 0
+    fill = O.min_value(x.dtype) if kind == "max" else O.const(0, x.dtype)
+    temp = te_pad(x, before, after, fill, name="pad_temp", index_names=_names(nd)) if do_pad else x
+    rv = [te.reduce_axis(N.i64(kernel[i]), f"rv{i}") for i in range(nsp)]
+
+    def window(*o):
+        idx = list(o)
+        for i, ax in enumerate(axes):
+            idx[ax] = O.add(O.mul(o[ax], N.i64(strides[i])), O.mul(rv[i].var, N.i64(dilation[i])))
+        return temp(*idx)
+
+    if kind == "max":
+        return te.compute(out_shape, lambda *o: te.max(window(*o), axis=rv), name="pool_max",
+                          attrs={"schedule_rule": "meta_schedule.pool_max"}, index_names=_names(nd))
+    psum = te.compute(out_shape, lambda *o: te.sum(window(*o), axis=rv), name="pool_sum", index_names=_names(nd))
+
+    def avg(*o):
+        num = O.const(1, "int64")
+        for i, ax in enumerate(axes):
+            d = N.i64(dilation[i])
+            start = O.sub(O.mul(o[ax], N.i64(strides[i])), N.i64(padding[i]))
+            end = O.add(start, N.i64((kernel[i] - 1) * dilation[i]))
+            if count_include_pad:
+                end = O.min_(end, O.sub(O.add(x.shape[ax], N.i64(padding[i + nsp])), N.i64(1)))
+                cnt = O.add(O.truncdiv(O.sub(end, start), d), N.i64(1))
+            else:
+                jumps = O.max_(O.truncdiv(O.sub(O.sub(d, N.i64(1)), start), d), N.i64(0))
+                end = O.min_(end, O.sub(x.shape[ax], N.i64(1)))
+                cnt = O.add(O.truncdiv(O.sub(end, O.add(start, O.mul(d, jumps))), d), N.i64(1))
+            num = O.mul(num, cnt)
+        if not count_include_pad:
+            num = O.max_(num, N.i64(1))
+        s = psum(*o)
+        if _dt.is_float(x.dtype):
+            return O.div(s, O.cast(x.dtype, num))
+        return O.cast(x.dtype, O.truncdiv(O.cast("int64", s), num))
+
+    return te.compute(out_shape, avg, name="pool_avg", attrs={"schedule_rule": "meta_schedule.pool_avg"},
+                      index_names=_names(nd))
+
+
+def _max_window(n: Any, m: Any) -> Any:
+    """The largest adaptive window of ``n`` positions pooled to ``m`` (exact for constants, a bound
+    ``n // m + 2`` otherwise)."""
+    if isinstance(n, P.IntImm) and isinstance(m, P.IntImm):
+        nv, mv = n.value, m.value
+        best = 0
+        for o in range(mv):
+            t = ((o + 1) * nv) // mv
+            end = t if ((o + 1) * nv) % mv == 0 else t + 1
+            best = max(best, end - (o * nv) // mv)
+        return N.i64(best)
+    return O.add(O.floordiv(n, m), N.i64(2))
+
+
+def te_adaptive_avg_pool(x: te.Tensor, out_shape, layout: str, nsp: int) -> te.Tensor:
+    """TOPI ``adaptive_pool`` (avg): ``adaptive_pool_sum`` over each window and ``adaptive_pool_avg``.
+    The window extents depend on the output position, which this TE builder expresses as a
+    reduction over the largest window with a guard (``if_then_else``)."""
+    axes = [layout.index(c) for c in _SPATIAL[nsp]]
+    nd = x.ndim
+
+    def bounds(o, i):
+        ax = axes[i]
+        n, m = x.shape[ax], out_shape[ax]
+        start = O.floordiv(O.mul(o[ax], n), m)
+        t = O.floordiv(O.mul(O.add(o[ax], N.i64(1)), n), m)
+        end = O.select(O.eq(O.floormod(O.mul(O.add(o[ax], N.i64(1)), n), m), N.i64(0)), t, O.add(t, N.i64(1)))
+        return start, end
+
+    rv = [te.reduce_axis(_max_window(x.shape[axes[i]], out_shape[axes[i]]), f"rv{i}") for i in range(nsp)]
+
+    def body(*o):
+        idx = list(o)
+        conds = []
+        for i, ax in enumerate(axes):
+            start, end = bounds(o, i)
+            idx[ax] = O.add(start, rv[i].var)
+            conds.append(O.lt(idx[ax], end))
+        c = conds[0]
+        for more in conds[1:]:
+            c = O.logical_and(c, more)
+        return te.sum(O.if_then_else(c, x(*idx), O.const(0, x.dtype)), axis=rv)
+
+    psum = te.compute(out_shape, body, name="adaptive_pool_sum", index_names=_names(nd))
+
+    def avg(*o):
+        factor = O.const(1, x.dtype)
+        for i in range(nsp):
+            start, end = bounds(o, i)
+            factor = O.mul(factor, O.cast(x.dtype, O.cast("int32", O.sub(end, start))))
+        return O.div(psum(*o), factor)
+
+    return te.compute(out_shape, avg, name="adaptive_pool_avg",
+                      attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"}, index_names=_names(nd))
+
+
+def _pool_legalize(call, ctx):
+    if not legalizable(call):
+        return None
+    a = call.attrs
+    if a.get("out_layout") != a["layout"]:
+        return None
+    kind, nsp = _kind(C.op_name(call))
+    out_shape = list(call.struct_info.shape.values)
+    layout = a["layout"]
+    name = C.op_name(call).replace("relax.nn.", "")
+    if kind == "adaptive":
+        if not _dt.is_float(call.struct_info.dtype):
+            return None
+        return ctx.call_te(lambda x, s: te_adaptive_avg_pool(x, s, layout, nsp), call.args[0], out_shape,
+                           primfunc_name_hint=name)
+    k, s, p, d = (tuple(int(v) for v in a[n]) for n in ("pool_size", "strides", "padding", "dilation"))
+    ceil_mode, cip = bool(a["ceil_mode"]), bool(a["count_include_pad"])
+    return ctx.call_te(lambda x, sh: te_pool(x, sh, kind, k, s, p, d, ceil_mode, cip, layout), call.args[0],
+                       out_shape, primfunc_name_hint=name)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Registration
+# ---------------------------------------------------------------------------------------------------
+
+
+def _make_pool(kind: str, nsp: int) -> OpDef:
+    name = f"{kind}_pool{nsp}d"
+    ones = tuple([1] * nsp)
+    cip_default = kind == "avg" and nsp != 2
+    params = (arg("data"), attr("pool_size", "ints", ones), attr("strides", "ints", ones),
+              attr("padding", "ints", tuple([0] * (2 if nsp == 1 else nsp))), attr("dilation", "ints", ones),
+              attr("ceil_mode", "bool", False), attr("count_include_pad", "bool", cip_default),
+              attr("layout", "str", "NC" + _SPATIAL[nsp]), attr("out_layout", "optional_str", None))
+    d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=params, infer=_pool_infer, reference=_pool_ref,
+              legalize=_pool_legalize, category="nn",
+              print_call=N.print_in_order(("pool_size", "strides", "dilation", "padding", "ceil_mode",
+                                           "count_include_pad", "layout", "out_layout")),
+              doc=f"``R.nn.{name}(data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, "
+                  f"layout, out_layout)``: {nsp}-d {kind} pooling (OP.nn.{name}.C1-C3).")
+    return N.with_constructor(d, _pool_constructor(d.name))
+
+
+def _make_adaptive(nsp: int) -> OpDef:
+    name = f"adaptive_avg_pool{nsp}d"
+    params = (arg("data"), attr("output_size", "optional_ints", None), attr("layout", "str", "NC" + _SPATIAL[nsp]),
+              attr("out_layout", "optional_str", None))
+    d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=params, infer=_adaptive_infer,
+              reference=_pool_ref, legalize=_pool_legalize, category="nn",
+              doc=f"``R.nn.{name}(data, output_size=None, layout, out_layout)``: {nsp}-d adaptive average pooling "
+                  f"(OP.nn.{name}.C1-C3).")
+    return N.with_constructor(d, _adaptive_constructor(d.name))
+
+
+def _register_all() -> None:
+    for nsp in (1, 2, 3):
+        register(_make_pool("max", nsp))
+        register(_make_pool("avg", nsp))
+        register(_make_adaptive(nsp))
+
+
+_register_all()
+
+__all__ = ["pool_np", "adaptive_pool_np", "te_pool", "te_adaptive_avg_pool", "pool_out_dim"]
