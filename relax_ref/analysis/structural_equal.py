@@ -475,6 +475,13 @@ class _Serializer:
             self.any(v)
         elif isinstance(v, tir.Stmt):
             self.stmt(v)
+        elif type(v).__name__ == "IndexMap" and hasattr(v, "initial_indices"):
+            # an index map binds its own index variables (EXPR.EQ.1)
+            self.emit(("index_map", len(v.initial_indices), len(v.final_indices)))
+            for iv in v.initial_indices:
+                self.define(iv, ("pvar", iv.dtype))
+            for f in v.final_indices:
+                self.prim(f, False)
         else:
             self.emit(("other", type(v).__name__, repr(v)))
 

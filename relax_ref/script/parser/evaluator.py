@@ -467,6 +467,8 @@ class Evaluator:
         fn = self.eval(node.func)
         if isinstance(fn, Ref):
             path = fn.path
+            if path == "T.index_map":
+                return self.index_map(node)
             handler = HANDLERS.get(path)
             if handler is not None:
                 return handler(self, self.call_info(node, path))
@@ -493,6 +495,54 @@ class Evaluator:
                 raise self.error(node, "Relax functions cannot be called in this context")
             return self.relax_function_call(fn, node)
         raise self.error(node.func, f"{prim.describe(fn)} is not callable")
+
+    def index_map(self, node: ast.Call) -> Any:
+        """``T.index_map(lambda i, j: (j // 4, i, j % 4), index_dtype="int64")`` (TEXT.INDEXMAP.1).
+
+        The lambda is data, never a Python function: each parameter becomes a fresh ``index_dtype``
+        PrimVar bound in a new scope, and the body is evaluated as scalar expressions over them."""
+        from ...ops.layout_transform import IndexMap
+
+        if len(node.args) != 1 or not isinstance(node.args[0], ast.Lambda):
+            raise self.error(node, "T.index_map takes exactly one lambda expression")
+        index_dtype = "int64"
+        for kw in node.keywords:
+            if kw.arg == "index_dtype":
+                v = self.eval(kw.value)
+                if not isinstance(v, str) or v not in ("int32", "int64"):
+                    raise self.error(kw.value, "index_dtype must be \"int32\" or \"int64\"")
+                index_dtype = v
+            elif kw.arg == "inverse_index_map" and isinstance(kw.value, ast.Constant) and kw.value.value is None:
+                continue
+            else:
+                raise self.error(kw.value if kw.arg else node, f"T.index_map got an unsupported keyword "
+                                                                f"argument '{kw.arg}'")
+        lam = node.args[0]
+        a = lam.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.kw_defaults or a.posonlyargs:
+            raise self.error(lam, "an index-map lambda takes plain positional parameters only")
+        scope = self.scope.child("index_map")
+        params = []
+        for arg_node in a.args:
+            if arg_node.annotation is not None:
+                raise self.error(arg_node, "index-map parameters take no annotation")
+            v = P.PrimVar(arg_node.arg, index_dtype)
+            scope.define(arg_node.arg, v)
+            params.append(v)
+        ev = Evaluator(self.ctx, scope, "tir", self.src)
+        body = lam.body
+        items = body.elts if isinstance(body, (ast.Tuple, ast.List)) else [body]
+        finals = []
+        for item in items:
+            v = ev.eval(item)
+            if isinstance(v, bool) or not isinstance(v, (int, P.PrimExpr)):
+                raise self.error(item, f"an index map must produce integer expressions, got {prim.describe(v)}")
+            if isinstance(v, int):
+                v = P.IntImm(v, index_dtype)
+            elif v.dtype != index_dtype and not v.dtype.startswith("int"):
+                raise self.error(item, f"an index map must produce integer expressions, got dtype {v.dtype}")
+            finals.append(v)
+        return IndexMap(tuple(params), tuple(finals))
 
     def relax_function_call(self, fn: rx.Expr, node: ast.Call) -> rx.Call:
         from .relax_builtins import to_relax_expr
