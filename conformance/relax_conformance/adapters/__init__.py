@@ -5,6 +5,7 @@
 =====================  =================================================================================
 ``ref``                relax_ref in this process (``--isolate`` runs it in a worker process instead)
 ``tvm``                Apache TVM 0.25, always in a worker process (TVM can crash on some inputs)
+``jax``                relax_jax, the JAX/XLA executor, in this process (``--isolate``: a worker)
 ``MODULE:CLASS``       any :class:`~relax_conformance.adapter.Adapter` subclass, in this process
                        (``--isolate``: in a worker process)
 ``cmd:COMMAND``        an implementation speaking the subprocess protocol (FORMAT.md)
@@ -25,6 +26,7 @@ from ..adapter import Adapter
 BUILTIN = {
     "ref": "relax_conformance.adapters.ref:RefAdapter",
     "tvm": "relax_conformance.adapters.tvm:TvmAdapter",
+    "jax": "relax_conformance.adapters.jax:JaxAdapter",
 }
 ALWAYS_ISOLATED = ("tvm",)
 

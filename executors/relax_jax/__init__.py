@@ -1,0 +1,114 @@
+"""relax_jax: the JAX/XLA executor of relax-ref modules.
+
+API
+===
+
+``relax_jax.compile(mod, *, device=None, shape_buckets="pow2", exact_cache_size=32, specialize_after=32,
+stdout=None) -> Executable``
+    ``mod`` is a normalized IRModule (``relax_ref.parse``) or TVMScript text. ``device``: a JAX device or a
+    platform name (``"cpu"``, ``"gpu"``); default the first CPU device. ``shape_buckets``: ``"pow2"``, a
+    list of sizes, a function ``n -> bucket >= n``, or ``None`` for exact shapes (see Bucketing).
+
+``exe(entry, *args)`` / ``exe.run(entry, *args)``
+    Calls a function of the module. Arguments follow the reference's host convention (VAL.HOST.1):
+    numpy or JAX arrays for tensors, Python/numpy scalars or ``PrimScalar`` for prim values, tuples
+    of ints or ``ShapeValue`` for shapes, tuples for tuples. Results: JAX arrays (on the executable's
+    device) for tensors, tuples as tuples, ``ShapeValue`` for shapes, Python scalars for prim values
+    (the reference's ``to_public``). Run-time errors are the reference's :mod:`relax_ref.errors`
+    classes. A numpy argument that a PrimFunc mutates in place (a direct PrimFunc call,
+    ``call_tir_inplace``, an in-place packed function) is written back, as in the reference; JAX
+    arrays are immutable and are not.
+
+``exe.as_jax_function(entry, *, checks="raise")``
+    A pure function of JAX arrays usable inside ``jax.jit``, ``jax.grad`` (differentiable operators) and
+    ``jax.vmap`` (see :mod:`relax_jax.jaxfn`).
+
+``exe.register_func(name, fn)``: a packed function for this executable (the global registry of
+``relax_ref.register_func`` is consulted too). ``exe.stats``: counters (``compiles``, ``cache_hits``,
+``fallbacks``, ``host_calls``, ``error_reruns``, ``kernel_compiles``, ``specializations``);
+``exe.fallback_reasons``: why a function compiles for exact shapes or runs on the host.
+
+Execution
+=========
+
+Each Relax function is traced once per bucket signature by :class:`~relax_jax.walker.Walker` into one
+``jax.jit`` computation (nested calls, closures, dataflow blocks and ``call_tir`` kernels inlined; an
+``If`` on a traced condition becomes ``lax.cond``, on a static one is decided while tracing). Entry
+struct-info checks run on the host before dispatch (a precompiled fast path; on any mismatch the
+reference's :class:`~relax_ref.interp.checks.Matcher` produces the reference's error). Checks inside the
+function (``match_cast`` on traced sizes, integer division by zero, TensorIR bounds, ``R.assert_op``)
+become *check sites* threading an error code through the computation (:mod:`relax_jax.errors`); when
+the code is set the call is evaluated again in host mode, which raises the reference's error at the
+right place. Functions using host-only constructs -- packed functions, ``R.print``, data-dependent shapes
+(``nonzero``, ``unique``, ``tensor_to_shape``), recursion, closures passed in from the host -- run in
+*host mode*: the same walker evaluates eagerly on concrete JAX arrays (PrimFuncs as compiled kernels,
+global functions through their compiled form when they have one). TensorIR lowering: see
+:mod:`relax_jax.tir.kernel` (bounds: proven statically with ``relax_ref.arith`` or checked at run time;
+never silently clamped).
+
+Bucketing
+=========
+
+Symbolic dimensions of the parameters are rounded up to buckets (powers of two by default); the
+compiled function receives padded arrays plus the actual sizes as one traced ``int64`` vector, so all
+sizes of a bucket share one compilation. Every value carries, per axis, its logical extent; padding
+content is unspecified. Operators declare how they treat padding (below); an operation that cannot be
+exact on padded data raises :class:`~relax_jax.errors.NeedsExact` while tracing and the function is
+compiled for exact shapes instead (LRU cache of ``exact_cache_size`` per function) -- never a wrong
+answer. Results are cut to their logical shapes on the host (no per-shape compilation). A padded shape
+that recurs ``specialize_after`` times gets its own exact compilation (``None`` disables it). x64: the
+executor traces and calls its computations inside ``jax.enable_x64(True)`` (a thread-local context:
+the user's global configuration is not changed), so int64 tensors and shape arithmetic are exact.
+
+Exact under padding: all elementwise operators, ``where``, ``astype``, ``clip``, activations,
+``one_hot``; reductions (``sum prod mean variance std max min argmax argmin median``, identity fill /
+logical counts), scans (``cumsum``, ``cumprod``), ``sort``/``argsort``/``topk`` along a padded axis
+(padding sorts last), ``bucketize``, ``matmul`` (padded reduction axis zeroed on both sides; padded
+batch/row/column axes pass through), ``outer``, ``softmax``/``log_softmax`` (``-inf`` fill),
+``layer_norm``/``rms_norm``, ``attention`` (padded keys excluded, causal offset from logical lengths),
+``concat`` along a padded axis (logical offsets), ``permute_dims``, ``expand_dims``, ``squeeze`` (non-padded
+axes), ``reshape``/``flatten``/``batch_flatten`` when only the outermost non-unit axis is padded,
+``split``/``strided_slice``/``broadcast_to``/``prelu`` on axes they do not touch, ``flip``, ``take``, creation
+operators (``zeros ones full arange eye tril triu`` and ``*_like``), shape operators, ``call_tir`` (the
+PrimFunc sees logical extents; its loops over padded extents are masked). Everything else (convolutions,
+pooling, other normalizations, scatters, gathers, ``repeat``, ``tile``, ``stack``, ``einsum``, ``pad``,
+``resize2d``, ...) requests exact shapes when an operand is padded.
+
+Lowering interface
+==================
+
+A lowering is a :class:`~relax_jax.lowering.JaxLowering` attached to the operator's registry entry
+(``relax_ref.ops.registry.register_jax``; the ``@lowering(name, padding=..., host_only=...)`` decorator
+registers when this package is imported, so ``relax-ref ops`` shows coverage). ``fn(ctx, *args)`` gets
+the evaluated call arguments (tensors as JAX arrays, prims as ``PrimV``, shapes as ``ShapeV``) and
+returns JAX arrays / tuples / ``PrimV`` / ``ShapeV`` (or a ``TVal`` to set the output's padding). Errors
+on static information are raised as :mod:`relax_ref.errors` classes; data-dependent errors go through
+``ctx.check(bad, make_error)``. ``padding="none" | "elementwise" | "aware"`` declares the treatment of
+padded operands; an ``"aware"`` lowering reads ``ctx.valid(i)`` (per-axis logical extents of argument
+``i``, ``None`` = exact), masks with ``ctx.mask(x, i, axes, fill)``, allocates ``ctx.out_shape`` and may
+call ``ctx.require_exact(reason)``. Full details: :mod:`relax_jax.lowering`. To add an operator: write
+the lowering in the matching module of :mod:`relax_jax.ops` (mirroring ``relax_ref.ops``) with the
+reference implementation's semantics and errors; the conformance suite (``relax-conformance run --impl
+jax``) and ``tests/jax`` check it against the reference.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ops as _ops  # noqa: F401  (defines the lowerings)
+from .errors import NeedsExact, TraceAbort
+from .executable import EXACT_CACHE_SIZE, SPECIALIZE_AFTER, Executable, Stats
+from .lowering import JaxLowering, LowerCtx, install, lowering
+from .symbolic import ShapeBuckets
+
+install()
+
+
+def compile(mod, *, device: Any = None, shape_buckets: Any = "pow2", **kwargs) -> Executable:  # noqa: A001
+    """Compile ``mod`` (an IRModule, or TVMScript text) for JAX (see the package docstring)."""
+    return Executable(mod, device=device, shape_buckets=shape_buckets, **kwargs)
+
+
+__all__ = ["compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering", "install",
+           "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER"]

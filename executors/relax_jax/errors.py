@@ -1,0 +1,95 @@
+"""Run-time error detection inside compiled code.
+
+Compiled JAX code cannot raise. A computation that may fail (an integer division by a data value, an
+out-of-bounds TensorIR access that is not provably in bounds, ``R.assert_op`` on a traced condition,
+a traced struct-info comparison) registers a *check site* with an :class:`ErrorSink`; the sink
+threads one ``int32`` *error code* through the computation: ``0`` while nothing failed, else the site
+number of the first failing check in execution order. Code that runs eagerly (host mode) raises at
+the check instead.
+
+Internal exceptions that steer compilation (never seen by users):
+
+* :class:`NeedsExact` -- an operation cannot be computed exactly on padded arrays; the function is
+  compiled again for exact shapes;
+* :class:`TraceAbort` -- tracing met something only host evaluation can do (a packed function, a
+  data-dependent shape, recursion, a failed static check); the call runs in host mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional
+
+import jax.numpy as jnp
+import numpy as np
+
+from relax_ref.errors import RelaxError
+
+from .prim_jax import is_static
+
+
+class NeedsExact(Exception):
+    """Raised while tracing with padded shapes when an operation cannot be made exact."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class TraceAbort(Exception):
+    """Raised while tracing when the function must be evaluated on the host. ``permanent`` means it
+    always will (the construct does not depend on argument shapes)."""
+
+    def __init__(self, reason: str, permanent: bool = False, error: Optional[RelaxError] = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.permanent = permanent
+        self.error = error
+
+
+Builder = Callable[[], RelaxError]
+
+
+class ErrorSink:
+    """Check sites of one compiled computation (``traced=True``) or eager checks (``traced=False``)."""
+
+    def __init__(self, traced: bool) -> None:
+        self.traced = traced
+        self.code: Any = 0
+        self.builders: List[Builder] = []
+
+    def check(self, bad: Any, make: Builder, mask: Any = None) -> None:
+        """Record that ``make()`` is the error when ``bad`` holds at some point of ``mask``."""
+        if mask is not None:
+            if is_static(mask):
+                if not bool(mask):
+                    return
+            else:
+                bad = jnp.logical_and(bad, mask)
+        if is_static(bad):
+            if not bool(bad):
+                return
+            if not self.traced:
+                raise make()
+            any_bad = np.bool_(True)
+        else:
+            any_bad = jnp.any(bad) if jnp.ndim(bad) else bad
+            if not self.traced:
+                if bool(any_bad):
+                    raise make()
+                return
+        self.builders.append(make)
+        site = np.int32(len(self.builders))
+        if is_static(self.code):
+            self.code = jnp.where(any_bad, site, np.int32(0)) if not is_static(any_bad) else site
+        else:
+            self.code = jnp.where((self.code == 0) & any_bad, site, self.code)
+
+    @property
+    def has_checks(self) -> bool:
+        return bool(self.builders)
+
+    def error_for(self, code: int) -> RelaxError:
+        return self.builders[int(code) - 1]()
+
+
+__all__ = ["NeedsExact", "TraceAbort", "ErrorSink"]

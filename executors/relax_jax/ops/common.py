@@ -1,0 +1,140 @@
+"""Helpers shared by the operator lowerings."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence, Tuple
+
+import jax.numpy as jnp
+import numpy as np
+
+from relax_ref.errors import OpRuntimeError
+from relax_ref.ir import dtype as _dt
+
+from ..errors import NeedsExact
+from ..lowering import LowerCtx
+from ..prim_jax import is_static, np_dtype
+from ..values import PrimV, SymInt, TVal
+
+F32 = np.dtype("float32")
+
+
+def dtype_of(x: Any) -> str:
+    """The Relax dtype of an array or prim value."""
+    if isinstance(x, PrimV):
+        return x.dtype
+    return _dt.from_numpy(np.dtype(x.dtype))
+
+
+def low_precision(dtype: str) -> bool:
+    return dtype in ("float16", "bfloat16")
+
+
+def fcompute(dtype: str, fn: Callable[..., Any], *xs: Any) -> Any:
+    """A float function as TVM's CPU kernels compute it: 16-bit floats through float32, rounded back
+    after each call (OP.ELEMWISE.SEM.7)."""
+    t = np_dtype(dtype)
+    if low_precision(dtype):
+        return jnp.asarray(fn(*[jnp.asarray(x).astype(F32) for x in xs])).astype(t)
+    return jnp.asarray(fn(*[jnp.asarray(x) for x in xs])).astype(t)
+
+
+def c(value: Any, dtype: str) -> Any:
+    """A scalar constant of ``dtype``."""
+    return np.asarray(value).astype(np_dtype(dtype))[()]
+
+
+def as_array(x: Any) -> Any:
+    """A tensor operand, or a prim operand as a shape-``[1]`` array (NORM.OP.BCAST.3)."""
+    if isinstance(x, PrimV):
+        return jnp.reshape(jnp.asarray(x.val, np_dtype(x.dtype)), (1,))
+    return x
+
+
+def logical_shape(ctx: LowerCtx, i: int) -> Tuple[Any, ...]:
+    """Logical extents of argument ``i`` (Python ints or traced scalars)."""
+    v = ctx.vals[i]
+    if isinstance(v, TVal):
+        return tuple(int(d.val) if d.is_static else d.val for d in v.dims())
+    if isinstance(v, PrimV):
+        return (1,)
+    return ()
+
+
+def check_broadcast(ctx: LowerCtx, idx: Sequence[int]) -> None:
+    """OpRuntimeError when operand shapes cannot be broadcast together (run-time shapes); padded
+    axes that would broadcast against a different physical extent need exact shapes."""
+    shapes = []
+    for i in idx:
+        v = ctx.vals[i]
+        if isinstance(v, TVal):
+            shapes.append(v.dims())
+        elif isinstance(v, PrimV):
+            shapes.append((SymInt.static(1),))
+        else:
+            shapes.append(())
+    nd = max((len(s) for s in shapes), default=0)
+    padded = [(s, [None] * (nd - len(s)) + list(s)) for s in shapes]
+    bad_static = False
+    traced_conds = []
+    for a in range(nd):
+        col = [p[a] for _, p in padded if p[a] is not None]
+        statics = {int(d.val) for d in col if d.is_static}
+        non1 = statics - {1}
+        if len(non1) > 1:
+            bad_static = True
+        traced = [d for d in col if not d.is_static]
+        if traced:
+            phys = {d.phys for d in traced} | {int(d.val) for d in col if d.is_static}
+            if len(phys - {1}) > 1 or (1 in {int(d.val) for d in col if d.is_static} and
+                                        any(d.phys != 1 for d in traced)):
+                raise NeedsExact("a padded axis is broadcast")
+            ref = traced[0]
+            for d in traced[1:]:
+                if d.val is not ref.val:
+                    traced_conds.append(jnp.asarray(d.val) != jnp.asarray(ref.val))
+    if bad_static:
+        txt = ", ".join(str(tuple(int(d.val) if d.is_static else "?" for d in s)) for s, _ in padded)
+        raise ctx.error(OpRuntimeError, f"{ctx.op_name}: operands of shapes {txt} cannot be broadcast together")
+    for cnd in traced_conds:
+        name = ctx.op_name
+        ctx.check(cnd, lambda: OpRuntimeError(f"{name}: operands cannot be broadcast together"))
+
+
+def out_valid_mask(ctx: LowerCtx, shape: Sequence[int]) -> Any:
+    """The valid region of the output (None when exact)."""
+    dims = ctx.out_dims()
+    if dims is None or len(dims) != len(shape):
+        return None
+    return ctx.valid_mask(shape, [None if d.is_static else d for d in dims])
+
+
+def finish(ctx: LowerCtx, out: Any, operands: Sequence[Any], dtype: str) -> Any:
+    """A PrimV for all-prim operands, else the array converted to ``dtype``."""
+    if operands and all(isinstance(o, PrimV) for o in operands):
+        v = jnp.asarray(out).astype(np_dtype(dtype)).reshape(-1)[0]
+        if all(is_static(o.val) for o in operands):
+            v = np.asarray(v).item()
+        return PrimV(v, dtype)
+    return jnp.asarray(out).astype(np_dtype(dtype))
+
+
+def inferred_dtype(ctx: LowerCtx, fallback: str) -> str:
+    from relax_ref.ir.struct_info import PrimStructInfo, TensorStructInfo
+
+    s = ctx.call.struct_info
+    if isinstance(s, (TensorStructInfo, PrimStructInfo)) and s.dtype != "void":
+        return s.dtype
+    return fallback
+
+
+def tvm_max(a, b):
+    """OP.ELEMWISE.SEM.2: ``a > b ? a : b``."""
+    return jnp.where(a > b, a, b)
+
+
+def tvm_min(a, b):
+    return jnp.where(a < b, a, b)
+
+
+__all__ = ["dtype_of", "low_precision", "fcompute", "c", "as_array", "logical_shape", "check_broadcast",
+           "out_valid_mask", "finish", "inferred_dtype", "tvm_max", "tvm_min", "F32"]

@@ -1,0 +1,331 @@
+"""Lowerings of the manipulation operators (semantics: ``relax_ref.ops.manipulate``).
+
+Padding: ``permute_dims``, ``expand_dims``, ``squeeze`` carry each axis's padding along; ``reshape`` and
+``flatten`` are exact when only the leading axis is padded on both sides (the valid elements are then
+a prefix of the flat buffer in both layouts) -- any other padded reshape compiles for exact shapes;
+``concat`` along a padded axis places each operand at its logical offset
+(``dynamic_update_slice``); ``flip`` of a padded axis gathers ``n - 1 - i``; ``split``, ``broadcast_to``
+and ``take``-like ops handle padding on the axes they do not touch. ``repeat``, ``tile``, ``stack``,
+``meshgrid``, ``collapse_sum_*`` need exact shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Sequence
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from relax_ref.errors import OpRuntimeError
+from relax_ref.ir import prim_expr as P
+from relax_ref.ir.struct_info import TensorStructInfo
+
+from ..errors import NeedsExact
+from ..lowering import lowering
+from ..prim_jax import is_static
+from ..values import ShapeV, SymInt, TVal
+
+
+def _rt(ctx, msg: str) -> OpRuntimeError:
+    return ctx.error(OpRuntimeError, f"{ctx.op_name}: {msg}")
+
+
+def _box(ctx, data, valid) -> TVal:
+    return TVal(data, tuple(valid) if valid is not None else None, ctx.walker.level)
+
+
+def _static_prod(dims) -> Any:
+    n: Any = 1
+    for d in dims:
+        if d.is_static:
+            n = n * int(d.val)
+        else:
+            n = jnp.asarray(n, jnp.int64) * jnp.asarray(d.val, jnp.int64)
+    return n
+
+
+def _eq_check(ctx, a: Any, b: Any, msg: str) -> None:
+    if is_static(a) and is_static(b):
+        if int(a) != int(b):
+            raise _rt(ctx, msg)
+        return
+    ctx.check(jnp.asarray(a) != jnp.asarray(b), lambda: OpRuntimeError(f"{ctx.op_name}: {msg}"))
+
+
+def _leading_padded_only(dims) -> bool:
+    return all(d.is_static for d in dims[1:])
+
+
+def _prefix_layout(dims) -> bool:
+    """At most one padded axis, preceded only by static unit axes and followed by static ones: the
+    valid elements are then a prefix of the row-major buffer."""
+    padded = [k for k, d in enumerate(dims) if not d.is_static]
+    if len(padded) > 1:
+        return False
+    if not padded:
+        return True
+    k = padded[0]
+    return all(int(d.val) == 1 for d in dims[:k])
+
+
+def reshape_padded(ctx, x, i: int, shape: ShapeV):
+    """Reshape argument ``i`` to ``shape`` (logical dims); exact on padded data when only the
+    leading axis is padded on both sides."""
+    dims = ctx.vals[i].dims()
+    xin = _static_prod(dims)
+    out_n = _static_prod(shape)
+    if any(is_static(d.val) and int(d.val) < 0 for d in shape if d.is_static):
+        raise _rt(ctx, f"cannot reshape a tensor of shape {x.shape} to {[d.val for d in shape]}")
+    _eq_check(ctx, xin, out_n, f"cannot reshape a tensor of shape {tuple(x.shape)} ({xin if is_static(xin) else '?'} "
+                                "elements) to the new shape")
+    if not ctx.padded(i) and shape.is_static:
+        return jnp.reshape(x, shape.ints())
+    if not _prefix_layout(dims) or not _prefix_layout(shape) or not shape:
+        raise NeedsExact("reshape of a tensor padded on an inner axis")
+    phys = [int(d.phys if not d.is_static else d.val) for d in shape]
+    if int(np.prod(phys, dtype=np.int64)) != int(np.prod(x.shape, dtype=np.int64)):
+        raise NeedsExact("reshape whose padded sizes do not match")
+    return _box(ctx, jnp.reshape(x, phys), [None if d.is_static else d for d in shape])
+
+
+@lowering("relax.reshape", padding="aware")
+def _reshape(ctx, x, shape):
+    if not isinstance(shape, ShapeV):
+        raise _rt(ctx, "the new shape must be a shape value")
+    return reshape_padded(ctx, x, 0, shape)
+
+
+@lowering("relax.flatten", padding="aware")
+def _flatten(ctx, x):
+    return reshape_padded(ctx, x, 0, ShapeV([_flat_dim(ctx.vals[0].dims())]))
+
+
+def _flat_dim(dims) -> SymInt:
+    n = _static_prod(dims)
+    if is_static(n):
+        return SymInt.static(int(n))
+    ph = 1
+    for d in dims:
+        ph *= int(d.phys if not d.is_static else d.val)
+    return SymInt(ph, n, None)
+
+
+@lowering("relax.permute_dims", padding="aware")
+def _permute(ctx, x):
+    axes = ctx.attrs.get("axes")
+    perm = list(range(x.ndim - 1, -1, -1)) if axes is None else [a % x.ndim for a in axes]
+    valid = ctx.valid(0)
+    return _box(ctx, jnp.transpose(x, perm), [valid[p] for p in perm])
+
+
+@lowering("relax.expand_dims", padding="aware")
+def _expand(ctx, x):
+    out_ndim = x.ndim + len(ctx.attrs["axis"])
+    axes = sorted(a % out_ndim for a in ctx.attrs["axis"])
+    valid = iter(ctx.valid(0))
+    out_valid = [None if k in axes else next(valid) for k in range(out_ndim)]
+    return _box(ctx, jnp.expand_dims(x, tuple(axes)), out_valid)
+
+
+@lowering("relax.squeeze", padding="aware")
+def _squeeze(ctx, x):
+    axis = ctx.attrs.get("axis")
+    dims = ctx.vals[0].dims()
+    valid = ctx.valid(0)
+    if any(not d.is_static and d.phys == 1 for d in dims):
+        raise NeedsExact("squeeze of a padded axis of bucket 1")
+    if axis is None:
+        drop = [a for a in range(x.ndim) if dims[a].is_static and int(dims[a].val) == 1]
+    else:
+        s = ctx.call.args[0].struct_info
+        static = s.shape_values if isinstance(s, TensorStructInfo) else None
+        drop = []
+        for a in sorted({a % x.ndim for a in axis}) if x.ndim else []:
+            d = dims[a]
+            if not d.is_static:
+                raise NeedsExact("squeeze of a padded axis")
+            if int(d.val) == 1:
+                drop.append(a)
+                continue
+            sd = static[a] if static is not None and a < len(static) else None
+            if isinstance(sd, P.IntImm):
+                continue
+            raise _rt(ctx, f"cannot squeeze axis {a} of extent {d.val} (it must be 1)")
+    out = jnp.squeeze(x, axis=tuple(drop)) if drop else x
+    return _box(ctx, out, [v for k, v in enumerate(valid) if k not in drop])
+
+
+@lowering("relax.concat", padding="aware")
+def _concat(ctx, xs):
+    boxes = list(ctx.vals[0])
+    ndim = boxes[0].ndim
+    a0 = ctx.attrs.get("axis", 0)
+    axis = 0 if a0 is None else a0 % max(ndim, 1)
+    if a0 is None and any(b.ndim != 1 for b in boxes):
+        raise _rt(ctx, "concat without an axis needs 1-D tensors")
+    for b in boxes[1:]:
+        if b.ndim != ndim:
+            raise _rt(ctx, f"tensors of shapes {boxes[0].shape} and {b.shape} cannot be concatenated on axis {axis}")
+        for d in range(ndim):
+            if d == axis:
+                continue
+            da, db = boxes[0].dim(d), b.dim(d)
+            if da.is_static and db.is_static:
+                if int(da.val) != int(db.val):
+                    raise _rt(ctx, f"tensors of shapes {boxes[0].shape} and {b.shape} cannot be concatenated on "
+                                   f"axis {axis}")
+            else:
+                if b.data.shape[d] != boxes[0].data.shape[d]:
+                    raise NeedsExact("concat of tensors padded differently")
+                _eq_check(ctx, da.val, db.val, "tensors cannot be concatenated (extents differ)")
+    padded_axis = any(b.valid is not None and b.valid[axis] is not None for b in boxes)
+    other_valid = list(boxes[0].valid) if boxes[0].valid is not None else [None] * ndim
+    if not padded_axis:
+        out = jnp.concatenate([b.data for b in boxes], axis=axis)
+        total = sum(int(b.data.shape[axis]) for b in boxes)
+        other_valid[axis] = None
+        return _box(ctx, out, other_valid)
+    phys = sum(int(b.data.shape[axis]) for b in boxes)
+    shape = list(boxes[0].data.shape)
+    shape[axis] = phys
+    out = jnp.zeros(shape, boxes[0].data.dtype)
+    off: Any = 0
+    for b in boxes:
+        start = [0] * ndim
+        start[axis] = jnp.asarray(off, jnp.int64) if not is_static(off) else off
+        out = lax.dynamic_update_slice(out, b.data.astype(out.dtype), start)
+        d = b.dim(axis)
+        off = off + (int(d.val) if d.is_static else d.val)
+    other_valid[axis] = SymInt(phys, jnp.asarray(off, jnp.int64), None)
+    return _box(ctx, out, other_valid)
+
+
+def _split_bounds(d: int, ios) -> List[tuple]:
+    if isinstance(ios, int):
+        c = -(-d // ios)
+        cuts = [min(i * c, d) for i in range(ios)] + [d]
+        return [(cuts[i], max(cuts[i], cuts[i + 1])) for i in range(ios)]
+    pts = [0] + [min(max(v, 0), d) for v in ios] + [d]
+    return [(pts[i], max(pts[i], pts[i + 1])) for i in range(len(pts) - 1)]
+
+
+@lowering("relax.split", padding="aware")
+def _split(ctx, x):
+    ios = ctx.attrs["indices_or_sections"]
+    axis = ctx.attrs.get("axis", 0) % x.ndim
+    valid = list(ctx.valid(0))
+    if valid[axis] is not None:
+        raise NeedsExact("split along a padded axis")
+    if (ios if isinstance(ios, int) else len(ios) + 1) == 1:
+        return _box(ctx, x, valid)
+    parts = tuple(lax.slice_in_dim(x, b, e, axis=axis) for b, e in _split_bounds(int(x.shape[axis]), ios))
+    s = ctx.walker.inferred(ctx.call)
+    fields = s.fields if hasattr(s, "fields") else [s]
+    for p, f in zip(parts, fields):
+        dims = ctx.walker.sinfo_dims(f, ctx.frame)
+        if dims is not None:
+            for k, (d, n) in enumerate(zip(dims, p.shape)):
+                if k == axis and d.is_static and int(d.val) != n:
+                    raise _rt(ctx, f"a part has extent {n} on axis {axis}, its struct info says {d.val}")
+    return tuple(_box(ctx, p, valid) for p in parts)
+
+
+@lowering("relax.broadcast_to", padding="aware")
+def _broadcast_to(ctx, x, shape):
+    dims = ctx.vals[0].dims()
+    tgt = list(shape)
+    if len(tgt) < len(dims):
+        raise _rt(ctx, f"cannot broadcast a tensor of shape {x.shape} to {[d.val for d in tgt]}")
+    off = len(tgt) - len(dims)
+    phys = []
+    for k, t in enumerate(tgt):
+        if t.is_static:
+            phys.append(int(t.val))
+        elif t.phys is None:
+            raise NeedsExact("broadcast to an unbounded extent")
+        else:
+            phys.append(int(t.phys))
+    for k, d in enumerate(dims):
+        t = tgt[off + k]
+        if d.is_static and t.is_static:
+            if int(d.val) != 1 and int(d.val) != int(t.val):
+                raise _rt(ctx, f"cannot broadcast a tensor of shape {tuple(int(e.val) for e in dims)} to "
+                               f"{tuple(int(e.val) for e in tgt) if all(e.is_static for e in tgt) else '?'}")
+        else:
+            if x.shape[k] != phys[off + k]:
+                if d.is_static and int(d.val) == 1:
+                    continue
+                raise NeedsExact("broadcast of a padded axis")
+            _eq_check(ctx, d.val, t.val, "cannot broadcast (extents differ)")
+    out = jnp.broadcast_to(x, tuple(phys))
+    return _box(ctx, out, [None if t.is_static else t for t in tgt])
+
+
+def _collapse(ctx, x, target: Sequence[int]):
+    target = tuple(int(t) for t in target)
+    if len(target) > x.ndim:
+        raise _rt(ctx, f"cannot collapse a tensor of shape {x.shape} to {target}")
+    lead = x.ndim - len(target)
+    axes = list(range(lead))
+    for k, t in enumerate(target):
+        d = x.shape[lead + k]
+        if d == t:
+            continue
+        if t == 1:
+            axes.append(lead + k)
+            continue
+        raise _rt(ctx, f"cannot collapse a tensor of shape {x.shape} to {target}")
+    out = jnp.sum(x, axis=tuple(axes), keepdims=True, dtype=x.dtype) if axes else x
+    return jnp.reshape(out, target)
+
+
+@lowering("relax.collapse_sum_like")
+def _collapse_like(ctx, x, t):
+    return _collapse(ctx, x, t.shape)
+
+
+@lowering("relax.collapse_sum_to")
+def _collapse_to(ctx, x, shape):
+    return _collapse(ctx, x, ctx.ints(shape))
+
+
+@lowering("relax.repeat")
+def _repeat(ctx, x):
+    axis = ctx.attrs.get("axis")
+    if axis is None:
+        return jnp.repeat(jnp.reshape(x, (-1,)), ctx.attrs["repeats"])
+    return jnp.repeat(x, ctx.attrs["repeats"], axis=axis % x.ndim)
+
+
+@lowering("relax.tile")
+def _tile(ctx, x):
+    return jnp.tile(x, tuple(ctx.attrs["repeats"]))
+
+
+@lowering("relax.flip", padding="aware")
+def _flip(ctx, x):
+    axis = ctx.attrs["axis"] % x.ndim
+    valid = ctx.valid(0)
+    d = valid[axis]
+    if d is None:
+        return _box(ctx, jnp.flip(x, axis=axis), valid)
+    n = x.shape[axis]
+    idx = jnp.clip(jnp.asarray(d.val, jnp.int64) - 1 - jnp.arange(n, dtype=jnp.int64), 0, n - 1)
+    return _box(ctx, jnp.take(x, idx, axis=axis), valid)
+
+
+@lowering("relax.stack")
+def _stack(ctx, xs):
+    xs = list(xs)
+    for x in xs[1:]:
+        if x.shape != xs[0].shape:
+            raise _rt(ctx, f"cannot stack tensors of shapes {xs[0].shape} and {x.shape}")
+    axis = (ctx.attrs.get("axis", 0) or 0) % (xs[0].ndim + 1)
+    return jnp.stack(xs, axis=axis)
+
+
+@lowering("relax.meshgrid")
+def _meshgrid(ctx, xs):
+    indexing = ctx.attrs.get("indexing", "ij") or "ij"
+    return tuple(jnp.meshgrid(*list(xs), indexing=indexing))

@@ -1,0 +1,565 @@
+"""TensorIR PrimFuncs as JAX computations (spec chapter TIR).
+
+A :class:`Kernel` executes a PrimFunc *functionally*: buffers are JAX arrays held in a state that each
+statement updates; nothing runs element by element in Python.
+
+* Perfect loop nests that qualify (:func:`~relax_jax.tir.analysis.analyze_nest`) become array
+  operations over the iteration domain (:mod:`relax_jax.tir.nest`): gathers/slices for loads,
+  reductions for the init/update pattern, ``dot_general`` for sums of products,
+  ``conv_general_dilated`` for window sums of products.
+* Other loops become ``lax.fori_loop`` (``lax.while_loop`` for ``while``) carrying the buffers; the
+  loop body is lowered the same way, so inner nests may still vectorize.
+* Conditionals are *predicated*: both branches are lowered with complementary masks, stores are
+  ``where(mask, new, old)``, checks only consider executing points (so an untaken branch never fails).
+* Blocks bind their iteration variables, apply ``T.where``, allocate ``alloc_buffers`` (zero-filled,
+  TIR.BUF.5) and run ``T.init`` when every reduction variable is at its minimum (TIR.BLOCK.INIT.1).
+
+**Bounds (TIR.BOUNDS.1).** JAX clamps or drops out-of-bounds accesses silently. Each load and store is
+therefore either proven in bounds statically (:class:`~relax_jax.tir.analysis.Ranges`: loop ranges,
+block bindings and the conditions of enclosing ``if_then_else`` arms, with relax_ref's arithmetic
+analyzer) or gets a run-time check site: out-of-range indices at executing points set the error code
+(TIRBoundsError), and the access itself uses clamped indices (reads) or is masked (writes). Bounds
+are the buffer's *logical* extents, so padding never hides an error.
+
+Other run-time errors: integer division by zero (DivisionByZeroError), ``T.Assert``
+(AssertionFailedError) and stores into ``call_tir`` inputs (OpRuntimeError, CALL.TIR.6) are check
+sites too.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from relax_ref.arith.evaluate import eval_prim
+from relax_ref.arith.intrinsics import canonical_name
+from relax_ref.errors import (
+    AssertionFailedError, OpRuntimeError, RelaxRuntimeError, TIRBoundsError, UnsupportedError,
+    WellFormedError,
+)
+from relax_ref.ir import prim_expr as P
+from relax_ref.ir import tir
+from relax_ref.ir.functor import prim_vars_in
+
+from ..errors import ErrorSink, NeedsExact
+from ..prim_jax import PrimLowering, and_mask, cast, const, is_static, not_, np_dtype
+from ..symbolic import is_monotone
+from .analysis import Nest, Ranges, analyze_nest
+
+_NESTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_NO_NEST = object()
+
+
+def nest_of(s: tir.For) -> Optional[Nest]:
+    hit = _NESTS.get(s)
+    if hit is None:
+        hit = analyze_nest(s) or _NO_NEST
+        _NESTS[s] = hit
+    return None if hit is _NO_NEST else hit
+
+
+class _CondScope:
+    def __init__(self, ranges: Ranges, cond, positive: bool) -> None:
+        self.ranges, self.cond, self.positive = ranges, cond, positive
+
+    def __enter__(self):
+        self.mark = self.ranges.mark()
+        self.ranges.push_condition(self.cond, self.positive)
+        return self
+
+    def __exit__(self, *a):
+        self.ranges.pop_to(self.mark)
+        return False
+
+
+class View:
+    """How a buffer accesses memory owned by another buffer: flat row-major addressing."""
+
+    __slots__ = ("shape", "strides", "offset")
+
+    def __init__(self, shape, strides, offset):
+        self.shape = shape
+        self.strides = strides
+        self.offset = offset
+
+
+class KExec:
+    """The state of one PrimFunc execution."""
+
+    def __init__(self, func: tir.PrimFunc, name: str, sink: ErrorSink) -> None:
+        self.func = func
+        self.name = name
+        self.sink = sink
+        self.env: Dict[Any, Any] = {}
+        self.phys: Dict[P.PrimVar, int] = {}
+        self.arrays: Dict[P.PrimVar, Any] = {}
+        self.owner: Dict[P.PrimVar, tir.Buffer] = {}
+        self.logical: Dict[P.PrimVar, Tuple[Any, ...]] = {}
+        self.readonly: set = set()
+        self.ranges = Ranges()
+        self.grid = None            # the active vectorized grid (nest.Grid) or None
+        self.pl = PrimLowering(load=self.load, check=self.check, scope=self.scope)
+
+    # -- errors ----------------------------------------------------------------------------------------
+
+    def check(self, bad: Any, mask: Any, make) -> None:
+        name = self.name
+
+        def build(make=make):
+            e = make()
+            return e.with_context(function=name)
+        self.sink.check(bad, build, mask)
+
+    # -- scalar expressions ----------------------------------------------------------------------------
+
+    def ev(self, e: P.PrimExpr, mask: Any = None) -> Any:
+        return self.pl.lower(e, self.env, mask)
+
+    def static_int(self, e: P.PrimExpr) -> Optional[int]:
+        v = self.ev(e)
+        if is_static(v):
+            return int(v)
+        return None
+
+    def phys_of(self, e: P.PrimExpr) -> Optional[int]:
+        """A static upper bound of an integer expression (its value when static)."""
+        v = self.ev(e)
+        if is_static(v):
+            return int(v)
+        fv = prim_vars_in(e)
+        vals = {}
+        for var in fv:
+            cur = self.env.get(var)
+            if is_static(cur):
+                vals[var] = int(cur)
+            elif var in self.phys:
+                vals[var] = self.phys[var]
+            else:
+                return None
+        if not is_monotone(e):
+            return None
+        try:
+            return int(eval_prim(e, vals))
+        except Exception:  # noqa: BLE001 - no bound
+            return None
+
+    # -- buffers ---------------------------------------------------------------------------------------
+
+    def bind_buffer(self, buf: tir.Buffer, array: Any, logical: Tuple[Any, ...], readonly: bool) -> None:
+        dv = buf.data
+        self.arrays[dv] = array
+        self.owner[dv] = buf
+        self.logical[dv] = logical
+        if readonly:
+            self.readonly.add(dv)
+
+    def alloc(self, buf: tir.Buffer) -> None:
+        shape = []
+        logical = []
+        for d in buf.shape:
+            ph = self.phys_of(d)
+            if ph is None:
+                raise NeedsExact(f"buffer '{buf.name}' has an extent without a static bound")
+            if ph < 0:
+                raise RelaxRuntimeError(f"buffer '{buf.name}' has negative extent {ph}")
+            shape.append(ph)
+            lv = self.ev(d)
+            logical.append(int(lv) if is_static(lv) else lv)
+        dv = buf.data
+        self.arrays[dv] = jnp.zeros(tuple(shape), np_dtype(buf.dtype))
+        self.owner[dv] = buf
+        self.logical[dv] = tuple(logical)
+
+    def resolve(self, buf: tir.Buffer) -> Tuple[Any, Optional[View]]:
+        dv = buf.data
+        if dv not in self.arrays:
+            raise RelaxRuntimeError(f"buffer '{buf.name}' is accessed but was never allocated or bound")
+        owner = self.owner[dv]
+        if buf is owner:
+            return dv, None
+        shape = tuple(self.static_int(s) for s in buf.shape)
+        arr = self.arrays[dv]
+        if None in shape:
+            raise UnsupportedError(f"buffer view '{buf.name}' with a non-static shape")
+        off = 0 if buf.elem_offset is None else self.static_int(buf.elem_offset)
+        if off is None:
+            raise UnsupportedError(f"buffer view '{buf.name}' with a non-static offset")
+        if np_dtype(buf.dtype) != np.dtype(arr.dtype):
+            raise UnsupportedError(f"buffer '{buf.name}' reinterprets {arr.dtype} memory as {buf.dtype}")
+        if not buf.strides and off == 0 and shape == tuple(arr.shape) and \
+                all(is_static(x) for x in self.logical[dv]):
+            return dv, None
+        if any(not is_static(x) or int(x) != n for x, n in zip(self.logical[dv], arr.shape)):
+            raise NeedsExact(f"buffer view '{buf.name}' of a padded buffer")
+        if buf.strides:
+            strides = tuple(self.static_int(s) for s in buf.strides)
+            if None in strides:
+                raise UnsupportedError(f"buffer view '{buf.name}' with non-static strides")
+        else:
+            strides, acc = [], 1
+            for n in reversed(shape):
+                strides.append(acc)
+                acc *= n
+            strides = tuple(reversed(strides))
+        size = int(np.prod(arr.shape, dtype=np.int64)) if arr.shape else 1
+        last = off + sum((n - 1) * s for n, s in zip(shape, strides) if n > 0)
+        if any(n > 0 for n in shape) and (off < 0 or last >= size):
+            raise TIRBoundsError(f"buffer '{buf.name}' (shape {list(shape)}, offset {off}) exceeds its memory of "
+                                 f"{size} elements", buffer=buf.name, shape=shape)
+        return dv, View(shape, strides, off)
+
+    def buffer_extents(self, buf: tir.Buffer, dv, view: Optional[View]) -> Tuple[Any, ...]:
+        if view is not None:
+            return view.shape
+        return self.logical[dv]
+
+    # -- loads and stores ------------------------------------------------------------------------------
+
+    def _proven(self, buf: tir.Buffer, exprs: Sequence[P.PrimExpr]) -> bool:
+        if len(exprs) != len(buf.shape):
+            return False
+        return all(self.ranges.in_bounds(i, n) for i, n in zip(exprs, buf.shape))
+
+    def _bounds(self, buf, dv, view, idx, exprs, mask, write: bool) -> None:
+        ext = self.buffer_extents(buf, dv, view)
+        if len(idx) != len(ext):
+            raise WellFormedError(f"buffer '{buf.name}' of rank {len(ext)} is accessed with {len(idx)} indices "
+                                  "(WF.TIR.4)")
+        if self._proven(buf, exprs):
+            return
+        bad = None
+        for i, n in zip(idx, ext):
+            b = jnp.logical_or(jnp.less(i, 0), jnp.greater_equal(i, n)) if not (is_static(i) and is_static(n)) \
+                else np.bool_(int(i) < 0 or int(i) >= int(n))
+            bad = b if bad is None else jnp.logical_or(bad, b)
+        if bad is None:
+            return
+        kind = "write to" if write else "read of"
+        shape = [int(n) if is_static(n) else "?" for n in ext]
+        name = buf.name
+
+        def make():
+            return TIRBoundsError(f"out-of-bounds {kind} buffer '{name}' (shape {shape})", buffer=name)
+        self.check(bad, mask, make)
+
+    def load(self, node: tir.BufferLoad, idx: list, mask: Any) -> Any:
+        buf = node.buffer
+        if self.grid is not None:
+            reg = self.grid.register_load(self, node, mask)
+            if reg is not None:
+                return reg
+        dv, view = self.resolve(buf)
+        self._bounds(buf, dv, view, idx, node.indices, mask, write=False)
+        arr = self.arrays[dv]
+        if self.grid is not None and view is None:
+            v = self.grid.structured_load(self, arr, node, idx)
+            if v is not None:
+                return v
+        return _gather(arr, idx, view)
+
+    def store(self, st: tir.BufferStore, mask: Any) -> None:
+        buf = st.buffer
+        if self.grid is not None:
+            self.grid.register_store(self, st, mask)
+            return
+        dv, view = self.resolve(buf)
+        val = cast(self.ev(st.value, mask), st.value.dtype, buf.dtype)
+        idx = [self.ev(i, mask) for i in st.indices]
+        if dv in self.readonly:
+            name = buf.name
+            self.check(np.bool_(True), mask, lambda: OpRuntimeError(
+                f"store into buffer '{name}', whose tensor is read-only here (an input of call_tir may not be "
+                "written, CALL.TIR.6)"))
+        self._bounds(buf, dv, view, idx, st.indices, mask, write=True)
+        self.arrays[dv] = _scatter(self.arrays[dv], idx, val, mask, view)
+
+    # -- statements ------------------------------------------------------------------------------------
+
+    def exec(self, s: Optional[tir.Stmt], mask: Any = None) -> None:
+        if s is None:
+            return
+        if mask is not None and is_static(mask) and not bool(mask):
+            return
+        m = getattr(self, "_" + type(s).__name__, None)
+        if m is None:
+            raise UnsupportedError(f"TensorIR statement {type(s).__name__} is not supported", s.span)
+        m(s, mask)
+
+    def _SeqStmt(self, s: tir.SeqStmt, mask) -> None:
+        for c in s.seq:
+            self.exec(c, mask)
+
+    def _Evaluate(self, s: tir.Evaluate, mask) -> None:
+        v = s.value
+        if isinstance(v, (P.IntImm, P.FloatImm, P.PrimStringImm)):
+            return
+        if isinstance(v, P.PrimCall) and canonical_name(v.op) == "tir.assume":
+            return
+        self.ev(v, mask)
+
+    def _LetStmt(self, s: tir.LetStmt, mask) -> None:
+        self.env[s.var] = self.ev(s.value, mask)
+        mark = self.ranges.mark()
+        self.ranges.push_bind(s.var, s.value)
+        try:
+            self.exec(s.body, mask)
+        finally:
+            self.ranges.pop_to(mark)
+
+    def _Bind(self, s: tir.Bind, mask) -> None:
+        self.env[s.var] = self.ev(s.value, mask)
+        self.ranges.push_bind(s.var, s.value)
+
+    def _AssertStmt(self, s: tir.AssertStmt, mask) -> None:
+        c = self.ev(s.condition, mask)
+        msg = s.message or "TensorIR assertion failed"
+        span = s.span
+        self.check(not_(c), mask, lambda: AssertionFailedError(msg, span))
+        self.exec(s.body, mask)
+
+    def _IfThenElse(self, s: tir.IfThenElse, mask) -> None:
+        c = self.ev(s.condition, mask)
+        if is_static(c):
+            self.exec(s.then_case if bool(c) else s.else_case, mask)
+            return
+        mark = self.ranges.mark()
+        self.ranges.push_condition(s.condition, True)
+        self.exec(s.then_case, and_mask(mask, c))
+        self.ranges.pop_to(mark)
+        if s.else_case is not None:
+            self.ranges.push_condition(s.condition, False)
+            self.exec(s.else_case, and_mask(mask, not_(c)))
+            self.ranges.pop_to(mark)
+
+    def scope(self, cond: P.PrimExpr, positive: bool):
+        """The bounds facts of an ``if_then_else`` arm (a context manager for PrimLowering)."""
+        return _CondScope(self.ranges, cond, positive)
+
+    def _While(self, s: tir.While, mask) -> None:
+        keys = list(self.arrays)
+        code0 = jnp.asarray(self.sink.code, jnp.int32)
+
+        def cond_fn(carry):
+            arrays, code = carry
+            arrays = dict(zip(keys, arrays))
+            saved = dict(self.arrays), self.sink.code, self.sink.builders[:]
+            self.arrays.update(arrays)
+            probe = len(self.sink.builders)
+            c = self.ev(s.condition, mask)
+            if len(self.sink.builders) != probe:
+                raise UnsupportedError("a while condition that can fail at run time is not supported")
+            self.arrays.clear()
+            self.arrays.update(saved[0])
+            c = jnp.asarray(c)
+            if mask is not None:
+                c = jnp.logical_and(c, mask)
+            return c
+
+        def body_fn(carry):
+            arrays, code = carry
+            arrays = dict(zip(keys, arrays))
+            saved = dict(self.arrays)
+            self.arrays.update(arrays)
+            self.sink.code = code
+            env_saved = dict(self.env)
+            self.exec(s.body, mask)
+            out = [self.arrays[k] for k in keys]
+            code_out = jnp.asarray(self.sink.code, jnp.int32)
+            self.arrays.clear()
+            self.arrays.update(saved)
+            self.env.clear()
+            self.env.update(env_saved)
+            return out, code_out
+
+        arrays, code = lax.while_loop(cond_fn, body_fn, ([self.arrays[k] for k in keys], code0))
+        self.arrays.update(dict(zip(keys, arrays)))
+        self.sink.code = code
+
+    def _For(self, s: tir.For, mask) -> None:
+        from .nest import run_nest
+
+        nest = nest_of(s)
+        if nest is not None and self.grid is None and run_nest(self, nest, mask):
+            return
+        self._sequential(s, mask)
+
+    def _sequential(self, s: tir.For, mask) -> None:
+        lo = self.ev(s.min)
+        ext = self.ev(s.extent)
+        var = s.loop_var
+        keys = list(self.arrays)
+        if is_static(lo) and is_static(ext):
+            if int(ext) <= 0:
+                return
+            if int(ext) == 1:
+                self.env[var] = const(int(lo), var.dtype)
+                mark = self.ranges.mark()
+                self.ranges.push_range(var, s.min, s.extent)
+                try:
+                    self.exec(s.body, mask)
+                finally:
+                    self.ranges.pop_to(mark)
+                self._restrict(keys)
+                return
+        code0 = jnp.asarray(self.sink.code, jnp.int32)
+
+        def body(i, carry):
+            arrays, code = carry
+            arrays = dict(zip(keys, arrays))
+            saved = dict(self.arrays)
+            env_saved = dict(self.env)
+            self.arrays.update(arrays)
+            self.sink.code = code
+            self.env[var] = i.astype(np_dtype(var.dtype))
+            mark = self.ranges.mark()
+            self.ranges.push_range(var, s.min, s.extent)
+            try:
+                self.exec(s.body, mask)
+            finally:
+                self.ranges.pop_to(mark)
+            out = [self.arrays[k] for k in keys]
+            code_out = jnp.asarray(self.sink.code, jnp.int32)
+            self.arrays.clear()
+            self.arrays.update(saved)
+            self.env.clear()
+            self.env.update(env_saved)
+            return out, code_out
+
+        lo_a = jnp.asarray(lo, jnp.int64)
+        hi_a = lo_a + jnp.asarray(ext, jnp.int64)
+        arrays, code = lax.fori_loop(lo_a, hi_a, body, ([self.arrays[k] for k in keys], code0))
+        self.arrays.update(dict(zip(keys, arrays)))
+        self.sink.code = code
+
+    def _restrict(self, keys) -> None:
+        for k in list(self.arrays):
+            if k not in keys:
+                del self.arrays[k]
+
+    def _BlockRealize(self, s: tir.BlockRealize, mask) -> None:
+        blk = s.block
+        if len(s.iter_values) != len(blk.iter_vars):
+            raise WellFormedError(
+                f"block '{blk.name}' has {len(blk.iter_vars)} iteration variables but {len(s.iter_values)} "
+                "bindings (WF.TIR.5)", s.span)
+        pred = s.predicate
+        ivars = [iv.var for iv in blk.iter_vars]
+        m = mask
+        if not (isinstance(pred, P.IntImm) and pred.value) and not any(v in prim_vars_in(pred) for v in ivars):
+            m = and_mask(m, self.ev(pred, m))
+        for iv, v in zip(blk.iter_vars, s.iter_values):
+            self.env[iv.var] = cast(self.ev(v, m), v.dtype, iv.var.dtype)
+        mark = self.ranges.mark()
+        for iv, v in zip(blk.iter_vars, s.iter_values):
+            self.ranges.push_bind(iv.var, v)
+        try:
+            if not (isinstance(pred, P.IntImm) and pred.value) and any(v in prim_vars_in(pred) for v in ivars):
+                m = and_mask(m, self.ev(pred, m))
+            keys = list(self.arrays)
+            for b in blk.alloc_buffers:
+                self.alloc(b)
+            if blk.match_buffers:
+                raise UnsupportedError(f"block '{blk.name}': match_buffer inside a block is not supported by the "
+                                       "JAX executor")
+            if blk.init is not None:
+                c = None
+                for iv in blk.iter_vars:
+                    if iv.iter_type == "reduce":
+                        eq = jnp.equal(self.env[iv.var], self.ev(iv.dom.min)) if not (
+                            is_static(self.env[iv.var]) and is_static(self.ev(iv.dom.min))) else \
+                            np.bool_(int(self.env[iv.var]) == int(self.ev(iv.dom.min)))
+                        c = eq if c is None else jnp.logical_and(c, eq)
+                self.exec(blk.init, and_mask(m, c) if c is not None else m)
+            self.exec(blk.body, m)
+            self._restrict(keys)
+        finally:
+            self.ranges.pop_to(mark)
+
+    def _Block(self, s: tir.Block, mask) -> None:
+        self._BlockRealize(tir.BlockRealize((), None, s, span=s.span), mask)
+
+    def _AllocBuffer(self, s: tir.AllocBuffer, mask) -> None:
+        self.alloc(s.buffer)
+
+    def _DeclBuffer(self, s: tir.DeclBuffer, mask) -> None:
+        if s.buffer.data not in self.arrays:
+            self.alloc(s.buffer)
+        self.exec(s.body, mask)
+
+    def _Allocate(self, s: tir.Allocate, mask) -> None:
+        n = 1
+        for e in s.extents:
+            v = self.static_int(e)
+            if v is None:
+                raise NeedsExact("an allocation with a non-static size")
+            n *= v
+        if n < 0:
+            raise RelaxRuntimeError(f"allocation '{s.buffer_var.name}' has negative size {n}")
+        self.arrays[s.buffer_var] = jnp.zeros((n,), np_dtype(s.dtype))
+        self.owner[s.buffer_var] = tir.Buffer(s.buffer_var.name, (P.IntImm(n, "int64"),), s.dtype, s.buffer_var)
+        self.logical[s.buffer_var] = (n,)
+        self.exec(s.body, mask)
+
+    def _BufferStore(self, s: tir.BufferStore, mask) -> None:
+        self.store(s, mask)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Element access helpers
+# ---------------------------------------------------------------------------------------------------
+
+
+def _flat_index(idx, view: View):
+    flat = view.offset
+    for i, s in zip(idx, view.strides):
+        flat = flat + jnp.asarray(i, jnp.int64) * s
+    return flat
+
+
+def _clip(i, n):
+    if is_static(i):
+        return max(0, min(int(i), max(int(n) - 1, 0)))
+    return jnp.clip(jnp.asarray(i, jnp.int64), 0, max(int(n) - 1, 0))
+
+
+def _gather(arr, idx, view: Optional[View]):
+    if view is not None:
+        flat = arr.reshape(-1)
+        f = _clip(_flat_index(idx, view), flat.shape[0])
+        return flat[f]
+    if arr.ndim == 0:
+        if all(is_static(i) for i in idx):
+            return arr
+        shape = jnp.broadcast_shapes(*[jnp.shape(i) for i in idx]) if idx else ()
+        return jnp.broadcast_to(arr, shape)
+    if any(n == 0 for n in arr.shape):
+        shape = jnp.broadcast_shapes(*[jnp.shape(i) for i in idx])
+        return jnp.zeros(shape, arr.dtype)
+    cl = tuple(_clip(i, n) for i, n in zip(idx, arr.shape))
+    return arr[cl]
+
+
+def _scatter(arr, idx, val, mask, view: Optional[View]):
+    if view is not None:
+        flat = arr.reshape(-1)
+        f = _clip(_flat_index(idx, view), flat.shape[0])
+        old = flat[f]
+        new = val if mask is None else jnp.where(mask, val, old)
+        return flat.at[f].set(new).reshape(arr.shape)
+    if arr.ndim == 0:
+        new = val if mask is None else jnp.where(mask, val, arr)
+        return jnp.asarray(new, arr.dtype).reshape(())
+    if any(n == 0 for n in arr.shape):
+        return arr
+    cl = tuple(_clip(i, n) for i, n in zip(idx, arr.shape))
+    if mask is None:
+        return arr.at[cl].set(val)
+    old = arr[cl]
+    return arr.at[cl].set(jnp.where(mask, val, old))
+
+
+__all__ = ["KExec", "nest_of"]

@@ -1,0 +1,811 @@
+"""Vectorized execution of a TensorIR loop nest (the array counterpart of TIR.VEC.*).
+
+The nest's loops become the axes of a *grid*; every loop variable is an ``iota`` array along its axis,
+so evaluating the leaf's expressions once computes them at every point. Two strategies:
+
+* **map** -- every loop is spatial (the written indices depend on it). Each written buffer is
+  promoted to a *register* (its elements at the written index, one per point: TIR.VEC.3 ensures they
+  are distinct, proven statically here), the leaf runs once over the grid with masks for ``T.where``,
+  ``T.init``, branches and padded extents, and the registers are written back -- as one
+  ``dynamic_update_slice`` when the written index is a box, else as a scatter.
+* **reduce** -- ``X[I] = X[I] op e`` with optional ``T.init`` (TIR.VEC.4): ``e`` is evaluated over the
+  spatial x reduction grid and reduced with the operator's identity filling masked points. A sum of
+  products of loads becomes ``jnp.einsum`` (``dot_general``); a float32/64 window sum of two loads
+  (``X[n, c, y * s + ry * d] * W[f, c, ry]``) becomes one ``conv_general_dilated``; otherwise reduction
+  variables that appear in an index together with another loop variable (pooling ``y * 2 + ry``) are
+  unrolled over their (static, small) range, so every load is a strided slice. Floating-point sums are
+  reassociated, as TIR.VEC.4 allows.
+
+Loads whose index is ``a * loop_var + c`` per axis become strided slices (no gather); other loads
+gather with clamped indices. Nests that do not fit run as loops (:mod:`relax_jax.tir.kernel`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Dict, List, Optional, Tuple
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from relax_ref.errors import OpRuntimeError, TIRBoundsError
+from relax_ref.ir import dtype as _dt
+from relax_ref.ir import prim_expr as P
+from relax_ref.ir import tir
+from relax_ref.ir.functor import prim_vars_in
+
+from ..prim_jax import and_mask, cast, const, is_static, np_dtype
+from .analysis import Nest, _substitute_bindings, linear_form, loads_in
+
+#: the largest number of grid points materialised at once
+GRID_LIMIT = 1 << 26
+#: the most combinations of unrolled reduction variables
+UNROLL_LIMIT = 64
+
+
+class Axis:
+    __slots__ = ("var", "lo", "phys", "ext", "pos")
+
+    def __init__(self, var, lo, phys, ext, pos):
+        self.var = var
+        self.lo = lo
+        self.phys = phys
+        self.ext = ext
+        self.pos = pos
+
+
+class Register:
+    __slots__ = ("buf", "dv", "acc", "idx", "exprs", "proven", "written")
+
+    def __init__(self, buf, dv, acc, idx, exprs, proven):
+        self.buf = buf
+        self.dv = dv
+        self.acc = acc
+        self.idx = idx
+        self.exprs = exprs
+        self.proven = proven
+        self.written: Any = np.bool_(False)
+
+
+class Grid:
+    """The active iteration grid of a nest being vectorized."""
+
+    def __init__(self, axes: List[Axis], bindings: Dict[P.PrimVar, P.PrimExpr]) -> None:
+        self.axes = axes
+        self.by_var = {a.var: a for a in axes}
+        self.ndim = len(axes)
+        self.shape = tuple(a.phys for a in axes)
+        self.bindings = bindings
+        self.regs: Dict[Any, Register] = {}
+        self._subst: Dict[int, tuple] = {}
+
+    def iota(self, a: Axis):
+        shape = [1] * self.ndim
+        shape[a.pos] = a.phys
+        return (jnp.arange(a.phys, dtype=np_dtype(a.var.dtype)) + const(a.lo, a.var.dtype)).reshape(shape)
+
+    def extent_mask(self) -> Any:
+        m = None
+        for a in self.axes:
+            if is_static(a.ext) and int(a.ext) == a.phys:
+                continue
+            shape = [1] * self.ndim
+            shape[a.pos] = a.phys
+            c = (jnp.arange(a.phys, dtype=jnp.int64).reshape(shape) < jnp.asarray(a.ext, jnp.int64))
+            m = c if m is None else jnp.logical_and(m, c)
+        return m
+
+    def flat(self, e: P.PrimExpr) -> P.PrimExpr:
+        hit = self._subst.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        r = _substitute_bindings(e, self.bindings)
+        self._subst[id(e)] = (e, r)
+        return r
+
+    # -- registers (written buffers) -------------------------------------------------------------------
+
+    def register_load(self, kx, node: tir.BufferLoad, mask) -> Any:
+        reg = self.regs.get(node.buffer.data)
+        if reg is None:
+            return None
+        if not reg.proven:
+            _check_bounds(kx, reg.buf, reg.idx, mask, write=False)
+        return reg.acc
+
+    def register_store(self, kx, st: tir.BufferStore, mask) -> None:
+        reg = self.regs[st.buffer.data]
+        val = cast(kx.ev(st.value, mask), st.value.dtype, reg.buf.dtype)
+        if reg.dv in kx.readonly:
+            name = reg.buf.name
+            kx.check(np.bool_(True), mask, lambda: OpRuntimeError(
+                f"store into buffer '{name}', whose tensor is read-only here (an input of call_tir may not be "
+                "written, CALL.TIR.6)"))
+        if not reg.proven:
+            _check_bounds(kx, reg.buf, reg.idx, mask, write=True)
+        if mask is None:
+            reg.acc = jnp.broadcast_to(jnp.asarray(val, reg.acc.dtype), self.shape)
+            reg.written = np.bool_(True)
+        else:
+            reg.acc = jnp.where(mask, val, reg.acc).astype(reg.acc.dtype)
+            reg.acc = jnp.broadcast_to(reg.acc, self.shape)
+            reg.written = jnp.logical_or(reg.written, mask) if not is_static(reg.written) else (
+                mask if not bool(reg.written) else np.bool_(True))
+
+    # -- loads of read-only buffers -----------------------------------------------------------------------
+
+    def structured_load(self, kx, arr, node: tir.BufferLoad, idx) -> Any:
+        """``arr`` at the node's index over the grid as a strided slice, or None."""
+        exprs = [self.flat(i) for i in node.indices]
+        return slice_view(kx, self, arr, exprs)
+
+
+def slice_view(kx, grid: Grid, arr, exprs, axes_out: Optional[List[int]] = None):
+    """``arr[exprs]`` over the grid when every index is ``a * v + c`` (``v`` a grid variable used once,
+    ``a > 0``, ``c`` static) or a static constant. Returns an array of the grid's rank (size-1 axes
+    for grid axes not used), or, with ``axes_out`` given, the array with only the used axes and their
+    grid positions appended to ``axes_out``. None when the index is not of that form."""
+    if arr.ndim != len(exprs):
+        return None
+    gvars = list(grid.by_var)
+    starts, strides, counts, used = [], [], [], []
+    take = []
+    for p, e in enumerate(exprs):
+        lf = linear_form(e, gvars)
+        if lf is None:
+            return None
+        coefs, rest = lf
+        c = kx.ev(rest)
+        if not is_static(c):
+            return None
+        c = int(c)
+        if len(coefs) > 1:
+            return None
+        if not coefs:
+            starts.append(c)
+            strides.append(1)
+            counts.append(1)
+            take.append(p)
+            continue
+        (v, a), = coefs.items()
+        if a <= 0:
+            return None
+        ax = grid.by_var[v]
+        if ax.pos in used:
+            return None
+        used.append(ax.pos)
+        starts.append(a * ax.lo + c)
+        strides.append(a)
+        counts.append(ax.phys)
+    # pad the array so that the slice stays inside it (padded elements are only read at masked points)
+    pad = []
+    for p, (s, st, n) in enumerate(zip(starts, strides, counts)):
+        last = s + st * (n - 1) if n > 0 else s
+        lo = max(0, -s)
+        hi = max(0, last + 1 - arr.shape[p]) if n > 0 else max(0, s + 1 - arr.shape[p])
+        pad.append((lo, hi))
+    if any(lo or hi for lo, hi in pad):
+        arr = jnp.pad(arr, pad)
+        starts = [s + lo for s, (lo, _) in zip(starts, pad)]
+    limits = [s + st * (n - 1) + 1 if n > 0 else s for s, st, n in zip(starts, strides, counts)]
+    v = lax.slice(arr, starts, limits, strides) if arr.ndim else arr
+    # drop the constant positions, order the rest by grid axis
+    keep = [p for p in range(len(exprs)) if p not in take]
+    if take:
+        v = v.reshape([v.shape[p] for p in keep])
+    if axes_out is not None:
+        # the array's own axis order (an einsum operand needs no transpose)
+        axes_out.extend(used)
+        return v
+    order = sorted(range(len(used)), key=lambda j: used[j])
+    if order != list(range(len(used))):
+        v = jnp.transpose(v, order)
+    pos_sorted = sorted(used)
+    shape = [1] * grid.ndim
+    for p, n in zip(pos_sorted, v.shape):
+        shape[p] = n
+    return v.reshape(shape)
+
+
+def _check_bounds(kx, buf, idx, mask, write: bool) -> None:
+    dv, view = kx.resolve(buf)
+    ext = kx.buffer_extents(buf, dv, view)
+    bad = None
+    for i, n in zip(idx, ext):
+        b = jnp.logical_or(jnp.less(i, 0), jnp.greater_equal(i, n))
+        bad = b if bad is None else jnp.logical_or(bad, b)
+    if bad is None:
+        return
+    kind = "write to" if write else "read of"
+    name = buf.name
+    shape = [int(n) if is_static(n) else "?" for n in ext]
+    kx.check(bad, mask, lambda: TIRBoundsError(f"out-of-bounds {kind} buffer '{name}' (shape {shape})", buffer=name))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Entry
+# ---------------------------------------------------------------------------------------------------
+
+
+def run_nest(kx, nest: Nest, mask) -> bool:
+    """Execute ``nest`` vectorized; False when it does not fit (the caller runs loops)."""
+    info = []
+    for lp in nest.loops:
+        lo = kx.ev(lp.min)
+        if not is_static(lo):
+            return False
+        ext = kx.ev(lp.extent)
+        ph = kx.phys_of(lp.extent)
+        if ph is None:
+            return False
+        info.append((lp.loop_var, int(lo), max(int(ph), 0), int(ext) if is_static(ext) else ext))
+    if any(ph == 0 for _, _, ph, _ in info) or any(is_static(e) and e <= 0 for *_, e in info):
+        return True
+    spatial = set(nest.spatial)
+    rax = [k for k in range(len(info)) if k not in spatial]
+    saved_env = dict(kx.env)
+    mark = kx.ranges.mark()
+    try:
+        if not rax:
+            return _run_map(kx, nest, info, mask)
+        if nest.reduction is not None:
+            return _run_reduce(kx, nest, info, rax, mask)
+        return False
+    finally:
+        kx.grid = None
+        kx.env.clear()
+        kx.env.update(saved_env)
+        kx.ranges.pop_to(mark)
+
+
+def _size(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
+def _enter(kx, grid: Grid, loops_info, nest: Nest, outer_mask):
+    """Bind loop variables to iotas, iteration variables to their values; returns the mask."""
+    for a in grid.axes:
+        kx.env[a.var] = grid.iota(a)
+        lp = next(lp for lp in nest.loops if lp.loop_var is a.var)
+        kx.ranges.push_range(a.var, lp.min, lp.extent)
+    m = and_mask(outer_mask, grid.extent_mask())
+    pred = nest.predicate
+    ivs = [v for v, _ in nest.bindings]
+    early = pred is not None and not any(v in prim_vars_in(pred) for v in ivs)
+    if early:
+        m = and_mask(m, kx.ev(pred, m))
+    for v, e in nest.bindings:
+        kx.env[v] = cast(kx.ev(e, m), e.dtype, v.dtype)
+        kx.ranges.push_bind(v, e)
+    if pred is not None and not early:
+        m = and_mask(m, kx.ev(pred, m))
+    return m
+
+
+def _init_mask(kx, nest: Nest, m):
+    c = None
+    for v, mn in nest.reduce_ivs:
+        eq = jnp.equal(kx.env[v], kx.ev(mn))
+        c = eq if c is None else jnp.logical_and(c, eq)
+    if c is None:
+        return m
+    return and_mask(m, c)
+
+
+def _make_register(kx, grid: Grid, buf: tir.Buffer, index: Tuple[P.PrimExpr, ...], m) -> Register:
+    dv, view = kx.resolve(buf)
+    arr = kx.arrays[dv]
+    idx = [kx.ev(i, m) for i in index]
+    proven = kx._proven(buf, index)
+    acc = None
+    if view is None:
+        acc = slice_view(kx, grid, arr, [grid.flat(i) for i in index])
+    if acc is None:
+        from .kernel import _gather
+
+        acc = _gather(arr, idx, view)
+    acc = jnp.broadcast_to(jnp.asarray(acc, arr.dtype), grid.shape)
+    return Register(buf, dv, acc, idx, index, proven)
+
+
+def _write_back(kx, grid: Grid, reg: Register, value, written) -> None:
+    """Store ``value`` (grid-shaped) at the register's index where ``written``."""
+    if is_static(written) and not bool(written):
+        return
+    dv, view = kx.resolve(reg.buf)
+    arr = kx.arrays[dv]
+    if view is None and (is_static(written) and bool(written) or True):
+        out = _box_update(kx, grid, arr, [grid.flat(i) for i in reg.exprs], value, written, reg)
+        if out is not None:
+            kx.arrays[dv] = out
+            return
+    # general scatter: unwritten points get an out-of-range index and are dropped
+    idx = [jnp.broadcast_to(jnp.asarray(i, jnp.int64), grid.shape) for i in reg.idx]
+    if view is not None:
+        from .kernel import _flat_index
+
+        flat = arr.reshape(-1)
+        f = jnp.broadcast_to(_flat_index(reg.idx, view), grid.shape)
+        if not (is_static(written) and bool(written)):
+            f = jnp.where(written, f, flat.shape[0])
+        kx.arrays[dv] = flat.at[f].set(value, mode="drop").reshape(arr.shape)
+        return
+    if arr.ndim == 0:
+        if is_static(written) and bool(written):
+            kx.arrays[dv] = value.reshape(-1)[-1].reshape(())
+        else:
+            w = jnp.broadcast_to(written, grid.shape).reshape(-1)
+            vals = value.reshape(-1)
+            last = jnp.max(jnp.where(w, jnp.arange(vals.shape[0]), -1))
+            kx.arrays[dv] = jnp.where(last >= 0, vals[jnp.maximum(last, 0)], arr)
+        return
+    if not (is_static(written) and bool(written)):
+        w = jnp.broadcast_to(written, grid.shape)
+        idx = [jnp.where(w, i, n) for i, n in zip(idx, arr.shape)]
+    bad = [(i < 0) for i in idx]
+    idx = [jnp.where(b, n, i) for i, b, n in zip(idx, bad, arr.shape)]
+    kx.arrays[dv] = arr.at[tuple(idx)].set(value, mode="drop")
+
+
+def _box_update(kx, grid: Grid, arr, exprs, value, written, reg) -> Any:
+    """The update as a ``dynamic_update_slice`` when the index is a box: each position is ``v + c``
+    for a distinct grid variable ``v`` (or a constant)."""
+    gvars = list(grid.by_var)
+    if arr.ndim != len(exprs):
+        return None
+    starts, vars_ = [], []
+    for p, e in enumerate(exprs):
+        lf = linear_form(e, gvars)
+        if lf is None:
+            return None
+        coefs, rest = lf
+        c = kx.ev(rest)
+        if len(coefs) > 1:
+            return None
+        if not coefs:
+            starts.append(c)
+            vars_.append(None)
+            continue
+        (v, a), = coefs.items()
+        if a != 1:
+            return None
+        ax = grid.by_var[v]
+        if not is_static(c):
+            return None
+        starts.append(ax.lo + int(c))
+        vars_.append(ax)
+    used = [a.pos for a in vars_ if a is not None]
+    if len(set(used)) != len(used) or sorted(used) != list(range(grid.ndim)):
+        return None
+    if not (is_static(written) and bool(written)):
+        value = jnp.where(written, value, reg.acc)
+    order = [a.pos for a in vars_ if a is not None]
+    upd = jnp.transpose(value, order) if order != sorted(order) else value
+    shape = [a.phys if a is not None else 1 for a in vars_]
+    upd = upd.reshape(shape)
+    for p, (s, n) in enumerate(zip(starts, shape)):
+        if is_static(s) and (int(s) < 0 or int(s) + n > arr.shape[p]):
+            return None
+        if not is_static(s) and n > arr.shape[p]:
+            return None
+    if all(is_static(s) and int(s) == 0 for s in starts) and tuple(shape) == tuple(arr.shape):
+        return upd.astype(arr.dtype)
+    return lax.dynamic_update_slice(arr, upd.astype(arr.dtype),
+                                     [jnp.asarray(s, jnp.int64) if not is_static(s) else int(s) for s in starts])
+
+
+# ---------------------------------------------------------------------------------------------------
+# Map
+# ---------------------------------------------------------------------------------------------------
+
+
+def _run_map(kx, nest: Nest, info, mask) -> bool:
+    axes = [Axis(v, lo, ph, ext, k) for k, (v, lo, ph, ext) in enumerate(info)]
+    grid = Grid(axes, dict(nest.bindings))
+    if _size(grid.shape) > GRID_LIMIT:
+        return False
+    kx.grid = None
+    m = _enter(kx, grid, info, nest, mask)
+    for buf in nest.written:
+        grid.regs[buf.data] = _make_register(kx, grid, buf, nest.index_of[buf.data], m)
+    kx.grid = grid
+    if nest.init is not None:
+        kx.exec(nest.init, _init_mask(kx, nest, m))
+    kx.exec(nest.body, m)
+    kx.grid = None
+    for reg in grid.regs.values():
+        _write_back(kx, grid, reg, reg.acc, reg.written)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------------------------------
+
+_IDENTITY = {"add": 0, "mul": 1}
+
+
+def _identity(op: str, dtype: str):
+    if op in _IDENTITY:
+        return const(_IDENTITY[op], dtype)
+    if _dt.is_float(dtype):
+        return const(np.inf if op == "min" else -np.inf, dtype)
+    return const(_dt.max_value(dtype) if op == "min" else _dt.min_value(dtype), dtype)
+
+
+def _combine(op: str, a, b):
+    if op == "add":
+        return a + b
+    if op == "mul":
+        return a * b
+    if op == "min":
+        return jnp.where(b < a, b, a)
+    return jnp.where(b > a, b, a)
+
+
+def _reduce(op: str, x, axes, dtype):
+    t = np_dtype(dtype)
+    if op == "add":
+        return jnp.sum(x, axis=axes, dtype=t)
+    if op == "mul":
+        return jnp.prod(x, axis=axes, dtype=t)
+    if op == "min":
+        return jnp.min(x, axis=axes)
+    return jnp.max(x, axis=axes)
+
+
+def _init_first(kx, nest: Nest, info, rax) -> bool:
+    """T.init runs at the first point of the reduction loops: every reduction iteration variable is
+    bound to one reduction loop variable starting at the variable's domain minimum, and every
+    reduction loop drives one."""
+    loop_vars = [info[k][0] for k in rax]
+    driven = set()
+    binding_of = dict(nest.bindings)
+    for v, mn in nest.reduce_ivs:
+        b = _substitute_bindings(binding_of.get(v, v), binding_of)
+        if isinstance(b, P.Cast):
+            b = b.value
+        if not isinstance(b, P.PrimVar) or b not in loop_vars:
+            return False
+        k = rax[loop_vars.index(b)]
+        lo = info[k][1]
+        m = kx.ev(mn)
+        if not is_static(m) or int(m) != lo:
+            return False
+        driven.add(b)
+    return driven == set(loop_vars)
+
+
+def _factors(e: P.PrimExpr, out: list) -> bool:
+    """Flatten a product into factors (loads, casts of loads, constants)."""
+    if isinstance(e, P.Mul):
+        return _factors(e.a, out) and _factors(e.b, out)
+    out.append(e)
+    return True
+
+
+def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
+    red = nest.reduction
+    if nest.predicate is not None:
+        return False
+    if red.init_value is not None and not _init_first(kx, nest, info, rax):
+        return False
+    if red.init_value is None and nest.reduce_ivs and nest.init is not None:
+        return False
+    spatial = [k for k in range(len(info)) if k not in rax]
+    binding_of = dict(nest.bindings)
+    loop_vars = [v for v, *_ in info]
+    # reduction loops appearing in an index next to another loop variable are unrolled
+    unroll = set()
+    for ld in loads_in(red.operand):
+        for i in ld.indices:
+            fe = _substitute_bindings(i, binding_of)
+            used = [v for v in prim_vars_in(fe) if v in loop_vars]
+            lf = linear_form(fe, loop_vars)
+            if len(used) > 1 or (lf is None and used):
+                for v in used:
+                    k = loop_vars.index(v)
+                    if k in rax:
+                        unroll.add(k)
+    if any(not is_static(info[k][3]) for k in unroll):
+        return False
+    conv = _conv(kx, nest, info, spatial, rax, unroll, red, binding_of) if unroll and red.op == "add" else None
+    combos = 1
+    for k in unroll:
+        combos *= max(int(info[k][3]), 0)
+    if combos > UNROLL_LIMIT and conv is None:
+        return False
+    dtype = red.buffer.dtype
+    # the spatial grid (for the register and init) and the evaluation grid
+    a_axes = [Axis(info[k][0], info[k][1], info[k][2], info[k][3], j) for j, k in enumerate(spatial)]
+    rest = [k for k in rax if k not in unroll]
+    e_axes = a_axes + [Axis(info[k][0], info[k][1], info[k][2], info[k][3], len(a_axes) + j)
+                       for j, k in enumerate(rest)]
+    egrid = Grid(e_axes, binding_of)
+    if conv is None and _size(egrid.shape) > GRID_LIMIT and not _is_sum_of_products(red):
+        return False
+    total = conv
+    ranges_u = [range(info[k][1], info[k][1] + int(info[k][3])) for k in unroll] if conv is None else []
+    uvars = [info[k][0] for k in unroll]
+    mark = kx.ranges.mark()
+    for combo in (itertools.product(*ranges_u) if conv is None else ()):
+        for v, val in zip(uvars, combo):
+            kx.env[v] = const(val, v.dtype)
+            kx.ranges.push_bind(v, P.IntImm(val, v.dtype) if v.dtype.startswith(("int", "uint")) else P.const(val))
+        m = _enter(kx, egrid, info, nest, None)
+        part = None
+        if red.op == "add":
+            part = _einsum(kx, egrid, red, len(a_axes), m)
+        if part is None:
+            kx.grid = egrid
+            val = cast(kx.ev(red.operand, m), red.operand.dtype, dtype)
+            kx.grid = None
+            val = jnp.broadcast_to(val, egrid.shape)
+            if m is not None:
+                val = jnp.where(m, val, _identity(red.op, dtype))
+            part = _reduce(red.op, val, tuple(range(len(a_axes), egrid.ndim)), dtype)
+        total = part if total is None else _combine(red.op, total, part)
+        kx.ranges.pop_to(mark)
+    # register of the accumulator over the spatial grid
+    agrid = Grid(a_axes, binding_of)
+    kx.env.update({a.var: agrid.iota(a) for a in a_axes})
+    for k in rax:
+        v, lo = info[k][0], info[k][1]
+        kx.env[v] = const(lo, v.dtype)
+    am = and_mask(mask, agrid.extent_mask())
+    for lp in nest.loops:
+        kx.ranges.push_range(lp.loop_var, lp.min, lp.extent)
+    for v, e in nest.bindings:
+        kx.env[v] = cast(kx.ev(e, am), e.dtype, v.dtype)
+        kx.ranges.push_bind(v, e)
+    reg = _make_register(kx, agrid, red.buffer, nest.index_of[red.buffer.data], am)
+    if not reg.proven:
+        _check_bounds(kx, reg.buf, reg.idx, am, write=True)
+    if reg.dv in kx.readonly:
+        name = reg.buf.name
+        kx.check(np.bool_(True), am, lambda: OpRuntimeError(
+            f"store into buffer '{name}', whose tensor is read-only here (an input of call_tir may not be written, "
+            "CALL.TIR.6)"))
+    total = jnp.broadcast_to(total, agrid.shape)
+    if red.init_value is not None:
+        base = jnp.broadcast_to(cast(kx.ev(red.init_value, am), red.init_value.dtype, dtype), agrid.shape)
+    else:
+        base = reg.acc
+    result = _combine(red.op, base, total) if red.acc_first or red.op in ("add", "mul") else \
+        _combine(red.op, total, base)
+    executed = None
+    for k in rax:
+        ext = info[k][3]
+        if not is_static(ext):
+            c = jnp.asarray(ext) > 0
+            executed = c if executed is None else jnp.logical_and(executed, c)
+    written = and_mask(am, executed)
+    if written is None:
+        written = np.bool_(True)
+    _write_back(kx, agrid, reg, result.astype(reg.acc.dtype), written)
+    return True
+
+
+def _conv(kx, nest: Nest, info, spatial, rax, unroll, red, binding_of) -> Any:
+    """A window sum of products ``X[.., s*y + d*r + c, ..] * W[.., r, ..]`` (``y`` spatial, ``r`` a
+    window reduction variable) as one ``conv_general_dilated``: the other axes of ``X`` only are its
+    batch, of ``W`` only its output features, of both (reduced) its input features. Float32/64 with
+    exact extents and loads proven in bounds; None when the nest is not of that form."""
+    dtype = red.buffer.dtype
+    if dtype not in ("float32", "float64"):
+        return None
+    fs: list = []
+    _factors(red.operand, fs)
+    loads, consts = [], []
+    for f in fs:
+        core = _strip_cast(f)
+        if isinstance(core, (P.IntImm, P.FloatImm)):
+            consts.append(f)
+        elif isinstance(core, tir.BufferLoad):
+            loads.append((f, core))
+        else:
+            return None
+    if len(loads) != 2:
+        return None
+    order = list(spatial) + list(rax)
+    axes = [Axis(info[k][0], info[k][1], info[k][2], info[k][3], j) for j, k in enumerate(order)]
+    if any(not is_static(a.ext) or int(a.ext) != a.phys or a.phys <= 0 or not is_static(a.lo) for a in axes):
+        return None
+    grid = Grid(axes, binding_of)
+    n_sp = len(spatial)
+    sp_vars = {a.var for a in axes[:n_sp]}
+    win_vars = {info[k][0] for k in unroll}
+    red_vars = {a.var for a in axes[n_sp:]} - win_vars
+    gvars = list(grid.by_var)
+    mark = kx.ranges.mark()
+    try:
+        if _enter(kx, grid, info, nest, None) is not None:
+            return None
+        views = []
+        for f, ld in loads:
+            dv, view = kx.resolve(ld.buffer)
+            if view is not None or not kx._proven(ld.buffer, ld.indices):
+                return None
+            arr = kx.arrays[dv]
+            if arr.ndim != len(ld.indices):
+                return None
+            starts, limits, strides, labels, keep = [], [], [], [], []
+            for p, i in enumerate(ld.indices):
+                lf = linear_form(grid.flat(i), gvars)
+                if lf is None:
+                    return None
+                coefs, rest = lf
+                c = kx.ev(rest)
+                if not is_static(c):
+                    return None
+                c = int(c)
+                items = list(coefs.items())
+                if any(a <= 0 for _, a in items):
+                    return None
+                if not items:
+                    starts.append(c), limits.append(c + 1), strides.append(1)
+                    continue
+                if len(items) == 1:
+                    (v, a), = items
+                    ax = grid.by_var[v]
+                    s0 = a * int(ax.lo) + c
+                    starts.append(s0), limits.append(s0 + a * (ax.phys - 1) + 1), strides.append(a)
+                    labels.append(v)
+                elif len(items) == 2:
+                    (v1, a1), (v2, a2) = items
+                    if v1 in win_vars and v2 in sp_vars:
+                        (v1, a1), (v2, a2) = (v2, a2), (v1, a1)
+                    if not (v1 in sp_vars and v2 in win_vars):
+                        return None
+                    ay, ar = grid.by_var[v1], grid.by_var[v2]
+                    s0 = a1 * int(ay.lo) + a2 * int(ar.lo) + c
+                    starts.append(s0), limits.append(s0 + a1 * (ay.phys - 1) + a2 * (ar.phys - 1) + 1)
+                    strides.append(1)
+                    labels.append(("win", v1, a1, v2, a2))
+                else:
+                    return None
+                keep.append(p)
+            if any(s0 < 0 or lim > n for s0, lim, n in zip(starts, limits, arr.shape)):
+                return None
+            x = lax.slice(arr, starts, limits, strides) if arr.ndim else arr
+            x = x.reshape([x.shape[p] for p in keep])
+            x = _apply_casts(f, x)
+            if x.dtype != np_dtype(dtype):
+                x = cast(x, _dt.from_numpy(np.dtype(x.dtype)), dtype)
+            views.append((x, labels))
+    finally:
+        kx.ranges.pop_to(mark)
+    has_win = [any(isinstance(lb, tuple) for lb in labels) for _, labels in views]
+    if has_win.count(True) != 1:
+        return None
+    (xa, xl), (wa, wl) = views if has_win[0] else views[::-1]
+    wins = [lb for lb in xl if isinstance(lb, tuple)]
+    x_plain = [lb for lb in xl if not isinstance(lb, tuple)]
+    used = x_plain + [lb[1] for lb in wins] + [lb[3] for lb in wins]
+    if len(set(used)) != len(used) or len(set(wl)) != len(wl):
+        return None
+    if {lb[3] for lb in wins} != win_vars or not all(lb[3] in wl for lb in wins):
+        return None
+    if any(lb[1] in wl for lb in wins):
+        return None
+    n_ax = [v for v in x_plain if v in sp_vars and v not in wl]
+    c_ax = [v for v in x_plain if v in red_vars and v in wl]
+    o_ax = [v for v in wl if v in sp_vars and v not in x_plain]
+    if len(n_ax) + len(c_ax) != len(x_plain) or len(o_ax) + len(c_ax) + len(wins) != len(wl):
+        return None
+    if red_vars - set(c_ax):
+        return None
+    size = {a.var: a.phys for a in axes}
+    lhs = jnp.transpose(xa, [xl.index(v) for v in n_ax + c_ax] + [xl.index(lb) for lb in wins])
+    lhs = lhs.reshape([_size([size[v] for v in n_ax]), _size([size[v] for v in c_ax])] + list(lhs.shape[-len(wins):]))
+    rhs = jnp.transpose(wa, [wl.index(v) for v in o_ax + c_ax + [lb[3] for lb in wins]])
+    rhs = rhs.reshape([_size([size[v] for v in o_ax]), _size([size[v] for v in c_ax])]
+                      + list(rhs.shape[-len(wins):]))
+    r = lax.conv_general_dilated(lhs, rhs, window_strides=[lb[2] for lb in wins], padding="VALID",
+                                 rhs_dilation=[lb[4] for lb in wins], precision=lax.Precision.HIGHEST)
+    out = n_ax + o_ax + [lb[1] for lb in wins]
+    r = r.reshape([size[v] for v in out])
+    pos = {a.var: a.pos for a in axes}
+    perm = sorted(range(len(out)), key=lambda j: pos[out[j]])
+    r = jnp.transpose(r, perm)
+    present = {pos[v] for v in out}
+    r = r.reshape([axes[j].phys if j in present else 1 for j in range(n_sp)])
+    for f in consts:
+        r = r * cast(kx.ev(f), f.dtype, dtype)
+    return r.astype(np_dtype(dtype))
+
+
+def _is_sum_of_products(red) -> bool:
+    if red.op != "add":
+        return False
+    fs: list = []
+    _factors(red.operand, fs)
+    return all(isinstance(_strip_cast(f), (tir.BufferLoad, P.IntImm, P.FloatImm)) for f in fs)
+
+
+def _strip_cast(e):
+    while isinstance(e, P.Cast):
+        e = e.value
+    return e
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum(kx, grid: Grid, red, n_spatial: int, m) -> Any:
+    """A sum over the reduction axes of a product of loads as one einsum (dot_general)."""
+    fs: list = []
+    _factors(red.operand, fs)
+    dtype = red.buffer.dtype
+    ops, subs = [], []
+    scalar = None
+    for f in fs:
+        core = _strip_cast(f)
+        if isinstance(core, (P.IntImm, P.FloatImm)):
+            c = cast(kx.ev(f), f.dtype, dtype)
+            scalar = c if scalar is None else scalar * c
+            continue
+        if not isinstance(core, tir.BufferLoad):
+            return None
+        dv, view = kx.resolve(core.buffer)
+        if view is not None:
+            return None
+        if not kx._proven(core.buffer, core.indices):
+            return None
+        axes: List[int] = []
+        v = slice_view(kx, grid, kx.arrays[dv], [grid.flat(i) for i in core.indices], axes)
+        if v is None:
+            return None
+        # casts between the load and the product
+        v = _apply_casts(f, v)
+        if v.dtype != np_dtype(dtype):
+            v = cast(v, _dt.from_numpy(np.dtype(v.dtype)), dtype)
+        ops.append(v)
+        subs.append(axes)
+    if not ops:
+        return None
+    # masks: padded extents zero the factors that span them
+    for a in grid.axes:
+        if is_static(a.ext) and int(a.ext) == a.phys:
+            continue
+        for j, axes in enumerate(subs):
+            if a.pos in axes:
+                k = axes.index(a.pos)
+                shape = [1] * len(axes)
+                shape[k] = a.phys
+                keep = jnp.arange(a.phys, dtype=jnp.int64).reshape(shape) < jnp.asarray(a.ext, jnp.int64)
+                ops[j] = jnp.where(keep, ops[j], jnp.zeros((), ops[j].dtype))
+    out_axes = list(range(n_spatial))
+    present = set(itertools.chain.from_iterable(subs))
+    # spatial axes no factor spans: the sum does not depend on them (broadcast later)
+    out_used = [a for a in out_axes if a in present]
+    spec = ",".join("".join(_LETTERS[a] for a in s) for s in subs) + "->" + "".join(_LETTERS[a] for a in out_used)
+    if _dt.is_float(dtype):
+        r = jnp.einsum(spec, *ops, precision=lax.Precision.HIGHEST)
+    else:
+        r = jnp.einsum(spec, *ops, preferred_element_type=np_dtype(dtype))
+    # reduction axes no factor spans multiply the sum by their extent
+    for a in grid.axes[n_spatial:]:
+        if a.pos not in present:
+            r = r * cast(jnp.asarray(a.ext), "int64", dtype)
+    if scalar is not None:
+        r = r * scalar
+    shape = [grid.shape[a] if a in out_used else 1 for a in out_axes]
+    return r.reshape(shape).astype(np_dtype(dtype))
+
+
+def _apply_casts(f, v):
+    chain = []
+    while isinstance(f, P.Cast):
+        chain.append(f)
+        f = f.value
+    for c in reversed(chain):
+        v = cast(v, c.value.dtype, c.dtype)
+    return v
+
+
+__all__ = ["run_nest", "Grid", "slice_view", "GRID_LIMIT", "UNROLL_LIMIT"]

@@ -1,0 +1,217 @@
+"""Values of the JAX executor while it evaluates a Relax function.
+
+Both evaluation modes of :mod:`relax_jax.walker` (``traced``: inside ``jax.jit``; ``host``: eagerly,
+on concrete arrays) use these representations:
+
+=====================  ===========================================================================
+Relax value            representation
+=====================  ===========================================================================
+tensor                 :class:`TVal` -- a *box* holding a JAX array; boxes give Relax's aliasing
+                       semantics (EVAL.VAR.1): a PrimFunc called directly, ``call_tir_inplace`` and
+                       in-place packed calls replace ``box.data`` and every variable bound to the
+                       box sees the new value
+shape                  :class:`ShapeV` -- a tuple of :class:`SymInt`
+prim value             :class:`PrimV`
+tuple                  ``tuple``
+function               :class:`ClosureV` (Relax function + environment), :class:`PrimFuncV`,
+                       :class:`PackedV` (host mode only)
+string / dtype / null  ``str`` / :class:`relax_ref.interp.values.DTypeValue` / ``None``
+=====================  ===========================================================================
+
+**Padding.** Under shape bucketing an array is larger than the tensor it holds: each axis has a
+*physical* extent (the array's) and a *logical* one (the tensor's). The valid elements are the prefix
+``[0, logical)`` of every axis; what lies beyond is unspecified. ``TVal.valid[i]`` is ``None`` when axis
+``i`` is exact and otherwise the :class:`SymInt` of its logical extent (traced).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from relax_ref.ir import prim_expr as P
+
+
+class SymInt:
+    """An integer known to the executor: ``val`` is the logical value (a Python int, or a traced JAX
+    int64 scalar under bucketing), ``phys`` a static upper bound of it (equal to ``val`` when
+    static; ``None`` when no bound is known) and ``expr`` the value as an expression over the entry
+    function's symbolic variables (``None`` when not symbolic, e.g. computed from data).
+    """
+
+    __slots__ = ("phys", "val", "expr")
+
+    def __init__(self, phys: Optional[int], val: Any, expr: Optional[P.PrimExpr] = None) -> None:
+        self.phys = phys
+        self.val = val
+        self.expr = expr
+
+    @staticmethod
+    def static(v: int, expr: Optional[P.PrimExpr] = None) -> "SymInt":
+        v = int(v)
+        return SymInt(v, v, expr)
+
+    @property
+    def is_static(self) -> bool:
+        return isinstance(self.val, (int, np.integer))
+
+    def __repr__(self) -> str:
+        return f"SymInt(phys={self.phys}, val={self.val!r})"
+
+
+class TVal:
+    """A tensor box. ``data`` is the (possibly padded) JAX array, ``valid`` the per-axis logical extents
+    (``None`` entries, or ``valid is None``, mean exact), ``level`` the nesting depth of traced
+    control flow that created the box (a traced branch may not mutate an outer box)."""
+
+    __slots__ = ("data", "valid", "level")
+
+    def __init__(self, data: Any, valid: Optional[Tuple[Optional[SymInt], ...]] = None, level: int = 0) -> None:
+        self.data = data
+        if valid is not None and all(v is None for v in valid):
+            valid = None
+        self.valid = valid
+        self.level = level
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.data.shape)
+
+    @property
+    def padded(self) -> bool:
+        return self.valid is not None
+
+    def dim(self, i: int) -> SymInt:
+        """The logical extent of axis ``i``."""
+        if self.valid is not None and self.valid[i] is not None:
+            return self.valid[i]
+        return SymInt.static(self.data.shape[i])
+
+    def dims(self) -> Tuple[SymInt, ...]:
+        return tuple(self.dim(i) for i in range(self.ndim))
+
+    def __repr__(self) -> str:
+        return f"TVal({tuple(self.data.shape)}, {self.data.dtype}{', padded' if self.padded else ''})"
+
+
+class ShapeV(tuple):
+    """A shape value: a tuple of :class:`SymInt`."""
+
+    def __new__(cls, dims=()):
+        return super().__new__(cls, (d if isinstance(d, SymInt) else SymInt.static(d) for d in dims))
+
+    @property
+    def is_static(self) -> bool:
+        return all(d.is_static for d in self)
+
+    def ints(self) -> Tuple[int, ...]:
+        return tuple(int(d.val) for d in self)
+
+    def __repr__(self) -> str:
+        return f"ShapeV({[d.val if d.is_static else '?' for d in self]})"
+
+
+class PrimV:
+    """A prim value: ``val`` (Python/numpy scalar when static, JAX scalar when traced) of ``dtype``;
+    ``sym`` is its :class:`SymInt` when it is a symbolic integer (so it can become a dimension)."""
+
+    __slots__ = ("val", "dtype", "sym")
+
+    def __init__(self, val: Any, dtype: str, sym: Optional[SymInt] = None) -> None:
+        self.val = val
+        self.dtype = dtype
+        self.sym = sym
+
+    @property
+    def is_static(self) -> bool:
+        return isinstance(self.val, (bool, int, float, np.generic))
+
+    def __repr__(self) -> str:
+        return f"PrimV({self.val!r}, {self.dtype})"
+
+
+class ClosureV:
+    """A Relax function value: ``func`` with the captured environment ``env`` (EVAL.FUNC.1);
+    ``captured`` holds extra trailing arguments for ``make_closure`` (CALL.CLOSURE.2)."""
+
+    __slots__ = ("func", "env", "name", "captured", "global_name")
+
+    def __init__(self, func: Any, env: Any, name: str, captured: tuple = (), global_name: Optional[str] = None):
+        self.func = func
+        self.env = env
+        self.name = name
+        self.captured = captured
+        self.global_name = global_name
+
+    def __repr__(self) -> str:
+        return f"ClosureV({self.name})"
+
+
+class PrimFuncV:
+    """The value of a GlobalVar bound to a PrimFunc (VAL.PRIMFUNC.1)."""
+
+    __slots__ = ("name", "func")
+
+    def __init__(self, name: str, func: Any) -> None:
+        self.name = name
+        self.func = func
+
+    def __repr__(self) -> str:
+        return f"PrimFuncV({self.name})"
+
+
+class PackedV:
+    """A packed function (host mode only): ``fn`` takes and returns reference interpreter values;
+    ``captured`` are trailing arguments added by ``make_closure``."""
+
+    __slots__ = ("name", "fn", "captured")
+
+    def __init__(self, name: str, fn: Any, captured: tuple = ()) -> None:
+        self.name = name
+        self.fn = fn
+        self.captured = captured
+
+    def __repr__(self) -> str:
+        return f"PackedV({self.name})"
+
+
+def describe(v: Any) -> str:
+    """A short description for error messages (same wording as the reference interpreter)."""
+    from relax_ref.interp.values import DTypeValue
+
+    if isinstance(v, TVal):
+        from relax_ref.ir import dtype as _dt
+
+        try:
+            dt = _dt.from_numpy(np.dtype(v.data.dtype))
+        except Exception:  # noqa: BLE001 - describing a foreign dtype
+            dt = str(v.data.dtype)
+        shape = tuple(d.val if d.is_static else "?" for d in v.dims())
+        return f"Tensor({shape}, {dt})"
+    if isinstance(v, ShapeV):
+        return f"Shape({[d.val if d.is_static else '?' for d in v]})"
+    if isinstance(v, PrimV):
+        return f"Prim({v.val if v.is_static else '?'}, {v.dtype})"
+    if isinstance(v, tuple):
+        return "Tuple(" + ", ".join(describe(x) for x in v) + ")"
+    if isinstance(v, ClosureV):
+        return f"Function({v.name})"
+    if isinstance(v, PackedV):
+        return f"PackedFunc({v.name})"
+    if isinstance(v, PrimFuncV):
+        return f"PrimFunc({v.name})"
+    if isinstance(v, str):
+        return f"String({v!r})"
+    if isinstance(v, DTypeValue):
+        return f"DataType({v.name})"
+    if v is None:
+        return "null"
+    return type(v).__name__
+
+
+__all__ = ["SymInt", "TVal", "ShapeV", "PrimV", "ClosureV", "PrimFuncV", "PackedV", "describe"]

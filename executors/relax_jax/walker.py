@@ -1,0 +1,699 @@
+"""The Relax evaluator of the JAX executor (spec chapters EVAL and CALL, as the reference).
+
+One :class:`Walker` evaluates Relax functions over executor values (:mod:`relax_jax.values`) in one of
+two modes:
+
+* ``"traced"`` -- inside ``jax.jit``: tensors hold tracers, symbolic sizes may be traced under
+  bucketing. Every operator becomes its JAX lowering, a ``call_tir`` the PrimFunc's lowering
+  (:mod:`relax_jax.tir`), nested function calls and closures are inlined, an ``If`` whose condition is
+  traced becomes ``lax.cond`` (one whose condition is static is decided while tracing). Run-time
+  checks become check sites (:mod:`relax_jax.errors`). Constructs that need the host -- packed
+  functions, ``R.print``, data-dependent shapes, recursion, closures escaping the call, branches with
+  differently shaped results -- abort tracing (:class:`~relax_jax.errors.TraceAbort`).
+* ``"host"`` -- eagerly on concrete JAX arrays: conditions are read on the host, run-time checks are
+  the reference interpreter's :class:`~relax_ref.interp.checks.Matcher`, packed functions receive numpy
+  copies (written back, so in-place packed functions work), PrimFuncs run as compiled kernels.
+
+The evaluation rules are those of :mod:`relax_ref.interp.relax` (EVAL.*, CALL.*): left-to-right
+argument evaluation, parameter checks binding symbolic variables (CALL.FUNC.2), return checks, the
+call-result check of EVAL.CALL.3, scoping of symbolic variables to a ``SeqExpr`` (EVAL.SEQ.1), closures
+capturing their environment by reference (EVAL.FUNC.1), aliasing through boxes (EVAL.VAR.1).
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from relax_ref.errors import (
+    ArityMismatchError, DTypeMismatchError, NDimMismatchError, RelaxError,
+    RelaxRuntimeError, ShapeMismatchError, TypeMismatchError, UnsupportedError,
+)
+from relax_ref.interp import values as rv
+from relax_ref.interp.builtins import coerce_result
+from relax_ref.ir import dtype as _dt
+from relax_ref.ir import expr as rx
+from relax_ref.ir import struct_info as si
+from relax_ref.ir import tir
+
+from .errors import ErrorSink, NeedsExact, TraceAbort
+from .lowering import LowerCtx
+from .matcher import TracedMatcher, host_check
+from .prim_jax import is_static
+from .symbolic import eval_sym, eval_value
+from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
+
+#: deepest nesting of inlined calls while tracing before giving up (runaway recursion)
+MAX_INLINE_DEPTH = 64
+
+
+class Frame:
+    """The state of one function invocation: Relax environment, symbolic environment, name."""
+
+    __slots__ = ("env", "sym", "function")
+
+    def __init__(self, env, sym: Dict, function: str) -> None:
+        self.env = env
+        self.sym = sym
+        self.function = function
+
+
+class Walker:
+    """Evaluates Relax functions of ``exe.mod`` (see the module docstring)."""
+
+    def __init__(self, exe, mode: str, sink: ErrorSink) -> None:
+        self.exe = exe
+        self.mod = exe.mod
+        self.mode = mode
+        self.sink = sink
+        self.level = 0
+        self.stack: List[Any] = []
+        self._globals: Dict[str, Any] = {}
+
+    @property
+    def traced(self) -> bool:
+        return self.mode == "traced"
+
+    def sink_check(self, bad, make, mask=None) -> None:
+        self.sink.check(bad, make, mask)
+
+    # -- checks ----------------------------------------------------------------------------------------
+
+    def check_site(self, pairs, frame: Frame, *, site: str, bind: bool, span) -> None:
+        """EVAL.CHECK.1-4 over ``(value, struct info, binding)`` pairs."""
+        if self.traced:
+            m = TracedMatcher(self, frame.sym, site=site, function=frame.function, bind=bind, env=frame.env,
+                              span=span)
+            for p in pairs:
+                m.match(*p)
+            m.finish()
+        else:
+            host_check(pairs, frame.sym, site=site, function=frame.function, bind=bind, env=frame.env, span=span)
+
+    # -- functions -------------------------------------------------------------------------------------
+
+    def run_entry(self, func: rx.Function, name: str, params: Sequence[Any], sym: Dict) -> Any:
+        """Evaluate ``func``'s body with parameter values already checked on the host and the
+        symbolic environment ``sym`` (traced entry of a compiled function)."""
+        env: Dict = {p: v for p, v in zip(func.params, params)}
+        frame = Frame(env, sym, name)
+        self.stack.append(func)
+        try:
+            result = self._seq(func.body, frame)
+        finally:
+            self.stack.pop()
+        if func.ret_struct_info is not None:
+            self.check_site([(result, func.ret_struct_info, "return")], frame, site="return", bind=False,
+                            span=func.span)
+        return result
+
+    def call_closure(self, cl: ClosureV, args: List[Any], call: Optional[rx.Call]) -> Any:
+        """CALL.FUNC.1-3: arity, parameter checks, body, return check."""
+        func: rx.Function = cl.func
+        name = cl.name
+        span = call.span if call is not None else func.span
+        args = list(args) + list(cl.captured)
+        if len(args) != len(func.params):
+            raise ArityMismatchError(
+                f"function '{name}' takes {len(func.params)} arguments, got {len(args)}", span, site="param",
+                expected=str(len(func.params)), actual=str(len(args)), function=name)
+        if self.traced:
+            if any(f is func for f in self.stack):
+                raise TraceAbort(f"function '{name}' is recursive", permanent=True)
+            if len(self.stack) > MAX_INLINE_DEPTH:
+                raise TraceAbort("calls nest too deeply to inline", permanent=True)
+        elif cl.global_name is not None and call is not None:
+            # a global function called from host mode: use its compiled form when it has one
+            fast = self.exe._host_call_global(cl.global_name, args, self)
+            if fast is not NotImplemented:
+                return fast
+        env = ChainMap({}, cl.env) if cl.env else {}
+        sym: Dict = {}
+        frame = Frame(env, sym, name)
+        pairs = []
+        for p, a in zip(func.params, args):
+            pairs.append((a, p.struct_info, p.name_hint))
+            env[p] = a
+        self.check_site(pairs, frame, site="param", bind=True, span=span)
+        self.stack.append(func)
+        try:
+            result = self._seq(func.body, frame)
+        finally:
+            self.stack.pop()
+        if func.ret_struct_info is not None:
+            self.check_site([(result, func.ret_struct_info, "return")], frame, site="return", bind=False,
+                            span=func.span)
+        return result
+
+    def call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call], frame: Optional[Frame] = None) -> Any:
+        if isinstance(fn, ClosureV):
+            return self.call_closure(fn, args, call)
+        if isinstance(fn, PrimFuncV):
+            from .tir.call import call_prim_func_in_place
+
+            call_prim_func_in_place(self, fn, args, call)
+            return ()
+        if isinstance(fn, PackedV):
+            return self.call_packed(fn, args, call)
+        raise TypeMismatchError(f"cannot call {describe(fn)}: it is not a function",
+                                call.span if call is not None else None)
+
+    # -- packed functions (host only) ----------------------------------------------------------------
+
+    def call_packed(self, fn: PackedV, args: List[Any], call: Optional[rx.Call]) -> Any:
+        if self.traced:
+            raise TraceAbort(f"packed function '{fn.name}' is called", permanent=True)
+        args = list(args) + list(fn.captured)
+        if getattr(fn.fn, "native", False):
+            return fn.fn(self, args, call)
+        copies: List[Tuple[TVal, np.ndarray]] = []
+        ref_args = [self._to_host(a, copies) for a in args]
+        try:
+            r = fn.fn(*ref_args)
+        except RelaxError as e:
+            raise e.with_span(call.span if call is not None else None)
+        for box, arr in copies:
+            self.mutate(box, jnp.asarray(arr))
+        hint = _result_hint(call)
+        r = coerce_result(r, hint)
+        return self._from_host(r, {id(a): b for b, a in copies})
+
+    def _to_host(self, v: Any, copies: list) -> Any:
+        if isinstance(v, TVal):
+            arr = np.array(v.data)
+            copies.append((v, arr))
+            return arr
+        if isinstance(v, ShapeV):
+            return rv.ShapeValue(int(d.val) for d in v)
+        if isinstance(v, PrimV):
+            val = v.val if is_static(v.val) else np.asarray(v.val).item()
+            return rv.PrimScalar(val, v.dtype)
+        if isinstance(v, tuple):
+            return tuple(self._to_host(x, copies) for x in v)
+        if isinstance(v, PackedV):
+            return rv.PackedFunc(v.name, v.fn)
+        if isinstance(v, (ClosureV, PrimFuncV)):
+            w = self
+
+            def host_fn(*xs, _fn=v):
+                vals = [w._from_host(x, {}) for x in xs]
+                return w._to_host(w.call_value(_fn, vals, None), [])
+            return rv.PackedFunc(getattr(v, "name", "function"), host_fn)
+        return v
+
+    def _from_host(self, v: Any, boxes: Dict[int, TVal]) -> Any:
+        if isinstance(v, np.ndarray):
+            b = boxes.get(id(v))
+            if b is not None:
+                return b
+            return TVal(jnp.asarray(v), None, self.level)
+        if isinstance(v, rv.ShapeValue):
+            return ShapeV(v)
+        if isinstance(v, rv.PrimScalar):
+            return PrimV(v.value, v.dtype, SymInt.static(v.value) if _dt.is_integer(v.dtype) else None)
+        if isinstance(v, tuple):
+            return tuple(self._from_host(x, boxes) for x in v)
+        if isinstance(v, rv.PackedFunc):
+            return PackedV(v.name, v.fn)
+        if isinstance(v, rv.Closure):
+            return ClosureV(v.func, {}, v.name)
+        return v
+
+    # -- mutation --------------------------------------------------------------------------------------
+
+    def mutate(self, box: TVal, data: Any, valid: Any = "keep") -> None:
+        """Replace the contents of a tensor box (in-place semantics)."""
+        if self.traced and box.level < self.level:
+            raise TraceAbort("a tensor created outside a traced branch is mutated inside it")
+        box.data = data
+        if valid != "keep":
+            box.valid = valid
+
+    # -- struct info dims --------------------------------------------------------------------------------
+
+    def sinfo_dims(self, s: Any, frame: Frame) -> Optional[Tuple[SymInt, ...]]:
+        """Logical extents of a tensor struct info in ``frame`` (None when unknown)."""
+        if not isinstance(s, si.TensorStructInfo):
+            return None
+        if isinstance(s.shape, rx.ShapeExpr):
+            return tuple(eval_sym(v, frame.sym, check=self.sink_check) for v in s.shape.values)
+        if s.shape is not None:
+            v = frame.env.get(s.shape)
+            if isinstance(v, ShapeV):
+                return tuple(v)
+        return None
+
+    def tensor_from(self, data: Any, dims: Optional[Tuple[SymInt, ...]]) -> TVal:
+        """A box for ``data`` whose logical extents are ``dims`` (physical shape must agree)."""
+        if dims is None:
+            return TVal(data, None, self.level)
+        valid = []
+        for a, d in enumerate(dims):
+            if d.is_static:
+                valid.append(None)
+            else:
+                if d.phys != data.shape[a]:
+                    raise NeedsExact(f"a result extent ({data.shape[a]}) differs from its bucket ({d.phys})")
+                valid.append(d)
+        return TVal(data, tuple(valid), self.level)
+
+    # -- expressions -----------------------------------------------------------------------------------
+
+    def eval(self, e: rx.Expr, frame: Frame) -> Any:
+        h = _HANDLERS.get(type(e))
+        if h is None:
+            raise UnsupportedError(f"cannot evaluate expression {type(e).__name__}", e.span)
+        return h(self, e, frame)
+
+    def _var(self, e: rx.Var, frame: Frame) -> Any:
+        try:
+            return frame.env[e]
+        except KeyError:
+            raise RelaxRuntimeError(f"variable '{e.name_hint}' has no value", e.span,
+                                    function=frame.function, binding=e.name_hint) from None
+
+    def global_value(self, name: str, span=None) -> Any:
+        v = self._globals.get(name)
+        if v is not None:
+            return v
+        if name not in self.mod:
+            raise RelaxRuntimeError(f"module has no function named '{name}'", span)
+        fn = self.mod[name]
+        if isinstance(fn, rx.Function):
+            v = ClosureV(fn, {}, name, (), name)
+        elif isinstance(fn, tir.PrimFunc):
+            v = PrimFuncV(name, fn)
+        elif isinstance(fn, rx.ExternFunc):
+            v = self.lookup_packed(fn.global_symbol, span)
+        else:
+            raise UnsupportedError(f"global '{name}' is bound to {type(fn).__name__}", span)
+        self._globals[name] = v
+        return v
+
+    def lookup_packed(self, name: str, span=None) -> PackedV:
+        if self.traced:
+            raise TraceAbort(f"packed function '{name}' is referenced", permanent=True)
+        return self.exe.lookup_packed(name, span)
+
+    def _global(self, e: rx.GlobalVar, frame: Frame) -> Any:
+        return self.global_value(e.name_hint, e.span)
+
+    def _constant(self, e: rx.Constant, frame: Frame) -> Any:
+        return TVal(jnp.asarray(e.data), None, self.level)
+
+    def _shape_expr(self, e: rx.ShapeExpr, frame: Frame) -> Any:
+        dims = []
+        for v in e.values:
+            d = eval_sym(v, frame.sym, check=self.sink_check)
+            if d.is_static:
+                if int(d.val) < 0:
+                    raise ShapeMismatchError(f"shape dimension {v} evaluates to the negative value {d.val}", e.span,
+                                             function=frame.function)
+            else:
+                mv = v
+
+                def neg(mv=mv):
+                    return ShapeMismatchError(f"shape dimension {mv} evaluates to a negative value", e.span,
+                                              function=frame.function)
+                self.sink.check(d.val < 0, neg)
+            dims.append(d)
+        return ShapeV(dims)
+
+    def _prim_value(self, e: rx.PrimValue, frame: Frame) -> Any:
+        dt = e.value.dtype
+        if _dt.is_integer(dt):
+            s = eval_sym(e.value, frame.sym, check=self.sink_check)
+            return PrimV(s.val, dt, s)
+        return PrimV(eval_value(e.value, frame.sym, check=self.sink_check), dt)
+
+    def _string(self, e: rx.StringImm, frame: Frame) -> Any:
+        return e.value
+
+    def _dtype(self, e: rx.DataTypeImm, frame: Frame) -> Any:
+        return rv.DTypeValue(e.value)
+
+    def _extern(self, e: rx.ExternFunc, frame: Frame) -> Any:
+        try:
+            return self.lookup_packed(e.global_symbol, e.span)
+        except RelaxError as err:
+            raise err.with_span(e.span)
+
+    def _op(self, e: rx.Op, frame: Frame) -> Any:
+        raise UnsupportedError(f"operator '{e.name}' is not a value; it can only be called", e.span)
+
+    def _tuple(self, e: rx.Tuple, frame: Frame) -> Any:
+        return tuple(self.eval(f, frame) for f in e.fields)
+
+    def _tuple_get_item(self, e: rx.TupleGetItem, frame: Frame) -> Any:
+        t = self.eval(e.tuple_value, frame)
+        if not isinstance(t, tuple) or isinstance(t, ShapeV):
+            raise TypeMismatchError(f"cannot take field {e.index} of {describe(t)}: not a tuple", e.span,
+                                    function=frame.function)
+        if not 0 <= e.index < len(t):
+            raise ArityMismatchError(f"tuple index {e.index} out of range for {describe(t)}", e.span,
+                                     function=frame.function)
+        return t[e.index]
+
+    def _function(self, e: rx.Function, frame: Frame) -> Any:
+        return ClosureV(e, frame.env, e.global_symbol or "<closure>")
+
+    # -- control flow ----------------------------------------------------------------------------------
+
+    def _if(self, e: rx.If, frame: Frame) -> Any:
+        c = self.eval(e.cond, frame)
+        try:
+            taken = _condition(c)
+        except RelaxError as err:
+            raise err.with_span(e.span).with_context(function=frame.function)
+        if is_static(taken):
+            return self._seq(e.true_branch if bool(taken) else e.false_branch, frame)
+        return self._traced_if(taken, e, frame)
+
+    def _traced_if(self, pred: Any, e: rx.If, frame: Frame) -> Any:
+        """``lax.cond`` over both branches; their results must have one layout."""
+        outer_code = self.sink.code
+        specs: List[Any] = [None, None]
+
+        def branch(k: int, seq: rx.SeqExpr):
+            def f(code):
+                saved = self.sink.code
+                self.sink.code = code
+                self.level += 1
+                try:
+                    r = self._seq(seq, frame)
+                finally:
+                    self.level -= 1
+                leaves, spec = flatten(r)
+                specs[k] = spec
+                out = (leaves, jnp.asarray(self.sink.code, jnp.int32))
+                self.sink.code = saved
+                return out
+            return f
+
+        code_in = jnp.asarray(outer_code, jnp.int32)
+        try:
+            leaves, code = jax.lax.cond(pred, branch(0, e.true_branch), branch(1, e.false_branch), code_in)
+        except (TypeError, ValueError) as err:
+            if isinstance(err, RelaxError):
+                raise
+            raise TraceAbort(f"the branches of an If produce differently shaped values ({err})")
+        if specs[0] != specs[1]:
+            raise TraceAbort("the branches of an If produce values of different kinds")
+        self.sink.code = code
+        return unflatten(specs[0], list(leaves), self.level)
+
+    def _seq(self, e: rx.SeqExpr, frame: Frame) -> Any:
+        sym = frame.sym
+        before = set(sym)
+        for block in e.blocks:
+            for b in block.bindings:
+                self._binding(b, frame)
+        result = self.eval(e.body, frame)
+        for k in [k for k in sym if k not in before]:
+            del sym[k]
+        return result
+
+    def _binding(self, b: rx.Binding, frame: Frame) -> None:
+        if isinstance(b, rx.MatchCast):
+            v = self.eval(b.value, frame)
+            self.check_site([(v, b.struct_info, b.var.name_hint)], frame, site="match_cast", bind=True,
+                            span=b.span or b.value.span)
+            frame.env[b.var] = v
+            return
+        value = b.value
+        if isinstance(value, rx.Function):
+            frame.env[b.var] = ClosureV(value, frame.env, b.var.name_hint)
+            return
+        try:
+            v = self.eval(value, frame)
+            if isinstance(value, rx.Call) and value.struct_info is not None:
+                self.check_site([(v, value.struct_info, b.var.name_hint)], frame, site="call_result", bind=False,
+                                span=b.span or value.span)
+            frame.env[b.var] = v
+        except RelaxError as err:
+            raise err.with_span(b.span or value.span).with_context(function=frame.function,
+                                                                    binding=b.var.name_hint)
+
+    # -- calls -----------------------------------------------------------------------------------------
+
+    def _call(self, e: rx.Call, frame: Frame) -> Any:
+        op = e.op
+        if isinstance(op, rx.Op):
+            return self._call_op(e, frame)
+        fn = self.eval(op, frame)
+        args = [self.eval(a, frame) for a in e.args]
+        return self.call_value(fn, args, e, frame)
+
+    def _call_op(self, e: rx.Call, frame: Frame) -> Any:
+        from relax_ref.ops import registry
+
+        name = e.op.name
+        opdef = registry.lookup(name)
+        if opdef is None:
+            raise UnsupportedError(f"unknown operator '{name}'", e.span)
+        low = opdef.jax
+        if low is None:
+            raise UnsupportedError(f"operator '{name}' has no JAX lowering", e.span)
+        if self.traced and getattr(low, "host_only", False):
+            raise TraceAbort(f"operator '{name}' runs on the host", permanent=True)
+        args = [self.eval(a, frame) for a in e.args]
+        padding = getattr(low, "padding", "none")
+        if self.traced and padding == "none" and any(_padded(a) for a in args):
+            raise NeedsExact(f"operator '{name}' does not support padded operands")
+        ctx = LowerCtx(self, e, args, frame)
+        try:
+            r = low(ctx, *[_lowering_arg(a) for a in args])
+        except RelaxError as err:
+            raise err.with_span(e.span)
+        padded_in = any(_padded(a) for a in args)
+        if padding == "elementwise" and padded_in and self.traced and hasattr(r, "shape") and \
+                not isinstance(r, (TVal, PrimV)):
+            return self.tensor_from(jnp.asarray(r), _broadcast_dims(args, tuple(r.shape)))
+        return self._wrap_result(r, self.inferred(e), frame, padded_in)
+
+    def inferred(self, call: rx.Call) -> Any:
+        """The operator's own struct info for ``call`` (an annotation on the binding may replace the
+        call's struct info with a less precise or possibly wrong one, checked at run time:
+        EVAL.CALL.3); falls back to the call's struct info."""
+        cache = self.exe._inferred
+        hit = cache.get(id(call))
+        if hit is not None and hit[0] is call:
+            return hit[1]
+        s = call.struct_info
+        from relax_ref.ops import registry
+
+        d = registry.lookup(call.op.name) if isinstance(call.op, rx.Op) else None
+        if d is not None and d.infer is not None and not call.sinfo_args:
+            try:
+                s2 = d.infer(call, None)
+                if isinstance(s2, si.StructInfo):
+                    s = s2
+            except Exception:  # noqa: BLE001 - inference needs context: keep the call's struct info
+                pass
+        cache[id(call)] = (call, s)
+        return s
+
+    def _wrap_result(self, r: Any, s: Any, frame: Frame, padded_in: bool) -> Any:
+        if isinstance(r, (TVal, PrimV, ShapeV, str, rv.DTypeValue, ClosureV, PackedV, PrimFuncV)) or r is None:
+            return r
+        if isinstance(r, tuple):
+            fields = s.fields if isinstance(s, si.TupleStructInfo) and len(s.fields) == len(r) else [None] * len(r)
+            return tuple(self._wrap_result(x, f, frame, padded_in) for x, f in zip(r, fields))
+        if isinstance(r, (jax.Array, np.ndarray)) or hasattr(r, "shape"):
+            dims = self.sinfo_dims(s, frame) if s is not None else None
+            if dims is None or len(dims) != len(r.shape):
+                if padded_in and self.traced:
+                    raise NeedsExact("the padding of a result cannot be derived from its struct info")
+                return TVal(jnp.asarray(r), None, self.level)
+            if all(d.is_static for d in dims):
+                return TVal(jnp.asarray(r), None, self.level)
+            return self.tensor_from(jnp.asarray(r), dims)
+        return r
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------------
+
+
+def _padded(v: Any) -> bool:
+    if isinstance(v, TVal):
+        return v.valid is not None
+    if isinstance(v, ShapeV):
+        return not v.is_static
+    if isinstance(v, tuple):
+        return any(_padded(x) for x in v)
+    return False
+
+
+def _broadcast_dims(args, shape: Tuple[int, ...]) -> Tuple[SymInt, ...]:
+    """Logical extents of an elementwise result: per axis, those of an operand spanning it."""
+    nd = len(shape)
+    out = []
+    cols = []
+    for a in args:
+        if isinstance(a, TVal):
+            d = a.dims()
+        elif isinstance(a, PrimV):
+            d = (SymInt.static(1),)
+        else:
+            continue
+        cols.append((None,) * (nd - len(d)) + tuple(d))
+    for ax in range(nd):
+        pick = None
+        for col in cols:
+            d = col[ax]
+            if d is None:
+                continue
+            ph = d.phys if not d.is_static else int(d.val)
+            if ph != shape[ax]:
+                continue
+            if pick is None or (pick.is_static and not d.is_static):
+                pick = d
+        out.append(pick if pick is not None else SymInt.static(shape[ax]))
+    return tuple(out)
+
+
+def _lowering_arg(v: Any) -> Any:
+    if isinstance(v, TVal):
+        return v.data
+    if isinstance(v, tuple) and not isinstance(v, ShapeV):
+        return tuple(_lowering_arg(x) for x in v)
+    return v
+
+
+def _condition(v: Any) -> Any:
+    """EVAL.IF.2: the truth value (static bool, or a traced bool scalar)."""
+    if isinstance(v, PrimV):
+        if v.dtype == "bool" or _dt.is_integer(v.dtype):
+            return bool(v.val) if is_static(v.val) else (v.val != 0)
+        raise DTypeMismatchError(f"if condition must be bool or an integer, got {describe(v)}", site="if_cond",
+                                 expected="bool", actual=describe(v))
+    if isinstance(v, TVal):
+        dt = np.dtype(v.data.dtype)
+        if dt.kind not in "biu":
+            raise DTypeMismatchError(f"if condition must be bool or an integer, got {describe(v)}",
+                                     site="if_cond", expected="bool", actual=describe(v))
+        if v.ndim != 0:
+            raise NDimMismatchError(f"if condition must be a scalar (rank-0) tensor, got {describe(v)}",
+                                    site="if_cond", expected="R.Tensor((), \"bool\")", actual=describe(v))
+        d = v.data
+        if isinstance(d, jax.core.Tracer):
+            return d != 0
+        return bool(np.asarray(d))
+    raise TypeMismatchError(f"if condition must be a bool prim value or scalar tensor, got {describe(v)}",
+                            site="if_cond", expected="bool", actual=describe(v))
+
+
+def _result_hint(call: Optional[rx.Call]) -> Optional[si.StructInfo]:
+    if call is None:
+        return None
+    if call.sinfo_args:
+        if len(call.sinfo_args) == 1:
+            return call.sinfo_args[0]
+        return si.TupleStructInfo(tuple(call.sinfo_args))
+    return call.struct_info
+
+
+# ---------------------------------------------------------------------------------------------------
+# Flattening values to pytrees (lax.cond results, compiled function outputs)
+# ---------------------------------------------------------------------------------------------------
+
+
+def flatten(v: Any) -> Tuple[list, Any]:
+    """``(leaves, spec)``: the JAX arrays of ``v`` and a hashable description of the rest."""
+    leaves: list = []
+    spec = _flatten(v, leaves)
+    return leaves, spec
+
+
+def _flatten(v: Any, leaves: list) -> Any:
+    if isinstance(v, TVal):
+        leaves.append(v.data)
+        vs = []
+        for d in (v.valid or (None,) * v.ndim):
+            if d is None:
+                vs.append(None)
+            else:
+                leaves.append(jnp.asarray(d.val, jnp.int64))
+                vs.append(d.phys)
+        return ("T", tuple(vs))
+    if isinstance(v, ShapeV):
+        out = []
+        for d in v:
+            if d.is_static:
+                out.append(("s", int(d.val)))
+            else:
+                leaves.append(jnp.asarray(d.val, jnp.int64))
+                out.append(("t", d.phys))
+        return ("S", tuple(out))
+    if isinstance(v, PrimV):
+        if v.is_static:
+            val = v.val.item() if isinstance(v.val, np.generic) else v.val
+            return ("Ps", val, v.dtype, v.sym is not None)
+        leaves.append(jnp.asarray(v.val))
+        return ("Pt", v.dtype, v.sym.phys if v.sym is not None else "none")
+    if isinstance(v, tuple):
+        return ("U", tuple(_flatten(x, leaves) for x in v))
+    if isinstance(v, str):
+        return ("str", v)
+    if isinstance(v, rv.DTypeValue):
+        return ("dt", v.name)
+    if v is None:
+        return ("null",)
+    raise TraceAbort(f"a {describe(v)} cannot leave compiled code")
+
+
+def unflatten(spec: Any, leaves: list, level: int = 0) -> Any:
+    it = iter(leaves)
+    return _unflatten(spec, it, level)
+
+
+def _unflatten(spec: Any, it, level: int) -> Any:
+    kind = spec[0]
+    if kind == "T":
+        data = next(it)
+        valid = []
+        for phys in spec[1]:
+            if phys is None:
+                valid.append(None)
+            else:
+                valid.append(SymInt(phys, next(it), None))
+        return TVal(data, tuple(valid), level)
+    if kind == "S":
+        dims = []
+        for k, x in spec[1]:
+            dims.append(SymInt.static(x) if k == "s" else SymInt(x, next(it), None))
+        return ShapeV(dims)
+    if kind == "Ps":
+        val, dtype, is_sym = spec[1], spec[2], spec[3]
+        return PrimV(val, dtype, SymInt.static(val) if is_sym else None)
+    if kind == "Pt":
+        val = next(it)
+        phys = spec[2]
+        return PrimV(val, spec[1], None if phys == "none" else SymInt(phys, val, None))
+    if kind == "U":
+        return tuple(_unflatten(s, it, level) for s in spec[1])
+    if kind == "str":
+        return spec[1]
+    if kind == "dt":
+        return rv.DTypeValue(spec[1])
+    if kind == "null":
+        return None
+    raise ValueError(f"bad value spec {spec!r}")
+
+
+_HANDLERS = {
+    rx.Var: Walker._var, rx.DataflowVar: Walker._var, rx.GlobalVar: Walker._global,
+    rx.Constant: Walker._constant, rx.ShapeExpr: Walker._shape_expr, rx.PrimValue: Walker._prim_value,
+    rx.StringImm: Walker._string, rx.DataTypeImm: Walker._dtype, rx.ExternFunc: Walker._extern,
+    rx.Op: Walker._op, rx.Tuple: Walker._tuple, rx.TupleGetItem: Walker._tuple_get_item,
+    rx.Function: Walker._function, rx.If: Walker._if, rx.SeqExpr: Walker._seq, rx.Call: Walker._call,
+}
+
+
+__all__ = ["Walker", "Frame", "flatten", "unflatten", "MAX_INLINE_DEPTH"]
