@@ -43,7 +43,24 @@ def _load(args) -> Optional[list]:
     return select_cases(cases, args.filter or [])
 
 
-def cmd_run(args) -> int:
+def split_impls(spec: str) -> list:
+    """``ref,jax`` -> ``["ref", "jax"]``; a ``cmd:...`` or ``MODULE:CLASS`` spec is never split (it may
+    contain commas)."""
+    if ":" in spec:
+        return [spec]
+    parts = [p.strip() for p in spec.split(",") if p.strip()]
+    return parts or [spec]
+
+
+def _suffixed(path: str, impl: str, many: bool) -> str:
+    if not many:
+        return path
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.{impl}{p.suffix}"))
+
+
+def _run_one(args, impl: str, cases: list, many: bool):
+    """Run the cases on one implementation; returns (exit status, results or None)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -51,48 +68,85 @@ def cmd_run(args) -> int:
     from .divergences import DivergenceFileError, for_impl, load_divergences
     from .protocol import ProtocolError
     from .report import print_summary, write_json, write_junit
-    from .runner import run_cases
+    from .runner import is_unexpected, run_cases
 
-    cases = _load(args)
-    if cases is None:
-        return 2
-    if not cases:
-        _err("no case matched")
-        return 2
     try:
-        divs = for_impl(load_divergences(args.divergences), args.divergence_key or args.impl)
+        divs = for_impl(load_divergences(args.divergences), (args.divergence_key if not many else None) or impl)
     except DivergenceFileError as err:
         _err(str(err))
-        return 2
+        return 2, None
     try:
-        factory = make_adapter_factory(args.impl, isolate=args.isolate, timeout=args.timeout)
+        factory = make_adapter_factory(impl, isolate=args.isolate, timeout=args.timeout)
         first = factory()
     except ImplSpecError as err:
         _err(str(err))
-        return 2
+        return 2, None
     except (ProtocolError, ImportError, OSError) as err:
-        _err(f"cannot start the adapter for --impl {args.impl!r}: {err}")
-        return 2
-    adapter_name = getattr(first, "name", args.impl)
+        _err(f"cannot start the adapter for --impl {impl!r}: {err}")
+        return 2, None
+    adapter_name = getattr(first, "name", impl)
     console = Console(stderr=True)
     with Progress(TextColumn("[b]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console, transient=True,
                   disable=args.quiet) as progress:
-        task = progress.add_task(f"{args.impl}", total=len(cases), last="")
+        task = progress.add_task(f"{impl}", total=len(cases), last="")
 
         def tick(res) -> None:
             progress.update(task, advance=1, last=f"{res.result:<16} {res.case_id}")
 
         results = run_cases(cases, factory, jobs=max(1, args.jobs), divergences=divs, progress=tick,
                             first_adapter=first)
-    print_summary(results, args.impl, adapter_name, console=Console(), max_details=args.max_details)
+    print_summary(results, impl, adapter_name, console=Console(), max_details=args.max_details)
     if args.json:
-        write_json(args.json, results, args.impl, adapter_name)
+        write_json(_suffixed(args.json, impl, many), results, impl, adapter_name)
     if args.junit:
-        write_junit(args.junit, results, args.impl, adapter_name)
+        write_junit(_suffixed(args.junit, impl, many), results, impl, adapter_name)
+    return (1 if any(is_unexpected(r) for r in results) else 0), results
+
+
+def _print_overall(per_impl: list) -> None:
+    from collections import Counter
+
+    from rich.console import Console
+    from rich.table import Table
+
     from .runner import is_unexpected
 
-    return 1 if any(is_unexpected(r) for r in results) else 0
+    table = Table(title="relax-conformance: all implementations")
+    cols = ["pass", "fail", "error", "known-divergence", "skip"]
+    table.add_column("impl")
+    for c in cols:
+        table.add_column(c, justify="right")
+    table.add_column("unexpected", justify="right")
+    table.add_column("total", justify="right")
+    for impl, results in per_impl:
+        if results is None:
+            table.add_row(impl, *[""] * len(cols), "could not run", "")
+            continue
+        counts = Counter(r.result for r in results)
+        table.add_row(impl, *[str(counts.get(c, 0)) for c in cols],
+                      str(sum(1 for r in results if is_unexpected(r))), str(len(results)))
+    Console().print(table)
+
+
+def cmd_run(args) -> int:
+    cases = _load(args)
+    if cases is None:
+        return 2
+    if not cases:
+        _err("no case matched")
+        return 2
+    impls = split_impls(args.impl)
+    many = len(impls) > 1
+    status = 0
+    per_impl = []
+    for impl in impls:
+        code, results = _run_one(args, impl, cases, many)
+        per_impl.append((impl, results))
+        status = max(status, code)
+    if many:
+        _print_overall(per_impl)
+    return status
 
 
 def cmd_list(args) -> int:
@@ -177,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep cases with this tag, category, name or id glob (repeatable: any matches)")
 
     r = sub.add_parser("run", help="run the suite against an implementation")
-    r.add_argument("--impl", default="ref", help="ref | tvm | MODULE:CLASS | cmd:COMMAND (default: ref)")
+    r.add_argument("--impl", default="ref", help="ref | jax | tvm | MODULE:CLASS | cmd:COMMAND, or a comma-separated list of built-in ones such as ref,jax (default: ref)")
     case_opts(r)
     r.add_argument("--json", metavar="OUT", help="write a JSON report")
     r.add_argument("--junit", metavar="OUT", help="write a JUnit XML report")
