@@ -4,6 +4,7 @@
     relax-ref print FILE [--dialect tvm] print the module as TVMScript
     relax-ref run FILE [--entry main] --inputs in.npz [--out out.npz]
     relax-ref ops [--json]               the operator status table
+    relax-ref viz FILE [--entry main] [-o out.svg|png|dot]   a picture of a Relax function
 """
 
 from __future__ import annotations
@@ -77,6 +78,31 @@ def _cmd_ops(args) -> int:
     return 0
 
 
+def _cmd_viz(args) -> int:
+    from . import parse
+    from .viz import format_for_path, render
+
+    text = _read(args.file)
+    try:
+        mod = parse(text, file=args.file)
+        fmt = args.format or format_for_path(args.output)
+        data = render(mod, args.entry, fmt)
+    except RelaxError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    if args.output in (None, "-"):
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return 0
+    try:
+        with open(args.output, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise SystemExit(f"relax-ref: cannot write {args.output}: {e.strerror}") from None
+    print(f"wrote {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="relax-ref", description="The executable reference for Relax.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -100,6 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
     o = sub.add_parser("ops", help="operator status table")
     o.add_argument("--json", action="store_true", help="one JSON object per operator")
     o.set_defaults(fn=_cmd_ops)
+
+    v = sub.add_parser("viz", help="draw the dataflow graph of a Relax function (needs graphviz)")
+    v.add_argument("file")
+    v.add_argument("--entry", default="main")
+    v.add_argument("-o", "--output", default=None, help="output file (.svg, .png or .dot); default SVG on stdout")
+    v.add_argument("--format", choices=["svg", "png", "dot"], default=None, help="override the format")
+    v.set_defaults(fn=_cmd_viz)
 
     return p
 

@@ -1,0 +1,224 @@
+"""A tiny Llama-style decoder built with relax-ref's builder and module library, run by greedy decoding.
+
+The model: token embedding, ``layers`` decoder layers (RMSNorm -> grouped-query attention with rotary
+embedding and a KV cache -> residual -> RMSNorm -> SiLU-gated MLP -> residual), a final RMSNorm and an
+LM head; seeded random weights. Two Relax functions with symbolic shapes:
+
+* ``prefill(tokens: (1, n) int32, *weights) -> (logits (1, vocab), k_0, v_0, k_1, v_1, ...)`` with caches
+  ``(1, n, kv_heads, head_dim)``;
+* ``decode(token: (1, 1) int32, k_0, v_0, ...: (1, m, kv_heads, head_dim), *weights)
+  -> (logits, k_0', v_0', ...)`` with caches ``(1, m + 1, ...)``.
+
+Usage::
+
+    python examples/llama_tiny.py --impl ref,jax --tokens 8   # both token sequences + whether equal
+    python examples/llama_tiny.py --print                     # the module as TVMScript (TVM spelling)
+    python examples/llama_tiny.py --impl ref,tvm              # TVM 0.25: relax.build(target="llvm") + VM
+
+Implementations: ``ref`` (the reference interpreter), ``jax`` (``relax_jax.compile``), ``tvm`` (needs the
+``apache-tvm`` extra). With several implementations the exit status is 1 when their token ids differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from relax_ref import IRModule
+from relax_ref.builder import BlockBuilder, Tensor, op, var
+from relax_ref.frontend import nn
+from relax_ref.frontend.nn import emit
+from relax_ref.ir import prim_expr as P
+
+IMPLS = ("ref", "jax", "tvm")
+
+
+@dataclass(frozen=True)
+class Config:
+    vocab_size: int = 256
+    hidden_size: int = 128
+    num_layers: int = 2
+    num_heads: int = 4
+    num_kv_heads: int = 2
+    intermediate_size: int = 256
+    rope_theta: float = 10000.0
+    rms_eps: float = 1e-5
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.num_heads
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, cfg: Config) -> None:
+        self.input_norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps)
+        self.attn = nn.Attention(cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads, rope_theta=cfg.rope_theta)
+        self.post_norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps)
+        self.mlp = nn.GatedMLP(cfg.hidden_size, cfg.intermediate_size)
+
+    def forward(self, h, cache):
+        a, k, v = self.attn.forward(self.input_norm.forward(h), cache)
+        h = emit(op.add(h, a))
+        h = emit(op.add(h, self.mlp.forward(self.post_norm.forward(h))))
+        return h, k, v
+
+
+class LlamaTiny(nn.Module):
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.embed = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
+        self.layers = [DecoderLayer(cfg) for _ in range(cfg.num_layers)]
+        self.norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps)
+        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size)
+
+    def forward(self, tokens, caches: Optional[Sequence] = None):
+        """Logits of the last position ``(batch, vocab)`` and the extended caches ``[k_0, v_0, ...]``."""
+        b, n = tokens.struct_info.shape_values
+        h = self.embed.forward(tokens)
+        new_caches = []
+        for i, layer in enumerate(self.layers):
+            cache = None if caches is None else (caches[2 * i], caches[2 * i + 1])
+            h, k, v = layer.forward(h, cache)
+            new_caches += [k, v]
+        if not (isinstance(n, P.IntImm) and n.value == 1):  # keep the last position only
+            h = emit(op.strided_slice(h, axes=[1], begin=[n - 1], end=[n], assume_inbound=True))
+        logits = self.lm_head.forward(self.norm.forward(h))
+        logits = emit(op.reshape(logits, [b, self.cfg.vocab_size]))
+        return [logits, *new_caches]
+
+
+def build_module(model: LlamaTiny) -> IRModule:
+    """``prefill`` and ``decode`` (see the module docstring), normalized and well-formed."""
+    cfg = model.cfg
+    bb = BlockBuilder()
+    n = bb.sym_var("n")
+    tokens = var("tokens", Tensor((1, n), "int32"))
+    nn.build_function(bb, "prefill", [tokens], model, lambda t: model.forward(t))
+
+    m = bb.sym_var("m")
+    token = var("token", Tensor((1, 1), "int32"))
+    caches = [var(f"{kind}_cache_{i}", Tensor((1, m, cfg.num_kv_heads, cfg.head_dim), "float32"))
+              for i in range(cfg.num_layers) for kind in ("k", "v")]
+    nn.build_function(bb, "decode", [token, *caches], model, lambda t, *c: model.forward(t, c))
+    return bb.get()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Runners: each returns a function (entry, args) -> (logits numpy array, opaque caches)
+# ---------------------------------------------------------------------------------------------------
+
+Runner = Callable[[str, list], Tuple[np.ndarray, list]]
+
+
+def ref_runner(mod: IRModule) -> Runner:
+    import relax_ref
+
+    def run(entry: str, args: list):
+        out = relax_ref.evaluate(mod, entry, *args)
+        return np.asarray(out[0]), list(out[1:])
+
+    return run
+
+
+def jax_runner(mod: IRModule) -> Runner:
+    import relax_jax
+
+    exe = relax_jax.compile(mod)
+
+    def run(entry: str, args: list):
+        out = exe(entry, *args)
+        return np.asarray(out[0]), list(out[1:])
+
+    return run
+
+
+def tvm_runner(mod: IRModule) -> Runner:
+    import tvm
+    from tvm import relax
+
+    tmod = tvm.script.from_source(mod.script(dialect="tvm"))
+    exe = relax.build(tmod, target="llvm")
+    vm = relax.VirtualMachine(exe, tvm.cpu())
+
+    def conv(a):
+        return tvm.runtime.tensor(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
+
+    def run(entry: str, args: list):
+        out = vm[entry](*[conv(a) for a in args])
+        return out[0].numpy(), list(out[1:])
+
+    return run
+
+
+RUNNERS: Dict[str, Callable[[IRModule], Runner]] = {"ref": ref_runner, "jax": jax_runner, "tvm": tvm_runner}
+
+
+def generate(run: Runner, weights: List[np.ndarray], prompt: Sequence[int], num_tokens: int) -> List[int]:
+    """Greedy decoding: ``num_tokens`` new token ids after ``prompt``."""
+    tokens = np.asarray([list(prompt)], dtype="int32")
+    logits, caches = run("prefill", [tokens, *weights])
+    out: List[int] = []
+    for step in range(num_tokens):
+        nxt = int(np.argmax(logits[0]))
+        out.append(nxt)
+        if step + 1 == num_tokens:
+            break
+        logits, caches = run("decode", [np.asarray([[nxt]], dtype="int32"), *caches, *weights])
+    return out
+
+
+def make_model(seed: int, cfg: Optional[Config] = None) -> LlamaTiny:
+    return LlamaTiny(cfg or Config()).init_params(seed)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    p.add_argument("--impl", default="ref", help="comma-separated implementations: ref, jax, tvm")
+    p.add_argument("--tokens", type=int, default=8, help="number of tokens to generate")
+    p.add_argument("--seed", type=int, default=0, help="weight seed")
+    p.add_argument("--prompt", default="1,2,3,4,5", help="comma-separated prompt token ids")
+    p.add_argument("--print", action="store_true", help="print the module as TVMScript (TVM spelling) and exit")
+    args = p.parse_args(argv)
+
+    model = make_model(args.seed)
+    mod = build_module(model)
+    if args.print:
+        print(mod.script(dialect="tvm"))
+        return 0
+    impls = [s.strip() for s in args.impl.split(",") if s.strip()]
+    unknown = [s for s in impls if s not in IMPLS]
+    if unknown or not impls:
+        p.error(f"unknown implementation(s) {unknown}; choose from {', '.join(IMPLS)}")
+    try:
+        prompt = [int(t) for t in args.prompt.split(",")]
+    except ValueError:
+        p.error(f"--prompt must be comma-separated integers, got {args.prompt!r}")
+    if not prompt or any(not 0 <= t < model.cfg.vocab_size for t in prompt):
+        p.error(f"--prompt ids must lie in [0, {model.cfg.vocab_size})")
+    if args.tokens < 1:
+        p.error("--tokens must be at least 1")
+
+    weights = model.param_arrays()
+    results: Dict[str, List[int]] = {}
+    for impl in impls:
+        t0 = time.perf_counter()
+        run = RUNNERS[impl](mod)
+        t1 = time.perf_counter()
+        results[impl] = generate(run, weights, prompt, args.tokens)
+        t2 = time.perf_counter()
+        print(f"{impl}: {results[impl]}  (setup {t1 - t0:.2f} s, generate {t2 - t1:.2f} s)")
+    if len(results) > 1:
+        seqs = list(results.values())
+        equal = all(s == seqs[0] for s in seqs)
+        print(f"equal: {equal}")
+        return 0 if equal else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
