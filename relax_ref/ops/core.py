@@ -917,8 +917,13 @@ def _positional_parser(spec):
     def parse(opdef, args, kwargs, span):
         names = [s[0] for s in spec]
         defaults = {s[0]: s[2] for s in spec if s[2] is not REQUIRED}
+        kwargs = dict(kwargs)
+        # TVM prints ``sinfo_args=`` for such calls when built with explicit struct info (e.g. by
+        # CallTIRRewrite); they are kept on the call
+        sinfo = _sinfo_args(kwargs.pop("sinfo_args", None), span)
         b = _bind(opdef, names, args, kwargs, span, defaults)
-        return rx.Call(opdef.op, tuple(conv(b[n], n, span) for n, conv, _ in spec), span=span)
+        return rx.Call(opdef.op, tuple(conv(b[n], n, span) for n, conv, _ in spec), sinfo_args=tuple(sinfo),
+                       span=span)
 
     return parse
 

@@ -100,6 +100,17 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
      r"should be a multiple of", "struct_info"),
     (r"CrossEntropy requires|NLLLoss expects|NLLLoss op should take|NLLLoss requires|Shape mismatch for NLLLoss|"
      r"Resize2D expects", "struct_info"),
+    # manipulation and indexing operators
+    (r"Reshape requires|PermuteDims expects|Flip requires|Repeat requires|Concat (expects|op)|Stack (expects|op)|"
+     r"meshgrid expects|broadcast_to expects|do not match the rule of collapse sum|fails to match the axes|"
+     r"Split op expects|CollapseSumTo requires|layout_transform pad_value dtype|"
+     r"number of dimensions in input must match the number of source dimensions in index map", "struct_info"),
+    (r"Take op (requires|expects)|GatherElements requires|GatherND (requires|batch_dims)|index_tensor (requires|"
+     r"received|expects|: cannot)|one_hot(: | op requires)|ScatterElements (op )?requires|ScatterND (op requires|needs)|"
+     r"IndexPut requires|SliceScatter (op )?(requires|expects)|Dynamic strided[_ ]slice (requires|expects)|"
+     r"strided_slice operator requires|number of axes provided must match|is_base_of_tuple_of_int64|"
+     r"IsBaseOf\(relax::TensorStructInfo\(DataType::Void\(\), kUnknownNDim\), GetStructInfo\(data\)\)|"
+     r"Mismatched type on argument #\d+ when calling: `relax\.op\.", "struct_info"),
     # well-formedness
     (r"is annotated as pure but contains an impure call", "well_formed"),
     (r"occurs within a dataflow block", "well_formed"),

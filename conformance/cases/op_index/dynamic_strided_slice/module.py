@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 5), "float32"), b: R.Tensor((2,), "int64"), e: R.Tensor((2,), "int64"), s: R.Tensor((2,), "int64")) -> R.Tensor(ndim=2, dtype="float32"):
+        y = R.dynamic_strided_slice(x, b, e, s)
+        return y

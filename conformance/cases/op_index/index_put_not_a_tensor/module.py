@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(d: R.Prim("float32"), i: R.Tensor((1,), "int64"), v: R.Tensor((1,), "float32")) -> R.Tensor((1,), "float32"):
+        y = R.index_put(d, (i,), v)
+        return y

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(d: R.Tensor((2,), "float32"), i: R.Tensor((), "int64"), v: R.Tensor((1,), "float32")) -> R.Tensor((2,), "float32"):
+        y = R.index_put(d, (i,), v)
+        return y

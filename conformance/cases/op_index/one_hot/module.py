@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(i: R.Tensor(("n", 3), "int32")) -> R.Tensor(("n", 3, 4), "float32"):
+        y = R.one_hot(i, R.prim_value(1.0), R.prim_value(0.0), depth=4)
+        return y

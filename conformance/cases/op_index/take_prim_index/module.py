@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((5,), "float32"), i: R.Prim("int64")) -> R.Tensor((), "float32"):
+        y = R.take(x, i)
+        return y

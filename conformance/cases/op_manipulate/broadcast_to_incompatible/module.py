@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((4, 3, 3), "float32"):
+        y = R.broadcast_to(x, R.shape([4, 3, 3]))
+        return y

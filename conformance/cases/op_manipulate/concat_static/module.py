@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((2, 3), "float32"), b: R.Tensor((4, 3), "float32")) -> R.Tensor((8, 3), "float32"):
+        y = R.concat((a, b, a), axis=-2)
+        return y

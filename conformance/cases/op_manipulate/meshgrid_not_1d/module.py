@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((2, 2), "int64")) -> R.Tuple(R.Tensor((2,), "int64")):
+        y = R.meshgrid((a,))
+        return y

@@ -1,0 +1,231 @@
+"""Helpers shared by the manipulation and indexing operators (:mod:`relax_ref.ops.manipulate`,
+:mod:`relax_ref.ops.index`, :mod:`relax_ref.ops.scatter`, :mod:`relax_ref.ops.layout_transform`).
+
+Inference
+    :func:`shape_expr_values` (dims only when the shape is a ``ShapeExpr``, TVM's
+    ``shape.as<ShapeExprNode>()``), :func:`tensor_input` (a tensor argument with TVM's wording),
+    :func:`tuple_tensor_fields`, :func:`simplify`.
+Reference semantics
+    :func:`as_array`, :func:`int_value`, :func:`check_result_shape` (OP.SEM.3: the value of a call
+    must belong to its inferred struct info; when a TVM 0.25 shape formula disagrees with the actual
+    result at run time the call raises ``op_runtime`` instead of returning a value of the wrong shape).
+Legalization
+    :func:`legalizable`, :func:`tuple_fields` (the fields of a tuple argument as expressions usable
+    by ``call_te``), :func:`call_te_with_asserts` (``call_te`` plus run-time ``T.Assert`` checks
+    wrapped around the generated kernel).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import OpRuntimeError
+from ..interp.values import PrimScalar
+from ..ir import dtype as _dt
+from ..ir import expr as rx
+from ..ir import prim_expr as P
+from ..ir import tir
+from ..ir.struct_info import (
+    PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
+)
+from . import common as C
+
+# ---------------------------------------------------------------------------------------------------
+# Inference helpers
+# ---------------------------------------------------------------------------------------------------
+
+
+def shape_expr_values(s: TensorStructInfo) -> Optional[Tuple[P.PrimExpr, ...]]:
+    """The dims of ``s`` when its shape is a ``ShapeExpr`` literal (not a shape variable)."""
+    if isinstance(s.shape, rx.ShapeExpr):
+        return s.shape.values
+    return None
+
+
+def int64(v: int) -> P.IntImm:
+    return P.IntImm(int(v), "int64")
+
+
+def tensor_input(call: rx.Call, i: int, ctx: Any, op_title: str, what: str) -> TensorStructInfo:
+    """Argument ``i`` must be a tensor: ``<op_title> requires the input <what> to be a Tensor``."""
+    s = C.arg_sinfo(call, i, ctx)
+    if not isinstance(s, TensorStructInfo):
+        raise C.error(call, f"{op_title} requires the input {what} to be a Tensor. However, the given one "
+                            f"has struct info {C.describe_sinfo(s)}", ctx)
+    return s
+
+
+def shape_input(call: rx.Call, i: int, ctx: Any, op_title: str, what: str = "shape") -> ShapeStructInfo:
+    s = C.arg_sinfo(call, i, ctx)
+    if not isinstance(s, ShapeStructInfo):
+        raise C.error(call, f"{op_title} requires the input {what} to be Shape. However, the given one has "
+                            f"struct info {C.describe_sinfo(s)}", ctx)
+    return s
+
+
+def tuple_tensor_fields(call: rx.Call, i: int, ctx: Any) -> List[TensorStructInfo]:
+    """TVM's ``GetTensorStructInfoFromTuple``: argument ``i`` is a tuple of tensors."""
+    return C.tuple_of_tensors_arg(call, i, ctx)
+
+
+def simplify(ctx: Any, e: P.PrimExpr) -> P.PrimExpr:
+    """``ctx.analyzer.simplify(e)`` (a fresh analyzer when the context has none)."""
+    analyzer = getattr(ctx, "analyzer", None)
+    if analyzer is None:
+        from ..arith import Analyzer
+
+        analyzer = Analyzer()
+    return analyzer.simplify(e)
+
+
+def can_prove(ctx: Any, cond: P.PrimExpr) -> bool:
+    analyzer = getattr(ctx, "analyzer", None)
+    if analyzer is None:
+        from ..arith import Analyzer
+
+        analyzer = Analyzer()
+    return bool(analyzer.can_prove(cond))
+
+
+def prove_not_equal(ctx: Any, a: P.PrimExpr, b: P.PrimExpr) -> bool:
+    """Whether ``a != b`` provably holds (TVM's ``CanProve(a != b)``)."""
+    if isinstance(a, P.IntImm) and isinstance(b, P.IntImm):
+        return a.value != b.value
+    from . import te_ops
+
+    a, b = te_ops.match_types(a, b)
+    return can_prove(ctx, P.NE(a, b))
+
+
+def is_int_dtype(dtype: str) -> bool:
+    """TVM's ``dtype.is_int()``: a signed integer type."""
+    return _dt.is_int(dtype)
+
+
+def is_int_or_uint(dtype: str) -> bool:
+    return _dt.is_int(dtype) or _dt.is_uint(dtype)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reference helpers
+# ---------------------------------------------------------------------------------------------------
+
+
+def as_array(v: Any) -> np.ndarray:
+    if isinstance(v, PrimScalar):
+        return np.array(v.value, dtype=_dt.to_numpy(v.dtype))
+    return np.asarray(v)
+
+
+def int_value(v: Any) -> int:
+    """A Python int from a PrimScalar (or an int)."""
+    if isinstance(v, PrimScalar):
+        return int(v.value)
+    return int(v)
+
+
+def runtime_error(call: rx.Call, message: str) -> OpRuntimeError:
+    return OpRuntimeError(f"{C.op_name(call)}: {message}", call.span)
+
+
+def _eval_dims(ctx: Any, dims: Sequence[P.PrimExpr]) -> Optional[Tuple[int, ...]]:
+    ev = getattr(ctx, "eval_prim", None)
+    if ev is None:
+        return None
+    try:
+        return tuple(int(ev(d)) for d in dims)
+    except Exception:  # noqa: BLE001 - a dim that cannot be evaluated here is simply not checked
+        return None
+
+
+def check_result_shape(call: rx.Call, ctx: Any, value: Any, sinfo: Optional[StructInfo] = None) -> None:
+    """OP.SEM.3: raise ``op_runtime`` when the inferred ``ShapeExpr`` dims of the call (evaluated in
+    the current symbolic environment) disagree with the shape of ``value``. Used by the operators
+    whose TVM 0.25 shape formula can be negative or wrong for some run-time sizes (``split``,
+    ``strided_slice``). Without an evaluation context nothing is checked."""
+    s = call.struct_info if sinfo is None else sinfo
+    if isinstance(s, TupleStructInfo) and isinstance(value, tuple):
+        for f, v in zip(s.fields, value):
+            check_result_shape(call, ctx, v, f)
+        return
+    if not isinstance(s, TensorStructInfo) or not isinstance(s.shape, rx.ShapeExpr):
+        return
+    want = _eval_dims(ctx, s.shape.values)
+    if want is None:
+        return
+    got = tuple(np.shape(value))
+    if want != got:
+        raise runtime_error(call, f"the result has shape {got}, but the struct info inferred for the call "
+                                  f"evaluates to {want} (a negative or inconsistent extent)")
+
+
+def copy_out(a: np.ndarray) -> np.ndarray:
+    """A fresh contiguous array (operator results never alias their inputs)."""
+    return np.array(a, copy=True, order="C")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Legalization helpers
+# ---------------------------------------------------------------------------------------------------
+
+
+def _sinfo_known(s: Optional[StructInfo]) -> bool:
+    if isinstance(s, TensorStructInfo):
+        return isinstance(s.shape, rx.ShapeExpr) and s.dtype != "void"
+    if isinstance(s, TupleStructInfo):
+        return all(_sinfo_known(f) for f in s.fields)
+    if isinstance(s, PrimStructInfo):
+        return s.dtype != "void"
+    if isinstance(s, ShapeStructInfo):
+        return s.values is not None
+    return False
+
+
+def legalizable(call: rx.Call, *, check_result: bool = True) -> bool:
+    """Every argument (tensors, tuples of tensors, prims, shapes) and, unless ``check_result`` is
+    False, the result have known shapes (``ShapeExpr``) and dtypes."""
+    if not all(_sinfo_known(a.struct_info) for a in call.args):
+        return False
+    return not check_result or _sinfo_known(call.struct_info)
+
+
+def tuple_fields(e: rx.Expr) -> List[rx.Expr]:
+    """The fields of a tuple-valued argument as expressions: the fields of a ``Tuple`` literal, else
+    ``TupleGetItem`` nodes (carrying the field struct info) that the normalizer binds."""
+    if isinstance(e, rx.Tuple):
+        return list(e.fields)
+    s = e.struct_info
+    if not isinstance(s, TupleStructInfo):
+        raise OpRuntimeError("internal: expected a tuple-typed argument", getattr(e, "span", None))
+    return [rx.TupleGetItem(e, i, struct_info=f, span=e.span) for i, f in enumerate(s.fields)]
+
+
+def call_te_with_asserts(ctx: Any, fte: Callable[..., Any], args: Sequence[Any], name: str,
+                         asserts: List[Tuple[P.PrimExpr, str]]) -> rx.Call:
+    """``ctx.call_te(fte, *args, primfunc_name_hint=name)`` where ``fte`` may append
+    ``(condition, message)`` pairs (over the kernel's own shape variables) to ``asserts``; each becomes
+    a ``T.Assert`` around the kernel body, checked before anything is computed."""
+    from .te_bridge import gen_call_tir_inputs
+
+    del asserts[:]
+    pieces = gen_call_tir_inputs(fte, list(args), {})
+    func = pieces.func
+    body = func.body
+    live = [(c, m) for c, m in asserts if not (isinstance(c, P.IntImm) and c.value)]
+    for cond, msg in reversed(live):
+        body = tir.AssertStmt(cond, msg, body)
+    if live:
+        func = dataclasses.replace(func, body=body)
+    gv = ctx.add_prim_func(func, name)
+    return ctx.call_tir(gv, pieces.args, pieces.out_sinfo, pieces.tir_vars)
+
+
+__all__ = [
+    "shape_expr_values", "int64", "tensor_input", "shape_input", "tuple_tensor_fields", "simplify",
+    "can_prove", "prove_not_equal", "is_int_dtype", "is_int_or_uint", "as_array", "int_value",
+    "runtime_error", "check_result_shape", "copy_out", "legalizable", "tuple_fields",
+    "call_te_with_asserts",
+]
