@@ -1,70 +1,57 @@
-"""Passes: pure ``IRModule -> IRModule`` functions (spec chapter PASS).
+"""Passes: pure ``IRModule -> IRModule`` functions (PASS.*).
 
-The protocol is deliberately small:
+The protocol (:mod:`relax_ref.transform.pass_infra`):
 
 * a pass is any object with a ``name`` (str) that is callable as ``pass_(mod) -> IRModule`` and never
   mutates its input (IR nodes are immutable anyway);
 * :class:`Pass` is the base class for passes with configuration; subclasses implement
-  :meth:`Pass.transform`;
-* :class:`Sequential` runs passes in order; :func:`function_pass` wraps a plain function.
+  :meth:`Pass.transform`; :class:`FunctionPass` applies ``transform_function`` to every Relax
+  function;
+* :class:`Sequential` runs passes in order (skipping those the :class:`PassContext` does not
+  enable); :func:`function_pass` / :func:`module_pass` wrap a plain function;
+* :class:`PassContext` (``opt_level``, ``config``, ``required_pass``, ``disabled_pass``,
+  ``instruments``) is a context manager; :class:`PassInstrument` hooks see every pass.
 
-Passes provided here: :class:`~relax_ref.transform.legalize_ops.LegalizeOps`.
+Passes (TVM 0.25 semantics, see each module): LegalizeOps, Normalize, AnnotateTIROpPattern, FuseOps,
+FuseTIR, ExpandTupleArguments, RemoveUnusedParameters, DeadCodeElimination, CanonicalizeBindings,
+ConvertToDataflow, ToNonDataflow, RemovePurityChecking, CallTIRRewrite, StaticPlanBlockMemory,
+FoldConstant, LambdaLift, RewriteDataflowReshape, DecomposeOpsForInference; pipelines in
+:mod:`relax_ref.transform.pipeline` (:func:`default_pipeline`, :func:`vm_lowering`).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
-
-from ..ir.module import IRModule
-
-
-class Pass:
-    """Base class of passes: ``name`` plus ``transform(mod) -> mod``; calling the pass transforms."""
-
-    name: str = "Pass"
-
-    def transform(self, mod: IRModule) -> IRModule:
-        raise NotImplementedError(f"{type(self).__name__} must implement transform()")
-
-    def __call__(self, mod: IRModule) -> IRModule:
-        if not isinstance(mod, IRModule):
-            raise TypeError(f"pass {self.name} expects an IRModule, got {type(mod).__name__}")
-        return self.transform(mod)
-
-    def __repr__(self) -> str:
-        return f"<pass {self.name}>"
-
-
-class Sequential(Pass):
-    """Run ``passes`` one after the other."""
-
-    def __init__(self, passes: Iterable[Callable[[IRModule], IRModule]], name: str = "Sequential") -> None:
-        self.passes: Sequence[Callable[[IRModule], IRModule]] = tuple(passes)
-        self.name = name
-
-    def transform(self, mod: IRModule) -> IRModule:
-        for p in self.passes:
-            mod = p(mod)
-        return mod
-
-    def __repr__(self) -> str:
-        return f"<pass {self.name}: {', '.join(getattr(p, 'name', repr(p)) for p in self.passes)}>"
-
-
-class _FunctionPass(Pass):
-    def __init__(self, fn: Callable[[IRModule], IRModule], name: str) -> None:
-        self.fn = fn
-        self.name = name
-
-    def transform(self, mod: IRModule) -> IRModule:
-        return self.fn(mod)
-
-
-def function_pass(fn: Callable[[IRModule], IRModule], name: str | None = None) -> Pass:
-    """Wrap ``fn(mod) -> mod`` as a named pass."""
-    return _FunctionPass(fn, name or fn.__name__)
-
+from .pass_infra import (  # noqa: F401  (re-exported)
+    FunctionPass, Pass, PassContext, PassInfo, PassInstrument, PassTiming, PassTimingInstrument,
+    PassTraceInstrument, Sequential, WellFormedInstrument, config_options, function_pass, module_pass,
+    register_config_option,
+)
 
 from .legalize_ops import LegalizeContext, LegalizeOps  # noqa: E402  (uses Pass)
+from .annotate_tir_op_pattern import AnnotateTIROpPattern, OpPatternKind  # noqa: E402
+from .call_tir_rewrite import CallTIRRewrite  # noqa: E402
+from .canonicalize_bindings import CanonicalizeBindings  # noqa: E402
+from .convert_to_dataflow import ConvertToDataflow  # noqa: E402
+from .dead_code_elimination import DeadCodeElimination  # noqa: E402
+from .decompose_ops import DecomposeOpsForInference  # noqa: E402
+from .fold_constant import FoldConstant  # noqa: E402
+from .fuse_ops import FuseOps  # noqa: E402
+from .fuse_tir import ExpandTupleArguments, FuseTIR, RemoveUnusedParameters  # noqa: E402
+from .lambda_lift import LambdaLift  # noqa: E402
+from .normalize import Normalize  # noqa: E402
+from .remove_purity_checking import RemovePurityChecking  # noqa: E402
+from .rewrite_dataflow_reshape import RewriteDataflowReshape  # noqa: E402
+from .static_plan_block_memory import StaticPlanBlockMemory  # noqa: E402
+from .to_non_dataflow import ToNonDataflow  # noqa: E402
+from .pipeline import default_pipeline, full_pipeline, vm_lowering  # noqa: E402
 
-__all__ = ["Pass", "Sequential", "function_pass", "LegalizeOps", "LegalizeContext"]
+__all__ = [
+    "Pass", "FunctionPass", "Sequential", "function_pass", "module_pass", "PassContext", "PassInfo",
+    "PassInstrument", "PassTiming", "PassTimingInstrument", "PassTraceInstrument", "WellFormedInstrument",
+    "register_config_option", "config_options", "LegalizeOps", "LegalizeContext",
+    "AnnotateTIROpPattern", "OpPatternKind", "CallTIRRewrite", "CanonicalizeBindings", "ConvertToDataflow",
+    "DeadCodeElimination", "DecomposeOpsForInference", "FoldConstant", "FuseOps", "FuseTIR",
+    "ExpandTupleArguments", "RemoveUnusedParameters", "LambdaLift", "Normalize", "RemovePurityChecking",
+    "RewriteDataflowReshape", "StaticPlanBlockMemory", "ToNonDataflow", "default_pipeline", "vm_lowering",
+    "full_pipeline",
+]
