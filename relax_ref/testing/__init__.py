@@ -1,0 +1,48 @@
+"""Property-based testing of passes: random well-formed programs, oracles, failure bundles.
+
+Public API::
+
+    check_pass(pass_, *, max_examples=30, sizes=(1, 3), strategy=None, config=None, prepare=(),
+               signature=True, tolerances=None, timeout=60.0, bundle_dir=None, settings=None)
+    check_pass_sequence(passes, *, max_length=4, max_examples=30, sizes=(1, 3), strategy=None,
+                        config=None, signature=True, tolerances=None, timeout=60.0, bundle_dir=None,
+                        stop_on_failure=True, settings=None) -> SequenceReport | None
+    strategies.programs(config=None, **overrides) / strategies.modules(...) / strategies.inputs(program, sizes)
+    generate(source, config) -> Program                 # the generator without Hypothesis
+    GenConfig, Program, RULES, active_rules(), check_case(...), Outcome, PassCheckError
+    write_bundle / load_bundle, mutants.drop_binding / mutants.swap_operands
+
+Modules: :mod:`.source` (choice sources), :mod:`.domain` (true dims, value ranges), :mod:`.rules`
+(per-operator generator rules), :mod:`.tir_gen` (random kernels), :mod:`.program` (the generator),
+:mod:`.inputs`, :mod:`.compare`, :mod:`.oracle`, :mod:`.check`, :mod:`.bundle`, :mod:`.passes`
+(the catalog), :mod:`.mutants`, :mod:`.shrink`, :mod:`.tvm_bridge` and :mod:`.campaign`
+(differential testing of TVM's passes: ``python -m relax_ref.testing.campaign``).
+Names are loaded lazily so that importing the package does not import Hypothesis.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "check_pass": "check", "check_pass_sequence": "check", "SequenceReport": "check",
+    "generate": "program", "GenConfig": "program", "Program": "program", "GenerationError": "program",
+    "RULES": "rules", "active_rules": "rules", "OpRule": "rules",
+    "check_case": "oracle", "Outcome": "oracle", "PassCheckError": "oracle", "InvalidCaseError": "oracle",
+    "write_bundle": "bundle", "load_bundle": "bundle",
+    "RandomSource": "source", "ReplaySource": "source", "HypothesisSource": "source",
+    "compare": "compare", "TOLERANCES": "compare",
+    "program_inputs": "inputs", "module_inputs": "inputs",
+}
+
+
+def __getattr__(name: str):
+    if name == "strategies":
+        return importlib.import_module("relax_ref.testing.strategies")
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'relax_ref.testing' has no attribute '{name}'")
+    return getattr(importlib.import_module(f"relax_ref.testing.{mod}"), name)
+
+
+__all__ = sorted(_EXPORTS) + ["strategies"]

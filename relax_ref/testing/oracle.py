@@ -1,0 +1,286 @@
+"""The oracles: does a pass (or a sequence of passes) preserve a program?
+
+:func:`check_case` applies passes one at a time to a :class:`~relax_ref.testing.program.Program`
+and stops at the first failure, classified by *symptom* (NNSmith / Tzer style, ANCHORS lessons 25-26):
+
+``crash``       the pass raised (any exception);
+``timeout``     the pass (or evaluating its output) ran past the time limit;
+``ill-formed``  its output fails :func:`~relax_ref.analysis.well_formed.check_well_formed`;
+``signature``   a public function disappeared, its parameters' struct info changed, or its return
+                struct info became weaker (``is_base_of(old_ret, new_ret)`` fails) -- the struct-info
+                promise of every pass in the catalog unless its spec says otherwise;
+``mismatch``    the reference interpreter gives a different result (beyond the per-dtype tolerance of
+                :mod:`relax_ref.testing.compare`) at one of the sizes, or raises where the original
+                did not.
+
+The expected results are computed once, from the original program, at every size. If the original
+program itself fails there, the case is invalid (:class:`InvalidCaseError`), never a pass failure.
+The result is an :class:`Outcome`; ``outcome.report()`` is a readable account with both modules
+printed as TVMScript, which is what :class:`PassCheckError` (an ``AssertionError``) carries.
+"""
+
+from __future__ import annotations
+
+import copy
+import signal
+import threading
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..analysis.struct_info_ops import is_base_of, struct_info_alpha_equal
+from ..analysis.well_formed import check_well_formed
+from ..errors import RelaxError
+from ..ir import expr as rx
+from ..ir.functor import struct_info_prim_vars, substitute_struct_info
+from ..ir.module import IRModule
+from ..ir.struct_info import FuncStructInfo, ObjectStructInfo
+from .compare import compare
+from .inputs import inputs_for
+from .program import Program
+
+SYMPTOMS = ("ok", "crash", "timeout", "ill-formed", "signature", "mismatch")
+
+
+class InvalidCaseError(RelaxError):
+    """The input program cannot serve as a test case (it fails on the reference interpreter)."""
+
+    kind = "invalid_case"
+
+
+@dataclass
+class Outcome:
+    """The result of checking one program against a pass sequence."""
+
+    symptom: str
+    passes: Tuple[str, ...]
+    before: IRModule
+    failed_at: Optional[int] = None
+    message: str = ""
+    detail: str = ""
+    after: Optional[IRModule] = None
+    size: Optional[int] = None
+    inputs: Optional[List[Any]] = None
+    expected: Any = None
+    actual: Any = None
+    seconds: float = 0.0
+    entry: str = "main"
+
+    @property
+    def ok(self) -> bool:
+        return self.symptom == "ok"
+
+    @property
+    def failed_pass(self) -> Optional[str]:
+        if self.failed_at is None or not self.passes:
+            return None
+        return self.passes[min(self.failed_at, len(self.passes) - 1)]
+
+    def headline(self) -> str:
+        if self.ok:
+            return f"ok after {' -> '.join(self.passes)}"
+        where = f" at size {self.size}" if self.size is not None else ""
+        return (f"{self.symptom} in pass {self.failed_pass} (sequence: {' -> '.join(self.passes)}){where}: "
+                f"{self.message}")
+
+    def report(self) -> str:
+        """The headline, the input module and (when there is one) the pass output, as TVMScript."""
+        parts = [self.headline(), "", "--- input module ---", _script(self.before)]
+        if self.after is not None:
+            parts += ["", f"--- after {self.failed_pass} ---", _script(self.after)]
+        if self.inputs is not None:
+            parts += ["", "--- inputs ---", _describe_values(self.inputs)]
+        if self.detail:
+            parts += ["", "--- detail ---", self.detail]
+        return "\n".join(parts)
+
+
+class PassCheckError(RelaxError, AssertionError):
+    """A pass failed an oracle; ``.outcome`` holds the :class:`Outcome`."""
+
+    kind = "pass_check"
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.report())
+        self.outcome = outcome
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _script(mod: IRModule) -> str:
+    try:
+        return mod.script()
+    except Exception as err:  # noqa: BLE001 - the report must be produced whatever the module holds
+        return f"<the module could not be printed: {type(err).__name__}: {err}>"
+
+
+def _describe_values(values: Sequence[Any]) -> str:
+    lines = []
+    with np.printoptions(threshold=64, precision=4):
+        for i, v in enumerate(values):
+            lines.append(f"arg{i} = {v!r}")
+    return "\n".join(lines)
+
+
+def pass_name(p: Any) -> str:
+    return getattr(p, "name", None) or getattr(p, "__name__", None) or type(p).__name__
+
+
+# ---------------------------------------------------------------------------------------------------
+# Time limits
+# ---------------------------------------------------------------------------------------------------
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm; a BaseException so that a pass's own ``except Exception`` cannot eat it."""
+
+
+@contextmanager
+def time_limit(seconds: Optional[float]):
+    """Raise :class:`_Timeout` after ``seconds`` (main thread only, POSIX; elsewhere no limit)."""
+    if not seconds or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise _Timeout()
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Oracles
+# ---------------------------------------------------------------------------------------------------
+
+
+def run_entry(mod: IRModule, entry: str, inputs: Sequence[Any]) -> Any:
+    """Evaluate ``entry`` on copies of ``inputs`` (a program may write into its arguments)."""
+    from ..interp import Interpreter
+
+    return Interpreter(mod)(entry, *[copy.deepcopy(x) for x in inputs])
+
+
+def signature_problem(before: IRModule, after: IRModule) -> Optional[str]:
+    """Why ``after`` breaks the signature promise for ``before``'s public functions, or None."""
+    for gv, f in before.relax_functions():
+        if f.global_symbol is None:
+            continue
+        name = gv.name_hint
+        if name not in after:
+            return f"public function '{name}' was removed"
+        g = after[name]
+        if not isinstance(g, rx.Function):
+            return f"public function '{name}' is no longer a Relax function"
+        if len(g.params) != len(f.params):
+            return f"'{name}' has {len(g.params)} parameters instead of {len(f.params)}"
+        fp = tuple(p.struct_info for p in f.params)
+        gp = tuple(p.struct_info for p in g.params)
+        if not struct_info_alpha_equal(FuncStructInfo(fp, ObjectStructInfo()), FuncStructInfo(gp, ObjectStructInfo())):
+            return f"the parameters of '{name}' changed struct info"
+        vmap = _pair_sym_vars(gp, fp)
+        new_ret = substitute_struct_info(g.ret_struct_info, vmap) if g.ret_struct_info is not None else None
+        if new_ret is None or not is_base_of(f.ret_struct_info, new_ret):
+            return (f"the return struct info of '{name}' was weakened from {f.ret_struct_info} to "
+                    f"{g.ret_struct_info}")
+    return None
+
+
+def _pair_sym_vars(src_params, dst_params) -> Dict:
+    """Map the symbolic variables of ``src_params`` to those at the same places in ``dst_params``."""
+    vmap: Dict = {}
+    for a, b in zip(src_params, dst_params):
+        va, vb = list(struct_info_prim_vars(a)), list(struct_info_prim_vars(b))
+        if len(va) == len(vb):
+            for x, y in zip(va, vb):
+                if x is not y:
+                    vmap.setdefault(x, y)
+    return vmap
+
+
+def expected_results(program: Program, sizes: Sequence[int], seed: int) -> List[Tuple[int, List[Any], Any]]:
+    """``(size, inputs, result)`` of the original program at each size; InvalidCaseError if it fails."""
+    out = []
+    for size in sizes:
+        inputs = inputs_for(program, size, seed)
+        try:
+            res = run_entry(program.mod, program.entry, inputs)
+        except RelaxError as err:
+            raise InvalidCaseError(f"the input program fails on the reference interpreter at size {size}: "
+                                   f"{type(err).__name__}: {err.message}\n{_script(program.mod)}") from err
+        out.append((size, inputs, res))
+    return out
+
+
+def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]], *,
+               sizes: Sequence[int] = (1, 3), seed: int = 0, tolerances=None, signature: bool = True,
+               timeout: Optional[float] = None, check_each: bool = True, untested: int = 0,
+               expected: Optional[List[Tuple[int, List[Any], Any]]] = None) -> Outcome:
+    """Apply ``passes`` to ``program.mod`` in order and run the oracles after each one (only after
+    the last when ``check_each`` is false). The first ``untested`` passes only prepare the input
+    (e.g. ``LegalizeOps`` before ``FuseOps``); they are still checked, so a failure there is
+    reported against them."""
+    names = tuple(pass_name(p) for p in passes)
+    start = time.perf_counter()
+    if expected is None:
+        expected = expected_results(program, sizes, seed)
+    mod = program.mod
+    entry = program.entry
+
+    def fail(symptom, i, message, detail="", after=None, **kw) -> Outcome:
+        return Outcome(symptom, names, program.mod, i, message, detail, after,
+                       seconds=time.perf_counter() - start, entry=entry, **kw)
+
+    for i, p in enumerate(passes):
+        try:
+            with time_limit(timeout):
+                new = p(mod)
+        except _Timeout:
+            return fail("timeout", i, f"the pass ran longer than {timeout} s", after=mod)
+        except Exception as err:  # noqa: BLE001 - any exception of a pass is a crash
+            return fail("crash", i, f"{type(err).__name__}: {err}", traceback.format_exc(), after=mod)
+        if not isinstance(new, IRModule):
+            return fail("crash", i, f"the pass returned {type(new).__name__}, not an IRModule", after=mod)
+        try:
+            check_well_formed(new)
+        except RelaxError as err:
+            return fail("ill-formed", i, f"{type(err).__name__}: {err.message}", str(err), after=new)
+        except Exception as err:  # noqa: BLE001 - the checker itself failing on the output
+            return fail("ill-formed", i, f"the well-formedness checker failed: {type(err).__name__}: {err}",
+                        traceback.format_exc(), after=new)
+        if signature and i >= untested:
+            why = signature_problem(program.mod, new)
+            if why is not None:
+                return fail("signature", i, why, after=new)
+        mod = new
+        if not check_each and i != len(passes) - 1:
+            continue
+        for size, inputs, res in expected:
+            try:
+                with time_limit(timeout):
+                    got = run_entry(mod, entry, inputs)
+            except _Timeout:
+                return fail("timeout", i, f"evaluating the output ran longer than {timeout} s", after=mod,
+                            size=size, inputs=inputs, expected=res)
+            except Exception as err:  # noqa: BLE001 - the original ran, so any failure is the pass's
+                return fail("mismatch", i, f"the output raised {type(err).__name__}: {err}",
+                            traceback.format_exc(), after=mod, size=size, inputs=inputs, expected=res)
+            diff = compare(res, got, tolerances=tolerances)
+            if diff is not None:
+                return fail("mismatch", i, diff, after=mod, size=size, inputs=inputs, expected=res, actual=got)
+    return Outcome("ok", names, program.mod, after=mod, seconds=time.perf_counter() - start, entry=entry)
+
+
+__all__ = ["SYMPTOMS", "Outcome", "PassCheckError", "InvalidCaseError", "check_case", "expected_results",
+           "signature_problem", "run_entry", "time_limit", "pass_name"]
