@@ -1,4 +1,4 @@
-"""Failure bundles: everything needed to reproduce one failure, in one directory (ANCHORS lesson 26).
+"""Failure bundles: everything needed to reproduce one failure, in one directory.
 
 A bundle directory ``<root>/<symptom>-<pass>-<hash>/`` holds
 

@@ -1,7 +1,7 @@
 """The oracles: does a pass (or a sequence of passes) preserve a program?
 
 :func:`check_case` applies passes one at a time to a :class:`~relax_ref.testing.program.Program`
-and stops at the first failure, classified by *symptom* (NNSmith / Tzer style, ANCHORS lessons 25-26):
+and stops at the first failure, classified by *symptom* (NNSmith / Tzer style; the criterion of PASS.PRESERVE.1-2):
 
 ``crash``       the pass raised (any exception);
 ``timeout``     the pass (or evaluating its output) ran past the time limit;

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for well-formed Relax programs and their inputs (ANCHORS lessons 23-24).
+"""Hypothesis strategies for well-formed Relax programs and their inputs.
 
 * :func:`programs(config=None, **overrides)` -- generated :class:`~relax_ref.testing.program.Program`
   objects (module + what is known about the entry's parameters);

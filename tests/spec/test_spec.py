@@ -48,6 +48,7 @@ CHAPTERS = {
     "11-errors.md": ("ERR",),
     "12-divergences.md": ("DIV",),
     "13-operators.md": ("OP",),
+    "14-passes.md": ("PASS",),
 }
 
 
