@@ -17,7 +17,8 @@ Built-ins (CALL.PACKED.6), for modules printed after TVM's lowering passes: ``vm
 ``copy``, ``reshape``, ``null_value``, ``tensor_to_shape``, ``read_if_cond``, ``make_tuple``,
 ``tuple_getitem``, ``to_device``, ``ensure_zero_offset``, ``alloc_storage``, ``alloc_tensor``,
 ``make_closure``, ``invoke_closure``, ``call_tir_dyn`` (the last three need the interpreter and are
-bound to it).
+bound to it); and TVM's CPU sort kernels ``tvm.contrib.sort.sort`` / ``argsort`` / ``topk`` that
+``T.call_packed`` calls from TensorIR (TIR.PACKED.3, :mod:`relax_ref.interp.tir_packed`).
 """
 
 from __future__ import annotations
@@ -214,7 +215,7 @@ def tensor_to_shape(t: Any) -> ShapeValue:
 
 def reshape_view(t: Any, shape: Any) -> np.ndarray:
     """``t`` viewed with ``shape`` (same elements, row-major). A different element count raises
-    OpRuntimeError (TVM does not check and reads out of bounds, TVM-QUIRKS Q9)."""
+    OpRuntimeError (TVM does not check and reads out of bounds, DIV.25)."""
     if not isinstance(t, np.ndarray):
         raise TypeMismatchError(f"reshape expects a tensor, got {describe(t)}")
     shp = tuple(int(d) for d in shape)
@@ -274,7 +275,11 @@ def _static_builtins() -> Dict[str, PackedFunc]:
         "vm.builtin.alloc_storage": lambda vm, size, *rest: alloc_storage(size),
         "vm.builtin.alloc_tensor": storage_tensor,
     }
-    return {k: PackedFunc(k, f) for k, f in table.items()}
+    out = {k: PackedFunc(k, f) for k, f in table.items()}
+    from .tir_packed import SORT_FUNCS
+
+    out.update({k: wrap_host_function(k, f) for k, f in SORT_FUNCS.items()})
+    return out
 
 
 STATIC_BUILTINS: Dict[str, PackedFunc] = _static_builtins()

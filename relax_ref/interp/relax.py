@@ -253,7 +253,7 @@ class Interpreter:
                 if isinstance(t, np.ndarray) and t.flags.writeable and all(t is not x for x in locked):
                     t.flags.writeable = False
                     locked.append(t)
-            _compiled_prim_func(ref.func, ref.name)(args, self.vectorize)
+            _compiled_prim_func(ref.func, ref.name)(args, self.vectorize, self.lookup_packed)
         except RelaxError as e:
             raise e.with_span(span).with_context(function=ref.name)
         finally:

@@ -33,6 +33,8 @@ statement, and executed on numpy arrays:
   ``Allocate`` (fresh zero-filled memory, TIR.BUF.5), ``DeclBuffer`` (a view, TIR.BUF.4).
 * (TIR.BOUNDS.1) every buffer load and store is bounds-checked: an index outside ``[0, extent)`` raises
   TIRBoundsError with the buffer name, the indices and the shape (TVM would read or corrupt memory).
+* (TIR.PACKED.1) ``T.call_packed`` calls a packed function with views of buffers
+  (:mod:`relax_ref.interp.tir_packed`); ``packed`` (the calling interpreter's look-up) resolves names.
 * Scalar semantics (integer wrapping, division by zero, float rounding, casts, intrinsics) are those
   of chapter PRIM, shared with :func:`relax_ref.arith.evaluate.eval_prim`.
 
@@ -63,6 +65,7 @@ from .tir_buffers import (
     alloc_array, bind_alloc, bounds_error, buffer_array, match_region, view_of,
 )
 from .tir_expr import ScalarCompiler
+from .tir_packed import PACKED_LOOKUP
 from .values import PrimScalar
 
 Exec = Callable[[Dict], None]
@@ -387,8 +390,10 @@ class CompiledPrimFunc:
         self.name = name
         self.body = _Compiler(func, name).stmt(func.body)
 
-    def __call__(self, args: Sequence[Any], vectorize: bool = True) -> None:
+    def __call__(self, args: Sequence[Any], vectorize: bool = True, packed: Optional[Callable] = None) -> None:
         env: Dict = {VECTORIZE: vectorize}
+        if packed is not None:
+            env[PACKED_LOOKUP] = packed
         bind_arguments(self.func, list(args), env, self.name)
         with np.errstate(all="ignore"):
             self.body(env)

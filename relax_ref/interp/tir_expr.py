@@ -26,6 +26,8 @@ from ..ir import dtype as _dt
 from ..ir import prim_expr as P
 from ..ir import tir
 from .tir_buffers import bounds_error, buffer_array
+from .tir_packed import MAKE_ARRAY, MAKE_SHAPE, PACKED_CALLS, compile_make_array, compile_packed_call, compile_shape
+from .values import ShapeValue
 
 Fn = Callable[[Dict], Any]
 
@@ -295,6 +297,13 @@ class ScalarCompiler:
             return lambda env: ft(env) if fc(env) else ff(env)
         if name == "tir.likely" and len(e.args) == 1:
             return self.compile(e.args[0])
+        if name in PACKED_CALLS:
+            return compile_packed_call(self.compile, e)
+        if name == MAKE_ARRAY:
+            return compile_make_array(self.compile, e)
+        if name == MAKE_SHAPE:
+            shape = compile_shape(self.compile, e)
+            return lambda env: ShapeValue(shape(env))
         try:
             intr = _lookup_intrinsic(name)
         except UnsupportedError as err:

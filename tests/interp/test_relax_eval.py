@@ -561,8 +561,8 @@ def main(x: R.Tensor(("n", "m"), "float32")) -> R.Tensor(("n",), "float32"):
 
 
 def test_vm_reshape_builtin_checks_element_count(parse_ir):
-    """[CALL.PACKED.5] TVM reads out of bounds for a reshape whose element count differs (TVM-QUIRKS
-    Q9); relax-ref raises OpRuntimeError."""
+    """[CALL.PACKED.5] TVM reads out of bounds for a reshape whose element count differs (DIV.25);
+    relax-ref raises OpRuntimeError."""
     from relax_ref.errors import OpRuntimeError
 
     mod = parse_ir(module('''

@@ -225,7 +225,7 @@ def sym_where_take(x: R.Tensor(("n",), "float32"), idx: R.Tensor(("k",), "int64"
     z = R.where(c, a, R.const(0.0, "float32"))
     return z''', f(6), np.array([5, 1, 1, 0, 3], np.int64))
 
-# TVM-QUIRKS Q9 / DIV.25: the element counts differ (b*32 vs b*72). TVM's legalized kernel reads its
+# DIV.25: the element counts differ (b*32 vs b*72). TVM's legalized kernel reads its
 # input at indices taken modulo b, so it stays in bounds and the interpreter reproduces TVM's values
 # exactly; only the unlegalized operator (whose page requires op_runtime) can detect the mismatch.
 case("sym_reshape_count_mismatch", '''

@@ -21,6 +21,8 @@ analyzer) or gets a run-time check site: out-of-range indices at executing point
 (TIRBoundsError), and the access itself uses clamped indices (reads) or is masked (writes). Bounds
 are the buffer's *logical* extents, so padding never hides an error.
 
+``T.call_packed`` of TVM's sort kernels is lowered to ``lax.sort`` (:mod:`relax_jax.tir.packed`).
+
 Other run-time errors: integer division by zero (DivisionByZeroError), ``T.Assert``
 (AssertionFailedError) and stores into ``call_tir`` inputs (OpRuntimeError, CALL.TIR.6) are check
 sites too.
@@ -49,6 +51,7 @@ from ..errors import ErrorSink, NeedsExact
 from ..prim_jax import PrimLowering, and_mask, cast, const, is_static, not_, np_dtype
 from ..symbolic import is_monotone
 from .analysis import Nest, Ranges, analyze_nest
+from .packed import is_packed_call, lower_packed_call
 
 _NESTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _NO_NEST = object()
@@ -298,6 +301,9 @@ class KExec:
         if isinstance(v, (P.IntImm, P.FloatImm, P.PrimStringImm)):
             return
         if isinstance(v, P.PrimCall) and canonical_name(v.op) == "tir.assume":
+            return
+        if is_packed_call(v):
+            lower_packed_call(self, v, mask)
             return
         self.ev(v, mask)
 

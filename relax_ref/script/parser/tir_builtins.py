@@ -1,5 +1,7 @@
 """Handlers for TensorIR constructs that are values (TEXT.TIR.1-5): buffer declarations, loop ranges,
-block axes, ``T.bind``, ``T.call_extern``, and the ``T.let[...]`` / ``T.Buffer[...]`` subscript forms.
+block axes, ``T.bind``, ``T.call_extern``, ``T.call_packed`` with its ``T.tvm_stack_make_array`` /
+``T.tvm_stack_make_shape`` arguments (TEXT.TIR.PACKED.1), and the ``T.let[...]`` / ``T.Buffer[...]``
+subscript forms.
 
 Each handler returns a spec (:mod:`.values`) that the statement parser completes with the name of
 the variable it is assigned to.
@@ -433,6 +435,79 @@ def _call_extern(pure: bool):
     return handler
 
 
+def _packed_arg(ev: Evaluator, info: CallInfo, i: int, a: Any) -> P.PrimExpr:
+    """One argument of ``T.call_packed``: a string becomes a string immediate, a buffer its packed
+    array (``T.tvm_stack_make_array`` of its data, shape, strides and offset), a number a literal."""
+    span = ev.span(info.node_of(i))
+    if isinstance(a, str):
+        return P.PrimStringImm(a)
+    if isinstance(a, tir.Buffer):
+        return pack_buffer(a)
+    return prim.as_prim(a, span, f"{info.path} argument {i}")
+
+
+def pack_buffer(buf: tir.Buffer) -> P.PrimExpr:
+    """``T.tvm_stack_make_array`` describing ``buf`` (TEXT.TIR.PACKED.1): its data pointer, shape,
+    strides (0: compact), rank, a zero of its dtype and its element offset."""
+    idx = buf.shape[0].dtype if buf.shape else "int32"
+    shape = P.PrimCall("handle", "tir.tvm_stack_make_shape", tuple(buf.shape))
+    strides = P.PrimCall("handle", "tir.tvm_stack_make_shape", tuple(buf.strides)) if buf.strides \
+        else P.IntImm(0, "int32")
+    zero = P.FloatImm(0.0, buf.dtype) if _dt.is_float(buf.dtype) else P.IntImm(0, buf.dtype)
+    offset = buf.elem_offset if buf.elem_offset is not None else P.IntImm(0, idx)
+    return P.PrimCall("handle", "tir.tvm_stack_make_array",
+                      (buf.data, shape, strides, P.IntImm(len(buf.shape), "int32"), zero, offset))
+
+
+def _call_packed(op: str):
+    """``T.call_packed(name, *args)`` / ``T.call_cpacked``: an int32 call of ``tir.tvm_call_packed``
+    (``tir.tvm_call_cpacked``) whose first argument is the function name (TEXT.TIR.PACKED.1)."""
+    def handler(ev: Evaluator, info: CallInfo):
+        if info.kwargs:
+            k = next(iter(info.kwargs))
+            raise ev.error(info.kw_nodes.get(k, info.node), f"{info.path} got an unexpected keyword argument '{k}'")
+        if not info.args or not isinstance(info.args[0], str):
+            raise ev.error(info.node, f"{info.path} expects the function name as a string first")
+        args = tuple(_packed_arg(ev, info, i, a) for i, a in enumerate(info.args[1:], 1))
+        return P.PrimCall("int32", op, (P.PrimStringImm(info.args[0]),) + args)
+    return handler
+
+
+def _handle_arg(ev: Evaluator, info: CallInfo, i: int, what: str) -> P.PrimExpr:
+    v = info.args[i]
+    if isinstance(v, tir.Buffer):
+        raise ev.error(info.node_of(i), f"{info.path}: {what} must be a scalar expression (write "
+                                        f"'{v.name}.data' for the buffer's pointer)")
+    return prim.as_prim(v, ev.span(info.node_of(i)), f"{info.path} {what}")
+
+
+def _stack_make_shape(ev: Evaluator, info: CallInfo):
+    """``T.tvm_stack_make_shape(*dims)``: a ``handle`` call describing a shape (TEXT.TIR.PACKED.1)."""
+    if info.kwargs:
+        raise ev.error(info.node, f"{info.path} takes no keyword arguments")
+    dims = []
+    for i, d in enumerate(info.args):
+        e = _handle_arg(ev, info, i, "dimension")
+        if not (_dt.is_integer(e.dtype)):
+            raise ev.error(info.node_of(i), f"{info.path}: dimensions must be integers, got dtype {e.dtype}")
+        dims.append(e)
+    return P.PrimCall("handle", "tir.tvm_stack_make_shape", tuple(dims))
+
+
+def _stack_make_array(ev: Evaluator, info: CallInfo):
+    """``T.tvm_stack_make_array(data, shape, strides, ndim, arr_dtype, elem_offset)``: a ``handle`` call
+    describing an array over ``data`` (TEXT.TIR.PACKED.1)."""
+    names = ("data", "shape", "strides", "ndim", "arr_dtype", "elem_offset")
+    if info.kwargs or len(info.args) != len(names):
+        raise ev.error(info.node, f"{info.path} takes 6 positional arguments ({', '.join(names)})")
+    args = [_handle_arg(ev, info, i, n) for i, n in enumerate(names)]
+    if args[0].dtype != "handle":
+        raise ev.error(info.node_of(0), f"{info.path}: data must be a pointer (a handle), got dtype {args[0].dtype}")
+    if not isinstance(args[3], P.IntImm) or not _dt.is_integer(args[3].dtype):
+        raise ev.error(info.node_of(3), f"{info.path}: ndim must be an integer literal")
+    return P.PrimCall("handle", "tir.tvm_stack_make_array", tuple(args))
+
+
 def _allocate(ev: Evaluator, info: CallInfo):
     b = bind_params(ev, info, (("extents", REQUIRED), ("dtype", REQUIRED), ("scope", "global"),
                                ("condition", None), ("annotations", None)))
@@ -453,6 +528,10 @@ HANDLERS["T.allocate"] = _allocate
 HANDLERS["T.bind"] = _bind
 HANDLERS["T.call_extern"] = _call_extern(False)
 HANDLERS["T.call_pure_extern"] = _call_extern(True)
+for _name, _op in (("call_packed", "tir.tvm_call_packed"), ("call_cpacked", "tir.tvm_call_cpacked")):
+    HANDLERS[f"T.{_name}"] = HANDLERS[f"T.tvm_{_name}"] = _call_packed(_op)
+HANDLERS["T.tvm_stack_make_shape"] = _stack_make_shape
+HANDLERS["T.tvm_stack_make_array"] = _stack_make_array
 
 STATEMENT_ONLY.update({
     "T.func_attr": "T.func_attr(...) is a statement at the top of a prim_func",

@@ -25,7 +25,8 @@ statement                        TVM 0.25 ("tvm")                            cla
 
 Root block rule (TIR.BLOCK.5): if the body contains a block, or block allocations /
 region ``T.match_buffer``s appear at the function's top level, and the body is not already a single
-``T.block("root")`` / ``T.sblock("root")``, the body is wrapped in
+block without iteration variables (``T.sblock("root")``, or any such block when there are no top-level
+allocations; TEXT.TIR.ROOT.1), the body is wrapped in
 ``BlockRealize((), True, Block("root", body, alloc_buffers=<top-level block allocations>))`` -- as
 TVM does. The printer elides that block again (printing the ``# with T.sblock("root"):`` comment),
 so print -> parse gives the same structure. A function without blocks gets no root block.
@@ -204,8 +205,10 @@ class PrimFuncParser:
     def wrap_root(self, stmts: List[tir.Stmt]) -> tir.Stmt:
         """The root-block rule (see the module docstring)."""
         body = seq(stmts)
-        explicit_root = isinstance(body, tir.BlockRealize) and body.block.name == "root" and \
-            not body.block.iter_vars
+        # a single block realize without iteration variables is the root block whatever its name (as
+        # TVM's parser does), unless top-level allocations must go into a block named "root"
+        explicit_root = isinstance(body, tir.BlockRealize) and not body.block.iter_vars and (
+            body.block.name == "root" or not (self.root.alloc_buffers or self.root.match_buffers))
         if explicit_root:
             if self.root.alloc_buffers or self.root.match_buffers:
                 blk = body.block

@@ -13,7 +13,8 @@ Conventions, following TVM's printer:
   ``Min``/``Max`` as ``T.min``/``T.max`` -- or as the node constructors ``T.Div``, ``T.Mod``,
   ``T.Min``, ``T.Max`` where those functions would fold; ``Select``, ``Cast``, ``Let`` as ``T.Select``, ``T.Cast``,
   ``T.Let(body, where={v: value})``; intrinsic calls as ``T.<name>(...)`` with the dtype first for
-  ``reinterpret``/``call_extern``/``call_pure_extern`` (TEXT.PRIM.3).
+  ``reinterpret``/``call_extern``/``call_pure_extern`` (TEXT.PRIM.3); ``tvm_call_packed`` /
+  ``tvm_call_cpacked`` print as ``T.call_packed`` / ``T.call_cpacked`` (TEXT.TIR.PACKED.1).
 * Comparisons inside comparisons are parenthesised, so Python never reads a chained comparison.
 """
 
@@ -45,6 +46,10 @@ _FUNCS = {P.Mod: ("truncmod", "Mod"), P.Min: ("min", "Min"), P.Max: ("max", "Max
 #: intrinsics whose result dtype is printed as the first argument (TVM's TScriptDtypePrintLocation)
 DTYPE_FIRST_INTRINSICS = frozenset({"reinterpret", "call_extern", "call_pure_extern",
                                     "call_llvm_intrin", "call_llvm_pure_intrin"})
+
+
+#: intrinsics TVM prints under another name (``tir.tvm_call_packed`` prints as ``T.call_packed``)
+PRINTED_NAMES = {"tvm_call_packed": "call_packed", "tvm_call_cpacked": "call_cpacked"}
 
 
 def _is_const(e) -> bool:
@@ -187,6 +192,7 @@ class PrimPrinter:
 
     def _call(self, e: P.PrimCall) -> str:
         name = intrinsic_name(e.op)
+        name = PRINTED_NAMES.get(name, name)
         args = list(e.args)
         if name in DTYPE_FIRST_INTRINSICS:
             return f'T.{name}("{e.dtype}"{", " if args else ""}{self._args(args)})'
