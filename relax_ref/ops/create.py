@@ -13,7 +13,7 @@ follow TVM's TOPI kernels evaluated with TIR semantics (OP.CREATE.SEM.*):
    integer constant step relax-ref infers ``(end - start + step + 1) // step`` (TVM 0.25's formula
    counts one or two elements too many), a constant negative length is 0, and a zero step is a
    StructInfoError. A static ``arange`` is legalized to a kernel like any other: TVM's LegalizeOps
-   folds it into a constant computed by numpy (TVM-QUIRKS Q13), which differs for a float range
+   folds it into a constant computed by numpy, which differs for a float range
    with an integer dtype.
 3. ``tril``/``triu`` keep ``x[.., r, c]`` where ``r >= c - k`` (``r <= c - k``) and write 0 elsewhere;
    ``k`` is converted to int32 first (TOPI).
@@ -307,7 +307,7 @@ def _const_expr(v: PrimScalar) -> P.PrimExpr:
 
 def _legalize_arange(call, ctx):
     """TOPI's ``arange``: ``T_arange[i] = cast(dtype, start + step * i)`` over the inferred length
-    (no constant folding, unlike TVM: TVM-QUIRKS Q13)."""
+    (no constant folding, unlike TVM 0.25)."""
     if not known_shapes(call):
         return None
     start, end, step = (a.value for a in call.args)

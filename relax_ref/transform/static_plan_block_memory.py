@@ -30,7 +30,7 @@ Deviations from TVM, both to keep the result correct (PASS.MEMPLAN.4):
 
 * TVM plans all blocks of a function with one pool, so a storage first allocated inside an ``If``
   branch (or a nested function) can be handed to an allocation in the other branch or after the
-  ``If``, where its ``alloc_storage`` variable is not defined (TVM-QUIRKS Q5: the VM crashes). Here a
+  ``If``, where its ``alloc_storage`` variable is not defined (TVM 0.25's VM then crashes). Here a
   storage allocated inside a ``SeqExpr`` (branch or function body) is withdrawn from the pool when
   that ``SeqExpr`` ends.
 * A ``MatchCast`` variable keeps the tokens of its value (TVM drops them, so uses through the cast

@@ -1,6 +1,6 @@
 """Struct-info lattice analyses (spec SI.BASE.*, SI.LCA.*, SI.ERASE.*, SI.CALL.*, SI.SYM.*).
 
-The tables are checked against the expected levels of RELAX-FACTS §3.2-3.6 and, when TVM is
+The tables are checked against the expected levels of spec chapter 3 and, when TVM is
 installed, against ``tvm.relax.analysis`` on the same pairs.
 """
 

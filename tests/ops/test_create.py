@@ -182,7 +182,7 @@ def test_full_and_like_inference():
     assert call_infer("relax.full", [shape_expr(2, 3), fill], dtype="int8") == T((2, 3), "int8")
     sv = rx.Var("s", struct_info=ShapeStructInfo(ndim=2))
     r = call_infer("relax.full", [sv, fill])
-    assert r.shape is sv and r.ndim == 2  # the shape variable itself (TVM-QUIRKS Q7)
+    assert r.shape is sv and r.ndim == 2  # the shape variable itself, as in TVM 0.25
     with pytest.raises(StructInfoError, match="zero-rank"):
         call_infer("relax.full", [shape_expr(2), T((1,))])
     with pytest.raises(StructInfoError, match="Shape"):

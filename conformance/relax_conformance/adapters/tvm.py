@@ -7,7 +7,7 @@ blanked first: TVM's parser resolves ``I``/``R``/``T`` itself), runs Relax well-
 
 TVM reports errors as Python exceptions whose *type* is coarse (``ValueError``, ``TypeError``,
 ``InternalError``, ``DiagnosticError``), so errors are classified by type and message with the tables
-below (see RELAX-FACTS 3.8 for the run-time messages). Unmatched errors are ``unclassified``.
+below (TVM 0.25's run-time messages). Unmatched errors are ``unclassified``.
 
 TVM can kill its process (integer division by zero, out-of-bounds TensorIR accesses, some known
 crash bugs), so the runner always uses this adapter inside the worker process of
