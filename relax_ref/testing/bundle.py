@@ -61,6 +61,24 @@ def _script(mod, dialect: str) -> Optional[str]:
         return None
 
 
+def portable_paths(text: str) -> str:
+    """Tracebacks without this machine's directories: site-packages paths become
+    ``<site-packages>/...`` and paths inside the project become relative, so that a bundle can be
+    shared or checked in."""
+    import site
+    import sysconfig
+
+    roots = {sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib")}
+    try:
+        roots.update(site.getsitepackages())
+    except AttributeError:  # pragma: no cover - virtualenv without getsitepackages
+        pass
+    for root in sorted((r for r in roots if r), key=len, reverse=True):
+        text = text.replace(root.rstrip("/") + "/", "<site-packages>/")
+    project = str(Path(__file__).resolve().parents[2])
+    return text.replace(project.rstrip("/") + "/", "")
+
+
 def write_bundle(root, outcome: Outcome, *, seed: Optional[int] = None, choices=None,
                  extra: Optional[Dict[str, Any]] = None, name: Optional[str] = None) -> Path:
     """Write ``outcome`` as a bundle under ``root``; returns the bundle directory."""
@@ -91,7 +109,7 @@ def write_bundle(root, outcome: Outcome, *, seed: Optional[int] = None, choices=
         elif path.exists():
             path.unlink()
     if outcome.detail:
-        (d / "detail.txt").write_text(outcome.detail)
+        (d / "detail.txt").write_text(portable_paths(outcome.detail))
     for fname, value, prefix in (("inputs.npz", outcome.inputs, "arg"), ("expected.npz", outcome.expected, "out"),
                                  ("actual.npz", outcome.actual, "out")):
         path = d / fname

@@ -199,7 +199,7 @@ class Campaign:
         f.shrunk_choices = len(small)
         extra = {"target": self.target, "tvm_version": getattr(self.runner, "version", None),
                  "campaign_seed": seed, "generator_config": repr(self.gen)}
-        f.bundle = str(write_bundle(self.out / "bundles", so, seed=seed, choices=small, extra=extra))
+        f.bundle = "bundles/" + write_bundle(self.out / "bundles", so, seed=seed, choices=small, extra=extra).name
 
     # -- report ------------------------------------------------------------------------------------
     def report(self, minutes: float) -> dict:
