@@ -15,8 +15,8 @@ W2     WF.GLOBAL.1         a GlobalVar is the module's GlobalVar of its name; it
 W3     WF.GLOBAL.2         a ``global_symbol`` attribute equals the GlobalVar's name
 W4     WF.PARAM.1          a Relax Var is a parameter of at most one function
 W5     WF.SYM.2            a symbolic variable occurs in at most one function (not checked for the
-                           struct info of ``Call.op``; TVM quirk: a GlobalVar used as a value, e.g.
-                           by ``make_closure``, *is* checked, so its signature's variables count)
+                           struct info of ``Call.op`` nor of a GlobalVar used as a value, e.g. by
+                           ``make_closure``; TVM 0.25 counts the latter, DIV.31)
 W6     WF.VAR.1            variables are defined before use (a local function may use its own var)
 W7     WF.VAR.2            each Var / DataflowVar is defined once
 W8     WF.SYM.1            symbolic variables are defined before use; definitions are bare
@@ -166,7 +166,14 @@ class _Checker:
                 raise self.err(f"GlobalVar {gv.name_hint} is not defined.", gv)  # (WF.GLOBAL.1)
         if gv.struct_info is not None and not isinstance(gv.struct_info, FuncStructInfo):
             raise self.err(f"GlobalVar {gv.name_hint} must have function struct info", gv)
-        self.check_sinfo(gv)
+        # (WF.SYM.2) a GlobalVar's signature belongs to its function: its symbolic variables are not
+        # counted for the function that uses it (TVM 0.25 counts them for a GlobalVar used as a value,
+        # which makes its own LambdaLift output ill-formed; DIV.31)
+        saved, self.cur_func = self.cur_func, None
+        try:
+            self.check_sinfo(gv)
+        finally:
+            self.cur_func = saved
 
     def visit_Op(self, e: rx.Op) -> None:
         return None
