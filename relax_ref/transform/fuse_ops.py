@@ -40,8 +40,8 @@ the post-dominator fusion algorithm inherited from Relay).
    numeric suffix. The group's bindings are replaced by one call to the function, emitted at the
    position of the group's last binding (bindings are first ordered by group dependencies, keeping
    the original order where possible), to a fresh ``lv`` DataflowVar -- or a fresh ``gv`` Var when
-   that binding defined a non-dataflow variable. A group none of whose values is used is dropped
-   (TVM warns about dead code and does the same).
+   the group's single output (else that binding) is a non-dataflow variable. A group none of
+   whose values is used is dropped (TVM warns about dead code and does the same).
 
 Deviation: when a fused function returns a tuple, *every* output variable of the group is
 re-bound through ``TupleGetItem``; TVM only does this for variables read inside the block, which
@@ -749,7 +749,9 @@ class _OperatorFusor(BindingMutator):
             gv = self.table.add(func, creator.name_hint)
             args = tuple(self.visit_expr(a) for a in creator.arguments)
             call = rx.Call(gv, args, span=binding.span)
-            if isinstance(binding.var, rx.DataflowVar):
+            # a single output need not be the group's last binding (that one may be dead)
+            single = creator.output_vars[0] if len(creator.output_vars) == 1 else binding.var
+            if isinstance(single, rx.DataflowVar):
                 nv = rx.DataflowVar(name_hint=self.names.fresh("lv"))
             else:
                 nv = rx.Var(name_hint=self.names.fresh("gv"))
@@ -763,7 +765,7 @@ class _OperatorFusor(BindingMutator):
                     out.append(rx.VarBinding(tv, rx.TupleGetItem(nv, k), span=binding.span))
                     self.var_remap[v] = tv
             else:
-                self.var_remap[binding.var] = nv
+                self.var_remap[single] = nv
         if len(out) == len(bindings) and all(x is y for x, y in zip(out, bindings)):
             return b
         return rx.DataflowBlock(tuple(out), span=b.span)
