@@ -147,7 +147,7 @@ def effect_cases(rng):
     pr = ["OP.print.C1", "OP.print.C2", "CALL.PRINT.1"]
     unit = module_text('''
         @R.function(pure=False)
-        def main(x: R.Tensor((2,), "float32"), s: R.Shape([2, 3])) -> R.Tuple:
+        def main(x: R.Tensor((2,), "float32"), s: R.Shape([2, 3])) -> R.Tuple():
             u = R.print(x, s, format="x={} s={}")
             return u
     ''')
@@ -202,7 +202,7 @@ def effect_cases(rng):
                     description="a rank-0 bool tensor computed by an operator is the condition"))
     not_bool = module_text('''
         @R.function(pure=False)
-        def main(c: R.Tensor((), "int32")) -> R.Tuple:
+        def main(c: R.Tensor((), "int32")) -> R.Tuple():
             u = R.assert_op(c, format="c")
             return u
     ''')
@@ -210,7 +210,7 @@ def effect_cases(rng):
                        tags=["op:assert_op", "invalid"], description="the condition must be bool"))
     rank1 = module_text('''
         @R.function(pure=False)
-        def main(c: R.Tensor((3,), "bool")) -> R.Tuple:
+        def main(c: R.Tensor((3,), "bool")) -> R.Tuple():
             u = R.assert_op(c, format="c")
             return u
     ''')
@@ -218,7 +218,7 @@ def effect_cases(rng):
                        tags=["op:assert_op", "invalid"], description="the condition must be a scalar"))
     in_pure = module_text('''
         @R.function
-        def main(c: R.Prim("bool")) -> R.Tuple:
+        def main(c: R.Prim("bool")) -> R.Tuple():
             u = R.assert_op(c, format="c")
             return u
     ''')
@@ -454,7 +454,7 @@ def call_tir_cases(rng):
     ''')
     p, q = f32(rng, 2), f32(rng, 2)
     out.append(Case("call_tir_argument_tuple_variable", via_var, runs=[([p, q], p - q)],
-                    spec=["OP.call_tir.C2", "CALL.TIR.2", "NORM.OPNORM.1"], tags=["op:call_tir", "call_tir"],
+                    spec=["OP.call_tir.C2", "CALL.TIR.2", "NORM.OPNORM.1", "OP.NORM.1"], tags=["op:call_tir", "call_tir"],
                     description="a variable bound to a tuple is replaced by the tuple literal"))
     conflict = module_text(SCALE + '''
         @R.function
@@ -661,10 +661,85 @@ def device_and_memory_cases(rng):
     return out
 
 
+def builtin_and_freshness_cases():
+    out = []
+    rng = np.random.default_rng(RNG_SEED + 1)
+    two = module_text('''
+        @R.function(pure=False)
+        def main(x: R.Tensor((3,), "float32")) -> R.Object:
+            y = R.call_builtin_with_ctx("conformance.identity", (x,), sinfo_args=[R.Object, R.Object])
+            return y
+    ''')
+    out.append(Invalid("call_builtin_with_ctx_two_sinfo_args", two, "struct_info",
+                       spec=["OP.call_builtin_with_ctx.C1"], tags=["op:call_builtin_with_ctx", "packed", "invalid"],
+                       description="at most one struct-info argument"))
+    x3 = f32(rng, 3)
+    bare = module_text('''
+        @R.function(pure=False)
+        def main(x: R.Tensor((3,), "float32")) -> R.Object:
+            y = R.call_builtin_with_ctx("conformance.fail", x, sinfo_args=R.Object)
+            return y
+    ''')
+    out.append(Case("call_builtin_with_ctx_bare_argument", bare, runs=[Fails([x3], "packed_func")],
+                    spec=["OP.call_builtin_with_ctx.C2", "CALL.PACKED.5"],
+                    tags=["op:call_builtin_with_ctx", "packed", "error"], oracle="spec-rule",
+                    description="a single tensor argument is accepted (wrapped into a tuple) and the function is "
+                                "called: conformance.fail raises"))
+    unit = module_text('''
+        @R.function(pure=False)
+        def main(x: R.Tensor((3,), "float32")) -> R.Tuple():
+            y = R.call_builtin_with_ctx("conformance.fail", (x,))
+            return y
+    ''')
+    out.append(Case("call_builtin_with_ctx_no_sinfo_args", unit, runs=[Fails([x3], "packed_func")],
+                    spec=["OP.call_builtin_with_ctx.C1", "CALL.PACKED.5"],
+                    tags=["op:call_builtin_with_ctx", "packed", "error"], oracle="spec-rule",
+                    description="without sinfo_args the call's struct info is unit (it matches the R.Tuple() return "
+                                "annotation); conformance.fail raises"))
+    a, b = f32(rng, 2, 2), f32(rng, 4)
+    fresh_reshape = module_text('''
+        @R.function
+        def main(a: R.Tensor((2, 2), "float32"), b: R.Tensor((4,), "float32")) -> R.Tuple(R.Tensor((4,), "float32"), R.Tensor((2, 2), "float32")):
+            r = R.reshape(a, R.shape([4]))
+            y = R.call_inplace_packed("conformance.add_inplace", r, b, inplace_indices=[0], sinfo_args=R.Tensor((4,), "float32"))
+            return (y, a)
+    ''')
+    out.append(Case("pure_operator_result_is_fresh_reshape", fresh_reshape, runs=[([a, b], (a.reshape(-1) + b, a))],
+                    spec=["OP.SEM.4", "EVAL.ALIAS.2", "CALL.IPACKED.1"],
+                    tags=["op:reshape", "op:call_inplace_packed", "packed", "inplace"], oracle="hand",
+                    description="mutating the result of reshape leaves its argument unchanged"))
+    fresh_astype = module_text('''
+        @R.function
+        def main(b: R.Tensor((4,), "float32")) -> R.Tuple(R.Tensor((4,), "float32"), R.Tensor((4,), "float32")):
+            c = R.astype(b, "float32")
+            z = R.call_inplace_packed("conformance.add_inplace", c, b, inplace_indices=[0], sinfo_args=R.Tensor((4,), "float32"))
+            return (z, b)
+    ''')
+    out.append(Case("pure_operator_result_is_fresh_astype", fresh_astype, runs=[([b], (b + b, b))],
+                    spec=["OP.SEM.4", "EVAL.ALIAS.2", "CALL.IPACKED.1"],
+                    tags=["op:astype", "op:call_inplace_packed", "packed", "inplace"], oracle="hand",
+                    description="mutating the result of an astype to the same dtype leaves its argument unchanged"))
+    both = module_text('''
+        @R.function
+        def main(a: R.Tensor((2, 2), "float32"), b: R.Tensor((4,), "float32")) -> R.Tuple(R.Tensor((4,), "float32"), R.Tensor((2, 2), "float32"), R.Tensor((4,), "float32"), R.Tensor((4,), "float32")):
+            r = R.reshape(a, R.shape([4]))
+            y = R.call_inplace_packed("conformance.add_inplace", r, b, inplace_indices=[0], sinfo_args=R.Tensor((4,), "float32"))
+            c = R.astype(b, "float32")
+            z = R.call_inplace_packed("conformance.add_inplace", c, b, inplace_indices=[0], sinfo_args=R.Tensor((4,), "float32"))
+            return (y, a, z, b)
+    ''')
+    out.append(Case("inplace_result_outlives_its_argument", both, runs=[([a, b], (a.reshape(-1) + b, a, b + b, b))],
+                    spec=["CALL.IPACKED.1", "EVAL.ALIAS.1", "OP.SEM.4"],
+                    tags=["op:reshape", "op:astype", "op:call_inplace_packed", "packed", "inplace"], oracle="hand",
+                    description="y is r mutated in place: it stays live (and distinct from the later astype result) "
+                                "after r's last use"))
+    return out
+
+
 def generate():
     rng = np.random.default_rng(RNG_SEED)
     cases = (shape_cases(rng) + effect_cases(rng) + packed_cases(rng) + closure_cases(rng) + call_tir_cases(rng)
-             + device_and_memory_cases(rng))
+             + device_and_memory_cases(rng) + builtin_and_freshness_cases())
     return {"op_core": cases}
 
 

@@ -229,12 +229,13 @@ def scatter_cases():
     ps = [("d", tensor(("n", 3))), ("i", tensor((2, 3), "int64")), ("u", tensor((2, 3)))]
     out.append(Case("scatter_elements_update", module(ps, "R.scatter_elements(d, i, u)", tensor(("n", 3))),
                     runs=[([v, i, u], _scatter_elements(v, i, u, 0, "update")) for v in (d, d5)],
-                    spec=["OP.scatter_elements.C5"], tags=["op:scatter_elements", "indexing", "symbolic"]))
+                    spec=["OP.scatter_elements.C5", "OP.SCATTER.4"], tags=["op:scatter_elements", "indexing", "symbolic"]))
     dup = np.array([[1, -1, 1], [1, 0, 2]], "int64")
     out.append(Case("scatter_elements_duplicates_add", module(ps, "R.scatter_elements(d, i, u, axis=1, reduction='add')",
                                                              tensor(("n", 3))),
                     runs=[([d[:2], dup, u], _scatter_elements(d[:2], dup, u, 1, "add"))],
-                    spec=["OP.SCATTER.1", "OP.SCATTER.2"], tags=["op:scatter_elements", "indexing", "duplicates"],
+                    spec=["OP.SCATTER.1", "OP.SCATTER.2", "OP.SCATTER.4"],
+                    tags=["op:scatter_elements", "indexing", "duplicates"],
                     description="repeated targets combine in row-major order; -1 wraps once"))
     di = np.array([0, 0, 1], "int32")
     out.append(Case("scatter_elements_mean_int", module([("d", tensor((2,), "int32")), ("i", tensor((3,), "int32")),
@@ -266,8 +267,9 @@ def scatter_cases():
     out.append(Case("scatter_nd_points", module([("d", tensor(("n", 3))), ("i", tensor((2, 2), "int64")),
                                                  ("u", tensor((2,)))], "R.scatter_nd(d, i, u)", tensor(("n", 3))),
                     runs=[([d, pi, pu], w2)], spec=["OP.scatter_nd.C6"], tags=["op:scatter_nd", "indexing"]))
-    # (statically invalid scatter_nd shapes are not cases: TVM 0.25 sometimes aborts (SIGABRT) while it
-    # formats that error; OP.scatter_nd.C4-C6 are covered by tests/ops/test_index_infer.py)
+    # (a statically invalid scatter_nd update shape (C6) is not a case: TVM 0.25 sometimes aborts (SIGABRT)
+    # while it formats that error; OP.scatter_nd.C6 rejections are covered by tests/ops/test_index_infer.py;
+    # the index-tuple length (C4, updates of the rank C5 asks for) and the updates rank (C5) are invalid cases below)
     a, b = np.array([0, 2, -1, 0], "int64"), np.array([1, 0, 2, 1], "int64")
     vals = f32(rng, 4)
     put = d.copy()
@@ -283,6 +285,18 @@ def scatter_cases():
     out.append(Invalid("index_put_index_count", module([("d", tensor((4, 3))), ("a", tensor((2,), "int64")),
                                                         ("v", tensor((2,)))], "R.index_put(d, (a,), v)", tensor((4, 3))),
                        "struct_info", spec=["OP.index_put.C4"], tags=["op:index_put", "indexing", "invalid"]))
+    a2, b2 = np.array([[3], [0]], "int64"), np.array([0, 2], "int64")
+    v22 = f32(rng, 2, 2)
+    put2 = d.copy()
+    for pos in np.ndindex(2, 2):  # the indices broadcast to (2, 2); values read in row-major order
+        put2[a2[pos[0], 0], b2[pos[1]]] = v22.reshape(-1)[pos[0] * 2 + pos[1]]
+    out.append(Case("index_put_values_row_major",
+                    module([("d", tensor((4, 3))), ("a", tensor((2, 1), "int64")), ("b", tensor((2,), "int64")),
+                            ("v", tensor(("p", "q")))], "R.index_put(d, (a, b), v)", tensor((4, 3))),
+                    runs=[([d, a2, b2, v22], put2), Fails([d, a2, b2, f32(rng, 1, 5)], "op_runtime",
+                                                           note="5 values for 4 index positions")],
+                    spec=["OP.SCATTER.5", "OP.SCATTER.1"], tags=["op:index_put", "indexing", "symbolic", "error"],
+                    description="values (2, 2) fill the broadcast (2, 2) positions in row-major order"))
     src = f32(rng, 4, 2)
     ss = d.copy()
     for col in range(3):
@@ -349,6 +363,10 @@ INVALID = [
      "R.scatter_nd(d, i, u)", tensor((2,)), ["OP.scatter_nd.C2"]),
     ("scatter_nd_float_indices", "scatter_nd", [("d", tensor((2,))), ("i", tensor((1, 1))), ("u", tensor((1,)))],
      "R.scatter_nd(d, i, u)", tensor((2,)), ["OP.scatter_nd.C3"]),
+    ("scatter_nd_index_tuple_too_long", "scatter_nd", [("d", tensor((2, 2))), ("i", tensor((1, 3), "int64")),
+     ("u", tensor(()))], "R.scatter_nd(d, i, u)", tensor((2, 2)), ["OP.scatter_nd.C4"]),
+    ("scatter_nd_updates_rank", "scatter_nd", [("d", tensor((4, 3))), ("i", tensor((2, 1), "int64")),
+     ("u", tensor((2,)))], "R.scatter_nd(d, i, u)", tensor((4, 3)), ["OP.scatter_nd.C5"]),
     ("scatter_nd_bad_reduction", "scatter_nd", [("d", tensor((2,))), ("i", tensor((1, 1), "int64")), ("u", tensor((1,)))],
      "R.scatter_nd(d, i, u, reduction='mean')", tensor((2,)), ["OP.scatter_nd.C7"]),
     ("index_put_not_a_tensor", "index_put", [("d", 'R.Prim("float32")'), ("i", tensor((1,), "int64")), ("v", tensor((1,)))],

@@ -185,7 +185,8 @@ def conv_cases():
     out.append(Case("conv2d_groups_stride_padding",
                     module([("x", tensor((2, 4, 6, 5))), ("w", tensor((6, 2, 3, 3)))],
                            "R.nn.conv2d(x, w, strides=2, padding=1, groups=2)", tensor((2, 6, 3, 3))),
-                    runs=[([x, w], r32(conv(x, w, (2, 2), (1,) * 4, (1, 1), 2)))], spec=ids, tags=tags + ["static"],
+                    runs=[([x, w], r32(conv(x, w, (2, 2), (1,) * 4, (1, 1), 2)))], spec=ids + ["OP.SEM.5"],
+                    tags=tags + ["static"],
                     description="one padding value on every side, one stride for both dims", **SUM_TOL))
     y = conv(x, w, (1, 2), (1, 0, 2, 1), (2, 2), 2)
     out.append(Case("conv2d_dilation_asymmetric_padding",
@@ -224,7 +225,8 @@ def conv_cases():
     out.append(Case("conv2d_int8_out_int32",
                     module([("x", tensor((1, 2, 4, 4), "int8")), ("w", tensor((3, 2, 3, 3), "int8"))],
                            'R.nn.conv2d(x, w, padding=1, out_dtype="int32")', tensor((1, 3, 4, 4), "int32")),
-                    runs=[([xi, wi], exact.astype("int32"))], spec=ids + ["OP.nn.conv2d.C3"], tags=tags + ["int"],
+                    runs=[([xi, wi], exact.astype("int32"))], spec=ids + ["OP.nn.conv2d.C3", "OP.SEM.5"],
+                    tags=tags + ["int"],
                     description="operands converted to int32 before the products"))
     out.append(Case("conv2d_int8_wraps",
                     module([("x", tensor((1, 2, 4, 4), "int8")), ("w", tensor((3, 2, 3, 3), "int8"))],
@@ -237,7 +239,7 @@ def conv_cases():
                            tensor((1, 2, 2, 2))),
                     runs=[([ones_x, ones_w], np.full((1, 2, 2, 2), 18.0, "float32")),
                           Fails([f32(rng, 1, 3, 4, 4), f32(rng, 2, 2, 3, 3)], "op_runtime")],
-                    spec=["OP.NN.CONV.SEM.3", "OP.SEM.2"], tags=tags + ["error"], oracle="hand",
+                    spec=["OP.NN.CONV.SEM.3", "OP.SEM.2", "OP.INFER.2"], tags=tags + ["error"], oracle="hand",
                     description="c == d * groups is checked when the arguments arrive"))
     for name, sw, call, cid in (("conv2d_channel_mismatch", (6, 3, 3, 3), "R.nn.conv2d(x, w)", "C4"),
                                 ("conv2d_groups_not_dividing", (5, 2, 3, 3), "R.nn.conv2d(x, w, groups=2)", "C4"),
@@ -303,14 +305,16 @@ def conv_cases():
                            "R.nn.conv1d_transpose(x, w, strides=3, output_padding=2, groups=2)", tensor((1, 4, 17))),
                     runs=[([x5 := f32(rng, 1, 4, 5), w5 := f32(rng, 4, 2, 3)],
                            r32(conv_transpose(x5, w5, (3,), (0, 0), (2,), (1,), 2)))],
-                    spec=["OP.nn.conv1d_transpose.C5", "OP.NN.CONV.SEM.2"], tags=["op:nn.conv1d_transpose", "nn"],
+                    spec=["OP.nn.conv1d_transpose.C5", "OP.nn.conv1d_transpose.C6", "OP.NN.CONV.SEM.2"],
+                    tags=["op:nn.conv1d_transpose", "nn"],
                     **SUM_TOL))
     x6, w6 = f32(rng, 1, 2, 2, 3, 2), f32(rng, 2, 2, 2, 2, 2)
     out.append(Case("conv3d_transpose_static",
                     module([("x", tensor((1, 2, 2, 3, 2))), ("w", tensor((2, 2, 2, 2, 2)))],
                            "R.nn.conv3d_transpose(x, w, strides=2, output_padding=1)", tensor((1, 2, 5, 7, 5))),
                     runs=[([x6, w6], r32(conv_transpose(x6, w6, (2, 2, 2), (0,) * 6, (1, 1, 1), (1, 1, 1), 1)))],
-                    spec=["OP.nn.conv3d_transpose.C5", "OP.NN.CONV.SEM.2"], tags=["op:nn.conv3d_transpose", "nn"],
+                    spec=["OP.nn.conv3d_transpose.C5", "OP.nn.conv3d_transpose.C6", "OP.NN.CONV.SEM.2"],
+                    tags=["op:nn.conv3d_transpose", "nn"],
                     **SUM_TOL))
     return out
 
@@ -426,12 +430,12 @@ def pool_cases():
     out.append(Case("adaptive_avg_pool1d_static", module([("x", tensor((2, 3, 8)))], "R.nn.adaptive_avg_pool1d(x, 4)",
                                                          tensor((2, 3, 4))),
                     runs=[([x1c], r32(adaptive(x1c, (4,))))],
-                    spec=["OP.nn.adaptive_avg_pool1d.C2", "OP.NN.POOL.SEM.4"], tags=["op:nn.adaptive_avg_pool1d", "nn"]))
+                    spec=["OP.nn.adaptive_avg_pool1d.C2", "OP.nn.adaptive_avg_pool1d.C3", "OP.NN.POOL.SEM.4"], tags=["op:nn.adaptive_avg_pool1d", "nn"]))
     x3c = f32(rng, 1, 2, 4, 6, 2)
     out.append(Case("adaptive_avg_pool3d_static", module([("x", tensor((1, 2, 4, 6, 2)))],
                                                          "R.nn.adaptive_avg_pool3d(x, (2, 3, 1))", tensor((1, 2, 2, 3, 1))),
                     runs=[([x3c], r32(adaptive(x3c, (2, 3, 1))))],
-                    spec=["OP.nn.adaptive_avg_pool3d.C2", "OP.NN.POOL.SEM.4"], tags=["op:nn.adaptive_avg_pool3d", "nn"]))
+                    spec=["OP.nn.adaptive_avg_pool3d.C2", "OP.nn.adaptive_avg_pool3d.C3", "OP.NN.POOL.SEM.4"], tags=["op:nn.adaptive_avg_pool3d", "nn"]))
     return out
 
 
@@ -468,7 +472,7 @@ def softmax_norm_cases():
 
     # layer_norm
     tags = ["op:nn.layer_norm", "nn"]
-    ids = ["OP.nn.layer_norm.C4", "OP.NN.NORM.SEM.2", "OP.NN.NORM.C3"]
+    ids = ["OP.nn.layer_norm.C3", "OP.nn.layer_norm.C4", "OP.NN.NORM.SEM.2", "OP.NN.NORM.C3"]
     x = f32(rng, 2, 3, 4, 5)
     g, b = f32(rng, 4, 5), f32(rng, 4, 5)
     out.append(Case("layer_norm_two_axes",
@@ -498,7 +502,7 @@ def softmax_norm_cases():
     out.append(Case("rms_norm_last_axis", module([("x", tensor((2, 3, 4, 5))), ("w", tensor((5,)))],
                                                  "R.nn.rms_norm(x, w)", tensor((2, 3, 4, 5))),
                     runs=[([x, w], r32(x64 / np.sqrt((x64 ** 2).mean(-1, keepdims=True) + 1e-5) * w))],
-                    spec=["OP.nn.rms_norm.C4"], tags=["op:nn.rms_norm", "nn"], **SUM_TOL))
+                    spec=["OP.nn.rms_norm.C3", "OP.nn.rms_norm.C4"], tags=["op:nn.rms_norm", "nn"], **SUM_TOL))
     out.append(Invalid("rms_norm_int", module([("x", tensor((2, 5), "int32")), ("w", tensor((5,), "int32"))],
                                               "R.nn.rms_norm(x, w)"),
                        "struct_info", spec=["OP.nn.rms_norm.C1", "OP.NN.NORM.C1"], tags=["op:nn.rms_norm", "nn", "invalid"]))
@@ -510,7 +514,8 @@ def softmax_norm_cases():
                     module([("x", tensor((2, 4, 3, 5))), ("c", tensor((4,)))],
                            "R.nn.group_norm(x, c, c, num_groups=2, channel_axis=1, axes=[2, 3])", tensor((2, 4, 3, 5))),
                     runs=[([xg, c], r32(normalize(xg.reshape(2, 2, 2, 3, 5), (2, 3, 4), 1e-5).reshape(xg.shape) * bc + bc))],
-                    spec=["OP.nn.group_norm.C5", "OP.NN.NORM.SEM.2"], tags=["op:nn.group_norm", "nn"], **SUM_TOL))
+                    spec=["OP.nn.group_norm.C4", "OP.nn.group_norm.C5", "OP.NN.NORM.SEM.2"],
+                    tags=["op:nn.group_norm", "nn"], **SUM_TOL))
     out.append(Invalid("group_norm_groups_not_dividing",
                        module([("x", tensor((2, 4, 3, 5))), ("c", tensor((4,)))],
                               "R.nn.group_norm(x, c, c, num_groups=3, channel_axis=1, axes=[2, 3])"),
@@ -519,7 +524,7 @@ def softmax_norm_cases():
     out.append(Case("instance_norm_symbolic",
                     module([("x", tensor(("n", 4, "l"))), ("c", tensor((4,)))],
                            "R.nn.instance_norm(x, c, c, channel_axis=1, axes=[2])", tensor(("n", 4, "l"))),
-                    runs=runs, spec=["OP.nn.instance_norm.C4", "OP.NN.NORM.SEM.2"],
+                    runs=runs, spec=["OP.nn.instance_norm.C3", "OP.nn.instance_norm.C4", "OP.NN.NORM.SEM.2"],
                     tags=["op:nn.instance_norm", "nn", "symbolic"], **SUM_TOL))
     out.append(Invalid("instance_norm_channel_in_axes",
                        module([("x", tensor((2, 4, 3))), ("c", tensor((4,)))],
@@ -646,7 +651,8 @@ def attention_cases():
                                                    ("v", tensor((2, 5, 2, 3))), ("b", tensor((1, 2, 1, 5)))],
                                                   "R.nn.attention(q, k, v, b, scale=0.25)", tensor((2, 3, 2, 3))),
                     runs=[([q, k, v, b], r32(attention(q, k, v, bias=b, scale=0.25)))],
-                    spec=["OP.nn.attention_bias.C3", "OP.nn.attention_bias.C5", "OP.NN.ATTR.1"],
+                    spec=["OP.nn.attention.C3", "OP.nn.attention_bias.C3", "OP.nn.attention_bias.C4",
+                          "OP.nn.attention_bias.C5", "OP.NN.ATTR.1"],
                     tags=["op:nn.attention_bias", "nn"], description="a bias argument builds attention_bias",
                     **SUM_TOL))
     out.append(Invalid("attention_head_dim_mismatch",
@@ -710,10 +716,171 @@ def loss_cases():
                        "struct_info", spec=["OP.nn.nll_loss.C4"], tags=tags + ["invalid"]))
     return out
 
+# ---------------------------------------------------------------------------------------------------
+# Further constraints: invalid operands and attributes, results without a provable shape, 16-bit pools
+# ---------------------------------------------------------------------------------------------------
+
+#: (name, op, parameters, call, cited constraints): statically invalid calls (``struct_info``)
+INVALID = [
+    # pools: rank and layout (OP.NN.LAYOUT.1)
+    ("adaptive_avg_pool1d_rank", "adaptive_avg_pool1d", [("x", tensor((2, 3, 8, 1)))],
+     "R.nn.adaptive_avg_pool1d(x, 4)", ["OP.nn.adaptive_avg_pool1d.C1"]),
+    ("adaptive_avg_pool2d_bad_layout", "adaptive_avg_pool2d", [("x", tensor((2, 3, 8, 6)))],
+     'R.nn.adaptive_avg_pool2d(x, 2, layout="NCHD")', ["OP.nn.adaptive_avg_pool2d.C1", "OP.NN.LAYOUT.1"]),
+    ("adaptive_avg_pool3d_rank", "adaptive_avg_pool3d", [("x", tensor((1, 2, 4, 6)))],
+     "R.nn.adaptive_avg_pool3d(x, 2)", ["OP.nn.adaptive_avg_pool3d.C1"]),
+    ("avg_pool1d_bad_layout", "avg_pool1d", [("x", tensor((2, 3, 7)))], 'R.nn.avg_pool1d(x, 2, layout="NCH")',
+     ["OP.nn.avg_pool1d.C1", "OP.NN.LAYOUT.1"]),
+    ("max_pool1d_rank", "max_pool1d", [("x", tensor((2, 3, 7, 1)))], "R.nn.max_pool1d(x, 2)",
+     ["OP.nn.max_pool1d.C1"]),
+    ("avg_pool3d_rank", "avg_pool3d", [("x", tensor((1, 2, 3, 4)))], "R.nn.avg_pool3d(x, 2)",
+     ["OP.nn.avg_pool3d.C1"]),
+    ("max_pool3d_bad_layout", "max_pool3d", [("x", tensor((1, 2, 3, 4, 5)))], 'R.nn.max_pool3d(x, 2, layout="NCXHW")',
+     ["OP.nn.max_pool3d.C1", "OP.NN.LAYOUT.1"]),
+    # convolutions: rank, layout, dtype, channels
+    ("conv1d_bad_kernel_layout", "conv1d", [("x", tensor((1, 4, 8))), ("w", tensor((6, 4, 3)))],
+     'R.nn.conv1d(x, w, kernel_layout="OIH")', ["OP.nn.conv1d.C2", "OP.NN.LAYOUT.1"]),
+    ("conv1d_dtype_mismatch", "conv1d", [("x", tensor((1, 4, 8))), ("w", tensor((6, 4, 3), "int32"))],
+     "R.nn.conv1d(x, w)", ["OP.nn.conv1d.C3"]),
+    ("conv1d_channel_mismatch", "conv1d", [("x", tensor((1, 4, 8))), ("w", tensor((6, 3, 3)))],
+     "R.nn.conv1d(x, w)", ["OP.nn.conv1d.C4"]),
+    ("conv1d_transpose_rank", "conv1d_transpose", [("x", tensor((1, 4, 5, 1))), ("w", tensor((4, 2, 3)))],
+     "R.nn.conv1d_transpose(x, w)", ["OP.nn.conv1d_transpose.C1"]),
+    ("conv1d_transpose_bad_kernel_layout", "conv1d_transpose", [("x", tensor((1, 4, 5))), ("w", tensor((4, 2, 3)))],
+     'R.nn.conv1d_transpose(x, w, kernel_layout="IOH")', ["OP.nn.conv1d_transpose.C2", "OP.NN.LAYOUT.1"]),
+    ("conv1d_transpose_dtype_mismatch", "conv1d_transpose",
+     [("x", tensor((1, 4, 5))), ("w", tensor((4, 2, 3), "float16"))],
+     "R.nn.conv1d_transpose(x, w)", ["OP.nn.conv1d_transpose.C3"]),
+    ("conv1d_transpose_output_padding_too_large", "conv1d_transpose",
+     [("x", tensor((1, 4, 5))), ("w", tensor((4, 2, 3)))],
+     "R.nn.conv1d_transpose(x, w, strides=2, output_padding=2)", ["OP.nn.conv1d_transpose.C4"]),
+    ("conv2d_transpose_weight_rank", "conv2d_transpose", [("x", tensor((1, 4, 3, 4))), ("w", tensor((4, 3, 3)))],
+     "R.nn.conv2d_transpose(x, w)", ["OP.nn.conv2d_transpose.C1"]),
+    ("conv2d_transpose_bad_layout", "conv2d_transpose", [("x", tensor((1, 4, 3, 4))), ("w", tensor((4, 3, 3, 3)))],
+     'R.nn.conv2d_transpose(x, w, data_layout="NCHD")', ["OP.nn.conv2d_transpose.C2", "OP.NN.LAYOUT.1"]),
+    ("conv2d_transpose_dtype_mismatch", "conv2d_transpose",
+     [("x", tensor((1, 4, 3, 4))), ("w", tensor((4, 3, 3, 3), "int32"))],
+     "R.nn.conv2d_transpose(x, w)", ["OP.nn.conv2d_transpose.C3"]),
+    ("conv3d_rank", "conv3d", [("x", tensor((1, 2, 3, 4))), ("w", tensor((2, 2, 2, 2, 2)))],
+     "R.nn.conv3d(x, w)", ["OP.nn.conv3d.C1"]),
+    ("conv3d_bad_kernel_layout", "conv3d", [("x", tensor((1, 2, 3, 4, 3))), ("w", tensor((2, 2, 2, 2, 2)))],
+     'R.nn.conv3d(x, w, kernel_layout="OIDHX")', ["OP.nn.conv3d.C2", "OP.NN.LAYOUT.1"]),
+    ("conv3d_dtype_mismatch", "conv3d", [("x", tensor((1, 2, 3, 4, 3))), ("w", tensor((2, 2, 2, 2, 2), "float64"))],
+     "R.nn.conv3d(x, w)", ["OP.nn.conv3d.C3"]),
+    ("conv3d_transpose_rank", "conv3d_transpose", [("x", tensor((1, 2, 2, 3))), ("w", tensor((2, 2, 2, 2, 2)))],
+     "R.nn.conv3d_transpose(x, w)", ["OP.nn.conv3d_transpose.C1"]),
+    ("conv3d_transpose_bad_layout", "conv3d_transpose",
+     [("x", tensor((1, 2, 2, 3, 2))), ("w", tensor((2, 2, 2, 2, 2)))],
+     'R.nn.conv3d_transpose(x, w, data_layout="NCDHX")', ["OP.nn.conv3d_transpose.C2", "OP.NN.LAYOUT.1"]),
+    ("conv3d_transpose_dtype_mismatch", "conv3d_transpose",
+     [("x", tensor((1, 2, 2, 3, 2))), ("w", tensor((2, 2, 2, 2, 2), "int32"))],
+     "R.nn.conv3d_transpose(x, w)", ["OP.nn.conv3d_transpose.C3"]),
+    ("conv3d_transpose_channel_mismatch", "conv3d_transpose",
+     [("x", tensor((1, 2, 2, 3, 2))), ("w", tensor((3, 2, 2, 2, 2)))],
+     "R.nn.conv3d_transpose(x, w)", ["OP.nn.conv3d_transpose.C4"]),
+    # normalizations
+    ("batch_norm_axis_out_of_range", "batch_norm",
+     [("x", tensor((3, 4, 5)))] + [(n, tensor((4,))) for n in "gbmv"],
+     "R.nn.batch_norm(x, g, b, m, v, axis=3)", ["OP.nn.batch_norm.C1", "OP.NN.NORM.C1"]),
+    ("group_norm_channel_in_axes", "group_norm", [("x", tensor((2, 4, 3, 5))), ("c", tensor((4,)))],
+     "R.nn.group_norm(x, c, c, num_groups=2, channel_axis=1, axes=[1, 2])", ["OP.nn.group_norm.C1"]),
+    ("group_norm_int", "group_norm", [("x", tensor((2, 4, 3), "int32")), ("c", tensor((4,), "int32"))],
+     "R.nn.group_norm(x, c, c, num_groups=2, channel_axis=1, axes=[2])", ["OP.nn.group_norm.C2"]),
+    ("group_norm_gamma_size", "group_norm", [("x", tensor((2, 4, 3, 5))), ("c", tensor((5,)))],
+     "R.nn.group_norm(x, c, c, num_groups=2, channel_axis=1, axes=[2, 3])", ["OP.nn.group_norm.C4"]),
+    ("instance_norm_gamma_size", "instance_norm", [("x", tensor((2, 4, 3))), ("c", tensor((3,)))],
+     "R.nn.instance_norm(x, c, c, channel_axis=1, axes=[2])", ["OP.nn.instance_norm.C2"]),
+    ("rms_norm_weight_size", "rms_norm", [("x", tensor((2, 5))), ("w", tensor((4,)))],
+     "R.nn.rms_norm(x, w)", ["OP.nn.rms_norm.C2", "OP.NN.NORM.C2"]),
+    # pad, pixel_shuffle, prelu
+    ("pad_unknown_mode", "pad", [("x", tensor((2, 3)))], 'R.nn.pad(x, [0, 0, 1, 1], pad_mode="edge")',
+     ["OP.nn.pad.C2"]),
+    ("pixel_shuffle_factor_zero", "pixel_shuffle", [("x", tensor((1, 4, 2, 2)))], "R.nn.pixel_shuffle(x, 0)",
+     ["OP.nn.pixel_shuffle.C1"]),
+    ("pixel_shuffle_rank2", "pixel_shuffle", [("x", tensor((4, 4)))], "R.nn.pixel_shuffle(x, 2)",
+     ["OP.nn.pixel_shuffle.C2"]),
+    ("prelu_axis_out_of_range", "prelu", [("x", tensor((2, 3, 4))), ("a", tensor((4,)))], "R.nn.prelu(x, a, axis=3)",
+     ["OP.nn.prelu.C2"]),
+    # attention with a bias
+    ("attention_bias_rank", "attention_bias",
+     [("q", tensor((2, 3, 2, 4))), ("k", tensor((2, 5, 2, 4))), ("b", tensor((2, 3, 5)))],
+     "R.nn.attention(q, k, k, b)", ["OP.nn.attention_bias.C1"]),
+    ("attention_bias_sequence_mismatch", "attention_bias",
+     [("q", tensor((2, 3, 2, 4))), ("k", tensor((2, 5, 2, 4))), ("v", tensor((2, 4, 2, 4))),
+      ("b", tensor((2, 2, 3, 5)))],
+     "R.nn.attention(q, k, v, b)", ["OP.nn.attention_bias.C2"]),
+    # losses
+    ("cross_entropy_with_logits_dtype", "cross_entropy_with_logits",
+     [("x", tensor((3, 4))), ("y", tensor((3, 4), "float64"))],
+     "R.nn.cross_entropy_with_logits(x, y)", ["OP.nn.cross_entropy_with_logits.C1"]),
+    ("cross_entropy_with_logits_rank", "cross_entropy_with_logits", [("x", tensor((3, 4))), ("y", tensor((12,)))],
+     "R.nn.cross_entropy_with_logits(x, y)", ["OP.nn.cross_entropy_with_logits.C2"]),
+    ("nll_loss_bad_reduction", "nll_loss", [("p", tensor((3, 4))), ("t", tensor((3,), "int64"))],
+     'R.nn.nll_loss(p, t, reduction="avg")', ["OP.nn.nll_loss.C1"]),
+    ("nll_loss_target_rank", "nll_loss", [("p", tensor((3, 4, 5))), ("t", tensor((3,), "int64"))],
+     "R.nn.nll_loss(p, t)", ["OP.nn.nll_loss.C3"]),
+    ("nll_loss_spatial_mismatch", "nll_loss", [("p", tensor((3, 4, 5))), ("t", tensor((3, 6), "int64"))],
+     "R.nn.nll_loss(p, t)", ["OP.nn.nll_loss.C5"]),
+]
+
+
+def avg_pool_f16(x, k):
+    """avg_pool2d without padding, stride 1: the window folded in float16 in row-major order (each
+    addition computed exactly in float64 and rounded to float16), then divided by the count in float16."""
+    n, c, h, w = x.shape
+    y = np.zeros((n, c, h - k + 1, w - k + 1), "float16")
+    for pos in np.ndindex(*y.shape):
+        acc = np.float16(0)
+        for r, s in itertools.product(range(k), range(k)):
+            acc = np.float16(np.float64(acc) + np.float64(x[pos[0], pos[1], pos[2] + r, pos[3] + s]))
+        y[pos] = np.float16(np.float64(acc) / np.float64(k * k))
+    return y
+
+
+def constraint_cases():
+    out = [Invalid(name, module(params, call), "struct_info", spec=spec, tags=[f"op:nn.{op}", "nn", "invalid"])
+           for name, op, params, call, spec in INVALID]
+    rng = rng_for("constraints")
+    # layer_norm / rms_norm whose parameter size cannot be proved equal to the data's: no error, and a
+    # result with the data's dtype and rank only
+    x, g = f32(rng, 3, 4), f32(rng, 4)
+    out.append(Case("layer_norm_undecided_parameter_size",
+                    module([("x", tensor(("n", "k"))), ("g", tensor(("m",))), ("b", tensor(("m",)))],
+                           "R.nn.layer_norm(x, g, b, axes=[1])", tensor(2)),
+                    runs=[([x, g, g], r32(normalize(x, (1,), 1e-5) * g + g))],
+                    spec=["OP.nn.layer_norm.C3", "OP.NN.NORM.C3", "OP.INFER.2"], tags=["op:nn.layer_norm", "nn", "symbolic"],
+                    description="k == m cannot be proved: inference keeps dtype and rank and does not reject",
+                    **SUM_TOL))
+    out.append(Case("rms_norm_undecided_weight_size",
+                    module([("x", tensor(("n", "k"))), ("w", tensor(("m",)))], "R.nn.rms_norm(x, w)", tensor(2)),
+                    runs=[([x, g], r32(x.astype("float64") / np.sqrt((x.astype("float64") ** 2).mean(-1, keepdims=True)
+                                                                   + 1e-5) * g))],
+                    spec=["OP.nn.rms_norm.C3", "OP.NN.NORM.C3", "OP.INFER.2"], tags=["op:nn.rms_norm", "nn", "symbolic"],
+                    **SUM_TOL))
+    # attention with a bias and a causal mask
+    q, k, v, b = f32(rng, 1, 3, 2, 4), f32(rng, 1, 5, 2, 4), f32(rng, 1, 5, 2, 3), f32(rng, 1, 1, 3, 5)
+    out.append(Case("attention_bias_bottomright_mask",
+                    module([("q", tensor((1, 3, 2, 4))), ("k", tensor((1, 5, 2, 4))), ("v", tensor((1, 5, 2, 3))),
+                            ("b", tensor((1, 1, 3, 5)))],
+                           'R.nn.attention(q, k, v, b, causal_mask="BottomRight")', tensor((1, 3, 2, 3))),
+                    runs=[([q, k, v, b], r32(attention(q, k, v, bias=b, mask="BottomRight")))],
+                    spec=["OP.nn.attention.C3", "OP.nn.attention_bias.C4", "OP.nn.attention_bias.C5"],
+                    tags=["op:nn.attention_bias", "nn"], description="the bias is added before the mask", **SUM_TOL))
+    # float16 average pool: every addition and the division round to float16
+    xh = (rng.standard_normal((1, 2, 5, 5)) * 300).astype("float16")
+    out.append(Case("avg_pool2d_float16_rounding",
+                    module([("x", tensor((1, 2, 5, 5), "float16"))], "R.nn.avg_pool2d(x, 3)",
+                           tensor((1, 2, 3, 3), "float16")),
+                    runs=[([xh], avg_pool_f16(xh, 3))],
+                    spec=["OP.NN.SEM.1", "OP.NN.POOL.SEM.3", "OP.SEM.5"], tags=["op:nn.avg_pool2d", "nn", "float16"],
+                    oracle="numpy-formula", rtol=0.0, atol=0.0,
+                    description="the window sum is accumulated in float16 in row-major order (no wider accumulator)"))
+    return out
+
 
 def generate():
     return {CATEGORY: conv_cases() + pool_cases() + softmax_norm_cases() + misc_cases() + attention_cases()
-            + loss_cases()}
+            + loss_cases() + constraint_cases()}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 2, 3, 4, 3), "float32"), w: R.Tensor((2, 2, 2, 2, 2), "float64")):
+        y = R.nn.conv3d(x, w)
+        return y
