@@ -934,6 +934,7 @@ def _unpad(t: TVal, device) -> Any:
     shape = tuple(int(np.asarray(d.val)) for d in t.dims())
     if shape == tuple(data.shape):
         return data
+    # cut through host memory: slicing on the device would compile one XLA slice per logical shape
     return jax.device_put(np.ascontiguousarray(np.asarray(data)[tuple(slice(0, n) for n in shape)]), device)
 
 

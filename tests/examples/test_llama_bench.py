@@ -98,3 +98,31 @@ def test_runner_generation_matches_numpy(tiny):
     jj = bench.JaxJit(cfg, capacity=bench.pow2(len(PROMPT) + 4))
     got = bench.L.generate(jj.runner(), [jnp.asarray(w) for w in weights], PROMPT, 4)
     assert got == oracle.generate(model, PROMPT, 4)
+
+
+def test_relax_jax_decode_compiles_once_per_cache_bucket(tiny):
+    """The decoder's decode function (grouped-query attention: repeat of the KV heads; rotary
+    positions broadcast against a static frequency row) runs on pow2 buckets: cache lengths 4..7
+    (grown caches 5..8) share one compilation, and the results equal the numpy oracle at every length."""
+    import relax_jax
+
+    cfg, model, mod, weights = tiny
+    exe = relax_jax.compile(mod)
+    rng = np.random.default_rng(0)
+    shape = (1, 0, cfg.num_kv_heads, cfg.head_dim)
+    before = None
+    for m in (4, 5, 6, 7):
+        caches = [rng.standard_normal((1, m) + shape[2:]).astype("float32") for _ in range(2 * cfg.num_layers)]
+        token = np.asarray([[m]], dtype="int32")
+        out = exe("decode", token, *caches, *weights)
+        want = relax_ref_decode(mod, token, caches, weights)
+        np.testing.assert_allclose(np.asarray(out[0]), want, **TOL)
+        if before is None:
+            before = exe.stats.compiles
+    assert exe.stats.compiles == before, exe.fallback_reasons
+
+
+def relax_ref_decode(mod, token, caches, weights):
+    import relax_ref
+
+    return np.asarray(relax_ref.evaluate(mod, "decode", token, *caches, *weights)[0])

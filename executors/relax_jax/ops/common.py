@@ -84,9 +84,10 @@ def check_broadcast(ctx: LowerCtx, idx: Sequence[int]) -> None:
             bad_static = True
         traced = [d for d in col if not d.is_static]
         if traced:
+            # a static 1 broadcasts against a padded axis exactly (the result keeps that axis's
+            # padding); two different physical extents other than 1 need exact shapes
             phys = {d.phys for d in traced} | {int(d.val) for d in col if d.is_static}
-            if len(phys - {1}) > 1 or (1 in {int(d.val) for d in col if d.is_static} and
-                                        any(d.phys != 1 for d in traced)):
+            if len(phys - {1}) > 1:
                 raise NeedsExact("a padded axis is broadcast")
             ref = traced[0]
             for d in traced[1:]:

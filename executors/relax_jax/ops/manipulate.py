@@ -290,12 +290,24 @@ def _collapse_to(ctx, x, shape):
     return _collapse(ctx, x, ctx.ints(shape))
 
 
-@lowering("relax.repeat")
+@lowering("relax.repeat", padding="aware")
 def _repeat(ctx, x):
+    """Padded axes other than the repeated one stay padded (each output element copies the input
+    element at the same position of those axes); a padded repeated axis or a flattening repeat needs
+    exact shapes."""
     axis = ctx.attrs.get("axis")
+    valid = ctx.valid(0)
     if axis is None:
+        if any(d is not None for d in valid):
+            ctx.require_exact("repeat without an axis flattens a padded tensor")
         return jnp.repeat(jnp.reshape(x, (-1,)), ctx.attrs["repeats"])
-    return jnp.repeat(x, ctx.attrs["repeats"], axis=axis % x.ndim)
+    ax = axis % x.ndim
+    if valid[ax] is not None:
+        ctx.require_exact("repeat along a padded axis")
+    out = jnp.repeat(x, ctx.attrs["repeats"], axis=ax)
+    if all(d is None for d in valid):
+        return out
+    return _box(ctx, out, valid)
 
 
 @lowering("relax.tile")
