@@ -16,6 +16,7 @@ crash bugs), so the runner always uses this adapter inside the worker process of
 
 from __future__ import annotations
 
+import ctypes
 import re
 from typing import Any, Optional
 
@@ -299,6 +300,8 @@ class TvmAdapter(Adapter):
             return Prim(v, None)
         if isinstance(v, str) or v is None:
             return str(v) if v is not None else None
+        if isinstance(v, ctypes.c_void_p):
+            return None  # an opaque handle, e.g. the VM context of call_builtin_with_ctx
         raise RunError("unclassified", f"TVM returned an unconvertible {type(v).__name__}")
 
     # -- protocol -----------------------------------------------------------------------------------
