@@ -50,6 +50,8 @@ ints; an ``R.Tuple`` a tuple or list) and returns the result with
 
 from __future__ import annotations
 
+import weakref
+
 import sys
 from collections import ChainMap
 from typing import Any, Callable, Dict, List, Mapping, Optional
@@ -148,6 +150,20 @@ class EvalContext:
 _Handler = Callable[["Interpreter", Any, Frame], Any]
 
 
+_CHECKED: "weakref.WeakKeyDictionary[IRModule, bool]" = weakref.WeakKeyDictionary()
+
+
+def _require_well_formed(mod: IRModule) -> None:
+    """(EVAL.PROG.2, TEXT.MOD.3) Only a well-formed module is evaluated, also one parsed with
+    ``check_well_formed=False``; the check runs once per module object."""
+    if mod in _CHECKED:
+        return
+    from ..analysis.well_formed import check_well_formed
+
+    check_well_formed(mod)
+    _CHECKED[mod] = True
+
+
 class Interpreter:
     """Reference interpreter for one module.
 
@@ -161,6 +177,7 @@ class Interpreter:
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"Interpreter expects an IRModule, got {type(mod).__name__}")
         core_ops.install()
+        _require_well_formed(mod)
         self.mod = mod
         self.vectorize = vectorize
         self.stdout = stdout

@@ -17,7 +17,7 @@ class IRModule(Mapping):
     """Immutable. Iterating yields function names in insertion order; ``mod["main"]`` returns the
     function; ``mod.get_global_var("main")`` the GlobalVar that calls refer to."""
 
-    __slots__ = ("_gvars", "_funcs", "attrs", "global_infos", "source_span")
+    __slots__ = ("_gvars", "_funcs", "attrs", "global_infos", "source_span", "__weakref__")
 
     def __init__(self, functions: Optional[Mapping[GlobalVar, FuncLike]] = None,
                  attrs: Optional[Mapping] = None, global_infos: Optional[Mapping] = None) -> None:
