@@ -86,7 +86,7 @@ def cases():
     out.append(Case("reduction_block_init", row_sum,
                     runs=[([r1], via_float64(lambda a: a.sum(axis=1), r1)),
                           ([r2], via_float64(lambda a: a.sum(axis=1), r2))],
-                    spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.BLOCK.1", "TIR.BLOCK.INIT.1", "TIR.BLOCK.5"], tags=["call_tir", "reduction", "symbolic"],
+                    spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.BLOCK.1", "TIR.BLOCK.INIT.1", "TIR.BLOCK.5", "TIR.VEC.4"], tags=["call_tir", "reduction", "symbolic"],
                     description="T.init runs when the reduce iterator is at its minimum (an empty reduction "
                                 "never runs it and leaves the output unspecified, so it is not tested)"))
     matmul = module_text('''
@@ -259,7 +259,7 @@ def cases():
             return y
     ''')
     out.append(Case("out_of_bounds_read", oob_read, runs=[Fails([f32(4)], "out_of_bounds")],
-                    spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.BOUNDS.1", "DIV.17"], tags=["call_tir", "bounds", "error"], oracle="spec-rule",
+                    spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.BOUNDS.1", "DIV.17", "PRIM.LOAD.1"], tags=["call_tir", "bounds", "error"], oracle="spec-rule",
                     description="reading A[n] (one past the end) is an error"))
     oob_write = module_text('''
         @T.prim_func
@@ -309,7 +309,7 @@ def cases():
     out.append(Case("if_then_else_is_lazy", guarded,
                     runs=[([s3], np.concatenate([[0.0], s3[:-1]]).astype("float32")),
                           ([s7], np.concatenate([[0.0], s7[:-1]]).astype("float32"))],
-                    spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.BOUNDS.2", "PRIM.SELECT.1"], tags=["call_tir", "bounds"],
+                    spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.BOUNDS.2", "PRIM.SELECT.1", "TIR.VEC.5"], tags=["call_tir", "bounds"],
                     description="the arm not taken by if_then_else is not evaluated, so A[-1] is never read"))
     select_eager = module_text('''
         @T.prim_func
@@ -535,7 +535,7 @@ def cases():
     ''')
     x3 = f32(3)
     out.append(Case("direct_primfunc_call_mutates", direct, runs=[([x3, f32(3)], x3 + 1)],
-                    spec=["VAL.PRIMFUNC.1", "CALL.PRIMFUNC.1", "EVAL.ALIAS.1"], tags=["call_tir", "impure"],
+                    spec=["VAL.PRIMFUNC.1", "CALL.PRIMFUNC.1", "EVAL.ALIAS.1", "VAL.2"], tags=["call_tir", "impure"],
                     description="calling a PrimFunc directly writes into its arguments and returns unit"))
     assert_tir = module_text('''
         @T.prim_func

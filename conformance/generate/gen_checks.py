@@ -130,7 +130,7 @@ def cases():
     out.append(Case(
         "prim_param_literal_value", prim_lit,
         runs=[([x3, Prim(3, "int64")], x3), Fails([x3, Prim(4, "int64")], "value_mismatch")],
-        spec=["CALL.FUNC.2", "EVAL.CHECK.3", "SI.PRIM.1"], tags=["check", "param", "prim"],
+        spec=["CALL.FUNC.2", "EVAL.CHECK.3", "SI.PRIM.1", "EVAL.CHECK.5"], tags=["check", "param", "prim"],
         description="R.Prim(value=3) accepts exactly the int64 value 3"))
     prim_dtype = mod('''
         @R.function

@@ -53,7 +53,7 @@ def cases():
     x3 = f32(3)
     out.append(Case(
         "operator_sugar", sugar, runs=[([x3], (x3 + x3) * x3 - 1)],
-        spec=["TEXT.EXPR.3"], tags=["text"], description="Python operators map to R.add / R.multiply / R.subtract"))
+        spec=["TEXT.EXPR.3", "EXPR.OP.1"], tags=["text"], description="Python operators map to R.add / R.multiply / R.subtract"))
     tuples = module_text('''
         @R.function
         def main(x: R.Tensor((2,), "float32"), y: R.Tensor((3,), "float32")) -> R.Tuple(R.Tensor((3,), "float32"), R.Tuple(R.Tensor((2,), "float32"), R.Tuple), R.Tensor((2,), "float32")):

@@ -29,7 +29,7 @@ def cases():
     ''')
     a3, b3, a6, b6 = f32(3), f32(3), f32(6), f32(6)
     out.append(Case("call_dps_packed", dps, runs=[([a3, b3], a3 + b3), ([a6, b6], a6 + b6)],
-                    spec=PK + ["CALL.DPS.1", "CALL.DPS.2"], tags=["packed", "dps"]))
+                    spec=PK + ["CALL.DPS.1", "CALL.DPS.2", "CALL.PACKED.7"], tags=["packed", "dps"]))
     dps_int = module_text('''
         @R.function
         def main(x: R.Tensor((2, 2), "int32")) -> R.Tensor((2, 2), "int32"):

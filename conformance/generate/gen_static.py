@@ -28,7 +28,7 @@ def invalid():
         def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "int32")):
             z = R.add(x, y)
             return z
-    ''', ["NORM.OP.DTYPE.1", "NORM.CALL.1"], "binary operators require equal dtypes", ["op:add"])
+    ''', ["NORM.OP.DTYPE.1", "NORM.CALL.1", "TEXT.3"], "binary operators require equal dtypes", ["op:add"])
     si("broadcast_conflict", '''
         @R.function
         def main(x: R.Tensor((3,), "float32"), y: R.Tensor((4,), "float32")):
@@ -176,7 +176,7 @@ def invalid():
         def main(x: R.Tensor((3,), "float32")):
             R.print(x, format="{}")
             return x
-    ''', ["WF.PURITY.1", "EXPR.PURITY.5"], "R.print is impure; main is pure by default", ["purity"])
+    ''', ["WF.PURITY.1", "EXPR.PURITY.5", "TEXT.3"], "R.print is impure; main is pure by default", ["purity"])
     wf("impure_packed_in_pure_function", '''
         @R.function
         def main(x: R.Tensor((3,), "float32")):
@@ -356,7 +356,7 @@ def malformed():
         @R.function
         def main(x: R.Tensor((3,), "float33")):
             return x
-    '''), ["VAL.DTYPE.1", "TEXT.SINFO.1"])
+    '''), ["VAL.DTYPE.1", "TEXT.SINFO.1", "DIV.29"])
     bad("loop_in_relax_function", M('''
         @R.function
         def main(x: R.Tensor((3,), "float32")):

@@ -1,0 +1,8 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), "float"), y: R.Tensor((3,), "int")) -> R.Tuple(R.Tensor((3,), "float32"), R.Tensor((3,), "int32")):
+        return (x, y)

@@ -1,0 +1,16 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def k(A: T.Buffer((T.int64(3),), "float32"), B: T.Buffer((T.int64(3),), "float32")):
+        for i in range(T.int64(3)):
+            v = T.float32()
+            B[i] = T.Let(v * v + v, where={v: A[i] + T.float32(1)})
+
+    @R.function
+    def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((3,), "float32"))
+        return y

@@ -1,0 +1,10 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32")):
+        c = R.const("-inf", "float32")
+        y = R.maximum(x, c)
+        return (y, c)

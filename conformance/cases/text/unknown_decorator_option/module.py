@@ -1,0 +1,8 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function(inline=True)
+    def main(x: R.Tensor((3,), "float32")):
+        return x
