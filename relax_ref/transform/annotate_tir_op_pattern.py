@@ -21,7 +21,10 @@ kElemWise) (PASS.OPPATTERN.1):
   multiply-accumulate ``C[..] = C[..] + A[..] * B[..]`` whose operand loads allow reuse (matmul,
   convolution) or when some load index mixes a reduction variable into a larger expression (pooling),
   else kCommReduce; without reduction iterators it is kOpaque (the running kind is *replaced*, so
-  opaque wins).
+  opaque wins);
+* a store outside every block other than the root (a plain loop program, e.g. a scan written without
+  blocks) makes the function kOpaque: such a function is not schedulable and FuseTIR could not
+  merge it (relax-ref; TVM's analyzer ignores such stores).
 
 "Same expression" is object identity, like TVM's ``same_as`` (variables are identity-compared
 anyway). :class:`AnnotateTIROpPattern` sets the PrimFunc attribute ``op_pattern`` (an int) on every
@@ -168,6 +171,7 @@ class _Analyzer:
         self.kind = K.kElemWise
         self.store: Optional[tir.BufferStore] = None
         self.loads: List[tir.BufferLoad] = []
+        self.block_depth = 0
 
     # -- expressions --------------------------------------------------------------------------------
     def expr(self, e: Optional[P.PrimExpr]) -> None:
@@ -185,6 +189,11 @@ class _Analyzer:
         if s is None:
             return
         if isinstance(s, tir.BufferStore):
+            if self.block_depth == 0:
+                # a store outside every (non-root) block: a loop program, not schedulable -- opaque,
+                # so that FuseOps never groups it and FuseTIR never has to merge it
+                self.kind = K.kOpaque
+                return
             if self.store is not None and not _same_array(s.indices, self.store.indices):
                 self.kind = K.kOpaque
                 return
@@ -239,7 +248,9 @@ class _Analyzer:
             return
         self.loads = []
         self.store = None
+        self.block_depth += 1
         self.stmt(b.body)
+        self.block_depth -= 1
         if self.store is None:
             self.kind = K.kOpaque
             return

@@ -129,8 +129,13 @@ KERNELS = {
     def noblock(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
         for i in range(4):
             C[i] = A[i] * T.float32(2)
-    """, OpPatternKind.kElemWise),
+    """, OpPatternKind.kOpaque),   # TVM 0.25: kElemWise (see DIVERGES_FROM_TVM)
 }
+
+# Kernels where relax-ref deliberately classifies differently from TVM 0.25 (PASS.OPPATTERN.1): a store
+# outside every non-root block is opaque here; TVM calls it elementwise, which lets FuseOps group a
+# function that FuseTIR cannot merge (found by check_pass on a legalized cumsum).
+DIVERGES_FROM_TVM = {"noblock": OpPatternKind.kElemWise}
 
 
 def _module(names):
@@ -203,5 +208,9 @@ def test_same_kinds_as_tvm_on_tvm_kernels():
     want = {gv.name_hint: int(f.attrs["op_pattern"]) for gv, f in theirs.functions.items()
             if isinstance(f, tvm.tirx.PrimFunc)}
     got = {gv.name_hint: ours[gv.name_hint].attrs["op_pattern"] for gv, _ in ours.prim_funcs()}
+    for name, tvm_kind in DIVERGES_FROM_TVM.items():
+        assert want[name] == int(tvm_kind), f"TVM changed its kind of {name}: update DIVERGES_FROM_TVM"
+        assert got[name] == int(KERNELS[name][1])
+        del want[name], got[name]
     assert got == want
     assert len(got) >= 25
