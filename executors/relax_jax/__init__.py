@@ -17,7 +17,8 @@ stdout=None) -> Executable``
     (the reference's ``to_public``). Run-time errors are the reference's :mod:`relax_ref.errors`
     classes. A numpy argument that a PrimFunc mutates in place (a direct PrimFunc call,
     ``call_tir_inplace``, an in-place packed function) is written back, as in the reference; JAX
-    arrays are immutable and are not.
+    arrays are immutable and are not. Called with traced arguments (inside ``jax.jit`` and friends),
+    it behaves as ``exe.as_jax_function(entry)``.
 
 ``exe.as_jax_function(entry, *, checks="raise")``
     A pure function of JAX arrays usable inside ``jax.jit``, ``jax.grad`` (differentiable operators) and

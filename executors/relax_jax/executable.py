@@ -353,6 +353,10 @@ class Executable:
             return self._call_prim_func_entry(entry, fn, args)
         if not isinstance(fn, rx.Function):
             raise UnsupportedError(f"'{entry}' is not a Relax function")
+        if any(isinstance(a, jax.core.Tracer) for a in jax.tree_util.tree_leaves(list(args))):
+            # called inside a JAX transformation: trace the function (as_jax_function) instead of
+            # dispatching a compiled executable, which cannot take traced values
+            return self.as_jax_function(entry)(*args)
         plan = self._plan(entry)
         if plan.host_reason is not None or len(args) != len(fn.params):
             return self._host_call(plan, args)

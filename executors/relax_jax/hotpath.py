@@ -1,11 +1,11 @@
 """The per-call fast path of an executable.
 
 After a function has been called once, :func:`make_hot` builds a closure specialised to its most
-recently used compiled entry: it checks the arguments against the parameters' struct info with
-precomputed expectations (kind, rank, numpy dtype, static dims, symbolic dims and the bucket each one
-must fall in), assembles the symbolic-size vector, calls the compiled function and returns its
-result with a precomputed exporter. Anything it does not cover -- a new bucket, an argument needing
-conversion or padding, a failing check, padded results, an error code -- returns :data:`MISS`, and the
+recently used compiled entry. It accepts the call only when every argument is a concrete array with
+exactly the compiled physical shape (so no padding in and no cutting out, and the symbolic-size vector
+is a constant kept on the device), lets the compiled executable check shapes and dtypes, and returns
+the result with a precomputed exporter. Anything it does not cover -- a new bucket, an argument needing
+conversion or padding, a mismatch, padded results, an error code -- returns :data:`MISS`, and the
 general path (:meth:`relax_jax.executable.Executable._call`) handles the call, raising the
 reference's errors.
 """
@@ -22,15 +22,13 @@ from relax_ref.ir import prim_expr as P
 
 MISS = object()
 
-_ARRAY_TYPES: set = {np.ndarray}
+_JAX_ARRAY_TYPES: set = set()
 
 
 def _is_array(a: Any) -> bool:
-    t = type(a)
-    if t in _ARRAY_TYPES:
-        return True
+    """Whether ``a`` is a concrete (non-traced) JAX array; registers its type for the fast check."""
     if isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer):
-        _ARRAY_TYPES.add(t)
+        _JAX_ARRAY_TYPES.add(type(a))
         return True
     return False
 
@@ -78,7 +76,14 @@ def _phys_value(v, layouts, phys_shapes) -> Optional[int]:
 
 
 def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
-    """The fast path for ``plan`` using ``compiled`` (None when the signature is not covered)."""
+    """The fast path for ``plan`` using ``compiled`` (None when the signature is not covered).
+
+    The path accepts only arguments whose shapes equal the compiled physical shapes, so every
+    symbolic value equals its physical extent and the symbolic-size vector is a constant, made once
+    on the device. Shapes (and the dtypes of JAX arrays) are checked by the compiled executable
+    itself, which raises ``TypeError`` on any mismatch: the general path then takes the call and
+    raises the reference's error. NumPy arguments have their dtype checked here, since the
+    executable would convert them silently."""
     from .executable import _TensorParam
 
     if compiled.has_code or compiled.mutated:
@@ -90,71 +95,69 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     if not all(isinstance(l, _TensorParam) and l.dims is not None and l.dtype != "void" for l in layouts):
         return None
     sym_vars = plan.sym_vars
-    var_pos = {id(v): i for i, v in enumerate(sym_vars)}
-    buckets = exe.buckets
-    bucket_of = key[1]
-    specs: List[Tuple[np.dtype, int, Tuple]] = []
+    np_dtypes = []
     for l, phys in zip(layouts, compiled.phys_shapes):
-        dims = []
-        for d, ph in zip(l.dims, phys):
+        if len(l.dims) != len(phys):
+            return None
+        for d, n in zip(l.dims, phys):
             if isinstance(d, P.IntImm):
-                dims.append((0, d.value))
-            elif isinstance(d, P.PrimVar):
-                dims.append((1, var_pos[id(d)]))
-            else:
+                if d.value != n:
+                    return None
+            elif not isinstance(d, P.PrimVar):
                 return None
-        specs.append((_dt.to_numpy(l.dtype), len(l.dims), tuple(dims), tuple(phys)))
-    nsym = len(sym_vars)
+        np_dtypes.append(_dt.to_numpy(l.dtype))
     fn = compiled.fn
-    # the physical size each variable's value must equal for the results to need no cutting
-    phys_of = [_phys_value(v, layouts, compiled.phys_shapes) for v in sym_vars]
-    if bucketing and any(p is None for p in phys_of):
-        return None
-    lo_hi = []
-    for i in range(nsym):
-        b = bucket_of[i]
-        if bucketing:
-            lo_hi.append(b)
-        else:
-            lo_hi.append(b)
+    nparams = len(layouts)
+    extra: tuple = ()
+    if sym_vars:
+        # the value each variable takes when every argument has its physical shape; the path is
+        # valid only if that value selects this very compilation (growth-aware buckets may not)
+        vals = []
+        for v, b in zip(sym_vars, key[1]):
+            n = _phys_value(v, layouts, compiled.phys_shapes)
+            if n is None or (plan.bucket(v, n) if bucketing else n) != b:
+                return None
+            vals.append(n)
+        if _consistent(layouts, compiled.phys_shapes) is False:
+            return None
+        with jax.enable_x64(True):
+            symvec = jax.device_put(np.asarray(vals, np.int64), exe.device)
+        extra = (symvec,)
+    checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
+    stats = exe.stats
 
     def hot(args):
-        if len(args) != len(specs):
+        if len(args) != nparams:
             return MISS
-        vals = [None] * nsym
-        for a, (dt, nd, dims, phys) in zip(args, specs):
-            if not _is_array(a) or a.dtype != dt:
-                return MISS
-            shp = a.shape
-            if len(shp) != nd or shp != phys and not bucketing:
-                return MISS
-            for (kind, v), n in zip(dims, shp):
-                if kind == 0:
-                    if v != n:
-                        return MISS
-                else:
-                    cur = vals[v]
-                    if cur is None:
-                        vals[v] = n
-                    elif cur != n:
-                        return MISS
-            if shp != phys:
-                return MISS          # needs padding: the general path pads
-        if nsym:
-            for i in range(nsym):
-                if (plan.bucket(sym_vars[i], vals[i]) if bucketing else vals[i]) != lo_hi[i]:
-                    return MISS
-                if bucketing and vals[i] != phys_of[i]:
-                    return MISS          # padded: results must be cut (general path)
-            with jax.enable_x64(True):
-                out = fn(*args, np.asarray(vals, np.int64))
-        else:
-            with jax.enable_x64(True):
-                out = fn(*args)
-        exe.stats.cache_hits += 1
+        for i, dt in checks:
+            a = args[i]
+            t = type(a)
+            if t in _JAX_ARRAY_TYPES:
+                continue
+            if t is np.ndarray and a.dtype == dt:
+                continue
+            if _is_array(a) and not isinstance(a, np.ndarray):
+                continue                # another concrete jax.Array type (now registered)
+            return MISS
+        try:
+            out = fn(*args, *extra)
+        except TypeError:
+            return MISS                 # a shape or dtype the executable was not compiled for
+        stats.cache_hits += 1
         return export(out)
 
     return hot
+
+
+def _consistent(layouts, phys_shapes) -> bool:
+    """Whether the physical shapes give each symbolic variable a single value."""
+    seen: dict = {}
+    for l, phys in zip(layouts, phys_shapes):
+        for d, n in zip(l.dims, phys):
+            if isinstance(d, P.PrimVar):
+                if seen.setdefault(id(d), n) != n:
+                    return False
+    return True
 
 
 __all__ = ["make_hot", "MISS"]

@@ -284,3 +284,62 @@ def test_lowerings_are_registered_in_the_registry():
 
     for name in ("relax.add", "relax.matmul", "relax.call_tir", "relax.sum", "relax.nn.softmax"):
         assert isinstance(registry.get(name).jax, relax_jax.JaxLowering)
+
+
+# -- the per-call fast path (relax_jax.hotpath) ---------------------------------------------------------
+
+
+def _warm_add(n: int = 8):
+    exe = relax_jax.compile(ADD)
+    x = jnp.ones((n, 4), jnp.float32)
+    exe("main", x, x)
+    exe("main", x, x)
+    assert exe._plans["main"].hot is not None
+    return exe, x
+
+
+def test_fast_path_serves_repeated_calls():
+    exe, x = _warm_add()
+    hits = exe.stats.cache_hits
+    for _ in range(5):
+        np.testing.assert_array_equal(np.asarray(exe("main", x, x)), np.full((8, 4), 2, np.float32))
+    assert exe.stats.cache_hits == hits + 5
+    assert exe.stats.compiles == 1
+
+
+@pytest.mark.parametrize("bad, err", [
+    (lambda x: x.astype(jnp.float16), DTypeMismatchError),
+    (lambda x: np.asarray(x, np.float64), DTypeMismatchError),
+    (lambda x: np.asarray(x, np.int32), DTypeMismatchError),
+    (lambda x: jnp.ones((8, 5), jnp.float32), ShapeMismatchError),
+    (lambda x: jnp.ones((8,), jnp.float32), NDimMismatchError),
+    (lambda x: jnp.ones((4, 4), jnp.float32), ShapeMismatchError),   # n = 8 vs n = 4
+])
+def test_fast_path_leaves_mismatches_to_the_checked_path(bad, err):
+    exe, x = _warm_add()
+    with pytest.raises(err):
+        exe("main", x, bad(x))
+    # and the fast path still serves good calls afterwards
+    np.testing.assert_array_equal(np.asarray(exe("main", x, x)), np.full((8, 4), 2, np.float32))
+
+
+def test_fast_path_numpy_arguments_of_the_right_dtype():
+    exe, x = _warm_add()
+    xn = np.asarray(x)
+    out = exe("main", xn, xn)
+    assert isinstance(out, jax.Array)
+    np.testing.assert_array_equal(np.asarray(out), xn + xn)
+
+
+def test_fast_path_is_not_used_under_tracing():
+    exe, x = _warm_add()
+    f = jax.jit(lambda a: exe("main", a, a))
+    np.testing.assert_array_equal(np.asarray(f(x)), np.full((8, 4), 2, np.float32))
+
+
+def test_fast_path_other_sizes_in_the_bucket_are_cut():
+    exe, x = _warm_add(8)
+    y = jnp.ones((5, 4), jnp.float32)
+    out = exe("main", y, y)
+    assert out.shape == (5, 4)
+    assert exe.stats.compiles == 1
