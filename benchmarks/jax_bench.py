@@ -50,15 +50,33 @@ def _block(x):
     return x
 
 
+# contenders that run on other libraries' thread pools: timed in groups of their own, so that their
+# worker threads (BLAS, TVM's pool) do not spin while a JAX call runs
+_OTHER_RUNTIMES = ("numpy", "tvm")
+
+
 def interleaved(contenders: Dict[str, Callable[[], object]], rounds: int, calls: int,
                 gap: float = 0.05) -> Dict[str, List[float]]:
-    """Round-robin groups of ``calls`` timed calls (after one untimed settle call), rotating the
-    order each round, with a short sleep between groups. Returns per-call times (s)."""
-    names = list(contenders)
-    times: Dict[str, List[float]] = {n: [] for n in names}
+    """Per-call alternation of the JAX contenders: in each round every contender gets one untimed
+    settle call, then ``calls`` times each contender makes one timed call in turn (the order rotating
+    each round), so that load changes on the machine hit all of them alike. ``numpy`` and ``tvm`` run
+    afterwards in groups of ``calls`` timed calls. A short sleep separates rounds. Returns per-call
+    times (s)."""
+    jaxed = [n for n in contenders if n not in _OTHER_RUNTIMES]
+    others = [n for n in contenders if n in _OTHER_RUNTIMES]
+    times: Dict[str, List[float]] = {n: [] for n in contenders}
     for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
+        order = jaxed[r % len(jaxed):] + jaxed[:r % len(jaxed)] if jaxed else []
         for n in order:
+            _block(contenders[n]())
+        for _ in range(calls):
+            for n in order:
+                fn = contenders[n]
+                t0 = time.perf_counter()
+                _block(fn())
+                times[n].append(time.perf_counter() - t0)
+        time.sleep(gap)
+        for n in others:
             fn = contenders[n]
             _block(fn())
             for _ in range(calls):

@@ -4,10 +4,15 @@ API
 ===
 
 ``relax_jax.compile(mod, *, device=None, shape_buckets="pow2", exact_cache_size=32, specialize_after=32,
-stdout=None) -> Executable``
+reuse_padded=True, pad_poison=False, stdout=None) -> Executable``
     ``mod`` is a normalized IRModule (``relax_ref.parse``) or TVMScript text. ``device``: a JAX device or a
     platform name (``"cpu"``, ``"gpu"``); default the first CPU device. ``shape_buckets``: ``"pow2"``, a
     list of sizes, a function ``n -> bucket >= n``, or ``None`` for exact shapes (see Bucketing).
+    ``reuse_padded``: a result cut from a padded buffer remembers that buffer (as long as the result
+    lives), and passing the result back as an argument of the same bucket passes the buffer without
+    padding it again -- the decode loop of a growing KV cache then pads only on its first step (costs
+    the padded buffer's memory while the result lives). ``pad_poison``: fill padding with NaN / the
+    integer maximum / True instead of zeros, a check that no result depends on the padding.
 
 ``exe(entry, *args)`` / ``exe.run(entry, *args)``
     Calls a function of the module. Arguments follow the reference's host convention (VAL.HOST.1):
@@ -26,7 +31,8 @@ stdout=None) -> Executable``
 
 ``exe.register_func(name, fn)``: a packed function for this executable (the global registry of
 ``relax_ref.register_func`` is consulted too). ``exe.stats``: counters (``compiles``, ``cache_hits``,
-``fallbacks``, ``host_calls``, ``error_reruns``, ``kernel_compiles``, ``specializations``);
+``fallbacks``, ``host_calls``, ``error_reruns``, ``kernel_compiles``, ``specializations``,
+``host_pads``, ``reused_pads``);
 ``exe.fallback_reasons``: why a function compiles for exact shapes or runs on the host.
 
 Execution

@@ -71,7 +71,9 @@ class Stats:
     under padding; ``host_calls``: calls evaluated in host mode; ``error_reruns``: compiled calls
     whose error code was set and that were re-run in host mode; ``kernel_compiles``: PrimFunc kernels
     compiled for host mode; ``specializations``: exact-shape compilations of a shape that recurred
-    ``specialize_after`` times in a bucket (counted in ``compiles`` too)."""
+    ``specialize_after`` times in a bucket (counted in ``compiles`` too); ``host_pads``: arguments
+    padded to their bucket through host memory; ``reused_pads``: arguments passed as the padded
+    buffer they were cut from (``reuse_padded``)."""
 
     compiles: int = 0
     cache_hits: int = 0
@@ -80,6 +82,8 @@ class Stats:
     error_reruns: int = 0
     kernel_compiles: int = 0
     specializations: int = 0
+    host_pads: int = 0
+    reused_pads: int = 0
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -212,6 +216,8 @@ class _Compiled:
     builders: list
     mutated: List[Tuple[Tuple[int, ...], int]]   # (param path, index among outputs)
     phys_shapes: list                            # physical shape of each tensor leaf argument
+    hot: Any = None                              # its fast path (hotpath.make_hot), made once
+    hot_made: bool = False
 
 
 _HOST = "host"
@@ -249,7 +255,8 @@ class Executable:
 
     def __init__(self, mod: IRModule, *, device: Any = None, shape_buckets: Any = "pow2",
                  exact_cache_size: int = EXACT_CACHE_SIZE, stdout: Any = None,
-                 specialize_after: Optional[int] = SPECIALIZE_AFTER) -> None:
+                 specialize_after: Optional[int] = SPECIALIZE_AFTER, reuse_padded: bool = True,
+                 pad_poison: bool = False) -> None:
         from . import ops as _ops  # noqa: F401 - registers the lowerings
         from .lowering import install
 
@@ -279,6 +286,13 @@ class Executable:
         self.fallback_reasons: Dict[str, str] = {}
         self._lock = threading.RLock()
         self.stdout = stdout
+        #: keep the padded buffer of each result cut to its logical shape, and pass that buffer
+        #: instead of padding again when the result comes back as an argument of the same bucket
+        self.reuse_padded = bool(reuse_padded)
+        #: fill padding with junk (NaN, the integer maximum, True) instead of zeros: a check that no
+        #: result depends on what lies beyond the logical extents
+        self.pad_poison = bool(pad_poison)
+        self._padded_src: Dict[int, Tuple[Any, Any]] = {}
 
     def _print(self, text: str) -> None:
         import sys
@@ -505,10 +519,18 @@ class Executable:
                 raise _UseHost()
             return self._host_call(plan, args)
         if keep_boxes is None:
-            plan.hot = make_hot(self, plan, c, bucketing, key)
-        flat = _flat_args(args, plan.layouts, c.phys_shapes, None, sym)
+            if not c.hot_made:
+                c.hot, c.hot_made = make_hot(self, plan, c, bucketing, key), True
+            plan.hot = c.hot
+        flat: list = []
+        _flat(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg)
         if plan.sym_vars:
             flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
+        host = [i for i, a in enumerate(flat) if isinstance(a, np.ndarray) and a.ndim]
+        if len(host) > 1:
+            # one batched transfer instead of one per argument inside the call
+            for i, a in zip(host, jax.device_put([flat[i] for i in host], self.device)):
+                flat[i] = a
         out = c.fn(*flat)
         if c.has_code:
             code = int(np.asarray(out[-1]))
@@ -526,7 +548,7 @@ class Executable:
         value = unflatten(c.out_spec, leaves)
         if keep_boxes is not None:
             return _unpad_value(value, self.device)
-        return self._export(value)
+        return self._export(value, sym)
 
     def _write_back(self, args, boxes, mutated, muts) -> None:
         for (path, _), new in zip(mutated, muts):
@@ -584,6 +606,8 @@ class Executable:
         def traced(*flat):
             sink = ErrorSink(True)
             walker = Walker(self, "traced", sink)
+            if bucketing:
+                walker.var_bounds = {v: plan.bucket(v, sym[v]) - plan.headroom.get(v, 0) for v in plan.sym_vars}
             symvec = flat[-1] if nsym else None
             senv: Dict[P.PrimVar, SymInt] = {}
             for i, v in enumerate(plan.sym_vars):
@@ -619,11 +643,52 @@ class Executable:
 
     # -- results -----------------------------------------------------------------------------------------------
 
-    def _export(self, v: Any) -> Any:
+    def _pad_arg(self, a: Any, shape: Tuple[int, ...]) -> Any:
+        """Argument ``a`` at physical ``shape``: itself, the padded buffer it was cut from
+        (``reuse_padded``), or a padded host copy."""
+        if tuple(a.shape) == shape:
+            return a
+        src = self._padded_src.get(id(a))
+        if src is not None and src[0]() is a and tuple(src[1].shape) == shape:
+            self.stats.reused_pads += 1
+            return src[1]
+        self.stats.host_pads += 1
+        return _pad_to(a, shape, self.pad_poison)
+
+    def _export(self, v: Any, sym: Optional[Dict[P.PrimVar, int]] = None) -> Any:
         """The public form of a result: JAX arrays cut to their logical shape, shapes as ShapeValue,
         prim values as Python scalars (the reference's ``to_public``)."""
+        cuts: Dict[int, Any] = {}
+        pending: List[Tuple[TVal, Tuple[int, ...]]] = []
+        _collect_cuts(v, pending, set(), sym)
+        if pending:
+            # cut through host memory (slicing on the device would compile one XLA slice per logical
+            # shape); on the CPU the cut of the leading axis is a read-only view of the padded buffer
+            # and becomes the result without a copy
+            host = [np.asarray(t.data)[tuple(slice(0, n) for n in shape)] for t, shape in pending]
+            for (t, _), a in zip(pending, _views_to_device(host, self.device, self.sharding)):
+                cuts[id(t)] = a
+                if self.reuse_padded:
+                    self._remember_padded(a, t.data)
+        return self._export_rec(v, cuts)
+
+    def _remember_padded(self, result: Any, padded: Any) -> None:
+        import weakref
+
+        key = id(result)
+        table = self._padded_src
+
+        def forget(_ref, key=key, table=table):
+            ent = table.get(key)
+            if ent is not None and ent[0] is _ref:
+                del table[key]
+
+        table[key] = (weakref.ref(result, forget), padded)
+
+    def _export_rec(self, v: Any, cuts: Dict[int, Any]) -> Any:
         if isinstance(v, TVal):
-            return _unpad(v, self.device)
+            got = cuts.get(id(v))
+            return got if got is not None else v.data
         if isinstance(v, ShapeV):
             return rv.ShapeValue(int(np.asarray(d.val)) for d in v)
         if isinstance(v, PrimV):
@@ -632,7 +697,7 @@ class Executable:
                 val = np.asarray(val).item()
             return rv.PrimScalar(val, v.dtype).value
         if isinstance(v, tuple):
-            return tuple(self._export(x) for x in v)
+            return tuple(self._export_rec(x, cuts) for x in v)
         if isinstance(v, rv.DTypeValue):
             return v.name
         if isinstance(v, ClosureV):
@@ -850,31 +915,97 @@ def _np_rec(args, layouts, it) -> bool:
     return False
 
 
-def _pad_to(a: Any, shape: Tuple[int, ...]) -> Any:
+def _poison(dtype: np.dtype) -> Any:
+    if dtype.kind in "fc":
+        return np.nan
+    if dtype.kind == "b":
+        return True
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).max
+    return 0
+
+
+def _pad_to(a: Any, shape: Tuple[int, ...], poison: bool = False) -> Any:
     if tuple(a.shape) == shape:
         return a
     src = np.asarray(a)
-    out = np.zeros(shape, src.dtype)
+    out = np.full(shape, _poison(src.dtype), src.dtype) if poison else np.zeros(shape, src.dtype)
     out[tuple(slice(0, n) for n in src.shape)] = src
     return out
 
 
-def _flat_args(args, layouts, phys_shapes, buckets, sym) -> list:
-    flat: list = []
-    it = iter(phys_shapes)
-    _flat(args, layouts, it, flat)
-    return flat
+def _views_to_device(host: List[np.ndarray], device, sharding) -> List[Any]:
+    """JAX arrays of host arrays (views of padded buffers), aliasing them where the backend can (the
+    CPU). ``jax.device_put(..., may_alias=True)`` does the same with 5-10x the Python overhead per
+    array (40-50 us against 5 us), which matters once per result per call of a decode loop; it is
+    the fallback when JAX's internal transfer entry point is not there."""
+    put = _direct_put()
+    if put is not None:
+        try:
+            return [put(a, device, sharding) for a in host]
+        except (TypeError, ValueError, AttributeError):
+            pass
+    return list(jax.device_put(host, device, may_alias=True))
 
 
-def _flat(args, layouts, it, flat) -> None:
+_DIRECT_PUT: List[Any] = []
+
+
+def _direct_put() -> Optional[Callable[..., Any]]:
+    if not _DIRECT_PUT:
+        fn = None
+        try:
+            from jax._src import core as _core
+            from jax._src.interpreters import pxla as _pxla
+
+            if callable(getattr(_pxla, "batched_device_put", None)) and hasattr(_core, "ShapedArray"):
+                def fn(a, device, sharding):
+                    return _pxla.batched_device_put(_core.ShapedArray(a.shape, a.dtype), sharding, [a], [device])
+        except ImportError:
+            fn = None
+        _DIRECT_PUT.append(fn)
+    return _DIRECT_PUT[0]
+
+
+def _extent(d: SymInt, sym: Optional[Dict[P.PrimVar, int]]) -> int:
+    """A logical extent on the host: from its expression over the entry's symbolic values when it has
+    one (no read from the device), else read back."""
+    if d.is_static:
+        return int(d.val)
+    if d.expr is not None and sym:
+        from relax_ref.arith.evaluate import eval_prim
+        from relax_ref.ir.functor import prim_vars_in
+
+        fv = prim_vars_in(d.expr)
+        if all(x in sym for x in fv):
+            r = eval_prim(d.expr, {x: sym[x] for x in fv})
+            if isinstance(r, (int, np.integer)):
+                return int(r)
+    return int(np.asarray(d.val))
+
+
+def _collect_cuts(v: Any, out: list, seen: set, sym: Optional[Dict[P.PrimVar, int]] = None) -> None:
+    """The padded tensors of result ``v`` with their logical shapes, each once."""
+    if isinstance(v, TVal):
+        if v.valid is not None and id(v) not in seen:
+            seen.add(id(v))
+            shape = tuple(_extent(d, sym) for d in v.dims())
+            if shape != tuple(v.data.shape):
+                out.append((v, shape))
+    elif isinstance(v, tuple) and not isinstance(v, ShapeV):
+        for x in v:
+            _collect_cuts(x, out, seen, sym)
+
+
+def _flat(args, layouts, it, flat, pad=_pad_to) -> None:
     for a, l in zip(args, layouts):
         if isinstance(l, _TensorParam):
-            flat.append(_pad_to(a, next(it)))
+            flat.append(pad(a, next(it)))
         elif isinstance(l, _PrimParam):
             if l.value is None:
                 flat.append(np.asarray(_prim_val(a), _dt.to_numpy(l.dtype)))
         elif isinstance(l, _TupleParam):
-            _flat(a, l.fields, it, flat)
+            _flat(a, l.fields, it, flat, pad)
 
 
 def _rebuild(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:

@@ -185,6 +185,26 @@ def eval_sym(e: P.PrimExpr, sym: Mapping[P.PrimVar, SymInt],
     return SymInt(phys, val, expr)
 
 
+def upper_bound(s: SymInt, var_bounds: Mapping[P.PrimVar, int]) -> Optional[int]:
+    """A static upper bound of ``s``: its value when static; else its expression over the entry
+    function's variables evaluated at their bounds (``var_bounds``: under growth-aware buckets a
+    variable ``v`` whose results reach ``v + c`` is at most ``bucket - c``) when the expression is
+    monotone; else its physical bound ``phys`` (None when unknown)."""
+    if s.is_static:
+        return int(s.val)
+    e = s.expr
+    if e is not None and var_bounds:
+        fv = prim_vars_in(e)
+        if fv and all(v in var_bounds for v in fv) and is_monotone(e):
+            try:
+                b = int(eval_prim(e, {v: var_bounds[v] for v in fv}))
+            except Exception:  # noqa: BLE001 - no bound from the expression (e.g. overflow)
+                b = None
+            if b is not None:
+                return b if s.phys is None else min(b, s.phys)
+    return s.phys
+
+
 def eval_value(e: P.PrimExpr, sym: Mapping[P.PrimVar, SymInt], check=None) -> Any:
     """The value of any scalar expression (ints, floats, bools): static or traced."""
     fv = prim_vars_in(e)

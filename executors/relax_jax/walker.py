@@ -44,7 +44,7 @@ from .errors import ErrorSink, NeedsExact, TraceAbort
 from .lowering import LowerCtx
 from .matcher import TracedMatcher, host_check
 from .prim_jax import is_static
-from .symbolic import eval_sym, eval_value
+from .symbolic import eval_sym, eval_value, upper_bound
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
 
 #: deepest nesting of inlined calls while tracing before giving up (runaway recursion)
@@ -73,6 +73,9 @@ class Walker:
         self.level = 0
         self.stack: List[Any] = []
         self._globals: Dict[str, Any] = {}
+        #: static upper bounds of the entry function's symbolic variables under bucketing
+        #: (``symbolic.upper_bound``); empty when shapes are exact
+        self.var_bounds: Dict[Any, int] = {}
 
     @property
     def traced(self) -> bool:
@@ -257,7 +260,12 @@ class Walker:
                 valid.append(None)
             else:
                 if d.phys != data.shape[a]:
-                    raise NeedsExact(f"a result extent ({data.shape[a]}) differs from its bucket ({d.phys})")
+                    ub = upper_bound(d, self.var_bounds)
+                    if ub is None or ub > data.shape[a]:
+                        raise NeedsExact(f"a result extent ({data.shape[a]}) differs from its bucket ({d.phys})")
+                    # a tighter buffer than the expression's bound (e.g. a cache of ``L + 1`` rows kept in
+                    # L's bucket): the extent's physical bound becomes the buffer's
+                    d = SymInt(int(data.shape[a]), d.val, d.expr)
                 valid.append(d)
         return TVal(data, tuple(valid), self.level)
 
@@ -620,7 +628,9 @@ def _flatten(v: Any, leaves: list) -> Any:
                 vs.append(None)
             else:
                 leaves.append(jnp.asarray(d.val, jnp.int64))
-                vs.append(d.phys)
+                # the extent's expression over the entry's symbolic variables lets the host know it
+                # without reading it back (executable._extent)
+                vs.append((d.phys, d.expr))
         return ("T", tuple(vs))
     if isinstance(v, ShapeV):
         out = []
@@ -658,11 +668,11 @@ def _unflatten(spec: Any, it, level: int) -> Any:
     if kind == "T":
         data = next(it)
         valid = []
-        for phys in spec[1]:
-            if phys is None:
+        for ent in spec[1]:
+            if ent is None:
                 valid.append(None)
             else:
-                valid.append(SymInt(phys, next(it), None))
+                valid.append(SymInt(ent[0], next(it), ent[1]))
         return TVal(data, tuple(valid), level)
     if kind == "S":
         dims = []

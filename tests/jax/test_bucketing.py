@@ -23,7 +23,7 @@ def unary_mod(expr: str, out: str = 'R.Tensor(ndim=2, dtype="float32")', dtype: 
 
 
 def _check(mod, make_args, sizes, *, fallbacks=0, rtol=1e-5, atol=1e-5):
-    exe = relax_jax.compile(mod)
+    exe = relax_jax.compile(mod, pad_poison=True)
     for size in sizes:
         args = make_args(*size)
         got = exe("main", *args)
@@ -127,7 +127,7 @@ def test_take_out_of_range_index_is_an_error_even_inside_the_padding():
         y = R.take(x, i, axis=0)
         return y
 ''')
-    exe = relax_jax.compile(mod)
+    exe = relax_jax.compile(mod, pad_poison=True)
     x = np.ones(3, np.float32)           # padded to 4: index 3 is physically there, logically not
     with pytest.raises(relax_ref.OpRuntimeError):
         exe("main", x, np.array([3], np.int64))
@@ -219,3 +219,43 @@ ADD_MOD = relax_ref.parse(HEADER + '''
         y = R.add(x, x)
         return y
 ''')
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_decode_loop_pads_on_the_host_only_once_when_results_come_back(reuse):
+    """reuse_padded: a result cut from a padded buffer comes back as the next step's argument and is
+    passed as that buffer (whose padding holds whatever the computation left there), not padded again;
+    results are the reference's either way."""
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 16)).astype(np.float32)
+    ws = [rng.standard_normal((16, 16)).astype(np.float32) for _ in range(3)]
+    k = rng.standard_normal((64, 2, 8)).astype(np.float32)
+    exe = relax_jax.compile(DECODE, reuse_padded=reuse, pad_poison=True, specialize_after=None)
+    rk, rv = k, k
+    kk, vv = jnp.asarray(k), jnp.asarray(k)
+    for step in range(20):
+        y, kk, vv = exe("decode", x, kk, vv, *ws)
+        want = relax_ref.evaluate(DECODE, "decode", x, rk, rv, *ws)
+        rk, rv = want[1], want[2]
+        np.testing.assert_allclose(np.asarray(y), want[0], rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(kk), rk, rtol=1e-6)
+        assert kk.shape == (65 + step, 2, 8)
+    assert exe.stats.compiles == 1
+    if reuse:
+        assert exe.stats.host_pads == 2 and exe.stats.reused_pads == 38
+    else:
+        assert exe.stats.host_pads == 40 and exe.stats.reused_pads == 0
+
+
+def test_concat_of_a_bounded_cache_stays_in_its_bucket():
+    """Growth-aware bounds: with L <= 127 in bucket 128, concat([kc, k]) of L + 1 rows keeps 128 rows."""
+    exe = relax_jax.compile(DECODE, specialize_after=None)
+    rng = np.random.default_rng(3)
+    ws = [rng.standard_normal((16, 16)).astype(np.float32) for _ in range(3)]
+    k = rng.standard_normal((100, 2, 8)).astype(np.float32)
+    y, k2, v2 = exe("decode", rng.standard_normal((1, 16)).astype(np.float32), k, k, *ws)
+    assert k2.shape == (101, 2, 8)
+    padded = [buf for ref, buf in exe._padded_src.values() if ref() is k2]
+    assert len(padded) == 1 and padded[0].shape == (128, 2, 8)

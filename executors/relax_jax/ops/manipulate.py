@@ -11,7 +11,7 @@ and ``take``-like ops handle padding on the axes they do not touch. ``repeat``, 
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import Any, List, Optional, Sequence
 
 import jax.numpy as jnp
 import numpy as np
@@ -24,6 +24,7 @@ from relax_ref.ir.struct_info import TensorStructInfo
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import is_static
+from ..symbolic import upper_bound
 from ..values import ShapeV, SymInt, TVal
 
 
@@ -188,17 +189,56 @@ def _concat(ctx, xs):
         return _box(ctx, out, other_valid)
     phys = sum(int(b.data.shape[axis]) for b in boxes)
     shape = list(boxes[0].data.shape)
-    shape[axis] = phys
-    out = jnp.zeros(shape, boxes[0].data.dtype)
-    off: Any = 0
-    for b in boxes:
+    rest = boxes
+    bound = _concat_bound(ctx, boxes, axis)
+    if bound is not None and bound < phys and all(b.valid is None or b.valid[axis] is None for b in boxes[1:]):
+        # the total is bounded (e.g. a cache of L <= bucket - 1 rows plus one row): keep the first
+        # operand's buffer, grown to the bound if needed, and write the exact operands after its valid
+        # prefix; every write ends at or before the bound, so none is clamped
+        first = boxes[0].data
+        phys = max(bound, int(first.shape[axis]))
+        if phys > first.shape[axis]:
+            widths = [(0, 0)] * ndim
+            widths[axis] = (0, phys - int(first.shape[axis]))
+            first = jnp.pad(first, widths)
+        out = first
+        d0 = boxes[0].dim(axis)
+        off: Any = int(d0.val) if d0.is_static else d0.val
+        rest = boxes[1:]
+    else:
+        shape[axis] = phys
+        out = jnp.zeros(shape, boxes[0].data.dtype)
+        off = 0
+    for b in rest:
         start = [0] * ndim
         start[axis] = jnp.asarray(off, jnp.int64) if not is_static(off) else off
         out = lax.dynamic_update_slice(out, b.data.astype(out.dtype), start)
         d = b.dim(axis)
         off = off + (int(d.val) if d.is_static else d.val)
-    other_valid[axis] = SymInt(phys, jnp.asarray(off, jnp.int64), None)
+    other_valid[axis] = SymInt(phys, jnp.asarray(off, jnp.int64), _sum_expr([b.dim(axis) for b in boxes]))
     return _box(ctx, out, other_valid)
+
+
+def _sum_expr(dims) -> Any:
+    """The sum of the extents as an expression over the entry variables (None when one has none)."""
+    e: Any = None
+    for d in dims:
+        x = P.IntImm(int(d.val)) if d.is_static else d.expr
+        if x is None:
+            return None
+        e = x if e is None else e + x
+    return e
+
+
+def _concat_bound(ctx, boxes, axis: int) -> Optional[int]:
+    """A static upper bound of the concatenated extent (None when one operand has none)."""
+    total = 0
+    for b in boxes:
+        ub = upper_bound(b.dim(axis), ctx.walker.var_bounds)
+        if ub is None:
+            return None
+        total += ub
+    return total
 
 
 def _split_bounds(d: int, ios) -> List[tuple]:
