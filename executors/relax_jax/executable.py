@@ -526,11 +526,6 @@ class Executable:
         _flat(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg)
         if plan.sym_vars:
             flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
-        host = [i for i, a in enumerate(flat) if isinstance(a, np.ndarray) and a.ndim]
-        if len(host) > 1:
-            # one batched transfer instead of one per argument inside the call
-            for i, a in zip(host, jax.device_put([flat[i] for i in host], self.device)):
-                flat[i] = a
         out = c.fn(*flat)
         if c.has_code:
             code = int(np.asarray(out[-1]))
@@ -984,17 +979,32 @@ def _extent(d: SymInt, sym: Optional[Dict[P.PrimVar, int]]) -> int:
     return int(np.asarray(d.val))
 
 
-def _collect_cuts(v: Any, out: list, seen: set, sym: Optional[Dict[P.PrimVar, int]] = None) -> None:
-    """The padded tensors of result ``v`` with their logical shapes, each once."""
+def _collect_cuts(v: Any, out: list, seen: set, sym: Optional[Dict[P.PrimVar, int]] = None,
+                  memo: Optional[Dict[Any, int]] = None) -> None:
+    """The padded tensors of result ``v`` with their logical shapes, each once (``memo``: extents
+    by expression, as results often share one, e.g. the ``L + 1`` rows of every KV cache)."""
+    if memo is None:
+        memo = {}
     if isinstance(v, TVal):
         if v.valid is not None and id(v) not in seen:
             seen.add(id(v))
-            shape = tuple(_extent(d, sym) for d in v.dims())
+            shape = []
+            for d, n in zip(v.valid, v.data.shape):
+                if d is None:
+                    shape.append(int(n))
+                elif d.expr is not None:
+                    e = memo.get(d.expr)
+                    if e is None:
+                        e = memo[d.expr] = _extent(d, sym)
+                    shape.append(e)
+                else:
+                    shape.append(_extent(d, sym))
+            shape = tuple(shape)
             if shape != tuple(v.data.shape):
                 out.append((v, shape))
     elif isinstance(v, tuple) and not isinstance(v, ShapeV):
         for x in v:
-            _collect_cuts(x, out, seen, sym)
+            _collect_cuts(x, out, seen, sym, memo)
 
 
 def _flat(args, layouts, it, flat, pad=_pad_to) -> None:

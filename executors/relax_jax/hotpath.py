@@ -5,8 +5,8 @@ recently used compiled entry. It accepts the call only when every argument is a 
 exactly the compiled physical shape (so no padding in and no cutting out, and the symbolic-size vector
 is a constant kept on the device), lets the compiled executable check shapes and dtypes, and returns
 the result with a precomputed exporter. Anything it does not cover -- a new bucket, an argument needing
-conversion or padding, a mismatch, padded results, an error code -- returns :data:`MISS`, and the
-general path (:meth:`relax_jax.executable.Executable._call`) handles the call, raising the
+conversion or padding, a mismatch, padded results, a failed run-time check (the error code the
+compiled function returns, read back) -- returns :data:`MISS`, and the general path (:meth:`relax_jax.executable.Executable._call`) handles the call, raising the
 reference's errors.
 """
 
@@ -86,7 +86,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     executable would convert them silently."""
     from .executable import _TensorParam
 
-    if compiled.has_code or compiled.mutated:
+    if compiled.mutated:
         return None
     export = _exporter(compiled.out_spec)
     if export is None:
@@ -125,6 +125,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
         extra = (symvec,)
     checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
     stats = exe.stats
+    has_code = compiled.has_code
 
     def hot(args):
         if len(args) != nparams:
@@ -143,6 +144,10 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
             out = fn(*args, *extra)
         except TypeError:
             return MISS                 # a shape or dtype the executable was not compiled for
+        if has_code:
+            if int(out[-1]):
+                return MISS             # a run-time check failed: the general path re-runs and raises
+            out = out[:-1]
         stats.cache_hits += 1
         return export(out)
 

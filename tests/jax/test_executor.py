@@ -343,3 +343,23 @@ def test_fast_path_other_sizes_in_the_bucket_are_cut():
     out = exe("main", y, y)
     assert out.shape == (5, 4)
     assert exe.stats.compiles == 1
+
+
+def test_fast_path_of_a_function_with_run_time_checks_raises_the_reference_error():
+    m = mod('''
+    @R.function
+    def main(x: R.Tensor((4,), "float32"), i: R.Tensor((1,), "int64")) -> R.Tensor((1,), "float32"):
+        y = R.take(x, i, axis=0)
+        return y
+''')
+    exe = relax_jax.compile(m)
+    x = jnp.arange(4, dtype=jnp.float32)
+    ok = jnp.asarray([2], jnp.int64) if jax.config.jax_enable_x64 else np.asarray([2], np.int64)
+    for _ in range(3):
+        assert float(np.asarray(exe("main", x, ok))[0]) == 2.0
+    assert exe._plans["main"].hot is not None
+    hits = exe.stats.cache_hits
+    with pytest.raises(relax_ref.OpRuntimeError):
+        exe("main", x, np.asarray([4], np.int64))
+    assert float(np.asarray(exe("main", x, ok))[0]) == 2.0
+    assert exe.stats.cache_hits > hits
