@@ -108,17 +108,27 @@ def _report(title: str, results: Dict[str, Dict[str, List[float]]], base: str = 
                 names.append(n)
     rows = []
     for case, res in results.items():
-        b = _median_ms(res[base]) if base in res else None
         row = [case]
         for n in names:
             if n in res:
                 m = _median_ms(res[n])
-                row.append(f"{m:.3f}" + (f" ({m / b:.2f}x)" if b and n != base else ""))
+                r = ratio(res[n], res[base], paired=n not in _OTHER_RUNTIMES) \
+                    if base in res and n != base else None
+                row.append(f"{m:.3f}" + (f" ({r:.2f}x)" if r is not None else ""))
             else:
                 row.append("-")
         rows.append(row)
-    _table(title + f"  [median ms per call; (ratio vs {base})]", rows, ["case"] + names)
+    _table(title + f"  [median ms per call; (median of paired ratios vs {base})]", rows, ["case"] + names)
     return rows
+
+
+def ratio(times: List[float], base: List[float], paired: bool = True) -> float:
+    """The ratio of a contender to the baseline: for alternated calls (``paired``, equal counts) the
+    median of the per-pair ratios -- each call against the baseline call made next to it, so that
+    load changes on the machine cancel out -- else the ratio of the medians."""
+    if paired and len(times) == len(base) and times:
+        return statistics.median(t / b for t, b in zip(times, base))
+    return statistics.median(times) / statistics.median(base)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -184,7 +194,7 @@ def bench_mlp(args, use_tvm: bool) -> None:
         _check("mlp", graph("main", jx, jw1, jw2), want)
         if tir is not None:
             _check("mlp[TIR]", tir("main", jx, jw1, jw2), want)
-        calls = args.calls if n < 256 else max(args.calls // 4, 3)
+        calls = args.calls if n < 256 else max(args.calls // 2, 3)
         if vm is not None and n >= 32:
             slow = {"tvm": c.pop("tvm")}
             results[f"mlp n={n}"] = interleaved(c, args.rounds, calls)
