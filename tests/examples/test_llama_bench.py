@@ -126,3 +126,24 @@ def relax_ref_decode(mod, token, caches, weights):
     import relax_ref
 
     return np.asarray(relax_ref.evaluate(mod, "decode", token, *caches, *weights)[0])
+
+
+def test_relax_jax_prefill_compiles_once_per_prompt_bucket(tiny):
+    """prefill (the last position taken with a symbolic ``strided_slice`` bound, n - 1 .. n) runs on
+    pow2 buckets: prompt lengths 5..8 share one compilation, logits and caches equal the reference's."""
+    import relax_jax
+    import relax_ref
+
+    cfg, model, mod, weights = tiny
+    exe = relax_jax.compile(mod, pad_poison=True)
+    rng = np.random.default_rng(1)
+    before = None
+    for n in (5, 6, 7, 8):
+        tokens = rng.integers(0, cfg.vocab_size, (1, n)).astype("int32")
+        out = exe("prefill", tokens, *weights)
+        want = relax_ref.evaluate(mod, "prefill", tokens, *weights)
+        for g, w in zip(out, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), **TOL)
+        if before is None:
+            before = exe.stats.compiles
+    assert exe.stats.compiles == before and exe.stats.fallbacks == 0, exe.fallback_reasons

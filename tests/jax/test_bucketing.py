@@ -259,3 +259,48 @@ def test_concat_of_a_bounded_cache_stays_in_its_bucket():
     assert k2.shape == (101, 2, 8)
     padded = [buf for ref, buf in exe._padded_src.values() if ref() is k2]
     assert len(padded) == 1 and padded[0].shape == (128, 2, 8)
+
+
+SLICES = [
+    ('R.strided_slice(x, axes=[0], begin=[n - 1], end=[n], assume_inbound=True)', 'R.Tensor((1, 4), "float32")'),
+    ('R.strided_slice(x, axes=[0], begin=[0], end=[n - 1])', 'R.Tensor(("n - 1", 4), "float32")'),
+    ('R.strided_slice(x, axes=[0], begin=[1], end=[n], strides=[2])', 'R.Tensor(dtype="float32", ndim=2)'),
+    ('R.strided_slice(x, axes=[0], begin=[-2], end=[n])', 'R.Tensor(dtype="float32", ndim=2)'),
+    ('R.strided_slice(x, axes=[0], begin=[-3], end=[100])', 'R.Tensor(dtype="float32", ndim=2)'),
+    ('R.strided_slice(x, axes=[0, 1], begin=[0, 1], end=[2, 3])', 'R.Tensor(dtype="float32", ndim=2)'),
+    ('R.strided_slice(x, axes=[1], begin=[1], end=[3])', 'R.Tensor(("n", 2), "float32")'),
+]
+
+
+@pytest.mark.parametrize("expr, ret", SLICES)
+def test_strided_slice_with_symbolic_bounds_or_of_a_padded_axis(expr, ret):
+    """Symbolic bounds (traced under bucketing) and slices of a padded axis: a dynamic slice or a gather
+    of the length the struct info gives (static, or padded to a bound), one compilation per bucket."""
+    mod = relax_ref.parse(HEADER + f'''
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32")) -> {ret}:
+        n = T.int64()
+        y = {expr}
+        return y
+''')
+
+    def args(n):
+        return [np.arange(n * 4, dtype=np.float32).reshape(n, 4)]
+    exe = _check(mod, args, [(3,), (5,), (6,), (7,), (2,)])
+    assert exe.stats.compiles == 3        # buckets 4, 8, 2
+
+
+def test_strided_slice_assume_inbound_violation_is_an_error_under_bucketing():
+    mod = relax_ref.parse(HEADER + '''
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32")) -> R.Tensor((1, 4), "float32"):
+        n = T.int64()
+        y = R.strided_slice(x, axes=[0], begin=[n], end=[n + 1], assume_inbound=True)
+        return y
+''', check_well_formed=False)
+    exe = relax_jax.compile(mod, pad_poison=True)
+    x = np.ones((3, 4), np.float32)
+    with pytest.raises(relax_ref.RelaxError) as want:
+        relax_ref.evaluate(mod, "main", x)
+    with pytest.raises(type(want.value)):
+        exe("main", x)

@@ -11,7 +11,7 @@ tensor may be padded); ``strided_slice`` handles padding on the axes it does not
 
 from __future__ import annotations
 
-from typing import List
+from typing import Any, List
 
 import jax.numpy as jnp
 import numpy as np
@@ -23,7 +23,8 @@ from relax_ref.ir import dtype as _dt
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import is_static, np_dtype
-from ..values import PrimV, TVal
+from ..symbolic import upper_bound
+from ..values import PrimV, SymInt, TVal
 from .common import dtype_of
 
 
@@ -98,10 +99,90 @@ def _values(v) -> List[int]:
     return out
 
 
+def _traced_values(v) -> List[Any]:
+    """Slice bounds: Python ints, or traced int64 scalars for symbolic bounds under bucketing."""
+    out: List[Any] = []
+    for x in v:
+        if isinstance(x, PrimV):
+            out.append(int(x.val) if is_static(x.val) else jnp.asarray(x.val, jnp.int64))
+        else:
+            out.append(int(x))
+    return out
+
+
+def _clamp_bound(i, d):
+    """A slice bound in Python's convention for a positive stride: negative counts from the end,
+    then clamped to ``[0, d]`` (OP.strided_slice.C6)."""
+    i = jnp.where(i < 0, i + d, i)
+    return jnp.clip(i, 0, d)
+
+
+def _strided_slice_traced(ctx, x, axes, begin, end, strides):
+    """strided_slice with symbolic bounds or of a padded axis: each sliced axis becomes a gather (or a
+    ``dynamic_slice`` when its length is static and the stride 1) of the length the inferred struct
+    info gives, static or bounded (then the result is padded)."""
+    assume = bool(ctx.attrs.get("assume_inbound", False))
+    valid = list(ctx.valid(0))
+    dims = ctx.walker.sinfo_dims(ctx.walker.inferred(ctx.call), ctx.frame)
+    if dims is None:
+        raise NeedsExact("a slice bound is not static")
+    out = x
+    for a, b, e, st in zip(axes, begin, end, strides):
+        if not -x.ndim <= a < x.ndim:
+            raise _rt(ctx, f"axis {a} is out of range for a tensor of rank {x.ndim}")
+        a %= x.ndim
+        if st == 0:
+            raise _rt(ctx, f"the stride of axis {a} is zero")
+        if st < 0:
+            raise NeedsExact("a slice with a negative stride and a bound that is not static")
+        d0 = ctx.vals[0].dim(a)
+        d = jnp.asarray(int(d0.val) if d0.is_static else d0.val, jnp.int64)
+        bj, ej = jnp.asarray(b, jnp.int64), jnp.asarray(e, jnp.int64)
+        if assume:
+            bad = (bj < 0) | (bj > d) | (ej < 0) | (ej > d)
+            ctx.check(bad, lambda a=a: OpRuntimeError(
+                f"relax.strided_slice: assume_inbound=True, but the slice is not within the extent of axis {a}"))
+        lo, hi = _clamp_bound(bj, d), _clamp_bound(ej, d)
+        length = jnp.maximum((hi - lo + (st - 1)) // st, 0)
+        dd = dims[a]
+        if dd.is_static:
+            size = int(dd.val)
+            ctx.check(length != size, lambda a=a, size=size: OpRuntimeError(
+                f"relax.strided_slice: the result extent on axis {a} differs from its struct info ({size})"))
+            new_valid = None
+        else:
+            # a slice is never longer than its axis: the axis' physical extent bounds it
+            ub = upper_bound(dd, ctx.walker.var_bounds)
+            size = int(out.shape[a]) if ub is None else min(ub, int(out.shape[a]))
+            ctx.check(length != jnp.asarray(dd.val, jnp.int64), lambda a=a: OpRuntimeError(
+                f"relax.strided_slice: the result extent on axis {a} differs from its struct info"))
+            new_valid = SymInt(size, length, dd.expr)
+        phys = int(out.shape[a])
+        if phys == 0 or size == 0:
+            shape = list(out.shape)
+            shape[a] = size
+            out = jnp.zeros(shape, out.dtype)
+        elif st == 1 and new_valid is None and size <= phys:
+            # in bounds whenever the length is right (checked above): no clamping of the start
+            out = lax.dynamic_slice_in_dim(out, lo, size, axis=a)
+        else:
+            idx = jnp.clip(lo + jnp.arange(size, dtype=jnp.int64) * st, 0, phys - 1)
+            out = jnp.take(out, idx, axis=a)
+        valid[a] = new_valid
+    return _box(ctx, out, valid)
+
+
 @lowering("relax.strided_slice", padding="aware")
 def _strided_slice(ctx, x, axes, begin, end, strides=None):
-    axes, begin, end = _values(axes), _values(begin), _values(end)
-    strides = _values(strides) if strides is not None else [1] * len(axes)
+    axes = _values(axes)
+    strides_v = _values(strides) if strides is not None else [1] * len(axes)
+    tb, te = _traced_values(begin), _traced_values(end)
+    padded = [a for a in axes if -x.ndim <= a < x.ndim and ctx.valid(0)[a % x.ndim] is not None]
+    if not all(is_static(v) for v in tb + te) or padded:
+        if not len(axes) == len(tb) == len(te) == len(strides_v):
+            raise _rt(ctx, "axes, begin, end and strides must have the same length")
+        return _strided_slice_traced(ctx, x, axes, tb, te, strides_v)
+    begin, end, strides = _values(begin), _values(end), strides_v
     if not len(axes) == len(begin) == len(end) == len(strides):
         raise _rt(ctx, "axes, begin, end and strides must have the same length")
     assume = bool(ctx.attrs.get("assume_inbound", False))
