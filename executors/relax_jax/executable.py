@@ -51,7 +51,7 @@ from relax_ref.ir.module import IRModule
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .hotpath import MISS as _MISS
-from .hotpath import make_hot
+from .hotpath import make_hot, make_padded_hot
 from .symbolic import ShapeBuckets, eval_sym, is_monotone
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal
 from .walker import Walker, flatten, unflatten
@@ -216,8 +216,10 @@ class _Compiled:
     builders: list
     mutated: List[Tuple[Tuple[int, ...], int]]   # (param path, index among outputs)
     phys_shapes: list                            # physical shape of each tensor leaf argument
-    hot: Any = None                              # its fast path (hotpath.make_hot), made once
+    hot: Any = None                              # its fast paths (hotpath), each made once
     hot_made: bool = False
+    padded_hot: Any = None
+    padded_hot_made: bool = False
 
 
 _HOST = "host"
@@ -519,9 +521,14 @@ class Executable:
                 raise _UseHost()
             return self._host_call(plan, args)
         if keep_boxes is None:
-            if not c.hot_made:
-                c.hot, c.hot_made = make_hot(self, plan, c, bucketing, key), True
-            plan.hot = c.hot
+            if bucketing and _needs_padding(args, plan.layouts, c.phys_shapes):
+                if not c.padded_hot_made:
+                    c.padded_hot, c.padded_hot_made = make_padded_hot(self, plan, c, key), True
+                plan.hot = c.padded_hot
+            else:
+                if not c.hot_made:
+                    c.hot, c.hot_made = make_hot(self, plan, c, bucketing, key), True
+                plan.hot = c.hot
         flat: list = []
         _flat(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg)
         if plan.sym_vars:
@@ -657,15 +664,21 @@ class Executable:
         pending: List[Tuple[TVal, Tuple[int, ...]]] = []
         _collect_cuts(v, pending, set(), sym)
         if pending:
-            # cut through host memory (slicing on the device would compile one XLA slice per logical
-            # shape); on the CPU the cut of the leading axis is a read-only view of the padded buffer
-            # and becomes the result without a copy
-            host = [np.asarray(t.data)[tuple(slice(0, n) for n in shape)] for t, shape in pending]
-            for (t, _), a in zip(pending, _views_to_device(host, self.device, self.sharding)):
+            for (t, _), a in zip(pending, self._cut_results([(t.data, shape) for t, shape in pending])):
                 cuts[id(t)] = a
-                if self.reuse_padded:
-                    self._remember_padded(a, t.data)
         return self._export_rec(v, cuts)
+
+    def _cut_results(self, items: Sequence[Tuple[Any, Tuple[int, ...]]]) -> List[Any]:
+        """Padded result buffers cut to their logical shapes. The cut goes through host memory (slicing
+        on the device would compile one XLA slice per logical shape); on the CPU the cut of the leading
+        axis is a read-only view of the padded buffer and becomes the result without a copy. With
+        ``reuse_padded`` each result remembers its padded buffer."""
+        host = [np.asarray(data)[tuple(slice(0, n) for n in shape)] for data, shape in items]
+        out = _views_to_device(host, self.device, self.sharding)
+        if self.reuse_padded:
+            for (data, _), a in zip(items, out):
+                self._remember_padded(a, data)
+        return out
 
     def _remember_padded(self, result: Any, padded: Any) -> None:
         import weakref

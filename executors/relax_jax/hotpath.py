@@ -165,4 +165,186 @@ def _consistent(layouts, phys_shapes) -> bool:
     return True
 
 
-__all__ = ["make_hot", "MISS"]
+def _compile_expr(e: P.PrimExpr, var_pos: dict) -> Optional[Callable[[list], int]]:
+    """A Python function of the symbolic values for an integer extent expression (None when the
+    expression has a form this does not cover)."""
+    if isinstance(e, P.IntImm):
+        c = int(e.value)
+        return lambda vals: c
+    if isinstance(e, P.PrimVar):
+        i = var_pos.get(id(e))
+        if i is None:
+            return None
+        return lambda vals: vals[i]
+    ops = {P.Add: lambda x, y: x + y, P.Sub: lambda x, y: x - y, P.Mul: lambda x, y: x * y,
+           P.FloorDiv: lambda x, y: x // y, P.FloorMod: lambda x, y: x % y, P.Min: min, P.Max: max}
+    op = ops.get(type(e))
+    if op is None:
+        return None
+    fa, fb = _compile_expr(e.a, var_pos), _compile_expr(e.b, var_pos)
+    if fa is None or fb is None:
+        return None
+    if type(e) in (P.FloorDiv, P.FloorMod):
+        def guarded(vals, fa=fa, fb=fb, op=op):
+            d = fb(vals)
+            if d == 0:
+                raise ZeroDivisionError
+            return op(fa(vals), d)
+        return guarded
+    return lambda vals: op(fa(vals), fb(vals))
+
+
+def _padded_exporter(spec, var_pos: dict) -> Optional[Callable[[tuple, list, Callable], Any]]:
+    """For results that may be padded: a function ``(outputs, symbolic values, cut) -> result`` that
+    computes each padded extent on the host from its expression and cuts through ``cut``; None when a
+    result is not a tensor (or a tuple of them) or an extent has no expression over the parameters'
+    variables."""
+    leaves: List[Tuple[int, tuple]] = []      # (output index, per-axis extent function or None)
+    pos = 0
+
+    def walk(sp):
+        nonlocal pos
+        kind = sp[0]
+        if kind == "T":
+            i = pos
+            fns = []
+            for ent in sp[1]:
+                if ent is None:
+                    fns.append(None)
+                    continue
+                pos += 1
+                phys, expr = ent
+                f = _compile_expr(expr, var_pos) if expr is not None else None
+                if f is None:
+                    raise LookupError("extent")
+                fns.append(f)
+            pos += 1
+            leaves.append((i, tuple(fns)))
+            return len(leaves) - 1
+        if kind == "U":
+            return tuple(walk(f) for f in sp[1])
+        raise LookupError(kind)
+
+    try:
+        tree = walk(spec)
+    except LookupError:
+        return None
+
+    def export(out, vals, cut):
+        pending = []
+        got: List[Any] = []
+        for i, fns in leaves:
+            data = out[i]
+            if any(f is not None for f in fns):
+                shape = tuple(int(n) if f is None else f(vals) for f, n in zip(fns, data.shape))
+                if shape != tuple(data.shape):
+                    pending.append((len(got), data, shape))
+            got.append(data)
+        if pending:
+            for (k, _, _), a in zip(pending, cut([(d, shp) for _, d, shp in pending])):
+                got[k] = a
+
+        def build(t):
+            return got[t] if isinstance(t, int) else tuple(build(x) for x in t)
+        return build(tree)
+
+    return export
+
+
+def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
+    """The fast path of a bucketed compilation for arguments smaller than their buckets: arguments are
+    passed as the padded buffers they were cut from (``reuse_padded``) or padded on the host, the
+    symbolic values come from the argument shapes, and results are cut to the extents their
+    expressions give. Repeated shapes are counted towards ``specialize_after`` as on the general path,
+    which takes over once a shape has its exact compilation."""
+    from .executable import _TensorParam
+
+    if compiled.mutated or not key[0]:
+        return None
+    layouts = plan.layouts
+    if not all(isinstance(l, _TensorParam) and l.dims is not None and l.dtype != "void" for l in layouts):
+        return None
+    sym_vars = plan.sym_vars
+    if not sym_vars:
+        return None
+    var_pos = {id(v): i for i, v in enumerate(sym_vars)}
+    export = _padded_exporter(compiled.out_spec, var_pos)
+    if export is None:
+        return None
+    specs = []
+    for l, phys in zip(layouts, compiled.phys_shapes):
+        dims = []
+        for d in l.dims:
+            if isinstance(d, P.IntImm):
+                dims.append((0, d.value))
+            elif isinstance(d, P.PrimVar):
+                dims.append((1, var_pos[id(d)]))
+            else:
+                return None
+        specs.append((_dt.to_numpy(l.dtype), len(l.dims), tuple(dims), tuple(phys)))
+    nparams, nsym = len(specs), len(sym_vars)
+    fn = compiled.fn
+    has_code = compiled.has_code
+    stats = exe.stats
+    buckets = tuple(key[1])
+    bucket = plan.bucket
+    pad = exe._pad_arg
+    spec_after = exe.specialize_after
+    padded_calls, exact_cache = plan.padded_calls, plan.exact_cache
+
+    def cut(items):
+        return exe._cut_results(items)
+
+    def hot(args):
+        if len(args) != nparams:
+            return MISS
+        vals: list = [None] * nsym
+        flat = []
+        padded = False
+        for a, (dt, nd, dims, phys) in zip(args, specs):
+            t = type(a)
+            if t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
+                return MISS
+            if a.dtype != dt:
+                return MISS
+            shp = a.shape
+            if len(shp) != nd:
+                return MISS
+            for (kind, v), n in zip(dims, shp):
+                if kind == 0:
+                    if v != n:
+                        return MISS
+                else:
+                    cur = vals[v]
+                    if cur is None:
+                        vals[v] = n
+                    elif cur != n:
+                        return MISS
+            if shp != phys:
+                padded = True
+        for i in range(nsym):
+            if bucket(sym_vars[i], vals[i]) != buckets[i]:
+                return MISS
+        for a, sp in zip(args, specs):
+            flat.append(a if a.shape == sp[3] else pad(a, sp[3]))
+        if padded and spec_after:
+            ekey = (False, tuple(vals), ())
+            if ekey in exact_cache:
+                return MISS                 # the shape has its exact compilation: general path
+            n = padded_calls.get(ekey, 0) + 1
+            if n >= spec_after:
+                return MISS                 # time to specialise: the general path compiles it
+            padded_calls[ekey] = n
+        with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
+            out = fn(*flat, np.asarray(vals, np.int64))
+            if has_code:
+                if int(out[-1]):
+                    return MISS             # a run-time check failed: the general path re-runs and raises
+                out = out[:-1]
+            stats.cache_hits += 1
+            return export(out, vals, cut)
+
+    return hot
+
+
+__all__ = ["make_hot", "make_padded_hot", "MISS"]

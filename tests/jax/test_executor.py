@@ -363,3 +363,22 @@ def test_fast_path_of_a_function_with_run_time_checks_raises_the_reference_error
         exe("main", x, np.asarray([4], np.int64))
     assert float(np.asarray(exe("main", x, ok))[0]) == 2.0
     assert exe.stats.cache_hits > hits
+
+
+def test_padded_fast_path_serves_sizes_inside_a_bucket_and_still_specializes():
+    exe = relax_jax.compile(ADD, specialize_after=6)
+    for n in (5, 6, 7, 5, 6, 7):
+        x = np.full((n, 4), n, np.float32)
+        out = exe("main", x, x)
+        assert out.shape == (n, 4)
+        np.testing.assert_array_equal(np.asarray(out), 2 * x)
+    plan = exe._plans["main"]
+    assert plan.hot is not None and exe.stats.compiles == 1
+    for _ in range(6):
+        out = exe("main", np.ones((5, 4), np.float32), np.ones((5, 4), np.float32))
+    assert exe.stats.specializations == 1 and exe.stats.compiles == 2
+    np.testing.assert_array_equal(np.asarray(out), np.full((5, 4), 2, np.float32))
+    with pytest.raises(ShapeMismatchError):
+        exe("main", np.ones((6, 4), np.float32), np.ones((7, 4), np.float32))
+    with pytest.raises(DTypeMismatchError):
+        exe("main", np.ones((6, 4), np.float32), np.ones((6, 4), np.float64))
