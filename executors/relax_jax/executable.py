@@ -28,6 +28,7 @@ re-runs.
 from __future__ import annotations
 
 import collections
+import functools
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -956,23 +957,20 @@ def _views_to_device(host: List[np.ndarray], device, sharding) -> List[Any]:
     return list(jax.device_put(host, device, may_alias=True))
 
 
-_DIRECT_PUT: List[Any] = []
-
-
+@functools.lru_cache(maxsize=None)
 def _direct_put() -> Optional[Callable[..., Any]]:
-    if not _DIRECT_PUT:
-        fn = None
-        try:
-            from jax._src import core as _core
-            from jax._src.interpreters import pxla as _pxla
+    """JAX's internal single-array transfer, when this JAX version has it."""
+    try:
+        from jax._src import core as _core
+        from jax._src.interpreters import pxla as _pxla
+    except ImportError:
+        return None
+    if not (callable(getattr(_pxla, "batched_device_put", None)) and hasattr(_core, "ShapedArray")):
+        return None
 
-            if callable(getattr(_pxla, "batched_device_put", None)) and hasattr(_core, "ShapedArray"):
-                def fn(a, device, sharding):
-                    return _pxla.batched_device_put(_core.ShapedArray(a.shape, a.dtype), sharding, [a], [device])
-        except ImportError:
-            fn = None
-        _DIRECT_PUT.append(fn)
-    return _DIRECT_PUT[0]
+    def put(a, device, sharding):
+        return _pxla.batched_device_put(_core.ShapedArray(a.shape, a.dtype), sharding, [a], [device])
+    return put
 
 
 def _extent(d: SymInt, sym: Optional[Dict[P.PrimVar, int]]) -> int:
