@@ -2,8 +2,9 @@
 
 Run ``python benchmarks/jax_bench.py`` (``--quick`` for fewer rounds, ``--only mlp,decoder,conv,
 overhead,dynamic`` to select sections, ``--no-tvm`` to skip TVM). One run prints one table per
-section; every ratio is taken within the run against hand-written ``jax.jit`` (medians of interleaved
-groups of calls; see PERF-style methodology in ``benchmarks/README.md``).
+section; every ratio is taken within the run against hand-written ``jax.jit``: the JAX contenders
+alternate call by call and the ratio is the median of the per-pair ratios (see the method in
+``benchmarks/README.md``).
 
 Contenders per workload (when applicable):
 

@@ -34,8 +34,9 @@ Contenders:
   converted to TVM tensors once (untuned default schedules).
 
 All contenders must produce the same greedy token ids, and logits (prefill and every step) within
-2e-3 of ``jax.jit``, before any timing is reported. Timed calls run in interleaved groups (one untimed
-call, then the timed calls, group order rotating each round; ``jax_bench.interleaved``); medians.
+2e-3 of ``jax.jit``, before any timing is reported. Timed calls alternate between the JAX contenders
+(one untimed settle call each per round, then one call each in turn, the order rotating each round;
+TVM in groups of its own; ``jax_bench.interleaved``); medians.
 """
 
 from __future__ import annotations
