@@ -41,8 +41,11 @@ Execution
 Each Relax function is traced once per bucket signature by :class:`~relax_jax.walker.Walker` into one
 ``jax.jit`` computation (nested calls, closures, dataflow blocks and ``call_tir`` kernels inlined; an
 ``If`` on a traced condition becomes ``lax.cond``, on a static one is decided while tracing). Entry
-struct-info checks run on the host before dispatch (a precompiled fast path; on any mismatch the
-reference's :class:`~relax_ref.interp.checks.Matcher` produces the reference's error). Checks inside the
+struct-info checks run on the host before dispatch (:mod:`relax_jax.hotpath`: when the arguments have
+exactly the compiled physical shapes the compiled executable itself checks shapes and dtypes; when they
+are below their buckets a second fast path binds the symbolic sizes from the shapes; on any mismatch
+the general path and the reference's :class:`~relax_ref.interp.checks.Matcher` produce the reference's
+error). Checks inside the
 function (``match_cast`` on traced sizes, integer division by zero, TensorIR bounds, ``R.assert_op``)
 become *check sites* threading an error code through the computation (:mod:`relax_jax.errors`); when
 the code is set the call is evaluated again in host mode, which raises the reference's error at the
@@ -62,7 +65,12 @@ sizes of a bucket share one compilation. Every value carries, per axis, its logi
 content is unspecified. Operators declare how they treat padding (below); an operation that cannot be
 exact on padded data raises :class:`~relax_jax.errors.NeedsExact` while tracing and the function is
 compiled for exact shapes instead (LRU cache of ``exact_cache_size`` per function) -- never a wrong
-answer. Results are cut to their logical shapes on the host (no per-shape compilation). A padded shape
+answer. Buckets are growth-aware: a variable ``v`` with a result extent ``v + c`` gets the bucket of
+``v + c``, so a cache that grows by one row per call stays in its bucket, and ``concat`` and
+``strided_slice`` keep results within a bucket when the variables' bounds allow it. Results are cut to
+their logical shapes on the host (no per-shape compilation; on the CPU a cut along the leading axis
+is a zero-copy view of the padded buffer), and with ``reuse_padded`` a result passed back is passed as
+its padded buffer. A padded shape
 that recurs ``specialize_after`` times gets its own exact compilation (``None`` disables it). x64: the
 executor traces and calls its computations inside ``jax.enable_x64(True)`` (a thread-local context:
 the user's global configuration is not changed), so int64 tensors and shape arithmetic are exact.
@@ -75,7 +83,8 @@ batch/row/column axes pass through), ``outer``, ``softmax``/``log_softmax`` (``-
 ``layer_norm``/``rms_norm``, ``attention`` (padded keys excluded, causal offset from logical lengths),
 ``concat`` along a padded axis (logical offsets), ``permute_dims``, ``expand_dims``, ``squeeze`` (non-padded
 axes), ``reshape``/``flatten``/``batch_flatten`` when only the outermost non-unit axis is padded,
-``split``/``strided_slice``/``broadcast_to``/``prelu`` on axes they do not touch, ``flip``, ``take``, creation
+``split``/``broadcast_to``/``prelu`` on axes they do not touch, ``strided_slice`` with a positive stride
+(symbolic bounds and padded axes included: a dynamic slice or a gather), ``flip``, ``take``, creation
 operators (``zeros ones full arange eye tril triu`` and ``*_like``), shape operators, ``call_tir`` (the
 PrimFunc sees logical extents; its loops over padded extents are masked). Everything else (convolutions,
 pooling, other normalizations, scatters, gathers, ``repeat``, ``tile``, ``stack``, ``einsum``, ``pad``,
