@@ -84,10 +84,11 @@ batch/row/column axes pass through), ``outer``, ``softmax``/``log_softmax`` (``-
 ``concat`` along a padded axis (logical offsets), ``permute_dims``, ``expand_dims``, ``squeeze`` (non-padded
 axes), ``reshape``/``flatten``/``batch_flatten`` when only the outermost non-unit axis is padded,
 ``split``/``broadcast_to``/``prelu`` on axes they do not touch, ``strided_slice`` with a positive stride
-(symbolic bounds and padded axes included: a dynamic slice or a gather), ``flip``, ``take``, creation
+(symbolic bounds and padded axes included: a dynamic slice or a gather), ``repeat`` along an axis that is
+not padded, ``flip``, ``take``, creation
 operators (``zeros ones full arange eye tril triu`` and ``*_like``), shape operators, ``call_tir`` (the
 PrimFunc sees logical extents; its loops over padded extents are masked). Everything else (convolutions,
-pooling, other normalizations, scatters, gathers, ``repeat``, ``tile``, ``stack``, ``einsum``, ``pad``,
+pooling, other normalizations, scatters, gathers, ``tile``, ``stack``, ``einsum``, ``pad``,
 ``resize2d``, ...) requests exact shapes when an operand is padded.
 
 Lowering interface
