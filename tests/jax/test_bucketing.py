@@ -304,3 +304,34 @@ def test_strided_slice_assume_inbound_violation_is_an_error_under_bucketing():
         relax_ref.evaluate(mod, "main", x)
     with pytest.raises(type(want.value)):
         exe("main", x)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.one_of(st.just("feed"), st.integers(1, 40)), min_size=1, max_size=12),
+       st.integers(0, 2 ** 31 - 1))
+def test_decode_sequences_with_fed_back_and_fresh_caches_agree_with_the_reference(steps, seed):
+    """Random call sequences on the decode module: a step either feeds the grown caches back (passed as
+    their padded buffers, whose padding holds leftovers) or starts over from fresh caches of a random
+    length; with NaN-poisoned host padding every step equals the reference."""
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((1, 16)).astype(np.float32)
+    ws = [jnp.asarray(rng.standard_normal((16, 16)).astype(np.float32)) for _ in range(3)]
+    exe = relax_jax.compile(DECODE, pad_poison=True, specialize_after=3)
+    kk = vv = None
+    for step in steps:
+        if step == "feed" and kk is not None:
+            k_in, v_in = kk, vv
+        else:
+            n = 5 if step == "feed" else step
+            k_in = jnp.asarray(rng.standard_normal((n, 2, 8)).astype(np.float32))
+            v_in = jnp.asarray(rng.standard_normal((n, 2, 8)).astype(np.float32))
+        y, kk, vv = exe("decode", x, k_in, v_in, *ws)
+        want = relax_ref.evaluate(DECODE, "decode", x, np.asarray(k_in), np.asarray(v_in), *[np.asarray(w) for w in ws])
+        np.testing.assert_allclose(np.asarray(y), want[0], rtol=1e-4, atol=1e-5)
+        np.testing.assert_array_equal(np.asarray(kk), want[1])
+        np.testing.assert_array_equal(np.asarray(vv), want[2])
