@@ -20,6 +20,7 @@ cases). ``relax-ref ops`` prints the status table built from this registry.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -148,13 +149,25 @@ def all_ops() -> List[OpDef]:
 
 
 _LOADED = False
+_LOADING = False
+_LOAD_LOCK = threading.RLock()
 
 
 def _ensure_loaded() -> None:
-    global _LOADED
-    if not _LOADED:
+    """Import every operator module once. Thread-safe: a second thread waits until the registry is
+    complete instead of reading it half-filled (re-entrant for lookups made while the modules load)."""
+    global _LOADED, _LOADING
+    if _LOADED:
+        return
+    with _LOAD_LOCK:
+        if _LOADED or _LOADING:      # loaded meanwhile, or a lookup made while this thread loads
+            return
+        _LOADING = True
+        try:
+            from . import _load_all  # noqa: F401  (imports every op module, which register themselves)
+        finally:
+            _LOADING = False
         _LOADED = True
-        from . import _load_all  # noqa: F401  (imports every op module, which register themselves)
 
 
 # ---------------------------------------------------------------------------------------------------
