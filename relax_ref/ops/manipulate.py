@@ -806,24 +806,36 @@ def _broadcast_to_ref(args, attrs, call, ctx):
 
 
 def te_broadcast_to(x: te.Tensor, shape: Sequence[P.PrimExpr], checks: Optional[list] = None) -> te.Tensor:
-    """TOPI ``broadcast_to`` (``T_broadcast_to``); an input dim that is not the literal 1 is indexed
-    by the output index, guarded by a run-time check that it equals the output dim."""
+    """TOPI ``broadcast_to`` (``T_broadcast_to``). An input dim that is the literal 1 is read at 0; a
+    static dim equal to its target dim is indexed by the output index; any other dim (symbolic, so it
+    may be 1 at run time) is read at 0 when it is 1 and at the output index otherwise, guarded by a
+    run-time check that it is 1 or the target dim (OP.broadcast_to.C3; TVM 0.25's TOPI requires it to
+    equal the target dim statically and aborts when it cannot prove so)."""
     off = len(shape) - len(x.shape)
+
+    def static_eq(d, t) -> bool:
+        return isinstance(d, P.IntImm) and isinstance(t, P.IntImm) and d.value == t.value
 
     def f(*i):
         idx = []
         for k, d in enumerate(x.shape):
+            t = shape[off + k]
             if isinstance(d, P.IntImm) and d.value == 1:
                 idx.append(_I64(0))
-            else:
+            elif static_eq(d, t) or isinstance(d, P.IntImm):
                 idx.append(i[off + k])
+            else:
+                idx.append(O.if_then_else(O.eq(d, _I64(1)), _I64(0), i[off + k]))
         return x(*idx)
 
     if checks is not None:
         for k, d in enumerate(x.shape):
-            if not (isinstance(d, P.IntImm) and d.value == 1):
-                checks.append((O.eq(d, shape[off + k]), f"broadcast_to: dimension {k} of the input must be 1 "
-                                                         "or equal to the target dimension"))
+            t = shape[off + k]
+            if isinstance(d, P.IntImm) and d.value == 1 or static_eq(d, t):
+                continue
+            ok = O.eq(d, t) if isinstance(d, P.IntImm) else O.logical_or(O.eq(d, _I64(1)), O.eq(d, t))
+            checks.append((ok, f"broadcast_to: dimension {k} of the input must be 1 or equal to the target "
+                               "dimension"))
     return te.compute(shape, f, name="T_broadcast_to", index_names=_axes_names(len(shape)))
 
 

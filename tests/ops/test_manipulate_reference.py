@@ -322,3 +322,17 @@ def test_property_concat_split(case):
     assert len(parts) == len(want)
     for p, w in zip(parts, want):
         np.testing.assert_array_equal(p, w)
+
+
+def test_broadcast_to_of_a_symbolic_dim_that_is_one_at_run_time_is_legalized():
+    """A symbolic input dim may be 1 at run time: the legalized kernel reads index 0 then (TVM 0.25's
+    TOPI aborts instead, TVM-F10), and still raises when the dim is neither 1 nor the target dim."""
+    for x in (f32(1), f32(3)):
+        check('x: R.Tensor(("k",), "float32")', ["R.broadcast_to(x, R.shape([2, 3]))"], [x],
+              [np.broadcast_to(x, (2, 3))])
+    x1 = f32(1)
+    check('x: R.Tensor(("k",), "float32")', ["R.broadcast_to(x, R.shape([2, 1]))"], [x1],
+          [np.broadcast_to(x1, (2, 1))])
+    mod = LegalizeOps()(module('x: R.Tensor(("k",), "float32")', ["R.broadcast_to(x, R.shape([2, 3]))"]))
+    with pytest.raises(relax_ref.RelaxError):
+        relax_ref.evaluate(mod, "main", f32(2))
