@@ -81,6 +81,32 @@ class M:
     assert out.symptom == "signature" and "R.Tensor((1,)" in out.message, out.report()
 
 
+def test_finding_median_keepdims_breaks_a_later_sum(parse_ir, runner):
+    """TVM-F3 seen through a later binding (rerun signature crash-LegalizeOps-22be6c3d, seed 51515):
+    the legalized median has rank 1, so re-normalizing a following sum(axis=[2]) aborts; with max
+    in place of median TVM legalizes it, and relax-ref's LegalizeOps handles both."""
+    from relax_ref.testing.oracle import check_case
+    from relax_ref.transform import LegalizeOps
+
+    body = """
+@I.ir_module
+class M:
+    @R.function
+    def main(z: R.Tensor((1, 3, 3, 1), "float32")):
+        lv = R.median(z, axis=None, keepdims=True)
+        gv = R.sum(lv, axis=[2], keepdims=False)
+        return gv
+"""
+    prog = _program(parse_ir, body)
+    out = check_case_tvm(prog, ["LegalizeOps"], runner)
+    assert out.symptom == "crash" and out.failed_pass == "LegalizeOps" and "relax.sum" in out.message \
+        and "axis 2 is out of range" in out.message, out.report()
+    ref = check_case(prog, [LegalizeOps()])
+    assert ref.ok, ref.report()
+    control = check_case_tvm(_program(parse_ir, body.replace("R.median", "R.max")), ["LegalizeOps"], runner)
+    assert control.ok, control.report()
+
+
 def test_legalized_sort_kernels_read_back(parse_ir, runner):
     """TVM legalizes median (and sort) into kernels that call a packed sort function; relax-ref
     reads them back and runs them (the campaign's `read-back` failures)."""
@@ -243,6 +269,33 @@ class M:
     out = check_case_tvm(prog, ["LambdaLift", "FuseTIR"], runner)
     assert out.symptom == "ill-formed" and out.failed_pass == "FuseTIR" and "is not defined" in out.message, \
         out.report()
+
+
+def test_finding_broadcast_to_symbolic_dim_to_one(parse_ir, runner):
+    """TVM-F10 (rerun signature crash-LegalizeOps-18d3dbef, seed 51269): LegalizeOps aborts in TOPI's
+    broadcast_to (ICHECK EqualCheck(output_shape[i], bh.common_shape[i])) when a symbolic input dim
+    meets a target dim that is the literal 1. TVM loads the module (its well-formedness check passes);
+    relax-ref evaluates it and its own LegalizeOps agrees with the original."""
+    from relax_ref.testing.oracle import check_case
+    from relax_ref.transform import LegalizeOps
+
+    prog = _program(parse_ir, """
+@I.ir_module
+class M:
+    @R.function
+    def main(x: R.Tensor((1,), "float32")):
+        k = T.int64()
+        lv = R.match_cast(x, R.Tensor((k,), "float32"))
+        gv = R.broadcast_to(lv, R.shape([2, 1]))
+        return gv
+""")
+    loaded = runner.run(prog.mod.script(dialect="tvm"), [])
+    assert loaded.status == "ok", loaded
+    out = check_case_tvm(prog, ["LegalizeOps"], runner)
+    assert out.symptom == "crash" and out.failed_pass == "LegalizeOps" \
+        and "EqualCheck(output_shape[i], bh.common_shape[i])" in out.message, out.report()
+    ref = check_case(prog, [LegalizeOps()])
+    assert ref.ok, ref.report()
 
 
 @pytest.mark.parametrize("dead_tail", [False, True])
