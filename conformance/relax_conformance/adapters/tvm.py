@@ -43,6 +43,19 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Non-void relax expressions must be bound to a variable", "parse"),
     (r"No result exists in IRBuilder", "parse"),
     (r"multiple output operation", "parse"),
+    # text rules the parser enforces with a failed check or a wrapped Python error (DiagnosticError)
+    # text/function_defined_twice (MOD.2, TEXT.MOD.2): a second definition of a global name
+    (r"global_var_map\.count\(func_name\)\) is false: function \w+ already exists", "parse"),
+    # text/unknown_decorator_option (TEXT.MOD.2): an option @R.function / @T.prim_func does not take
+    (r"\b(function|prim_func)\(\) got an unexpected keyword argument '\w+'", "parse"),
+    # text/private_with_global_symbol (TEXT.FUNC.1): R.func_attr sets global_symbol on a private function
+    (r"A private function may not have the kGlobalSymbol \(\"global_symbol\"\) attribute", "parse"),
+    # text/missing_return (TEXT.BODY.1): a Relax function body without a return statement
+    (r"A Relax function must have a return value", "parse"),
+    # text/parameter_named_like_symbolic_var (TEXT.SYM.2): a name bound twice in the signature's scope
+    (r"Variable \w+ already defined in current scope", "parse"),
+    # text/integer_true_division (TEXT.PRIM.2): '/' between integer scalar expressions
+    (r"TVM supports multiple types of integer divisions, please call div", "parse"),
     # struct-info inference and annotation checks
     (r"All information in StructInfo annotations must be correct", "struct_info"),
     (r"Invalid annotation", "struct_info"),
@@ -59,6 +72,10 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Call expects its operator to have FuncStructInfo", "struct_info"),
     (r"FValidate", "struct_info"),
     (r"In-place index .* is out of range", "struct_info"),
+    # SI.SHAPE.2: a shape value that is not int64. Added for text/symbolic_dtype_redeclared, which stays a
+    # divergence (TVM re-types the signature's n and fails this check; TEXT.SYM.1 wants a parse error)
+    (r"is false: (the value in ShapeStructInfo can only have dtype of int64|"
+     r"Can only provide i64 expressions in shape)", "struct_info"),
     # operator inference failures reported as failed checks (element-wise and core operators)
     (r"requires argument \d+ \(\w+\) to be a tensor", "struct_info"),
     (r"Arguments to binary operators must be either R\.Tensor or R\.Prim", "struct_info"),
