@@ -146,7 +146,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
         except TypeError:
             return MISS                 # a shape or dtype the executable was not compiled for
         if has_code:
-            if int(out[-1]):
+            if int(np.asarray(out[-1])):   # (int() of a JAX scalar costs 5x more)
                 return MISS             # a run-time check failed: the general path re-runs and raises
             out = out[:-1]
         stats.cache_hits += 1
@@ -349,7 +349,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
             out = fn(*flat, np.asarray(vals, np.int64))
             if has_code:
-                if int(out[-1]):
+                if int(np.asarray(out[-1])):   # (int() of a JAX scalar costs 5x more)
                     return MISS             # a run-time check failed: the general path re-runs and raises
                 out = out[:-1]
             stats.cache_hits += 1
