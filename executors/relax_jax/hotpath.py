@@ -34,11 +34,10 @@ def _is_array(a: Any) -> bool:
     return False
 
 
-def _exporter(spec) -> Optional[Callable[[tuple], Any]]:
-    """A direct function from the compiled outputs to the public result, valid when every padded
-    extent equals its physical size (all symbolic values sit exactly on their buckets); None when an
-    output needs host conversion (prim values, shapes, strings)."""
-    idx: List[Any] = []
+def _spec_tree(spec, leaf: Callable[[int, tuple], Any]) -> Any:
+    """Walk the output spec of a compiled function (``walker.flatten``) made of tensors and tuples:
+    ``leaf(position of the tensor among the outputs, its per-axis extent entries)`` for each tensor;
+    returns the results nested as the tuples are. Raises LookupError for any other kind of value."""
     pos = 0
 
     def walk(sp):
@@ -46,14 +45,21 @@ def _exporter(spec) -> Optional[Callable[[tuple], Any]]:
         kind = sp[0]
         if kind == "T":
             i = pos
-            pos += 1 + sum(1 for v in sp[1] if v is not None)
-            return i
+            pos += 1 + sum(1 for v in sp[1] if v is not None)   # the data, then one extent per padded axis
+            return leaf(i, sp[1])
         if kind == "U":
             return tuple(walk(f) for f in sp[1])
         raise LookupError(kind)
 
+    return walk(spec)
+
+
+def _exporter(spec) -> Optional[Callable[[tuple], Any]]:
+    """A direct function from the compiled outputs to the public result, valid when every padded
+    extent equals its physical size (all symbolic values sit exactly on their buckets); None when an
+    output needs host conversion (prim values, shapes, strings)."""
     try:
-        tree = walk(spec)
+        tree = _spec_tree(spec, lambda i, dims: i)
     except LookupError:
         return None
     if isinstance(tree, int):
@@ -201,33 +207,23 @@ def _padded_exporter(spec, var_pos: dict) -> Optional[Callable[[tuple, list, Cal
     result is not a tensor (or a tuple of them) or an extent has no expression over the parameters'
     variables."""
     leaves: List[Tuple[int, tuple]] = []      # (output index, per-axis extent function or None)
-    pos = 0
 
-    def walk(sp):
-        nonlocal pos
-        kind = sp[0]
-        if kind == "T":
-            i = pos
-            fns = []
-            for ent in sp[1]:
-                if ent is None:
-                    fns.append(None)
-                    continue
-                pos += 1
-                phys, expr = ent
-                f = _compile_expr(expr, var_pos) if expr is not None else None
-                if f is None:
-                    raise LookupError("extent")
-                fns.append(f)
-            pos += 1
-            leaves.append((i, tuple(fns)))
-            return len(leaves) - 1
-        if kind == "U":
-            return tuple(walk(f) for f in sp[1])
-        raise LookupError(kind)
+    def leaf(i, dims):
+        fns = []
+        for ent in dims:
+            if ent is None:
+                fns.append(None)
+                continue
+            _phys, expr = ent
+            f = _compile_expr(expr, var_pos) if expr is not None else None
+            if f is None:
+                raise LookupError("extent")
+            fns.append(f)
+        leaves.append((i, tuple(fns)))
+        return len(leaves) - 1
 
     try:
-        tree = walk(spec)
+        tree = _spec_tree(spec, leaf)
     except LookupError:
         return None
 
