@@ -129,6 +129,14 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
      r"strided_slice operator requires|number of axes provided must match|is_base_of_tuple_of_int64|"
      r"IsBaseOf\(relax::TensorStructInfo\(DataType::Void\(\), kUnknownNDim\), GetStructInfo\(data\)\)|"
      r"Mismatched type on argument #\d+ when calling: `relax\.op\.", "struct_info"),
+    # operator rules the parser enforces with a failed check (DiagnosticError)
+    # op_core/call_builtin_with_ctx_two_sinfo_args (OP.call_builtin_with_ctx.C1): more than one sinfo_args
+    # entry; the check is generic, so the parser's excerpt must show the call_builtin_with_ctx call
+    (r"error: Check failed: call->sinfo_args\.size\(\) == 1 \(\d+ vs\. 1\) : \n --> [^\n]*\n[^\n]*\n"
+     r"[^\n]*\bR\.call_builtin_with_ctx\(", "struct_info"),
+    # op_nn/nll_loss_bad_reduction (OP.nn.nll_loss.C1): a reduction other than none, sum and mean
+    (r"is false: The argument reduction of NLLLoss should be one of the following values: none, mean, sum\. "
+     r"However, the given value is ", "struct_info"),
     # well-formedness
     (r"is annotated as pure but contains an impure call", "well_formed"),
     (r"occurs within a dataflow block", "well_formed"),
@@ -152,6 +160,9 @@ RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"shape\[\d+\] mismatch|Invalid \w+\.shape\[\d+\]|Mismatched \w+\.shape\[\d+\]|Mismatched \w+\.strides",
      "shape_mismatch"),
     (r"(?i)division by zero|divide by zero", "division_by_zero"),
+    # op_search/sort_bool_unsupported (OP.SEARCH.SEM.6): TVM's CPU sort/argsort/topk kernels have no
+    # kernel for the input dtype (bool)
+    (r"^Unsupported input dtype: \w+$", "unsupported"),
 )
 
 # (pattern, site) for run-time struct-info errors (EVAL.CHECK.8)
