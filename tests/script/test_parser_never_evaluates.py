@@ -1,6 +1,6 @@
 """TEXT.SAFE: the parser walks Python's ``ast`` and never evaluates script text. A static check of
 the parser's own source: no call of the builtins ``eval``/``exec``/``compile``/``__import__`` and no
-import of ``importlib`` (``Evaluator.eval`` is a method that dispatches on ast node kinds)."""
+import of ``importlib`` (``Evaluator.eval_node`` is a method that dispatches on ast node kinds)."""
 
 import ast
 from pathlib import Path

@@ -158,7 +158,8 @@ class Evaluator:
         return Evaluator(self.ctx, scope, self.mode, self.src)
 
     # -- dispatch ------------------------------------------------------------------------------
-    def eval(self, node: ast.AST) -> Any:
+    def eval_node(self, node: ast.AST) -> Any:
+        """The value of one ast node: dispatches to ``visit_<NodeKind>``; script text is never run."""
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             what = _FORBIDDEN.get(type(node), type(node).__name__)
@@ -191,7 +192,7 @@ class Evaluator:
         return v
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
-        base = self.eval(node.value)
+        base = self.eval_node(node.value)
         name = node.attr
         if name.startswith("_"):
             raise self.error(node, f"access to the private attribute '{name}' is not allowed")
@@ -230,12 +231,12 @@ class Evaluator:
         out = []
         for e in elts:
             if isinstance(e, ast.Starred):
-                v = self.eval(e.value)
+                v = self.eval_node(e.value)
                 if not isinstance(v, (tuple, list)):
                     raise self.error(e, "only a tuple or list can be unpacked with '*'")
                 out.extend(v)
             else:
-                out.append(self.eval(e))
+                out.append(self.eval_node(e))
         return out
 
     def visit_Dict(self, node: ast.Dict) -> dict:
@@ -243,10 +244,10 @@ class Evaluator:
         for k, v in zip(node.keys, node.values):
             if k is None:
                 raise self.error(v, "dict unpacking (**) is not supported")
-            key = self.eval(k)
+            key = self.eval_node(k)
             if not isinstance(key, (str, int, P.PrimVar)) or isinstance(key, bool):
                 raise self.error(k, f"dict keys must be strings, got {prim.describe(key)}")
-            out[key] = self.eval(v)
+            out[key] = self.eval_node(v)
         return out
 
     # -- operators -----------------------------------------------------------------------------
@@ -254,8 +255,8 @@ class Evaluator:
         op = _BINOPS.get(type(node.op))
         if op is None:
             raise self.error(node, f"unsupported operator {type(node.op).__name__}")
-        a = self.eval(node.left)
-        b = self.eval(node.right)
+        a = self.eval_node(node.left)
+        b = self.eval_node(node.right)
         return self.binary(op, a, b, node)
 
     def binary(self, op: str, a: Any, b: Any, node: ast.AST) -> Any:
@@ -302,7 +303,7 @@ class Evaluator:
         return self.call_operator(script, [a, b], {}, node, node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        v = self.eval(node.operand)
+        v = self.eval_node(node.operand)
         span = self.span(node)
         if isinstance(node.op, ast.USub):
             if isinstance(v, rx.Expr):
@@ -332,8 +333,8 @@ class Evaluator:
         op = _CMPOPS.get(type(node.ops[0]))
         if op is None:
             raise self.error(node, f"unsupported comparison {type(node.ops[0]).__name__}")
-        a = self.eval(node.left)
-        b = self.eval(node.comparators[0])
+        a = self.eval_node(node.left)
+        b = self.eval_node(node.comparators[0])
         if isinstance(a, rx.Expr) or isinstance(b, rx.Expr):
             if op in ("eq", "ne"):
                 raise self.error(node, "'==' and '!=' are not defined on Relax expressions; use R.equal / "
@@ -348,7 +349,7 @@ class Evaluator:
 
     def visit_BoolOp(self, node: ast.BoolOp) -> Any:
         op = "and" if isinstance(node.op, ast.And) else "or"
-        vals = [self.eval(v) for v in node.values]
+        vals = [self.eval_node(v) for v in node.values]
         for v in vals:
             if isinstance(v, rx.Expr):
                 raise self.error(node, f"'{op}' is not defined on Relax expressions; use R.logical_{op}")
@@ -361,14 +362,14 @@ class Evaluator:
 
     # -- subscripts ----------------------------------------------------------------------------
     def visit_Subscript(self, node: ast.Subscript) -> Any:
-        base = self.eval(node.value)
+        base = self.eval_node(node.value)
         if isinstance(base, tir.Buffer):
             return self.buffer_subscript(base, node, region=False)
         if isinstance(base, Ref):
             return self.ref_subscript(base, node)
         if isinstance(node.slice, ast.Slice):
             raise self.error(node.slice, "slices are only supported on TensorIR buffers")
-        idx = self.eval(node.slice)
+        idx = self.eval_node(node.slice)
         if isinstance(base, MetadataTable):
             if not isinstance(idx, str) or idx not in base.tables:
                 raise self.error(node, f"the metadata header has no entry {idx!r}")
@@ -412,16 +413,16 @@ class Evaluator:
         for it in items:
             if isinstance(it, ast.Slice):
                 if it.step is not None:
-                    step = self.eval(it.step)
+                    step = self.eval_node(it.step)
                     if not (isinstance(step, int) and step == 1):
                         raise self.error(it, "strided buffer slices are not supported")
-                lo = self.eval(it.lower) if it.lower is not None else 0
-                hi = self.eval(it.upper) if it.upper is not None else None
+                lo = self.eval_node(it.lower) if it.lower is not None else 0
+                hi = self.eval_node(it.upper) if it.upper is not None else None
                 indices.append(("slice", lo, hi, it))
             elif isinstance(it, ast.Starred):
                 raise self.error(it, "starred buffer indices are not supported")
             else:
-                indices.append(("index", self.eval(it), None, it))
+                indices.append(("index", self.eval_node(it), None, it))
         if len(indices) != len(buf.shape) and not (len(indices) == 0 and len(buf.shape) == 0):
             raise self.error(node, f"buffer '{buf.name}' has {len(buf.shape)} dimensions but is indexed with "
                                    f"{len(indices)} indices")
@@ -446,25 +447,25 @@ class Evaluator:
         arg_nodes: List[ast.AST] = []
         for a in node.args:
             if isinstance(a, ast.Starred):
-                v = self.eval(a.value)
+                v = self.eval_node(a.value)
                 if not isinstance(v, (tuple, list)):
                     raise self.error(a, "only a tuple or list can be unpacked with '*' in a call")
                 args.extend(v)
                 arg_nodes.extend([a] * len(v))
             else:
-                args.append(self.eval(a))
+                args.append(self.eval_node(a))
                 arg_nodes.append(a)
         kwargs: Dict[str, Any] = {}
         kw_nodes: Dict[str, ast.AST] = {}
         for kw in node.keywords:
             if kw.arg is None:
                 raise self.error(kw.value, "keyword-argument unpacking (**) is not supported")
-            kwargs[kw.arg] = self.eval(kw.value)
+            kwargs[kw.arg] = self.eval_node(kw.value)
             kw_nodes[kw.arg] = kw.value
         return CallInfo(node, path, args, kwargs, arg_nodes, kw_nodes)
 
     def visit_Call(self, node: ast.Call) -> Any:
-        fn = self.eval(node.func)
+        fn = self.eval_node(node.func)
         if isinstance(fn, Ref):
             path = fn.path
             if path == "T.index_map":
@@ -508,7 +509,7 @@ class Evaluator:
         index_dtype = "int64"
         for kw in node.keywords:
             if kw.arg == "index_dtype":
-                v = self.eval(kw.value)
+                v = self.eval_node(kw.value)
                 if not isinstance(v, str) or v not in ("int32", "int64"):
                     raise self.error(kw.value, "index_dtype must be \"int32\" or \"int64\"")
                 index_dtype = v
@@ -534,7 +535,7 @@ class Evaluator:
         items = body.elts if isinstance(body, (ast.Tuple, ast.List)) else [body]
         finals = []
         for item in items:
-            v = ev.eval(item)
+            v = ev.eval_node(item)
             if isinstance(v, bool) or not isinstance(v, (int, P.PrimExpr)):
                 raise self.error(item, f"an index map must produce integer expressions, got {prim.describe(v)}")
             if isinstance(v, int):
@@ -553,7 +554,7 @@ class Evaluator:
         for a in node.args:
             if isinstance(a, ast.Starred):
                 raise self.error(a, "starred arguments are not supported in calls of Relax functions")
-            v = self.eval(a)
+            v = self.eval_node(a)
             if prim.is_num(v):
                 raise self.error(a, f"please convert {v!r} with R.const or R.prim_value before passing it to "
                                     f"a Relax function")
@@ -593,7 +594,7 @@ class Evaluator:
         names and attributes are evaluated, so this has no effect beyond look-ups."""
         if isinstance(node, (ast.Name, ast.Attribute)):
             try:
-                v = self.eval(node)
+                v = self.eval_node(node)
             except ParseError:
                 return None
             if isinstance(v, Ref):

@@ -217,7 +217,7 @@ def _global_decl(ctx: ParseContext, ev: Evaluator, node: ast.Assign) -> None:
     target = node.targets[0]
     names = [target] if isinstance(target, ast.Name) else list(target.elts) \
         if isinstance(target, (ast.Tuple, ast.List)) else []
-    value = ev.eval(node.value) if names and all(isinstance(n, ast.Name) for n in names) else None
+    value = ev.eval_node(node.value) if names and all(isinstance(n, ast.Name) for n in names) else None
     values = [value] if isinstance(target, ast.Name) else list(value) if isinstance(value, (tuple, list)) else []
     if len(values) != len(names) or not all(isinstance(v, VarDecl) for v in values) or not names:
         raise ctx.src.error(node, "only symbolic variable declarations such as 'n = T.int64()' are allowed at "
@@ -304,7 +304,7 @@ def _parse_class(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> ParseR
         if isinstance(st, ast.Pass):
             continue
         if _is_extern_member(ctx, st):
-            value = mev.eval(st.value)
+            value = mev.eval_node(st.value)
             if not isinstance(value, rx.ExternFunc):
                 raise ctx.src.error(st.value, "a module member assigned in the class body must be R.ExternFunc(...)")
             extern_funcs[st.targets[0].id] = value

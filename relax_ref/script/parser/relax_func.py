@@ -174,7 +174,7 @@ class RelaxFunctionParser:
         for arg in self.node.args.args:
             if arg.annotation is None:
                 raise self.err(arg, "a type annotation is required for function parameters", binding=arg.arg)
-            raw.append(ev.eval(arg.annotation))
+            raw.append(ev.eval_node(arg.annotation))
         params = {arg.arg: arg for arg in self.node.args.args}
         for arg, r in zip(self.node.args.args, raw):
             if not (isinstance(r, (SIProxy, si.StructInfo)) or (isinstance(r, Ref) and r.path.startswith("R."))):
@@ -188,7 +188,7 @@ class RelaxFunctionParser:
                     scope.define(n, P.PrimVar(n, "int64"))
         ret = None
         if self.node.returns is not None:
-            ret = to_struct_info(ev, ev.eval(self.node.returns), self.node.returns, signature=True)
+            ret = to_struct_info(ev, ev.eval_node(self.node.returns), self.node.returns, signature=True)
         return raw, ret
 
     def signature_struct_info(self) -> si.FuncStructInfo:
@@ -237,7 +237,7 @@ class RelaxFunctionParser:
         ret_node = body[-1]
         if ret_node.value is None:
             raise self.err(ret_node, "return needs a value (use 'return R.tuple()' for no value)")
-        value = self.ev.with_scope(self.scope).eval(ret_node.value)
+        value = self.ev.with_scope(self.scope).eval_node(ret_node.value)
         if prim.is_num(value):
             raise self.err(ret_node.value, f"please convert {value!r} with R.const or R.prim_value before returning it")
         ret = to_relax_expr(self.ev, value, ret_node.value)
@@ -250,15 +250,15 @@ class RelaxFunctionParser:
         if isinstance(node, ast.Assign):
             if len(node.targets) != 1:
                 raise self.err(node, "chained assignments like 'a = b = c' are not supported")
-            value = ev.eval(node.value)
+            value = ev.eval_node(node.value)
             self.bind(node.targets[0], value, None, node.value, scope, emit, df)
         elif isinstance(node, ast.AnnAssign):
             if node.value is None:
                 raise self.err(node, "an annotated binding needs a value: 'y: S = expr'")
             if not isinstance(node.target, ast.Name):
                 raise self.err(node.target, "only a variable name can be annotated")
-            ann = to_struct_info(ev, ev.eval(node.annotation), node.annotation, signature=False)
-            value = ev.eval(node.value)
+            ann = to_struct_info(ev, ev.eval_node(node.annotation), node.annotation, signature=False)
+            value = ev.eval_node(node.value)
             self.bind(node.target, value, ann, node.value, scope, emit, df)
         elif isinstance(node, ast.Expr):
             self.expr_stmt(node, ev, scope, emit, df)
@@ -363,7 +363,7 @@ class RelaxFunctionParser:
             return
         if path == "R.output":
             raise self.err(node, "R.output may only be the last statement of a dataflow block")
-        value = ev.eval(v)
+        value = ev.eval_node(v)
         if isinstance(value, MatchCastPair):
             raise self.err(node, "R.match_cast must be bound to a variable: y = R.match_cast(x, S)")
         if not isinstance(value, (rx.Expr, tuple)):
@@ -378,7 +378,7 @@ class RelaxFunctionParser:
     def func_attr(self, call: ast.Call, ev: Evaluator) -> None:
         if len(call.args) != 1 or call.keywords:
             raise self.err(call, "R.func_attr takes one dict argument")
-        d = ev.eval(call.args[0])
+        d = ev.eval_node(call.args[0])
         if not isinstance(d, dict):
             raise self.err(call.args[0], "R.func_attr expects a dict literal")
         for k, val in d.items():
@@ -485,7 +485,7 @@ class RelaxFunctionParser:
     def if_stmt(self, node: ast.If, ev: Evaluator, scope: Scope, emit: Emit, df) -> None:
         if not node.orelse:
             raise self.err(node, "an if statement in a Relax function needs an else branch")
-        cond_v = ev.eval(node.test)
+        cond_v = ev.eval_node(node.test)
         if prim.is_num(cond_v):
             raise self.err(node.test, "the condition of an if must be a Relax value, not a Python literal")
         cond = to_relax_expr(ev, cond_v, node.test)

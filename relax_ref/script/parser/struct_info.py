@@ -79,7 +79,7 @@ def eval_string_dim(ev, text: str, node: ast.AST) -> Any:
     sub = ev.src.sub_source(text, node) if isinstance(node, ast.Constant) else ev.src
     tree = parse_python(sub, mode="eval")
     sub_ev = Evaluator(ev.ctx, ev.scope, "relax", sub)
-    val = sub_ev.eval(tree.body)
+    val = sub_ev.eval_node(tree.body)
     if not (isinstance(val, P.PrimExpr) or (isinstance(val, int) and not isinstance(val, bool))):
         raise ev.error(node, f"the string dimension {text!r} is not an integer expression")
     return val

@@ -74,7 +74,7 @@ def _buffer(ev: Evaluator, info: CallInfo):
 
 def _buffer_subscript(ev: Evaluator, node):
     """Old spelling ``T.Buffer[(4, 4), "float32"]``."""
-    items = ev.eval(node.slice)
+    items = ev.eval_node(node.slice)
     items = items if isinstance(items, tuple) else (items,)
     info = CallInfo(node, "T.Buffer", list(items), {}, [node] * len(items), {})
     return BufferTypeAnnotation(_buffer(ev, info))
@@ -196,7 +196,7 @@ HANDLERS["T.decl_buffer"] = _alloc("decl_buffer")
 
 
 def _let_subscript(ev: Evaluator, node):
-    t = ev.eval(node.slice)
+    t = ev.eval_node(node.slice)
     if isinstance(t, Ref) and t.path[2:] in prim.DTYPE_CTORS and t.path.startswith("T."):
         return LetAnnotation(prim.DTYPE_CTORS[t.path[2:]])
     if isinstance(t, str):

@@ -134,7 +134,7 @@ class PrimFuncParser:
         # scalar parameters first, so that buffer annotations may use them
         kinds = []
         for arg, ann in zip(a.args, anns):
-            v = self.ev.eval(ann) if not self._is_buffer_annotation(ann) else None
+            v = self.ev.eval_node(ann) if not self._is_buffer_annotation(ann) else None
             kinds.append(v)
             if v is not None:
                 dtype = self._scalar_param_dtype(v, ann)
@@ -142,7 +142,7 @@ class PrimFuncParser:
                 self.scope.define(arg.arg, pv)
         for arg, ann, v in zip(a.args, anns, kinds):
             if v is None:
-                spec = self.ev.eval(ann)
+                spec = self.ev.eval_node(ann)
                 if isinstance(spec, BufferTypeAnnotation):
                     spec = spec.spec
                 if not isinstance(spec, BufferSpec) or spec.kind != "Buffer":
@@ -159,7 +159,7 @@ class PrimFuncParser:
                     self.handle_params[id(pv)] = pv
         ret_type = "void"
         if self.node.returns is not None:
-            r = self.ev.eval(self.node.returns)
+            r = self.ev.eval_node(self.node.returns)
             if r is not None:
                 if isinstance(r, Ref) and r.path.startswith("T.") and r.path[2:] in prim.DTYPE_CTORS:
                     ret_type = prim.DTYPE_CTORS[r.path[2:]]
@@ -317,12 +317,12 @@ class PrimFuncParser:
         if isinstance(node, ast.While):
             if node.orelse:
                 raise self.err(node, "while ... else is not supported")
-            cond = prim.as_prim(ev.eval(node.test), span, "while condition")
+            cond = prim.as_prim(ev.eval_node(node.test), span, "while condition")
             body = self.parse_stmts(node.body, scope.child("loop"))
             out.append(tir.While(cond, seq(body), span=span))
             return None
         if isinstance(node, ast.If):
-            cond = prim.as_prim(ev.eval(node.test), ev.span(node.test), "if condition")
+            cond = prim.as_prim(ev.eval_node(node.test), ev.span(node.test), "if condition")
             then = seq(self.parse_stmts(node.body, scope.child("branch")))
             other = seq(self.parse_stmts(node.orelse, scope.child("branch"))) if node.orelse else None
             out.append(tir.IfThenElse(cond, then, other, span=span))
@@ -334,8 +334,8 @@ class PrimFuncParser:
             self.expr_stmt(node, ev, scope, out, top)
             return None
         if isinstance(node, ast.Assert):
-            cond = prim.as_prim(ev.eval(node.test), ev.span(node.test), "assert condition")
-            msg = self.assert_message(ev.eval(node.msg) if node.msg is not None else "", node)
+            cond = prim.as_prim(ev.eval_node(node.test), ev.span(node.test), "assert condition")
+            msg = self.assert_message(ev.eval_node(node.msg) if node.msg is not None else "", node)
             out.append(tir.AssertStmt(cond, msg, None, span=span))
             return None
         if isinstance(node, ast.Pass):
@@ -358,9 +358,9 @@ class PrimFuncParser:
         raise self.err(node, "the assert message must be a string or (\"Kind\", [\"message\", ...])")
 
     def assign(self, target: ast.AST, value_node: ast.AST, ev: Evaluator, scope: Scope, out, top) -> Optional[_Let]:
-        value = ev.eval(value_node)
+        value = ev.eval_node(value_node)
         if isinstance(target, ast.Subscript):
-            buf = ev.eval(target.value)
+            buf = ev.eval_node(target.value)
             if isinstance(buf, ScalarRef):
                 buf = buf.buffer
             if not isinstance(buf, tir.Buffer):
@@ -449,10 +449,10 @@ class PrimFuncParser:
         if not isinstance(node.target, ast.Name):
             raise self.err(node.target, "only names can be annotated in a prim_func")
         name = node.target.id
-        ann = ev.eval(node.annotation)
+        ann = ev.eval_node(node.annotation)
         if isinstance(ann, Ref) and ann.path == "T.let":
             ann = LetAnnotation(None)
-        value = ev.eval(node.value) if node.value is not None else None
+        value = ev.eval_node(node.value) if node.value is not None else None
         span = ev.span(node)
         if isinstance(ann, LetAnnotation):
             if value is None:
@@ -496,10 +496,10 @@ class PrimFuncParser:
         if load_node is None:
             raise self.err(node.target, "unsupported augmented assignment target")
         ast.fix_missing_locations(load_node)
-        current = ev.eval(load_node)
-        value = ev.binary(op, current, ev.eval(node.value), node)
+        current = ev.eval_node(load_node)
+        value = ev.binary(op, current, ev.eval_node(node.value), node)
         if isinstance(node.target, ast.Subscript):
-            buf = ev.eval(node.target.value)
+            buf = ev.eval_node(node.target.value)
             if isinstance(buf, ScalarRef):
                 buf = buf.buffer
             load = ev.buffer_subscript(buf, node.target, region=False)
@@ -514,7 +514,7 @@ class PrimFuncParser:
     def for_loop(self, node: ast.For, ev: Evaluator, scope: Scope) -> tir.Stmt:
         if node.orelse:
             raise self.err(node, "for ... else is not supported")
-        spec = ev.eval(node.iter)
+        spec = ev.eval_node(node.iter)
         if not isinstance(spec, LoopSpec):
             raise self.err(node.iter, "a prim_func loop iterates over range(...), T.serial(...), T.parallel(...), "
                                       "T.vectorized(...), T.unroll(...), T.thread_binding(...) or T.grid(...)")
@@ -567,7 +567,7 @@ class PrimFuncParser:
             out.append(tir.LetStmt(var, v, seq(self.parse_stmts(node.body, inner)), span=span))
             return
         if path == "T.allocate":
-            spec = ev.eval(call)
+            spec = ev.eval_node(call)
             if not isinstance(item.optional_vars, ast.Name):
                 raise self.err(call, "use 'with T.allocate(...) as ptr:' or 'ptr = T.allocate(...)'")
             var = P.PrimVar(item.optional_vars.id, "handle")
@@ -637,7 +637,7 @@ class PrimFuncParser:
                 raise self.err(v, "T.evaluate takes one argument")
             out.append(tir.Evaluate(prim.as_prim(info.args[0], ev.span(v), "T.evaluate"), span=ev.span(node)))
             return
-        value = ev.eval(v)
+        value = ev.eval_node(v)
         if isinstance(value, P.PrimExpr) and not isinstance(value, (P.IntImm, P.FloatImm, P.PrimVar)):
             out.append(tir.Evaluate(value, span=ev.span(node)))
             return
