@@ -1091,7 +1091,8 @@ def _unpad(t: TVal, device) -> Any:
     if shape == tuple(data.shape):
         return data
     # cut through host memory: slicing on the device would compile one XLA slice per logical shape
-    return jax.device_put(np.ascontiguousarray(np.asarray(data)[tuple(slice(0, n) for n in shape)]), device)
+    view = np.asarray(data)[tuple(slice(0, n) for n in shape)]
+    return _views_to_device([view], device, SingleDeviceSharding(device))[0]
 
 
 def _unpad_value(v: Any, device) -> Any:

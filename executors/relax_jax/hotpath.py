@@ -73,6 +73,32 @@ def _exporter(spec) -> Optional[Callable[[tuple], Any]]:
     return lambda out: build(tree, out)
 
 
+def _param_specs(layouts, phys_shapes, var_pos: dict) -> Optional[List[tuple]]:
+    """Per parameter ``(numpy dtype, rank, dims, physical shape)``, ``dims`` holding ``(0, extent)``
+    for a static axis and ``(1, index of the variable)`` for a bare symbolic one; None when a
+    parameter is not a tensor of known rank and dtype with such axes (the fast paths skip it)."""
+    from .executable import _TensorParam
+
+    specs = []
+    for l, phys in zip(layouts, phys_shapes):
+        if not (isinstance(l, _TensorParam) and l.dims is not None and l.dtype != "void"):
+            return None
+        if len(l.dims) != len(phys):
+            return None
+        dims = []
+        for d in l.dims:
+            if isinstance(d, P.IntImm):
+                dims.append((0, d.value))
+            elif isinstance(d, P.PrimVar) and id(d) in var_pos:
+                dims.append((1, var_pos[id(d)]))
+            else:
+                return None
+        specs.append((_dt.to_numpy(l.dtype), len(l.dims), tuple(dims), tuple(phys)))
+    if len(specs) != len(layouts):
+        return None
+    return specs
+
+
 def _phys_value(v, layouts, phys_shapes) -> Optional[int]:
     """The physical extent of a parameter axis given by bare variable ``v``."""
     for l, phys in zip(layouts, phys_shapes):
@@ -91,28 +117,17 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     itself, which raises ``TypeError`` on any mismatch: the general path then takes the call and
     raises the reference's error. NumPy arguments have their dtype checked here, since the
     executable would convert them silently."""
-    from .executable import _TensorParam
-
     if compiled.mutated:
         return None
     export = _exporter(compiled.out_spec)
     if export is None:
         return None
     layouts = plan.layouts
-    if not all(isinstance(l, _TensorParam) and l.dims is not None and l.dtype != "void" for l in layouts):
-        return None
     sym_vars = plan.sym_vars
-    np_dtypes = []
-    for l, phys in zip(layouts, compiled.phys_shapes):
-        if len(l.dims) != len(phys):
-            return None
-        for d, n in zip(l.dims, phys):
-            if isinstance(d, P.IntImm):
-                if d.value != n:
-                    return None
-            elif not isinstance(d, P.PrimVar):
-                return None
-        np_dtypes.append(_dt.to_numpy(l.dtype))
+    specs = _param_specs(layouts, compiled.phys_shapes, {id(v): i for i, v in enumerate(sym_vars)})
+    if specs is None:
+        return None
+    np_dtypes = [sp[0] for sp in specs]
     fn = compiled.fn
     nparams = len(layouts)
     extra: tuple = ()
@@ -254,31 +269,17 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     symbolic values come from the argument shapes, and results are cut to the extents their
     expressions give. Repeated shapes are counted towards ``specialize_after`` as on the general path,
     which takes over once a shape has its exact compilation."""
-    from .executable import _TensorParam
-
     if compiled.mutated or not key[0]:
         return None
     layouts = plan.layouts
-    if not all(isinstance(l, _TensorParam) and l.dims is not None and l.dtype != "void" for l in layouts):
-        return None
     sym_vars = plan.sym_vars
     if not sym_vars:
         return None
     var_pos = {id(v): i for i, v in enumerate(sym_vars)}
     export = _padded_exporter(compiled.out_spec, var_pos)
-    if export is None:
+    specs = _param_specs(layouts, compiled.phys_shapes, var_pos)
+    if export is None or specs is None:
         return None
-    specs = []
-    for l, phys in zip(layouts, compiled.phys_shapes):
-        dims = []
-        for d in l.dims:
-            if isinstance(d, P.IntImm):
-                dims.append((0, d.value))
-            elif isinstance(d, P.PrimVar):
-                dims.append((1, var_pos[id(d)]))
-            else:
-                return None
-        specs.append((_dt.to_numpy(l.dtype), len(l.dims), tuple(dims), tuple(phys)))
     nparams, nsym = len(specs), len(sym_vars)
     fn = compiled.fn
     has_code = compiled.has_code
