@@ -1,0 +1,469 @@
+"""Measure how much of the TVMScript in a body of Python sources relax-ref reads (TEXT.DIALECT.*).
+
+The intended corpus is TVM's own test suite (``tests/python/relax`` of an apache/tvm checkout the user
+brings): every ``@I.ir_module`` / ``@R.function`` / ``@T.prim_func`` definition is cut out of the files
+with Python's :mod:`ast` (the files are never imported or run), kept when it is *standalone* (it uses no
+Python variable of its file other than the TVMScript namespaces and module-level symbolic-variable
+declarations), and then
+
+1. optionally handed to TVM's own parser (``--tvm``; in a worker process, since TVM can abort) to learn
+   whether TVM accepts it;
+2. parsed by :func:`relax_ref.parse`;
+3. printed in every dialect and parsed back, the round trip compared with
+   :func:`relax_ref.structural_equal`.
+
+``python -m relax_ref.testing.tvm_corpus DIR [DIR ...] [--tvm] [--json OUT] [--causes N] [--show CAUSE]``
+prints the tally (definitions, standalone, accepted by TVM, parsed, round-tripped) and the failure causes
+counted, each cause being the error message with names and numbers masked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import hashlib
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+#: The last component of a decorator that starts a TVMScript definition, and its kind
+_DECORATORS = {"ir_module": "module", "function": "function", "prim_func": "prim_func"}
+#: The roots a TVMScript decorator is reached from (``I.ir_module``, ``tvm.script.ir_module`` ...)
+_SCRIPT_ROOTS = {"tvm", "I", "R", "T", "ir", "relax", "tir", "tirx", "script"}
+_BUILTINS = set(dir(builtins))
+#: module-level ``n = T.int64()`` / ``n = TypeVar("n")`` / ``n = tir.Var("n", "int64")`` declarations
+_DECL_CALLS = {"int64", "int32", "int16", "int8", "uint8", "bool", "TypeVar", "Var", "SizeVar"}
+
+
+@dataclass
+class Definition:
+    """One TVMScript definition cut out of a source file."""
+
+    file: str
+    line: int
+    name: str
+    kind: str                       # "module" | "function" | "prim_func"
+    text: str                       # header (imports, declarations) + the dedented definition
+    standalone: bool
+    free_names: Tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha1(self.text.encode()).hexdigest()[:16]
+
+
+@dataclass
+class Result:
+    """What happened to one standalone definition."""
+
+    file: str
+    line: int
+    name: str
+    kind: str
+    tvm: Optional[str] = None       # None (not asked) | "ok" | "error" | "crash" | "timeout"
+    tvm_message: str = ""
+    parse: str = "ok"               # "ok" | error class name | "crash:<exception class>"
+    message: str = ""
+    roundtrip: Dict[str, str] = field(default_factory=dict)   # dialect -> "ok" | failure
+
+    @property
+    def parsed(self) -> bool:
+        return self.parse == "ok"
+
+    @property
+    def roundtrips(self) -> bool:
+        return self.parsed and all(v == "ok" for v in self.roundtrip.values())
+
+
+# ---------------------------------------------------------------------------------------------------
+# Extraction
+# ---------------------------------------------------------------------------------------------------
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Call):
+        node = node.func
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _script_kind(node: ast.AST) -> Optional[str]:
+    """The kind of TVMScript definition ``node`` is, from its decorators (None: not one)."""
+    for dec in getattr(node, "decorator_list", ()):
+        path = _dotted(dec)
+        if not path or "." not in path:
+            continue
+        root, last = path.split(".", 1)[0], path.rsplit(".", 1)[1]
+        if last in _DECORATORS and root in _SCRIPT_ROOTS:
+            return _DECORATORS[last]
+    return None
+
+
+class _Names(ast.NodeVisitor):
+    """Names read and names bound anywhere inside a definition."""
+
+    def __init__(self) -> None:
+        self.loaded: Set[str] = set()
+        self.bound: Set[str] = set()
+
+    def visit_Name(self, node: ast.Name) -> None:
+        (self.loaded if isinstance(node.ctx, ast.Load) else self.bound).add(node.id)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.bound.add(node.arg)
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.bound.add(node.name)
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.bound.add(node.name)
+        self.generic_visit(node)
+
+    def visit_alias(self, node: ast.alias) -> None:
+        self.bound.add((node.asname or node.name).split(".")[0])
+
+
+def _is_tvm_import(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import):
+        return all(a.name == "tvm" or a.name.startswith("tvm.") for a in stmt.names)
+    if isinstance(stmt, ast.ImportFrom):
+        return bool(stmt.module) and (stmt.module == "tvm" or stmt.module.startswith("tvm.")
+                                      or stmt.module == "typing")
+    return False
+
+
+def _module_context(tree: ast.Module, lines: Sequence[str]) -> Tuple[Dict[str, str], Dict[str, str]]:
+    """The file's TVM imports (bound name -> a one-name import statement) and its symbolic-variable
+    declarations (name -> statement)."""
+    imports: Dict[str, str] = {}
+    decls: Dict[str, str] = {}
+    for stmt in tree.body:
+        if _is_tvm_import(stmt):
+            for a in stmt.names:
+                bound = (a.asname or a.name).split(".")[0]
+                alias = f"{a.name} as {a.asname}" if a.asname else a.name
+                imports.setdefault(bound, f"from {stmt.module} import {alias}" if isinstance(stmt, ast.ImportFrom)
+                                   else f"import {alias}")
+        elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+              and isinstance(stmt.value, ast.Call)):
+            callee = (_dotted(stmt.value) or "").rsplit(".", 1)[-1]
+            if callee in _DECL_CALLS:
+                decls[stmt.targets[0].id] = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno]).strip()
+    return imports, decls
+
+
+def _cut(node: ast.AST, lines: Sequence[str]) -> str:
+    """The definition's text with its decorators, dedented by its own indentation."""
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    indent = node.col_offset
+    out = []
+    for raw in lines[first - 1:node.end_lineno]:
+        out.append(raw[indent:] if raw[:indent].strip() == "" else raw.lstrip())
+    return "\n".join(out) + "\n"
+
+
+def _definitions(tree: ast.AST) -> Iterator[ast.AST]:
+    """Outermost TVMScript definitions (those nested in another one belong to it)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.ClassDef, ast.FunctionDef)) and _script_kind(child):
+                yield child
+            else:
+                stack.append(child)
+
+
+def extract_file(path: Path) -> List[Definition]:
+    """Every TVMScript definition of one Python file (never imported or run)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    lines = text.splitlines()
+    imports, decls = _module_context(tree, lines)
+    out = []
+    for node in sorted(_definitions(tree), key=lambda n: n.lineno):
+        names = _Names()
+        names.visit(node)
+        for dec in node.decorator_list:
+            names.visit(dec)
+        free = names.loaded - names.bound - set(imports) - _BUILTINS - set(decls)
+        used = sorted(names.loaded & set(decls))
+        needed = {n for n in names.loaded if n in imports}
+        for n in used:  # the declarations' own namespaces (T.int64(), TypeVar)
+            needed.update(m.id for m in ast.walk(ast.parse(decls[n])) if isinstance(m, ast.Name) and m.id in imports)
+        body = _cut(node, lines)
+        header = "\n".join([imports[n] for n in sorted(needed)] + [decls[n] for n in used])
+        out.append(Definition(str(path), node.lineno, node.name, _script_kind(node) or "",
+                              (header + "\n\n" if header else "") + body, not free, tuple(sorted(free))))
+    return out
+
+
+def extract(paths: Iterable[Path], recursive: bool = False) -> List[Definition]:
+    """Definitions of every ``*.py`` file under the given files or directories."""
+    out: List[Definition] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            files = sorted(p.rglob("*.py") if recursive else p.glob("*.py"))
+        else:
+            files = [p]
+        for f in files:
+            out.extend(extract_file(f))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# relax-ref side
+# ---------------------------------------------------------------------------------------------------
+
+
+def _mask(msg: str) -> str:
+    """An error message with names and numbers masked, so that messages group into causes."""
+    msg = msg.splitlines()[0] if msg else ""
+    msg = re.sub(r"'[^']*'", "'_'", msg)
+    msg = re.sub(r'"[^"]*"', '"_"', msg)
+    msg = re.sub(r"\b\d+\b", "N", msg)
+    msg = re.sub(r"<string>:N:N: ?", "", msg)
+    return msg[:160]
+
+
+def check_definition(d: Definition, dialects: Sequence[str]) -> Result:
+    """Parse ``d`` with relax-ref, then print it in each dialect and parse it back."""
+    from ..analysis.structural_equal import structural_equal
+    from ..errors import RelaxError
+    from ..script.parser import parse
+
+    res = Result(d.file, d.line, d.name, d.kind)
+    try:
+        mod = parse(d.text)
+    except RelaxError as e:
+        res.parse, res.message = type(e).__name__, str(e)
+        return res
+    except RecursionError as e:
+        res.parse, res.message = "crash:RecursionError", str(e)
+        return res
+    except Exception as e:  # noqa: BLE001 - measured and reported as a crash, never hidden
+        res.parse, res.message = f"crash:{type(e).__name__}", str(e)
+        return res
+    for dialect in dialects:
+        try:
+            text = mod.script(dialect=dialect)
+        except Exception as e:  # noqa: BLE001 - reported
+            res.roundtrip[dialect] = f"print {type(e).__name__}: {_mask(str(e))}"
+            continue
+        try:
+            back = parse(text)
+        except Exception as e:  # noqa: BLE001 - reported
+            res.roundtrip[dialect] = f"reparse {type(e).__name__}: {_mask(str(e))}"
+            continue
+        res.roundtrip[dialect] = "ok" if structural_equal(mod, back) else "not equal"
+    return res
+
+
+# ---------------------------------------------------------------------------------------------------
+# TVM side (a worker process: TVM can abort on bad input)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _serve() -> None:  # pragma: no cover - runs in the worker process
+    proto = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    import tvm  # noqa: F401
+    from tvm.script import from_source
+
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            from_source(req["text"])
+            reply = {"status": "ok"}
+        except Exception as e:  # noqa: BLE001 - TVM's rejection is the answer
+            reply = {"status": "error", "message": f"{type(e).__name__}: {str(e)[-400:]}"}
+        proto.write(json.dumps(reply) + "\n")
+        proto.flush()
+
+
+class TvmAcceptance:
+    """Asks TVM (in a worker process, restarted after a crash) whether it accepts each text; answers
+    are cached in a JSON file keyed by the TVM version and the text's hash."""
+
+    def __init__(self, cache: Optional[Path] = None, timeout: float = 60.0) -> None:
+        self.cache_path = cache
+        self.timeout = timeout
+        self.proc: Optional[subprocess.Popen] = None
+        self.version = self._tvm_version()
+        self.cache: Dict[str, dict] = {}
+        if cache and cache.exists():
+            self.cache = json.loads(cache.read_text()).get(self.version, {})
+
+    @staticmethod
+    def _tvm_version() -> str:
+        out = subprocess.run([sys.executable, "-c", "import tvm; print(tvm.__version__)"],
+                             capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise SystemExit("--tvm needs TVM installed (pip install apache-tvm)")
+        return out.stdout.strip().splitlines()[-1]
+
+    def _start(self) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "relax_ref.testing.tvm_corpus", "--worker"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True)
+
+    def ask(self, d: Definition) -> dict:
+        if d.key in self.cache:
+            return self.cache[d.key]
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = self._start()
+        self.proc.stdin.write(json.dumps({"text": d.text}) + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line:
+            status = "timeout" if not ready else "crash"
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+            reply = {"status": status}
+        else:
+            reply = json.loads(line)
+        self.cache[d.key] = reply
+        return reply
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        if self.cache_path:
+            data = json.loads(self.cache_path.read_text()) if self.cache_path.exists() else {}
+            data[self.version] = self.cache
+            self.cache_path.write_text(json.dumps(data))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------------------------------
+
+
+def measure(defs: Sequence[Definition], *, tvm: Optional[TvmAcceptance] = None,
+            dialects: Sequence[str] = (), progress: bool = False) -> List[Result]:
+    """Check every standalone definition (see the module docstring)."""
+    if not dialects:
+        from ..script.printer.dialect import DIALECTS
+
+        dialects = tuple(DIALECTS)
+    out = []
+    todo = [d for d in defs if d.standalone]
+    for i, d in enumerate(todo):
+        res = check_definition(d, dialects)
+        if tvm is not None:
+            reply = tvm.ask(d)
+            res.tvm, res.tvm_message = reply["status"], reply.get("message", "")
+        out.append(res)
+        if progress and (i + 1) % 200 == 0:
+            print(f"  {i + 1}/{len(todo)}", file=sys.stderr)
+    return out
+
+
+def summarize(defs: Sequence[Definition], results: Sequence[Result]) -> dict:
+    considered = [r for r in results if r.tvm in (None, "ok")]
+    parsed = [r for r in considered if r.parsed]
+    rejected = [r for r in results if r.tvm not in (None, "ok")]
+    causes = Counter(f"{r.parse}: {_mask(r.message)}" for r in considered if not r.parsed)
+    rt_causes = Counter(f"{dia}: {v}" for r in parsed for dia, v in r.roundtrip.items() if v != "ok")
+    return {
+        "definitions": len(defs),
+        "standalone": sum(d.standalone for d in defs),
+        "tvm_asked": any(r.tvm is not None for r in results),
+        "tvm_accepts": len(considered),
+        "tvm_rejects": len(rejected),
+        "parsed": len(parsed),
+        "roundtrip": sum(r.roundtrips for r in parsed),
+        "crashes": sum(r.parse.startswith("crash") for r in results),
+        "rejected_by_both": sum(not r.parsed for r in rejected),
+        "rejected_by_tvm_only": [f"{r.file}:{r.line} {r.name}" for r in rejected if r.parsed],
+        "causes": causes.most_common(),
+        "roundtrip_causes": rt_causes.most_common(),
+    }
+
+
+def _print_summary(s: dict, ncauses: int) -> None:
+    base = s["tvm_accepts"]
+    pct = (lambda k: f"{100.0 * k / base:.1f}%" if base else "n/a")
+    print(f"definitions {s['definitions']}, standalone {s['standalone']}")
+    if s["tvm_asked"]:
+        print(f"TVM accepts {s['tvm_accepts']}, rejects {s['tvm_rejects']} "
+              f"(relax-ref also rejects {s['rejected_by_both']}, accepts {len(s['rejected_by_tvm_only'])})")
+    print(f"parsed {s['parsed']} / {base} ({pct(s['parsed'])}); round trip in every dialect "
+          f"{s['roundtrip']} ({pct(s['roundtrip'])}); crashes {s['crashes']}")
+    if s["causes"]:
+        print("\nparse failure causes:")
+        for cause, n in s["causes"][:ncauses]:
+            print(f"  {n:5d}  {cause}")
+    if s["roundtrip_causes"]:
+        print("\nround-trip failure causes:")
+        for cause, n in s["roundtrip_causes"][:ncauses]:
+            print(f"  {n:5d}  {cause}")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m relax_ref.testing.tvm_corpus", description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="*", type=Path, help="Python files or directories (e.g. tests/python/relax)")
+    ap.add_argument("--recursive", action="store_true", help="descend into subdirectories")
+    ap.add_argument("--tvm", action="store_true", help="ask the installed TVM which definitions it accepts")
+    ap.add_argument("--tvm-cache", type=Path, help="JSON file caching TVM's answers between runs")
+    ap.add_argument("--dialect", action="append", help="round-trip dialects (default: all)")
+    ap.add_argument("--json", type=Path, help="write every result as JSON")
+    ap.add_argument("--causes", type=int, default=40, help="how many failure causes to print")
+    ap.add_argument("--show", metavar="TEXT", help="list the definitions whose failure message contains TEXT")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        _serve()
+        return 0
+    if not args.paths:
+        ap.error("give at least one file or directory")
+    t0 = time.time()
+    defs = extract(args.paths, args.recursive)
+    tvm = TvmAcceptance(args.tvm_cache) if args.tvm else None
+    try:
+        results = measure(defs, tvm=tvm, dialects=args.dialect or (), progress=True)
+    finally:
+        if tvm is not None:
+            tvm.close()
+    summary = summarize(defs, results)
+    _print_summary(summary, args.causes)
+    if args.show:
+        print(f"\ndefinitions whose failure mentions {args.show!r}:")
+        for r in results:
+            msgs = [r.message] + list(r.roundtrip.values())
+            if any(args.show in m for m in msgs):
+                print(f"  {r.file}:{r.line} {r.name}: {r.parse} {r.message.splitlines()[0] if r.message else ''}")
+    if args.json:
+        args.json.write_text(json.dumps({"summary": summary, "results": [asdict(r) for r in results]}, indent=1))
+    print(f"\n({time.time() - t0:.0f} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
