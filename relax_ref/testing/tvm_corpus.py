@@ -287,16 +287,90 @@ def check_definition(d: Definition, dialects: Sequence[str]) -> Result:
 # ---------------------------------------------------------------------------------------------------
 
 
+#: bump when the worker's way of asking TVM changes: cached answers of older workers are ignored
+WORKER_PROTOCOL = 2
+
+
+def _literal(node: ast.AST):
+    """The value of a literal argument of a declaration call (ValueError otherwise)."""
+    return ast.literal_eval(node)
+
+
+def _resolve(ns: dict, node: ast.AST):
+    """The object a dotted name refers to in ``ns`` (attribute look-ups only)."""
+    path = _dotted(node)
+    if path is None:
+        raise ValueError("not a dotted name")
+    parts = path.split(".")
+    obj = ns[parts[0]]
+    for p in parts[1:]:
+        obj = getattr(obj, p)
+    return obj
+
+
+def tvm_inputs(text: str, base: dict):  # pragma: no cover - runs in the worker process (needs TVM)
+    """Split an extracted definition for ``tvm.script.from_source``, which reads one definition and
+    takes the names it uses as ``extra_vars``: the header's imports become entries of ``base`` (the
+    TVM modules they name, imported here), its declarations (``n = T.int64()``, ``n = TypeVar("n")``,
+    ``n = tirx.Var("n", "int64")``) are made by calling the declared constructor on literal arguments.
+    Nothing else of the text is executed. Returns (definition text, extra_vars, options) where options
+    are the decorator's literal ``check_well_formed=`` / ``s_tir=`` keywords (what the decorator would
+    pass to TVM's parser)."""
+    import importlib
+
+    tree = ast.parse(text)
+    ns = dict(base)
+    lines = text.splitlines()
+    first_def = None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom):
+            mod = importlib.import_module(stmt.module)
+            for a in stmt.names:
+                try:
+                    ns[a.asname or a.name] = getattr(mod, a.name)
+                except AttributeError:
+                    ns[a.asname or a.name] = importlib.import_module(f"{stmt.module}.{a.name}")
+        elif isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                mod = importlib.import_module(a.name)
+                if a.asname:
+                    ns[a.asname] = mod
+                else:
+                    ns[a.name.split(".")[0]] = importlib.import_module(a.name.split(".")[0])
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            call = stmt.value
+            fn = _resolve(ns, call.func)
+            args = [_literal(a) for a in call.args]
+            kwargs = {k.arg: _literal(k.value) for k in call.keywords}
+            ns[stmt.targets[0].id] = fn(*args, **kwargs)
+        elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef)):
+            first_def = stmt
+            break
+    if first_def is None:
+        raise ValueError("no definition")
+    start = min([d.lineno for d in first_def.decorator_list] + [first_def.lineno])
+    options = {}
+    for dec in first_def.decorator_list:
+        if isinstance(dec, ast.Call):
+            for kw in dec.keywords:
+                if kw.arg in ("check_well_formed", "s_tir") and isinstance(kw.value, ast.Constant):
+                    options[kw.arg] = kw.value.value
+    return "\n".join(lines[start - 1:]) + "\n", ns, options
+
+
 def _serve() -> None:  # pragma: no cover - runs in the worker process
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     import tvm  # noqa: F401
     from tvm.script import from_source
+    from tvm.script.parser.core.entry import _default_globals
 
+    base = _default_globals()
     for line in sys.stdin:
         req = json.loads(line)
         try:
-            from_source(req["text"])
+            text, extra, options = tvm_inputs(req["text"], base)
+            from_source(text, extra_vars=extra, **options)
             reply = {"status": "ok"}
         except Exception as e:  # noqa: BLE001 - TVM's rejection is the answer
             reply = {"status": "error", "message": f"{type(e).__name__}: {str(e)[-400:]}"}
@@ -323,7 +397,7 @@ class TvmAcceptance:
                              capture_output=True, text=True, timeout=120)
         if out.returncode != 0:
             raise SystemExit("--tvm needs TVM installed (pip install apache-tvm)")
-        return out.stdout.strip().splitlines()[-1]
+        return f"{out.stdout.strip().splitlines()[-1]}/worker{WORKER_PROTOCOL}"
 
     def _start(self) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "relax_ref.testing.tvm_corpus", "--worker"],

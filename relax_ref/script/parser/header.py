@@ -25,10 +25,14 @@ from .source import Source
 #: (module, name) -> canonical root
 KNOWN_IMPORTS = {
     ("tvm.script", "ir"): "I", ("tvm.script", "relax"): "R", ("tvm.script", "tir"): "T",
-    ("tvm.script", "tirx"): "T", ("relax_ref.script", "ir"): "I", ("relax_ref.script", "relax"): "R",
+    ("tvm.script", "tirx"): "T", ("tvm.script.parser", "ir"): "I", ("tvm.script.parser", "relax"): "R",
+    ("tvm.script.parser", "tir"): "T", ("tvm.script.parser", "tirx"): "T",
+    ("relax_ref.script", "ir"): "I", ("relax_ref.script", "relax"): "R",
     ("relax_ref.script", "tir"): "T", ("tvm.script.ir", "*"): "", ("tvm", "relax"): "",
+    ("tvm.script", "ir_module"): "I.ir_module", ("typing", "TypeVar"): "TypeVar",
 }
-_DIALECT_OF_IMPORT = {("tvm.script", "tir"): "classic", ("tvm.script", "tirx"): "tvm"}
+_DIALECT_OF_IMPORT = {("tvm.script", "tir"): "classic", ("tvm.script", "tirx"): "tvm",
+                      ("tvm.script.parser", "tir"): "classic", ("tvm.script.parser", "tirx"): "tvm"}
 #: modules whose import is accepted and has no effect
 _IGNORED_MODULES = ("tvm", "tvm.tirx.layout", "tvm.tir.layout", "__future__")
 _COMMENT_IMPORT = re.compile(r"^\s*#\s*((?:from\s+[\w.]+\s+)?import\s+[\w., ]+(?:\s+as\s+\w+)?)\s*$")
@@ -108,4 +112,50 @@ def detect_dialect(tree: ast.AST, header: Header) -> str:
     return "tvm"
 
 
-__all__ = ["Header", "read_header", "detect_dialect", "KNOWN_IMPORTS"]
+def _is_prim_type_annotation(node: ast.AST, t_names) -> bool:
+    """``T.int64`` (an attribute of T naming a scalar type, not called): a tvm-0.27 annotation."""
+    from ..dialect import SCALAR_TYPE_NAMES
+
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in t_names \
+        and node.attr in SCALAR_TYPE_NAMES
+
+
+def _relax_function_uses_prim_annotations(node: ast.FunctionDef, roots, t_names) -> bool:
+    dec = node.decorator_list[0] if node.decorator_list else None
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    if not (isinstance(target, ast.Attribute) and target.attr == "function" and isinstance(target.value, ast.Name)
+            and roots.get(target.value.id) == "R"):
+        return False
+    anns = [a.annotation for a in node.args.args] + [node.returns]
+    anns += [st.annotation for st in ast.walk(node) if isinstance(st, ast.AnnAssign)]
+    return any(a is not None and _is_prim_type_annotation(a, t_names) for a in anns)
+
+
+def detect_relax_dialect(tree: ast.AST, header: Header, text: str) -> str:
+    """``"tvm-0.27"`` when the text uses any spelling only tvm-0.27 writes (TEXT.DIALECT.2:
+    ``out_ty=`` / ``ty_args=``, ``R.Any``, ``R.PackedFunc``, ``I.StringType``, a ``TypeVar``
+    declaration or import, ``metadata["ir.GenericConst"]``, a ``T.int64``-style annotation in a Relax
+    function), else ``"tvm-0.25"``."""
+    from ..dialect import TVM027_MARKERS
+
+    if "TypeVar" in header.aliases.values() or re.search(r"^\s*#\s*from typing import TypeVar", text, re.M):
+        return "tvm-0.27"
+    roots = dict(header.aliases)
+    t_names = {k for k, v in roots.items() if v == "T"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in TVM027_MARKERS["keywords"]:
+            return "tvm-0.27"
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in roots:
+            if f"{roots[node.value.id]}.{node.attr}" in TVM027_MARKERS["names"]:
+                return "tvm-0.27"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in TVM027_MARKERS["calls"]:
+            return "tvm-0.27"
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                node.value in TVM027_MARKERS["metadata"]:
+            return "tvm-0.27"
+        elif isinstance(node, ast.FunctionDef) and _relax_function_uses_prim_annotations(node, roots, t_names):
+            return "tvm-0.27"
+    return "tvm-0.25"
+
+
+__all__ = ["Header", "read_header", "detect_dialect", "detect_relax_dialect", "KNOWN_IMPORTS"]

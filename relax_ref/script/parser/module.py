@@ -21,13 +21,14 @@ from ...ir.attrs import Attrs
 from ...ir.module import IRModule
 from ...ir.struct_info import VDevice
 from .evaluator import HANDLERS, REQUIRED, CallInfo, Evaluator, bind_params
-from .header import detect_dialect, read_header
+from ..dialect import get_dialect
+from .header import detect_dialect, detect_relax_dialect, read_header
 from .metadata import decode_metadata
 from .relax_func import RelaxFunctionParser, call_path, check_attr_value
 from .scope import Scope
 from .source import Source, parse_python
 from .tir_func import PrimFuncParser
-from .values import FunctionOptions, GlobalSymDecl, MetadataTable, ModuleRef, Ref, VarDecl
+from .values import FunctionOptions, GlobalSymDecl, MetadataTable, ModuleRef, Ref, TypeVarDecl, VarDecl
 
 # the handler modules register themselves on import
 from . import prim_builtins as _prim_builtins  # noqa: F401,E402
@@ -38,14 +39,20 @@ from . import tir_builtins as _tir_builtins  # noqa: F401,E402
 class ParseContext:
     """State shared by every function of one text."""
 
-    def __init__(self, src: Source, aliases: Mapping[str, str], dialect: str) -> None:
+    def __init__(self, src: Source, aliases: Mapping[str, str], dialect: str, relax_dialect: str = "tvm-0.25") -> None:
         self.src = src
+        #: the TensorIR spelling: "classic" or "tvm" (header.detect_dialect)
         self.dialect = dialect
+        #: the Relax semantics where releases differ (TEXT.DIALECT.2): TVM025 or TVM027
+        self.relax_dialect = get_dialect(relax_dialect)
         self.root_scope = Scope(kind="module")
         for alias, root in aliases.items():
             self.root_scope.define(alias, Ref(root))
         self.root_scope.define("range", Ref("range"))
         self.root_scope.define("float", Ref("float"))
+        for name in ("tvm", "TypeVar"):
+            if not self.root_scope.contains(name):
+                self.root_scope.define(name, Ref(name))
         self.vdevices: Optional[Tuple[VDevice, ...]] = None
         self.loop_domains: Dict[int, Any] = {}
         self.check_well_formed = True
@@ -168,7 +175,8 @@ def parse_source(src: Source, *, extra_aliases: Optional[Mapping[str, str]] = No
     header = read_header(tree, src)
     if extra_aliases:
         header.aliases.update(extra_aliases)
-    ctx = ParseContext(src, header.aliases, detect_dialect(tree, header))
+    ctx = ParseContext(src, header.aliases, detect_dialect(tree, header),
+                       detect_relax_dialect(tree, header, src.text))
     ctx.decorator_options = decorator_options
     for name, dtype in (global_decls or {}).items():
         ctx.root_scope.define(name, GlobalSymDecl(name, dtype))
@@ -223,6 +231,9 @@ def _global_decl(ctx: ParseContext, ev: Evaluator, node: ast.Assign) -> None:
         raise ctx.src.error(node, "only symbolic variable declarations such as 'n = T.int64()' are allowed at "
                                   "the top level")
     for n, v in zip(names, values):
+        if isinstance(v, TypeVarDecl) and v.name != n.id:
+            raise ctx.src.error(node, f"TypeVar binding '{n.id}' must match its declared name '{v.name}'",
+                                symbol=n.id)
         ctx.root_scope.define(n.id, GlobalSymDecl(n.id, v.dtype))
 
 
@@ -263,6 +274,10 @@ def _class_options(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> bool
             raise ctx.src.error(call.args[0], "@I.ir_module takes only keyword options")
         for kw in call.keywords:
             if kw.arg == "normalize" and ctx.decorator_options:
+                _bool_option(ev, kw, "@I.ir_module")
+                continue
+            if kw.arg == "s_tir":
+                # TVM: verify the module's TensorIR in the s_tir mode; no effect on the IR (TEXT.MOD.2)
                 _bool_option(ev, kw, "@I.ir_module")
                 continue
             if kw.arg != "check_well_formed":

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...ir import prim_expr as P
 from . import prim
 from .evaluator import HANDLERS, REQUIRED, CallInfo, Evaluator, bind_params
-from .values import VarDecl
+from .values import TypeVarDecl, VarDecl
 
 
 def _dtype_ctor(dtype: str):
@@ -193,5 +193,21 @@ def _py_float(ev: Evaluator, info: CallInfo):
 
 
 HANDLERS["float"] = _py_float
+
+
+def _type_var(ev: Evaluator, info: CallInfo):
+    """``n = TypeVar("n")``: tvm-0.27's module-level declaration of an int64 symbolic variable
+    (TEXT.DIALECT.3). Constraints and bounds are not allowed (as in TVM)."""
+    if ev.mode != "module":
+        raise ev.error(info.node, "TypeVar(...) declares a symbolic variable at the top level of the text")
+    if info.kwargs or len(info.args) != 1 or not isinstance(info.args[0], str):
+        raise ev.error(info.node, "a symbolic TypeVar is declared as n = TypeVar(\"n\"), without constraints "
+                                  "or a bound")
+    if not info.args[0].isidentifier():
+        raise ev.error(info.node, f"TypeVar: {info.args[0]!r} is not a name")
+    return TypeVarDecl("int64", info.args[0])
+
+
+HANDLERS["TypeVar"] = _type_var
 
 __all__ = []

@@ -49,7 +49,7 @@ class Scope:
         return None, None
 
     def contains(self, name: str) -> bool:
-        return self.lookup(name, _MISSING) is not _MISSING
+        return any(name in f.names for f in self.frames())
 
     def frames(self) -> Iterator["Scope"]:
         s: Optional[Scope] = self

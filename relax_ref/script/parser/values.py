@@ -21,14 +21,26 @@ from ...ir.struct_info import StructInfo
 ROOTS = ("I", "R", "T")
 
 
+#: full module paths of the TVMScript namespaces, reached through ``tvm`` (``@tvm.script.ir_module``,
+#: ``tvm.script.parser.relax.function``), and the canonical root each one means (TEXT.MOD.1)
+CANONICAL_PATHS = {
+    "tvm.script.ir": "I", "tvm.script.parser.ir": "I", "tvm.script.relax": "R",
+    "tvm.script.parser.relax": "R", "tvm.script.tir": "T", "tvm.script.tirx": "T",
+    "tvm.script.parser.tir": "T", "tvm.script.parser.tirx": "T",
+    "tvm.script.ir_module": "I.ir_module", "tvm.script.parser.ir_module": "I.ir_module",
+}
+
+
 @dataclass(frozen=True)
 class Ref:
-    """A canonical dotted TVMScript name (``"R"``, ``"R.nn"``, ``"T.axis.remap"``, ``"range"``)."""
+    """A canonical dotted TVMScript name (``"R"``, ``"R.nn"``, ``"T.axis.remap"``, ``"range"``);
+    the long spellings of :data:`CANONICAL_PATHS` become their canonical root."""
 
     path: str
 
     def child(self, name: str) -> "Ref":
-        return Ref(f"{self.path}.{name}")
+        path = f"{self.path}.{name}"
+        return Ref(CANONICAL_PATHS.get(path, path))
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +56,13 @@ class VarDecl:
     """``T.int64()``: a declaration of a scalar variable, named by the assignment that binds it."""
 
     dtype: str
+
+
+@dataclass(frozen=True)
+class TypeVarDecl(VarDecl):
+    """``TypeVar("n")`` (tvm-0.27): a module-level declaration of the int64 symbolic variable ``n``."""
+
+    name: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -237,7 +256,7 @@ class FunctionOptions:
 
 
 __all__ = [
-    "ROOTS", "Ref", "ModuleRef", "VarDecl", "GlobalSymDecl", "MatchCastPair", "MetadataTable",
+    "ROOTS", "Ref", "ModuleRef", "VarDecl", "TypeVarDecl", "CANONICAL_PATHS", "GlobalSymDecl", "MatchCastPair", "MetadataTable",
     "MetadataList", "AllocateSpec", "SIProxy", "TensorProxy", "ShapeProxy", "PrimProxy", "TupleProxy", "ObjectProxy",
     "CallableProxy", "BufferSpec", "BufferMethod", "ScalarRef", "IterVarSpec", "LoopSpec", "BindSpec", "LetAnnotation",
     "BufferTypeAnnotation", "FunctionOptions",

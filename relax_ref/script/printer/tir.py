@@ -337,7 +337,7 @@ class TIRPrinter:
         return f"{name}: T.let[T.{var.dtype}] = {rhs}"
 
     def stmt_Bind(self, s: tir.Bind) -> List[str]:
-        if self.d.name == "tvm":
+        if self.d.is_tvm:
             return [self._let_lines(s.var, s.value)]
         rhs = self.prim(s.value)
         if s.value.dtype != s.var.dtype:
@@ -345,7 +345,7 @@ class TIRPrinter:
         return [f"{self.define_var(s.var)} = T.bind({rhs})"]
 
     def stmt_LetStmt(self, s: tir.LetStmt) -> List[str]:
-        if self.d.name == "tvm":
+        if self.d.is_tvm:
             return [self._let_lines(s.var, s.value)] + (self.stmt(s.body) if s.body is not None else [])
         rhs = self.prim(s.value)
         self.ctx.names.push()
@@ -358,7 +358,7 @@ class TIRPrinter:
     def stmt_AssertStmt(self, s: tir.AssertStmt) -> List[str]:
         cond = self.prim(s.condition)
         msg = format_str(s.message)
-        if self.d.name == "tvm":
+        if self.d.is_tvm:
             head = [f'assert {cond}, ("RuntimeError", [{msg}])']
             return head + (self.stmt(s.body) if s.body is not None else [])
         if s.body is None:
@@ -385,7 +385,7 @@ class TIRPrinter:
 
     def stmt_AllocBuffer(self, s: tir.AllocBuffer) -> List[str]:
         b = s.buffer
-        if self.d.name == "tvm" and b.scope in ("local", "shared"):
+        if self.d.is_tvm and b.scope in ("local", "shared"):
             # TVM 0.25 prints local and shared allocations as T.alloc_local / T.alloc_shared (TEXT.TIR.6)
             decls = self.new_var_decls(b)
             bname = self.define_buffer(b)
@@ -394,7 +394,7 @@ class TIRPrinter:
 
     def stmt_DeclBuffer(self, s: tir.DeclBuffer) -> List[str]:
         decls = self.new_var_decls(s.buffer)
-        view = self.view_call(s.buffer) if self.d.name == "tvm" else None
+        view = self.view_call(s.buffer) if self.d.is_tvm else None
         bname = self.define_buffer(s.buffer)
         line = f"{bname} = {view or self.buffer_call('T.decl_buffer', s.buffer, [])}"
         return decls + [line] + (self.stmt(s.body) if s.body is not None else [])
@@ -433,8 +433,8 @@ class TIRPrinter:
         return f'{name}.view("{b.dtype}")'
 
     def stmt_Allocate(self, s: tir.Allocate) -> List[str]:
-        if self.d.name == "tvm":
-            raise UnsupportedError("T.allocate does not exist in TVM 0.25; print with dialect='classic'", s.span)
+        if self.d.is_tvm:
+            raise UnsupportedError(f"T.allocate does not exist in {self.d.name}; print with dialect='classic'", s.span)
         extents = "[" + ", ".join(self.prim(e) for e in s.extents) + "]"
         args = [extents, f'"{s.dtype}"', format_str(s.scope)]
         if s.condition is not None and not _is_true(s.condition):
