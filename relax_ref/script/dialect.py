@@ -160,6 +160,9 @@ TVM027_MARKERS = {
 }
 
 
+#: keywords of Relax calls spelled differently by a release, and the name they mean (TEXT.DIALECT.3)
+KEYWORD_ALIASES = {"out_ty": "out_sinfo", "ty_args": "sinfo_args"}
+
 #: the scalar types a ``T.<name>`` annotation may name
 SCALAR_TYPE_NAMES = frozenset({
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
@@ -213,4 +216,5 @@ def installed_tvm_dialect() -> str:
 
 
 __all__ = ["Dialect", "CLASSIC", "TVM025", "TVM027", "DIALECTS", "NEWEST", "ALIASES", "TVM027_MARKERS", "SCALAR_TYPE_NAMES",
+           "KEYWORD_ALIASES",
            "dialect_names", "get_dialect", "dialect_for_version", "installed_tvm_dialect"]

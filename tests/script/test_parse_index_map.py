@@ -40,9 +40,15 @@ def test_bad_index_maps_are_parse_errors(lam):
         relax_ref.parse(TEXT.replace("lambda i, j: (j // 4, i, j % 4)", lam))
 
 
+def test_bare_lambda_argument_is_an_index_map():
+    """TVM also accepts the lambda itself as the argument; it means the same index map."""
+    bare = relax_ref.parse(TEXT.replace("T.index_map(lambda i, j: (j // 4, i, j % 4))", "lambda i, j: (j // 4, i, j % 4)"))
+    assert relax_ref.structural_equal(bare, relax_ref.parse(TEXT))
+
+
 def test_lambda_elsewhere_is_still_rejected():
     with pytest.raises(ParseError, match="lambda"):
-        relax_ref.parse(TEXT.replace("T.index_map(lambda i, j: (j // 4, i, j % 4))", "(lambda i, j: (j, i))"))
+        relax_ref.parse(TEXT.replace("        y = R.layout_transform", "        g = lambda i: i\n        y = R.layout_transform"))
 
 
 @pytest.mark.tvm

@@ -25,11 +25,12 @@ from ...errors import ParseError, RelaxError, Span
 from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir import tir
+from ..dialect import KEYWORD_ALIASES
 from . import prim
 from .scope import Scope
 from .source import Source
 from .values import (
-    BufferMethod, GlobalSymDecl, MetadataList, MetadataTable, ModuleRef, Ref, ScalarRef,
+    BufferMethod, GlobalSymDecl, InspectProxy, MetadataList, MetadataTable, ModuleRef, Ref, ScalarRef,
 )
 
 _MISSING = object()
@@ -63,6 +64,12 @@ RELAX_SUGAR = {"add": "R.add", "sub": "R.subtract", "mul": "R.multiply", "div": 
                "le": "R.less_equal", "gt": "R.greater", "ge": "R.greater_equal"}
 
 MAX_REF_DEPTH = 6
+
+#: ``x.<name>`` of a Relax tensor and the inspection operator it calls (TEXT.EXPR.9)
+_INSPECT_CALLS = {"ndim": "R.inspect.tensor_ndim", "byte_offset": "R.inspect.tensor_byte_offset",
+                  "elem_offset": "R.inspect.tensor_elem_offset"}
+_DTYPE_FIELDS = {"type_code": "R.inspect.tensor_dtype_code", "bits": "R.inspect.tensor_dtype_bits",
+                 "lanes": "R.inspect.tensor_dtype_lanes"}
 
 
 @dataclass
@@ -157,6 +164,9 @@ class Evaluator:
     def with_scope(self, scope: Scope) -> "Evaluator":
         return Evaluator(self.ctx, scope, self.mode, self.src)
 
+    def with_mode(self, mode: str) -> "Evaluator":
+        return Evaluator(self.ctx, self.scope, mode, self.src)
+
     # -- dispatch ------------------------------------------------------------------------------
     def eval_node(self, node: ast.AST) -> Any:
         """The value of one ast node: dispatches to ``visit_<NodeKind>``; script text is never run."""
@@ -207,8 +217,28 @@ class Evaluator:
             return gv
         if isinstance(base, tir.Buffer):
             return self.buffer_attribute(base, name, node)
-        raise self.error(node, f"attribute access '.{name}' is only supported on TVMScript namespaces and "
-                               f"the module name, not on {prim.describe(base)}")
+        if isinstance(base, rx.Expr) and self.mode == "relax":
+            return self.relax_attribute(base, name, node)
+        if isinstance(base, InspectProxy) and base.field == "dtype" and name in _DTYPE_FIELDS:
+            return self.call_operator(_DTYPE_FIELDS[name], [base.tensor], {}, node, node)
+        raise self.error(node, f"attribute access '.{name}' is only supported on TVMScript namespaces, "
+                               f"buffers, Relax values and the module name, not on {prim.describe(base)}")
+
+    def relax_attribute(self, base: rx.Expr, name: str, node: ast.AST) -> Any:
+        """Attributes of a Relax value (TEXT.EXPR.9): ``x.struct_info`` / ``x.ty`` (its written struct
+        info), and TVM's run-time inspection of a tensor -- ``x.ndim``, ``x.byte_offset``,
+        ``x.elem_offset``, ``x.dtype.type_code|bits|lanes``, ``x.shape[i]``, ``x.strides[i]`` -- which are
+        calls of the ``R.inspect.*`` operators."""
+        if name in ("struct_info", "ty"):
+            if base.struct_info is None:
+                raise self.error(node, f"the struct info of {prim.describe(base)} is not known where '.{name}' "
+                                       f"is read; annotate the variable")
+            return base.struct_info
+        if name in _INSPECT_CALLS:
+            return self.call_operator(_INSPECT_CALLS[name], [base], {}, node, node)
+        if name in ("dtype", "shape", "strides"):
+            return InspectProxy(base, name)
+        raise self.error(node, f"a Relax value has no attribute '.{name}' in TVMScript")
 
     def buffer_attribute(self, buf: tir.Buffer, name: str, node: ast.AST) -> Any:
         if name == "shape":
@@ -259,8 +289,30 @@ class Evaluator:
         b = self.eval_node(node.right)
         return self.binary(op, a, b, node)
 
+    def scalar_operands(self, *vals: Any) -> Optional[List[Any]]:
+        """tvm-0.27 arithmetic on Relax scalar variables (``y = n + 1`` with ``n: T.int64``): when
+        every operand is a number, a scalar expression or a Relax value standing for one, and at
+        least one is a Relax value, the operands as scalars (TEXT.DIALECT.3); None otherwise."""
+        if not self.ctx.relax_dialect.prim_bindings:
+            return None
+        out = []
+        for v in vals:
+            if isinstance(v, rx.Expr):
+                s = prim.scalar_of(v)
+                if s is None:
+                    return None
+                out.append(s)
+            elif prim.is_num(v) or isinstance(v, P.PrimExpr):
+                out.append(v)
+            else:
+                return None
+        return out if any(isinstance(v, rx.Expr) for v in vals) else None
+
     def binary(self, op: str, a: Any, b: Any, node: ast.AST) -> Any:
         span = self.span(node)
+        scalars = self.scalar_operands(a, b)
+        if scalars is not None:
+            a, b = scalars
         if isinstance(a, rx.Expr) or isinstance(b, rx.Expr):
             return self.relax_binary(op, a, b, node)
         if op in _BITWISE:  # << >> & | ^
@@ -305,6 +357,9 @@ class Evaluator:
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
         v = self.eval_node(node.operand)
         span = self.span(node)
+        scalars = self.scalar_operands(v)
+        if scalars is not None:
+            v = scalars[0]
         if isinstance(node.op, ast.USub):
             if isinstance(v, rx.Expr):
                 if self.mode != "relax":
@@ -335,6 +390,9 @@ class Evaluator:
             raise self.error(node, f"unsupported comparison {type(node.ops[0]).__name__}")
         a = self.eval_node(node.left)
         b = self.eval_node(node.comparators[0])
+        scalars = self.scalar_operands(a, b)
+        if scalars is not None:
+            a, b = scalars
         if isinstance(a, rx.Expr) or isinstance(b, rx.Expr):
             if op in ("eq", "ne"):
                 raise self.error(node, "'==' and '!=' are not defined on Relax expressions; use R.equal / "
@@ -350,6 +408,7 @@ class Evaluator:
     def visit_BoolOp(self, node: ast.BoolOp) -> Any:
         op = "and" if isinstance(node.op, ast.And) else "or"
         vals = [self.eval_node(v) for v in node.values]
+        vals = self.scalar_operands(*vals) or vals
         for v in vals:
             if isinstance(v, rx.Expr):
                 raise self.error(node, f"'{op}' is not defined on Relax expressions; use R.logical_{op}")
@@ -367,6 +426,12 @@ class Evaluator:
             return self.buffer_subscript(base, node, region=False)
         if isinstance(base, Ref):
             return self.ref_subscript(base, node)
+        if isinstance(base, InspectProxy) and base.field in ("shape", "strides"):
+            from .relax_builtins import to_relax_expr
+
+            axis = to_relax_expr(self, self.eval_node(node.slice), node.slice)
+            op = "R.inspect.tensor_shape_i" if base.field == "shape" else "R.inspect.tensor_stride_i"
+            return self.call_operator(op, [base.tensor, axis], {}, node, node)
         if isinstance(node.slice, ast.Slice):
             raise self.error(node.slice, "slices are only supported on TensorIR buffers")
         idx = self.eval_node(node.slice)
@@ -442,6 +507,14 @@ class Evaluator:
         return pv
 
     # -- calls ---------------------------------------------------------------------------------
+    def call_argument(self, node: ast.AST) -> Any:
+        """A call argument; a ``lambda i, j: (...)`` there (``R.layout_transform(x, index_map=lambda i:
+        ...)``, as TVM accepts it) is an index map over int64 indices (TEXT.INDEXMAP.1). Lambdas
+        anywhere else are refused."""
+        if isinstance(node, ast.Lambda):
+            return self.lambda_index_map(node, "int64")
+        return self.eval_node(node)
+
     def call_info(self, node: ast.Call, path: str) -> CallInfo:
         args: List[Any] = []
         arg_nodes: List[ast.AST] = []
@@ -453,15 +526,19 @@ class Evaluator:
                 args.extend(v)
                 arg_nodes.extend([a] * len(v))
             else:
-                args.append(self.eval_node(a))
+                args.append(self.call_argument(a))
                 arg_nodes.append(a)
         kwargs: Dict[str, Any] = {}
         kw_nodes: Dict[str, ast.AST] = {}
+        relax_call = path.startswith("R.")
         for kw in node.keywords:
             if kw.arg is None:
                 raise self.error(kw.value, "keyword-argument unpacking (**) is not supported")
-            kwargs[kw.arg] = self.eval_node(kw.value)
-            kw_nodes[kw.arg] = kw.value
+            name = KEYWORD_ALIASES.get(kw.arg, kw.arg) if relax_call else kw.arg
+            if name in kwargs:
+                raise self.error(kw.value, f"{path} got multiple values for argument '{name}' ('{kw.arg}')")
+            kwargs[name] = self.call_argument(kw.value)
+            kw_nodes[name] = kw.value
         return CallInfo(node, path, args, kwargs, arg_nodes, kw_nodes)
 
     def visit_Call(self, node: ast.Call) -> Any:
@@ -477,8 +554,9 @@ class Evaluator:
                 raise self.error(node, STATEMENT_ONLY[path])
             if path.startswith("T.") and path[2:] in prim.INTRINSICS:
                 info = self.call_info(node, path)
-                if info.kwargs:
-                    raise self.error(node, f"{path} takes no keyword arguments")
+                # TVM's T.* wrappers accept and drop a dtype= keyword (T.exp(x, dtype="float32"))
+                if set(info.kwargs) - {"dtype"}:
+                    raise self.error(node, f"{path} takes no keyword arguments other than dtype")
                 return prim.intrinsic(path[2:], info.args, self.span(node), self.int_dtype)
             if path.startswith("R."):
                 if self.mode != "relax":
@@ -502,8 +580,6 @@ class Evaluator:
 
         The lambda is data, never a Python function: each parameter becomes a fresh ``index_dtype``
         PrimVar bound in a new scope, and the body is evaluated as scalar expressions over them."""
-        from ...ops.layout_transform import IndexMap
-
         if len(node.args) != 1 or not isinstance(node.args[0], ast.Lambda):
             raise self.error(node, "T.index_map takes exactly one lambda expression")
         index_dtype = "int64"
@@ -518,7 +594,13 @@ class Evaluator:
             else:
                 raise self.error(kw.value if kw.arg else node, f"T.index_map got an unsupported keyword "
                                                                 f"argument '{kw.arg}'")
-        lam = node.args[0]
+        return self.lambda_index_map(node.args[0], index_dtype)
+
+    def lambda_index_map(self, lam: ast.Lambda, index_dtype: str) -> Any:
+        """The IndexMap a lambda describes: its parameters are fresh ``index_dtype`` variables and its
+        body is evaluated as scalar expressions over them (never run as Python)."""
+        from ...ops.layout_transform import IndexMap
+
         a = lam.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.kw_defaults or a.posonlyargs:
             raise self.error(lam, "an index-map lambda takes plain positional parameters only")
@@ -555,7 +637,7 @@ class Evaluator:
             if isinstance(a, ast.Starred):
                 raise self.error(a, "starred arguments are not supported in calls of Relax functions")
             v = self.eval_node(a)
-            if prim.is_num(v):
+            if prim.is_num(v) and not self.ctx.relax_dialect.prim_bindings:
                 raise self.error(a, f"please convert {v!r} with R.const or R.prim_value before passing it to "
                                     f"a Relax function")
             args.append(to_relax_expr(self, v, a))
@@ -573,6 +655,8 @@ class Evaluator:
         span = self.span(node)
         args = [convert_proxies(self, a, node) for a in args]
         kwargs = {k: convert_proxies(self, v, node) for k, v in kwargs.items()}
+        if self.ctx.relax_dialect.prim_bindings and opdef.parse_call is None:
+            args, kwargs = self.scalar_arguments(opdef, args, kwargs, node)
         if opdef.name == "relax.to_vdevice":
             # the device string names a declared virtual device, as in struct info (TEXT.MOD.4)
             if len(args) > 1 and isinstance(args[1], str):
@@ -588,6 +672,27 @@ class Evaluator:
         except (TypeError, ValueError, IndexError, KeyError) as e:
             raise ParseError(f"invalid arguments for {script}: {e}", span) from None
         return call
+
+    def scalar_arguments(self, opdef, args: List[Any], kwargs: Dict[str, Any], node: ast.AST):
+        """tvm-0.27 passes numbers and scalar expressions to a Relax operand as scalar values
+        (``R.take(x, 0)``): they become ``PrimValue`` s (TEXT.DIALECT.3)."""
+        from .relax_builtins import to_relax_expr
+
+        params = list(opdef.params)
+
+        def conv(p, v):
+            if p.kind != "arg" or p.conv not in ("expr", "optional_expr"):
+                return v
+            if isinstance(v, (tuple, list)) and all(prim.is_num(x) or isinstance(x, P.PrimExpr) for x in v):
+                return v
+            if (prim.is_num(v) and not isinstance(v, bool)) or isinstance(v, P.PrimExpr):
+                return to_relax_expr(self, v, node)
+            return v
+
+        args = [conv(p, v) for p, v in zip(params, args)] + list(args[len(params):])
+        by_name = {p.name: p for p in params}
+        kwargs = {k: conv(by_name[k], v) if k in by_name else v for k, v in kwargs.items()}
+        return args, kwargs
 
     def eval_ref(self, node: ast.AST) -> Optional[str]:
         """The canonical path if ``node`` is a (dotted) name resolving to a Ref, else None. Only

@@ -28,7 +28,8 @@ KNOWN_IMPORTS = {
     ("tvm.script", "tirx"): "T", ("tvm.script.parser", "ir"): "I", ("tvm.script.parser", "relax"): "R",
     ("tvm.script.parser", "tir"): "T", ("tvm.script.parser", "tirx"): "T",
     ("relax_ref.script", "ir"): "I", ("relax_ref.script", "relax"): "R",
-    ("relax_ref.script", "tir"): "T", ("tvm.script.ir", "*"): "", ("tvm", "relax"): "",
+    ("relax_ref.script", "tir"): "T", ("tvm.script.ir", "*"): "", ("tvm", "relax"): "tvm.relax",
+    ("tvm", "tirx"): "T", ("tvm", "tir"): "T",
     ("tvm.script", "ir_module"): "I.ir_module", ("typing", "TypeVar"): "TypeVar",
 }
 _DIALECT_OF_IMPORT = {("tvm.script", "tir"): "classic", ("tvm.script", "tirx"): "tvm",

@@ -8,7 +8,8 @@ data* -- no TVM, no object construction beyond what is listed below:
   nodes are indices. The root is a ``ffi.Map`` from key strings to ``ffi.Array``s.
 * node types: ``ffi.String``, ``None``, ``ffi.Array``, ``ffi.Map`` (flat ``[k0, v0, k1, v1, ...]``),
   ``ir.IntImm``, ``ir.FloatImm``, ``ffi.Tensor`` and ``relax.expr.Constant`` (whose ``data`` is the
-  tensor). Other node types are decoded only if an entry that is used refers to them, and then
+  tensor; TVM 0.27 writes ``ir.GenericConst`` with the tensor in ``value``, under the key
+  ``metadata["ir.GenericConst"]``). Other node types are decoded only if an entry that is used refers to them, and then
   give a ParseError.
 * ``ffi.Tensor`` data is base64 of TVM's tensor serialisation: magic ``0xDD5E40F096B4A13F`` (u64),
   reserved (u64), device type and id (i32, i32), ndim (i32), dtype (code u8, bits u8, lanes u16),
@@ -142,10 +143,11 @@ class _Graph:
             if not isinstance(d, str):
                 raise ParseError("metadata: malformed tensor node", self.span)
             return decode_tensor(d, self.span)
-        if t == "relax.expr.Constant":
-            if not isinstance(d, dict) or "data" not in d:
-                raise ParseError("metadata: malformed relax.expr.Constant node", self.span)
-            arr = self.get(d["data"])
+        if t in ("relax.expr.Constant", "ir.GenericConst"):
+            field = "data" if t == "relax.expr.Constant" else "value"  # tvm-0.25 / tvm-0.27 (TEXT.DIALECT.3)
+            if not isinstance(d, dict) or field not in d:
+                raise ParseError(f"metadata: malformed {t} node", self.span)
+            arr = self.get(d[field])
             if not isinstance(arr, np.ndarray):
                 raise ParseError("metadata: a constant's data is not a tensor", self.span)
             return rx.Constant(arr, span=self.span)

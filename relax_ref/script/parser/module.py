@@ -34,6 +34,7 @@ from .values import FunctionOptions, GlobalSymDecl, MetadataTable, ModuleRef, Re
 from . import prim_builtins as _prim_builtins  # noqa: F401,E402
 from . import relax_builtins as _relax_builtins  # noqa: F401,E402
 from . import tir_builtins as _tir_builtins  # noqa: F401,E402
+from . import tir_intrinsics as _tir_intrinsics  # noqa: F401,E402
 
 
 class ParseContext:
@@ -251,13 +252,21 @@ def _parse_functions(ctx: ParseContext, ev: Evaluator, funcs: List[ast.FunctionD
             raise ctx.src.error(f, f"function '{f.name}' is defined twice")
     items = {}
     check = True
+    gv_names = []
     for f in funcs:
         opts, fn = _parse_function(ctx, ev, f, ctx.root_scope)
         check = check and opts.check_well_formed
-        items[rx.GlobalVar(f.name, span=ctx.src.span(f))] = fn
+        # a standalone function is named by its global_symbol when it has one (TVM's
+        # IRModule.from_expr), else by its definition (TEXT.MOD.3)
+        symbol = fn.attrs.get("global_symbol")
+        name = symbol if isinstance(symbol, str) and symbol else f.name
+        if name in gv_names:
+            raise ctx.src.error(f, f"function '{name}' is defined twice")
+        gv_names.append(name)
+        items[rx.GlobalVar(name, span=ctx.src.span(f))] = fn
     mod = IRModule(items)
     object.__setattr__(mod, "source_span", ctx.src.span(funcs[0]))  # IRModule is otherwise immutable
-    return ParseResult(mod, check, names, tuple(ctx.unit_statements))
+    return ParseResult(mod, check, gv_names, tuple(ctx.unit_statements))
 
 
 def _class_options(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> bool:

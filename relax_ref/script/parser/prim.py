@@ -19,6 +19,7 @@ from ...errors import ParseError, Span, StructInfoError
 from ...ir import dtype as _dt
 from ...ir import expr as rx
 from ...ir import prim_expr as P
+from ...ir.struct_info import PrimStructInfo
 
 #: ``T.<name>`` -> dtype for the scalar type constructors
 DTYPE_CTORS: Dict[str, str] = {
@@ -129,14 +130,29 @@ def lit(v: Any, dtype: Optional[str] = None, span: Optional[Span] = None, int_dt
     return P.IntImm(v, dtype)
 
 
+def scalar_of(v: Any) -> Optional[P.PrimExpr]:
+    """The scalar expression a Relax value stands for in a scalar position, or None: a
+    ``PrimValue``'s value, and the value a Relax variable's (written) ``R.Prim(value=...)`` struct
+    info says it holds -- tvm-0.27's ``k: T.int64`` parameters and ``y = n + 1`` bindings
+    (TEXT.DIALECT.3)."""
+    if isinstance(v, rx.PrimValue):
+        return v.value
+    if isinstance(v, rx.Var):
+        s = v.struct_info
+        if isinstance(s, PrimStructInfo) and s.value is not None:
+            return s.value
+    return None
+
+
 def as_prim(v: Any, span: Optional[Span], what: str = "value", int_dtype: str = "int32") -> P.PrimExpr:
     """Any scalar-like script value as a PrimExpr (Python ints become ``int_dtype``)."""
     if isinstance(v, P.PrimExpr):
         return v
     if isinstance(v, Num):
         return lit(v, span=span, int_dtype=int_dtype)
-    if isinstance(v, rx.PrimValue):
-        return v.value
+    s = scalar_of(v)
+    if s is not None:
+        return s
     raise ParseError(f"{what}: expected a scalar expression, got {describe(v)}", span)
 
 
@@ -476,6 +492,7 @@ def limit_value(which: str, dtype: str, span: Optional[Span]) -> P.PrimExpr:
 
 
 __all__ = [
-    "DTYPE_CTORS", "is_num", "parse_float_string", "check_dtype", "describe", "lit", "as_prim", "cast",
+    "DTYPE_CTORS", "is_num", "parse_float_string", "check_dtype", "describe", "lit", "as_prim", "scalar_of",
+    "cast",
     "binary", "fold", "negate", "logical_not", "intrinsic", "INTRINSICS", "abs_", "ceildiv", "limit_value",
 ]

@@ -115,7 +115,7 @@ def _select(ev: Evaluator, info: CallInfo):
 
 
 def _if_then_else(ev: Evaluator, info: CallInfo):
-    b = bind_params(ev, info, (("cond", REQUIRED), ("t", REQUIRED), ("f", REQUIRED)))
+    b = bind_params(ev, info, (("cond", REQUIRED), ("t", REQUIRED), ("f", REQUIRED), ("dtype", None)))
     span = ev.span(info.node)
     c = prim.as_prim(b["cond"], span, "condition", ev.int_dtype)
     t, f = b["t"], b["f"]
@@ -198,8 +198,9 @@ HANDLERS["float"] = _py_float
 def _type_var(ev: Evaluator, info: CallInfo):
     """``n = TypeVar("n")``: tvm-0.27's module-level declaration of an int64 symbolic variable
     (TEXT.DIALECT.3). Constraints and bounds are not allowed (as in TVM)."""
-    if ev.mode != "module":
-        raise ev.error(info.node, "TypeVar(...) declares a symbolic variable at the top level of the text")
+    if ev.mode == "tir":
+        raise ev.error(info.node, "TypeVar(...) declares a symbolic variable at the top level of the text or in "
+                                  "a Relax function body")
     if info.kwargs or len(info.args) != 1 or not isinstance(info.args[0], str):
         raise ev.error(info.node, "a symbolic TypeVar is declared as n = TypeVar(\"n\"), without constraints "
                                   "or a bound")

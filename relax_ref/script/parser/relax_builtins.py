@@ -34,7 +34,7 @@ def to_relax_expr(ev: Evaluator, v: Any, node: ast.AST) -> rx.Expr:
     if isinstance(v, bool) or isinstance(v, int):
         return rx.PrimValue(P.IntImm(int(v), "int64"), span=span)
     if isinstance(v, float):
-        return rx.PrimValue(P.FloatImm(v, "float32"), span=span)
+        return rx.PrimValue(P.FloatImm(v, ev.ctx.relax_dialect.prim_value_float), span=span)
     if isinstance(v, P.PrimExpr):
         return rx.PrimValue(v, span=span)
     if isinstance(v, str):
@@ -155,6 +155,8 @@ HANDLERS["R.Prim"] = _prim
 HANDLERS["R.Tuple"] = _tuple_si
 HANDLERS["R.Object"] = _object
 HANDLERS["R.Callable"] = _callable
+HANDLERS["R.Any"] = _object          # tvm-0.27's R.Object
+HANDLERS["I.StringType"] = _object   # tvm-0.27's annotation of a string value (an object here)
 
 # ---------------------------------------------------------------------------------------------------
 # Values
@@ -261,9 +263,12 @@ def _prim_value(ev: Evaluator, info: CallInfo):
             raise ev.error(info.node, f"R.prim_value: {v} does not fit in int64")
         return rx.PrimValue(P.IntImm(int(v), "int64"), span=span)
     if isinstance(v, float):
-        return rx.PrimValue(P.FloatImm(v, "float32"), span=span)
+        # the dtype of a Python float differs between releases (TEXT.DIALECT.2)
+        return rx.PrimValue(P.FloatImm(v, ev.ctx.relax_dialect.prim_value_float), span=span)
     if isinstance(v, P.PrimExpr):
         return rx.PrimValue(v, span=span)
+    if prim.scalar_of(v) is not None:
+        return rx.PrimValue(prim.scalar_of(v), span=span)
     raise ev.error(info.node, f"R.prim_value expects a number or a scalar expression, got {prim.describe(v)}")
 
 
@@ -330,10 +335,50 @@ def _call_packed(ev: Evaluator, info: CallInfo):
 
 
 def _extern_func(ev: Evaluator, info: CallInfo):
-    b = bind_params(ev, info, (("global_symbol", REQUIRED),))
+    """``R.ExternFunc("symbol")`` or ``R.ExternFunc("symbol", R.Callable(...))`` with the function's
+    struct info (as TVM prints it when it is not the opaque default)."""
+    b = bind_params(ev, info, (("global_symbol", REQUIRED), ("struct_info", None)))
     if not isinstance(b["global_symbol"], str):
         raise ev.error(info.node, "R.ExternFunc expects a string")
-    return rx.ExternFunc(b["global_symbol"], span=ev.span(info.node))
+    s = b["struct_info"]
+    if s is None:
+        return rx.ExternFunc(b["global_symbol"], span=ev.span(info.node))
+    sinfo = to_struct_info(ev, s, info.node_of(1) if len(info.args) > 1 else info.node_of("struct_info"))
+    if not isinstance(sinfo, si.FuncStructInfo):
+        raise ev.error(info.node, f"R.ExternFunc: the struct info of a function must be R.Callable(...), got "
+                                  f"{sinfo}")
+    return rx.ExternFunc(b["global_symbol"], struct_info=sinfo, span=ev.span(info.node))
+
+
+def _shape_expr(ev: Evaluator, info: CallInfo):
+    """``R.ShapeExpr([...])``, the node's own name: ``R.shape([...])``."""
+    return _shape_value(ev, info)
+
+
+def _tuple_get_item(ev: Evaluator, info: CallInfo):
+    """``R.TupleGetItem(t, i)``, the node's own name: ``t[i]``."""
+    b = bind_params(ev, info, (("tuple_value", REQUIRED), ("index", REQUIRED)))
+    t, i = b["tuple_value"], b["index"]
+    if isinstance(t, (tuple, list)):
+        t = to_relax_expr(ev, t, info.node_of(0))
+    if not isinstance(t, rx.Expr):
+        raise ev.error(info.node_of(0), f"R.TupleGetItem expects a Relax expression, got {prim.describe(t)}")
+    if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+        raise ev.error(info.node_of(1), f"R.TupleGetItem: the index must be a non-negative integer, got "
+                                        f"{prim.describe(i)}")
+    return rx.TupleGetItem(t, i, span=ev.span(info.node))
+
+
+def _tvm_device(kind: str):
+    """``tvm.cpu(0)`` / ``tvm.cuda(0)``: TVM's device objects, read as ``R.device(kind, index)``."""
+    def handler(ev: Evaluator, info: CallInfo):
+        from ...ops.core import parse_device
+
+        b = bind_params(ev, info, (("dev_id", 0),))
+        if isinstance(b["dev_id"], bool) or not isinstance(b["dev_id"], int):
+            raise ev.error(info.node, f"{info.path} expects an integer device index")
+        return {"device_type": parse_device(kind, ev.span(info.node))[0], "index": b["dev_id"]}
+    return handler
 
 
 def _device(ev: Evaluator, info: CallInfo):
@@ -362,6 +407,10 @@ HANDLERS["R.match_cast"] = _match_cast
 HANDLERS["R.call_packed"] = _call_packed
 HANDLERS["R.ExternFunc"] = _extern_func
 HANDLERS["R.device"] = _device
+HANDLERS["R.ShapeExpr"] = _shape_expr
+HANDLERS["R.TupleGetItem"] = _tuple_get_item
+for _kind in ("cpu", "cuda", "gpu", "metal", "vulkan", "rocm", "opencl"):
+    HANDLERS[f"tvm.{_kind}"] = _tvm_device(_kind)
 
 STATEMENT_ONLY.update({
     "R.func_attr": "R.func_attr(...) is a statement at the top of a function body",

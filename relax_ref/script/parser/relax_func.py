@@ -17,6 +17,7 @@ branch-body rule), local ``@R.function`` definitions, ``n = T.int64()`` declarat
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -28,9 +29,9 @@ from . import prim
 from .evaluator import Evaluator
 from .relax_builtins import const_array, to_relax_expr
 from .scope import Scope
-from .struct_info import collect_symbol_names, to_struct_info
+from .struct_info import collect_symbol_names, is_si_ref, prim_type_ref, to_struct_info
 from .values import (
-    FunctionOptions, GlobalSymDecl, MatchCastPair, Ref, SIProxy, VarDecl,
+    FunctionOptions, GlobalSymDecl, MatchCastPair, Ref, SIProxy, TypeVarDecl, VarDecl,
 )
 
 Emit = Callable[[rx.Binding], None]
@@ -136,15 +137,20 @@ class RelaxFunctionParser:
     """Parses one ``@R.function`` (global or local) into a raw :class:`~relax_ref.ir.Function`."""
 
     def __init__(self, ctx, node: ast.FunctionDef, opts: FunctionOptions, outer: Scope, *,
-                 inner: bool = False) -> None:
+                 inner: bool = False, valueless: frozenset = frozenset()) -> None:
         self.ctx = ctx
         self.node = node
         self.opts = opts
         self.inner = inner
+        self.outer = outer
         self.scope = outer.child("function")
         self.ev = Evaluator(ctx, self.scope, "relax")
         self.attrs: Dict[str, Any] = {}
         self.name = node.name
+        #: tvm-0.27 scalar parameters (``k: T.int64``): name -> the symbolic variable the parameter is
+        self.prim_params: Dict[str, P.PrimVar] = {}
+        #: scalar parameters whose symbol nothing uses: they get ``R.Prim(dtype)`` without a value
+        self.valueless = valueless
 
     def err(self, node, msg, **kw):
         kw.setdefault("function", self.name)
@@ -170,17 +176,24 @@ class RelaxFunctionParser:
     def declare_signature(self, scope: Scope, ev: Evaluator) -> Tuple[List[Any], Optional[si.StructInfo]]:
         """Evaluate the annotations, declare the signature's symbolic variables in ``scope`` and convert
         the return annotation. Returns (raw parameter annotations, return struct info)."""
-        raw = []
         for arg in self.node.args.args:
             if arg.annotation is None:
                 raise self.err(arg, "a type annotation is required for function parameters", binding=arg.arg)
-            raw.append(ev.eval_node(arg.annotation))
+            dtype = prim_type_ref(Ref(ev.eval_ref(arg.annotation) or ""))
+            if dtype is not None:
+                # tvm-0.27: the parameter is the symbolic variable of its name (TEXT.DIALECT.3)
+                pv = P.PrimVar(arg.arg, dtype)
+                self.prim_params[arg.arg] = pv
+                scope.define(arg.arg, pv)
+        raw = [ev.eval_node(arg.annotation) for arg in self.node.args.args]
         params = {arg.arg: arg for arg in self.node.args.args}
         for arg, r in zip(self.node.args.args, raw):
-            if not (isinstance(r, (SIProxy, si.StructInfo)) or (isinstance(r, Ref) and r.path.startswith("R."))):
+            if not (isinstance(r, (SIProxy, si.StructInfo)) or is_si_ref(r)):
                 raise self.err(arg.annotation, f"the annotation of parameter '{arg.arg}' is not a Relax struct-info "
                                                f"annotation ({prim.describe(r)})", binding=arg.arg)
             for n in collect_symbol_names(r):
+                if n in self.prim_params:
+                    continue
                 if n in params:
                     raise self.err(params[n], f"parameter '{n}' has the same name as the symbolic variable "
                                               f"'{n}' declared in the signature", binding=n, symbol=n)
@@ -207,7 +220,22 @@ class RelaxFunctionParser:
         params = []
         for arg, r in zip(self.node.args.args, raw):
             s = to_struct_info(self.ev, r, arg.annotation, signature=True)
+            pv = self.prim_params.get(arg.arg)
+            if pv is not None and arg.arg not in self.valueless:
+                s = si.PrimStructInfo(pv.dtype, pv)
             params.append(rx.Var(arg.arg, struct_info=s, span=self.ev.span(arg)))
+        fn = self._parse_rest(params, ret)
+        unused = frozenset(n for n, pv in self.prim_params.items()
+                           if n not in self.valueless and not symbol_used(fn, pv, params))
+        if unused:
+            # a scalar parameter whose symbol nothing else uses is just a scalar: parse again without
+            # the value (TEXT.DIALECT.3)
+            again = RelaxFunctionParser(self.ctx, self.node, self.opts, self.outer, inner=self.inner,
+                                        valueless=self.valueless | unused)
+            return again.parse()
+        return fn
+
+    def _parse_rest(self, params: List[rx.Var], ret: Optional[si.StructInfo]) -> rx.Function:
         for v in params:
             self.scope.define(v.name_hint, v)
         body = self.parse_body(self.node.body)
@@ -238,7 +266,7 @@ class RelaxFunctionParser:
         if ret_node.value is None:
             raise self.err(ret_node, "return needs a value (use 'return R.tuple()' for no value)")
         value = self.ev.with_scope(self.scope).eval_node(ret_node.value)
-        if prim.is_num(value):
+        if prim.is_num(value) and not self.ctx.relax_dialect.prim_bindings:
             raise self.err(ret_node.value, f"please convert {value!r} with R.const or R.prim_value before returning it")
         ret = to_relax_expr(self.ev, value, ret_node.value)
         return rx.SeqExpr(seq.finish(), ret, span=self.ev.span(ret_node))
@@ -308,6 +336,14 @@ class RelaxFunctionParser:
             raise self.err(target, "only variable names can be bound in Relax functions")
         name = target.id
         span = self.ev.span(target)
+        if isinstance(value, TypeVarDecl):
+            # tvm-0.27 declares the symbols of a local function's signature in the enclosing body; as at
+            # the top level, every function that uses the name gets its own variable (TEXT.DIALECT.3)
+            if value.name != name:
+                raise self.err(target, f"TypeVar binding '{name}' must match its declared name '{value.name}'",
+                               symbol=name)
+            scope.define(name, GlobalSymDecl(name, value.dtype))
+            return
         if isinstance(value, VarDecl):
             if ann is not None:
                 raise self.err(target, "a symbolic variable declaration cannot be annotated")
@@ -322,10 +358,22 @@ class RelaxFunctionParser:
             scope.define(name, var)
             return
         if isinstance(value, (int, float)):
-            arr = const_array(self.ev.with_scope(scope), value, None, value_node)
-            value = rx.Constant(arr, span=self.ev.span(value_node))
+            if isinstance(ann, si.PrimStructInfo) and ann.dtype is not None and self.ctx.relax_dialect.prim_bindings:
+                value = rx.PrimValue(prim.lit(value, ann.dtype, self.ev.span(value_node)),
+                                     span=self.ev.span(value_node))
+            else:
+                arr = const_array(self.ev.with_scope(scope), value, None, value_node)
+                value = rx.Constant(arr, span=self.ev.span(value_node))
         elif isinstance(value, tuple):
             value = to_relax_expr(self.ev, value, value_node)
+        elif isinstance(value, P.PrimExpr) and self.ctx.relax_dialect.prim_bindings:
+            # tvm-0.27: ``y = n + 1`` binds the scalar value (tvm-0.25: it names the expression)
+            value = rx.PrimValue(value, span=self.ev.span(value_node))
+        held = prim.scalar_of(value) if self.ctx.relax_dialect.prim_bindings else None
+        if held is not None and (ann is None or (isinstance(ann, si.PrimStructInfo) and ann.value is None
+                                                 and ann.dtype == held.dtype)):
+            # the variable stands for its value in later scalar positions (``z = y * 2``)
+            ann = si.PrimStructInfo(held.dtype, held)
         if isinstance(value, rx.Expr):
             var = self.make_var(name, ann, target, df)
             emit(rx.VarBinding(var, value, span=span))
@@ -521,6 +569,39 @@ class RelaxFunctionParser:
         var = self_var if self_var is not None else self.make_var(node.name, None, node, df)
         emit(rx.VarBinding(var, fn, span=ev.span(node)))
         scope.define(node.name, var)
+
+
+def symbol_used(fn: rx.Function, pv: P.PrimVar, params: List[rx.Var]) -> bool:
+    """Does the symbolic variable ``pv`` occur in the raw function ``fn`` other than as the value of
+    the scalar parameter it names? (Variables are visited once, the parameters' struct info except
+    that parameter's.)"""
+    seen = set()
+    own = next((p for p in params if isinstance(p.struct_info, si.PrimStructInfo) and p.struct_info.value is pv),
+               None)
+    stack: List[Any] = [fn.ret_struct_info, fn.body] + [p.struct_info for p in params if p is not own]
+    while stack:
+        x = stack.pop()
+        if x is None or isinstance(x, (str, int, float, bool, bytes)):
+            continue
+        if x is pv:
+            return True
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, rx.Var):
+            if x is not own:
+                stack.append(x.struct_info)
+            continue
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif isinstance(x, dict) or hasattr(x, "items") and callable(getattr(x, "items")):
+            for k, v in x.items():
+                stack.append(k)
+                stack.append(v)
+        elif dataclasses.is_dataclass(x):
+            for f in dataclasses.fields(x):
+                stack.append(getattr(x, f.name, None))
+    return False
 
 
 def check_attr_value(ev: Evaluator, v: Any, node: ast.AST) -> Any:

@@ -11,9 +11,10 @@ evaluator, never with ``eval`` -- over the names in scope.
 from __future__ import annotations
 
 import ast
-from typing import Any, List
+from typing import Any, List, Optional
 
 from ...errors import StructInfoError
+from ..dialect import SCALAR_TYPE_NAMES
 from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir import struct_info as si
@@ -23,9 +24,17 @@ from .values import (
     CallableProxy, ObjectProxy, PrimProxy, Ref, ShapeProxy, SIProxy, TensorProxy, TupleProxy,
 )
 
-#: bare names usable as annotations without a call
+#: bare names usable as annotations without a call (``R.Any`` and ``R.PackedFunc`` are tvm-0.27's
+#: spellings of ``R.Object`` and of an opaque ``R.Callable``)
 SI_REFS = {"R.Tensor": TensorProxy, "R.Shape": ShapeProxy, "R.Object": ObjectProxy, "R.Tuple": TupleProxy,
-           "R.Callable": CallableProxy}
+           "R.Callable": CallableProxy, "R.Any": ObjectProxy, "R.PackedFunc": CallableProxy}
+
+
+def prim_type_ref(v: Any) -> Optional[str]:
+    """The dtype of a ``T.int64``-style annotation (tvm-0.27's ``R.Prim("int64")``), else None."""
+    if isinstance(v, Ref) and v.path.startswith("T.") and v.path[2:] in SCALAR_TYPE_NAMES:
+        return v.path[2:]
+    return None
 
 
 def _ref_proxy(v: Ref, node, ev) -> SIProxy:
@@ -33,11 +42,14 @@ def _ref_proxy(v: Ref, node, ev) -> SIProxy:
         raise ev.error(node, "R.Prim needs a dtype or a value, e.g. R.Prim(\"int64\")")
     if v.path == "R.Tuple":
         return TupleProxy((), node)
+    dtype = prim_type_ref(v)
+    if dtype is not None:
+        return PrimProxy(dtype, None, node)
     return SI_REFS[v.path](node=node)
 
 
 def is_si_ref(v: Any) -> bool:
-    return isinstance(v, Ref) and (v.path in SI_REFS or v.path == "R.Prim")
+    return isinstance(v, Ref) and (v.path in SI_REFS or v.path == "R.Prim" or prim_type_ref(v) is not None)
 
 
 def collect_symbol_names(v: Any) -> List[str]:
@@ -78,7 +90,7 @@ def eval_string_dim(ev, text: str, node: ast.AST) -> Any:
 
     sub = ev.src.sub_source(text, node) if isinstance(node, ast.Constant) else ev.src
     tree = parse_python(sub, mode="eval")
-    sub_ev = Evaluator(ev.ctx, ev.scope, "relax", sub)
+    sub_ev = Evaluator(ev.ctx, ev.scope, "tir" if ev.mode == "tir" else "relax", sub)
     val = sub_ev.eval_node(tree.body)
     if not (isinstance(val, P.PrimExpr) or (isinstance(val, int) and not isinstance(val, bool))):
         raise ev.error(node, f"the string dimension {text!r} is not an integer expression")
@@ -98,8 +110,8 @@ def shape_dim(ev, v: Any, node: ast.AST, signature: bool) -> P.PrimExpr:
         if not -(1 << 63) <= v < (1 << 63):
             raise ev.error(node, f"shape dimension {v} does not fit in int64")
         return P.IntImm(v, "int64")
-    if isinstance(v, rx.PrimValue):
-        v = v.value
+    if prim.scalar_of(v) is not None:
+        v = prim.scalar_of(v)
     if isinstance(v, P.IntImm) and v.dtype != "bool" and not v.dtype.startswith("float"):
         return P.IntImm(v.value, "int64")
     if isinstance(v, P.PrimExpr):
@@ -181,8 +193,8 @@ def _convert(ev, v: SIProxy, node, signature: bool) -> si.StructInfo:
             val = P.IntImm(val, "int64") if dtype is None else prim.lit(val, dtype, ev.span(vn))
         elif isinstance(val, float):
             val = prim.lit(val, dtype or "float32", ev.span(vn))
-        elif isinstance(val, rx.PrimValue):
-            val = val.value
+        elif prim.scalar_of(val) is not None:
+            val = prim.scalar_of(val)
         if not isinstance(val, P.PrimExpr):
             raise ev.error(vn, f"R.Prim value must be a scalar expression, got {prim.describe(val)}")
         if dtype is not None and val.dtype != dtype:
@@ -215,5 +227,5 @@ def convert_proxies(ev, v: Any, node: ast.AST) -> Any:
     return v
 
 
-__all__ = ["SI_REFS", "is_si_ref", "collect_symbol_names", "eval_string_dim", "shape_dim", "to_struct_info",
+__all__ = ["SI_REFS", "is_si_ref", "prim_type_ref", "collect_symbol_names", "eval_string_dim", "shape_dim", "to_struct_info",
            "convert_proxies"]

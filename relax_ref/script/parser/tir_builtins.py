@@ -9,6 +9,7 @@ the variable it is assigned to.
 
 from __future__ import annotations
 
+import ast
 from typing import Any, Optional
 
 from ...ir import dtype as _dt
@@ -32,7 +33,15 @@ def _shape_tuple(ev: Evaluator, info: CallInfo, shape: Any) -> tuple:
     else:
         raise ev.error(info.node, f"{info.path}: the shape must be a tuple of dimensions, got {prim.describe(shape)}")
     out = []
-    for d in dims:
+    nodes = info.node.args[0].elts if (isinstance(info.node, ast.Call) and info.node.args and
+                                       isinstance(info.node.args[0], (ast.Tuple, ast.List))) else []
+    for i, d in enumerate(dims):
+        if isinstance(d, str):
+            # tvm-0.27 writes a derived extent of a parameter buffer as a string: ("M * N",)
+            from .struct_info import eval_string_dim
+
+            node = nodes[i] if i < len(nodes) else info.node
+            d = eval_string_dim(ev.with_mode("tir"), d, node)
         if isinstance(d, bool) or not isinstance(d, (int, P.PrimExpr)):
             raise ev.error(info.node, f"{info.path}: invalid dimension {prim.describe(d)}")
         if isinstance(d, int):

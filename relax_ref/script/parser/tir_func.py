@@ -116,6 +116,8 @@ class PrimFuncParser:
         self.has_blocks = False
         self.uses_blocks = False  # does the body contain a block anywhere (decides classic T.alloc_buffer)
         self.handle_params: Dict[int, P.PrimVar] = {}
+        #: symbolic variables declared by identifier strings in parameter buffer shapes (tvm-0.27)
+        self.signature_symbols: Dict[str, P.PrimVar] = {}
 
     def err(self, node, msg, **kw):
         kw.setdefault("function", self.name)
@@ -140,6 +142,7 @@ class PrimFuncParser:
                 dtype = self._scalar_param_dtype(v, ann)
                 pv = P.PrimVar(arg.arg, dtype)
                 self.scope.define(arg.arg, pv)
+        self.declare_signature_symbols(anns)
         for arg, ann, v in zip(a.args, anns, kinds):
             if v is None:
                 spec = self.ev.eval_node(ann)
@@ -179,6 +182,42 @@ class PrimFuncParser:
         attrs.update(self.attrs)
         return tir.PrimFunc(tuple(self.params), body, tuple(self.buffer_map), ret_type, attrs=Attrs(attrs),
                             span=self.ev.span(self.node))
+
+    def declare_signature_symbols(self, anns: List[ast.AST]) -> None:
+        """tvm-0.27 writes a parameter buffer's symbolic extents as identifier strings,
+        ``A: T.Buffer(("m", "n"), "int32")``: each declares a variable of the function, whose dtype
+        is that of its declaration at the top of the body (``m, n = T.int32(), T.int32()``), int64
+        without one (TEXT.TIR.2)."""
+        names: List[str] = []
+        for ann in anns:
+            if not (isinstance(ann, ast.Call) and self.ev.eval_ref(ann.func) == "T.Buffer"):
+                continue
+            shape = ann.args[0] if ann.args else next((k.value for k in ann.keywords if k.arg == "shape"), None)
+            elts = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+            for e in elts:
+                if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.isidentifier() \
+                        and e.value not in names:
+                    names.append(e.value)
+        if not names:
+            return
+        dtypes: Dict[str, str] = {}
+        for st in self.node.body:
+            if not isinstance(st, ast.Assign) or len(st.targets) != 1:
+                continue
+            t, v = st.targets[0], st.value
+            pairs = list(zip(t.elts, v.elts)) if isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple) and \
+                len(t.elts) == len(v.elts) else [(t, v)]
+            for tn, vn in pairs:
+                if isinstance(tn, ast.Name) and isinstance(vn, ast.Call) and not vn.args and not vn.keywords:
+                    path = self.ev.eval_ref(vn.func) or ""
+                    if path.startswith("T.") and path[2:] in prim.DTYPE_CTORS:
+                        dtypes.setdefault(tn.id, prim.DTYPE_CTORS[path[2:]])
+        for n in names:
+            if n in self.scope.names:
+                continue
+            pv = P.PrimVar(n, dtypes.get(n, "int64"))
+            self.scope.define(n, pv)
+            self.signature_symbols[n] = pv
 
     @staticmethod
     def _strip_docstring(body):
@@ -341,7 +380,12 @@ class PrimFuncParser:
         if isinstance(node, ast.Pass):
             return None
         if isinstance(node, ast.Return):
-            raise self.err(node, "return is not supported in a prim_func")
+            # ``return v`` is tvm-0.27's spelling of ``T.ret(v)`` (TEXT.TIR.7)
+            if node.value is None:
+                raise self.err(node, "return in a prim_func needs a value (it is T.ret(value))")
+            v = prim.as_prim(ev.eval_node(node.value), ev.span(node.value), "return value")
+            out.append(tir.Evaluate(P.PrimCall(v.dtype, "tir.ret", (v,)), span=span))
+            return None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             raise self.err(node, "nested function or class definitions are not allowed in a prim_func")
         raise self.err(node, f"unsupported statement in a prim_func: {type(node).__name__}")
@@ -371,6 +415,9 @@ class PrimFuncParser:
             out.append(tir.BufferStore(buf, self.store_value(buf, value, value_node), load.indices,
                                        span=ev.span(target)))
             return None
+        if isinstance(target, ast.Name) and isinstance(value, list) and len(value) == 1 and \
+                isinstance(value[0], IterVarSpec):
+            value = value[0]  # vi = T.axis.remap("S", [i])
         if isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, list) and value and all(isinstance(v, IterVarSpec) for v in value):
                 if len(value) != len(target.elts):
@@ -394,6 +441,12 @@ class PrimFuncParser:
             raise self.err(target, "only names can be assigned")
         name = target.id
         if isinstance(value, VarDecl):
+            sym = self.signature_symbols.get(name)
+            if sym is not None and scope.lookup(name, None) is sym:
+                if sym.dtype != value.dtype:
+                    raise self.err(target, f"symbolic variable '{name}' was declared as {sym.dtype}, not "
+                                           f"{value.dtype}", symbol=name)
+                return None  # the declaration of a signature symbol (``m = T.int32()``)
             scope.define(name, P.PrimVar(name, value.dtype))
             return None
         if isinstance(value, BufferSpec):
@@ -519,6 +572,12 @@ class PrimFuncParser:
             raise self.err(node.iter, "a prim_func loop iterates over range(...), T.serial(...), T.parallel(...), "
                                       "T.vectorized(...), T.unroll(...), T.thread_binding(...) or T.grid(...)")
         targets = node.target.elts if isinstance(node.target, (ast.Tuple, ast.List)) else [node.target]
+        group = None
+        if isinstance(node.target, ast.Name) and len(spec.loops) > 1:
+            # ``for ij in T.grid(m, n)``: the name holds the tuple of loop variables ij_0, ij_1
+            group = node.target.id
+            targets = [ast.copy_location(ast.Name(f"{group}_{k}", ast.Store()), node.target)
+                       for k in range(len(spec.loops))]
         if len(targets) != len(spec.loops):
             raise self.err(node.target, f"the loop defines {len(spec.loops)} variables, but {len(targets)} names "
                                         f"are given")
@@ -531,6 +590,8 @@ class PrimFuncParser:
             inner.define(t.id, var)
             self.ctx.loop_domains[id(var)] = (var, tir.Range(mn, ext))
             loop_vars.append((var, mn, ext, kind, thread, ann))
+        if group is not None:
+            inner.define(group, [lv[0] for lv in loop_vars])
         body = seq(self.parse_stmts(node.body, inner))
         for var, mn, ext, kind, thread, ann in reversed(loop_vars):
             body = tir.For(var, mn, ext, kind, body, thread, Attrs(ann), span=ev.span(node))

@@ -28,6 +28,14 @@ CANONICAL_PATHS = {
     "tvm.script.parser.relax": "R", "tvm.script.tir": "T", "tvm.script.tirx": "T",
     "tvm.script.parser.tir": "T", "tvm.script.parser.tirx": "T",
     "tvm.script.ir_module": "I.ir_module", "tvm.script.parser.ir_module": "I.ir_module",
+    # TVM's Python API used inside TVMScript: ``relax.op.nn.conv2d`` is ``R.nn.conv2d``,
+    # ``relax.const`` is ``R.const``, ``tirx.min`` is ``T.min``
+    "tvm.relax.op": "R", "tvm.relax.const": "R.const", "tvm.relax.call_tir": "R.call_tir",
+    "tvm.relax.call_tir_inplace": "R.call_tir_inplace", "tvm.relax.call_dps_packed": "R.call_dps_packed",
+    "tvm.relax.call_pure_packed": "R.call_pure_packed", "tvm.relax.prim_value": "R.prim_value",
+    "tvm.relax.ExternFunc": "R.ExternFunc", "tvm.relax.ShapeExpr": "R.ShapeExpr",
+    "tvm.relax.TupleGetItem": "R.TupleGetItem", "tvm.relax.Tuple": "R.tuple",
+    "tvm.tirx": "T", "tvm.tir": "T",
 }
 
 
@@ -178,6 +186,15 @@ class BufferSpec:
 
 
 @dataclass(frozen=True, eq=False)
+class InspectProxy:
+    """``x.dtype`` / ``x.shape`` / ``x.strides`` of a Relax tensor before the field is chosen
+    (``x.dtype.bits``, ``x.shape[0]``): TVM's run-time inspection of a DLTensor (TEXT.EXPR.9)."""
+
+    tensor: rx.Expr
+    field: str  # "dtype" | "shape" | "strides"
+
+
+@dataclass(frozen=True, eq=False)
 class BufferMethod:
     """``A.view`` before it is called: a method of a buffer (TEXT.TIR.6)."""
 
@@ -258,6 +275,6 @@ class FunctionOptions:
 __all__ = [
     "ROOTS", "Ref", "ModuleRef", "VarDecl", "TypeVarDecl", "CANONICAL_PATHS", "GlobalSymDecl", "MatchCastPair", "MetadataTable",
     "MetadataList", "AllocateSpec", "SIProxy", "TensorProxy", "ShapeProxy", "PrimProxy", "TupleProxy", "ObjectProxy",
-    "CallableProxy", "BufferSpec", "BufferMethod", "ScalarRef", "IterVarSpec", "LoopSpec", "BindSpec", "LetAnnotation",
+    "CallableProxy", "BufferSpec", "BufferMethod", "InspectProxy", "ScalarRef", "IterVarSpec", "LoopSpec", "BindSpec", "LetAnnotation",
     "BufferTypeAnnotation", "FunctionOptions",
 ]
