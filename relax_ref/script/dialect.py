@@ -2,7 +2,7 @@
 
 The parser reads every dialect of the table, even mixed in one text; the printer writes the one it
 is asked for (``mod.script(dialect=...)``). The spellings differ; the IR they denote is the same,
-except for what a release cannot express (TEXT.DIALECT.4).
+except for what a release cannot express (TEXT.DIALECT.5).
 
 =======================  ===========================  ===========================  ===========================
 spelling                 classic                      tvm-0.25                     tvm-0.27
@@ -32,13 +32,15 @@ header comment lines     --                           ``tvm.tirx.layout Axis``  
 =======================  ===========================  ===========================  ===========================
 
 Reading (TEXT.DIALECT.2): the spellings of every column are accepted everywhere. Where two releases
-give the *same* text different meanings, the text's dialect decides: a text that uses any tvm-0.27
-spelling (:data:`TVM027_MARKERS`) is read as tvm-0.27 -- ``y = n + 1`` binds a scalar value,
-``R.prim_value(1.0)`` is ``float64``, a ``T.int64`` annotation fixes only the dtype -- otherwise as
-tvm-0.25 (``y = n + 1`` names a scalar expression, ``R.prim_value(1.0)`` is ``float32``).
+give the *same* text different meanings, the text's dialect decides (TEXT.DIALECT.4): a text that uses
+any spelling only tvm-0.27 writes (:data:`TVM027_MARKERS`) is read as tvm-0.27 -- ``y = n + 1`` binds
+a scalar value, ``R.prim_value(1.5)`` is ``float64``, a number passed to a Relax operand is a scalar
+value -- otherwise as tvm-0.25 (``y = n + 1`` names a scalar expression, ``R.prim_value(1.5)`` is
+``float32``).
 
-``tvm`` names the newest supported release (:data:`NEWEST`). Adding a release is one
-:class:`Dialect` entry here plus its cases.
+``tvm`` names the newest supported release (:data:`NEWEST`); :func:`dialect_for_version` maps a TVM
+release to the dialect it writes (TEXT.DIALECT.6). Adding a release is one :class:`Dialect` entry here
+plus its cases.
 """
 
 from __future__ import annotations

@@ -74,6 +74,9 @@ class Result:
     parse: str = "ok"               # "ok" | error class name | "crash:<exception class>"
     message: str = ""
     roundtrip: Dict[str, str] = field(default_factory=dict)   # dialect -> "ok" | failure
+    unchecked: bool = False         # the text turns TVM's well-formedness check off
+    inexpressible: List[str] = field(default_factory=list)   # dialects that cannot write the module
+    category: str = ""              # why it was rejected (see CATEGORIES), "" when it parsed
 
     @property
     def parsed(self) -> bool:
@@ -82,6 +85,11 @@ class Result:
     @property
     def roundtrips(self) -> bool:
         return self.parsed and all(v == "ok" for v in self.roundtrip.values())
+
+    @property
+    def roundtrips_where_expressible(self) -> bool:
+        """Round trip in every dialect that can write the module (TEXT.DIALECT.5)."""
+        return self.parsed and all(v == "ok" or d in self.inexpressible for d, v in self.roundtrip.items())
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -249,37 +257,80 @@ def _mask(msg: str) -> str:
     return msg[:160]
 
 
+#: why a definition TVM accepts is rejected, tried in order: (category, pattern of the message); the
+#: first three are other parts of the project (operators and their layouts, distributed Relax)
+CATEGORIES = (
+    ("operator", r"unknown Relax operator|derive function|R\.inspect\."),
+    ("layout", r"packed data layout"),
+    ("distributed", r"R\.dist\.|device_mesh|DTensor"),
+    ("python", r"undefined name '(topi|te|np|numpy)'|BasePyModule|tvm\.testing|runtime_builtin"),
+    ("ill-formed", None),   # a StructInfo / well-formedness error where the text turns TVM's check off
+    ("text", None),         # everything else: the reading of TVMScript itself
+)
+OTHER_WORK = ("operator", "layout", "distributed")
+
+
+def categorize(res: "Result") -> str:
+    """The category of a rejected definition (:data:`CATEGORIES`)."""
+    msg = res.message
+    for name, pattern in CATEGORIES:
+        if pattern is not None and re.search(pattern, msg):
+            return name
+    if res.unchecked and res.parse in ("StructInfoError", "WellFormedError"):
+        return "ill-formed"
+    return "text"
+
+
+_UNCHECKED = re.compile(r"check_well_formed\s*=\s*False")
+
+
 def check_definition(d: Definition, dialects: Sequence[str]) -> Result:
     """Parse ``d`` with relax-ref, then print it in each dialect and parse it back."""
     from ..analysis.structural_equal import structural_equal
     from ..errors import RelaxError
     from ..script.parser import parse
 
-    res = Result(d.file, d.line, d.name, d.kind)
+    res = Result(d.file, d.line, d.name, d.kind, unchecked=bool(_UNCHECKED.search(d.text)))
     try:
         mod = parse(d.text)
     except RelaxError as e:
         res.parse, res.message = type(e).__name__, str(e)
+        res.category = categorize(res)
         return res
     except RecursionError as e:
-        res.parse, res.message = "crash:RecursionError", str(e)
+        res.parse, res.message, res.category = "crash:RecursionError", str(e), "crash"
         return res
     except Exception as e:  # noqa: BLE001 - measured and reported as a crash, never hidden
-        res.parse, res.message = f"crash:{type(e).__name__}", str(e)
+        res.parse, res.message, res.category = f"crash:{type(e).__name__}", str(e), "crash"
         return res
+    texts = {}
     for dialect in dialects:
         try:
-            text = mod.script(dialect=dialect)
+            text = texts[dialect] = mod.script(dialect=dialect)
         except Exception as e:  # noqa: BLE001 - reported
             res.roundtrip[dialect] = f"print {type(e).__name__}: {_mask(str(e))}"
             continue
         try:
-            back = parse(text)
+            # an ill-formed module (the text turned the check off) is read back the same way
+            back = parse(text, check_well_formed=not res.unchecked)
         except Exception as e:  # noqa: BLE001 - reported
             res.roundtrip[dialect] = f"reparse {type(e).__name__}: {_mask(str(e))}"
             continue
         res.roundtrip[dialect] = "ok" if structural_equal(mod, back) else "not equal"
+    res.inexpressible = sorted(d for d, v in res.roundtrip.items() if v != "ok" and _inexpressible(d, texts, v))
     return res
+
+
+def _inexpressible(dialect: str, texts: Dict[str, str], failure: str) -> bool:
+    """A tvm-0.27 round-trip failure of a module that uses what tvm-0.27 cannot write
+    (TEXT.DIALECT.5): ``call_tir(..., tir_vars=...)``, or an ``R.Prim(value=...)`` other than a scalar
+    parameter's symbol (seen in its tvm-0.25 text)."""
+    if dialect != "tvm-0.27":
+        return False
+    if "tir_vars" in failure or "R.Prim(value" in failure:
+        return True
+    other = texts.get("tvm-0.25", "")
+    return "tir_vars=" in other or "R.Prim(value=" in other
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -463,8 +514,11 @@ def summarize(defs: Sequence[Definition], results: Sequence[Result]) -> dict:
     considered = [r for r in results if r.tvm in (None, "ok")]
     parsed = [r for r in considered if r.parsed]
     rejected = [r for r in results if r.tvm not in (None, "ok")]
-    causes = Counter(f"{r.parse}: {_mask(r.message)}" for r in considered if not r.parsed)
-    rt_causes = Counter(f"{dia}: {v}" for r in parsed for dia, v in r.roundtrip.items() if v != "ok")
+    causes = Counter(f"[{r.category}] {r.parse}: {_mask(r.message)}" for r in considered if not r.parsed)
+    categories = Counter(r.category for r in considered if not r.parsed)
+    own = [r for r in considered if r.category not in OTHER_WORK]
+    rt_causes = Counter(f"{dia}: {'[inexpressible] ' if dia in r.inexpressible else ''}{v}"
+                        for r in parsed for dia, v in r.roundtrip.items() if v != "ok")
     return {
         "definitions": len(defs),
         "standalone": sum(d.standalone for d in defs),
@@ -474,6 +528,12 @@ def summarize(defs: Sequence[Definition], results: Sequence[Result]) -> dict:
         "parsed": len(parsed),
         "roundtrip": sum(r.roundtrips for r in parsed),
         "crashes": sum(r.parse.startswith("crash") for r in results),
+        "categories": dict(categories.most_common()),
+        "without_other_work": len(own),
+        "parsed_without_other_work": sum(r.parsed for r in own),
+        "roundtrip_without_other_work": sum(r.roundtrips for r in own),
+        "roundtrip_where_expressible": sum(r.roundtrips_where_expressible for r in own),
+        "inexpressible": sum(bool(r.inexpressible) and r.roundtrips_where_expressible for r in own),
         "rejected_by_both": sum(not r.parsed for r in rejected),
         "rejected_by_tvm_only": [f"{r.file}:{r.line} {r.name}" for r in rejected if r.parsed],
         "causes": causes.most_common(),
@@ -490,6 +550,15 @@ def _print_summary(s: dict, ncauses: int) -> None:
               f"(relax-ref also rejects {s['rejected_by_both']}, accepts {len(s['rejected_by_tvm_only'])})")
     print(f"parsed {s['parsed']} / {base} ({pct(s['parsed'])}); round trip in every dialect "
           f"{s['roundtrip']} ({pct(s['roundtrip'])}); crashes {s['crashes']}")
+    if s["categories"]:
+        print("rejected by category: " + ", ".join(f"{k} {v}" for k, v in s["categories"].items()))
+        own = s["without_other_work"]
+        opct = (lambda k: f"{100.0 * k / own:.1f}%" if own else "n/a")
+        print(f"without {'/'.join(OTHER_WORK)}: parsed {s['parsed_without_other_work']} / {own} "
+              f"({opct(s['parsed_without_other_work'])}); round trip {s['roundtrip_without_other_work']} "
+              f"({opct(s['roundtrip_without_other_work'])}); in every dialect that can write it "
+              f"{s['roundtrip_where_expressible']} ({opct(s['roundtrip_where_expressible'])}; "
+              f"{s['inexpressible']} not writable in tvm-0.27)")
     if s["causes"]:
         print("\nparse failure causes:")
         for cause, n in s["causes"][:ncauses]:

@@ -261,12 +261,6 @@ def f(x: R.Tensor((2,), "float32")):
     y = R.const(x)
     return y
 ''', "x)\n    return y", r"R\.const needs a literal value"),
-    ("python_float_as_op_argument", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.add(x, 1.0)
-    return y
-''', "R.add(x, 1.0)", r"convert 1\.0 with R\.const"),
     ("python_float_in_operator_sugar", '''
 @R.function
 def f(x: R.Tensor((2,), "float32")):

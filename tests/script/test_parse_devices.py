@@ -72,7 +72,7 @@ def test_to_vdevice_index_counts_declared_devices_of_the_kind():
     assert b["z"].value.attrs["dst_vdevice"] is devs[2]  # the written scope is ignored, as in TVM
     assert b["y"].var.struct_info.vdevice is devs[3]
     assert mod["main"].params[0].struct_info.vdevice is devs[2]
-    text = print_module(mod, dialect="tvm")
+    text = print_module(mod, dialect="tvm-0.25")
     assert 'R.to_vdevice(x, dst_vdevice="cuda:1:global")' in text
     assert structural_equal(mod, parse(text))
 

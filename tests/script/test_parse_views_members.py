@@ -5,6 +5,7 @@ TEXT.MOD.5, TIR.BUF.3-4, WF.TIR.3)."""
 import numpy as np
 import pytest
 
+from relax_ref.script.dialect import installed_tvm_dialect
 from relax_ref.analysis.structural_equal import structural_equal
 from relax_ref.errors import ParseError
 from relax_ref.interp.tir import run_prim_func
@@ -214,7 +215,7 @@ def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
     assert "A.view(2, 4)" in printed and "T.alloc_local" in printed
     ours = parse_function(printed)
     assert structural_equal(ours, parse_function(src))
-    assert print_function(ours, dialect="tvm").split("\n", 3)[3] == printed.split("\n", 3)[3].replace(
+    assert print_function(ours, dialect=installed_tvm_dialect()).split("\n", 3)[3] == printed.split("\n", 3)[3].replace(
         "A3 = T.Buffer((2, 4), data=A.data)", 'A3 = T.Buffer((2, 4), "float32", data=A.data)')
 
 

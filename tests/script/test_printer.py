@@ -16,6 +16,10 @@ from relax_ref.ir import tir
 from relax_ref.ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo, VDevice,
 )
+from relax_ref.analysis.normalize import normalize_module
+from relax_ref.analysis.structural_equal import structural_equal
+from relax_ref.script.dialect import DIALECTS, get_dialect, installed_tvm_dialect
+from relax_ref.script.parser import parse
 from relax_ref.script.printer import (
     decode_metadata, encode_constants, expr_to_str, prim_to_str, print_function, print_module, struct_info_to_str,
 )
@@ -125,7 +129,7 @@ class Module:
 
 
 def test_relax_module_tvm_spelling():
-    assert print_module(relax_module(), dialect="tvm") == dedent(RELAX_TVM)
+    assert print_module(relax_module(), dialect="tvm-0.25") == dedent(RELAX_TVM)
 
 
 def test_relax_module_classic_spelling():
@@ -238,9 +242,9 @@ class Module:
 
 
 def test_tir_tvm_spelling():
-    assert print_module(tir_module(let_stmt=False), dialect="tvm") == dedent(TIR_TVM)
+    assert print_module(tir_module(let_stmt=False), dialect="tvm-0.25") == dedent(TIR_TVM)
     # TVM 0.25 has no LetStmt: it prints as the flat Bind form
-    assert print_module(tir_module(let_stmt=True), dialect="tvm") == dedent(TIR_TVM)
+    assert print_module(tir_module(let_stmt=True), dialect="tvm-0.25") == dedent(TIR_TVM)
 
 
 def test_tir_classic_spelling():
@@ -272,7 +276,7 @@ def test_tir_assert_with_body_and_decl_buffer():
         with T.Assert(m > 0, "m > 0"):
             V = T.decl_buffer((2, 2), data=X.data)
             V[0, 1] = T.float32(1.0)'''), "    ") in classic
-    tvm_text = print_function(f, dialect="tvm")
+    tvm_text = print_function(f, dialect="tvm-0.25")
     # TVM 0.25 prints a declared buffer over another buffer's data as a view (TEXT.TIR.6)
     assert 'assert m > 0, ("RuntimeError", ["m > 0"])\n    V = X.view(2, 2)' in tvm_text
 
@@ -286,7 +290,7 @@ def test_explicit_root_block_and_nonremappable_axes():
                     body=tir.BufferStore(A, P.FloatImm(1.0, "float32"), (vi * 2,)))
     loop = tir.For(i, I32(0), I32(2), "serial", tir.BlockRealize((i * 1,), None, blk))
     root = tir.BlockRealize((), None, tir.Block("root", body=loop, annotations={"x": 1}))
-    text = print_function(tir.PrimFunc((ah,), root, ((ah, A),)), "f", dialect="tvm")
+    text = print_function(tir.PrimFunc((ah,), root, ((ah, A),)), "f", dialect="tvm-0.25")
     assert dedent('''
         @T.prim_func(private=True, s_tir=True)
         def f(A: T.Buffer((4,), "float32")):
@@ -409,7 +413,7 @@ def test_calls_and_expressions():
     assert 'u: R.Tuple = R.print(x, format=R.str("x={}"))' in text
     assert 'pk: R.Tensor((4,), dtype="float32") = R.call_packed("my.func", x, R.prim_value(2), ' \
            'sinfo_args=(R.Tensor((4,), dtype="float32"),))' in text
-    assert 'gi: R.Tensor((4,), dtype="float32") = (x, pk)[1]' in text
+    assert 'gi: R.Tensor((4,), dtype="float32") = R.tuple(x, pk)[1]' in text
     assert 'ext: R.Callable = R.ExternFunc("other")' in text
     assert expr_to_str(Tuple(())) == "R.tuple()"
     assert expr_to_str(Tuple((x,))) == "(x,)"
@@ -460,10 +464,10 @@ def test_local_function_and_module_globals():
         @R.function
         def main(x: R.Tensor(("n",), dtype="float32")) -> R.Tensor(("n",), dtype="float32"):
             n = T.int64()
-            q = T.int64()
             cls = Module
             @R.function
-            def inner(z: R.Tensor((q,), dtype="float32")) -> R.Tensor((q,), dtype="float32"):
+            def inner(z: R.Tensor(("q",), dtype="float32")) -> R.Tensor(("q",), dtype="float32"):
+                q = T.int64()
                 w: R.Tensor((q,), dtype="float32") = R.add(z, z)
                 return w
             r: R.Tensor((n,), dtype="float32") = inner(x)
@@ -471,6 +475,10 @@ def test_local_function_and_module_globals():
             return r2''') in dedent(text.split("class Module:\n", 1)[1])
     # Relax functions come after PrimFuncs, sorted, with main last
     assert text.index("def helper") < text.index("def main")
+    # the local function's own symbol is defined by its signature, in every dialect
+    for dialect in DIALECTS:
+        mod = IRModule({GlobalVar("main"): main, gv: helper})
+        assert structural_equal(normalize_module(mod)["main"], parse(print_module(mod, dialect=dialect))["main"])
 
 
 def test_module_global_infos_and_vdevice():
@@ -478,7 +486,7 @@ def test_module_global_infos_and_vdevice():
     x = Var("x", struct_info=TensorStructInfo(ShapeExpr([I64(2)]), "float32", vdevice=vd1))
     fn = Function([x], SeqExpr([], x), x.struct_info, attrs={"global_symbol": "main"})
     mod = IRModule({GlobalVar("main"): fn}, global_infos={"vdevice": (vd0, vd1)})
-    text = print_module(mod, dialect="tvm")
+    text = print_module(mod, dialect="tvm-0.25")
     assert 'I.module_global_infos({"vdevice": [I.vdevice("llvm", 0, "global"), I.vdevice("llvm", 1, "global")]})' in text
     assert 'x: R.Tensor((2,), dtype="float32", vdevice="llvm:1:global")' in text
 
@@ -501,7 +509,7 @@ def test_struct_info_to_str_and_prim_to_str():
     assert prim_to_str(P.Mul(P.Add(i, i), i), "tir") == "(i + i) * i"
     assert prim_to_str(P.EQ(P.lt(i, i), P.lt(i, i)), "tir") == "(i < i) == (i < i)"
     assert prim_to_str(P.Div(i, i), "tir") == "T.truncdiv(i, i)"
-    assert prim_to_str(P.Div(i, i), "tir", dialect="tvm") == "T.Div(i, i)"
+    assert prim_to_str(P.Div(i, i), "tir", dialect="tvm-0.25") == "T.Div(i, i)"
     f = P.PrimVar("f", "float32")
     assert prim_to_str(P.Div(f, f), "tir") == "f / f"
     assert prim_to_str(P.Div(f, P.FloatImm(1.0, "float32")), "tir") == "T.Div(f, T.float32(1.0))"
@@ -527,7 +535,7 @@ def test_struct_info_to_str_and_prim_to_str():
 @pytest.mark.parametrize("build", [lambda: tir_module(let_stmt=False), relax_module], ids=["tir", "relax"])
 def test_tvm_reads_and_reprints_tvm_spelling(build):
     tvm = pytest.importorskip("tvm")
-    text = print_module(build(), dialect="tvm")
+    text = print_module(build(), dialect=installed_tvm_dialect())
     reprinted = tvm.script.from_source(text).script()
     if build is relax_module:
         # TVM names If-branch results y_then/y_else and rebinds (see relax printer docstring)
@@ -551,7 +559,7 @@ def test_tvm_reads_constants_and_metadata():
     fn = Function([x], SeqExpr([BindingBlock(bindings)], x), tensor(4), attrs={"global_symbol": "main"})
     mod = IRModule({GlobalVar("main"): fn})
     for show_meta in (False, True):
-        tmod = tvm.script.from_source(print_module(mod, dialect="tvm", show_meta=show_meta))
+        tmod = tvm.script.from_source(print_module(mod, dialect=installed_tvm_dialect(), show_meta=show_meta))
         blocks = tmod["main"].body.blocks
         got = [b.value.data.numpy() for b in blocks[0].bindings]
         for a, g in zip(arrays, got):
@@ -579,9 +587,11 @@ def test_extern_func_module_member():
     call = Call(Op("relax.call_dps_packed"), (ExternFunc("ext"), Tuple((x,))), sinfo_args=(tensor(2),))
     f = Function([x], SeqExpr([BindingBlock([VarBinding(r, call)])], r), tensor(2), attrs={"global_symbol": "main"})
     mod = IRModule({GlobalVar("main"): f, GlobalVar("ext"): ExternFunc("my_ext")})
-    text = print_module(mod, dialect="tvm")
+    dialect = get_dialect(installed_tvm_dialect())
+    text = print_module(mod, dialect=dialect.name)
     assert 'ext = R.ExternFunc("my_ext")\n    @R.function' in text
-    assert 'r = R.call_dps_packed("ext", (x,), out_sinfo=R.Tensor((2,), dtype="float32"))' in text
+    assert (f'r = R.call_dps_packed("ext", (x,), {dialect.out_sinfo_kw}=R.Tensor((2,), dtype="float32"))'
+            in text)
     assert tvm.script.from_source(text).script() == text
 
 

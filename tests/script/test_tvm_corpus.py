@@ -20,6 +20,8 @@ import re
 
 import pytest
 
+from relax_ref.errors import UnsupportedError
+from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 from relax_ref.analysis.structural_equal import first_difference
 from relax_ref.errors import ParseError
 from relax_ref.ops import registry
@@ -526,7 +528,7 @@ def test_tvm_reads_our_print_back_to_an_equal_module():
     _check_count(ok, failures)
     bad = []
     for name, (tvm_mod, _, ours) in ok.items():
-        text = print_module(ours, dialect="tvm", show_meta=True)
+        text = print_module(ours, dialect=installed_tvm_dialect(), show_meta=True)
         try:
             back = tvm.script.from_source(text)
         except Exception as e:  # noqa: BLE001 -- report TVM's diagnostic for any module
@@ -537,14 +539,21 @@ def test_tvm_reads_our_print_back_to_an_equal_module():
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("dialect", ["tvm", "classic"])
+@pytest.mark.parametrize("dialect", list(DIALECTS))
 def test_relax_ref_roundtrip_of_tvm_modules(dialect):
-    """(b) parse(print(parse(tvm_text))) == parse(tvm_text) within relax-ref."""
+    """(b) parse(print(parse(tvm_text))) == parse(tvm_text) within relax-ref, in every dialect that can
+    write the module (tvm-0.27 has no call_tir(..., tir_vars=...), which TVM 0.25's legalization emits
+    for symbolic shapes: TEXT.DIALECT.5)."""
     ok, _, failures = parsed()
     _check_count(ok, failures)
     bad = []
     for name, (_, _, ours) in ok.items():
-        text = print_module(ours, dialect=dialect)
+        try:
+            text = print_module(ours, dialect=dialect)
+        except UnsupportedError as e:
+            if dialect == "tvm-0.27" and "tir_vars" in e.message:
+                continue
+            raise
         diff = first_difference(ours, parse(text))
         if diff:
             bad.append(f"{name}: {diff}")

@@ -238,6 +238,8 @@ class Evaluator:
             return self.call_operator(_INSPECT_CALLS[name], [base], {}, node, node)
         if name in ("dtype", "shape", "strides"):
             return InspectProxy(base, name)
+        if name == "astype":
+            return InspectProxy(base, "astype")  # x.astype("float32") is R.astype(x, "float32")
         raise self.error(node, f"a Relax value has no attribute '.{name}' in TVMScript")
 
     def buffer_attribute(self, buf: tir.Buffer, name: str, node: ast.AST) -> Any:
@@ -564,6 +566,9 @@ class Evaluator:
                 info = self.call_info(node, path)
                 return self.call_operator(path, info.args, info.kwargs, node, node.func)
             raise self.error(node.func, f"unknown TVMScript function '{path}'")
+        if isinstance(fn, InspectProxy) and fn.field == "astype" and self.mode == "relax":
+            info = self.call_info(node, "R.astype")
+            return self.call_operator("R.astype", [fn.tensor] + list(info.args), info.kwargs, node, node.func)
         if isinstance(fn, BufferMethod):
             from .tir_builtins import buffer_view
 
@@ -637,9 +642,7 @@ class Evaluator:
             if isinstance(a, ast.Starred):
                 raise self.error(a, "starred arguments are not supported in calls of Relax functions")
             v = self.eval_node(a)
-            if prim.is_num(v) and not self.ctx.relax_dialect.prim_bindings:
-                raise self.error(a, f"please convert {v!r} with R.const or R.prim_value before passing it to "
-                                    f"a Relax function")
+
             args.append(to_relax_expr(self, v, a))
         return rx.Call(fn, tuple(args), span=self.span(node))
 
@@ -655,8 +658,14 @@ class Evaluator:
         span = self.span(node)
         args = [convert_proxies(self, a, node) for a in args]
         kwargs = {k: convert_proxies(self, v, node) for k, v in kwargs.items()}
-        if self.ctx.relax_dialect.prim_bindings and opdef.parse_call is None:
+        if opdef.parse_call is None:
             args, kwargs = self.scalar_arguments(opdef, args, kwargs, node)
+        elif opdef.name in ("relax.assert_op", "relax.print"):
+            # the condition and the format arguments are Relax values (``R.assert_op(n % 16 == 0, n)``)
+            from .relax_builtins import to_relax_expr
+
+            args = [to_relax_expr(self, a, node) if (prim.is_num(a) and not isinstance(a, bool))
+                    or isinstance(a, P.PrimExpr) else a for a in args]
         if opdef.name == "relax.to_vdevice":
             # the device string names a declared virtual device, as in struct info (TEXT.MOD.4)
             if len(args) > 1 and isinstance(args[1], str):
@@ -674,19 +683,23 @@ class Evaluator:
         return call
 
     def scalar_arguments(self, opdef, args: List[Any], kwargs: Dict[str, Any], node: ast.AST):
-        """tvm-0.27 passes numbers and scalar expressions to a Relax operand as scalar values
-        (``R.take(x, 0)``): they become ``PrimValue`` s (TEXT.DIALECT.3)."""
-        from .relax_builtins import to_relax_expr
-
+        """A number or scalar expression passed to a Relax operand is that scalar value, as tvm-0.27
+        writes it (``R.take(x, 0)``): an ``int64`` / ``float64`` / ``bool`` ``PrimValue``
+        (TEXT.DIALECT.3; tvm-0.25 rejects it, so every dialect reads it so)."""
         params = list(opdef.params)
+        span = self.span(node)
 
         def conv(p, v):
             if p.kind != "arg" or p.conv not in ("expr", "optional_expr"):
                 return v
-            if isinstance(v, (tuple, list)) and all(prim.is_num(x) or isinstance(x, P.PrimExpr) for x in v):
-                return v
-            if (prim.is_num(v) and not isinstance(v, bool)) or isinstance(v, P.PrimExpr):
-                return to_relax_expr(self, v, node)
+            if isinstance(v, P.PrimExpr):
+                return rx.PrimValue(v, span=span)
+            if isinstance(v, bool):
+                return rx.PrimValue(P.IntImm(int(v), "bool"), span=span)
+            if isinstance(v, int):
+                return rx.PrimValue(prim.lit(v, "int64", span), span=span)
+            if isinstance(v, float):
+                return rx.PrimValue(P.FloatImm(v, "float64"), span=span)
             return v
 
         args = [conv(p, v) for p, v in zip(params, args)] + list(args[len(params):])

@@ -59,10 +59,10 @@ def _apply_import(node: ast.stmt, header: Header, src: Source, strict: bool) -> 
         return
     assert isinstance(node, ast.ImportFrom)
     mod = node.module or ""
-    if mod in _IGNORED_MODULES:
-        return
     for a in node.names:
         key = (mod, a.name)
+        if mod in _IGNORED_MODULES and key not in KNOWN_IMPORTS:
+            continue
         if key in KNOWN_IMPORTS and KNOWN_IMPORTS[key]:
             header.aliases[a.asname or a.name] = KNOWN_IMPORTS[key]
             if key in _DIALECT_OF_IMPORT:

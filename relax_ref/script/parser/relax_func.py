@@ -31,7 +31,7 @@ from .relax_builtins import const_array, to_relax_expr
 from .scope import Scope
 from .struct_info import collect_symbol_names, is_si_ref, prim_type_ref, to_struct_info
 from .values import (
-    FunctionOptions, GlobalSymDecl, MatchCastPair, Ref, SIProxy, TypeVarDecl, VarDecl,
+    FunctionOptions, GlobalSymDecl, MatchCastPair, MetaValue, Ref, SIProxy, TypeVarDecl, VarDecl,
 )
 
 Emit = Callable[[rx.Binding], None]
@@ -209,9 +209,14 @@ class RelaxFunctionParser:
         scope = self.scope.parent.child("function")
         ev = Evaluator(self.ctx, scope, "relax")
         raw, ret = self.declare_signature(scope, ev)
-        params = tuple(to_struct_info(ev, r, arg.annotation, signature=True)
-                       for arg, r in zip(self.node.args.args, raw))
-        return si.FuncStructInfo(params, ret if ret is not None else si.ObjectStructInfo(), self.opts.pure)
+        params = []
+        for arg, r in zip(self.node.args.args, raw):
+            s = to_struct_info(ev, r, arg.annotation, signature=True)
+            pv = self.prim_params.get(arg.arg)
+            if pv is not None and arg.arg not in self.valueless:
+                s = si.PrimStructInfo(pv.dtype, pv)
+            params.append(s)
+        return si.FuncStructInfo(tuple(params), ret if ret is not None else si.ObjectStructInfo(), self.opts.pure)
 
     # -- whole function ------------------------------------------------------------------------
     def parse(self) -> rx.Function:
@@ -266,8 +271,6 @@ class RelaxFunctionParser:
         if ret_node.value is None:
             raise self.err(ret_node, "return needs a value (use 'return R.tuple()' for no value)")
         value = self.ev.with_scope(self.scope).eval_node(ret_node.value)
-        if prim.is_num(value) and not self.ctx.relax_dialect.prim_bindings:
-            raise self.err(ret_node.value, f"please convert {value!r} with R.const or R.prim_value before returning it")
         ret = to_relax_expr(self.ev, value, ret_node.value)
         return rx.SeqExpr(seq.finish(), ret, span=self.ev.span(ret_node))
 
@@ -336,6 +339,9 @@ class RelaxFunctionParser:
             raise self.err(target, "only variable names can be bound in Relax functions")
         name = target.id
         span = self.ev.span(target)
+        if isinstance(value, MetaValue):
+            scope.define(name, value.value)  # x = I.meta_var(v): x names v
+            return
         if isinstance(value, TypeVarDecl):
             # tvm-0.27 declares the symbols of a local function's signature in the enclosing body; as at
             # the top level, every function that uses the name gets its own variable (TEXT.DIALECT.3)

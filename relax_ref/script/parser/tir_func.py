@@ -55,7 +55,7 @@ from .tir_access import detect_access
 from .tir_regions import as_region
 from .values import (
     AllocateSpec, BindSpec, BufferSpec, BufferTypeAnnotation, FunctionOptions, GlobalSymDecl, IterVarSpec,
-    LetAnnotation, LoopSpec, Ref, ScalarRef, VarDecl,
+    LetAnnotation, LoopSpec, MetaValue, Ref, ScalarRef, VarDecl,
 )
 
 _ZERO = P.IntImm(0, "int32")
@@ -440,6 +440,9 @@ class PrimFuncParser:
         if not isinstance(target, ast.Name):
             raise self.err(target, "only names can be assigned")
         name = target.id
+        if isinstance(value, MetaValue):
+            scope.define(name, value.value)
+            return None
         if isinstance(value, VarDecl):
             sym = self.signature_symbols.get(name)
             if sym is not None and scope.lookup(name, None) is sym:

@@ -1,7 +1,7 @@
 """TensorIR builtins that are neither math intrinsics nor statements (TEXT.TIR.7): ``T.assume``,
 ``T.ret``, ``T.undef``, ``T.isnullptr``, ``T.tvm_thread_invariant``, ``T.tvm_struct_get`` /
 ``T.tvm_struct_set`` and the ``T.anylist_*`` calls of lowered VM code, plus the value spellings
-``T.FloatImm(dtype, v)`` / ``T.IntImm(dtype, v)``, ``T.Var(name, dtype)`` (a declaration, like
+``T.FloatImm(dtype, v)`` / ``T.IntImm(dtype, v)`` / ``tirx.const(v, dtype)``, ``T.Var(name, dtype)`` (a declaration, like
 ``T.int64()``) and ``T.meta_var(v)`` / ``I.meta_var(v)`` (the value itself).
 
 Each builtin is a ``PrimCall("<dtype>", "tir.<name>", args)``; the result dtype is TVM's
@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 from ...ir import prim_expr as P
 from . import prim
 from .evaluator import HANDLERS, CallInfo, Evaluator
-from .values import VarDecl
+from .values import MetaValue, VarDecl
 
 #: name -> (number of arguments (None: at least the minimum), minimum, result dtype rule); the rule is a
 #: dtype, "arg0" (the first argument's) or "explicit" (the dtype argument)
@@ -95,12 +95,26 @@ def _var(ev: Evaluator, info: CallInfo) -> VarDecl:
 
 
 def _meta_var(ev: Evaluator, info: CallInfo) -> Any:
-    """``T.meta_var(v)`` / ``I.meta_var(v)``: a Python value named in the script; it is ``v``."""
+    """``T.meta_var(v)`` / ``I.meta_var(v)``: a value named in the script; ``x = T.meta_var(v)`` makes
+    ``x`` mean ``v`` (no binding, no TensorIR scalar)."""
     if info.kwargs or len(info.args) != 1:
         raise ev.error(info.node, f"{info.path} takes one value")
-    return info.args[0]
+    return MetaValue(info.args[0])
 
 
+def _const(ev: Evaluator, info: CallInfo) -> P.PrimExpr:
+    """``tirx.const(value, dtype)``: a typed literal (TVM's Python API inside a script)."""
+    if info.kwargs.keys() - {"dtype"} or not 1 <= len(info.args) + len(info.kwargs) <= 2:
+        raise ev.error(info.node, f"{info.path} takes a value and a dtype")
+    value = info.args[0] if info.args else None
+    dtype = info.args[1] if len(info.args) > 1 else info.kwargs.get("dtype")
+    if not prim.is_num(value):
+        raise ev.error(info.node, f"{info.path}: the value must be a number, got {prim.describe(value)}")
+    dtype = prim.check_dtype(dtype, ev.span(info.node)) if dtype is not None else None
+    return prim.lit(value, dtype, ev.span(info.node), ev.int_dtype)
+
+
+HANDLERS["T.const"] = _const
 HANDLERS["T.FloatImm"] = _imm("float")
 HANDLERS["T.IntImm"] = _imm("int")
 HANDLERS["T.Var"] = _var

@@ -186,12 +186,19 @@ class BufferSpec:
 
 
 @dataclass(frozen=True, eq=False)
+class MetaValue:
+    """``T.meta_var(v)`` / ``I.meta_var(v)``: a value the script names; assigning it only names it."""
+
+    value: Any
+
+
+@dataclass(frozen=True, eq=False)
 class InspectProxy:
     """``x.dtype`` / ``x.shape`` / ``x.strides`` of a Relax tensor before the field is chosen
     (``x.dtype.bits``, ``x.shape[0]``): TVM's run-time inspection of a DLTensor (TEXT.EXPR.9)."""
 
     tensor: rx.Expr
-    field: str  # "dtype" | "shape" | "strides"
+    field: str  # "dtype" | "shape" | "strides" | "astype" (the method, before it is called)
 
 
 @dataclass(frozen=True, eq=False)
@@ -275,6 +282,6 @@ class FunctionOptions:
 __all__ = [
     "ROOTS", "Ref", "ModuleRef", "VarDecl", "TypeVarDecl", "CANONICAL_PATHS", "GlobalSymDecl", "MatchCastPair", "MetadataTable",
     "MetadataList", "AllocateSpec", "SIProxy", "TensorProxy", "ShapeProxy", "PrimProxy", "TupleProxy", "ObjectProxy",
-    "CallableProxy", "BufferSpec", "BufferMethod", "InspectProxy", "ScalarRef", "IterVarSpec", "LoopSpec", "BindSpec", "LetAnnotation",
+    "CallableProxy", "BufferSpec", "BufferMethod", "InspectProxy", "MetaValue", "ScalarRef", "IterVarSpec", "LoopSpec", "BindSpec", "LetAnnotation",
     "BufferTypeAnnotation", "FunctionOptions",
 ]

@@ -28,6 +28,8 @@ class FuncFrame:
     decls: List[str] = field(default_factory=list)
     name_level: int = 0
     alias_printed: bool = False
+    #: tvm-0.27: TypeVar names a nested function's signature declares (printed before its definition)
+    typevars: List[str] = field(default_factory=list)
 
 
 class PrintContext:
@@ -40,13 +42,23 @@ class PrintContext:
         self.names = NameTable()
         self.names.reserve(module_name)
         self.relax_funcs: List[FuncFrame] = []
-        #: symbolic variables declared while printing the current top-level signature
+        #: symbolic variables declared while printing the current signature, and its function
         self.signature_vars: Optional[Set[P.PrimVar]] = None
+        self.sig_frame: Optional[FuncFrame] = None
         #: non-scalar constants printed as ``metadata["relax.expr.Constant"][i]``
         self.metadata_constants: list = []
         self._metadata_index: Dict[int, int] = {}
         #: namespaces used, for the header comment
         self.used_ns: Set[str] = set()
+        #: tvm-0.27: names declared at the top level as ``n = TypeVar("n")`` (TEXT.DIALECT.3)
+        self.typevars: Set[str] = set()
+        #: the variables the top-level function being printed refers to (a unit binding of one of them
+        #: cannot print as a bare expression statement)
+        self.referenced: set = set()
+        self.nested_typevars = False
+        #: tvm-0.27: symbolic variables that are a scalar parameter of the function being printed
+        #: (``k: T.int64``), printed under that parameter's name
+        self.param_symbols: Dict[P.PrimVar, str] = {}
         self.vdevices: tuple = ()
         if module is not None:
             self.vdevices = tuple(module.global_infos.get("vdevice", ()))
@@ -61,11 +73,21 @@ class PrintContext:
         if not self.relax_funcs:
             return sanitize(v.name)
         outer = self.relax_funcs[0]
-        name = self.names.define(v, v.name, level=outer.name_level)
-        self.used_ns.add("T")
-        outer.decls.append(f"{name} = T.{v.dtype}()")
+        frame = self.sig_frame if self.signature_vars is not None and self.sig_frame is not None else outer
+        name = self.names.define(v, v.name, level=frame.name_level)
         if self.signature_vars is not None:
+            # a symbol a signature introduces belongs to that function (a nested one declares its own)
             self.signature_vars.add(v)
+            if self.dialect.typevar_symbols and v.dtype == "int64":
+                # tvm-0.27: a TypeVar, at the top level or before a nested definition (TEXT.DIALECT.3)
+                if frame is outer:
+                    self.typevars.add(name)
+                else:
+                    frame.typevars.append(name)
+                    self.nested_typevars = True
+                return name
+        self.used_ns.add("T")
+        frame.decls.append(f"{name} = T.{v.dtype}()")
         return name
 
     def module_alias(self) -> str:

@@ -85,41 +85,66 @@ def decode_tensor(text: str) -> np.ndarray:
     return np.frombuffer(data, dtype=np_dtype).astype(_dt.to_numpy(dtype)).reshape(shape)
 
 
-def encode_constants(arrays: List[np.ndarray]) -> str:
-    """The JSON node graph of ``{"relax.expr.Constant": [Constant...]}`` as TVM writes it."""
-    nodes: list = [{"type": "ffi.String", "data": CONSTANT_KEY}, {"type": "None"}]
+def encode_constants(arrays: List[np.ndarray], dialect=None) -> str:
+    """The JSON node graph of ``{key: [Constant...]}`` as the dialect's TVM writes it: TVM 0.25's
+    ``relax.expr.Constant`` nodes (struct info in ``struct_info_``, tensor in ``data``), or TVM 0.27's
+    ``ir.GenericConst`` (type in ``ty``, tensor in ``value``; dtypes as ``ir.PrimType`` nodes)."""
+    v027 = dialect is not None and dialect.constant_key == "ir.GenericConst"
+    key = dialect.constant_key if dialect is not None else CONSTANT_KEY
+    nodes: list = [{"type": "ffi.String", "data": key}, {"type": "None"}]
 
     def add(node) -> int:
         nodes.append(node)
         return len(nodes) - 1
 
+    prim_types: dict = {}
+
+    def prim_type(dtype: str) -> int:
+        if dtype not in prim_types:
+            prim_types[dtype] = add({"type": "ir.PrimType", "data": {"span": 1, "dtype": dtype}})
+        return prim_types[dtype]
+
     consts = []
     for arr in arrays:
+        dtype = _dt.from_numpy(arr.dtype)
+        if v027:
+            dims = [add({"type": "ir.IntImm", "data": {"span": 1, "ty": prim_type("int64"),
+                                                       "value": add({"type": "int", "data": int(d)})}})
+                    for d in arr.shape]
+            values = add({"type": "ffi.Array", "data": dims})
+            sty = add({"type": "relax.ShapeType", "data": {"span": 1, "values": values, "ndim": arr.ndim}})
+            shape = add({"type": "relax.expr.ShapeExpr", "data": {"span": 1, "ty": sty, "values": values}})
+            tty = add({"type": "relax.TensorType", "data": {"span": 1, "shape": shape, "dtype": prim_type(dtype),
+                                                            "vdevice": 1, "ndim": arr.ndim}})
+            tensor = add({"type": "ffi.Tensor", "data": encode_tensor(arr)})
+            consts.append(add({"type": "ir.GenericConst", "data": {"span": 1, "ty": tty, "value": tensor}}))
+            continue
         dims = [add({"type": "ir.IntImm", "data": {"span": 1, "dtype": "int64", "value": int(d)}})
                 for d in arr.shape]
         values = add({"type": "ffi.Array", "data": dims})
         ssi = add({"type": "relax.ShapeStructInfo", "data": {"span": 1, "values": values, "ndim": arr.ndim}})
         shape = add({"type": "relax.expr.ShapeExpr", "data": {"span": 1, "struct_info_": ssi, "values": values}})
         tsi = add({"type": "relax.TensorStructInfo",
-                   "data": {"span": 1, "shape": shape, "dtype": _dt.from_numpy(arr.dtype), "vdevice": 1,
-                            "ndim": arr.ndim}})
+                   "data": {"span": 1, "shape": shape, "dtype": dtype, "vdevice": 1, "ndim": arr.ndim}})
         tensor = add({"type": "ffi.Tensor", "data": encode_tensor(arr)})
         consts.append(add({"type": "relax.expr.Constant",
                            "data": {"span": 1, "struct_info_": tsi, "data": tensor}}))
     array = add({"type": "ffi.Array", "data": consts})
     root = add({"type": "ffi.Map", "data": [0, array]})
-    return json.dumps({"root_index": root, "nodes": nodes, "metadata": {"tvm_version": "0.25.0"}}, indent=2)
+    version = "0.27.0" if v027 else "0.25.0"
+    return json.dumps({"root_index": root, "nodes": nodes, "metadata": {"tvm_version": version}}, indent=2)
 
 
-def metadata_header(arrays: List[np.ndarray]) -> str:
+def metadata_header(arrays: List[np.ndarray], dialect=None) -> str:
     """The ``metadata = tvm.ir.load_json(\"\"\"...\"\"\")`` line(s) that open the printed text."""
-    body = encode_constants(arrays).replace("\\", "\\\\").replace('"', '\\"')
+    body = encode_constants(arrays, dialect).replace("\\", "\\\\").replace('"', '\\"')
     return f'metadata = tvm.ir.load_json("""{body}""")'
 
 
 def decode_metadata(json_text: str) -> Dict[str, List[np.ndarray]]:
     """Read a metadata JSON graph (the text inside ``tvm.ir.load_json(\"\"\"...\"\"\")``, with the
-    Python string escapes already removed). Returns ``{"relax.expr.Constant": [array, ...]}``.
+    Python string escapes already removed). Returns ``{"relax.expr.Constant": [array, ...]}`` (TVM 0.27:
+    ``{"ir.GenericConst": [...]}``).
     Raises ParseError for malformed input and for node types other than tensor constants."""
     try:
         graph = json.loads(json_text)
@@ -150,7 +175,10 @@ def decode_metadata(json_text: str) -> Dict[str, List[np.ndarray]]:
             v = decode_tensor(n["data"])
         elif t == "relax.expr.Constant":
             v = node(n["data"]["data"])
-        elif t in ("ir.IntImm", "relax.ShapeStructInfo", "relax.expr.ShapeExpr", "relax.TensorStructInfo"):
+        elif t == "ir.GenericConst":  # TVM 0.27
+            v = node(n["data"]["value"])
+        elif t in ("ir.IntImm", "relax.ShapeStructInfo", "relax.expr.ShapeExpr", "relax.TensorStructInfo", "int",
+                   "ir.PrimType", "relax.ShapeType", "relax.TensorType", "ir.Span", "ir.SourceName"):
             v = None  # implied by the tensor itself
         else:
             raise UnsupportedError(f"metadata: node type '{t}' is not supported")

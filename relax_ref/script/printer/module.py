@@ -36,7 +36,7 @@ def _priority(name: str, func) -> int:
 
 
 def _header(ctx: PrintContext) -> List[str]:
-    lines = []
+    lines = list(ctx.dialect.header_first) if ctx.typevars or ctx.nested_typevars else []
     if "I" in ctx.used_ns:
         lines.append("# from tvm.script import ir as I")
     if "T" in ctx.used_ns:
@@ -49,9 +49,11 @@ def _header(ctx: PrintContext) -> List[str]:
 
 def _finish(ctx: PrintContext, lines: List[str]) -> str:
     head = _header(ctx)
-    text = "\n".join(head + [""] + lines) if head else "\n".join(lines)
+    # tvm-0.27: the symbols of the signatures, declared at the top level (TEXT.DIALECT.3)
+    decls = [f'{n} = TypeVar("{n}")' for n in sorted(ctx.typevars)]
+    text = "\n".join(head + [""] + decls + lines) if head else "\n".join(decls + lines)
     if ctx.metadata_constants:
-        text = metadata_header([c.data for c in ctx.metadata_constants]) + "\n" + text
+        text = metadata_header([c.data for c in ctx.metadata_constants], ctx.dialect) + "\n" + text
     return text
 
 

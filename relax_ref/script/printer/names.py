@@ -68,6 +68,13 @@ class NameTable:
         scope.append(obj)
         return name
 
+    def alias(self, obj: object, name: str) -> None:
+        """Print ``obj`` under the live ``name`` of another object, in the innermost scope (tvm-0.27's
+        scalar parameter and its symbol are one name)."""
+        self._names[obj] = name
+        self._live[name] = self._live.get(name, 0) + 1
+        self._scopes[-1].append(obj)
+
     def reserve(self, name: str) -> None:
         """Mark ``name`` as taken in the innermost scope without an object (e.g. a function name)."""
         marker = object()

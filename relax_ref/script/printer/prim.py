@@ -48,6 +48,9 @@ DTYPE_FIRST_INTRINSICS = frozenset({"reinterpret", "call_extern", "call_pure_ext
                                     "call_llvm_intrin", "call_llvm_pure_intrin"})
 
 
+#: intrinsics whose result dtype is printed as the last argument (TEXT.TIR.7)
+DTYPE_LAST_INTRINSICS = frozenset({"tvm_struct_get"})
+
 #: intrinsics TVM prints under another name (``tir.tvm_call_packed`` prints as ``T.call_packed``)
 PRINTED_NAMES = {"tvm_call_packed": "call_packed", "tvm_call_cpacked": "call_cpacked"}
 
@@ -196,6 +199,8 @@ class PrimPrinter:
         args = list(e.args)
         if name in DTYPE_FIRST_INTRINSICS:
             return f'T.{name}("{e.dtype}"{", " if args else ""}{self._args(args)})'
+        if name in DTYPE_LAST_INTRINSICS:
+            return f'T.{name}({self._args(args)}{", " if args else ""}"{e.dtype}")'
         if name == "if_then_else" and len(args) == 3:
             return (f"T.if_then_else({self.expr(args[0])}, "
                     f"{self._args(args[1:], self._both_literal(args[1], args[2]))})")

@@ -33,8 +33,10 @@ from typing import List, Optional
 
 from ...errors import UnsupportedError
 from ...ir import expr as rx
+from ...ir import prim_expr as P
 from ...ir import struct_info as si
 from ...ir.attrs import Attrs
+from ...ir.functor import ExprVisitor
 from ._format import format_str
 from .context import FuncFrame, PrintContext
 from .prim import PrimPrinter
@@ -91,17 +93,24 @@ class RelaxPrinter:
         ctx.names.push()
         frame = FuncFrame(name_level=ctx.names.depth() - 1)
         ctx.relax_funcs.append(frame)
-        outermost = len(ctx.relax_funcs) == 1
+        saved_sig = (ctx.signature_vars, ctx.sig_frame)
+        if len(ctx.relax_funcs) == 1:
+            ctx.referenced = referenced_vars(f)
         try:
-            if outermost:
-                ctx.signature_vars = set()
-            ret = self.sinfo(f.ret_struct_info) if f.ret_struct_info is not None else None
+            ctx.signature_vars, ctx.sig_frame = set(), frame
+            typevars = ctx.dialect.typevar_symbols
+            ret = self.sinfo(f.ret_struct_info) if f.ret_struct_info is not None and not typevars else None
             params = []
             for p in f.params:
+                pname = self.scalar_param(p) if typevars else None
+                if pname is not None:
+                    params.append(f"{pname}: {self.sinfo(p.struct_info)}")
+                    continue
                 pname = self.define_var(p)
                 params.append(f"{pname}: {self.sinfo(p.struct_info)}" if p.struct_info is not None else pname)
-            if outermost:
-                ctx.signature_vars = None
+            if typevars and f.ret_struct_info is not None:
+                ret = self.sinfo(f.ret_struct_info)
+            ctx.signature_vars, ctx.sig_frame = saved_sig
             attrs = dict(f.attrs)
             if top_level and attrs.get("global_symbol") == name:
                 del attrs["global_symbol"]
@@ -118,12 +127,31 @@ class RelaxPrinter:
             else:
                 body = [f"return {self.expr(f.body)}"]
             head = f"def {name}({', '.join(params)})" + (f" -> {ret}" if ret is not None else "") + ":"
-            return [decorator, head] + indent(frame.decls + body)
+            typevar_decls = [f'{n} = TypeVar("{n}")' for n in frame.typevars]
+            return typevar_decls + [decorator, head] + indent(frame.decls + body)
         finally:
             ctx.relax_funcs.pop()
             ctx.names.pop()
-            if outermost:
-                ctx.signature_vars = None
+            ctx.signature_vars, ctx.sig_frame = saved_sig
+
+    def scalar_param(self, p: rx.Var) -> Optional[str]:
+        """tvm-0.27: a parameter ``R.Prim(value=k)`` whose value is a symbol no other parameter holds is
+        written ``k: T.int64`` -- the parameter *is* the symbol, under one name (TEXT.DIALECT.3).
+        Returns the name, or None for any other parameter."""
+        s = p.struct_info
+        if not (isinstance(s, si.PrimStructInfo) and isinstance(s.value, P.PrimVar)):
+            return None
+        v = s.value
+        if v in self.ctx.param_symbols:
+            return None
+        name = self.ctx.names.get(v)
+        if name is None:
+            name = self.ctx.names.define(v, v.name)
+        self.ctx.names.alias(p, name)
+        self.ctx.param_symbols[v] = name
+        if self.ctx.signature_vars is not None:
+            self.ctx.signature_vars.add(v)
+        return name
 
     def seq_expr(self, s: rx.SeqExpr, use_ret: bool) -> List[str]:
         self.ctx.names.push()
@@ -171,6 +199,10 @@ class RelaxPrinter:
         """The lines of one binding; ``name`` overrides the var's name (the If-branch result)."""
         value = b.value
         if isinstance(b, rx.MatchCast):
+            if self.ctx.dialect.prim_annotation == "T" and _has_prim_value(b.struct_info):
+                raise UnsupportedError(f"{self.ctx.dialect.name} has no R.Prim(value=...): a match_cast to a scalar "
+                                       f"value cannot be printed in it; print this module with "
+                                       f"dialect='tvm-0.25'", b.span)
             rhs = f"R.match_cast({self.expr(value)}, {self.sinfo(b.struct_info)})"
             ann = self.annotation(b.var, value)
             lhs = name if name is not None else self.define_var(b.var)
@@ -182,7 +214,8 @@ class RelaxPrinter:
         if isinstance(value, rx.Function):
             lhs = name if name is not None else self.define_var(b.var)
             return self.function(value, lhs, top_level=False)
-        if name is None and _is_unit(value.struct_info) and _is_unit(b.var.struct_info):
+        if name is None and _is_unit(value.struct_info) and _is_unit(b.var.struct_info) \
+                and b.var not in self.ctx.referenced:
             return [self.expr(value)]
         rhs = self.expr(value, top=True)
         ann = self.annotation(b.var, value)
@@ -204,7 +237,8 @@ class RelaxPrinter:
             merged = None
             if blocks and not isinstance(blocks[-1], rx.DataflowBlock) and blocks[-1].bindings:
                 last = blocks[-1].bindings[-1]
-                if last.var is s.body:
+                # a leaf value bound last would be read back as the branch's value itself (TEXT.STMT.4)
+                if last.var is s.body and not (isinstance(last, rx.VarBinding) and rx.is_leaf_or_tuple(last.value)):
                     merged = last
             lines: List[str] = []
             for i, b in enumerate(blocks):
@@ -237,7 +271,7 @@ class RelaxPrinter:
         if isinstance(e, rx.ShapeExpr):
             return f"R.shape([{', '.join(self.prim(v) for v in e.values)}])"
         if isinstance(e, rx.PrimValue):
-            return f"R.prim_value({self.prim(e.value)})"
+            return self.prim_value(e)
         if isinstance(e, rx.StringImm):
             return f"R.str({format_str(e.value)})"
         if isinstance(e, rx.DataTypeImm):
@@ -250,7 +284,11 @@ class RelaxPrinter:
                 return f"({fields[0]},)"
             return ", ".join(fields) if top else "(" + ", ".join(fields) + ")"
         if isinstance(e, rx.TupleGetItem):
-            return f"{self.expr(e.tuple_value)}[{e.index}]"
+            t = e.tuple_value
+            if isinstance(t, rx.Tuple):
+                # ``(a, b)[0]`` would index the Python tuple and read back as ``a``
+                return f"R.tuple({', '.join(self.expr(f) for f in t.fields)})[{e.index}]"
+            return f"{self.expr(t)}[{e.index}]"
         if isinstance(e, rx.Call):
             return self.call(e)
         if isinstance(e, rx.ExternFunc):
@@ -265,6 +303,22 @@ class RelaxPrinter:
         raise UnsupportedError(f"a {type(e).__name__} can only be printed as the value of a binding",
                                e.span)
 
+    def prim_value(self, e: rx.PrimValue) -> str:
+        """``R.prim_value(v)``; tvm-0.27 writes the scalar itself (``n + 1``, ``1``,
+        ``T.float32(0.5)``, ``T.bool(True)``), except a scalar parameter's symbol alone, which would
+        read back as the parameter (TEXT.DIALECT.3)."""
+        v = e.value
+        if isinstance(v, P.IntImm) and v.dtype == "bool":
+            self.ctx.used_ns.add("T")
+            text = f"T.bool({'True' if v.value else 'False'})"  # a bare True reads as an int64 scalar
+            return text if self.ctx.dialect.bare_prim_values else f"R.prim_value({text})"
+        if not self.ctx.dialect.bare_prim_values or (isinstance(v, P.PrimVar) and v in self.ctx.param_symbols):
+            return f"R.prim_value({self.prim(v)})"
+        text = self.prim(v)
+        if "T." in text:
+            self.ctx.used_ns.add("T")
+        return text
+
     def constant(self, c: rx.Constant) -> str:
         arr = c.data
         if arr.ndim == 0:
@@ -273,7 +327,7 @@ class RelaxPrinter:
         # TVM 0.25 cannot load an empty tensor with a trailing zero dimension from its JSON
         if not representable or (self.ctx.show_meta and arr.size):
             i = self.ctx.add_metadata_constant(c)
-            return f'metadata["relax.expr.Constant"][{i}]'
+            return f'metadata["{self.ctx.dialect.constant_key}"][{i}]'
         return constant_inline(c)
 
     def attr(self, v) -> str:
@@ -308,17 +362,23 @@ class RelaxPrinter:
                 if text is not None:
                     return text
             return self.generic_op_call(c, opdef)
+        kw = self.ctx.dialect.sinfo_args_kw
         if isinstance(op, rx.ExternFunc):
             parts = [format_str(op.global_symbol)] + [self.expr(a) for a in c.args]
             parts += [f"{k}={self.attr(v)}" for k, v in sorted(c.attrs.items())]
             if c.sinfo_args:
-                parts.append(f"sinfo_args={self.sinfo_tuple(c.sinfo_args)}")
+                parts.append(f"{kw}={self.sinfo_tuple(c.sinfo_args)}")
             return f"R.call_packed({', '.join(parts)})"
         parts = [self.expr(a) for a in c.args]
         parts += [f"{k}={self.attr(v)}" for k, v in sorted(c.attrs.items())]
         if c.sinfo_args:
-            parts.append(f"sinfo_args={self.sinfo_tuple(c.sinfo_args)}")
+            parts.append(f"{kw}={self.sinfo_tuple(c.sinfo_args)}")
         return f"{self.expr(op)}({', '.join(parts)})"
+
+    def keyword(self, name: str) -> str:
+        """A struct-info keyword of a call in this dialect (``out_sinfo`` / ``out_ty``)."""
+        d = self.ctx.dialect
+        return {"out_sinfo": d.out_sinfo_kw, "sinfo_args": d.sinfo_args_kw}.get(name, name)
 
     def op_script_name(self, c: rx.Call, opdef) -> str:
         if opdef is not None:
@@ -337,9 +397,9 @@ class RelaxPrinter:
                     value = self.sinfo(c.sinfo_args[0])
                 else:
                     value = "[" + ", ".join(self.sinfo(s) for s in c.sinfo_args) + "]"
-                parts.append(f"{sparams[0].name}={value}")
+                parts.append(f"{self.keyword(sparams[0].name)}={value}")
             else:
-                parts.append(f"sinfo_args={self.sinfo_tuple(c.sinfo_args)}")
+                parts.append(f"{self.keyword('sinfo_args')}={self.sinfo_tuple(c.sinfo_args)}")
         return f"{self.op_script_name(c, opdef)}({', '.join(parts)})"
 
     def attr_kwargs(self, c: rx.Call, opdef, skip=()) -> List[str]:
@@ -356,6 +416,34 @@ class RelaxPrinter:
             if k not in seen:
                 out.append(f"{k}={self.attr(c.attrs[k])}")
         return out
+
+
+class _VarUses(ExprVisitor):
+    def __init__(self) -> None:
+        self.used: set = set()
+
+    def visit_Var(self, v: rx.Var) -> None:
+        self.used.add(v)
+
+    visit_DataflowVar = visit_Var
+
+
+def referenced_vars(f: rx.Function) -> set:
+    """The variables a function (with its nested functions) refers to."""
+    v = _VarUses()
+    v.visit_expr(f)
+    return v.used
+
+
+def _has_prim_value(s) -> bool:
+    """Does struct info ``s`` contain an ``R.Prim(value=...)``?"""
+    if isinstance(s, si.PrimStructInfo):
+        return s.value is not None
+    if isinstance(s, si.TupleStructInfo):
+        return any(_has_prim_value(f) for f in s.fields)
+    if isinstance(s, si.FuncStructInfo):
+        return any(_has_prim_value(p) for p in (s.params or ())) or _has_prim_value(s.ret)
+    return False
 
 
 def _is_unit(s) -> bool:
@@ -382,7 +470,7 @@ def _print_call_tir(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
     else:
         items = c.sinfo_args[0].fields if len(c.sinfo_args) == 1 else c.sinfo_args
         out = "[" + ", ".join(p.sinfo(s) for s in items) + "]"
-    parts.append(f"out_sinfo={out}")
+    parts.append(f"{p.keyword('out_sinfo')}={out}")
     skip = set()
     if name == "relax.call_tir_inplace":
         idx = c.attrs.get("inplace_indices", ())
@@ -392,6 +480,10 @@ def _print_call_tir(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
     if len(c.args) == 3:
         if name == "relax.call_dps_packed":
             return None
+        if not p.ctx.dialect.tir_vars:
+            raise UnsupportedError(f"{p.ctx.dialect.name} has no call_tir(..., tir_vars=...): its PrimFuncs take "
+                                   f"scalar arguments before the outputs; print this module with "
+                                   f"dialect='tvm-0.25'", c.span)
         parts.append(f"tir_vars={p.expr(c.args[2])}")
     parts += p.attr_kwargs(c, opdef, skip=skip)
     return f"{p.op_script_name(c, opdef)}({', '.join(parts)})"

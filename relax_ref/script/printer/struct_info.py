@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ...errors import UnsupportedError
 from ...ir import expr as rx
+from ...ir import prim_expr as P
 from ...ir import struct_info as si
 from ...ir.functor import prim_vars_in
 from ._format import format_str
@@ -29,10 +30,14 @@ class StructInfoPrinter:
         self.relax_var_name = relax_var_name or (lambda v: v.name_hint)
 
     def dim(self, e) -> str:
-        """A shape entry or prim value, stringified when it mentions a signature variable."""
+        """A shape entry or prim value, stringified when it mentions a signature variable (except, in
+        tvm-0.27, a bare module-level TypeVar or scalar parameter)."""
         text = self.prim(e)
         sig = self.ctx.signature_vars
         if sig is not None and any(v in sig for v in prim_vars_in(e)):
+            if self.ctx.dialect.typevar_symbols and isinstance(e, P.PrimVar) and (
+                    text in self.ctx.typevars or e in self.ctx.param_symbols):
+                return text
             return format_str(text)
         return text
 
@@ -45,9 +50,14 @@ class StructInfoPrinter:
 
     def __call__(self, s: si.StructInfo) -> str:
         self.ctx.used_ns.add("R")
+        d = self.ctx.dialect
         if isinstance(s, si.ObjectStructInfo):
-            return "R.Object"
+            return d.object_sinfo
         if isinstance(s, si.PrimStructInfo):
+            if d.prim_annotation == "T":
+                # tvm-0.27 annotates the dtype only (TEXT.DIALECT.5)
+                self.ctx.used_ns.add("T")
+                return f"T.{s.dtype}"
             if s.value is not None:
                 return f"R.Prim(value={self.dim(s.value)})"
             return f'R.Prim("{s.dtype}")'

@@ -171,7 +171,7 @@ class TIRPrinter:
             parts.append(f"data={data}")
         if b.strides:
             parts.append(f"strides={self.shape_tuple(b.strides)}")
-        if b.elem_offset is not None and not _is_int(b.elem_offset, 0):
+        if b.elem_offset is not None:  # an explicit offset, even 0, is kept (it is not the default None)
             parts.append(f"elem_offset={self.prim(b.elem_offset)}")
         if b.scope != "global" and not omit_scope:
             parts.append(f"scope={format_str(b.scope)}")
@@ -327,6 +327,10 @@ class TIRPrinter:
         return [f"{name}[{idx}] = {self.prim(s.value)}"]
 
     def stmt_Evaluate(self, s: tir.Evaluate) -> List[str]:
+        v = s.value
+        if isinstance(v, P.PrimCall) and self.d.bare_prim_values and v.op in ("tir.ret", "tirx.ret") \
+                and len(v.args) == 1:
+            return [f"return {self.prim(v.args[0])}"]  # tvm-0.27's T.ret(v) (TEXT.TIR.7)
         if isinstance(s.value, P.PrimCall):
             return [self.prim(s.value)]
         return [f"T.evaluate({self.prim(s.value)})"]

@@ -41,6 +41,8 @@ def attr_value(v: Any, prim: Callable, sinfo: Callable = None, expr: Callable = 
         return python_float(float(v))
     if isinstance(v, str):
         return format_str(v)
+    if isinstance(v, (P.IntImm, P.FloatImm)) and hasattr(prim, "expr"):
+        return prim.expr(v, 0, True)  # typed: a bare literal would read back as a Python number
     if isinstance(v, P.PrimExpr):
         return prim(v)
     if isinstance(v, StructInfo) and sinfo is not None:
