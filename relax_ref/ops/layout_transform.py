@@ -281,9 +281,11 @@ def _print_call(call: rx.Call, printer) -> str:
     a = call.attrs
     pad = a.get("pad_value")
     parts = [printer.expr(call.args[0]), f"index_map={print_index_map(a['index_map'], printer)}",
-             f"pad_value={'None' if pad is None else printer.expr(pad)}",
-             f"axis_separators={printer.attr(tuple(a.get('axis_separators', ())))}",
-             f"input_axis_separators={printer.attr(tuple(a.get('input_axis_separators', ())))}"]
+             f"pad_value={'None' if pad is None else printer.expr(pad)}"]
+    for k in ("axis_separators", "input_axis_separators"):
+        v = tuple(a.get(k, ()))
+        if v or printer.accepts_keyword("R.layout_transform", k):  # TVM 0.27 has no axis separators
+            parts.append(f"{k}={printer.attr(v)}")
     return f"R.layout_transform({', '.join(parts)})"
 
 

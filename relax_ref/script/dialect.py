@@ -45,8 +45,8 @@ plus its cases.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional, Tuple
 
 from ..errors import UnsupportedError
 
@@ -77,6 +77,11 @@ class Dialect:
     constant_key: str = "relax.expr.Constant"
     prim_value_float: str = "float32"   # dtype of ``R.prim_value(<Python float>)``
     prim_bindings: bool = False         # ``y = <scalar expression>`` binds a Relax scalar value
+    #: TVM reads several assert_op format arguments only as a list, and an empty sinfo_args only written
+    list_format_args: bool = False
+    explicit_empty_ty_args: bool = False
+    #: keywords of Relax calls the release does not take (printed only with a non-default value)
+    removed_keywords: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
 
     def translate_attr_key(self, key: str) -> str:
         """Spell a TensorIR function attribute key in this dialect (``tir.x`` <-> ``tirx.x``)."""
@@ -117,6 +122,8 @@ TVM025 = Dialect(
     mark_s_tir=True,
     tirx_lets=True,
     header_extra=("# from tvm.tirx.layout import Axis",),
+    list_format_args=True,
+    explicit_empty_ty_args=True,
 )
 
 TVM027 = Dialect(
@@ -142,6 +149,9 @@ TVM027 = Dialect(
     constant_key="ir.GenericConst",
     prim_value_float="float64",
     prim_bindings=True,
+    list_format_args=True,
+    explicit_empty_ty_args=True,
+    removed_keywords={"R.layout_transform": ("axis_separators", "input_axis_separators")},
 )
 
 #: every dialect by name, oldest first

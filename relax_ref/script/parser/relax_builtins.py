@@ -295,6 +295,11 @@ def _tuple_value(ev: Evaluator, info: CallInfo):
 
 
 def _match_cast(ev: Evaluator, info: CallInfo):
+    if "ty" in info.kwargs:  # tvm-0.27's name of the keyword
+        kw = dict(info.kwargs)
+        kw["struct_info"] = kw.pop("ty")
+        info = CallInfo(info.node, info.path, info.args, kw, info.arg_nodes,
+                        {("struct_info" if k == "ty" else k): v for k, v in info.kw_nodes.items()})
     b = bind_params(ev, info, (("value", REQUIRED), ("struct_info", REQUIRED)))
     value = b["value"]
     if not isinstance(value, rx.Expr):

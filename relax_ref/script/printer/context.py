@@ -56,6 +56,8 @@ class PrintContext:
         #: cannot print as a bare expression statement)
         self.referenced: set = set()
         self.nested_typevars = False
+        #: TypeVar names of the module (known after a first printing pass) that body symbols avoid
+        self.typevar_names: Set[str] = set()
         #: tvm-0.27: symbolic variables that are a scalar parameter of the function being printed
         #: (``k: T.int64``), printed under that parameter's name
         self.param_symbols: Dict[P.PrimVar, str] = {}
@@ -74,7 +76,10 @@ class PrintContext:
             return sanitize(v.name)
         outer = self.relax_funcs[0]
         frame = self.sig_frame if self.signature_vars is not None and self.sig_frame is not None else outer
-        name = self.names.define(v, v.name, level=frame.name_level)
+        # a symbol declared in a body must not take the name of a top-level TypeVar: TVM 0.27 refuses to
+        # redeclare it (TEXT.DIALECT.3)
+        avoid = self.typevar_names if self.signature_vars is None else ()
+        name = self.names.define(v, v.name, level=frame.name_level, avoid=avoid)
         if self.signature_vars is not None:
             # a symbol a signature introduces belongs to that function (a nested one declares its own)
             self.signature_vars.add(v)

@@ -79,7 +79,17 @@ def _function_lines(ctx: PrintContext, relax: RelaxPrinter, tirp: TIRPrinter, na
 def print_module(mod: IRModule, *, dialect: str = "classic", show_meta: bool = False,
                  module_name: str = "Module") -> str:
     """TVMScript text of ``mod`` (see the module docstring for the layout)."""
-    ctx = PrintContext(get_dialect(dialect), show_meta=show_meta, module=mod, module_name=module_name)
+    d = get_dialect(dialect)
+    text, ctx = _print_module(mod, d, show_meta, module_name, set())
+    if ctx.typevars and d.typevar_symbols:
+        # again, with the TypeVar names known, so that symbols declared in bodies avoid them
+        text, _ = _print_module(mod, d, show_meta, module_name, set(ctx.typevars))
+    return text
+
+
+def _print_module(mod: IRModule, d, show_meta: bool, module_name: str, typevar_names):
+    ctx = PrintContext(d, show_meta=show_meta, module=mod, module_name=module_name)
+    ctx.typevar_names = typevar_names
     ctx.used_ns.add("I")
     relax = RelaxPrinter(ctx)
     tirp = TIRPrinter(ctx)
@@ -100,7 +110,7 @@ def print_module(mod: IRModule, *, dialect: str = "classic", show_meta: bool = F
         prev_def = is_def
     if not body:
         body = ["pass"]
-    return _finish(ctx, ["@I.ir_module", f"class {module_name}:"] + indent(body))
+    return _finish(ctx, ["@I.ir_module", f"class {module_name}:"] + indent(body)), ctx
 
 
 def print_function(func: Union[rx.Function, tir.PrimFunc], name: Optional[str] = None, *,

@@ -51,15 +51,17 @@ class NameTable:
         return len(self._scopes)
 
     # -- definitions -------------------------------------------------------------------------
-    def define(self, obj: object, hint: str, *, level: Optional[int] = None, default: str = "v") -> str:
+    def define(self, obj: object, hint: str, *, level: Optional[int] = None, default: str = "v",
+               avoid=()) -> str:
         """Give ``obj`` a fresh name derived from ``hint`` in the innermost scope (or the scope at
-        ``level``, an index into the scope stack). Defining an object twice returns its name."""
+        ``level``, an index into the scope stack), not one of ``avoid``. Defining an object twice
+        returns its name."""
         if obj in self._names:
             return self._names[obj]
         base = sanitize(hint, default)
         name = base
         i = 1
-        while name in self._live:
+        while name in self._live or name in avoid:
             name = f"{base}_{i}"
             i += 1
         self._names[obj] = name

@@ -145,8 +145,12 @@ class RelaxPrinter:
         if v in self.ctx.param_symbols:
             return None
         name = self.ctx.names.get(v)
-        if name is None:
-            name = self.ctx.names.define(v, v.name)
+        if name is not None:
+            raise UnsupportedError(
+                f"{self.ctx.dialect.name} cannot write the scalar parameter '{p.name_hint}' holding the symbol "
+                f"'{name}' that an earlier parameter introduces (a scalar parameter is its own symbol there); "
+                f"print this module with dialect='tvm-0.25'", p.span)
+        name = self.ctx.names.define(v, v.name)
         self.ctx.names.alias(p, name)
         self.ctx.param_symbols[v] = name
         if self.ctx.signature_vars is not None:
@@ -375,6 +379,11 @@ class RelaxPrinter:
             parts.append(f"{kw}={self.sinfo_tuple(c.sinfo_args)}")
         return f"{self.expr(op)}({', '.join(parts)})"
 
+    def accepts_keyword(self, script: str, name: str) -> bool:
+        """Does the dialect's ``script`` (``"R.layout_transform"``) take the keyword ``name``? (A release
+        may drop one: TEXT.DIALECT.1.)"""
+        return name not in self.ctx.dialect.removed_keywords.get(script, ())
+
     def keyword(self, name: str) -> str:
         """A struct-info keyword of a call in this dialect (``out_sinfo`` / ``out_ty``)."""
         d = self.ctx.dialect
@@ -499,8 +508,18 @@ def _print_print(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
 def _print_assert(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
     if len(c.args) < 2 or not isinstance(c.args[1], rx.StringImm) or c.attrs:
         return None
-    parts = [p.expr(c.args[0])] + [p.expr(a) for a in c.args[2:]] + [f"format={p.expr(c.args[1])}"]
+    fargs = [p.expr(a) for a in c.args[2:]]
+    if len(fargs) > 1 and p.ctx.dialect.list_format_args:
+        fargs = ["[" + ", ".join(fargs) + "]"]  # TVM 0.27 reads several format arguments only as a list
+    parts = [p.expr(c.args[0])] + fargs + [f"format={p.expr(c.args[1])}"]
     return f"{p.op_script_name(c, opdef)}({', '.join(parts)})"
+
+
+def _print_builtin_with_ctx(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
+    if c.sinfo_args or c.attrs or len(c.args) != 2 or not p.ctx.dialect.explicit_empty_ty_args:
+        return None
+    # TVM 0.27 needs the (empty) struct-info arguments written out
+    return f"{p.op_script_name(c, opdef)}({p.callee(c.args[0])}, {p.expr(c.args[1])}, {p.keyword('sinfo_args')}=[])"
 
 
 _SPECIAL = {
@@ -510,6 +529,7 @@ _SPECIAL = {
     "relax.call_tir_with_grad": _print_call_tir,
     "relax.print": _print_print,
     "relax.assert_op": _print_assert,
+    "relax.call_builtin_with_ctx": _print_builtin_with_ctx,
 }
 
 __all__ = ["RelaxPrinter", "indent", "out_sinfo_of", "INDENT"]

@@ -48,14 +48,17 @@ class StructInfoPrinter:
             index = [d for d in devices if d.kind == vd.kind].index(vd)
         return f"{vd.kind}:{index}:{vd.memory_scope}"
 
-    def __call__(self, s: si.StructInfo) -> str:
+    def __call__(self, s: si.StructInfo, nested: bool = False) -> str:
         self.ctx.used_ns.add("R")
         d = self.ctx.dialect
         if isinstance(s, si.ObjectStructInfo):
             return d.object_sinfo
         if isinstance(s, si.PrimStructInfo):
             if d.prim_annotation == "T":
-                # tvm-0.27 annotates the dtype only (TEXT.DIALECT.5)
+                # tvm-0.27 annotates the dtype only (TEXT.DIALECT.5); inside R.Tuple / R.Callable TVM 0.27
+                # reads only R.Prim("int64") (its T.int64 there fails to parse)
+                if nested:
+                    return f'R.Prim("{s.dtype}")'
                 self.ctx.used_ns.add("T")
                 return f"T.{s.dtype}"
             if s.value is not None:
@@ -82,21 +85,21 @@ class StructInfoPrinter:
         if isinstance(s, si.TupleStructInfo):
             if not s.fields:
                 return "R.Tuple"
-            return f"R.Tuple({', '.join(self(f) for f in s.fields)})"
+            return f"R.Tuple({', '.join(self(f, True) for f in s.fields)})"
         if isinstance(s, si.FuncStructInfo):
             purity = "True" if s.purity else "False"
             if s.params is None:
                 kw = []
                 if not isinstance(s.ret, si.ObjectStructInfo) and s.derive_func is None:
-                    kw.append(f"ret={self(s.ret)}")  # TVM: a derive_func excludes ret
+                    kw.append(f"ret={self(s.ret, True)}")  # TVM: a derive_func excludes ret
                 if s.purity:
                     kw.append("purity=True")
                 if s.derive_func is not None:
                     kw.append(f"derive_func={format_str(s.derive_func)}")
                 return f"R.Callable({', '.join(kw)})" if kw else "R.Callable"
-            params = [self(p) for p in s.params]
+            params = [self(p, True) for p in s.params]
             ptext = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
-            return f"R.Callable({ptext}, {self(s.ret)}, {purity})"
+            return f"R.Callable({ptext}, {self(s.ret, True)}, {purity})"
         raise UnsupportedError(f"cannot print struct info {type(s).__name__}")
 
 
