@@ -34,6 +34,7 @@ from relax_ref.builder import BlockBuilder, Tensor, op, var
 from relax_ref.frontend import nn
 from relax_ref.frontend.nn import emit
 from relax_ref.ir import prim_expr as P
+from relax_ref.script.dialect import installed_tvm_dialect
 
 IMPLS = ("ref", "jax", "tvm")
 
@@ -141,7 +142,7 @@ def tvm_runner(mod: IRModule) -> Runner:
     import tvm
     from tvm import relax
 
-    tmod = tvm.script.from_source(mod.script(dialect="tvm"))
+    tmod = tvm.script.from_source(mod.script(dialect=installed_tvm_dialect()))
     exe = relax.build(tmod, target="llvm")
     vm = relax.VirtualMachine(exe, tvm.cpu())
 

@@ -1,7 +1,7 @@
 """``relax-ref``: command-line entry point.
 
     relax-ref check FILE                 parse + normalize + well-formedness; "OK" or the error (exit 1)
-    relax-ref print FILE [--dialect tvm] print the module as TVMScript
+    relax-ref print FILE [--dialect D]   print the module as TVMScript (classic, tvm-0.25, tvm-0.27, tvm)
     relax-ref run FILE [--entry main] --inputs in.npz [--out out.npz]
     relax-ref ops [--json]               the operator status table
     relax-ref viz FILE [--entry main] [-o out.svg|png|dot]   a picture of a Relax function
@@ -14,6 +14,7 @@ import sys
 from typing import List, Optional
 
 from .errors import RelaxError
+from .script.dialect import dialect_names
 
 
 def _read(path: str) -> str:
@@ -113,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("print", help="print a module as TVMScript")
     pr.add_argument("file")
-    pr.add_argument("--dialect", choices=["classic", "tvm"], default="classic")
+    pr.add_argument("--dialect", choices=dialect_names(), default="classic",
+                    help="the TVMScript dialect (TEXT.DIALECT.1; 'tvm' is the newest release's)")
     pr.set_defaults(fn=_cmd_print)
 
     r = sub.add_parser("run", help="run a function on the reference interpreter")

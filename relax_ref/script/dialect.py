@@ -159,7 +159,7 @@ DIALECTS: Dict[str, Dialect] = {d.name: d for d in (CLASSIC, TVM025, TVM027)}
 #: the newest supported release: what ``dialect="tvm"`` means
 NEWEST = TVM027
 #: other names accepted for a dialect
-ALIASES = {"tvm": NEWEST.name, "0.25": TVM025.name, "0.27": TVM027.name}
+ALIASES = {"tvm": NEWEST.name}
 
 #: the spellings that only tvm-0.27 writes (the parser reads a text that uses one as tvm-0.27):
 #: keywords, ``R.*``/``I.*``/``T.*`` names used as annotations, the module-level declaration call and

@@ -2,7 +2,7 @@
 
 The pipeline for one program and pass sequence:
 
-1. print the generated module in TVM 0.25's spelling (``mod.script(dialect="tvm")``);
+1. print the generated module in the installed TVM's dialect (``mod.script(dialect=installed_tvm_dialect())``);
 2. in a worker process (TVM can abort or hang), read it with ``tvm.script.from_source``, apply
    ``tvm.relax.transform.<Name>()`` for each pass, check ``relax.analysis.well_formed`` after each one
    and print the module (``mod.script()``) after each one;
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
 from ..errors import RelaxError
+from ..script.dialect import installed_tvm_dialect
 from .oracle import Outcome, expected_results, run_entry, signature_problem
 from .compare import compare
 from .program import Program
@@ -224,7 +225,7 @@ def check_case_tvm(program: Program, passes: Sequence[str], runner: TvmPassRunne
         return Outcome(symptom, names, program.mod, at, message, detail, after,
                        seconds=time.perf_counter() - start, entry=program.entry, **kw)
 
-    reply = runner.run(program.mod.script(dialect="tvm"), names)
+    reply = runner.run(program.mod.script(dialect=installed_tvm_dialect()), names)
     if reply.status == "load-error":
         return out("tvm-load", 0, reply.message, reply.detail)
     for i, text in enumerate(reply.texts):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import relax_ref
+from relax_ref.script.dialect import installed_tvm_dialect
 
 pytestmark = pytest.mark.tvm
 tvm = pytest.importorskip("tvm")
@@ -174,7 +175,7 @@ def test_printed_calls_round_trip(body):
     re-prints identically from relax-ref (OP.NN.ATTR.1-2)."""
     text = "@I.ir_module\nclass Module:\n    @R.function\n" + body
     theirs = tvm_module(text).script()
-    ours = relax_ref.parse(theirs).script(dialect="tvm")
+    ours = relax_ref.parse(theirs).script(dialect=installed_tvm_dialect())
     t_lines = [ln.strip() for ln in theirs.splitlines() if " = R." in ln]
     o_lines = [ln.strip() for ln in ours.splitlines() if " = R." in ln]
     assert t_lines == o_lines

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 import relax_ref
 from relax_ref.errors import ParseError
+from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 
 TEXT = '''
 from tvm.script import ir as I, relax as R, tirx as T

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from relax_ref.script.dialect import installed_tvm_dialect
 import relax_ref
 from relax_ref.analysis.structural_equal import structural_equal
 from relax_ref.errors import ParseError
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
+from relax_ref.script.dialect import installed_tvm_dialect
 
 TEXT = '''
 # from tvm.script import ir as I

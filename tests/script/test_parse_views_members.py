@@ -5,13 +5,13 @@ TEXT.MOD.5, TIR.BUF.3-4, WF.TIR.3)."""
 import numpy as np
 import pytest
 
-from relax_ref.script.dialect import installed_tvm_dialect
 from relax_ref.analysis.structural_equal import structural_equal
 from relax_ref.errors import ParseError
 from relax_ref.interp.tir import run_prim_func
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
+from relax_ref.script.dialect import installed_tvm_dialect
 from relax_ref.script.parser import parse, parse_function
 from relax_ref.script.printer import print_function, print_module
 

@@ -4,9 +4,9 @@ fixpoint (printing the re-parsed module gives the same text)."""
 
 import pytest
 
+from relax_ref.analysis.structural_equal import assert_structural_equal
 from relax_ref.errors import UnsupportedError
 from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
-from relax_ref.analysis.structural_equal import assert_structural_equal
 from relax_ref.script.parser import parse
 from relax_ref.script.printer import print_module
 

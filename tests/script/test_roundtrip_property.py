@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 from relax_ref.analysis.normalize import normalize_module
 from relax_ref.analysis.structural_equal import assert_structural_equal
 from relax_ref.ir import (
@@ -28,6 +27,7 @@ from relax_ref.ir import (
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.struct_info import TensorStructInfo
+from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 from relax_ref.script.parser import parse
 from relax_ref.script.printer import print_module
 

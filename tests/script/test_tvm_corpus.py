@@ -20,11 +20,10 @@ import re
 
 import pytest
 
-from relax_ref.errors import UnsupportedError
-from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 from relax_ref.analysis.structural_equal import first_difference
-from relax_ref.errors import ParseError
+from relax_ref.errors import ParseError, UnsupportedError
 from relax_ref.ops import registry
+from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 from relax_ref.script.parser import parse
 from relax_ref.script.printer import print_module
 

@@ -5,6 +5,7 @@ import pytest
 
 tvm = pytest.importorskip("tvm")
 
+from relax_ref.script.dialect import installed_tvm_dialect
 from relax_ref.testing.program import GenConfig, Program, generate  # noqa: E402
 from relax_ref.testing.source import RandomSource  # noqa: E402
 from relax_ref.testing.tvm_bridge import TvmPassRunner, check_case_tvm  # noqa: E402
@@ -289,7 +290,7 @@ class M:
         gv = R.broadcast_to(lv, R.shape([2, 1]))
         return gv
 """)
-    loaded = runner.run(prog.mod.script(dialect="tvm"), [])
+    loaded = runner.run(prog.mod.script(dialect=installed_tvm_dialect()), [])
     assert loaded.status == "ok", loaded
     out = check_case_tvm(prog, ["LegalizeOps"], runner)
     assert out.symptom == "crash" and out.failed_pass == "LegalizeOps" \

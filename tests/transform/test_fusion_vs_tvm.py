@@ -13,6 +13,7 @@ import pytest
 import relax_ref
 from relax_ref.analysis.well_formed import check_well_formed
 from relax_ref.ir.tir import PrimFunc
+from relax_ref.script.dialect import installed_tvm_dialect
 from relax_ref.testing.inputs import module_inputs
 from relax_ref.testing.program import GenConfig, generate
 from relax_ref.testing.source import RandomSource
@@ -88,7 +89,7 @@ def test_generated_programs_fuse_like_tvm(seed):
     """Random dataflow programs of fusible operators (the property-test generator, no control flow
     so that both pipelines see the same dataflow blocks)."""
     prog = generate(RandomSource(seed), GenConfig(op_pattern=True, max_bindings=6))
-    text = prog.mod.script(dialect="tvm")
+    text = prog.mod.script(dialect=installed_tvm_dialect())
     before = relax_ref.parse(text)
     a = ours(before)
     b = theirs(text)
