@@ -55,6 +55,11 @@ class Definition:
     text: str                       # header (imports, declarations) + the dedented definition
     standalone: bool
     free_names: Tuple[str, ...] = ()
+    body: str = ""                  # the dedented definition alone
+    #: the header as data, for TVM's parser (which reads no import statements): the imports as
+    #: (module, name, alias) and the declarations as (name, constructor, dtype)
+    imports: Tuple[Tuple[str, str, str], ...] = ()
+    decls: Tuple[Tuple[str, str, str], ...] = ()
 
     @property
     def key(self) -> str:
@@ -159,24 +164,35 @@ def _is_tvm_import(stmt: ast.stmt) -> bool:
     return False
 
 
-def _module_context(tree: ast.Module, lines: Sequence[str]) -> Tuple[Dict[str, str], Dict[str, str]]:
-    """The file's TVM imports (bound name -> a one-name import statement) and its symbolic-variable
-    declarations (name -> statement)."""
-    imports: Dict[str, str] = {}
+def _module_context(tree: ast.Module, lines: Sequence[str]) -> Tuple[Dict[str, tuple], Dict[str, str]]:
+    """The file's TVM imports (bound name -> (statement, (module, name, alias))) and its
+    symbolic-variable declarations (name -> statement)."""
+    imports: Dict[str, tuple] = {}
     decls: Dict[str, str] = {}
     for stmt in tree.body:
         if _is_tvm_import(stmt):
             for a in stmt.names:
                 bound = (a.asname or a.name).split(".")[0]
                 alias = f"{a.name} as {a.asname}" if a.asname else a.name
-                imports.setdefault(bound, f"from {stmt.module} import {alias}" if isinstance(stmt, ast.ImportFrom)
-                                   else f"import {alias}")
+                if isinstance(stmt, ast.ImportFrom):
+                    imports.setdefault(bound, (f"from {stmt.module} import {alias}", (stmt.module, a.name, bound)))
+                else:
+                    imports.setdefault(bound, (f"import {alias}", (a.name if a.asname else bound, "", bound)))
         elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
               and isinstance(stmt.value, ast.Call)):
             callee = (_dotted(stmt.value) or "").rsplit(".", 1)[-1]
             if callee in _DECL_CALLS:
                 decls[stmt.targets[0].id] = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno]).strip()
     return imports, decls
+
+
+def _decl_data(name: str, stmt: str) -> Tuple[str, str, str]:
+    """``n = T.int64()`` -> ("n", "int64", ""); ``n = TypeVar("n")`` -> ("n", "TypeVar", "");
+    ``n = tir.Var("n", "int64")`` -> ("n", "Var", "int64")."""
+    call = ast.parse(stmt).body[0].value
+    callee = (_dotted(call) or "").rsplit(".", 1)[-1]
+    strs = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return name, callee, strs[1] if callee in ("Var", "SizeVar") and len(strs) > 1 else ""
 
 
 def _cut(node: ast.AST, lines: Sequence[str]) -> str:
@@ -222,9 +238,11 @@ def extract_file(path: Path) -> List[Definition]:
         for n in used:  # the declarations' own namespaces (T.int64(), TypeVar)
             needed.update(m.id for m in ast.walk(ast.parse(decls[n])) if isinstance(m, ast.Name) and m.id in imports)
         body = _cut(node, lines)
-        header = "\n".join([imports[n] for n in sorted(needed)] + [decls[n] for n in used])
+        header = "\n".join([imports[n][0] for n in sorted(needed)] + [decls[n] for n in used])
         out.append(Definition(str(path), node.lineno, node.name, _script_kind(node) or "",
-                              (header + "\n\n" if header else "") + body, not free, tuple(sorted(free))))
+                              (header + "\n\n" if header else "") + body, not free, tuple(sorted(free)),
+                              body, tuple(imports[n][1] for n in sorted(needed)),
+                              tuple(_decl_data(n, decls[n]) for n in used)))
     return out
 
 
@@ -342,86 +360,51 @@ def _inexpressible(dialect: str, texts: Dict[str, str], failure: str) -> bool:
 WORKER_PROTOCOL = 2
 
 
-def _literal(node: ast.AST):
-    """The value of a literal argument of a declaration call (ValueError otherwise)."""
-    return ast.literal_eval(node)
-
-
-def _resolve(ns: dict, node: ast.AST):
-    """The object a dotted name refers to in ``ns`` (attribute look-ups only)."""
-    path = _dotted(node)
-    if path is None:
-        raise ValueError("not a dotted name")
-    parts = path.split(".")
-    obj = ns[parts[0]]
-    for p in parts[1:]:
-        obj = getattr(obj, p)
-    return obj
-
-
-def tvm_inputs(text: str, base: dict):  # pragma: no cover - runs in the worker process (needs TVM)
-    """Split an extracted definition for ``tvm.script.from_source``, which reads one definition and
-    takes the names it uses as ``extra_vars``: the header's imports become entries of ``base`` (the
-    TVM modules they name, imported here), its declarations (``n = T.int64()``, ``n = TypeVar("n")``,
-    ``n = tirx.Var("n", "int64")``) are made by calling the declared constructor on literal arguments.
-    Nothing else of the text is executed. Returns (definition text, extra_vars, options) where options
-    are the decorator's literal ``check_well_formed=`` / ``s_tir=`` keywords (what the decorator would
-    pass to TVM's parser)."""
-    import importlib
-
-    tree = ast.parse(text)
-    ns = dict(base)
-    lines = text.splitlines()
-    first_def = None
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ImportFrom):
-            mod = importlib.import_module(stmt.module)
-            for a in stmt.names:
-                try:
-                    ns[a.asname or a.name] = getattr(mod, a.name)
-                except AttributeError:
-                    ns[a.asname or a.name] = importlib.import_module(f"{stmt.module}.{a.name}")
-        elif isinstance(stmt, ast.Import):
-            for a in stmt.names:
-                mod = importlib.import_module(a.name)
-                if a.asname:
-                    ns[a.asname] = mod
-                else:
-                    ns[a.name.split(".")[0]] = importlib.import_module(a.name.split(".")[0])
-        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            call = stmt.value
-            fn = _resolve(ns, call.func)
-            args = [_literal(a) for a in call.args]
-            kwargs = {k.arg: _literal(k.value) for k in call.keywords}
-            ns[stmt.targets[0].id] = fn(*args, **kwargs)
-        elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef)):
-            first_def = stmt
-            break
-    if first_def is None:
-        raise ValueError("no definition")
-    start = min([d.lineno for d in first_def.decorator_list] + [first_def.lineno])
-    options = {}
-    for dec in first_def.decorator_list:
+def decorator_options(body: str) -> Dict[str, bool]:
+    """The literal ``check_well_formed=`` / ``s_tir=`` keywords of a definition's decorator: what the
+    decorator passes to TVM's parser, so the worker passes them too."""
+    tree = ast.parse(body)
+    options: Dict[str, bool] = {}
+    node = next((n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))), None)
+    for dec in getattr(node, "decorator_list", ()):
         if isinstance(dec, ast.Call):
             for kw in dec.keywords:
-                if kw.arg in ("check_well_formed", "s_tir") and isinstance(kw.value, ast.Constant):
+                if kw.arg in ("check_well_formed", "s_tir") and isinstance(kw.value, ast.Constant) \
+                        and isinstance(kw.value.value, bool):
                     options[kw.arg] = kw.value.value
-    return "\n".join(lines[start - 1:]) + "\n", ns, options
+    return options
 
 
 def _serve() -> None:  # pragma: no cover - runs in the worker process
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
-    import tvm  # noqa: F401
+    import importlib
+    import typing
+
+    import tvm
     from tvm.script import from_source
     from tvm.script.parser.core.entry import _default_globals
 
-    base = _default_globals()
+    tirx = getattr(tvm, "tirx", None) or tvm.tir  # TVM 0.27 has no tvm.tir
+
+    def env(req: dict) -> dict:
+        names = dict(_default_globals())
+        for module, name, bound in req["imports"]:
+            mod = importlib.import_module(module)
+            names[bound] = getattr(mod, name) if name else mod
+        for name, ctor, dtype in req["decls"]:
+            if ctor == "TypeVar":
+                names[name] = typing.TypeVar(name)
+            elif ctor in ("Var", "SizeVar"):
+                names[name] = getattr(tirx, ctor)(name, dtype or "int32")
+            else:
+                names[name] = tirx.Var(name, ctor)
+        return names
+
     for line in sys.stdin:
         req = json.loads(line)
         try:
-            text, extra, options = tvm_inputs(req["text"], base)
-            from_source(text, extra_vars=extra, **options)
+            from_source(req["text"], extra_vars=env(req), **decorator_options(req["text"]))
             reply = {"status": "ok"}
         except Exception as e:  # noqa: BLE001 - TVM's rejection is the answer
             reply = {"status": "error", "message": f"{type(e).__name__}: {str(e)[-400:]}"}
@@ -460,7 +443,7 @@ class TvmAcceptance:
             return self.cache[d.key]
         if self.proc is None or self.proc.poll() is not None:
             self.proc = self._start()
-        self.proc.stdin.write(json.dumps({"text": d.text}) + "\n")
+        self.proc.stdin.write(json.dumps({"text": d.body, "imports": d.imports, "decls": d.decls}) + "\n")
         self.proc.stdin.flush()
         ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
         line = self.proc.stdout.readline() if ready else ""
