@@ -170,7 +170,8 @@ def f(c: R.Prim("bool"), x: R.Tensor((2,), "float32")):
     else:
         R.print(x)
     return x
-''', "R.print(x)", r"last statement of each if/else branch must bind"),
+''', "R.print(x)", r"both branches of an if must end by binding the same variable \('y' in the then branch, "
+                   r"'_' in the else branch\)"),
     ("two_returns", '''
 @R.function
 def f(x: R.Tensor((2,), "float32")):
@@ -285,13 +286,6 @@ def f(x: R.Tensor((2,), "float32")):
     a, b = x, x, x
     return a
 ''', "a, b = x", r"tuple unpacking needs a tuple of 2 values"),
-    ("dataflow_without_output", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    with R.dataflow():
-        a = R.add(x, x)
-    return x
-''', "with R.dataflow()", r"must end with R\.output"),
     ("match_cast_annotation_mismatch", '''
 @R.function
 def f(x: R.Tensor((2,), "float32")):

@@ -25,6 +25,7 @@ from ...errors import ParseError, RelaxError, Span
 from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir import tir
+from ...ir.struct_info import StructInfo
 from ..dialect import KEYWORD_ALIASES
 from . import prim
 from .scope import Scope
@@ -219,10 +220,26 @@ class Evaluator:
             return self.buffer_attribute(base, name, node)
         if isinstance(base, rx.Expr) and self.mode == "relax":
             return self.relax_attribute(base, name, node)
+        if isinstance(base, StructInfo):
+            return self.struct_info_attribute(base, name, node)
         if isinstance(base, InspectProxy) and base.field == "dtype" and name in _DTYPE_FIELDS:
             return self.call_operator(_DTYPE_FIELDS[name], [base.tensor], {}, node, node)
         raise self.error(node, f"attribute access '.{name}' is only supported on TVMScript namespaces, "
                                f"buffers, Relax values and the module name, not on {prim.describe(base)}")
+
+    def struct_info_attribute(self, s: StructInfo, name: str, node: ast.AST) -> Any:
+        """``x.struct_info.shape`` / ``.dtype`` / ``.ndim`` / ``.values`` / ``.value`` / ``.fields``: the
+        fields of a struct info, as TVM's objects have them (TEXT.EXPR.9)."""
+        from ...ir import struct_info as si
+
+        fields = {si.TensorStructInfo: ("shape", "dtype", "ndim", "vdevice"), si.ShapeStructInfo: ("values", "ndim"),
+                  si.PrimStructInfo: ("dtype", "value"), si.TupleStructInfo: ("fields",)}.get(type(s), ())
+        if name not in fields:
+            raise self.error(node, f"{type(s).__name__} has no field '.{name}' in TVMScript")
+        v = getattr(s, name)
+        if v is None:
+            raise self.error(node, f"the '.{name}' of this {type(s).__name__} is not known")
+        return tuple(v) if isinstance(v, (list, tuple)) else v
 
     def relax_attribute(self, base: rx.Expr, name: str, node: ast.AST) -> Any:
         """Attributes of a Relax value (TEXT.EXPR.9): ``x.struct_info`` / ``x.ty`` (its written struct

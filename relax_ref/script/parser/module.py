@@ -82,6 +82,12 @@ class ParseContext:
         VDevice built from the string (TEXT.MOD.4). Used for struct info and ``R.to_vdevice``."""
         from ...ops.core import parse_vdevice
 
+        kind, _, rest = text.partition(":")
+        if kind == "vdevice" and self.vdevices:
+            # "vdevice:i" is the i-th declared device whatever its kind (TVM's LookupVDevice)
+            index = rest.partition(":")[0]
+            if index.isdigit() and int(index) < len(self.vdevices):
+                return self.vdevices[int(index)]
         try:
             return parse_vdevice(text, None, self.vdevices)
         except ParseError as e:

@@ -14,6 +14,7 @@ from ...ir import dtype as _dt
 from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir import struct_info as si
+from ...ir.attrs import Attrs
 from . import prim
 from .evaluator import HANDLERS, REQUIRED, STATEMENT_ONLY, CallInfo, Evaluator, bind_params
 from .struct_info import is_si_ref, to_struct_info
@@ -320,8 +321,13 @@ def _sinfo_list(ev, info, v, what):
 
 
 def _call_packed(ev: Evaluator, info: CallInfo):
+    """``R.call_packed("f", *args, sinfo_args=..., **attrs)``: other keywords are the call's
+    attributes, as TVM prints them (TEXT.RELAX.1)."""
+    from .relax_func import check_attr_value
+
     kw = dict(info.kwargs)
     sinfo_value = kw.pop("sinfo_args", None)
+    attrs = {k: check_attr_value(ev, kw.pop(k), info.node_of(k)) for k in list(kw) if k != "func"}
     sub = CallInfo(info.node, info.path, info.args, kw, info.arg_nodes, info.kw_nodes)
     b = bind_params(ev, sub, (("func", REQUIRED),), varargs="args")
     func = b["func"]
@@ -336,7 +342,7 @@ def _call_packed(ev: Evaluator, info: CallInfo):
                                         f"{prim.describe(func)}")
     args = tuple(to_relax_expr(ev, a, info.node_of(i + 1)) for i, a in enumerate(b["args"]))
     sinfo = _sinfo_list(ev, info, sinfo_value, "sinfo_args")
-    return rx.Call(callee, args, sinfo_args=sinfo, span=ev.span(info.node))
+    return rx.Call(callee, args, Attrs(attrs), sinfo_args=sinfo, span=ev.span(info.node))
 
 
 def _extern_func(ev: Evaluator, info: CallInfo):

@@ -465,8 +465,7 @@ class RelaxFunctionParser:
         if len(outs) > 1:
             raise self.err(outs[1][1], "R.output can be called only once per dataflow block")
         out_names: List[str] = []
-        if not outs:
-            raise self.err(node, "a dataflow block must end with R.output(...) (possibly empty)")
+        # a block without R.output exports nothing (TVM reads it so)
         if outs:
             i, st = outs[0]
             if i != len(body) - 1:
@@ -517,7 +516,9 @@ class RelaxFunctionParser:
             self.stmt(st, bscope, seq.emit, seq, None)
         last = stmts[-1]
         names = bound_names(last)
-        if len(names) != 1 or not isinstance(last, (ast.Assign, ast.AnnAssign, ast.If, ast.FunctionDef)):
+        if isinstance(last, ast.Expr) and seq.current and seq.current[-1].var.name_hint == "_":
+            names = ["_"]  # an expression statement binds "_" (TVM: the branch's value is its unit result)
+        elif len(names) != 1 or not isinstance(last, (ast.Assign, ast.AnnAssign, ast.If, ast.FunctionDef)):
             raise self.err(last, "the last statement of each if/else branch must bind the variable that "
                                  "holds the branch's value")
         name = names[0]

@@ -194,7 +194,7 @@ def buffer_view(ev: Evaluator, info: CallInfo, buf: tir.Buffer) -> BufferSpec:
                       buf.offset_factor, tuple(buf.axis_separators), info.node, buf.data)
 
 
-HANDLERS["T.Buffer"] = _buffer
+HANDLERS["T.Buffer"] = HANDLERS["T.buffer"] = _buffer  # T.buffer: an old spelling TVM still reads
 HANDLERS["T.alloc_local"] = _alloc_in("local")
 HANDLERS["T.alloc_shared"] = _alloc_in("shared")
 HANDLERS["T.Buffer[]"] = _buffer_subscript

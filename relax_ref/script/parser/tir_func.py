@@ -190,7 +190,7 @@ class PrimFuncParser:
         without one (TEXT.TIR.2)."""
         names: List[str] = []
         for ann in anns:
-            if not (isinstance(ann, ast.Call) and self.ev.eval_ref(ann.func) == "T.Buffer"):
+            if not (isinstance(ann, ast.Call) and self.ev.eval_ref(ann.func) in ("T.Buffer", "T.buffer")):
                 continue
             shape = ann.args[0] if ann.args else next((k.value for k in ann.keywords if k.arg == "shape"), None)
             elts = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
@@ -228,7 +228,7 @@ class PrimFuncParser:
 
     def _is_buffer_annotation(self, ann: ast.AST) -> bool:
         target = ann.func if isinstance(ann, ast.Call) else ann.value if isinstance(ann, ast.Subscript) else None
-        return target is not None and self.ev.eval_ref(target) == "T.Buffer"
+        return target is not None and self.ev.eval_ref(target) in ("T.Buffer", "T.buffer")
 
     def _scalar_param_dtype(self, v: Any, ann: ast.AST) -> str:
         if isinstance(v, VarDecl):

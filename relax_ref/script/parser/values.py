@@ -35,7 +35,7 @@ CANONICAL_PATHS = {
     "tvm.relax.call_pure_packed": "R.call_pure_packed", "tvm.relax.prim_value": "R.prim_value",
     "tvm.relax.ExternFunc": "R.ExternFunc", "tvm.relax.ShapeExpr": "R.ShapeExpr",
     "tvm.relax.TupleGetItem": "R.TupleGetItem", "tvm.relax.Tuple": "R.tuple",
-    "tvm.tirx": "T", "tvm.tir": "T",
+    "tvm.tirx": "T", "tvm.tir": "T", "tvm.ir.VDevice": "I.vdevice",
 }
 
 
