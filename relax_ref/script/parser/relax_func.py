@@ -522,7 +522,7 @@ class RelaxFunctionParser:
             raise self.err(last, "the last statement of each if/else branch must bind the variable that "
                                  "holds the branch's value")
         name = names[0]
-        v = bscope.names.get(name)
+        v = seq.current[-1].var if isinstance(last, ast.Expr) else bscope.names.get(name)
         if not isinstance(v, rx.Var):
             raise self.err(last, f"the last statement of a branch must bind a Relax value to '{name}'",
                            binding=name)
