@@ -1,7 +1,7 @@
 """Adapter for Apache TVM 0.25 (``--impl tvm``).
 
-``load`` parses the text with ``tvm.script.from_source`` (the ``from tvm.script import ...`` lines are
-blanked first: TVM's parser resolves ``I``/``R``/``T`` itself), runs Relax well-formedness, applies
+``load`` parses the text with ``tvm.script.from_source`` (its ``tvm`` / ``typing`` import lines are
+blanked first and the names they bind passed as ``extra_vars``: TVM's parser reads no import), runs Relax well-formedness, applies
 ``LambdaLift`` when the module has local functions (the VM cannot run them otherwise), and builds with
 ``relax.build(mod, target="llvm")``. ``run`` calls the entry function on a fresh VM.
 
@@ -26,8 +26,6 @@ from .. import vocab
 from ..adapter import Adapter, LoadError, RunError
 from ..packed import SUITE_FUNCS, SuiteFuncError
 from ..values import Prim, Shape
-
-_IMPORT_LINE = re.compile(r"^(from tvm\.script import .*|import tvm.*)$", re.M)
 
 # (pattern, kind) tried in order against the message of a static (load-time) error.
 STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
@@ -54,6 +52,9 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"A Relax function must have a return value", "parse"),
     # text/parameter_named_like_symbolic_var (TEXT.SYM.2): a name bound twice in the signature's scope
     (r"Variable \w+ already defined in current scope", "parse"),
+    # text_dialects/typevar_*: TVM 0.27's rules for a top-level TypeVar (TEXT.DIALECT.3)
+    (r"TypeVar binding '\w+' must match its declared name", "parse"),
+    (r"Symbolic TypeVar '\w+' must not have constraints or a bound", "parse"),
     # text/integer_true_division (TEXT.PRIM.2): '/' between integer scalar expressions
     (r"TVM supports multiple types of integer divisions, please call div", "parse"),
     # struct-info inference and annotation checks
@@ -248,6 +249,50 @@ def _has_local_functions(mod) -> bool:
     return False
 
 
+def _release(version: str) -> tuple:
+    """``"0.27.0.post1"`` -> ``(0, 27)``."""
+    parts = []
+    for p in version.split(".")[:2]:
+        digits = "".join(c for c in p if c.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def _imports_as_names(text: str) -> tuple:
+    """TVM's parser reads no import statement: the text without its top-level imports (blank lines keep
+    the line numbers) and the names they bind, as ``extra_vars`` on top of TVM's defaults. Only
+    ``tvm`` modules and ``typing.TypeVar`` are imported (the text is a case, not a program to run)."""
+    import ast
+    import importlib
+
+    from tvm.script.parser.core.entry import _default_globals
+
+    names = dict(_default_globals())
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text, names
+    lines = text.split("\n")
+    for stmt in tree.body:
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            continue
+        mods = [stmt.module or ""] if isinstance(stmt, ast.ImportFrom) else [a.name for a in stmt.names]
+        if not all(m == "typing" or m == "tvm" or m.startswith("tvm.") for m in mods):
+            continue
+        for a in stmt.names:
+            if isinstance(stmt, ast.ImportFrom):
+                mod = importlib.import_module(stmt.module)
+                value = getattr(mod, a.name, None)
+                names[a.asname or a.name] = value if value is not None else \
+                    importlib.import_module(f"{stmt.module}.{a.name}")
+            else:
+                names[a.asname or a.name.split(".")[0]] = importlib.import_module(a.asname and a.name or
+                                                                                  a.name.split(".")[0])
+        for i in range(stmt.lineno - 1, stmt.end_lineno):
+            lines[i] = ""
+    return "\n".join(lines), names
+
+
 class TvmAdapter(Adapter):
     """Apache TVM 0.25 on the LLVM CPU target (run it through the worker process)."""
 
@@ -258,6 +303,10 @@ class TvmAdapter(Adapter):
 
         self._tvm = tvm
         self.name = f"tvm {tvm.__version__}"
+        # each release reads its own spelling: TVM 0.27 changed the text (out_ty, T.int64, TypeVar, ...)
+        newer = _release(tvm.__version__) >= (0, 27)
+        self.unsupported_features = frozenset({"classic-spelling", "mixed-releases",
+                                               "tvm-0.25-spelling" if newer else "tvm-0.27-spelling"})
         self._register_suite_funcs()
 
     # -- packed functions ---------------------------------------------------------------------------
@@ -338,9 +387,9 @@ class TvmAdapter(Adapter):
         tvm = self._tvm
         from tvm import relax
 
-        source = _IMPORT_LINE.sub("", text)
         try:
-            mod = tvm.script.from_source(source, check_well_formed=False)
+            source, names = _imports_as_names(text)
+            mod = tvm.script.from_source(source, extra_vars=names, check_well_formed=False)
         except Exception as err:  # noqa: BLE001 - every TVM error is classified
             raise LoadError(classify_static(err), _first_line(err)) from None
         try:
