@@ -311,9 +311,11 @@ class Evaluator:
     def scalar_operands(self, *vals: Any) -> Optional[List[Any]]:
         """tvm-0.27 arithmetic on Relax scalar variables (``y = n + 1`` with ``n: T.int64``): when
         every operand is a number, a scalar expression or a Relax value standing for one, and at
-        least one is a Relax value, the operands as scalars (TEXT.DIALECT.3); None otherwise."""
-        if not self.ctx.relax_dialect.prim_bindings:
-            return None
+        least one is a Relax value, the operands as scalars (TEXT.DIALECT.3); None otherwise. In tvm-0.25
+        text only with a number or scalar expression among the operands (which tvm-0.25 rejects)."""
+        strict = not self.ctx.relax_dialect.prim_bindings
+        if strict and not any(prim.is_num(v) or isinstance(v, P.PrimExpr) for v in vals):
+            return None  # between Relax values tvm-0.25 means the operator (R.add), not scalar arithmetic
         out = []
         for v in vals:
             if isinstance(v, rx.Expr):

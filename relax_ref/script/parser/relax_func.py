@@ -31,7 +31,7 @@ from .relax_builtins import const_array, to_relax_expr
 from .scope import Scope
 from .struct_info import collect_symbol_names, is_si_ref, prim_type_ref, to_struct_info
 from .values import (
-    FunctionOptions, GlobalSymDecl, MatchCastPair, MetaValue, Ref, SIProxy, TypeVarDecl, VarDecl,
+    FunctionOptions, GlobalSymDecl, MatchCastPair, MetaValue, PrimProxy, Ref, SIProxy, TypeVarDecl, VarDecl,
 )
 
 Emit = Callable[[rx.Binding], None]
@@ -137,7 +137,7 @@ class RelaxFunctionParser:
     """Parses one ``@R.function`` (global or local) into a raw :class:`~relax_ref.ir.Function`."""
 
     def __init__(self, ctx, node: ast.FunctionDef, opts: FunctionOptions, outer: Scope, *,
-                 inner: bool = False, valueless: frozenset = frozenset()) -> None:
+                 inner: bool = False, valueless: frozenset = frozenset(), keep_values: bool = False) -> None:
         self.ctx = ctx
         self.node = node
         self.opts = opts
@@ -151,6 +151,9 @@ class RelaxFunctionParser:
         self.prim_params: Dict[str, P.PrimVar] = {}
         #: scalar parameters whose symbol nothing uses: they get ``R.Prim(dtype)`` without a value
         self.valueless = valueless
+        #: a recursive local function keeps its scalar parameters' values (its variable's struct info,
+        #: built before the body is read, must be the function's)
+        self.keep_values = keep_values
 
     def err(self, node, msg, **kw):
         kw.setdefault("function", self.name)
@@ -179,7 +182,7 @@ class RelaxFunctionParser:
         for arg in self.node.args.args:
             if arg.annotation is None:
                 raise self.err(arg, "a type annotation is required for function parameters", binding=arg.arg)
-            dtype = prim_type_ref(Ref(ev.eval_ref(arg.annotation) or ""))
+            dtype = self._scalar_param_dtype(arg.annotation, ev)
             if dtype is not None:
                 # tvm-0.27: the parameter is the symbolic variable of its name (TEXT.DIALECT.3)
                 pv = P.PrimVar(arg.arg, dtype)
@@ -203,6 +206,22 @@ class RelaxFunctionParser:
         if self.node.returns is not None:
             ret = to_struct_info(ev, ev.eval_node(self.node.returns), self.node.returns, signature=True)
         return raw, ret
+
+    def _scalar_param_dtype(self, ann: ast.AST, ev: Evaluator) -> Optional[str]:
+        """The dtype of a scalar parameter annotation without a value -- ``T.int64``, or
+        ``R.Prim("int64")`` (TVM 0.27 makes either parameter its own symbol; TVM 0.25 rejects a symbol
+        of that name, so every dialect reads it so: TEXT.DIALECT.3) -- else None."""
+        dtype = prim_type_ref(Ref(ev.eval_ref(ann) or ""))
+        if dtype is not None:
+            return dtype
+        if self.keep_values:
+            return None  # a recursive local function: only T.int64 parameters are symbols
+        if isinstance(ann, ast.Call) and ev.eval_ref(ann.func) == "R.Prim" and not any(
+                kw.arg == "value" for kw in ann.keywords) and len(ann.args) <= 1:
+            p = ev.eval_node(ann)
+            if isinstance(p, PrimProxy) and p.value is None and isinstance(p.dtype, str) and p.dtype != "void":
+                return p.dtype
+        return None
 
     def signature_struct_info(self) -> si.FuncStructInfo:
         """The FuncStructInfo of the signature, built in a throw-away frame (for local recursion)."""
@@ -232,7 +251,7 @@ class RelaxFunctionParser:
         fn = self._parse_rest(params, ret)
         unused = frozenset(n for n, pv in self.prim_params.items()
                            if n not in self.valueless and not symbol_used(fn, pv, params))
-        if unused:
+        if unused and not self.keep_values:
             # a scalar parameter whose symbol nothing else uses is just a scalar: parse again without
             # the value (TEXT.DIALECT.3)
             again = RelaxFunctionParser(self.ctx, self.node, self.opts, self.outer, inner=self.inner,
@@ -351,8 +370,10 @@ class RelaxFunctionParser:
             scope.define(name, GlobalSymDecl(name, value.dtype))
             return
         if isinstance(value, VarDecl):
-            if ann is not None:
-                raise self.err(target, "a symbolic variable declaration cannot be annotated")
+            if ann is not None and not (isinstance(ann, si.PrimStructInfo) and ann.value is None
+                                        and ann.dtype == value.dtype):
+                raise self.err(target, "a symbolic variable declaration can only be annotated with its own dtype "
+                                       f"(T.{value.dtype})")
             self.declare_symbolic(name, value, scope, target)
             return
         if isinstance(value, MatchCastPair):
@@ -364,7 +385,8 @@ class RelaxFunctionParser:
             scope.define(name, var)
             return
         if isinstance(value, (int, float)):
-            if isinstance(ann, si.PrimStructInfo) and ann.dtype is not None and self.ctx.relax_dialect.prim_bindings:
+            if isinstance(ann, si.PrimStructInfo) and ann.dtype is not None:
+                # ``y: T.int32 = 2`` is the scalar value (TVM 0.25 rejects a constant under that annotation)
                 value = rx.PrimValue(prim.lit(value, ann.dtype, self.ev.span(value_node)),
                                      span=self.ev.span(value_node))
             else:
@@ -561,17 +583,18 @@ class RelaxFunctionParser:
         if opts.kind == "tir":
             raise self.err(node, "an inline prim_func is not allowed inside a Relax function; define it in the "
                                  "module")
-        sub = RelaxFunctionParser(self.ctx, node, opts, scope, inner=True)
+        recursive = is_recursive(node)
+        sub = RelaxFunctionParser(self.ctx, node, opts, scope, inner=True, keep_values=recursive)
         self_var = None
         outer = scope
-        if is_recursive(node):
+        if recursive:
             if node.returns is None:
                 raise self.err(node, f"the recursive local function '{node.name}' needs a return annotation")
             fsi = sub.signature_struct_info()
             self_var = self.make_var(node.name, fsi, node, df)
             outer = scope.child("block")
             outer.define(node.name, self_var)
-            sub = RelaxFunctionParser(self.ctx, node, opts, outer, inner=True)
+            sub = RelaxFunctionParser(self.ctx, node, opts, outer, inner=True, keep_values=True)
         fn = sub.parse()
         var = self_var if self_var is not None else self.make_var(node.name, None, node, df)
         emit(rx.VarBinding(var, fn, span=ev.span(node)))
