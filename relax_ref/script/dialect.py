@@ -78,6 +78,7 @@ class Dialect:
     prim_value_float: str = "float32"   # dtype of ``R.prim_value(<Python float>)``
     prim_bindings: bool = False         # ``y = <scalar expression>`` binds a Relax scalar value
     #: TVM reads several assert_op format arguments only as a list, and an empty sinfo_args only written
+    void_dtype_none: bool = False       # an unknown dtype attribute prints as None, not "void"
     list_format_args: bool = False
     explicit_empty_ty_args: bool = False
     #: keywords of Relax calls the release does not take (printed only with a non-default value)
@@ -149,6 +150,7 @@ TVM027 = Dialect(
     constant_key="ir.GenericConst",
     prim_value_float="float64",
     prim_bindings=True,
+    void_dtype_none=True,
     list_format_args=True,
     explicit_empty_ty_args=True,
     removed_keywords={"R.layout_transform": ("axis_separators", "input_axis_separators")},

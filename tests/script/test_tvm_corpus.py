@@ -1,14 +1,14 @@
-"""A corpus of modules produced by TVM 0.25 itself (spec rule TEXT.RT.2).
+"""A corpus of modules produced by the installed TVM itself, 0.25 or 0.27 (spec rule TEXT.RT.2).
 
 About thirty small graph programs are written here in TVM's own TVMScript and run through TVM's
 ``LegalizeOps`` and ``AnnotateTIROpPattern`` + ``FuseOps`` + ``FuseTIR``; the source, legalized and
 fused modules (at least 50) are then checked both ways:
 
-(a) relax-ref reads ``tvm_mod.script(show_meta=True)``, prints it in the ``tvm`` spelling, and TVM's
+(a) relax-ref reads ``tvm_mod.script(show_meta=True)``, prints it in the installed TVM's dialect, and TVM's
     ``tvm.script.from_source`` reads that text into a module that ``tvm_ffi.structural_equal`` finds
     equal to the original;
 (b) within relax-ref, ``parse(print(parse(tvm_text)))`` is structurally equal to
-    ``parse(tvm_text)`` in both spellings.
+    ``parse(tvm_text)`` in every dialect that can write it.
 
 A module is excused only when relax-ref's parser rejects it because an operator it uses is not in
 the operator registry (yet); every other failure fails the test, and at least 50 modules must be

@@ -183,7 +183,7 @@ class RelaxFunctionParser:
             if arg.annotation is None:
                 raise self.err(arg, "a type annotation is required for function parameters", binding=arg.arg)
             dtype = self._scalar_param_dtype(arg.annotation, ev)
-            if dtype is not None:
+            if dtype == "int64":  # a symbol is an int64 variable (other scalars are plain parameters)
                 # tvm-0.27: the parameter is the symbolic variable of its name (TEXT.DIALECT.3)
                 pv = P.PrimVar(arg.arg, dtype)
                 self.prim_params[arg.arg] = pv

@@ -139,7 +139,7 @@ class RelaxPrinter:
         written ``k: T.int64`` -- the parameter *is* the symbol, under one name (TEXT.DIALECT.3).
         Returns the name, or None for any other parameter."""
         s = p.struct_info
-        if not (isinstance(s, si.PrimStructInfo) and isinstance(s.value, P.PrimVar)):
+        if not (isinstance(s, si.PrimStructInfo) and isinstance(s.value, P.PrimVar) and s.value.dtype == "int64"):
             return None
         v = s.value
         if v in self.ctx.param_symbols:
@@ -337,6 +337,8 @@ class RelaxPrinter:
     def attr(self, v) -> str:
         if isinstance(v, si.VDevice):
             return format_str(self.sinfo.vdevice(v))
+        if isinstance(v, str) and v == "void" and self.ctx.dialect.void_dtype_none:
+            return "None"  # TVM 0.27 writes an unknown dtype attribute (out_dtype) as None
         return attr_value(v, self.prim, self.sinfo, self.expr)
 
     def sinfo_tuple(self, items) -> str:
