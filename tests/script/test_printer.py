@@ -535,8 +535,14 @@ def test_struct_info_to_str_and_prim_to_str():
 @pytest.mark.parametrize("build", [lambda: tir_module(let_stmt=False), relax_module], ids=["tir", "relax"])
 def test_tvm_reads_and_reprints_tvm_spelling(build):
     tvm = pytest.importorskip("tvm")
-    text = print_module(build(), dialect=installed_tvm_dialect())
+    dialect = installed_tvm_dialect()
+    text = print_module(build(), dialect=dialect)
     reprinted = tvm.script.from_source(text).script()
+    if dialect != "tvm-0.25":
+        # TVM 0.27 writes symbolic buffer parameters inline (T.Buffer((n, 8)) with a TypeVar n) where
+        # relax-ref writes T.match_buffer: the texts differ, the modules do not
+        assert structural_equal(parse(reprinted), parse(text))
+        return
     if build is relax_module:
         # TVM names If-branch results y_then/y_else and rebinds (see relax printer docstring)
         text = text.replace('            w: R.Tensor((n, 8), dtype="float32") = R.add(z, z)',
@@ -561,7 +567,8 @@ def test_tvm_reads_constants_and_metadata():
     for show_meta in (False, True):
         tmod = tvm.script.from_source(print_module(mod, dialect=installed_tvm_dialect(), show_meta=show_meta))
         blocks = tmod["main"].body.blocks
-        got = [b.value.data.numpy() for b in blocks[0].bindings]
+        # TVM 0.27's constant node keeps its tensor in .value (0.25: .data)
+        got = [(b.value.data if hasattr(b.value, "data") else b.value.value).numpy() for b in blocks[0].bindings]
         for a, g in zip(arrays, got):
             assert a.dtype == g.dtype and a.shape == g.shape
             np.testing.assert_array_equal(a, g)

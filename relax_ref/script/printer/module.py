@@ -22,6 +22,7 @@ from .context import PrintContext
 from .dialect import get_dialect
 from .metadata import metadata_header
 from .relax import RelaxPrinter, indent
+from .scalar_args import scalars_before_outputs
 from .tir import TIRPrinter
 
 
@@ -80,6 +81,8 @@ def print_module(mod: IRModule, *, dialect: str = "classic", show_meta: bool = F
                  module_name: str = "Module") -> str:
     """TVMScript text of ``mod`` (see the module docstring for the layout)."""
     d = get_dialect(dialect)
+    if not d.tir_vars:
+        mod = scalars_before_outputs(mod, d.name)  # tvm-0.27's call_tir form (TEXT.DIALECT.5)
     text, ctx = _print_module(mod, d, show_meta, module_name, set())
     if ctx.typevars and d.typevar_symbols:
         # again, with the TypeVar names known, so that symbols declared in bodies avoid them
