@@ -12,9 +12,22 @@ declarations), and then
 3. printed in every dialect and parsed back, the round trip compared with
    :func:`relax_ref.structural_equal`.
 
-``python -m relax_ref.testing.tvm_corpus DIR [DIR ...] [--tvm] [--json OUT] [--causes N] [--show CAUSE]``
-prints the tally (definitions, standalone, accepted by TVM, parsed, round-tripped) and the failure causes
-counted, each cause being the error message with names and numbers masked.
+``python -m relax_ref.testing.tvm_corpus DIR [DIR ...] [--tvm] [--tvm-cache FILE] [--json OUT] [--causes N]
+[--show CAUSE]`` prints the tally (definitions, standalone, accepted by TVM, parsed, round-tripped) and the
+failure causes counted, each cause being the error message with names and numbers masked.
+
+Each rejection is put in a category (:data:`CATEGORIES`): ``operator`` (an operator the registry does not
+have yet), ``layout`` (a packed data layout), ``distributed`` (distributed Relax) -- other parts of the
+project, counted apart --, ``python`` (the definition uses Python objects of TVM that a text cannot
+express, e.g. ``topi`` functions or a ``BasePyModule``), ``ill-formed`` (a struct-info or well-formedness
+error in a text that turns TVM's check off) and ``text`` (the reading of TVMScript itself). A tvm-0.27
+round-trip failure of a module using what that dialect cannot write (``tir_vars``, ``R.Prim(value=...)``,
+TEXT.DIALECT.5) is reported as *inexpressible*; the summary gives the round trip both strictly and "in
+every dialect that can write the module".
+
+TVM's answers are cached per TVM version and worker protocol (:data:`WORKER_PROTOCOL`): the worker hands
+``tvm.script.from_source`` the definition alone, its file's imports and declarations as ``extra_vars``
+and its decorator's ``check_well_formed`` / ``s_tir`` options, which is what the decorator does.
 """
 
 from __future__ import annotations

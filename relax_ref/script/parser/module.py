@@ -51,7 +51,7 @@ class ParseContext:
             self.root_scope.define(alias, Ref(root))
         self.root_scope.define("range", Ref("range"))
         self.root_scope.define("float", Ref("float"))
-        for name in ("tvm", "TypeVar"):
+        for name in ("tvm", "TypeVar", "int"):  # int: the bound of a TypeVar (refused with its reason)
             if not self.root_scope.contains(name):
                 self.root_scope.define(name, Ref(name))
         self.vdevices: Optional[Tuple[VDevice, ...]] = None
