@@ -10,59 +10,21 @@ from hypothesis import strategies as st
 
 import relax_ref
 from relax_ref.errors import OpRuntimeError, RelaxRuntimeError, UnsupportedError
-from relax_ref.ir import expr as rx
-from relax_ref.ir.functor import ExprVisitor
 from relax_ref.script.parser import parse
 from relax_ref.transform import LegalizeOps
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
+from ops_helpers import HEADER, calls_text, check_calls, legalized_equals_reference
+
 rng = np.random.default_rng(5)
 
 
 def module(params, exprs):
-    lines = "\n".join(f"        r{i} = {e}" for i, e in enumerate(exprs))
-    outs = ", ".join(f"r{i}" for i in range(len(exprs)))
-    return parse(HEADER + "@I.ir_module\nclass Module:\n    @R.function\n"
-                 f"    def main({params}):\n{lines}\n        return ({outs},)\n", check_well_formed=False)
-
-
-def _flat(v):
-    if isinstance(v, tuple):
-        for x in v:
-            yield from _flat(x)
-    else:
-        yield v
-
-
-def op_calls(mod):
-    found = []
-
-    class V(ExprVisitor):
-        def visit_Call(self, c):
-            if isinstance(c.op, rx.Op) and c.op.name not in ("relax.call_tir", "relax.tensor_to_shape"):
-                found.append(c.op.name)
-            self.generic_visit_expr(c)
-
-    V().visit_expr(mod["main"])
-    return found
+    return parse(calls_text(params, exprs), check_well_formed=False)
 
 
 def check(params, exprs, inputs, expected, *, legalize=True):
-    mod = module(params, exprs)
-    got = relax_ref.evaluate(mod, "main", *inputs)
-    for g, w in zip(got, expected):
-        for a, b in zip(_flat(g), _flat(w)):
-            b = np.asarray(b)
-            assert a.shape == b.shape and a.dtype == b.dtype, (a, b)
-            np.testing.assert_array_equal(a, b)
-    if legalize:
-        lmod = LegalizeOps()(mod)
-        assert op_calls(lmod) == []
-        lgot = relax_ref.evaluate(lmod, "main", *inputs)
-        for a, b in zip(_flat(got), _flat(lgot)):
-            assert a.shape == b.shape and a.dtype == b.dtype
-            np.testing.assert_array_equal(a, b)
-    return mod
+    """Reference == numpy ``expected`` (one entry per expression), then legalized == reference."""
+    return check_calls(module(params, exprs), inputs, expected, legalize=legalize)
 
 
 def f32(*shape):
@@ -340,15 +302,6 @@ def _ss(data, src, start, end, step):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _legalized_equals_reference(mod, inputs):
-    got = relax_ref.evaluate(mod, "main", *inputs)
-    lgot = relax_ref.evaluate(LegalizeOps()(mod), "main", *inputs)
-    for a, b in zip(_flat(got), _flat(lgot)):
-        assert a.shape == b.shape
-        np.testing.assert_array_equal(a, b)
-    return got
-
-
 @st.composite
 def take_case(draw):
     ndim = draw(st.integers(1, 3))
@@ -372,7 +325,7 @@ def test_property_take(case):
     idims = ", ".join(f'"i{i}"' if sym else str(s) for i, s in enumerate(idx.shape))
     mod = module(f'x: R.Tensor(({dims},), "float32"), i: R.Tensor(({idims}{"," if idx.ndim == 1 else ""}), "int64")',
                  [f"R.take(x, i, axis={axis}, mode='{mode}')"])
-    got = _legalized_equals_reference(mod, [x, idx])
+    got = legalized_equals_reference(mod, [x, idx])
     a = axis % len(shape)
     ref = {"fast": idx, "clip": np.clip(idx, 0, shape[a] - 1), "wrap": np.mod(idx, shape[a])}[mode]
     np.testing.assert_array_equal(got[0], np.take(x, ref, axis=a))
@@ -401,7 +354,7 @@ def test_property_strided_slice(case):
     dims = ", ".join(f'"d{i}"' if sym else str(s) for i, s in enumerate(shape))
     mod = module(f'x: R.Tensor(({dims},), "float32")', [f"R.strided_slice(x, {axes}, {begin}, {end}, {strides})"])
     try:
-        got = _legalized_equals_reference(mod, [x])
+        got = legalized_equals_reference(mod, [x])
     except OpRuntimeError as e:  # TVM's symbolic extent is negative for this size (reference raises)
         assert sym and "inferred" in str(e)
         return

@@ -12,61 +12,23 @@ import relax_ref
 from relax_ref.errors import RelaxRuntimeError, OpRuntimeError
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
-from relax_ref.ir.functor import ExprVisitor
 from relax_ref.ir.module import IRModule
 from relax_ref.ir.struct_info import TensorStructInfo
 from relax_ref.script.parser import parse
 from relax_ref.transform import LegalizeOps
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
+from ops_helpers import calls_text, check_calls, legalized_equals_reference
+
 rng = np.random.default_rng(11)
 
 
 def module(params, exprs):
-    lines = "\n".join(f"        r{i} = {e}" for i, e in enumerate(exprs))
-    outs = ", ".join(f"r{i}" for i in range(len(exprs)))
-    return parse(HEADER + "@I.ir_module\nclass Module:\n    @R.function\n"
-                 f"    def main({params}):\n{lines}\n        return ({outs},)\n", check_well_formed=False)
-
-
-def _flat(v):
-    if isinstance(v, tuple):
-        for x in v:
-            yield from _flat(x)
-    else:
-        yield v
-
-
-def op_calls(mod):
-    """Names of the high-level operators still called in ``main``."""
-    found = []
-
-    class V(ExprVisitor):
-        def visit_Call(self, c):
-            if isinstance(c.op, rx.Op) and c.op.name not in ("relax.call_tir", "relax.tensor_to_shape"):
-                found.append(c.op.name)
-            self.generic_visit_expr(c)
-
-    V().visit_expr(mod["main"])
-    return found
+    return parse(calls_text(params, exprs), check_well_formed=False)
 
 
 def check(params, exprs, inputs, expected, *, legalize=True):
     """Reference == numpy ``expected`` (one entry per expression), then legalized == reference."""
-    mod = module(params, exprs)
-    got = relax_ref.evaluate(mod, "main", *inputs)
-    for g, w in zip(got, expected):
-        for a, b in zip(_flat(g), _flat(w)):
-            assert a.shape == np.shape(b) and a.dtype == np.asarray(b).dtype, (a, b)
-            np.testing.assert_array_equal(a, b)
-    if legalize:
-        lmod = LegalizeOps()(mod)
-        assert op_calls(lmod) == [], op_calls(lmod)
-        lgot = relax_ref.evaluate(lmod, "main", *inputs)
-        for a, b in zip(_flat(got), _flat(lgot)):
-            assert a.shape == b.shape and a.dtype == b.dtype
-            np.testing.assert_array_equal(a, b)
-    return mod
+    return check_calls(module(params, exprs), inputs, expected, legalize=legalize)
 
 
 def f32(*shape):
@@ -234,15 +196,6 @@ def test_layout_transform():
 # ---------------------------------------------------------------------------------------------------
 
 
-def _legalized_equals_reference(mod, inputs):
-    got = relax_ref.evaluate(mod, "main", *inputs)
-    lgot = relax_ref.evaluate(LegalizeOps()(mod), "main", *inputs)
-    for a, b in zip(_flat(got), _flat(lgot)):
-        assert a.shape == b.shape
-        np.testing.assert_array_equal(a, b)
-    return got
-
-
 @st.composite
 def reshape_permute_case(draw):
     ndim = draw(st.integers(1, 4))
@@ -267,7 +220,7 @@ def test_property_reshape_permute(case):
     x = rng.integers(-50, 50, shape).astype("int32")
     mod = module(f'x: R.Tensor(({dims},), "int32")',
                  [f"R.permute_dims(x, axes={perm})", f"R.reshape(r0, {tuple(target)})"])
-    got = _legalized_equals_reference(mod, [x])
+    got = legalized_equals_reference(mod, [x])
     np.testing.assert_array_equal(got[0], x.transpose(perm))
     np.testing.assert_array_equal(got[1], x.transpose(perm).reshape(target))
 
@@ -313,7 +266,7 @@ def test_property_concat_split(case):
     want = np.split(whole, cuts, axis=a) if isinstance(ios, list) else \
         [np.take(whole, range(min(i * c, d), min((i + 1) * c, d) if i < ios - 1 else d), axis=a) for i in range(ios)]
     try:
-        got = _legalized_equals_reference(mod, arrays)
+        got = legalized_equals_reference(mod, arrays)
     except OpRuntimeError as e:  # TVM's symbolic section formula is negative for this size
         assert sym and isinstance(ios, int) and "inferred" in str(e)
         return
