@@ -436,9 +436,11 @@ def legalized_equals_reference(mod, inputs):
     return got
 
 
-def check_calls(mod, inputs, expected, *, legalize=True):
-    """``main`` of ``mod`` (see :func:`calls_text`) gives ``expected`` (one entry per expression) on
-    ``inputs``; with ``legalize``, the legalized module calls no operator and computes the same."""
+def check_calls(params, exprs, inputs, expected, *, legalize=True):
+    """``main(params)`` binding ``exprs`` (:func:`calls_text`) gives ``expected`` (one entry per
+    expression) on ``inputs``; with ``legalize``, the legalized module calls no operator and computes
+    the same. Returns the module."""
+    mod = relax_ref.parse(calls_text(params, exprs), check_well_formed=False)
     got = relax_ref.evaluate(mod, "main", *inputs)
     assert len(got) == len(expected), (len(got), len(expected))
     for i, (g, w) in enumerate(zip(got, expected)):
@@ -448,3 +450,73 @@ def check_calls(mod, inputs, expected, *, legalize=True):
         assert unlegalized_calls(lmod) == [], unlegalized_calls(lmod)
         same_leaves(relax_ref.evaluate(lmod, "main", *inputs), got, "legalized")
     return mod
+
+
+def call_sinfo(params, expr):
+    """The struct info relax-ref infers for ``r = expr`` in ``main(params)``."""
+    return last_sinfo(call_text(params, expr))[0]
+
+
+def run_call(params, expr, *args):
+    """The reference result of ``r = expr`` in ``main(params)`` on ``args``."""
+    return relax_ref.evaluate(relax_ref.parse(call_text(params, expr)), "main", *args)
+
+
+def dims(s):
+    """A readable form of a tensor struct info (tuples: per field): (dims as text or None, dtype, ndim)."""
+    if isinstance(s, TupleStructInfo):
+        return tuple(dims(f) for f in s.fields)
+    vals = s.shape_values
+    return (None if vals is None else tuple(P.to_str(v) for v in vals), s.dtype, s.ndim)
+
+
+def check_print_roundtrip(params, exprs):
+    """The module binding every call of ``exprs`` survives print -> parse in both spellings; returns
+    the parsed module (well-formedness not checked)."""
+    from relax_ref.analysis.structural_equal import structural_equal
+
+    mod = relax_ref.parse(calls_text(params, exprs), check_well_formed=False)
+    for dialect in ("classic", "tvm"):
+        assert structural_equal(mod, relax_ref.parse(mod.script(dialect=dialect), check_well_formed=False)), dialect
+    return mod
+
+
+def check_table_row(funcs, name, args, want, tol=0.0, legal_tol=None):
+    """Function ``name`` of the table gives ``want`` (an independent formula's value) on ``args``,
+    within ``tol``; its legalized form gives the same within ``legal_tol`` (default ``tol``)."""
+    b = both_of(funcs)
+    ref = b.ref(name, *args)
+    same(ref, as_arrays(want), tol)
+    same(b.tir(name, *args), ref, tol if legal_tol is None else legal_tol)
+
+
+def check_table_with_tvm(funcs, inputs_for, skip=(), tol=0.0):
+    """Every function of the table but ``skip``, built once by TVM and run by its VM on
+    ``inputs_for(name)``, gives the reference result (``tol``: a number, or a function of the name)."""
+    pytest.importorskip("tvm")
+    run = [f for f in funcs if f[0] not in skip]
+    assert run
+    inputs = {name: inputs_for(name) for name, _, _ in run}
+    theirs = run_tvm_table(run, inputs)
+    b = both_of(funcs)
+    for name, args in inputs.items():
+        same(b.ref(name, *args), theirs[name], tol(name) if callable(tol) else tol, name)
+
+
+def sinfo_agreement_test(cases, **kwargs):
+    """A test, parametrized over ``(id, params, expr)`` cases, that relax-ref infers TVM's struct info
+    for ``r = expr`` in ``main(params)`` and rejects what TVM rejects (``kwargs``: see
+    :func:`check_sinfo_with_tvm`). Assign it to a ``test_*`` name of the test module."""
+
+    @pytest.mark.tvm
+    @pytest.mark.parametrize("case", cases, ids=[c[0] for c in cases])
+    def test(case):
+        _, params, expr = case
+        check_sinfo_with_tvm(call_text(params, expr), **kwargs)
+
+    return test
+
+
+def parse_calls(params, exprs):
+    """The module of :func:`calls_text`, parsed (well-formedness not checked)."""
+    return relax_ref.parse(calls_text(params, exprs), check_well_formed=False)

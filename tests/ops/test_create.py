@@ -15,8 +15,8 @@ from relax_ref.ir import prim_expr as P
 from relax_ref.ir.struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo
 
 from ops_helpers import (
-    Both, T, both_of, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, infer, module, pv,
-    run_tvm_table, same, shape_expr,
+    Both, T, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, check_table_row, check_table_with_tvm,
+    infer, module, pv, same, shape_expr,
 )
 
 n, m = P.PrimVar("n"), P.PrimVar("m")
@@ -211,13 +211,10 @@ def _numpy_expected(name, args):
 
 @pytest.mark.parametrize("name", [f[0] for f in FUNCS])
 def test_reference_matches_numpy_and_legalized(name):
-    b = both_of(FUNCS)
     for rows in (2, 4):
         args = _inputs(name, rows)
-        ref = b.ref(name, *args)
-        tol = 1e-6 if name.startswith("ham") else 0.0
-        same(ref, np.asarray(_numpy_expected(name, args)), tol=tol)
-        same(b.tir(name, *args), ref)
+        check_table_row(FUNCS, name, args, _numpy_expected(name, args), tol=1e-6 if name.startswith("ham") else 0.0,
+                        legal_tol=0.0)
 
 
 def test_astype_constant_folds_like_tvm():
@@ -270,14 +267,12 @@ SINFO_CASES = [
 @pytest.mark.tvm
 @pytest.mark.parametrize("case", SINFO_CASES, ids=[c[1] + "-" + str(i) for i, c in enumerate(SINFO_CASES)])
 def test_struct_info_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
     check_sinfo_with_tvm(call_text(*case))
 
 
 @pytest.mark.tvm
 def test_arange_symbolic_length_agrees_with_tvm():
     """For a positive step the symbolic length is TVM's ``(end - start + step - 1) // step``."""
-    pytest.importorskip("tvm")
     check_sinfo_with_tvm(module(("main", 'x: R.Tensor(("n", 3), "int32")', "n = T.int64()\nr = R.arange(1, n, 3)")))
 
 
@@ -288,13 +283,8 @@ TVM_SKIP = {"wrap_param", "arange_f"}
 
 @pytest.mark.tvm
 def test_results_agree_with_tvm():
-    pytest.importorskip("tvm")
-    funcs = [f for f in FUNCS if f[0] not in TVM_SKIP]
-    inputs = {name: _inputs(name, 3) for name, _, _ in funcs}
-    theirs = run_tvm_table(funcs, inputs)
-    b = both_of(FUNCS)
-    for name, args in inputs.items():
-        same(b.ref(name, *args), np.asarray(theirs[name]), tol=1e-6 if name.startswith("ham") else 0.0)
+    check_table_with_tvm(FUNCS, lambda name: _inputs(name, 3), skip=TVM_SKIP,
+                         tol=lambda name: 1e-6 if name.startswith("ham") else 0.0)
 
 
 @pytest.mark.tvm

@@ -13,7 +13,7 @@ from relax_ref.ops import common as C
 from relax_ref.ops import registry
 from relax_ref.ops.elementwise import ANY_UNARY_OPS, BINARY_OPS, FLOAT_UNARY_OPS, NN_OPS
 
-from ops_helpers import T, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, infer
+from ops_helpers import T, check_print_roundtrip, check_signatures_match_tvm, infer, sinfo_agreement_test
 
 CMP_OPS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 
@@ -270,11 +270,7 @@ def _other_cases():
 CASES = _binary_cases() + _unary_cases() + _other_cases()
 
 
-@pytest.mark.tvm
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_agrees_with_tvm(case):
-    _, params, expr = case
-    check_sinfo_with_tvm(call_text(params, expr))
+test_agrees_with_tvm = sinfo_agreement_test(CASES)
 
 
 @pytest.mark.tvm
@@ -289,22 +285,15 @@ def test_every_op_parses_prints_and_reparses():
     """The registry entries drive the parser and the printer: a module calling every elementwise op
     survives print -> parse in both spellings (clip bounds become float64 / int64 PrimValues, as TVM's
     Python API makes them)."""
-    from relax_ref.analysis.structural_equal import structural_equal
-    from relax_ref.script.parser import parse
-
     body = [f"R.{o}(x)" for o in FLOAT_UNARY_OPS + ANY_UNARY_OPS] + [f"R.{o}(x, y)" for o in BINARY_OPS]
     body += ["R.nn.relu(x)", "R.nn.leakyrelu(x, alpha=0.2)", "R.nn.gelu(x)", "R.nn.gelu_tanh(x)",
              "R.nn.silu(x)", "R.nn.selu(x)", "R.nn.softplus(x, beta=2.0, threshold=10.0)",
              "R.clip(x, 0.5, 6)", "R.where(c, x, y)", "R.ewise_fma(x, x, x)"]
-    lines = "\n".join(f"        r{i} = {b}" for i, b in enumerate(body))
-    text = ("from tvm.script import ir as I, relax as R, tirx as T\n@I.ir_module\nclass Module:\n"
-            "    @R.function\n    def main(x: R.Tensor((2, 3), \"float32\"), y: R.Tensor((2, 3), \"float32\"),"
-            f" c: R.Tensor((2, 3), \"bool\")):\n{lines}\n        return r0\n")
-    mod = parse(text, check_well_formed=False)
+    mod = check_print_roundtrip('x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32"), '
+                                'c: R.Tensor((2, 3), "bool")', body)
     bindings = mod["main"].body.blocks[0].bindings
     clip = [b.value for b in bindings if isinstance(b.value, rx.Call) and b.value.op.name == "relax.clip"][0]
     assert clip.args[1].value == P.FloatImm(0.5, "float64") and clip.args[2].value == P.IntImm(6, "int64")
     leaky = [b.value for b in bindings if isinstance(b.value, rx.Call) and b.value.op.name == "relax.nn.leakyrelu"][0]
     assert leaky.attrs["alpha"] == 0.2
-    for dialect in ("classic", "tvm"):
-        assert structural_equal(mod, parse(mod.script(dialect=dialect), check_well_formed=False))
+

@@ -14,8 +14,8 @@ from relax_ref.ops.index import INDEX_OPS, canonicalize_index, slice_length
 from relax_ref.ops.scatter import SCATTER_OPS
 
 from ops_helpers import (
-    MANIPULATE_AND_INDEX_CALLS, MANIPULATE_AND_INDEX_PARAMS, T, call_text, calls_text, check_sinfo_with_tvm,
-    infer, last_sinfo, pv, tvm_sinfo,
+    MANIPULATE_AND_INDEX_CALLS, MANIPULATE_AND_INDEX_PARAMS, T, call_text, check_print_roundtrip,
+    check_signatures_match_tvm, infer, last_sinfo, pv, sinfo_agreement_test, tvm_sinfo,
 )
 
 n, m, k = P.PrimVar("n"), P.PrimVar("m"), P.PrimVar("k")
@@ -303,12 +303,7 @@ TVM_CASES = [
 ]
 
 
-@pytest.mark.tvm
-@pytest.mark.parametrize("case", TVM_CASES, ids=[c[0] for c in TVM_CASES])
-def test_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    _, params, expr = case
-    check_sinfo_with_tvm(call_text(params, expr), rejects=(StructInfoError, ParseError), exact=False)
+test_agrees_with_tvm = sinfo_agreement_test(TVM_CASES, rejects=(StructInfoError, ParseError), exact=False)
 
 
 @pytest.mark.tvm
@@ -322,28 +317,11 @@ def test_documented_divergences_from_tvm():
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    for op in INDEX_OPS + SCATTER_OPS:
-        d = registry.get(f"relax.{op}")
-        sig = inspect.signature(getattr(R, op)).parameters
-        assert list(sig) == [p.name for p in d.params], op
-        for p in d.params:
-            if p.kind == "attr" and not p.required:
-                assert sig[p.name].default == p.default, (op, p.name)
+    check_signatures_match_tvm(INDEX_OPS + SCATTER_OPS)
 
 
 def test_every_op_parses_prints_and_reparses():
     """The registry entries drive the parser and the printer: a module calling every manipulation and
     indexing operator survives print -> parse in both spellings."""
-    from relax_ref.analysis.structural_equal import structural_equal
-    from relax_ref.script.parser import parse
-
-    params = MANIPULATE_AND_INDEX_PARAMS.format(2, 2)
-    mod = parse(calls_text(params, MANIPULATE_AND_INDEX_CALLS), check_well_formed=False)
+    mod = check_print_roundtrip(MANIPULATE_AND_INDEX_PARAMS.format(2, 2), MANIPULATE_AND_INDEX_CALLS)
     assert mod["main"].body.blocks[0].bindings[0].value.args[1].values == (I64(2), I64(4))
-    for dialect in ("classic", "tvm"):
-        assert structural_equal(mod, parse(mod.script(dialect=dialect), check_well_formed=False)), dialect

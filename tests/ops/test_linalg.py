@@ -20,8 +20,8 @@ from relax_ref.ir.struct_info import TensorStructInfo, TupleStructInfo, VDevice
 from relax_ref.ops import registry
 
 from ops_helpers import (
-    Both, T, both_of, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, infer, module, run_tvm_table,
-    same,
+    Both, T, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, check_table_row, check_table_with_tvm,
+    infer, module, same,
 )
 
 n, m = P.PrimVar("n"), P.PrimVar("m")
@@ -162,12 +162,9 @@ def _numpy_expected(name, args):
 
 @pytest.mark.parametrize("name", [f[0] for f in FUNCS])
 def test_reference_matches_numpy_and_legalized(name):
-    b = both_of(FUNCS)
     for rows in (2, 3):
         args = _inputs(name, rows)
-        ref = b.ref(name, *args)
-        same(ref, np.asarray(_numpy_expected(name, args)), tol=1e-5)
-        same(b.tir(name, *args), ref, tol=1e-5)
+        check_table_row(FUNCS, name, args, _numpy_expected(name, args), tol=1e-5)
 
 
 def test_zero_length_reduction_and_runtime_checks():
@@ -288,18 +285,12 @@ SINFO_CASES = [
 @pytest.mark.tvm
 @pytest.mark.parametrize("case", SINFO_CASES, ids=[c[1] + "-" + str(i) for i, c in enumerate(SINFO_CASES)])
 def test_struct_info_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
     check_sinfo_with_tvm(call_text(*case))
 
 
 @pytest.mark.tvm
 def test_results_agree_with_tvm():
-    pytest.importorskip("tvm")
-    inputs = {name: _inputs(name, 3) for name, _, _ in FUNCS}
-    theirs = run_tvm_table(FUNCS, inputs)
-    b = both_of(FUNCS)
-    for name, args in inputs.items():
-        same(b.ref(name, *args), np.asarray(theirs[name]), tol=1e-5)
+    check_table_with_tvm(FUNCS, lambda name: _inputs(name, 3), tol=1e-5)
 
 
 @pytest.mark.tvm

@@ -14,7 +14,8 @@ from relax_ref.ops.layout_transform import IndexMap, layout_transform_call, map_
 from relax_ref.ops.manipulate import MANIPULATE_OPS, reshape_call
 
 from ops_helpers import (
-    T, call_text, check_sinfo_with_tvm, infer, last_sinfo, same_values, shape_expr, tvm_sinfo,
+    T, call_text, check_signatures_match_tvm, infer, last_sinfo, same_values, shape_expr, sinfo_agreement_test,
+    tvm_sinfo,
 )
 
 n, m = P.PrimVar("n"), P.PrimVar("m")
@@ -322,29 +323,13 @@ TVM_CASES = [
 ]
 
 
-@pytest.mark.tvm
-@pytest.mark.parametrize("case", TVM_CASES, ids=[c[0] for c in TVM_CASES])
-def test_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    _, params, expr = case
-    check_sinfo_with_tvm(call_text(params, expr), rejects=(StructInfoError, ParseError), exact=False)
+test_agrees_with_tvm = sinfo_agreement_test(TVM_CASES, rejects=(StructInfoError, ParseError), exact=False)
 
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    for op in MANIPULATE_OPS + ("layout_transform",):
-        d = registry.get(f"relax.{op}")
-        f = getattr(R, op)
-        sig = inspect.signature(f).parameters
-        assert [p for p in sig] == [p.name for p in d.params], op
-        for p in d.params:
-            if p.kind == "attr" and not p.required and op != "layout_transform":
-                assert sig[p.name].default == p.default, (op, p.name)
+    check_signatures_match_tvm(MANIPULATE_OPS)
+    check_signatures_match_tvm(("layout_transform",), defaults_agree=lambda ours, theirs: True)
 
 
 @pytest.mark.tvm

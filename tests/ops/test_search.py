@@ -16,8 +16,8 @@ from relax_ref.ir.struct_info import ObjectStructInfo, TupleStructInfo
 from relax_ref.transform.legalize_ops import LegalizeOps
 
 from ops_helpers import (
-    Both, T, both_of, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, infer, module, pv,
-    run_tvm_table, same,
+    Both, T, both_of, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, check_table_row,
+    check_table_with_tvm, infer, module, pv, same,
 )
 
 n, m = P.PrimVar("n"), P.PrimVar("m")
@@ -184,13 +184,9 @@ def _numpy_expected(name, args):
 
 @pytest.mark.parametrize("name", [f[0] for f in FUNCS])
 def test_reference_matches_numpy_and_legalized(name):
-    b = both_of(FUNCS)
     for rows in (3, 6):
         args = _inputs(name, rows)
-        ref = b.ref(name, *args)
-        want = _numpy_expected(name, args)
-        same(ref, tuple(np.asarray(w) for w in want) if isinstance(want, tuple) else np.asarray(want))
-        same(b.tir(name, *args), ref)
+        check_table_row(FUNCS, name, args, _numpy_expected(name, args))
 
 
 def test_legalized_forms():
@@ -273,7 +269,6 @@ SINFO_CASES = [
 @pytest.mark.tvm
 @pytest.mark.parametrize("case", SINFO_CASES, ids=[c[1] for c in SINFO_CASES])
 def test_struct_info_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
     check_sinfo_with_tvm(call_text(*case))
 
 
@@ -284,13 +279,7 @@ TVM_SKIP = {"bucket", "bucket_r", "unique_all"}
 
 @pytest.mark.tvm
 def test_results_agree_with_tvm():
-    pytest.importorskip("tvm")
-    funcs = [f for f in FUNCS if f[0] not in TVM_SKIP]
-    inputs = {name: _inputs(name, 4) for name, _, _ in funcs}
-    theirs = run_tvm_table(funcs, inputs)
-    b = both_of(FUNCS)
-    for name, args in inputs.items():
-        same(b.ref(name, *args), theirs[name])
+    check_table_with_tvm(FUNCS, lambda name: _inputs(name, 4), skip=TVM_SKIP)
 
 
 @pytest.mark.tvm
