@@ -14,11 +14,12 @@ in float64 and rounded once, ``via_float64``); rejections are the cited constrai
 """
 
 import math
-import zlib
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, Prim, Run, module_text, via_float64
+from relax_conformance.gen import Case, Fails, Invalid, Prim, Run, via_float64
+
+from case_helpers import module, rng_for, tensor
 
 CATEGORY = "op_elementwise"
 EVAL = "OP.ELEMWISE.EVAL.1"
@@ -27,39 +28,12 @@ INFER2 = "OP.ELEMWISE.INFER.2"
 RESULT_DTYPE = "OP.ELEMWISE.EVAL.2"
 
 
-def rng_for(name):
-    """A generator seeded by the case name, so cases do not depend on each other's order."""
-    return np.random.default_rng(zlib.crc32(name.encode()))
-
-
 def script(op):
     return f"R.{op}"
 
 
 def slug(op):
     return op.replace(".", "_")
-
-
-def tensor(shape, dtype):
-    """The annotation ``R.Tensor(shape, dtype)``; ``shape`` is a tuple of ints and symbol names, or
-    an int for ``ndim=`` only."""
-    if isinstance(shape, int):
-        return f'R.Tensor(ndim={shape}, dtype="{dtype}")'
-    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
-    if len(shape) == 1:
-        dims += ","
-    return f'R.Tensor(({dims}), "{dtype}")'
-
-
-def module(params, call, ret):
-    """``main(params) -> ret`` binding ``y = call``. ``params`` is ``[(name, annotation), ...]``."""
-    plist = ", ".join(f"{n}: {a}" for n, a in params)
-    return module_text(f'''
-        @R.function
-        def main({plist}) -> {ret}:
-            y = {call}
-            return y
-    ''')
 
 
 def unary_module(op, shape, dtype, out_dtype=None, out_shape=None, attrs=""):

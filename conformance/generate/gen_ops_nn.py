@@ -12,42 +12,15 @@ integer results exactly; rejections are the cited constraints.
 """
 
 import itertools
-import zlib
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, module_text
+from relax_conformance.gen import Case, Fails, Invalid
+
+from case_helpers import f32, module, rng_for, tensor
 
 CATEGORY = "op_nn"
 SUM_TOL = dict(rtol=1e-4, atol=1e-5)
-
-
-def rng_for(name):
-    return np.random.default_rng(zlib.crc32(name.encode()))
-
-
-def tensor(shape, dtype="float32"):
-    if isinstance(shape, int):
-        return f'R.Tensor(ndim={shape}, dtype="{dtype}")'
-    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
-    if len(shape) == 1:
-        dims += ","
-    return f'R.Tensor(({dims}), "{dtype}")'
-
-
-def module(params, call, ret=None):
-    plist = ", ".join(f"{n}: {a}" for n, a in params)
-    arrow = f" -> {ret}" if ret is not None else ""
-    return module_text(f'''
-        @R.function
-        def main({plist}){arrow}:
-            y = {call}
-            return y
-    ''')
-
-
-def f32(rng, *shape):
-    return rng.standard_normal(shape).astype("float32")
 
 
 def r32(x):
