@@ -8,7 +8,7 @@ import zlib
 
 import numpy as np
 
-from relax_conformance.gen import module_text
+from relax_conformance.gen import Malformed, module_text
 
 
 def rng_for(name):
@@ -54,3 +54,14 @@ def module(params, call, ret=None):
 def f32(rng, *shape):
     """Standard-normal float32 values of ``shape``."""
     return rng.standard_normal(shape).astype("float32")
+
+
+def rejection_collector():
+    """A list of cases and ``bad(name, text, spec, description="", tags=())``, which appends a text
+    that must be rejected as malformed (tagged ``text``) to it."""
+    out = []
+
+    def bad(name, text, spec, description="", tags=()):
+        out.append(Malformed(name, text, spec=spec, tags=["text"] + list(tags), description=description))
+
+    return out, bad

@@ -8,7 +8,9 @@ rules.
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, Malformed, Prim, Shape, module_text
+from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text
+
+from case_helpers import rejection_collector
 
 M = module_text
 
@@ -395,19 +397,9 @@ def accepted():
             + function_cases(x3))
 
 
-def _rejections():
-    """A list of cases and the function that appends a rejected text to it."""
-    out = []
-
-    def bad(name, text, spec, description="", tags=()):
-        out.append(Malformed(name, text, spec=spec, tags=["text"] + list(tags), description=description))
-
-    return out, bad
-
-
 def unsafe_text_cases():
     """Imports, code in strings and attributes, and nesting beyond the limit."""
-    out, bad = _rejections()
+    out, bad = rejection_collector()
     bad("import_of_other_module", M('''
         @R.function
         def main(x: R.Tensor((3,), "float32")):
@@ -436,7 +428,7 @@ def unsafe_text_cases():
 
 def form_cases():
     """Decorator options, names, returns, metadata and operators the format does not have."""
-    out, bad = _rejections()
+    out, bad = rejection_collector()
     bad("unknown_decorator_option", M('''
         @R.function(inline=True)
         def main(x: R.Tensor((3,), "float32")):
@@ -483,7 +475,7 @@ def form_cases():
 
 def definition_cases():
     """Definitions that conflict, casts that cannot hold, captures and purity."""
-    out, bad = _rejections()
+    out, bad = rejection_collector()
     bad("function_defined_twice", M('''
         @R.function
         def f(x: R.Tensor((3,), "float32")):
