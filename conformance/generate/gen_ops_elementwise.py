@@ -391,7 +391,8 @@ def _f32(*v):
     return np.array(v, "float32")
 
 
-def binary_edge_cases():
+def _binary_collector():
+    """A list of cases and ``bcase``, which appends a binary call on fixed operands to it."""
     out = []
 
     def bcase(name, op, a, b, expected, spec, tags, description="", oracle="numpy-formula", out_dtype=None):
@@ -400,6 +401,12 @@ def binary_edge_cases():
                         runs=[([a, b], expected)], spec=spec, tags=[f"op:{op}", "binary"] + tags,
                         description=description, oracle=oracle))
 
+    return out, bcase
+
+
+def division_edge_cases():
+    """Integer and float division and remainders with negative operands, by zero, overflowing."""
+    out, bcase = _binary_collector()
     # integer division family with negative operands (OP.ELEMWISE.SEM.1)
     a, b = _i32(7, -7, 7, -7, 6, -1, 0), _i32(2, 2, -2, -2, 3, 5, -4)
     bcase("divide_int32_truncates", "divide", a, b, _trunc_div(a, b),
@@ -447,6 +454,12 @@ def binary_edge_cases():
                           Fails([mn, _i32(-1, 3)], "op_runtime", "-2147483648 / -1 overflows")],
                     spec=["OP.divide.C4", "OP.ELEMWISE.SEM.1"], tags=["op:divide", "binary", "integer_division", "error"],
                     oracle="spec-rule", description="the most negative int32 divided by -1 is an op_runtime error"))
+    return out
+
+
+def comparison_edge_cases():
+    """maximum/minimum with NaN, ordered not_equal, mixed dtypes, uint8 comparisons."""
+    out, bcase = _binary_collector()
     # NaN handling of maximum / minimum (OP.ELEMWISE.SEM.2)
     nan = np.float32(np.nan)
     na, nb = _f32(nan, 1.0, nan, -2.0, 3.0), _f32(1.0, nan, nan, 5.0, -0.0)
@@ -471,6 +484,12 @@ def binary_edge_cases():
     ua, ub = np.array([0, 200, 255], "uint8"), np.array([1, 100, 255], "uint8")
     bcase("greater_uint8", "greater", ua, ub, ua > ub, ["OP.greater.C4", EVAL], ["dtype"],
           "unsigned comparison")
+    return out
+
+
+def bitwise_and_bool_edge_cases():
+    """Bitwise operators, shifts, bool arithmetic and logical_xor."""
+    out, bcase = _binary_collector()
     # wrap-around
     with np.errstate(over="ignore"):
         wa, wb = _i32(2147483647, -2147483648, 5), _i32(1, -1, 7)
@@ -519,6 +538,12 @@ def binary_edge_cases():
     bcase("logical_xor_int32", "logical_xor", lxa, lxb, np.bitwise_xor(lxa, lxb),
           ["OP.logical_xor.C4", "OP.ELEMWISE.SEM.8"], ["dtype"], oracle="hand",
           description="logical_xor of integers is their bitwise xor, as TVM's kernel")
+    return out
+
+
+def float_width_edge_cases():
+    """float16 and float64 operands."""
+    out, bcase = _binary_collector()
     # float16
     rng = rng_for("float16_binary")
     h1, h2 = uniform(rng, -4, 4, (3, 2), "float16"), uniform(rng, -4, 4, (3, 2), "float16")
@@ -533,6 +558,13 @@ def binary_edge_cases():
     d1, d2 = uniform(rng, -4, 4, (4,), "float64"), uniform(rng, 0.5, 4, (4,), "float64")
     bcase("divide_float64", "divide", d1, d2, d1 / d2, ["OP.divide.C4", EVAL, "PRIM.FLOAT.1"], ["dtype"])
     return out
+
+
+def binary_edge_cases():
+    return (division_edge_cases()
+            + comparison_edge_cases()
+            + bitwise_and_bool_edge_cases()
+            + float_width_edge_cases())
 
 
 def broadcast_cases():
