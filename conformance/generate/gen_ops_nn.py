@@ -149,11 +149,9 @@ def attention(q, k, v, bias=None, scale=None, mask=None):
 # ---------------------------------------------------------------------------------------------------
 
 
-def conv_cases():
+def conv2d_cases(rng, ids, tags):
+    """conv2d: groups, strides, padding, dilation, symbolic shapes, layouts, int8, rejections."""
     out = []
-    rng = rng_for("conv")
-    tags = ["op:nn.conv2d", "nn"]
-    ids = ["OP.nn.conv2d.C5", "OP.nn.conv2d.C6", "OP.NN.CONV.SEM.1", "OP.NN.ATTR.1"]
     x, w = f32(rng, 2, 4, 6, 5), f32(rng, 6, 2, 3, 3)
     out.append(Case("conv2d_groups_stride_padding",
                     module([("x", tensor((2, 4, 6, 5))), ("w", tensor((6, 2, 3, 3)))],
@@ -223,7 +221,12 @@ def conv_cases():
     out.append(Invalid("conv2d_dtype_mismatch", module([("x", tensor((1, 4, 8, 8))), ("w", tensor((6, 4, 3, 3), "int32"))],
                                                        "R.nn.conv2d(x, w)"),
                        "struct_info", spec=["OP.nn.conv2d.C3"], tags=tags + ["invalid"]))
+    return out
 
+
+def conv1d_conv3d_cases(rng):
+    """conv1d and conv3d."""
+    out = []
     tags1 = ["op:nn.conv1d", "nn"]
     x1, w1 = f32(rng, 2, 2, 9), f32(rng, 4, 1, 3)
     out.append(Case("conv1d_groups_dilation",
@@ -248,7 +251,12 @@ def conv_cases():
     out.append(Invalid("conv3d_channel_mismatch", module([("x", tensor((1, 2, 3, 4, 3))), ("w", tensor((2, 3, 2, 2, 2)))],
                                                          "R.nn.conv3d(x, w)"), "struct_info",
                        spec=["OP.nn.conv3d.C4"], tags=tags3 + ["invalid"]))
+    return out
 
+
+def conv_transpose_cases(rng):
+    """The transposed convolutions in 1, 2 and 3 dimensions."""
+    out = []
     tagst = ["op:nn.conv2d_transpose", "nn"]
     idt = ["OP.nn.conv2d_transpose.C5", "OP.nn.conv2d_transpose.C6", "OP.NN.CONV.SEM.2"]
     xt, wt = f32(rng, 1, 4, 3, 4), f32(rng, 4, 3, 3, 3)
@@ -292,16 +300,21 @@ def conv_cases():
     return out
 
 
+def conv_cases():
+    rng = rng_for("conv")
+    tags = ["op:nn.conv2d", "nn"]
+    ids = ["OP.nn.conv2d.C5", "OP.nn.conv2d.C6", "OP.NN.CONV.SEM.1", "OP.NN.ATTR.1"]
+    return conv2d_cases(rng, ids, tags) + conv1d_conv3d_cases(rng) + conv_transpose_cases(rng)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Pools
 # ---------------------------------------------------------------------------------------------------
 
 
-def pool_cases():
+def pool2d_cases(x, rng, p):
+    """max_pool2d and avg_pool2d over a table of attributes, and their rejections."""
     out = []
-    rng = rng_for("pool")
-    x = f32(rng, 2, 3, 7, 6)
-    p = [("x", tensor((2, 3, 7, 6)))]
     specs = {
         "max": ["OP.nn.max_pool2d.C2", "OP.nn.max_pool2d.C3", "OP.NN.POOL.SEM.1", "OP.NN.POOL.SEM.2"],
         "avg": ["OP.nn.avg_pool2d.C2", "OP.nn.avg_pool2d.C3", "OP.NN.POOL.SEM.1", "OP.NN.POOL.SEM.3"],
@@ -355,6 +368,12 @@ def pool_cases():
     out.append(Invalid("avg_pool2d_bad_layout", module([("x", tensor((2, 3, 7, 6)))],
                                                        'R.nn.avg_pool2d(x, 2, layout="NCHD")'),
                        "struct_info", spec=["OP.nn.avg_pool2d.C1"], tags=["op:nn.avg_pool2d", "nn", "invalid"]))
+    return out
+
+
+def pool1d_pool3d_cases(rng):
+    """Pooling in 1 and 3 dimensions."""
+    out = []
     # 1-d and 3-d
     x1 = f32(rng, 2, 7, 3)
     y1 = pool(x1.transpose(0, 2, 1), "max", (3,), (2,), (1, 1), (1,), True, False).transpose(0, 2, 1)
@@ -381,6 +400,12 @@ def pool_cases():
                                                 "ceil_mode=True)", tensor(y3m.shape)),
                     runs=[([x3], r32(y3m))], spec=["OP.nn.max_pool3d.C2", "OP.nn.max_pool3d.C3", "OP.NN.POOL.SEM.2"],
                     tags=["op:nn.max_pool3d", "nn"]))
+    return out
+
+
+def adaptive_pool_cases(rng, x):
+    """adaptive_avg_pool in 1, 2 and 3 dimensions."""
+    out = []
     # adaptive
     tags = ["op:nn.adaptive_avg_pool2d", "nn"]
     ids = ["OP.nn.adaptive_avg_pool2d.C2", "OP.nn.adaptive_avg_pool2d.C3", "OP.NN.POOL.SEM.4"]
@@ -412,14 +437,21 @@ def pool_cases():
     return out
 
 
+def pool_cases():
+    rng = rng_for("pool")
+    x = f32(rng, 2, 3, 7, 6)
+    p = [("x", tensor((2, 3, 7, 6)))]
+    return pool2d_cases(x, rng, p) + pool1d_pool3d_cases(rng) + adaptive_pool_cases(rng, x)
+
+
 # ---------------------------------------------------------------------------------------------------
 # softmax and normalizations
 # ---------------------------------------------------------------------------------------------------
 
 
-def softmax_norm_cases():
+def softmax_cases(rng):
+    """softmax and log_softmax, large values."""
     out = []
-    rng = rng_for("norm")
     x = f32(rng, 2, 3, 4) * 4
     for op in ("softmax", "log_softmax"):
         tags = [f"op:nn.{op}", "nn"]
@@ -442,11 +474,15 @@ def softmax_norm_cases():
     out.append(Case("softmax_large_values", module([("x", tensor((1, 3)))], "R.nn.softmax(x)", tensor((1, 3))),
                     runs=[([big], r32(softmax(big, -1)))], spec=["OP.nn.softmax.C3"], tags=["op:nn.softmax", "nn"],
                     description="the maximum is subtracted before exp"))
+    return out
 
+
+def layer_norm_cases(rng, x):
+    """layer_norm over two axes, symbolic shapes, center/scale, gamma checks."""
+    out = []
     # layer_norm
     tags = ["op:nn.layer_norm", "nn"]
     ids = ["OP.nn.layer_norm.C3", "OP.nn.layer_norm.C4", "OP.NN.NORM.SEM.2", "OP.NN.NORM.C3"]
-    x = f32(rng, 2, 3, 4, 5)
     g, b = f32(rng, 4, 5), f32(rng, 4, 5)
     out.append(Case("layer_norm_two_axes",
                     module([("x", tensor((2, 3, 4, 5))), ("g", tensor((4, 5))), ("b", tensor((4, 5)))],
@@ -469,6 +505,12 @@ def softmax_norm_cases():
     out.append(Invalid("layer_norm_gamma_rank", module([("x", tensor((2, 5))), ("g", tensor((1, 5))), ("b", tensor((5,)))],
                                                        "R.nn.layer_norm(x, g, b, axes=[1])"),
                        "struct_info", spec=["OP.nn.layer_norm.C1", "OP.NN.NORM.C1"], tags=tags + ["invalid"]))
+    return out
+
+
+def rms_group_instance_norm_cases(rng, x):
+    """rms_norm, group_norm and instance_norm."""
+    out = []
     # rms_norm
     w = f32(rng, 5)
     x64 = x.astype("float64")
@@ -503,6 +545,12 @@ def softmax_norm_cases():
                        module([("x", tensor((2, 4, 3))), ("c", tensor((4,)))],
                               "R.nn.instance_norm(x, c, c, channel_axis=1, axes=[1, 2])"),
                        "struct_info", spec=["OP.nn.instance_norm.C1"], tags=["op:nn.instance_norm", "nn", "invalid"]))
+    return out
+
+
+def batch_norm_cases(rng):
+    """batch_norm in inference and training mode."""
+    out = []
     # batch_norm
     tags = ["op:nn.batch_norm", "nn"]
     xb = f32(rng, 3, 4, 5)
@@ -529,6 +577,13 @@ def softmax_norm_cases():
                                                       "R.nn.batch_norm(x, g, b, m, v, axis=1)"),
                        "struct_info", spec=["OP.nn.batch_norm.C2", "OP.NN.NORM.C2"], tags=tags + ["invalid"]))
     return out
+
+
+def softmax_norm_cases():
+    rng = rng_for("norm")
+    out = softmax_cases(rng)
+    x = f32(rng, 2, 3, 4, 5)  # the input of layer_norm and rms_norm, drawn here as the cases were first generated
+    return out + layer_norm_cases(rng, x) + rms_group_instance_norm_cases(rng, x) + batch_norm_cases(rng)
 
 
 # ---------------------------------------------------------------------------------------------------
