@@ -65,3 +65,8 @@ def rejection_collector():
         out.append(Malformed(name, text, spec=spec, tags=["text"] + list(tags), description=description))
 
     return out, bad
+
+
+def f32_sampler(rng):
+    """``f32(*shape)`` drawing from ``rng``, for generators that keep one generator for the whole file."""
+    return lambda *shape: f32(rng, *shape)

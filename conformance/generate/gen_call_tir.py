@@ -10,12 +10,10 @@ import numpy as np
 from relax_conformance.gen import Case, Fails, module_text, via_float64
 
 from call_tir_scalar_cases import scalar_edge_cases
+from case_helpers import f32_sampler
 
 RNG = np.random.default_rng(20240606)
-
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
 def ints(lo, hi, shape, dtype="int32"):

@@ -7,11 +7,10 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Prim, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240605)
-
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
 def i32(v):

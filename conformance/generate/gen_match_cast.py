@@ -8,11 +8,10 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Prim, Shape, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240602)
-
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
 def tensor_cases(a, b, c, x4):

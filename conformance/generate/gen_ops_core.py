@@ -11,11 +11,9 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text
 
+from case_helpers import f32
+
 RNG_SEED = 20240710
-
-
-def f32(rng, *shape):
-    return rng.standard_normal(shape).astype("float32")
 
 
 def i64(*values):

@@ -10,12 +10,12 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Shape, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240607)
 PK = ["VAL.PACKED.1", "VAL.PACKED.2", "CALL.PACKED.1", "CALL.PACKED.5"]
 
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
 def packed_call_cases(a3, b3, a6, b6):
