@@ -22,22 +22,14 @@ CATEGORY = "op_statistical"
 REDUCTIONS = ("sum", "prod", "mean", "variance", "std", "max", "min")
 
 
+#: the NumPy method of each reduction
+NUMPY_REDUCTION = {"sum": "sum", "prod": "prod", "mean": "mean", "variance": "var", "std": "std", "max": "max",
+                   "min": "min"}
+
+
 def _f64(op, x, axis, keepdims):
     ax = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
-    x = np.asarray(x, "float64")
-    if op == "sum":
-        return x.sum(axis=ax, keepdims=keepdims)
-    if op == "prod":
-        return x.prod(axis=ax, keepdims=keepdims)
-    if op == "mean":
-        return x.mean(axis=ax, keepdims=keepdims)
-    if op == "variance":
-        return x.var(axis=ax, keepdims=keepdims)
-    if op == "std":
-        return x.std(axis=ax, keepdims=keepdims)
-    if op == "max":
-        return x.max(axis=ax, keepdims=keepdims)
-    return x.min(axis=ax, keepdims=keepdims)
+    return getattr(np.asarray(x, "float64"), NUMPY_REDUCTION[op])(axis=ax, keepdims=keepdims)
 
 
 def _int_reduce(op, x, axis, keepdims):
