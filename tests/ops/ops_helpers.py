@@ -18,11 +18,10 @@ from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.attrs import Attrs
 from relax_ref.ir.functor import struct_info_prim_vars
-from relax_ref.ir.struct_info import (
-    ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
-)
+from relax_ref.ir.struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo
 from relax_ref.ops import registry
 from relax_ref.transform.legalize_ops import LegalizeOps
+from tvm_struct_info import FromTvm
 
 HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
 
@@ -247,43 +246,6 @@ def tvm_sinfo(text):
     return tvm_module(text)["main"].body.blocks[-1].bindings[-1].var.struct_info
 
 
-def tvm_prim_to_ours(e, names):
-    from tvm import tirx
-
-    if isinstance(e, tirx.IntImm):
-        return P.IntImm(int(e.value), str(e.dtype))
-    if isinstance(e, tirx.FloatImm):
-        return P.FloatImm(float(e.value), str(e.dtype))
-    if isinstance(e, tirx.Var):
-        return names[e.name]
-    ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv,
-           tirx.FloorMod: P.FloorMod, tirx.Min: P.Min, tirx.Max: P.Max}
-    for cls, ours in ops.items():
-        if isinstance(e, cls):
-            return ours(tvm_prim_to_ours(e.a, names), tvm_prim_to_ours(e.b, names))
-    raise AssertionError(f"unhandled TVM expression {e!r} of type {type(e)}")
-
-
-def tvm_sinfo_to_ours(s, names) -> StructInfo:
-    from tvm import relax
-
-    if isinstance(s, relax.TensorStructInfo):
-        dt = str(s.dtype) or "void"
-        if s.shape is None:
-            return TensorStructInfo(None, dt, s.ndim)
-        assert isinstance(s.shape, relax.ShapeExpr), s
-        return TensorStructInfo(rx.ShapeExpr(tuple(tvm_prim_to_ours(v, names) for v in s.shape.values)), dt)
-    if isinstance(s, relax.PrimStructInfo):
-        if s.value is not None:
-            return PrimStructInfo(value=tvm_prim_to_ours(s.value, names))
-        return PrimStructInfo(str(s.dtype))
-    if isinstance(s, relax.TupleStructInfo):
-        return TupleStructInfo(tuple(tvm_sinfo_to_ours(f, names) for f in s.fields))
-    if isinstance(s, relax.ObjectStructInfo):
-        return ObjectStructInfo()
-    raise AssertionError(f"unhandled TVM struct info {s}")
-
-
 def check_sinfo_with_tvm(text, rejects=StructInfoError, exact=True):
     """relax-ref infers the struct info TVM infers for ``main``'s last binding (``exact``: structurally
     equal, else :func:`same_sinfo`), and rejects (``rejects``) what TVM rejects."""
@@ -297,7 +259,9 @@ def check_sinfo_with_tvm(text, rejects=StructInfoError, exact=True):
             last_sinfo(text)
         return
     ours, names = last_sinfo(text)
-    converted = tvm_sinfo_to_ours(theirs, names)
+    import tvm
+
+    converted = FromTvm(tvm, lambda v: names[v.name]).sinfo(theirs)
     assert ours == converted if exact else same_sinfo(ours, converted), (ours, theirs)
 
 
