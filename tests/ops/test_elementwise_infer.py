@@ -296,4 +296,3 @@ def test_every_op_parses_prints_and_reparses():
     assert clip.args[1].value == P.FloatImm(0.5, "float64") and clip.args[2].value == P.IntImm(6, "int64")
     leaky = [b.value for b in bindings if isinstance(b.value, rx.Call) and b.value.op.name == "relax.nn.leakyrelu"][0]
     assert leaky.attrs["alpha"] == 0.2
-
