@@ -1,6 +1,7 @@
 """Shared pytest configuration."""
 
 import os
+import sys
 
 from hypothesis import HealthCheck, settings
 
@@ -13,3 +14,6 @@ settings.register_profile("ci", max_examples=50, deadline=None, derandomize=True
 settings.register_profile("long", max_examples=2000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# helper modules at the top of the test tree (tvm_struct_info) are importable by name
+sys.path.append(os.path.dirname(__file__))

@@ -9,11 +9,11 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, module_text, via_float64
 
+from call_tir_scalar_cases import scalar_edge_cases
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240606)
-
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
 def ints(lo, hi, shape, dtype="int32"):
@@ -25,7 +25,8 @@ def trunc_div(a, b):
     return (np.sign(a) * np.sign(b) * q).astype(a.dtype)
 
 
-def cases():
+def buffer_cases(x4, s3, s7):
+    """Static and symbolic buffers of one elementwise kernel."""
     out = []
     static = module_text('''
         @T.prim_func
@@ -39,7 +40,6 @@ def cases():
             y = R.call_tir(cls.affine, (x,), out_sinfo=R.Tensor((4,), "float32"))
             return y
     ''')
-    x4 = f32(4)
     out.append(Case("elementwise_static", static, runs=[([x4], x4 * 2 + 1)], spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.FUNC.2", "TIR.LOOP.1", "TIR.STMT.2", "TIR.FUNC.4", "TIR.EXPR.1"], tags=["call_tir"]))
     sym = module_text('''
         @T.prim_func
@@ -57,10 +57,15 @@ def cases():
             y = R.call_tir(cls.square, (x,), out_sinfo=R.Tensor((n,), "float32"))
             return y
     ''')
-    s3, s7 = f32(3), f32(7)
     out.append(Case("symbolic_buffers", sym,
                     runs=[([s3], s3 * s3), ([s7], s7 * s7), ([f32(0)], np.zeros((0,), "float32"))],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.FUNC.3", "TIR.BUF.2"], tags=["call_tir", "symbolic", "empty"]))
+    return out
+
+
+def reduction_cases():
+    """Reductions with blocks and ``T.init`` and with plain loops."""
+    out = []
     row_sum = module_text('''
         @T.prim_func(s_tir=True)
         def row_sum(a: T.handle, b: T.handle):
@@ -134,6 +139,12 @@ def cases():
     c1 = ints(-100, 100, (3, 4))
     out.append(Case("reduction_plain_loops", loops_sum, runs=[([c1], c1.sum(axis=0).astype("int32"))],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.STMT.1", "TIR.LOOP.1"], tags=["call_tir", "reduction"]))
+    return out
+
+
+def signature_cases(s3, s7):
+    """Scalar TIR parameters, two outputs and a symbolic output shape."""
+    out = []
     tir_vars = module_text('''
         @T.prim_func
         def add_scalar(a: T.handle, b: T.handle, k: T.int64):
@@ -194,6 +205,12 @@ def cases():
     out.append(Case("symbolic_output_expression", repeat,
                     runs=[([s3], np.repeat(s3, 2)), ([s7], np.repeat(s7, 2))],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.FUNC.3", "CALL.TIR.4"], tags=["call_tir", "symbolic"]))
+    return out
+
+
+def integer_division_cases():
+    """Truncating and flooring integer division, and division by zero."""
+    out = []
     divs = module_text('''
         @T.prim_func
         def divmod_all(a: T.handle, b: T.handle, o: T.handle):
@@ -242,6 +259,12 @@ def cases():
                     runs=[([da, db], np.floor_divide(da, db)),
                           Fails([np.array([4, 5], "int32"), np.array([2, 0], "int32")], "division_by_zero")],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "PRIM.INT.4", "DIV.15"], tags=["call_tir", "integer", "error"]))
+    return out
+
+
+def out_of_bounds_cases():
+    """Reads and writes outside a buffer fail."""
+    out = []
     oob_read = module_text('''
         @T.prim_func
         def shift(a: T.handle, b: T.handle):
@@ -290,6 +313,12 @@ def cases():
     out.append(Case("out_of_bounds_negative_index", negative_index, runs=[Fails([f32(3)], "out_of_bounds")],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.BOUNDS.1"], tags=["call_tir", "bounds", "error"], oracle="spec-rule",
                     description="A[-1] is out of bounds (no wrap-around)"))
+    return out
+
+
+def selection_cases(s3, s7):
+    """``T.if_then_else`` evaluates one branch, ``T.Select`` both."""
+    out = []
     guarded = module_text('''
         @T.prim_func
         def shift_right(a: T.handle, b: T.handle):
@@ -331,6 +360,12 @@ def cases():
                     spec=["PRIM.SELECT.1", "TIR.BOUNDS.1", "TIR.BOUNDS.2", "DIV.17"],
                     tags=["call_tir", "bounds", "error"], oracle="spec-rule",
                     description="Select evaluates both arms, so A[-1] is read at i = 0"))
+    return out
+
+
+def buffer_binding_cases(x4):
+    """Argument shapes bind the kernel's buffer shapes."""
+    out = []
     arg_shape = module_text('''
         @T.prim_func
         def copy4(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
@@ -368,6 +403,12 @@ def cases():
                     runs=[([q3], np.diag(q3).copy()), Fails([f32(3, 2)], "shape_mismatch")],
                     spec=["CALL.TIR.7", "TIR.FUNC.3"], tags=["call_tir", "check", "symbolic"],
                     description="the second occurrence of n in a buffer shape must agree with the first"))
+    return out
+
+
+def cast_and_intrinsic_cases():
+    """Casts, integer wraparound and math intrinsics."""
+    out = []
     casts = module_text('''
         @T.prim_func
         def convert(A: T.Buffer((T.int64(6),), "float32"), B: T.Buffer((T.int64(6),), "int32"), C: T.Buffer((T.int64(6),), "int8")):
@@ -427,6 +468,12 @@ def cases():
                         mx)
     out.append(Case("intrinsics", intrin, runs=[([mx], expected_math.astype("float32"))],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "PRIM.INTRIN.1", "PRIM.SELECT.1", "PRIM.FLOAT.1"], tags=["call_tir", "float"], rtol=1e-5, atol=1e-6))
+    return out
+
+
+def loop_cases():
+    """Loop kinds, a loop with a start, a scratch buffer and a while loop."""
+    out = []
     loop_kinds = module_text('''
         @T.prim_func
         def kinds(A: T.Buffer((T.int64(8),), "float32"), B: T.Buffer((T.int64(8),), "float32")):
@@ -506,6 +553,12 @@ def cases():
                     runs=[([hv], np.array([0, 3, 6], "int32"))],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.STMT.4", "TIR.BUF.4"], tags=["call_tir", "loops"], oracle="hand",
                     description="number of halvings until the value is at most 1"))
+    return out
+
+
+def inplace_and_assert_cases():
+    """``call_tir_inplace``, a direct PrimFunc call and ``T.Assert``."""
+    out = []
     inplace = module_text('''
         @T.prim_func
         def add_into(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
@@ -554,6 +607,12 @@ def cases():
     out.append(Case("tir_assert", assert_tir,
                     runs=[([g2], g2), Fails([np.array([-1, 2], "int32")], "assert_failed")],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.STMT.5"], tags=["call_tir", "assert"]))
+    return out
+
+
+def classic_block_cases(x4):
+    """Blocks written in the classic spelling."""
+    out = []
     # classic spelling
     classic_block = module_text('''
         @T.prim_func
@@ -626,6 +685,12 @@ def cases():
                     spec=["CALL.TIR.5", "TEXT.DIALECT.1", "TIR.BLOCK.1", "TIR.BLOCK.3", "TIR.BLOCK.4"],
                     tags=["call_tir", "spelling:classic"],
                     description="classic T.block with T.reads/T.writes metadata"))
+    return out
+
+
+def argument_cases():
+    """Inputs are read-only; ``call_tir_with_grad``; scalar edge cases."""
+    out = []
     writes_input = module_text('''
         @T.prim_func
         def clobber(A: T.Buffer((T.int64(3),), "float32"), B: T.Buffer((T.int64(3),), "float32")):
@@ -657,60 +722,25 @@ def cases():
     g4 = f32(4)
     out.append(Case("call_tir_with_grad", with_grad, runs=[([g4], g4 * 3)], spec=["CALL.TIR.8", "CALL.TIR.5"],
                     tags=["call_tir"], description="the gradient attributes have no effect on evaluation"))
-    out += _scalar_edge_cases()
     return out
 
 
-def _binary_kernel(name: str, dtype: str, out_dtype: str, body: str) -> str:
-    return module_text(f'''
-        @T.prim_func
-        def {name}(A: T.Buffer((T.int64(4),), "{dtype}"), B: T.Buffer((T.int64(4),), "{dtype}"), C: T.Buffer((T.int64(4),), "{out_dtype}")):
-            for i in range(T.int64(4)):
-                C[i] = {body}
-
-        @R.function
-        def main(x: R.Tensor((4,), "{dtype}"), y: R.Tensor((4,), "{dtype}")) -> R.Tensor((4,), "{out_dtype}"):
-            cls = Module
-            z = R.call_tir(cls.{name}, (x, y), out_sinfo=R.Tensor((4,), "{out_dtype}"))
-            return z
-    ''')
-
-
-def _scalar_edge_cases():
-    """Scalar semantics at their edges: ordered float ``!=``, the overflowing quotient, shift amounts,
-    bitwise intrinsics on bool (fixed inputs, no random draws)."""
-    out = []
-    a = np.array([np.nan, 1.0, 2.0, 5.0], "float32")
-    b = np.array([1.0, np.nan, 2.0, 3.0], "float32")
-    nan2 = np.array([np.nan, np.nan, 0.0, -0.0], "float32")
-    zero2 = np.array([np.nan, 0.0, -0.0, 0.0], "float32")
-    out.append(Case("float_not_equal_is_ordered", _binary_kernel("ne", "float32", "bool", "A[i] != B[i]"),
-                    runs=[([a, b], np.array([False, False, False, True])),
-                          ([nan2, zero2], np.array([False, False, False, False]))],
-                    spec=["CALL.TIR.5", "PRIM.FLOAT.3"], tags=["call_tir", "float", "nan"],
-                    description="a NaN operand makes != False, as TVM's ordered comparison; -0.0 equals 0.0"))
-    lo = np.iinfo("int32").min
-    ok_a, ok_b = np.array([lo, 7, -7, lo], "int32"), np.array([1, -1, 2, 2], "int32")
-    out.append(Case("most_negative_floordiv_minus_one", _binary_kernel("fdiv", "int32", "int32", "A[i] // B[i]"),
-                    runs=[([ok_a, ok_b], np.floor_divide(ok_a, ok_b)),
-                          Fails([np.array([5, lo, 3, 4], "int32"), np.array([2, -1, 1, 1], "int32")], "op_runtime")],
-                    spec=["CALL.TIR.5", "PRIM.INT.4", "PRIM.INT.2"], tags=["call_tir", "integer", "error"],
-                    description="the quotient of the most negative int32 by -1 overflows: op_runtime"))
-    x = np.array([1, 2, 3, -8], "int32")
-    out.append(Case("shift_amount_out_of_range", _binary_kernel("shl", "int32", "int32", "T.shift_left(A[i], B[i])"),
-                    runs=[([x, np.array([1, 31, 0, 2], "int32")], np.array([2, 0, 3, -32], "int32")),
-                          Fails([x, np.array([1, 32, 0, 2], "int32")], "op_runtime"),
-                          Fails([x, np.array([1, -1, 0, 2], "int32")], "op_runtime")],
-                    spec=["CALL.TIR.5", "PRIM.INT.7", "PRIM.INT.1"], tags=["call_tir", "integer", "error"],
-                    description="a shift amount outside [0, 32) is op_runtime; inside it wraps"))
-    p = np.array([True, True, False, False])
-    q = np.array([True, False, True, False])
-    out.append(Case("bool_bitwise_intrinsics",
-                    _binary_kernel("bxor", "bool", "bool", "T.bitwise_xor(A[i], B[i]) | T.bitwise_not(A[i] | B[i])"),
-                    runs=[([p, q], np.array([False, True, True, True]))],
-                    spec=["CALL.TIR.5", "PRIM.INT.7", "TEXT.PRIM.3"], tags=["call_tir", "bool"],
-                    description="bitwise intrinsics on bool, as in TVM's kernels for logical_xor"))
-    return out
+def cases():
+    x4 = f32(4)  # inputs several families use
+    s3, s7 = f32(3), f32(7)
+    return (buffer_cases(x4, s3, s7)
+            + reduction_cases()
+            + signature_cases(s3, s7)
+            + integer_division_cases()
+            + out_of_bounds_cases()
+            + selection_cases(s3, s7)
+            + buffer_binding_cases(x4)
+            + cast_and_intrinsic_cases()
+            + loop_cases()
+            + inplace_and_assert_cases()
+            + classic_block_cases(x4)
+            + argument_cases()
+            + scalar_edge_cases())
 
 
 def generate():

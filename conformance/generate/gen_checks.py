@@ -8,11 +8,10 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Prim, Shape, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240601)
-
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
 def i32(*shape):
@@ -38,8 +37,8 @@ SYM_PAIR = mod('''
 ''')
 
 
-def cases():
-    x = f32(2, 3)
+def tensor_param_cases(x):
+    """A static tensor parameter against matching and mismatching arguments."""
     out = []
     out.append(Case(
         "param_static_accepts", STATIC_ADD, runs=[([x], x + x)], spec=["CALL.FUNC.2", "EVAL.CHECK.1", "SI.TENSOR.4", "EXPR.SCOPE.1"],
@@ -62,6 +61,12 @@ def cases():
                                                 Fails([(x,)], "type_mismatch")],
         spec=["CALL.FUNC.2", "EVAL.CHECK.2", "CALL.HOST.1"], tags=["check", "param"], oracle="spec-rule",
         description="a shape or a tuple passed where a tensor is expected"))
+    return out
+
+
+def symbolic_param_cases():
+    """Symbolic dims shared, zero, computed, two variables, and shape parameters."""
+    out = []
     a3, b3, a5, b5 = f32(3), f32(3), f32(5), f32(5)
     out.append(Case(
         "symbolic_shared_dim", SYM_PAIR, runs=[([a3, b3], a3 + b3), ([a5, b5], a5 + b5),
@@ -111,6 +116,12 @@ def cases():
               Fails([Shape([2, 3, 1]), f32(2, 3)], "ndim_mismatch"),
               Fails([f32(2, 3), f32(2, 3)], "type_mismatch")],
         spec=["CALL.FUNC.2", "EVAL.CHECK.2", "EVAL.CHECK.3", "VAL.SHAPE.1", "SI.SHAPE.1"], tags=["check", "param", "shape"]))
+    return out
+
+
+def prim_symbolic_cases():
+    """A prim parameter whose value is a symbolic variable."""
+    out = []
     prim_sym = mod('''
         @R.function
         def main(x: R.Tensor(("n",), "float32"), k: R.Prim(value="n")) -> R.Tensor(("n",), "float32"):
@@ -121,12 +132,17 @@ def cases():
         "prim_param_symbolic_value", prim_sym,
         runs=[([x4, Prim(4, "int64")], x4), Fails([x4, Prim(5, "int64")], "value_mismatch")],
         spec=["CALL.FUNC.2", "EVAL.CHECK.3", "SI.PRIM.1", "VAL.PRIM.1"], tags=["check", "param", "prim"]))
+    return out
+
+
+def prim_literal_cases(x3):
+    """Prim parameters with a literal value and with a dtype only."""
+    out = []
     prim_lit = mod('''
         @R.function
         def main(x: R.Tensor((3,), "float32"), k: R.Prim(value=3)) -> R.Tensor((3,), "float32"):
             return x
     ''')
-    x3 = f32(3)
     out.append(Case(
         "prim_param_literal_value", prim_lit,
         runs=[([x3, Prim(3, "int64")], x3), Fails([x3, Prim(4, "int64")], "value_mismatch")],
@@ -143,6 +159,12 @@ def cases():
               ([Prim(-3, "int64"), Prim(False, "bool")], (Prim(-3, "int64"), Prim(False, "bool"))),
               Fails([Prim(1.5, "float32"), Prim(True, "bool")], "dtype_mismatch")],
         spec=["CALL.FUNC.2", "EVAL.CHECK.2", "VAL.PRIM.1"], tags=["check", "param", "prim"]))
+    return out
+
+
+def structured_param_cases():
+    """Tuple, nested, ndim-only, dtype-only, object and per-dtype parameters."""
+    out = []
     tup = mod('''
         @R.function
         def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Tensor(("n",), "int32"))) -> R.Tensor(("n",), "int32"):
@@ -219,12 +241,17 @@ def cases():
               Fails([vals[0], vals[1].astype("int16")] + vals[2:], "dtype_mismatch"),
               Fails(vals[:2] + [vals[2].astype("int8")] + vals[3:], "dtype_mismatch")],
         spec=["CALL.FUNC.2", "EVAL.CHECK.2", "VAL.DTYPE.1"], tags=["check", "param", "dtype"]))
+    return out
+
+
+def return_cases(x3, r4):
+    """The return annotation is checked: a constant dim, a dtype, a symbolic dim."""
+    out = []
     ret_shape = mod('''
         @R.function
         def main(x: R.Tensor(ndim=1, dtype="float32")) -> R.Tensor((4,), "float32"):
             return x
     ''')
-    r4 = f32(4)
     out.append(Case(
         "return_const_dim", ret_shape, runs=[([r4], r4), Fails([f32(3)], "shape_mismatch")],
         spec=["CALL.FUNC.4", "EVAL.CHECK.3", "NORM.FUNC.1"], tags=["check", "return"],
@@ -246,6 +273,12 @@ def cases():
         "return_symbolic_from_other_param", ret_sym,
         runs=[([x3, Shape([3])], x3), Fails([x3, Shape([2])], "shape_mismatch")],
         spec=["CALL.FUNC.4", "EVAL.CHECK.4", "SI.SYM.4", "WF.SYM.1"], tags=["check", "return", "symbolic"]))
+    return out
+
+
+def call_boundary_cases(x3, r4):
+    """Arity, checks at a callee's entry, callable parameters, less specific annotations."""
+    out = []
     arity = mod('''
         @R.function
         def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
@@ -324,6 +357,15 @@ def cases():
         spec=["EVAL.CALL.3", "NORM.ANNOT.1", "TEXT.STMT.3", "DIV.19"], tags=["check", "binding"],
         description="an annotation stamped on a call is only possibly wrong statically, so it is checked at run time"))
     return out
+
+
+def cases():
+    x = f32(2, 3)
+    out = tensor_param_cases(x) + symbolic_param_cases() + prim_symbolic_cases()
+    x3 = f32(3)  # drawn here, between the families, as the cases were first generated
+    out += prim_literal_cases(x3) + structured_param_cases()
+    r4 = f32(4)
+    return out + return_cases(x3, r4) + call_boundary_cases(x3, r4)
 
 
 def generate():

@@ -7,18 +7,18 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Prim, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240605)
-
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
 def i32(v):
     return np.array(v, "int32")
 
 
-def closures():
+def capture_cases(x, y, x2):
+    """Closures that capture or do not, local higher-order use, a global function as a value."""
     out = []
     capture = module_text('''
         @R.function
@@ -31,7 +31,6 @@ def closures():
             b = inner(a)
             return b
     ''')
-    x, y = f32(3), f32(3)
     out.append(Case("capture_parameter", capture, runs=[([x, y], x * (x * y))], spec=["VAL.CLOSURE.1", "EVAL.FUNC.1", "CALL.FUNC.1", "EXPR.SCOPE.7", "CALL.CLOSURE.1", "EXPR.SCOPE.1"], tags=["closure"]))
     no_capture = module_text('''
         @R.function
@@ -43,7 +42,6 @@ def closures():
             a = sq(x)
             return a
     ''')
-    x2 = f32(2)
     out.append(Case("no_capture", no_capture, runs=[([x2], x2 * x2)], spec=["EVAL.FUNC.1", "EXPR.FUNC.2", "TEXT.STMT.9"], tags=["closure"]))
     higher = module_text('''
         @R.function
@@ -81,6 +79,12 @@ def closures():
     ''')
     out.append(Case("global_function_as_value", global_as_value, runs=[([x], x + x)],
                     spec=["EVAL.GLOBAL.1", "VAL.CLOSURE.2", "CALL.FUNC.1", "EXPR.GVAR.1", "NORM.GLOBAL.1", "EVAL.CALL.2"], tags=["closure", "higher-order"]))
+    return out
+
+
+def escaping_closure_cases(x, x2):
+    """Closures that escape, sit in a tuple, check their parameters, capture closures."""
+    out = []
     returned = module_text('''
         @R.function
         def make_scaler(s: R.Tensor((3,), "float32")) -> R.Callable((R.Tensor((3,), "float32"),), R.Tensor((3,), "float32")):
@@ -156,7 +160,14 @@ def closures():
     return out
 
 
-def recursion():
+def closures():
+    x, y = f32(3), f32(3)
+    x2 = f32(2)
+    return capture_cases(x, y, x2) + escaping_closure_cases(x, x2)
+
+
+def global_recursion_cases():
+    """Self recursion, factorial and mutual recursion of global functions."""
     out = []
     countdown = module_text('''
         @R.function
@@ -230,6 +241,12 @@ def recursion():
     out.append(Case("mutual_recursion", mutual,
                     runs=[([i32(n)], (np.array(n % 2 == 0), np.array(n % 2 == 1))) for n in (0, 1, 6, 11)],
                     spec=["MOD.3", "CALL.FUNC.1"], tags=["recursion", "if"]))
+    return out
+
+
+def local_and_shape_recursion_cases():
+    """A recursive local closure, Fibonacci pairs, recursion on a symbolic shape."""
+    out = []
     local = module_text('''
         @R.function
         def main(n: R.Tensor((), "int32"), x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
@@ -303,6 +320,10 @@ def recursion():
                     spec=["CALL.FUNC.2", "SI.SYM.6", "EVAL.PRIM.1", "EVAL.IF.2"], tags=["recursion", "symbolic"],
                     description="each call binds n afresh; the length halves until it is 1"))
     return out
+
+
+def recursion():
+    return global_recursion_cases() + local_and_shape_recursion_cases()
 
 
 def generate():

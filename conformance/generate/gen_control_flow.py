@@ -7,14 +7,18 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Prim, Shape, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240603)
+f32 = f32_sampler(RNG)
 
 
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+def bool_prim(v):
+    return Prim(v, "bool")
 
 
-def cases():
+def condition_cases(x):
+    """Prim, tensor, computed and nested conditions."""
     out = []
     prim_cond = module_text('''
         @R.function
@@ -25,7 +29,6 @@ def cases():
                 y = R.multiply(x, x)
             return y
     ''')
-    x = f32(3)
     out.append(Case(
         "if_prim_bool", prim_cond,
         runs=[([x, Prim(True, "bool")], x + x), ([x, Prim(False, "bool")], x * x)],
@@ -74,12 +77,17 @@ def cases():
             return y
     ''')
     x2 = np.array([0.5, -1.0], "float32")
-    B = lambda v: Prim(v, "bool")  # noqa: E731
     out.append(Case(
         "if_nested", nested,
-        runs=[([x2, B(True), B(True)], x2 + 1), ([x2, B(True), B(False)], x2 + 2),
-              ([x2, B(False), B(True)], x2 + 3), ([x2, B(False), B(False)], x2 + 4)],
+        runs=[([x2, bool_prim(True), bool_prim(True)], x2 + 1), ([x2, bool_prim(True), bool_prim(False)], x2 + 2),
+              ([x2, bool_prim(False), bool_prim(True)], x2 + 3), ([x2, bool_prim(False), bool_prim(False)], x2 + 4)],
         spec=["EVAL.IF.1", "TEXT.STMT.4"], tags=["if"]))
+    return out
+
+
+def branch_cases(x):
+    """Integer, wrongly ranked and float conditions; branches of different shapes and tuples."""
+    out = []
     int_cond = module_text('''
         @R.function
         def main(x: R.Tensor((2,), "float32"), c: R.Prim("int64")) -> R.Tensor((2,), "float32"):
@@ -134,7 +142,7 @@ def cases():
     y2 = f32(2)
     out.append(Case(
         "if_branches_differ_in_shape", shapes,
-        runs=[([x, y2, B(True)], x), ([x, y2, B(False)], y2)],
+        runs=[([x, y2, bool_prim(True)], x), ([x, y2, bool_prim(False)], y2)],
         spec=["EVAL.IF.1", "NORM.IF.1", "SI.LCA.4"], tags=["if"],
         description="the If's struct info is the join of the branches; each run returns one branch"))
     tup = module_text('''
@@ -149,8 +157,14 @@ def cases():
     xi = np.array([5, -6], "int32")
     out.append(Case(
         "if_returns_tuple", tup,
-        runs=[([xi, B(True)], (xi, Shape([1]))), ([xi, B(False)], (xi + xi, Shape([2])))],
+        runs=[([xi, bool_prim(True)], (xi, Shape([1]))), ([xi, bool_prim(False)], (xi + xi, Shape([2])))],
         spec=["EVAL.IF.1", "EVAL.TUPLE.1", "SI.LCA.5", "SI.LCA.3"], tags=["if", "tuple"]))
+    return out
+
+
+def branch_scope_cases():
+    """Bindings local to a branch and match_cast in a branch."""
+    out = []
     locals_ = module_text('''
         @R.function
         def main(x: R.Tensor((4,), "float32"), c: R.Prim("bool")) -> R.Tensor((4,), "float32"):
@@ -165,7 +179,7 @@ def cases():
     x4 = f32(4)
     out.append(Case(
         "if_branch_local_bindings", locals_,
-        runs=[([x4, B(True)], (x4 + x4) * x4), ([x4, B(False)], (x4 - x4) + x4)],
+        runs=[([x4, bool_prim(True)], (x4 + x4) * x4), ([x4, bool_prim(False)], (x4 - x4) + x4)],
         spec=["EVAL.IF.1", "EVAL.IF.3", "EXPR.SCOPE.4"], tags=["if"],
         description="both branches compute through intermediate bindings local to the branch"))
     mc = module_text('''
@@ -181,8 +195,14 @@ def cases():
     ''')
     out.append(Case(
         "if_match_cast_in_branch", mc,
-        runs=[([x4, B(True)], x4 + x4), ([x4, B(False)], x4)],
+        runs=[([x4, bool_prim(True)], x4 + x4), ([x4, bool_prim(False)], x4)],
         spec=["EVAL.IF.3", "EVAL.MATCHCAST.1", "NORM.IF.1", "NORM.SEQ.1", "SI.ERASE.5"], tags=["if", "match_cast"]))
+    return out
+
+
+def dataflow_cases(p, q):
+    """Dataflow blocks, an if between two of them, and two block outputs."""
+    out = []
     df = module_text('''
         @R.function
         def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
@@ -193,7 +213,6 @@ def cases():
                 R.output(c)
             return c
     ''')
-    p, q = f32(3), f32(3)
     out.append(Case(
         "dataflow_block", df, runs=[([p, q], (p + q) * q - p)],
         spec=["EXPR.DATAFLOW.1", "EVAL.SEQ.1", "EVAL.ORDER.1", "EVAL.DATAFLOW.1"], tags=["dataflow"]))
@@ -215,7 +234,7 @@ def cases():
     ''')
     out.append(Case(
         "dataflow_if_dataflow", df2,
-        runs=[([p, B(True)], ((p + p) * (p + p) - p) * 2), ([p, B(False)], ((p + p) - p) * 2)],
+        runs=[([p, bool_prim(True)], ((p + p) * (p + p) - p) * 2), ([p, bool_prim(False)], ((p + p) - p) * 2)],
         spec=["EXPR.DATAFLOW.1", "EXPR.BLOCK.1", "EVAL.SEQ.1", "EVAL.IF.1", "EXPR.SEQ.1", "EXPR.SCOPE.2"], tags=["dataflow", "if"],
         description="dataflow blocks before and after an If in the same function"))
     df_outputs = module_text('''
@@ -232,6 +251,12 @@ def cases():
     out.append(Case(
         "dataflow_two_outputs", df_outputs, runs=[([r], (r + r, (r + r) * (r + r) - (r + r)))],
         spec=["EXPR.DATAFLOW.1", "TEXT.STMT.5", "EVAL.ENV.2"], tags=["dataflow"]))
+    return out
+
+
+def sequencing_cases(p):
+    """Rebinding a name, assert, print and force_pure."""
+    out = []
     rebind = module_text('''
         @R.function
         def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
@@ -278,6 +303,13 @@ def cases():
         spec=["EXPR.FUNC.3", "TEXT.FUNC.2", "CALL.PRINT.1", "WF.PURITY.1"], tags=["purity", "print"],
         description="relax.force_pure lets a pure function contain an impure call"))
     return out
+
+
+def cases():
+    x = f32(3)
+    out = condition_cases(x) + branch_cases(x) + branch_scope_cases()
+    p, q = f32(3), f32(3)  # drawn here, between the families, as the cases were first generated
+    return out + dataflow_cases(p, q) + sequencing_cases(p)
 
 
 def generate():

@@ -7,14 +7,14 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Prim, Shape, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240604)
+f32 = f32_sampler(RNG)
 
 
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
-
-
-def cases():
+def constant_cases():
+    """Scalar and tensor constants."""
     out = []
     consts = module_text('''
         @R.function
@@ -42,6 +42,12 @@ def cases():
     out.append(Case(
         "tensor_constant", tconst, runs=[([xi], xi + np.array([[1, 2, 3], [4, 5, 6]], "int32"))],
         spec=["EVAL.CONST.1", "TEXT.EXPR.5", "TEXT.EXPR.5"], tags=["const"]))
+    return out
+
+
+def operator_and_tuple_cases(x2, x3):
+    """Operator sugar, nested tuples and the unit value."""
+    out = []
     sugar = module_text('''
         @R.function
         def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
@@ -50,7 +56,6 @@ def cases():
             w = z - R.const(1.0, "float32")
             return w
     ''')
-    x3 = f32(3)
     out.append(Case(
         "operator_sugar", sugar, runs=[([x3], (x3 + x3) * x3 - 1)],
         spec=["TEXT.EXPR.3", "EXPR.OP.1"], tags=["text"], description="Python operators map to R.add / R.multiply / R.subtract"))
@@ -64,7 +69,6 @@ def cases():
             u = (a, (b, R.tuple()), t[0])
             return u
     ''')
-    x2 = f32(2)
     out.append(Case(
         "nested_tuples", tuples, runs=[([x2, x3], (x3, (x2, ()), x2))],
         spec=["EVAL.TUPLE.1", "EVAL.TGI.1", "TEXT.EXPR.2", "VAL.TUPLE.1"], tags=["tuple"], oracle="hand"))
@@ -77,6 +81,12 @@ def cases():
     out.append(Case(
         "unit_return", unit, runs=[([x2], ())],
         spec=["VAL.TUPLE.1", "EXPR.TUPLE.1"], tags=["tuple"], oracle="hand", description="the empty tuple is the unit value"))
+    return out
+
+
+def shape_and_prim_cases():
+    """Shape expressions, negative dims, division by zero, prim expressions, shape_of."""
+    out = []
     shape_expr = module_text('''
         @R.function
         def main(x: R.Tensor(("n", "m"), "float32")) -> R.Shape(ndim=5):
@@ -136,6 +146,12 @@ def cases():
         "shape_of", shape_of,
         runs=[([f32(2, 3)], Shape([2, 3])), ([np.zeros((), "float32")], Shape([])), ([f32(0, 1, 4)], Shape([0, 1, 4]))],
         spec=["OP.SEM.1", "VAL.SHAPE.1", "CALL.BUILTIN.3"], tags=["shape"]))
+    return out
+
+
+def binding_cases(x2):
+    """Aliases, strings, prim pass-through, unknown shapes, unit calls, null, shape_to_tensor."""
+    out = []
     alias = module_text('''
         @R.function
         def main(x: R.Tensor((2,), "float32")) -> R.Tuple(R.Tensor((2,), "float32"), R.Tensor((2,), "float32")):
@@ -212,6 +228,13 @@ def cases():
                                       ([f32(0, 3)], np.array([0, 3, 0], "int64"))],
         spec=["CALL.BUILTIN.2", "EVAL.SHAPE.1"], tags=["shape"]))
     return out
+
+
+def cases():
+    out = constant_cases()
+    x3 = f32(3)  # drawn here, between the families, as the cases were first generated
+    x2 = f32(2)
+    return out + operator_and_tuple_cases(x2, x3) + shape_and_prim_cases() + binding_cases(x2)
 
 
 def generate():

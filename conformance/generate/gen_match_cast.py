@@ -8,14 +8,14 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Prim, Shape, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240602)
+f32 = f32_sampler(RNG)
 
 
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
-
-
-def cases():
+def tensor_cases(a, b, c, x4):
+    """Tensor targets: two symbolic dims, a constant dim, a dtype, a rank, a bound variable."""
     out = []
     bind = module_text('''
         @R.function
@@ -26,7 +26,6 @@ def cases():
             s = R.shape([m, n * m])
             return (y, s)
     ''')
-    a, b, c = f32(2, 3), f32(4, 1), f32(0, 5)
     out.append(Case(
         "bind_two_dims", bind,
         runs=[([a], (a, Shape([3, 6]))), ([b], (b, Shape([1, 4]))), ([c], (c, Shape([5, 0])))],
@@ -38,7 +37,6 @@ def cases():
             y = R.match_cast(x, R.Tensor((4,), "float32"))
             return y
     ''')
-    x4 = f32(4)
     out.append(Case(
         "const_dim", const, runs=[([x4], x4), Fails([f32(3)], "match_cast_failed"),
                                   Fails([f32(0)], "match_cast_failed")],
@@ -80,6 +78,12 @@ def cases():
         "previously_bound", prev, runs=[([p3, q3], p3 + q3), Fails([p3, f32(4)], "match_cast_failed")],
         spec=["EVAL.MATCHCAST.1", "EVAL.CHECK.3", "SI.SYM.6"], tags=["match_cast", "symbolic"],
         description="a variable bound by a parameter is compared, not rebound, by a later match_cast"))
+    return out
+
+
+def shape_cases():
+    """An expression dim and shape values."""
+    out = []
     expr = module_text('''
         @R.function
         def main(x: R.Tensor(("n",), "float32"), y: R.Tensor(ndim=1, dtype="float32")) -> R.Tensor(ndim=1, dtype="float32"):
@@ -116,6 +120,12 @@ def cases():
         runs=[([Shape([2, 3])], Shape([2, 3])), Fails([Shape([2, 4])], "match_cast_failed"),
               Fails([Shape([2])], "match_cast_failed")],
         spec=["EVAL.MATCHCAST.1", "EVAL.CHECK.2", "EVAL.CHECK.3"], tags=["match_cast", "shape"]))
+    return out
+
+
+def structure_cases(x4, x5):
+    """Prim values, tuples, objects, the result's identity, match_cast in a dataflow block."""
+    out = []
     prim = module_text('''
         @R.function
         def main(p: R.Prim("int64"), x: R.Tensor(ndim=1, dtype="float32")) -> R.Tensor(ndim=1, dtype="float32"):
@@ -124,7 +134,6 @@ def cases():
             y = R.match_cast(x, R.Tensor((k,), "float32"))
             return y
     ''')
-    x5 = f32(5)
     out.append(Case(
         "prim_value", prim,
         runs=[([Prim(5, "int64"), x5], x5), Fails([Prim(4, "int64"), x5], "match_cast_failed")],
@@ -180,6 +189,12 @@ def cases():
     out.append(Case(
         "in_dataflow", df, runs=[([d], d + d), Fails([f32(3, 3)], "match_cast_failed")],
         spec=["EVAL.MATCHCAST.1", "EXPR.DATAFLOW.1", "EVAL.ENV.2"], tags=["match_cast", "dataflow"]))
+    return out
+
+
+def data_dependent_cases(x5):
+    """Values known only at run time, the classic header, negative shapes."""
+    out = []
     data_dep = module_text('''
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(ndim=1, dtype="float32"):
@@ -235,6 +250,14 @@ def cases():
         spec=["CALL.BUILTIN.1", "VAL.SHAPE.1"], tags=["shape", "data-dependent", "error"],
         description="a shape value cannot hold a negative dimension"))
     return out
+
+
+def cases():
+    a, b, c = f32(2, 3), f32(4, 1), f32(0, 5)
+    x4 = f32(4)
+    out = tensor_cases(a, b, c, x4) + shape_cases()
+    x5 = f32(5)  # drawn here, between the families, as the cases were first generated
+    return out + structure_cases(x4, x5) + data_dependent_cases(x5)
 
 
 def generate():

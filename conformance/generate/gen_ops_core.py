@@ -11,11 +11,9 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text
 
+from case_helpers import f32
+
 RNG_SEED = 20240710
-
-
-def f32(rng, *shape):
-    return rng.standard_normal(shape).astype("float32")
 
 
 def i64(*values):
@@ -406,9 +404,9 @@ ADD4 = '''
 '''
 
 
-def call_tir_cases(rng):
+def call_tir_call_cases(rng, ct, a, b):
+    """call_tir with one and two outputs, a tuple variable as arguments, and its rejections."""
     out = []
-    ct = ["OP.call_tir.C1", "OP.call_tir.C2", "OP.call_tir.C3", "OP.call_tir.C4", "CALL.TIR.5"]
     sym = module_text(SCALE + '''
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
@@ -417,7 +415,6 @@ def call_tir_cases(rng):
             y = R.call_tir(cls.scale, (x,), out_sinfo=R.Tensor((n,), "float32"), tir_vars=R.shape([n + 1]))
             return y
     ''')
-    a, b = f32(rng, 3), f32(rng, 5)
     out.append(Case("call_tir", sym, runs=[([a], a * np.float32(4)), ([b], b * np.float32(6))], spec=ct,
                     tags=["op:call_tir", "call_tir", "symbolic"],
                     description="the PrimFunc receives the input, the output, then tir_vars (n + 1)"))
@@ -474,7 +471,12 @@ def call_tir_cases(rng):
     ''')
     out.append(Invalid("call_tir_callee_not_global", not_gv, "struct_info", spec=["OP.call_tir.C1", "CALL.TIR.1"],
                        tags=["op:call_tir", "invalid"], description="the callee must be a GlobalVar"))
+    return out
 
+
+def call_tir_variant_cases(rng, a, b):
+    """call_tir_inplace and call_tir_with_grad."""
+    out = []
     ip = ["OP.call_tir_inplace.C1", "OP.call_tir_inplace.C2", "OP.call_tir_inplace.C3",
           "OP.call_tir_inplace.C4", "CALL.INPLACE.3", "CALL.INPLACE.4"]
     inplace = module_text(ADD4 + '''
@@ -534,6 +536,12 @@ def call_tir_cases(rng):
     return out
 
 
+def call_tir_cases(rng):
+    a, b = f32(rng, 3), f32(rng, 5)
+    ct = ["OP.call_tir.C1", "OP.call_tir.C2", "OP.call_tir.C3", "OP.call_tir.C4", "CALL.TIR.5"]
+    return call_tir_call_cases(rng, ct, a, b) + call_tir_variant_cases(rng, a, b)
+
+
 # ---------------------------------------------------------------------------------------------------
 # devices and allocation
 # ---------------------------------------------------------------------------------------------------
@@ -546,7 +554,8 @@ FILL = '''
 '''
 
 
-def device_and_memory_cases(rng):
+def device_cases(a, b):
+    """hint_on_device and to_vdevice."""
     out = []
     hint = module_text('''
         @R.function
@@ -555,7 +564,6 @@ def device_and_memory_cases(rng):
             z = R.add(y, y)
             return z
     ''')
-    a, b = f32(rng, 3), f32(rng, 4)
     out.append(Case("hint_on_device", hint, runs=[([a], a + a), ([b], b + b)],
                     spec=["OP.hint_on_device.C1", "OP.hint_on_device.C2", "CALL.BUILTIN.4"],
                     tags=["op:hint_on_device", "device", "symbolic"], description="the hint returns its argument"))
@@ -570,7 +578,12 @@ def device_and_memory_cases(rng):
     out.append(Case("to_vdevice", to_vdev, runs=[([a], a)],
                     spec=["OP.to_vdevice.C1", "OP.to_vdevice.C2", "CALL.BUILTIN.4"], tags=["op:to_vdevice", "device"],
                     oracle="hand", description="a copy of the tensor on the named virtual device"))
-    x = f32(rng, 3)
+    return out
+
+
+def allocation_cases(rng, x):
+    """Builtin, memory and VM allocation and kill operators, call_tir_dyn."""
+    out = []
     builtin = module_text(FILL + '''
         @R.function(pure=False)
         def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
@@ -659,6 +672,12 @@ def device_and_memory_cases(rng):
                     spec=["OP.vm.call_tir_dyn.C1", "CALL.PACKED.6"], tags=["op:vm.call_tir_dyn", "symbolic"],
                     description="the PrimFunc receives the tensors and then the shape's values (n)"))
     return out
+
+
+def device_and_memory_cases(rng):
+    a, b = f32(rng, 3), f32(rng, 4)
+    x = f32(rng, 3)
+    return device_cases(a, b) + allocation_cases(rng, x)
 
 
 def builtin_and_freshness_cases():

@@ -9,36 +9,15 @@ linear or Keys-cubic weights), compared with a tolerance covering TVM's float32 
 neighbour results are exact.
 """
 
-import zlib
 
 import numpy as np
 
-from relax_conformance.gen import Case, Invalid, module_text
+from relax_conformance.gen import Case, Invalid
+
+from case_helpers import module, rng_for, tensor
 
 CATEGORY = "op_image"
 TOL = dict(rtol=1e-5, atol=1e-5)
-
-
-def rng_for(name):
-    return np.random.default_rng(zlib.crc32(name.encode()))
-
-
-def tensor(shape, dtype="float32"):
-    if isinstance(shape, int):
-        return f'R.Tensor(ndim={shape}, dtype="{dtype}")'
-    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
-    return f'R.Tensor(({dims}), "{dtype}")'
-
-
-def module(params, call, ret=None):
-    plist = ", ".join(f"{n}: {a}" for n, a in params)
-    arrow = f" -> {ret}" if ret is not None else ""
-    return module_text(f'''
-        @R.function
-        def main({plist}){arrow}:
-            y = {call}
-            return y
-    ''')
 
 
 def coords(out, n, mode):

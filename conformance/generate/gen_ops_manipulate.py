@@ -11,44 +11,14 @@ bounds (reshape element counts, DIV.25; squeeze of a non-unit symbolic dim).
 Oracles: NumPy formulas written below; rejections are the cited constraints.
 """
 
-import zlib
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, Shape, module_text, via_float64
+from relax_conformance.gen import Case, Fails, Invalid, Shape, via_float64
+
+from case_helpers import f32, module, rng_for, tensor, tup
 
 CATEGORY = "op_manipulate"
-
-
-def rng_for(name):
-    return np.random.default_rng(zlib.crc32(name.encode()))
-
-
-def tensor(shape, dtype="float32"):
-    if isinstance(shape, int):
-        return f'R.Tensor(ndim={shape}, dtype="{dtype}")'
-    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
-    if len(shape) == 1:
-        dims += ","
-    return f'R.Tensor(({dims}), "{dtype}")'
-
-
-def module(params, call, ret):
-    plist = ", ".join(f"{n}: {a}" for n, a in params)
-    return module_text(f'''
-        @R.function
-        def main({plist}) -> {ret}:
-            y = {call}
-            return y
-    ''')
-
-
-def tup(*items):
-    return "R.Tuple(" + ", ".join(items) + ")"
-
-
-def f32(rng, *shape):
-    return rng.standard_normal(shape).astype("float32")
 
 
 def reshape_cases():

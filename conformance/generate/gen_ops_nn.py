@@ -6,169 +6,22 @@ batch dims), layout / attribute edge cases (groups, dilation, asymmetric padding
 count_include_pad, causal masks, ignore_index, the pad modes, training and inference batch_norm) and
 invalid operands (``struct_info``), plus run-time failures (``op_runtime``).
 
-Oracles: NumPy formulas written below, evaluated in float64 (naive loops for windows) and rounded
+Oracles: NumPy formulas (nn_oracles.py), evaluated in float64 (naive loops for windows) and rounded
 once to the result dtype; float sums are compared with the tolerance stated per case (OP.SEM.5),
 integer results exactly; rejections are the cited constraints.
 """
 
 import itertools
-import zlib
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, module_text
+from relax_conformance.gen import Case, Fails, Invalid
+
+from case_helpers import f32, module, rng_for, tensor
+from nn_oracles import adaptive, attention, avg_pool_f16, conv, conv_transpose, normalize, pool, r32, softmax
 
 CATEGORY = "op_nn"
 SUM_TOL = dict(rtol=1e-4, atol=1e-5)
-
-
-def rng_for(name):
-    return np.random.default_rng(zlib.crc32(name.encode()))
-
-
-def tensor(shape, dtype="float32"):
-    if isinstance(shape, int):
-        return f'R.Tensor(ndim={shape}, dtype="{dtype}")'
-    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
-    if len(shape) == 1:
-        dims += ","
-    return f'R.Tensor(({dims}), "{dtype}")'
-
-
-def module(params, call, ret=None):
-    plist = ", ".join(f"{n}: {a}" for n, a in params)
-    arrow = f" -> {ret}" if ret is not None else ""
-    return module_text(f'''
-        @R.function
-        def main({plist}){arrow}:
-            y = {call}
-            return y
-    ''')
-
-
-def f32(rng, *shape):
-    return rng.standard_normal(shape).astype("float32")
-
-
-def r32(x):
-    return np.asarray(x, dtype="float64").astype("float32")
-
-
-# ---------------------------------------------------------------------------------------------------
-# Oracles (float64)
-# ---------------------------------------------------------------------------------------------------
-
-
-def conv(x, w, stride, pad, dil, groups):
-    """x (N, C, *S), w (O, C/g, *K), pad = begins + ends."""
-    x, w = np.asarray(x, "float64"), np.asarray(w, "float64")
-    nsp = x.ndim - 2
-    o, cg = w.shape[:2]
-    ks = w.shape[2:]
-    outs = [(x.shape[2 + i] + pad[i] + pad[i + nsp] - dil[i] * (ks[i] - 1) - 1) // stride[i] + 1 for i in range(nsp)]
-    xp = np.pad(x, [(0, 0), (0, 0)] + [(pad[i], pad[i + nsp]) for i in range(nsp)])
-    y = np.zeros((x.shape[0], o) + tuple(outs))
-    og = o // groups
-    for oc in range(o):
-        g = oc // og
-        for pos in itertools.product(*[range(v) for v in outs]):
-            sl = tuple(slice(pos[i] * stride[i], pos[i] * stride[i] + dil[i] * (ks[i] - 1) + 1, dil[i])
-                       for i in range(nsp))
-            patch = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + sl]
-            y[(slice(None), oc) + pos] = (patch * w[oc]).reshape(x.shape[0], -1).sum(axis=1)
-    return y
-
-
-def conv_transpose(x, w, stride, pad, opad, dil, groups):
-    """x (N, C, *S), w (C, O/g, *K): scatter, cropped by the padding."""
-    x, w = np.asarray(x, "float64"), np.asarray(w, "float64")
-    nsp = x.ndim - 2
-    c, og = w.shape[:2]
-    ks = w.shape[2:]
-    outs = [(x.shape[2 + i] - 1) * stride[i] - pad[i] - pad[i + nsp] + dil[i] * (ks[i] - 1) + opad[i] + 1
-            for i in range(nsp)]
-    y = np.zeros((x.shape[0], og * groups) + tuple(outs))
-    cg = c // groups
-    for ci in range(c):
-        g = ci // cg
-        for pos in itertools.product(*[range(v) for v in x.shape[2:]]):
-            for kk in itertools.product(*[range(k) for k in ks]):
-                dst = [pos[i] * stride[i] + kk[i] * dil[i] - pad[i] for i in range(nsp)]
-                if all(0 <= d < outs[i] for i, d in enumerate(dst)):
-                    y[(slice(None), slice(g * og, (g + 1) * og)) + tuple(dst)] += \
-                        x[(slice(None), ci) + pos][:, None] * w[(ci, slice(None)) + kk][None, :]
-    return y
-
-
-def pool(x, kind, ks, st, pad, dil, ceil_mode, include_pad):
-    x = np.asarray(x)
-    nsp = x.ndim - 2
-    outs = []
-    for i in range(nsp):
-        n = x.shape[2 + i]
-        o = (n + pad[i] + pad[i + nsp] - dil[i] * (ks[i] - 1) - 1 + (st[i] - 1 if ceil_mode else 0)) // st[i] + 1
-        if ceil_mode and (o - 1) * st[i] >= n + pad[i]:
-            o -= 1
-        outs.append(o)
-    y = np.zeros(x.shape[:2] + tuple(outs))
-    for pos in itertools.product(*[range(v) for v in outs]):
-        vals, count = [], 0
-        for kk in itertools.product(*[range(k) for k in ks]):
-            src = [pos[i] * st[i] - pad[i] + kk[i] * dil[i] for i in range(nsp)]
-            if all(0 <= s < x.shape[2 + i] for i, s in enumerate(src)):
-                vals.append(x[(slice(None), slice(None)) + tuple(src)].astype("float64"))
-            if all(s < x.shape[2 + i] + pad[i + nsp] for i, s in enumerate(src)):
-                count += 1
-        if kind == "max":
-            y[(slice(None), slice(None)) + pos] = np.max(vals, axis=0) if vals else np.finfo(x.dtype).min
-        else:
-            total = np.sum(vals, axis=0) if vals else 0.0
-            y[(slice(None), slice(None)) + pos] = total / (count if include_pad else max(len(vals), 1))
-    return y
-
-
-def adaptive(x, out):
-    x = np.asarray(x, "float64")
-    nsp = x.ndim - 2
-    y = np.zeros(x.shape[:2] + tuple(out))
-    for pos in itertools.product(*[range(m) for m in out]):
-        sl = tuple(slice((pos[i] * x.shape[2 + i]) // out[i], -((-(pos[i] + 1) * x.shape[2 + i]) // out[i]))
-                   for i in range(nsp))
-        y[(slice(None), slice(None)) + pos] = x[(slice(None), slice(None)) + sl].mean(axis=tuple(range(2, 2 + nsp)))
-    return y
-
-
-def softmax(x, axis):
-    x = np.asarray(x, "float64")
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def normalize(x, axes, eps):
-    x = np.asarray(x, "float64")
-    m = x.mean(axis=axes, keepdims=True)
-    return (x - m) / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
-
-
-def attention(q, k, v, bias=None, scale=None, mask=None):
-    q, k, v = (np.asarray(a, "float64") for a in (q, k, v))
-    b, s, n, h = q.shape
-    skv = k.shape[1]
-    out = np.zeros((b, s, n, v.shape[3]))
-    sc = scale if scale is not None else 1 / np.sqrt(h)
-    for bi, hi in itertools.product(range(b), range(n)):
-        p = q[bi, :, hi] @ k[bi, :, hi].T * sc
-        if bias is not None:
-            p = p + np.broadcast_to(np.asarray(bias, "float64"), (b, n, s, skv))[bi, hi]
-        if mask is None:
-            e = np.exp(p - p.max(-1, keepdims=True))
-        else:
-            off = 0 if mask == "TopLeft" else abs(s - skv)
-            keep = np.arange(skv)[None] <= np.arange(s)[:, None] + off
-            pm = np.where(keep, p, 0.0)
-            e = np.where(keep, np.exp(pm - pm.max(-1, keepdims=True)), 0.0)
-        out[bi, :, hi] = e / e.sum(-1, keepdims=True) @ v[bi, :, hi]
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -176,11 +29,9 @@ def attention(q, k, v, bias=None, scale=None, mask=None):
 # ---------------------------------------------------------------------------------------------------
 
 
-def conv_cases():
+def conv2d_cases(rng, ids, tags):
+    """conv2d: groups, strides, padding, dilation, symbolic shapes, layouts, int8, rejections."""
     out = []
-    rng = rng_for("conv")
-    tags = ["op:nn.conv2d", "nn"]
-    ids = ["OP.nn.conv2d.C5", "OP.nn.conv2d.C6", "OP.NN.CONV.SEM.1", "OP.NN.ATTR.1"]
     x, w = f32(rng, 2, 4, 6, 5), f32(rng, 6, 2, 3, 3)
     out.append(Case("conv2d_groups_stride_padding",
                     module([("x", tensor((2, 4, 6, 5))), ("w", tensor((6, 2, 3, 3)))],
@@ -250,7 +101,12 @@ def conv_cases():
     out.append(Invalid("conv2d_dtype_mismatch", module([("x", tensor((1, 4, 8, 8))), ("w", tensor((6, 4, 3, 3), "int32"))],
                                                        "R.nn.conv2d(x, w)"),
                        "struct_info", spec=["OP.nn.conv2d.C3"], tags=tags + ["invalid"]))
+    return out
 
+
+def conv1d_conv3d_cases(rng):
+    """conv1d and conv3d."""
+    out = []
     tags1 = ["op:nn.conv1d", "nn"]
     x1, w1 = f32(rng, 2, 2, 9), f32(rng, 4, 1, 3)
     out.append(Case("conv1d_groups_dilation",
@@ -275,7 +131,12 @@ def conv_cases():
     out.append(Invalid("conv3d_channel_mismatch", module([("x", tensor((1, 2, 3, 4, 3))), ("w", tensor((2, 3, 2, 2, 2)))],
                                                          "R.nn.conv3d(x, w)"), "struct_info",
                        spec=["OP.nn.conv3d.C4"], tags=tags3 + ["invalid"]))
+    return out
 
+
+def conv_transpose_cases(rng):
+    """The transposed convolutions in 1, 2 and 3 dimensions."""
+    out = []
     tagst = ["op:nn.conv2d_transpose", "nn"]
     idt = ["OP.nn.conv2d_transpose.C5", "OP.nn.conv2d_transpose.C6", "OP.NN.CONV.SEM.2"]
     xt, wt = f32(rng, 1, 4, 3, 4), f32(rng, 4, 3, 3, 3)
@@ -319,16 +180,21 @@ def conv_cases():
     return out
 
 
+def conv_cases():
+    rng = rng_for("conv")
+    tags = ["op:nn.conv2d", "nn"]
+    ids = ["OP.nn.conv2d.C5", "OP.nn.conv2d.C6", "OP.NN.CONV.SEM.1", "OP.NN.ATTR.1"]
+    return conv2d_cases(rng, ids, tags) + conv1d_conv3d_cases(rng) + conv_transpose_cases(rng)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Pools
 # ---------------------------------------------------------------------------------------------------
 
 
-def pool_cases():
+def pool2d_cases(x, rng, p):
+    """max_pool2d and avg_pool2d over a table of attributes, and their rejections."""
     out = []
-    rng = rng_for("pool")
-    x = f32(rng, 2, 3, 7, 6)
-    p = [("x", tensor((2, 3, 7, 6)))]
     specs = {
         "max": ["OP.nn.max_pool2d.C2", "OP.nn.max_pool2d.C3", "OP.NN.POOL.SEM.1", "OP.NN.POOL.SEM.2"],
         "avg": ["OP.nn.avg_pool2d.C2", "OP.nn.avg_pool2d.C3", "OP.NN.POOL.SEM.1", "OP.NN.POOL.SEM.3"],
@@ -382,6 +248,12 @@ def pool_cases():
     out.append(Invalid("avg_pool2d_bad_layout", module([("x", tensor((2, 3, 7, 6)))],
                                                        'R.nn.avg_pool2d(x, 2, layout="NCHD")'),
                        "struct_info", spec=["OP.nn.avg_pool2d.C1"], tags=["op:nn.avg_pool2d", "nn", "invalid"]))
+    return out
+
+
+def pool1d_pool3d_cases(rng):
+    """Pooling in 1 and 3 dimensions."""
+    out = []
     # 1-d and 3-d
     x1 = f32(rng, 2, 7, 3)
     y1 = pool(x1.transpose(0, 2, 1), "max", (3,), (2,), (1, 1), (1,), True, False).transpose(0, 2, 1)
@@ -408,6 +280,12 @@ def pool_cases():
                                                 "ceil_mode=True)", tensor(y3m.shape)),
                     runs=[([x3], r32(y3m))], spec=["OP.nn.max_pool3d.C2", "OP.nn.max_pool3d.C3", "OP.NN.POOL.SEM.2"],
                     tags=["op:nn.max_pool3d", "nn"]))
+    return out
+
+
+def adaptive_pool_cases(rng, x):
+    """adaptive_avg_pool in 1, 2 and 3 dimensions."""
+    out = []
     # adaptive
     tags = ["op:nn.adaptive_avg_pool2d", "nn"]
     ids = ["OP.nn.adaptive_avg_pool2d.C2", "OP.nn.adaptive_avg_pool2d.C3", "OP.NN.POOL.SEM.4"]
@@ -439,14 +317,21 @@ def pool_cases():
     return out
 
 
+def pool_cases():
+    rng = rng_for("pool")
+    x = f32(rng, 2, 3, 7, 6)
+    p = [("x", tensor((2, 3, 7, 6)))]
+    return pool2d_cases(x, rng, p) + pool1d_pool3d_cases(rng) + adaptive_pool_cases(rng, x)
+
+
 # ---------------------------------------------------------------------------------------------------
 # softmax and normalizations
 # ---------------------------------------------------------------------------------------------------
 
 
-def softmax_norm_cases():
+def softmax_cases(rng):
+    """softmax and log_softmax, large values."""
     out = []
-    rng = rng_for("norm")
     x = f32(rng, 2, 3, 4) * 4
     for op in ("softmax", "log_softmax"):
         tags = [f"op:nn.{op}", "nn"]
@@ -469,11 +354,15 @@ def softmax_norm_cases():
     out.append(Case("softmax_large_values", module([("x", tensor((1, 3)))], "R.nn.softmax(x)", tensor((1, 3))),
                     runs=[([big], r32(softmax(big, -1)))], spec=["OP.nn.softmax.C3"], tags=["op:nn.softmax", "nn"],
                     description="the maximum is subtracted before exp"))
+    return out
 
+
+def layer_norm_cases(rng, x):
+    """layer_norm over two axes, symbolic shapes, center/scale, gamma checks."""
+    out = []
     # layer_norm
     tags = ["op:nn.layer_norm", "nn"]
     ids = ["OP.nn.layer_norm.C3", "OP.nn.layer_norm.C4", "OP.NN.NORM.SEM.2", "OP.NN.NORM.C3"]
-    x = f32(rng, 2, 3, 4, 5)
     g, b = f32(rng, 4, 5), f32(rng, 4, 5)
     out.append(Case("layer_norm_two_axes",
                     module([("x", tensor((2, 3, 4, 5))), ("g", tensor((4, 5))), ("b", tensor((4, 5)))],
@@ -496,6 +385,12 @@ def softmax_norm_cases():
     out.append(Invalid("layer_norm_gamma_rank", module([("x", tensor((2, 5))), ("g", tensor((1, 5))), ("b", tensor((5,)))],
                                                        "R.nn.layer_norm(x, g, b, axes=[1])"),
                        "struct_info", spec=["OP.nn.layer_norm.C1", "OP.NN.NORM.C1"], tags=tags + ["invalid"]))
+    return out
+
+
+def rms_group_instance_norm_cases(rng, x):
+    """rms_norm, group_norm and instance_norm."""
+    out = []
     # rms_norm
     w = f32(rng, 5)
     x64 = x.astype("float64")
@@ -530,6 +425,12 @@ def softmax_norm_cases():
                        module([("x", tensor((2, 4, 3))), ("c", tensor((4,)))],
                               "R.nn.instance_norm(x, c, c, channel_axis=1, axes=[1, 2])"),
                        "struct_info", spec=["OP.nn.instance_norm.C1"], tags=["op:nn.instance_norm", "nn", "invalid"]))
+    return out
+
+
+def batch_norm_cases(rng):
+    """batch_norm in inference and training mode."""
+    out = []
     # batch_norm
     tags = ["op:nn.batch_norm", "nn"]
     xb = f32(rng, 3, 4, 5)
@@ -556,6 +457,13 @@ def softmax_norm_cases():
                                                       "R.nn.batch_norm(x, g, b, m, v, axis=1)"),
                        "struct_info", spec=["OP.nn.batch_norm.C2", "OP.NN.NORM.C2"], tags=tags + ["invalid"]))
     return out
+
+
+def softmax_norm_cases():
+    rng = rng_for("norm")
+    out = softmax_cases(rng)
+    x = f32(rng, 2, 3, 4, 5)  # the input of layer_norm and rms_norm, drawn here as the cases were first generated
+    return out + layer_norm_cases(rng, x) + rms_group_instance_norm_cases(rng, x) + batch_norm_cases(rng)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -822,19 +730,6 @@ INVALID = [
     ("nll_loss_spatial_mismatch", "nll_loss", [("p", tensor((3, 4, 5))), ("t", tensor((3, 6), "int64"))],
      "R.nn.nll_loss(p, t)", ["OP.nn.nll_loss.C5"]),
 ]
-
-
-def avg_pool_f16(x, k):
-    """avg_pool2d without padding, stride 1: the window folded in float16 in row-major order (each
-    addition computed exactly in float64 and rounded to float16), then divided by the count in float16."""
-    n, c, h, w = x.shape
-    y = np.zeros((n, c, h - k + 1, w - k + 1), "float16")
-    for pos in np.ndindex(*y.shape):
-        acc = np.float16(0)
-        for r, s in itertools.product(range(k), range(k)):
-            acc = np.float16(np.float64(acc) + np.float64(x[pos[0], pos[1], pos[2] + r, pos[3] + s]))
-        y[pos] = np.float16(np.float64(acc) / np.float64(k * k))
-    return y
 
 
 def constraint_cases():

@@ -10,36 +10,14 @@ Oracles: NumPy formulas written below (stable argsort on a negated key for desce
 values for the NaN rules; rejections are the cited constraints.
 """
 
-import zlib
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, module_text
+from relax_conformance.gen import Case, Fails, Invalid
+
+from case_helpers import module, rng_for, tensor
 
 CATEGORY = "op_search"
-
-
-def rng_for(name):
-    return np.random.default_rng(zlib.crc32(name.encode()))
-
-
-def tensor(shape, dtype):
-    if isinstance(shape, int):
-        return f'R.Tensor(ndim={shape}, dtype="{dtype}")'
-    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
-    if len(shape) == 1:
-        dims += ","
-    return f'R.Tensor(({dims}), "{dtype}")'
-
-
-def module(params, call, ret):
-    plist = ", ".join(f"{n}: {a}" for n, a in params)
-    return module_text(f'''
-        @R.function
-        def main({plist}) -> {ret}:
-            y = {call}
-            return y
-    ''')
 
 
 def stable_order(x, axis, descending):

@@ -11,55 +11,25 @@ Oracles: NumPy formulas written below (float sums evaluated in float64 and round
 cited constraints.
 """
 
-import zlib
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, module_text, via_float64
+from relax_conformance.gen import Case, Fails, Invalid, via_float64
+
+from case_helpers import module, rng_for, tensor
 
 CATEGORY = "op_statistical"
 REDUCTIONS = ("sum", "prod", "mean", "variance", "std", "max", "min")
 
 
-def rng_for(name):
-    return np.random.default_rng(zlib.crc32(name.encode()))
-
-
-def tensor(shape, dtype):
-    if isinstance(shape, int):
-        return f'R.Tensor(ndim={shape}, dtype="{dtype}")'
-    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
-    if len(shape) == 1:
-        dims += ","
-    return f'R.Tensor(({dims}), "{dtype}")'
-
-
-def module(params, call, ret):
-    plist = ", ".join(f"{n}: {a}" for n, a in params)
-    return module_text(f'''
-        @R.function
-        def main({plist}) -> {ret}:
-            y = {call}
-            return y
-    ''')
+#: the NumPy method of each reduction
+NUMPY_REDUCTION = {"sum": "sum", "prod": "prod", "mean": "mean", "variance": "var", "std": "std", "max": "max",
+                   "min": "min"}
 
 
 def _f64(op, x, axis, keepdims):
     ax = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
-    x = np.asarray(x, "float64")
-    if op == "sum":
-        return x.sum(axis=ax, keepdims=keepdims)
-    if op == "prod":
-        return x.prod(axis=ax, keepdims=keepdims)
-    if op == "mean":
-        return x.mean(axis=ax, keepdims=keepdims)
-    if op == "variance":
-        return x.var(axis=ax, keepdims=keepdims)
-    if op == "std":
-        return x.std(axis=ax, keepdims=keepdims)
-    if op == "max":
-        return x.max(axis=ax, keepdims=keepdims)
-    return x.min(axis=ax, keepdims=keepdims)
+    return getattr(np.asarray(x, "float64"), NUMPY_REDUCTION[op])(axis=ax, keepdims=keepdims)
 
 
 def _int_reduce(op, x, axis, keepdims):

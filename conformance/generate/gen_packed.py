@@ -10,15 +10,16 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Shape, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240607)
 PK = ["VAL.PACKED.1", "VAL.PACKED.2", "CALL.PACKED.1", "CALL.PACKED.5"]
 
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
-def cases():
+def packed_call_cases(a3, b3, a6, b6):
+    """call_dps_packed, call_packed, call_pure_packed, identity and call_inplace_packed."""
     out = []
     dps = module_text('''
         @R.function
@@ -27,7 +28,6 @@ def cases():
             y = R.call_dps_packed("conformance.add_dps", (a, b), out_sinfo=R.Tensor((n,), "float32"))
             return y
     ''')
-    a3, b3, a6, b6 = f32(3), f32(3), f32(6), f32(6)
     out.append(Case("call_dps_packed", dps, runs=[([a3, b3], a3 + b3), ([a6, b6], a6 + b6)],
                     spec=PK + ["CALL.DPS.1", "CALL.DPS.2", "CALL.PACKED.7"], tags=["packed", "dps"]))
     dps_int = module_text('''
@@ -81,6 +81,12 @@ def cases():
     p4, q4 = f32(4), f32(4)
     out.append(Case("call_inplace_packed", inplace, runs=[([p4, q4], p4 + q4)],
                     spec=PK + ["CALL.IPACKED.1", "EVAL.ALIAS.1"], tags=["packed", "inplace"]))
+    return out
+
+
+def packed_failure_cases(a3, b3):
+    """Inputs outside a function's domain, missing and raising functions, checked results."""
+    out = []
     domain = module_text('''
         @R.function(pure=False)
         def main(x: R.Tensor(("n",), "float32"), y: R.Tensor(("m",), "float32")) -> R.Tensor(ndim=1, dtype="float32"):
@@ -127,6 +133,11 @@ def cases():
                     spec=PK + ["EVAL.CALL.3", "DIV.19"], tags=["packed", "check"],
                     description="a packed call's sinfo_args are checked against the value it returns"))
     return out
+
+
+def cases():
+    a3, b3, a6, b6 = f32(3), f32(3), f32(6), f32(6)
+    return packed_call_cases(a3, b3, a6, b6) + packed_failure_cases(a3, b3)
 
 
 def generate():

@@ -8,11 +8,10 @@ import numpy as np
 
 from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text
 
+from case_helpers import f32_sampler
+
 RNG = np.random.default_rng(20240621)
-
-
-def f32(*shape):
-    return RNG.standard_normal(shape).astype("float32")
+f32 = f32_sampler(RNG)
 
 
 def values_cases():
@@ -147,7 +146,8 @@ def prim_cases():
     return out
 
 
-def tir_cases():
+def tir_let_and_dtype_cases():
+    """TensorIR let bindings and let expressions, operands of mixed dtypes."""
     out = []
     let = module_text('''
         @T.prim_func
@@ -208,6 +208,12 @@ def tir_cases():
         runs=[([ai, fa], (ai.astype(np.int64) * 3000000000, ai.astype("float32") + fa))],
         spec=["PRIM.DTYPE.1"], tags=["call_tir", "dtype"], oracle="numpy-formula",
         description="operands of different dtypes are cast to a common dtype before a binary operation"))
+    return out
+
+
+def tir_buffer_cases():
+    """Memory scopes, declared strides and buffer views."""
+    out = []
     scopes = module_text('''
         @T.prim_func
         def via_scratch(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
@@ -277,6 +283,10 @@ def tir_cases():
     return out
 
 
+def tir_cases():
+    return tir_let_and_dtype_cases() + tir_buffer_cases()
+
+
 def struct_info_cases():
     out = []
     join = module_text('''
@@ -343,7 +353,8 @@ def check_cases():
     return out
 
 
-def more_cases():
+def folding_cases():
+    """Shapes from shape variables, constant folding, float16 rounding."""
     out = []
     shape_var = module_text('''
         @R.function
@@ -406,6 +417,12 @@ def more_cases():
         "float16_rounding_ties_even", f16, runs=[([ties], t16)],
         spec=["VAL.DTYPE.6"], tags=["op:astype", "dtype"], oracle="numpy-formula",
         description="conversion rounds to nearest, ties to even, and overflows to infinity"))
+    return out
+
+
+def dimension_cases():
+    """Provably distinct dims, int32 dims, symbolic variables of the same name."""
+    out = []
     distinct = module_text('''
         @R.function
         def main(x: R.Tensor((3,), "float32"), y: R.Tensor((4,), "float32")) -> R.Tensor(ndim=1, dtype="float32"):
@@ -445,6 +462,12 @@ def more_cases():
         "same_name_symbolic_vars_distinct", same_name, runs=[([x2, y5], y5 + y5), ([y5, x2], x2 + x2)],
         spec=["PRIM.VAR.1", "SI.CALL.4"], tags=["symbolic", "call"], oracle="numpy-formula",
         description="the callee's n is not the caller's n: the call's result has the caller's m"))
+    return out
+
+
+def function_order_cases():
+    """Return annotations across function order, direct PrimFunc calls, nested calls."""
+    out = []
     later = module_text('''
         @R.function
         def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
@@ -519,6 +542,10 @@ def more_cases():
         spec=["NORM.ANF.2"], tags=["call"], oracle="numpy-formula",
         description="nested call arguments are bound to fresh variables and evaluated before their user"))
     return out
+
+
+def more_cases():
+    return folding_cases() + dimension_cases() + function_order_cases()
 
 
 def wf_cases():

@@ -5,14 +5,18 @@ rule (the cited rule is the oracle). ``malformed``: the text is not a program at
 unknown names, constructs the text format does not allow).
 """
 
-from relax_conformance.gen import Invalid, Malformed, module_text
+from relax_conformance.gen import Invalid, module_text
+
+from case_helpers import rejection_collector
 
 
 def M(body):  # noqa: N802 - reads like the module it builds
     return module_text(body)
 
 
-def invalid():
+def _invalid_collector():
+    """A list of cases, and ``si`` and ``wf``, which append a function body that must be rejected with
+    a struct_info or a well_formed error to it."""
     out = []
 
     def si(name, body, spec, description="", tags=()):
@@ -23,6 +27,12 @@ def invalid():
         out.append(Invalid(name, M(body), "well_formed", spec=spec, tags=["static"] + list(tags),
                            description=description))
 
+    return out, si, wf
+
+
+def operator_cases():
+    """Operator operands and match_cast targets that cannot agree."""
+    out, si, wf = _invalid_collector()
     si("binary_dtype_mismatch", '''
         @R.function
         def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "int32")):
@@ -65,6 +75,12 @@ def invalid():
             y = R.match_cast(x, R.Shape([3]))
             return y
     ''', ["NORM.MATCHCAST.2", "SI.BASE.2"], tags=["match_cast"])
+    return out
+
+
+def call_cases():
+    """Calls with the wrong arity or arguments, annotations a binding contradicts."""
+    out, si, wf = _invalid_collector()
     si("call_arity", '''
         @R.function
         def f(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
@@ -134,6 +150,12 @@ def invalid():
             y = x(x)
             return y
     ''', ["NORM.CALL.2"], "the callee of a call must have function struct info", ["call"])
+    return out
+
+
+def kernel_and_tuple_cases():
+    """call_tir signatures that conflict, matmul reductions, tuple indices."""
+    out, si, wf = _invalid_collector()
     si("call_tir_out_sinfo_conflict", '''
         @T.prim_func
         def copy(A: T.Buffer((T.int64(3),), "float32"), B: T.Buffer((T.int64(3),), "float32")):
@@ -171,6 +193,12 @@ def invalid():
             y = t[2]
             return y
     ''', ["NORM.INFER.5", "EXPR.TGI.1"], "projecting field 2 of a pair", ["tuple"])
+    return out
+
+
+def purity_and_scope_cases():
+    """Impure calls where purity is required, dataflow limits, symbolic variables."""
+    out, si, wf = _invalid_collector()
     wf("impure_call_in_pure_function", '''
         @R.function
         def main(x: R.Tensor((3,), "float32")):
@@ -245,6 +273,12 @@ def invalid():
             R.func_attr({"relax.force_pure": True})
             return x
     ''', ["WF.PURITY.2"], "relax.force_pure on a function declared impure", ["purity"])
+    return out
+
+
+def binding_cases():
+    """call_tir_inplace indices, binding annotations and global symbols."""
+    out, si, wf = _invalid_collector()
     si("call_tir_inplace_index_out_of_range", '''
         @T.prim_func
         def add_into(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
@@ -272,12 +306,17 @@ def invalid():
     return out
 
 
-def malformed():
-    out = []
+def invalid():
+    return (operator_cases()
+            + call_cases()
+            + kernel_and_tuple_cases()
+            + purity_and_scope_cases()
+            + binding_cases())
 
-    def bad(name, text, spec, description="", tags=()):
-        out.append(Malformed(name, text, spec=spec, tags=["text"] + list(tags), description=description))
 
+def syntax_cases():
+    """Texts that are not Python or not a module, unknown names, missing annotations."""
+    out, bad = rejection_collector()
     bad("python_syntax_error", M('''
         @R.function
         def main(x: R.Tensor((3,), "float32"):
@@ -319,6 +358,12 @@ def malformed():
         def main(x: R.Tensor((3,), "float32")) -> R.Tensor(("m",), "float32"):
             return x
     '''), ["TEXT.SIG.4", "WF.SYM.1"], "m is not defined by any parameter", ["symbolic"])
+    return out
+
+
+def scope_cases():
+    """Variables used outside their block or branch, statements the format does not have."""
+    out, bad = rejection_collector()
     bad("dataflow_var_after_block", M('''
         @R.function
         def main(x: R.Tensor((3,), "float32")):
@@ -380,6 +425,10 @@ def malformed():
             return y
     '''), ["TEXT.STMT.5"], tags=["dataflow"])
     return out
+
+
+def malformed():
+    return syntax_cases() + scope_cases()
 
 
 def generate():

@@ -8,7 +8,9 @@ rules.
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, Malformed, Prim, Shape, module_text
+from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text
+
+from case_helpers import rejection_collector
 
 M = module_text
 
@@ -17,11 +19,9 @@ def f32(*v):
     return np.array(v, dtype="float32")
 
 
-def accepted():
+def script_structure_cases(x3, x4):
+    """Decorator options, missing import lines, preamble statements and shadowing."""
     out = []
-    x3 = f32(1.0, -2.0, 3.5)
-    x4 = f32(0.5, 1.5, -1.0, 2.0)
-
     out.append(Case("decorator_options", M('''
         @T.prim_func(private=True)
         def double(A: T.Buffer((T.int64(3),), "float32"), B: T.Buffer((T.int64(3),), "float32")):
@@ -81,7 +81,12 @@ class Module:
             return x
     '''), runs=[([x3], (x3 + x3) * (x3 + x3) - x3)], oracle="numpy-formula",
         spec=["TEXT.SCOPE.1"], tags=["text"], description="a later binding of a name shadows the earlier one"))
+    return out
 
+
+def literal_cases(x3):
+    """String dimensions, prim-value literals and constants."""
+    out = []
     def sdim(n):
         return f32(*range(n))
 
@@ -149,7 +154,12 @@ class Module:
     '''), runs=[([f32(1.0, -3.0)], (f32(1.0, -3.0), np.array(-np.inf, "float32")))], oracle="hand",
         spec=["DIV.24", "TEXT.EXPR.5", "TEXT.RT.2"], tags=["text", "constant"],
         description="the string spelling TVM prints for a non-finite constant is accepted"))
+    return out
 
+
+def annotation_and_evaluation_cases(x3, x4):
+    """Annotations that are dropped or checked, and what evaluation does not reach."""
+    out = []
     out.append(Case("annotation_on_variable_dropped", M('''
         @R.function
         def main(x: R.Tensor((3,), "float32")):
@@ -221,7 +231,12 @@ class Module:
                 Fails([x3.reshape(1, 3)], "match_cast_failed")],
         oracle="spec-rule", spec=["ERR.KIND.2", "ERR.KIND.3"], tags=["text", "match_cast"],
         description="an expected kind is met by a descendant; match_cast_failed is a condition on the site"))
+    return out
 
+
+def attribute_and_tir_cases(x3, x4):
+    """Virtual devices, index maps and TensorIR parameter and block forms."""
+    out = []
     out.append(Case("virtual_devices", '''from tvm.script import ir as I, relax as R, tirx as T
 
 
@@ -288,6 +303,12 @@ class Module:
     '''), runs=[([np.array([[1, 2, 3], [4, 5, 6.5]], "float32")], f32(6, 15.5))], oracle="hand",
         spec=["TEXT.TIR.5"], tags=["text", "call_tir", "block"],
         description="a block with remapped axes, reads/writes and an init"))
+    return out
+
+
+def function_cases(x3):
+    """Recursion, shapes from variables, closures, opaque callables, the first error."""
+    out = []
     out.append(Case("recursion_in_dataflow", M('''
         @R.function
         def f(x: R.Tensor((3,), "float32"), n: R.Tensor((), "int64")) -> R.Tensor((3,), "float32"):
@@ -366,12 +387,19 @@ class Module:
     return out
 
 
-def rejected():
-    out = []
+def accepted():
+    x3 = f32(1.0, -2.0, 3.5)
+    x4 = f32(0.5, 1.5, -1.0, 2.0)
+    return (script_structure_cases(x3, x4)
+            + literal_cases(x3)
+            + annotation_and_evaluation_cases(x3, x4)
+            + attribute_and_tir_cases(x3, x4)
+            + function_cases(x3))
 
-    def bad(name, text, spec, description="", tags=()):
-        out.append(Malformed(name, text, spec=spec, tags=["text"] + list(tags), description=description))
 
+def unsafe_text_cases():
+    """Imports, code in strings and attributes, and nesting beyond the limit."""
+    out, bad = rejection_collector()
     bad("import_of_other_module", M('''
         @R.function
         def main(x: R.Tensor((3,), "float32")):
@@ -395,6 +423,12 @@ def rejected():
         def main(x: R.Tensor(("{deep}",), "float32")):
             return x
     '''), ["TEXT.SAFE.4", "ERR.1"], "a nesting beyond the parser's limit is a parse error, not a crash")
+    return out
+
+
+def form_cases():
+    """Decorator options, names, returns, metadata and operators the format does not have."""
+    out, bad = rejection_collector()
     bad("unknown_decorator_option", M('''
         @R.function(inline=True)
         def main(x: R.Tensor((3,), "float32")):
@@ -436,6 +470,12 @@ def rejected():
             z = x == y
             return z
     '''), ["DIV.27", "TEXT.EXPR.3"], "== between Relax expressions is rejected; R.equal is the operator")
+    return out
+
+
+def definition_cases():
+    """Definitions that conflict, casts that cannot hold, captures and purity."""
+    out, bad = rejection_collector()
     bad("function_defined_twice", M('''
         @R.function
         def f(x: R.Tensor((3,), "float32")):
@@ -503,6 +543,10 @@ def rejected():
     '''), "well_formed", spec=["DIV.28", "SI.LCA.6", "WF.PURITY.1"], tags=["text", "purity", "if"],
         description="an If that may yield an impure function yields an impure one, so calling it in a pure function is ill-formed"))
     return out
+
+
+def rejected():
+    return unsafe_text_cases() + form_cases() + definition_cases()
 
 
 def generate():

@@ -7,9 +7,8 @@ import pytest
 from relax_ref.analysis.struct_info_ops import format_struct_info
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
-from relax_ref.ir.struct_info import (
-    FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo,
-)
+
+from tvm_struct_info import FromTvm
 
 HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
 
@@ -139,46 +138,12 @@ class _Names:
     """Renders TVM struct info with relax-ref's formatter (variables matched by name)."""
 
     def __init__(self, tvm):
-        self.tvm = tvm
         self.vars = {}
-
-    def prim(self, e):
-        tirx = self.tvm.tirx
-        if isinstance(e, tirx.Var):
-            return self.vars.setdefault(e.name, P.PrimVar(e.name, str(e.dtype)))
-        if isinstance(e, tirx.IntImm):
-            return P.IntImm(int(e.value), str(e.dtype))
-        ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv,
-               tirx.FloorMod: P.FloorMod, tirx.Min: P.Min, tirx.Max: P.Max}
-        return ops[type(e)](self.prim(e.a), self.prim(e.b))
-
-    def sinfo(self, s):
-        relax = self.tvm.relax
-        if isinstance(s, relax.ObjectStructInfo):
-            return ObjectStructInfo()
-        if isinstance(s, relax.PrimStructInfo):
-            return PrimStructInfo(str(s.dtype), self.prim(s.value) if s.value is not None else None)
-        if isinstance(s, relax.ShapeStructInfo):
-            if s.values is not None:
-                return ShapeStructInfo(tuple(self.prim(v) for v in s.values))
-            return ShapeStructInfo(ndim=s.ndim)
-        if isinstance(s, relax.TensorStructInfo):
-            dtype = str(s.dtype) or "void"
-            if s.shape is None:
-                return TensorStructInfo(None, dtype, s.ndim)
-            if isinstance(s.shape, relax.ShapeExpr):
-                return TensorStructInfo(rx.ShapeExpr(tuple(self.prim(v) for v in s.shape.values)), dtype)
-            return TensorStructInfo(rx.Var(s.shape.name_hint, struct_info=self.sinfo(s.shape.struct_info)), dtype)
-        if isinstance(s, relax.TupleStructInfo):
-            return TupleStructInfo(tuple(self.sinfo(f) for f in s.fields))
-        if isinstance(s, relax.FuncStructInfo):
-            if s.params is None:
-                return FuncStructInfo.opaque(self.sinfo(s.ret), bool(s.purity))
-            return FuncStructInfo(tuple(self.sinfo(p) for p in s.params), self.sinfo(s.ret), bool(s.purity))
-        raise TypeError(s)
+        self.convert = FromTvm(tvm, lambda v: self.vars.setdefault(v.name, P.PrimVar(v.name, str(v.dtype))),
+                               lambda v: rx.Var(v.name_hint, struct_info=self.convert.sinfo(v.struct_info)))
 
     def text(self, s):
-        return format_struct_info(self.sinfo(s))
+        return format_struct_info(self.convert.sinfo(s))
 
 
 def _summary_tvm(tvm, mod):

@@ -20,6 +20,8 @@ from relax_ref.ir.struct_info import (
     VDevice,
 )
 
+from tvm_struct_info import FromTvm
+
 PASS, L0, L1, L2 = (BaseCheckResult.PASS, BaseCheckResult.FAIL_L0, BaseCheckResult.FAIL_L1,
                     BaseCheckResult.FAIL_L2)
 N, M = P.PrimVar("n"), P.PrimVar("m")
@@ -321,39 +323,10 @@ class _Bridge:
             return relax.FuncStructInfo([self.sinfo(p) for p in s.params], self.sinfo(s.ret), s.purity)
         raise TypeError(s)
 
-    def back_prim(self, e):
-        tirx = self.tvm.tirx
-        if isinstance(e, tirx.Var):
-            return self.bwd[e]
-        if isinstance(e, tirx.IntImm):
-            return P.IntImm(int(e.value), str(e.dtype))
-        ops = {tirx.Add: P.add, tirx.Sub: P.sub, tirx.Mul: P.mul, tirx.FloorDiv: P.floordiv}
-        return ops[type(e)](self.back_prim(e.a), self.back_prim(e.b))
-
     def back(self, s):
-        relax = self.tvm.relax
-        if isinstance(s, relax.ObjectStructInfo):
-            return ObjectStructInfo()
-        if isinstance(s, relax.PrimStructInfo):
-            return PrimStructInfo(str(s.dtype), self.back_prim(s.value) if s.value is not None else None)
-        if isinstance(s, relax.ShapeStructInfo):
-            if s.values is not None:
-                return ShapeStructInfo(tuple(self.back_prim(v) for v in s.values))
-            return ShapeStructInfo(ndim=s.ndim)
-        if isinstance(s, relax.TensorStructInfo):
-            dtype = str(s.dtype) or "void"
-            if s.shape is None:
-                return TensorStructInfo(None, dtype, s.ndim)
-            if isinstance(s.shape, relax.ShapeExpr):
-                return TensorStructInfo(ShapeExpr(tuple(self.back_prim(v) for v in s.shape.values)), dtype)
-            return TensorStructInfo(self.bwd[s.shape], dtype)
-        if isinstance(s, relax.TupleStructInfo):
-            return TupleStructInfo(tuple(self.back(f) for f in s.fields))
-        if isinstance(s, relax.FuncStructInfo):
-            if s.params is None:
-                return FuncStructInfo.opaque(self.back(s.ret), bool(s.purity))
-            return FuncStructInfo(tuple(self.back(p) for p in s.params), self.back(s.ret), bool(s.purity))
-        raise TypeError(s)
+        """TVM's struct info as relax-ref's, through the same variable correspondence."""
+        nodes = {"Add": P.add, "Sub": P.sub, "Mul": P.mul, "FloorDiv": P.floordiv}
+        return FromTvm(self.tvm, self.bwd.__getitem__, self.bwd.__getitem__, nodes).sinfo(s)
 
 
 @pytest.mark.tvm

@@ -3,9 +3,7 @@ tables are current, every case is valid and cites rules the spec defines, and ge
 implementation as their oracle."""
 
 import ast
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,8 @@ from relax_conformance.case import discover_cases
 from relax_conformance.gen import default_cases_root
 from relax_conformance.packed import MISSING_FUNC, SUITE_FUNCS
 from relax_conformance.regen import check_current, default_generators_dir, generator_scripts
+
+from file_modules import load_file
 
 CONFORMANCE = Path(relax_conformance.__file__).resolve().parents[1]
 REPO = CONFORMANCE.parent
@@ -36,7 +36,8 @@ def test_generators_do_not_use_an_implementation_as_oracle():
     forbidden = ("relax_ref.interp", "relax_ref.evaluate", "tvm", "relax_jax")
     scripts = generator_scripts(default_generators_dir())
     assert scripts
-    for script in scripts:
+    # the scripts and the helper modules they import from the same directory
+    for script in sorted(default_generators_dir().glob("*.py")):
         tree = ast.parse(script.read_text(), str(script))
         names = []
         for node in ast.walk(tree):
@@ -82,13 +83,7 @@ def test_cited_rules_exist_in_the_spec(suite):
     tool = REPO / "spec" / "tools" / "rule_ids.py"
     if not tool.exists():
         pytest.skip("the spec tools are not part of this checkout")
-    spec = importlib.util.spec_from_file_location("_spec_rule_ids", tool)
-    rule_ids = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = rule_ids  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(rule_ids)
-    finally:
-        del sys.modules[spec.name]
+    rule_ids = load_file("_spec_rule_ids", tool)
     rules = rule_ids.defined_ids(REPO / "spec")
     undefined = sorted({(rid, c.id) for c in suite for rid in c.spec if rid not in rules})
     assert undefined == []

@@ -2,12 +2,12 @@
 (exact-shape and buffered decode) and relax_jax agree with the independent numpy implementation on
 prefill and two decode steps."""
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from file_modules import load_file
 
 pytest.importorskip("jax")
 pytest.importorskip("relax_jax")
@@ -15,17 +15,8 @@ pytest.importorskip("relax_jax")
 ROOT = Path(__file__).resolve().parents[2]
 TOL = dict(rtol=1e-4, atol=1e-4)
 
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _load("llama_bench_under_test", ROOT / "benchmarks" / "llama_bench.py")
-oracle = _load("llama_numpy_oracle", Path(__file__).with_name("llama_numpy.py"))
+bench = load_file("llama_bench_under_test", ROOT / "benchmarks" / "llama_bench.py")
+oracle = load_file("llama_numpy_oracle", Path(__file__).with_name("llama_numpy.py"))
 
 PROMPT = [3, 14, 15, 9, 2]
 NEXT = [7, 11]

@@ -2,7 +2,6 @@
 reference interpreter matches an independent numpy implementation of the same model; the command
 line agrees across implementations (``jax`` when the executor is importable, ``tvm`` when TVM is)."""
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -14,21 +13,15 @@ import pytest
 import relax_ref
 from relax_ref.analysis.well_formed import check_well_formed
 
+from file_modules import load_file
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "llama_tiny.py"
 PROMPT = [1, 2, 3, 4, 5]
 
 
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-llama = _load("llama_tiny_example", EXAMPLE)
-oracle = _load("llama_numpy_oracle", Path(__file__).with_name("llama_numpy.py"))
+llama = load_file("llama_tiny_example", EXAMPLE)
+oracle = load_file("llama_numpy_oracle", Path(__file__).with_name("llama_numpy.py"))
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,9 @@ def _check(mod, make_args, sizes, *, fallbacks=0, rtol=1e-5, atol=1e-5):
         args = make_args(*size)
         got = exe("main", *args)
         want = relax_ref.evaluate(mod, "main", *args)
-        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        got, want = (got if isinstance(got, tuple) else (got,)), (want if isinstance(want, tuple) else (want,))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
             g = np.asarray(g)
             assert g.shape == np.shape(w) and g.dtype == np.asarray(w).dtype
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)

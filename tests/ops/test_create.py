@@ -4,171 +4,23 @@ reference semantics against numpy formulas (OP.CREATE.SEM.*), legalized TensorIR
 and symbolic), and agreement with TVM 0.25 (struct info and VM results)."""
 
 import math
-import re
 
 import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.errors import ParseError, StructInfoError
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
-from relax_ref.ir.attrs import Attrs
-from relax_ref.ir.struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo
-from relax_ref.ops import registry
-from relax_ref.transform.legalize_ops import LegalizeOps
+from relax_ref.ir.struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
+from ops_helpers import (
+    Both, T, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, check_table_row, check_table_with_tvm,
+    infer, module, pv, same, shape_expr,
+)
+
 n, m = P.PrimVar("n"), P.PrimVar("m")
 RNG = np.random.default_rng(11)
-
-
-def T(shape, dtype="float32", ndim=-1):
-    if shape is None:
-        return TensorStructInfo(None, dtype, ndim)
-    return TensorStructInfo(rx.ShapeExpr(tuple(shape)), dtype)
-
-
-def infer(op, *sinfos, **attrs):
-    d = registry.get(op)
-    full = dict(d.attr_defaults())
-    full.update(attrs)
-    args = tuple(rx.Var(f"a{i}", struct_info=s) for i, s in enumerate(sinfos))
-    return d.infer(rx.Call(rx.Op(op), args, Attrs(full)), InferContext(make_analyzer()))
-
-
-def one_func(params, body):
-    lines = "\n".join("        " + ln for ln in body.strip().split("\n"))
-    return f"    @R.function\n    def main({params}):\n{lines}\n        return r\n"
-
-
-def module(*funcs):
-    """A module text with the given ``(name, params, body)`` functions (``r`` is returned)."""
-    out = [HEADER, "@I.ir_module\nclass Module:\n"]
-    for name, params, body in funcs:
-        out.append(one_func(params, body).replace("def main(", f"def {name}("))
-    return "".join(out)
-
-
-#: what legalized bindings may call
-KERNEL_CALLS = {"call_tir", "call_pure_packed", "const"}
-
-
-class Both:
-    """A parsed module and its legalized form, evaluated side by side."""
-
-    def __init__(self, text):
-        self.mod = relax_ref.parse(text)
-        self.legal = LegalizeOps()(self.mod)
-        left = set(re.findall(r"= R\.([a-z_.]+)\(", self.legal.script())) - KERNEL_CALLS
-        assert not left, f"not legalized: {sorted(left)}"
-
-    def ref(self, fn, *args):
-        return relax_ref.evaluate(self.mod, fn, *args)
-
-    def tir(self, fn, *args):
-        return relax_ref.evaluate(self.legal, fn, *args)
-
-
-def same(a, b, tol=0.0):
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b)
-        for x, y in zip(a, b):
-            same(x, y, tol)
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
-    if tol and a.dtype.kind == "f":
-        np.testing.assert_allclose(a.astype("float64"), b.astype("float64"), rtol=tol, atol=tol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(a, b)
-
-
-def _tvm_prim(e, names):
-    from tvm import tirx
-
-    if isinstance(e, tirx.IntImm):
-        return P.IntImm(int(e.value), str(e.dtype))
-    if isinstance(e, tirx.Var):
-        return names[e.name]
-    ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv, tirx.Max: P.Max}
-    for k, v in ops.items():
-        if isinstance(e, k):
-            return v(_tvm_prim(e.a, names), _tvm_prim(e.b, names))
-    raise AssertionError(f"unhandled TVM expression {e!r}")
-
-
-def tvm_sinfo(s, names):
-    from tvm import relax
-
-    if isinstance(s, relax.TensorStructInfo):
-        dt = str(s.dtype) or "void"
-        if s.shape is None:
-            return TensorStructInfo(None, dt, s.ndim)
-        return TensorStructInfo(rx.ShapeExpr(tuple(_tvm_prim(v, names) for v in s.shape.values)), dt)
-    if isinstance(s, relax.TupleStructInfo):
-        return TupleStructInfo(tuple(tvm_sinfo(f, names) for f in s.fields))
-    raise AssertionError(f"unhandled TVM struct info {s}")
-
-
-def compare_with_tvm_sinfo(params, expr, pre=""):
-    import tvm
-    from relax_ref.ir.functor import struct_info_prim_vars
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    text = module(("main", params, f"{pre}r = {expr}"))
-    try:
-        mod = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
-        theirs = mod["main"].body.blocks[0].bindings[-1].var.struct_info
-    except Exception:  # noqa: BLE001 - any TVM error means the call is rejected
-        theirs = None
-    if theirs is None:
-        with pytest.raises(StructInfoError):
-            relax_ref.parse(text, check_well_formed=False)
-        return
-    ours_mod = relax_ref.parse(text, check_well_formed=False)
-    f = ours_mod["main"]
-    names = {v.name: v for p in f.params for v in struct_info_prim_vars(p.struct_info)}
-    ours = f.body.blocks[0].bindings[-1].var.struct_info
-    assert ours == tvm_sinfo(theirs, names)
-
-
-def run_tvm(text, fn_args):
-    """Build ``text`` once with TVM and run every ``(function, args)``."""
-    import tvm
-    from tvm import relax
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    mod = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
-    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
-
-    def conv(o):
-        if hasattr(o, "numpy"):
-            return o.numpy()
-        return tuple(conv(v) for v in o)
-
-    return {f: conv(vm[f](*[tvm.runtime.tensor(a) for a in args])) for f, args in fn_args}
-
-
-
-
-def pv(v, dtype="int64"):
-    e = P.FloatImm(v, dtype) if isinstance(v, float) else P.IntImm(v, dtype)
-    return rx.PrimValue(e, struct_info=PrimStructInfo(value=e))
-
-
-def call_infer(op, args, **attrs):
-    d = registry.get(op)
-    full = dict(d.attr_defaults())
-    full.update(attrs)
-    args = tuple(a if isinstance(a, rx.Expr) else rx.Var(f"a{i}", struct_info=a) for i, a in enumerate(args))
-    return d.infer(rx.Call(rx.Op(op), args, Attrs(full)), InferContext(make_analyzer()))
-
-
-def shape_expr(*dims):
-    s = rx.ShapeExpr(tuple(dims))
-    return rx.ShapeExpr(s.values, struct_info=ShapeStructInfo(s.values))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -178,79 +30,79 @@ def shape_expr(*dims):
 
 def test_full_and_like_inference():
     fill = T((), "float32")
-    assert call_infer("relax.full", [shape_expr(2, n), fill]) == T((2, n))
-    assert call_infer("relax.full", [shape_expr(2, 3), fill], dtype="int8") == T((2, 3), "int8")
+    assert infer("relax.full", shape_expr(2, n), fill) == T((2, n))
+    assert infer("relax.full", shape_expr(2, 3), fill, dtype="int8") == T((2, 3), "int8")
     sv = rx.Var("s", struct_info=ShapeStructInfo(ndim=2))
-    r = call_infer("relax.full", [sv, fill])
+    r = infer("relax.full", sv, fill)
     assert r.shape is sv and r.ndim == 2  # the shape variable itself, as in TVM 0.25
     with pytest.raises(StructInfoError, match="zero-rank"):
-        call_infer("relax.full", [shape_expr(2), T((1,))])
+        infer("relax.full", shape_expr(2), T((1,)))
     with pytest.raises(StructInfoError, match="Shape"):
-        call_infer("relax.full", [T((2,)), fill])
-    assert call_infer("relax.full_like", [T((n, 3), "int32"), fill]) == T((n, 3), "int32")
-    assert call_infer("relax.full_like", [T((n, 3), "int32"), fill], dtype="float16") == T((n, 3), "float16")
+        infer("relax.full", T((2,)), fill)
+    assert infer("relax.full_like", T((n, 3), "int32"), fill) == T((n, 3), "int32")
+    assert infer("relax.full_like", T((n, 3), "int32"), fill, dtype="float16") == T((n, 3), "float16")
     with pytest.raises(StructInfoError, match="zero-rank"):
-        call_infer("relax.full_like", [T((2,)), T((2,))])
+        infer("relax.full_like", T((2,)), T((2,)))
     for op in ("zeros", "ones"):
-        assert call_infer(f"relax.{op}", [shape_expr(n, 2)], dtype="bool") == T((n, 2), "bool")
-        assert call_infer(f"relax.{op}_like", [T((n, 2), "int32")]) == T((n, 2), "int32")
-        assert call_infer(f"relax.{op}_like", [T(None, "int32", 3)], dtype="float32") == T(None, "float32", 3)
+        assert infer(f"relax.{op}", shape_expr(n, 2), dtype="bool") == T((n, 2), "bool")
+        assert infer(f"relax.{op}_like", T((n, 2), "int32")) == T((n, 2), "int32")
+        assert infer(f"relax.{op}_like", T(None, "int32", 3), dtype="float32") == T(None, "float32", 3)
         with pytest.raises(StructInfoError, match="Shape"):
-            call_infer(f"relax.{op}", [T((2,))], dtype="float32")
+            infer(f"relax.{op}", T((2,)), dtype="float32")
 
 
 def test_arange_inference():
     ar = "relax.arange"
-    assert call_infer(ar, [pv(0), pv(10), pv(3)], dtype="int64") == T((4,), "int64")
-    assert call_infer(ar, [pv(0), rx.PrimValue(n), pv(2)], dtype="int64") == T(((n + 1) // 2,), "int64")
-    assert call_infer(ar, [pv(0.5, "float32"), pv(3.0, "float32"), pv(0.7, "float32")], dtype="float32") == \
+    assert infer(ar, pv(0), pv(10), pv(3), dtype="int64") == T((4,), "int64")
+    assert infer(ar, pv(0), rx.PrimValue(n), pv(2), dtype="int64") == T(((n + 1) // 2,), "int64")
+    assert infer(ar, pv(0.5, "float32"), pv(3.0, "float32"), pv(0.7, "float32"), dtype="float32") == \
         T((4,), "float32")
     # OP.CREATE.DIV.1: negative integer steps count exactly, negative lengths are 0
-    assert call_infer(ar, [pv(5), pv(0), pv(-2)], dtype="int64") == T((3,), "int64")
-    assert call_infer(ar, [pv(5), pv(0), pv(-1)], dtype="int64") == T((5,), "int64")
-    assert call_infer(ar, [pv(5), pv(0), pv(1)], dtype="int64") == T((0,), "int64")
+    assert infer(ar, pv(5), pv(0), pv(-2), dtype="int64") == T((3,), "int64")
+    assert infer(ar, pv(5), pv(0), pv(-1), dtype="int64") == T((5,), "int64")
+    assert infer(ar, pv(5), pv(0), pv(1), dtype="int64") == T((0,), "int64")
     with pytest.raises(StructInfoError, match="non-zero step"):
-        call_infer(ar, [pv(0), pv(5), pv(0)], dtype="int64")
+        infer(ar, pv(0), pv(5), pv(0), dtype="int64")
     with pytest.raises(StructInfoError, match="PrimValue"):
-        call_infer(ar, [rx.Var("p", struct_info=PrimStructInfo("int64")), pv(5), pv(1)], dtype="int64")
+        infer(ar, rx.Var("p", struct_info=PrimStructInfo("int64")), pv(5), pv(1), dtype="int64")
 
 
 def test_trilu_eye_hamming_inference():
     for op in ("relax.tril", "relax.triu"):
-        assert call_infer(op, [T((n, 3, 4)), pv(1)]) == T((n, 3, 4))
-        assert call_infer(op, [T(None, "float32"), rx.Var("k", struct_info=PrimStructInfo("int64"))]) == \
+        assert infer(op, T((n, 3, 4)), pv(1)) == T((n, 3, 4))
+        assert infer(op, T(None, "float32"), rx.Var("k", struct_info=PrimStructInfo("int64"))) == \
             T(None, "float32")
         with pytest.raises(StructInfoError, match="at least two"):
-            call_infer(op, [T((3,)), pv(0)])
+            infer(op, T((3,)), pv(0))
         with pytest.raises(StructInfoError, match="prim value"):
-            call_infer(op, [T((3, 3)), T((), "int64")])
-    assert call_infer("relax.eye", [pv(3), rx.PrimValue(n), pv(1)], dtype="int32") == T((3, n), "int32")
+            infer(op, T((3, 3)), T((), "int64"))
+    assert infer("relax.eye", pv(3), rx.PrimValue(n), pv(1), dtype="int32") == T((3, n), "int32")
     with pytest.raises(StructInfoError, match="PrimValue"):
-        call_infer("relax.eye", [rx.Var("p", struct_info=PrimStructInfo("int64")), pv(3), pv(0)], dtype="float32")
-    assert call_infer("relax.eye_like", [T((n, 3)), pv(0)]) == T((n, 3))
-    assert call_infer("relax.eye_like", [T((2, 3)), pv(0)], dtype="bool") == T((2, 3), "bool")
+        infer("relax.eye", rx.Var("p", struct_info=PrimStructInfo("int64")), pv(3), pv(0), dtype="float32")
+    assert infer("relax.eye_like", T((n, 3)), pv(0)) == T((n, 3))
+    assert infer("relax.eye_like", T((2, 3)), pv(0), dtype="bool") == T((2, 3), "bool")
     with pytest.raises(StructInfoError, match="2-dimensional"):
-        call_infer("relax.eye_like", [T((2, 3, 4)), pv(0)])
+        infer("relax.eye_like", T((2, 3, 4)), pv(0))
     hw = "relax.hamming_window"
-    assert call_infer(hw, [pv(10), pv(1), pv(0.54, "float32"), pv(0.46, "float32")], dtype="float32") == \
+    assert infer(hw, pv(10), pv(1), pv(0.54, "float32"), pv(0.46, "float32"), dtype="float32") == \
         T((10,), "float32")
-    assert call_infer(hw, [rx.PrimValue(n), pv(0), pv(0.5, "float32"), pv(0.5, "float32")], dtype="float16") == \
+    assert infer(hw, rx.PrimValue(n), pv(0), pv(0.5, "float32"), pv(0.5, "float32"), dtype="float16") == \
         T((n,), "float16")
     with pytest.raises(StructInfoError, match="greater than zero"):
-        call_infer(hw, [pv(0), pv(1), pv(0.5, "float32"), pv(0.5, "float32")], dtype="float32")
+        infer(hw, pv(0), pv(1), pv(0.5, "float32"), pv(0.5, "float32"), dtype="float32")
     with pytest.raises(StructInfoError, match="float type"):
-        call_infer(hw, [pv(4), pv(1), pv(0.5, "float32"), pv(0.5, "float32")], dtype="int32")
+        infer(hw, pv(4), pv(1), pv(0.5, "float32"), pv(0.5, "float32"), dtype="int32")
 
 
 def test_astype_inference():
     sv = rx.Var("s", struct_info=ShapeStructInfo(ndim=2))
     for op in ("relax.astype", "relax.wrap_param"):
-        assert call_infer(op, [T((n, 2))], dtype="int8") == T((n, 2), "int8")
-        assert call_infer(op, [T(None, "float32", 3)], dtype="float16") == T(None, "float16", 3)
-        r = call_infer(op, [TensorStructInfo(sv, "float32")], dtype="bool")
+        assert infer(op, T((n, 2)), dtype="int8") == T((n, 2), "int8")
+        assert infer(op, T(None, "float32", 3), dtype="float16") == T(None, "float16", 3)
+        r = infer(op, TensorStructInfo(sv, "float32"), dtype="bool")
         assert r.shape is sv and r.dtype == "bool"
         with pytest.raises(StructInfoError, match="tensor"):
-            call_infer(op, [PrimStructInfo("float32")], dtype="int8")
+            infer(op, PrimStructInfo("float32"), dtype="int8")
 
 
 def test_python_api_forms_parse():
@@ -357,25 +209,12 @@ def _numpy_expected(name, args):
     return table[name]()
 
 
-BOTH = None
-
-
-def _both():
-    global BOTH
-    if BOTH is None:
-        BOTH = Both(module(*FUNCS))
-    return BOTH
-
-
 @pytest.mark.parametrize("name", [f[0] for f in FUNCS])
 def test_reference_matches_numpy_and_legalized(name):
-    b = _both()
     for rows in (2, 4):
         args = _inputs(name, rows)
-        ref = b.ref(name, *args)
-        tol = 1e-6 if name.startswith("ham") else 0.0
-        same(ref, np.asarray(_numpy_expected(name, args)), tol=tol)
-        same(b.tir(name, *args), ref)
+        check_table_row(FUNCS, name, args, _numpy_expected(name, args), tol=1e-6 if name.startswith("ham") else 0.0,
+                        legal_tol=0.0)
 
 
 def test_astype_constant_folds_like_tvm():
@@ -428,15 +267,13 @@ SINFO_CASES = [
 @pytest.mark.tvm
 @pytest.mark.parametrize("case", SINFO_CASES, ids=[c[1] + "-" + str(i) for i, c in enumerate(SINFO_CASES)])
 def test_struct_info_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    compare_with_tvm_sinfo(*case)
+    check_sinfo_with_tvm(call_text(*case))
 
 
 @pytest.mark.tvm
 def test_arange_symbolic_length_agrees_with_tvm():
     """For a positive step the symbolic length is TVM's ``(end - start + step - 1) // step``."""
-    pytest.importorskip("tvm")
-    compare_with_tvm_sinfo('x: R.Tensor(("n", 3), "int32")', "R.arange(1, n, 3)", pre="n = T.int64()\n")
+    check_sinfo_with_tvm(module(("main", 'x: R.Tensor(("n", 3), "int32")', "n = T.int64()\nr = R.arange(1, n, 3)")))
 
 
 #: TVM 0.25 differences by design: eye_like returns x's dtype whatever ``dtype`` says (DIV.23),
@@ -446,29 +283,11 @@ TVM_SKIP = {"wrap_param", "arange_f"}
 
 @pytest.mark.tvm
 def test_results_agree_with_tvm():
-    pytest.importorskip("tvm")
-    funcs = [f for f in FUNCS if f[0] not in TVM_SKIP]
-    inputs = {name: _inputs(name, 3) for name, _, _ in funcs}
-    theirs = run_tvm(module(*funcs), list(inputs.items()))
-    b = _both()
-    for name, args in inputs.items():
-        same(b.ref(name, *args), np.asarray(theirs[name]), tol=1e-6 if name.startswith("ham") else 0.0)
+    check_table_with_tvm(FUNCS, lambda name: _inputs(name, 3), skip=TVM_SKIP,
+                         tol=lambda name: 1e-6 if name.startswith("ham") else 0.0)
 
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    ops = ("full", "full_like", "zeros", "zeros_like", "ones", "ones_like", "arange", "tril", "triu", "eye",
-           "eye_like", "hamming_window", "astype", "wrap_param")
-    for op in ops:
-        d = registry.get(f"relax.{op}")
-        sig = inspect.signature(getattr(R, op))
-        assert [p.name for p in d.params] == list(sig.parameters), op
-        for p in d.params:
-            theirs = sig.parameters[p.name].default
-            if p.kind == "attr" and theirs is not inspect.Parameter.empty:
-                assert p.default == theirs or (theirs is None and p.default == "void"), (op, p.name)
+    check_signatures_match_tvm(("full", "full_like", "zeros", "zeros_like", "ones", "ones_like", "arange", "tril",
+                                "triu", "eye", "eye_like", "hamming_window", "astype", "wrap_param"))

@@ -8,31 +8,14 @@ from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.errors import StructInfoError
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
-from relax_ref.ir.attrs import Attrs
-from relax_ref.ir.functor import struct_info_prim_vars
-from relax_ref.ir.struct_info import (
-    ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo, VDevice,
-)
+from relax_ref.ir.struct_info import ObjectStructInfo, PrimStructInfo, ShapeStructInfo, VDevice
 from relax_ref.ops import common as C
 from relax_ref.ops import registry
 from relax_ref.ops.elementwise import ANY_UNARY_OPS, BINARY_OPS, FLOAT_UNARY_OPS, NN_OPS
 
+from ops_helpers import T, check_print_roundtrip, check_signatures_match_tvm, infer, sinfo_agreement_test
+
 CMP_OPS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
-
-
-def T(shape, dtype="float32", ndim=-1, vdevice=None):
-    if shape is None:
-        return TensorStructInfo(None, dtype, ndim, vdevice)
-    if isinstance(shape, rx.Var):
-        return TensorStructInfo(shape, dtype, vdevice=vdevice)
-    return TensorStructInfo(rx.ShapeExpr(tuple(shape)), dtype, vdevice=vdevice)
-
-
-def infer(op, *args, attrs=None):
-    """Infer ``op`` on arguments given as struct infos (wrapped in Vars) or as expressions."""
-    call_args = [a if isinstance(a, rx.Expr) else rx.Var(f"a{i}", struct_info=a) for i, a in enumerate(args)]
-    call = rx.Call(rx.Op(op), tuple(call_args), Attrs(attrs or {}))
-    return registry.get(op).infer(call, InferContext(make_analyzer()))
 
 
 n, m = P.PrimVar("n"), P.PrimVar("m")
@@ -287,132 +270,29 @@ def _other_cases():
 CASES = _binary_cases() + _unary_cases() + _other_cases()
 
 
-def _module_text(params, expr):
-    return ("@I.ir_module\nclass Module:\n    @R.function\n"
-            f"    def main({params}):\n        r = {expr}\n        return r\n")
-
-
-def _tvm_prim_to_ours(e, names):
-    import tvm
-    from tvm import tirx
-
-    if isinstance(e, tirx.IntImm):
-        return P.IntImm(int(e.value), str(e.dtype))
-    if isinstance(e, tirx.FloatImm):
-        return P.FloatImm(float(e.value), str(e.dtype))
-    if isinstance(e, tirx.Var):
-        return names[e.name]
-    ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv,
-           tirx.FloorMod: P.FloorMod, tirx.Min: P.Min, tirx.Max: P.Max}
-    for k, v in ops.items():
-        if isinstance(e, k):
-            return v(_tvm_prim_to_ours(e.a, names), _tvm_prim_to_ours(e.b, names))
-    raise AssertionError(f"unhandled TVM expression {e!r} of type {type(e)} ({tvm.__name__})")
-
-
-def _tvm_sinfo_to_ours(s, names) -> StructInfo:
-    from tvm import relax
-
-    if isinstance(s, relax.TensorStructInfo):
-        dt = str(s.dtype)
-        dt = "void" if dt in ("", "void") else dt
-        if s.shape is None:
-            return TensorStructInfo(None, dt, s.ndim)
-        assert isinstance(s.shape, relax.ShapeExpr), s
-        return TensorStructInfo(rx.ShapeExpr(tuple(_tvm_prim_to_ours(v, names) for v in s.shape.values)), dt)
-    if isinstance(s, relax.PrimStructInfo):
-        if s.value is not None:
-            return PrimStructInfo(value=_tvm_prim_to_ours(s.value, names))
-        return PrimStructInfo(str(s.dtype))
-    if isinstance(s, relax.TupleStructInfo):
-        return TupleStructInfo(tuple(_tvm_sinfo_to_ours(f, names) for f in s.fields))
-    if isinstance(s, relax.ObjectStructInfo):
-        return ObjectStructInfo()
-    raise AssertionError(f"unhandled TVM struct info {s}")
-
-
-def _ours(text):
-    from relax_ref.script.parser import parse
-
-    mod = parse("from tvm.script import ir as I, relax as R, tirx as T\n" + text, check_well_formed=False)
-    f = mod["main"]
-    names = {}
-    for p in f.params:
-        for v in struct_info_prim_vars(p.struct_info):
-            names[v.name] = v
-    (block,) = f.body.blocks
-    return block.bindings[-1].var.struct_info, names
-
-
-def _theirs(text):
-    import tvm
-    from tvm.script import ir as I, relax as R, tirx as T
-
-    mod = tvm.script.from_source(text, extra_vars={"I": I, "R": R, "T": T})
-    return mod["main"].body.blocks[0].bindings[-1].var.struct_info
-
-
-@pytest.mark.tvm
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    _, params, expr = case
-    text = _module_text(params, expr)
-    try:
-        theirs = _theirs(text)
-    except Exception:  # noqa: BLE001 - any TVM error means the call is rejected
-        theirs = None
-    if theirs is None:
-        with pytest.raises(StructInfoError):
-            _ours(text)
-        return
-    ours, names = _ours(text)
-    assert ours == _tvm_sinfo_to_ours(theirs, names)
+test_agrees_with_tvm = sinfo_agreement_test(CASES)
 
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
     """Every elementwise entry exists in TVM 0.25 under its script name with the same parameters."""
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    entries = [d for d in registry.all_ops() if d.category == "elementwise"]
+    entries = [d.name for d in registry.all_ops() if d.category == "elementwise"]
     assert len(entries) == 67
-    for d in entries:
-        path = d.script.split(".")[1:]
-        f = R
-        for p in path:
-            f = getattr(f, p)
-        params = [p for p in inspect.signature(f).parameters.values()]
-        assert [p.name for p in params] == [p.name for p in d.params], d.name
-        for p in d.params:
-            tvm_default = inspect.signature(f).parameters[p.name].default
-            if p.kind == "attr":
-                assert tvm_default == p.default, (d.name, p.name)
+    check_signatures_match_tvm(entries, defaults_agree=lambda ours, theirs: ours == theirs)
 
 
 def test_every_op_parses_prints_and_reparses():
     """The registry entries drive the parser and the printer: a module calling every elementwise op
     survives print -> parse in both spellings (clip bounds become float64 / int64 PrimValues, as TVM's
     Python API makes them)."""
-    from relax_ref.analysis.structural_equal import structural_equal
-    from relax_ref.script.parser import parse
-
     body = [f"R.{o}(x)" for o in FLOAT_UNARY_OPS + ANY_UNARY_OPS] + [f"R.{o}(x, y)" for o in BINARY_OPS]
     body += ["R.nn.relu(x)", "R.nn.leakyrelu(x, alpha=0.2)", "R.nn.gelu(x)", "R.nn.gelu_tanh(x)",
              "R.nn.silu(x)", "R.nn.selu(x)", "R.nn.softplus(x, beta=2.0, threshold=10.0)",
              "R.clip(x, 0.5, 6)", "R.where(c, x, y)", "R.ewise_fma(x, x, x)"]
-    lines = "\n".join(f"        r{i} = {b}" for i, b in enumerate(body))
-    text = ("from tvm.script import ir as I, relax as R, tirx as T\n@I.ir_module\nclass Module:\n"
-            "    @R.function\n    def main(x: R.Tensor((2, 3), \"float32\"), y: R.Tensor((2, 3), \"float32\"),"
-            f" c: R.Tensor((2, 3), \"bool\")):\n{lines}\n        return r0\n")
-    mod = parse(text, check_well_formed=False)
+    mod = check_print_roundtrip('x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32"), '
+                                'c: R.Tensor((2, 3), "bool")', body)
     bindings = mod["main"].body.blocks[0].bindings
     clip = [b.value for b in bindings if isinstance(b.value, rx.Call) and b.value.op.name == "relax.clip"][0]
     assert clip.args[1].value == P.FloatImm(0.5, "float64") and clip.args[2].value == P.IntImm(6, "int64")
     leaky = [b.value for b in bindings if isinstance(b.value, rx.Call) and b.value.op.name == "relax.nn.leakyrelu"][0]
     assert leaky.attrs["alpha"] == 0.2
-    for dialect in ("classic", "tvm"):
-        assert structural_equal(mod, parse(mod.script(dialect=dialect), check_well_formed=False))

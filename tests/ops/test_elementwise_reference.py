@@ -17,6 +17,8 @@ from relax_ref.ir.dtype import from_numpy
 from relax_ref.ir.struct_info import PrimStructInfo, TensorStructInfo
 from relax_ref.ops import registry
 
+from ops_helpers import same
+
 rng = np.random.default_rng(1234)
 
 
@@ -390,8 +392,9 @@ def _tvm_run(calls, inputs):
         bb.emit_func_output(o)
     ex = relax.build(bb.get(), "llvm")
     vm = relax.VirtualMachine(ex, tvm.cpu())
-    res = vm["main"](*[tvm.runtime.tensor(v) for _, v in inputs])
-    return [r.numpy() for r in res]
+    res = [r.numpy() for r in vm["main"](*[tvm.runtime.tensor(v) for _, v in inputs])]
+    assert len(res) == len(calls)
+    return res
 
 
 def _tol(dtype):
@@ -399,12 +402,7 @@ def _tol(dtype):
 
 
 def _compare(ours, theirs, dtype):
-    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
-    if ours.dtype == np.bool_ or np.issubdtype(ours.dtype, np.integer):
-        np.testing.assert_array_equal(ours, theirs)
-    else:
-        np.testing.assert_allclose(ours.astype("float64"), theirs.astype("float64"), rtol=_tol(dtype),
-                                   atol=_tol(dtype), equal_nan=True)
+    same(ours, theirs, _tol(dtype))
 
 
 @pytest.mark.tvm
@@ -518,5 +516,6 @@ def test_bool_where_clip_activations_agree_with_tvm():
         ref("relax.nn.gelu_tanh", x), ref("relax.nn.silu", x), ref("relax.nn.selu", x),
         ref("relax.nn.softplus", x, beta=1.5, threshold=2.0),
     ]
+    assert len(ours) == len(theirs)
     for o, t in zip(ours, theirs):
         _compare(o, t, "float32")

@@ -11,41 +11,23 @@ from relax_ref.ir import prim_expr as P
 from relax_ref.script.dialect import installed_tvm_dialect
 from relax_ref.transform.legalize_ops import LegalizeOps
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
+from ops_helpers import HEADER, call_sinfo, call_text, dims, run_call, same, tvm_module
+
 RNG = np.random.default_rng(3)
-
-
-def module(params: str, expr: str) -> str:
-    return (HEADER + "@I.ir_module\nclass Module:\n    @R.function\n"
-            f"    def main({params}):\n        r = {expr}\n        return r\n")
-
-
-def sinfo(params, expr):
-    return relax_ref.parse(module(params, expr), check_well_formed=False)["main"].body.blocks[0].bindings[-1].var \
-        .struct_info
-
-
-def dims(s):
-    vals = s.shape_values
-    return (None if vals is None else tuple(P.to_str(v) for v in vals), s.dtype, s.ndim)
-
-
-def run(params, expr, *args):
-    return relax_ref.evaluate(relax_ref.parse(module(params, expr)), "main", *args)
 
 
 X = 'x: R.Tensor(("n", 3, "h", "w"), "float32")'
 
 
 def test_inference():
-    assert dims(sinfo(X, "R.image.resize2d(x, (5, 7))")) == (("n", "3", "5", "7"), "float32", 4)
-    assert dims(sinfo(X, "R.image.resize2d(x, 4)")) == (("n", "3", "4", "4"), "float32", 4)
-    assert dims(sinfo(X, "R.image.resize2d(x, (4,))")) == (("n", "3", "4", "4"), "float32", 4)
-    assert dims(sinfo(X, 'R.image.resize2d(x, (5, 7), layout="NHWC", out_dtype="float16")')) == \
+    assert dims(call_sinfo(X, "R.image.resize2d(x, (5, 7))")) == (("n", "3", "5", "7"), "float32", 4)
+    assert dims(call_sinfo(X, "R.image.resize2d(x, 4)")) == (("n", "3", "4", "4"), "float32", 4)
+    assert dims(call_sinfo(X, "R.image.resize2d(x, (4,))")) == (("n", "3", "4", "4"), "float32", 4)
+    assert dims(call_sinfo(X, 'R.image.resize2d(x, (5, 7), layout="NHWC", out_dtype="float16")')) == \
         (("n", "5", "7", "w"), "float16", 4)
-    assert dims(sinfo(X + ', s: R.Shape(ndim=2)', "R.image.resize2d(x, s)")) == (None, "float32", 4)
-    assert dims(sinfo(X, 'R.image.resize2d(x, R.shape([h * 2, w]))')) == (("n", "3", "h * 2", "w"), "float32", 4)
-    call = relax_ref.parse(module(X, "R.image.resize2d(x, (5, 7))"))["main"].body.blocks[0].bindings[-1].value
+    assert dims(call_sinfo(X + ', s: R.Shape(ndim=2)', "R.image.resize2d(x, s)")) == (None, "float32", 4)
+    assert dims(call_sinfo(X, 'R.image.resize2d(x, R.shape([h * 2, w]))')) == (("n", "3", "h * 2", "w"), "float32", 4)
+    call = relax_ref.parse(call_text(X, "R.image.resize2d(x, (5, 7))"))["main"].body.blocks[0].bindings[-1].value
     assert call.attrs["roi"] == tuple(P.FloatImm(0.0, "float32") for _ in range(4))
     assert call.attrs["out_dtype"] == "void"
     for bad, msg in (("R.image.resize2d(x, (5, 7), method='bicubic')", "method"),
@@ -53,12 +35,12 @@ def test_inference():
                      ("R.image.resize2d(x, (5, 7, 2))", "2-dim"),
                      ("R.image.resize2d(x, (5, 7), coordinate_transformation_mode='center')", "coordinate")):
         with pytest.raises(StructInfoError, match=msg):
-            relax_ref.parse(module(X, bad), check_well_formed=False)
+            relax_ref.parse(call_text(X, bad), check_well_formed=False)
     with pytest.raises(StructInfoError, match="4-dim"):
-        relax_ref.parse(module('x: R.Tensor((2, 3, 4), "float32")', "R.image.resize2d(x, (5, 7))"),
+        relax_ref.parse(call_text('x: R.Tensor((2, 3, 4), "float32")', "R.image.resize2d(x, (5, 7))"),
                         check_well_formed=False)
     with pytest.raises(ParseError):
-        relax_ref.parse(module(X, "R.image.resize2d(x, (5, 7), roi='all')"), check_well_formed=False)
+        relax_ref.parse(call_text(X, "R.image.resize2d(x, (5, 7), roi='all')"), check_well_formed=False)
 
 
 def bilinear_half_pixel(x, oh, ow):
@@ -86,40 +68,40 @@ def bilinear_half_pixel(x, oh, ow):
 def test_reference_against_independent_formulas():
     x = RNG.standard_normal((2, 3, 5, 6)).astype("float32")
     p = 'x: R.Tensor((2, 3, 5, 6), "float32")'
-    got = run(p, "R.image.resize2d(x, (7, 4))", x)
+    got = run_call(p, "R.image.resize2d(x, (7, 4))", x)
     np.testing.assert_allclose(got, bilinear_half_pixel(x.astype("float64"), 7, 4), rtol=1e-5, atol=1e-5)
     # nearest, asymmetric, floor: out[i] = x[floor(i * in / out)]
-    got = run(p, 'R.image.resize2d(x, (10, 12), method="nearest_neighbor", coordinate_transformation_mode='
-                 '"asymmetric", rounding_method="floor")', x)
+    got = run_call(p, 'R.image.resize2d(x, (10, 12), method="nearest_neighbor", coordinate_transformation_mode='
+                      '"asymmetric", rounding_method="floor")', x)
     assert np.array_equal(got, x[:, :, np.arange(10) // 2][:, :, :, np.arange(12) // 2])
     # align_corners bilinear: corners are preserved
-    got = run(p, 'R.image.resize2d(x, (9, 11), coordinate_transformation_mode="align_corners")', x)
+    got = run_call(p, 'R.image.resize2d(x, (9, 11), coordinate_transformation_mode="align_corners")', x)
     for a, b in ((0, 0), (0, -1), (-1, 0), (-1, -1)):
         np.testing.assert_allclose(got[:, :, a, b], x[:, :, a, b], rtol=1e-5, atol=1e-6)
     # identity size: every mode returns the input
     for method in ("nearest_neighbor", "linear", "cubic"):
-        np.testing.assert_allclose(run(p, f'R.image.resize2d(x, (5, 6), method="{method}")', x), x, atol=1e-5)
+        np.testing.assert_allclose(run_call(p, f'R.image.resize2d(x, (5, 6), method="{method}")', x), x, atol=1e-5)
     # nearest half_pixel with round: half-to-even ties (2x downscale picks even source indices)
-    got = run(p, 'R.image.resize2d(x, (5, 3), method="nearest_neighbor")', x)
+    got = run_call(p, 'R.image.resize2d(x, (5, 3), method="nearest_neighbor")', x)
     assert np.array_equal(got, x[:, :, :, [0, 2, 4]])
     # NHWC and out_dtype
     xn = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
-    got = run('x: R.Tensor((2, 5, 6, 3), "float32")', 'R.image.resize2d(x, (7, 4), layout="NHWC", out_dtype="float16")',
-              xn)
+    got = run_call('x: R.Tensor((2, 5, 6, 3), "float32")',
+                   'R.image.resize2d(x, (7, 4), layout="NHWC", out_dtype="float16")', xn)
     assert got.dtype == np.float16
     np.testing.assert_allclose(got.astype("float32"), bilinear_half_pixel(x.astype("float64"), 7, 4).transpose(0, 2, 3, 1),
                                rtol=2e-3, atol=2e-3)
     # integer data: interpolated in float32, converted back by truncation
     xi = np.array([[[[0, 10], [20, 30]]]], "int32")
-    got = run('x: R.Tensor((1, 1, 2, 2), "int32")', 'R.image.resize2d(x, (3, 3), coordinate_transformation_mode='
-                                                      '"align_corners")', xi)
+    got = run_call('x: R.Tensor((1, 1, 2, 2), "int32")', 'R.image.resize2d(x, (3, 3), coordinate_transformation_mode='
+                                                           '"align_corners")', xi)
     assert got.dtype == np.int32 and got[0, 0, 1, 1] == 15 and got[0, 0, 0, 1] == 5
     # tf_crop_and_resize outside the image gives the extrapolation value
-    got = run(p, 'R.image.resize2d(x, (3, 3), coordinate_transformation_mode="tf_crop_and_resize", '
-                 'roi=[0.0, 0.0, 2.0, 1.0], extrapolation_value=-7.0)', x)
+    got = run_call(p, 'R.image.resize2d(x, (3, 3), coordinate_transformation_mode="tf_crop_and_resize", '
+                      'roi=[0.0, 0.0, 2.0, 1.0], extrapolation_value=-7.0)', x)
     assert np.all(got[:, :, 2, :] == -7.0) and np.all(got[:, :, 0, :] != -7.0)
     with pytest.raises(OpRuntimeError):
-        run(p, 'R.image.resize2d(x, (1, 4), coordinate_transformation_mode="align_corners")', x)
+        run_call(p, 'R.image.resize2d(x, (1, 4), coordinate_transformation_mode="align_corners")', x)
 
 
 def test_legalized_matches_reference():
@@ -144,22 +126,16 @@ return (a, b, c, d, e, f, g, h, i)
         assert "R.image.resize2d(" not in legal.script()
         for h in (5, 4) if "h" in shape else (5,):
             x = RNG.standard_normal((1, 3, h, 6)).astype("float32")
-            ref = relax_ref.evaluate(mod, "main", x)
-            tir = relax_ref.evaluate(legal, "main", x)
-            for a, b in zip(ref, tir):
-                assert a.dtype == b.dtype and a.shape == b.shape
-                np.testing.assert_array_equal(a, b)
+            same(relax_ref.evaluate(legal, "main", x), relax_ref.evaluate(mod, "main", x))
 
 
 @pytest.mark.tvm
 def test_inference_matches_tvm():
-    tvm = pytest.importorskip("tvm")
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
+    pytest.importorskip("tvm")
     for expr in ("R.image.resize2d(x, (5, 7))", 'R.image.resize2d(x, 4, layout="NHWC", out_dtype="float16")',
                  'R.image.resize2d(x, R.shape([h * 2, w]))'):
-        text = module(X, expr)
-        theirs = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
+        text = call_text(X, expr)
+        theirs = tvm_module(text)
         ours = relax_ref.parse(text)
         t_line = [ln.strip() for ln in theirs.script().splitlines() if " = R." in ln]
         o_line = [ln.strip() for ln in ours.script(dialect=installed_tvm_dialect()).splitlines() if " = R." in ln]

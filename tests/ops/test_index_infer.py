@@ -2,72 +2,29 @@
 expectations for static, symbolic and invalid operands, and agreement with TVM 0.25 on a table of
 calls parsed by both from the same TVMScript text."""
 
-import itertools
 
 import pytest
 
-from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.errors import ParseError, StructInfoError
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
-from relax_ref.ir.attrs import Attrs
-from relax_ref.ir.functor import struct_info_prim_vars
-from relax_ref.ir.struct_info import (
-    ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
-)
+from relax_ref.ir.struct_info import PrimStructInfo, ShapeStructInfo, TupleStructInfo
 from relax_ref.ops import registry
 from relax_ref.ops.index import INDEX_OPS, canonicalize_index, slice_length
 from relax_ref.ops.scatter import SCATTER_OPS
+
+from ops_helpers import (
+    MANIPULATE_AND_INDEX_CALLS, MANIPULATE_AND_INDEX_PARAMS, T, call_text, check_print_roundtrip,
+    check_signatures_match_tvm, infer, last_sinfo, pv, sinfo_agreement_test, tvm_sinfo,
+)
 
 n, m, k = P.PrimVar("n"), P.PrimVar("m"), P.PrimVar("k")
 I64 = lambda v: P.IntImm(v, "int64")  # noqa: E731
 
 
-def T(shape, dtype="float32", ndim=-1):
-    if shape is None:
-        return TensorStructInfo(None, dtype, ndim)
-    return TensorStructInfo(rx.ShapeExpr(tuple(I64(d) if isinstance(d, int) else d for d in shape)), dtype)
-
-
-def pv(v, dtype="int64"):
-    e = P.IntImm(v, dtype) if isinstance(v, int) else (P.FloatImm(v, dtype) if isinstance(v, float) else v)
-    return rx.PrimValue(e, struct_info=PrimStructInfo(value=e))
-
-
 def ptuple(*vals):
     fields = tuple(pv(v) for v in vals)
     return rx.Tuple(fields, struct_info=TupleStructInfo(tuple(f.struct_info for f in fields)))
-
-
-def infer(op, *args, **attrs):
-    call_args = []
-    for i, a in enumerate(args):
-        if isinstance(a, rx.Expr):
-            call_args.append(a)
-        elif isinstance(a, list):
-            call_args.append(rx.Tuple(tuple(rx.Var(f"t{j}", struct_info=s) for j, s in enumerate(a)),
-                                      struct_info=TupleStructInfo(tuple(a))))
-        else:
-            call_args.append(rx.Var(f"a{i}", struct_info=a))
-    d = registry.get(f"relax.{op}")
-    full = dict(d.attr_defaults())
-    full.update(attrs)
-    return d.infer(rx.Call(rx.Op(d.name), tuple(call_args), Attrs(full)), InferContext(make_analyzer()))
-
-
-def same_values(x, y) -> bool:
-    """Equal on every assignment of the symbolic variables in [0, 9]."""
-    from relax_ref.arith import eval_prim
-
-    vs = sorted(set(struct_info_prim_vars(ShapeStructInfo((x, y)))), key=lambda v: v.name)
-    for vals in itertools.product(range(10), repeat=len(vs)):
-        env = dict(zip(vs, vals))
-        try:
-            if eval_prim(x, env) != eval_prim(y, env):
-                return False
-        except Exception:  # noqa: BLE001 - undefined at this point (division by zero): skip it
-            continue
-    return True
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -346,146 +303,25 @@ TVM_CASES = [
 ]
 
 
-def _module_text(params, expr):
-    return ("@I.ir_module\nclass Module:\n    @R.function\n"
-            f"    def main({params}):\n        r = {expr}\n        return r\n")
-
-
-def tvm_prim_to_ours(e, names):
-    from tvm import tirx
-
-    if isinstance(e, tirx.IntImm):
-        return P.IntImm(int(e.value), str(e.dtype))
-    if isinstance(e, tirx.Var):
-        return names[e.name]
-    ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv,
-           tirx.FloorMod: P.FloorMod, tirx.Min: P.Min, tirx.Max: P.Max}
-    for cls, v in ops.items():
-        if isinstance(e, cls):
-            return v(tvm_prim_to_ours(e.a, names), tvm_prim_to_ours(e.b, names))
-    raise AssertionError(f"unhandled TVM expression {e!r} of type {type(e)}")
-
-
-def tvm_sinfo_to_ours(s, names) -> StructInfo:
-    from tvm import relax
-
-    if isinstance(s, relax.TensorStructInfo):
-        dt = str(s.dtype)
-        dt = "void" if dt in ("", "void") else dt
-        if s.shape is None:
-            return TensorStructInfo(None, dt, s.ndim)
-        return TensorStructInfo(rx.ShapeExpr(tuple(tvm_prim_to_ours(v, names) for v in s.shape.values)), dt)
-    if isinstance(s, relax.TupleStructInfo):
-        return TupleStructInfo(tuple(tvm_sinfo_to_ours(f, names) for f in s.fields))
-    if isinstance(s, relax.ObjectStructInfo):
-        return ObjectStructInfo()
-    raise AssertionError(f"unhandled TVM struct info {s}")
-
-
-def ours_sinfo(text):
-    from relax_ref.script.parser import parse
-
-    mod = parse("from tvm.script import ir as I, relax as R, tirx as T\n" + text, check_well_formed=False)
-    f = mod["main"]
-    names = {}
-    for p in f.params:
-        for v in struct_info_prim_vars(p.struct_info):
-            names[v.name] = v
-    (block,) = f.body.blocks
-    return block.bindings[-1].var.struct_info, names
-
-
-def tvm_sinfo(text):
-    import tvm
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    mod = tvm.script.from_source(text, extra_vars={"I": I, "R": R, "T": T})
-    return mod["main"].body.blocks[0].bindings[-1].var.struct_info
-
-
-def same_sinfo(ours, theirs) -> bool:
-    if ours == theirs:
-        return True
-    if isinstance(ours, TensorStructInfo) and isinstance(theirs, TensorStructInfo):
-        if ours.dtype != theirs.dtype or ours.ndim != theirs.ndim:
-            return False
-        a, b = ours.shape_values, theirs.shape_values
-        if a is None or b is None:
-            return a is None and b is None
-        an = make_analyzer()
-        return all(an.can_prove_equal(x, y) or same_values(x, y) for x, y in zip(a, b))
-    return False
-
-
-@pytest.mark.tvm
-@pytest.mark.parametrize("case", TVM_CASES, ids=[c[0] for c in TVM_CASES])
-def test_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    _, params, expr = case
-    text = _module_text(params, expr)
-    try:
-        theirs = tvm_sinfo(text)
-    except Exception:  # noqa: BLE001 - any TVM error means the call is rejected
-        theirs = None
-    if theirs is None:
-        with pytest.raises((StructInfoError, ParseError)):
-            ours_sinfo(text)
-        return
-    ours, names = ours_sinfo(text)
-    assert same_sinfo(ours, tvm_sinfo_to_ours(theirs, names)), (ours, theirs)
+test_agrees_with_tvm = sinfo_agreement_test(TVM_CASES, rejects=(StructInfoError, ParseError), exact=False)
 
 
 @pytest.mark.tvm
 def test_documented_divergences_from_tvm():
     """TVM 0.25 infers negative static slice extents; relax-ref clamps them (OP.strided_slice.C6)."""
     pytest.importorskip("tvm")
-    text = _module_text(f'x: R.Tensor((5,), {F})', "R.strided_slice(x, [0], [4], [1])")
+    text = call_text(f'x: R.Tensor((5,), {F})', "R.strided_slice(x, [0], [4], [1])")
     assert int(tvm_sinfo(text).shape.values[0]) == -3
-    assert ours_sinfo(text)[0] == T((0,))
+    assert last_sinfo(text)[0] == T((0,))
 
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    for op in INDEX_OPS + SCATTER_OPS:
-        d = registry.get(f"relax.{op}")
-        sig = inspect.signature(getattr(R, op)).parameters
-        assert list(sig) == [p.name for p in d.params], op
-        for p in d.params:
-            if p.kind == "attr" and not p.required:
-                assert sig[p.name].default == p.default, (op, p.name)
+    check_signatures_match_tvm(INDEX_OPS + SCATTER_OPS)
 
 
 def test_every_op_parses_prints_and_reparses():
     """The registry entries drive the parser and the printer: a module calling every manipulation and
     indexing operator survives print -> parse in both spellings."""
-    from relax_ref.analysis.structural_equal import structural_equal
-    from relax_ref.script.parser import parse
-
-    body = ["R.reshape(x, (0, -1))", "R.permute_dims(x)", "R.permute_dims(x, axes=[1, 0])", "R.expand_dims(x, 1)",
-            "R.squeeze(x)", "R.squeeze(x, axis=0)", "R.flatten(x)", "R.concat((x, x), axis=1)", "R.split(x, 2)",
-            "R.split(x, [1, 2], axis=1)", "R.broadcast_to(x, R.shape([2, 2, 4]))",
-            "R.collapse_sum_to(x, R.shape([1, 4]))", "R.collapse_sum_like(x, x)", "R.repeat(x, 2)",
-            "R.repeat(x, 2, axis=1)", "R.tile(x, [2])", "R.flip(x, axis=1)", "R.stack((x, x))",
-            "R.meshgrid((i, i), indexing='xy')", "R.take(x, i, axis=1, mode='clip')",
-            "R.strided_slice(x, [0], [1], [2])",
-            "R.strided_slice(x, [0, 1], [1, 0], [2, 4], [1, 2], assume_inbound=True)",
-            "R.dynamic_strided_slice(x, i, i, i)", "R.gather_elements(x, x2, axis=1)", "R.gather_nd(x, i2)",
-            "R.index_tensor(x, (i,))", "R.one_hot(i, R.prim_value(1.0), R.prim_value(0.0), depth=3)",
-            "R.scatter_elements(x, x2, x, reduction='add')", "R.scatter_nd(x, i2, u)",
-            "R.index_put(x, (i, i), v, accumulate=True)", "R.slice_scatter(x, x, 0, 4, 1, axis=1)",
-            "R.layout_transform(x, index_map=T.index_map(lambda a, b: (b // 2, a, b % 2)), "
-            "pad_value=R.prim_value(T.float32(1.0)))"]
-    lines = "\n".join(f"        r{k} = {b}" for k, b in enumerate(body))
-    text = ("from tvm.script import ir as I, relax as R, tirx as T\n@I.ir_module\nclass Module:\n    @R.function\n"
-            '    def main(x: R.Tensor((2, 4), "float32"), i: R.Tensor((2,), "int64"), x2: R.Tensor((2, 4), "int64"), '
-            'i2: R.Tensor((3, 2), "int64"), u: R.Tensor((3,), "float32"), v: R.Tensor((2,), "float32")):\n'
-            f"{lines}\n        return r0\n")
-    mod = parse(text, check_well_formed=False)
+    mod = check_print_roundtrip(MANIPULATE_AND_INDEX_PARAMS.format(2, 2), MANIPULATE_AND_INDEX_CALLS)
     assert mod["main"].body.blocks[0].bindings[0].value.args[1].values == (I64(2), I64(4))
-    for dialect in ("classic", "tvm"):
-        assert structural_equal(mod, parse(mod.script(dialect=dialect), check_well_formed=False)), dialect

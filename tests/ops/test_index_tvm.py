@@ -5,62 +5,9 @@ sizes). Cases where TVM is known to differ are in the op pages' "TVM divergences
 import numpy as np
 import pytest
 
-import relax_ref
-from relax_ref.script.parser import parse
+from ops_helpers import check_with_tvm
 
 pytestmark = pytest.mark.tvm
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
-
-
-def module_text(params, exprs):
-    lines = "\n".join(f"        r{i} = {e}" for i, e in enumerate(exprs))
-    outs = ", ".join(f"r{i}" for i in range(len(exprs)))
-    return ("@I.ir_module\nclass Module:\n    @R.function\n"
-            f"    def main({params}):\n{lines}\n        return ({outs},)\n")
-
-
-def to_numpy(v):
-    import tvm
-
-    if isinstance(v, tvm.runtime.Tensor):
-        return v.numpy()
-    if isinstance(v, (list, tuple)) or hasattr(v, "__len__") and not isinstance(v, np.ndarray):
-        return tuple(to_numpy(x) for x in v)
-    return v
-
-
-def tvm_run(text, *runs):
-    tvm = pytest.importorskip("tvm")
-    from tvm import relax
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    mod = tvm.script.from_source(text, extra_vars={"I": I, "R": R, "T": T})
-    vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
-    return [to_numpy(vm["main"](*[tvm.runtime.tensor(a) if isinstance(a, np.ndarray) else a for a in args]))
-            for args in runs]
-
-
-def flat(v):
-    if isinstance(v, tuple):
-        for x in v:
-            yield from flat(x)
-    else:
-        yield v
-
-
-def compare(params, exprs, *runs, rtol=0.0):
-    text = module_text(params, exprs)
-    mod = parse(HEADER + text, check_well_formed=False)
-    theirs = tvm_run(text, *runs)
-    for args, t in zip(runs, theirs):
-        ours = relax_ref.evaluate(mod, "main", *args)
-        for i, (a, b) in enumerate(zip(flat(ours), flat(t))):
-            assert a.shape == b.shape and a.dtype == b.dtype, (exprs, i, a, b)
-            if rtol:
-                np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol)
-            else:
-                np.testing.assert_array_equal(a, b, err_msg=str(i))
-
 
 rng = np.random.default_rng(3)
 
@@ -73,22 +20,22 @@ def test_take_and_slices():
     x = f32(5, 4)
     i = np.array([[0, 3], [4, 1]], "int64")
     j = np.array([-7, -1, 0, 2, 9], "int32")
-    compare('x: R.Tensor(("n", 4), "float32"), i: R.Tensor((2, 2), "int64"), j: R.Tensor((5,), "int32")',
-            ["R.take(x, i, axis=0)", "R.take(x, j, axis=1, mode='clip')", "R.take(x, j, axis=0, mode='wrap')",
-             "R.take(x, R.const(2, 'int64'), axis=1)",
-             "R.strided_slice(x, [0, 1], [1, 3], [4, 0], [2, -1])", "R.strided_slice(x, [1], [0], [100], [3])"],
-            [x, i, j], [f32(7, 4), i, j])
-    compare('x: R.Tensor((6, 5), "float32")',
-            ["R.strided_slice(x, [0], [-2], [100])", "R.strided_slice(x, [0, 1], [-1, -1], [-100, 0], [-2, -1])",
-             "R.strided_slice(x, [1], [1], [4], assume_inbound=True)"], [f32(6, 5)])
+    check_with_tvm('x: R.Tensor(("n", 4), "float32"), i: R.Tensor((2, 2), "int64"), j: R.Tensor((5,), "int32")',
+                   ["R.take(x, i, axis=0)", "R.take(x, j, axis=1, mode='clip')", "R.take(x, j, axis=0, mode='wrap')",
+                    "R.take(x, R.const(2, 'int64'), axis=1)",
+                    "R.strided_slice(x, [0, 1], [1, 3], [4, 0], [2, -1])", "R.strided_slice(x, [1], [0], [100], [3])"],
+                   [x, i, j], [f32(7, 4), i, j])
+    check_with_tvm('x: R.Tensor((6, 5), "float32")',
+                   ["R.strided_slice(x, [0], [-2], [100])", "R.strided_slice(x, [0, 1], [-1, -1], [-100, 0], [-2, -1])",
+                    "R.strided_slice(x, [1], [1], [4], assume_inbound=True)"], [f32(6, 5)])
 
 
 def test_dynamic_strided_slice():
     x = f32(6, 5)
     b, e, s = np.array([1, 0], "int64"), np.array([6, 5], "int64"), np.array([2, 3], "int64")
-    compare('x: R.Tensor((6, 5), "float32"), b: R.Tensor((2,), "int64"), e: R.Tensor((2,), "int64"), '
-            's: R.Tensor((2,), "int64")', ["R.dynamic_strided_slice(x, b, e, s)"],
-            [x, b, e, s], [x, np.array([5, 4], "int64"), np.array([0, 0], "int64"), np.array([-1, -2], "int64")])
+    check_with_tvm('x: R.Tensor((6, 5), "float32"), b: R.Tensor((2,), "int64"), e: R.Tensor((2,), "int64"), '
+                   's: R.Tensor((2,), "int64")', ["R.dynamic_strided_slice(x, b, e, s)"],
+                   [x, b, e, s], [x, np.array([5, 4], "int64"), np.array([0, 0], "int64"), np.array([-1, -2], "int64")])
 
 
 def test_gathers_and_one_hot():
@@ -97,12 +44,12 @@ def test_gathers_and_one_hot():
     ni = np.array([[0, 1], [2, 3]], "int64")
     it = np.array([2, 0], "int64")
     oh = np.array([[0, 3], [5, 1]], "int32")
-    compare('x: R.Tensor(("n", 4, 5), "float32"), gi: R.Tensor(("n", 2, 5), "int64"), ni: R.Tensor((2, 2), "int64"), '
-            'it: R.Tensor((2,), "int64"), oh: R.Tensor((2, 2), "int32")',
-            ["R.gather_elements(x, gi, axis=1)", "R.gather_nd(x, ni)", "R.index_tensor(x, (it, it))",
-             "R.one_hot(oh, R.prim_value(1.0), R.prim_value(0.0), depth=4)",
-             "R.one_hot(oh, R.prim_value(T.int64(5)), R.prim_value(T.int64(-1)), depth=3, axis=0)"],
-            [x, gi, ni, it, oh])
+    check_with_tvm('x: R.Tensor(("n", 4, 5), "float32"), gi: R.Tensor(("n", 2, 5), "int64"), '
+                   'ni: R.Tensor((2, 2), "int64"), it: R.Tensor((2,), "int64"), oh: R.Tensor((2, 2), "int32")',
+                   ["R.gather_elements(x, gi, axis=1)", "R.gather_nd(x, ni)", "R.index_tensor(x, (it, it))",
+                    "R.one_hot(oh, R.prim_value(1.0), R.prim_value(0.0), depth=4)",
+                    "R.one_hot(oh, R.prim_value(T.int64(5)), R.prim_value(T.int64(-1)), depth=3, axis=0)"],
+                   [x, gi, ni, it, oh])
 
 
 def test_scatters_without_duplicates():
@@ -119,7 +66,7 @@ def test_scatters_without_duplicates():
              "R.scatter_elements(d, i, u, axis=0, reduction='max')", "R.scatter_nd(d, ni, nu)",
              "R.scatter_nd(d, ni, nu, reduction='mul')", "R.index_put(d, (pi, pj), pv)",
              "R.index_put(d, (pi, pj), pv, accumulate=True)", "R.slice_scatter(d, src, 0, 3, 2, axis=1)"]
-    compare('d: R.Tensor((4, 3), "float32"), i: R.Tensor((2, 3), "int64"), u: R.Tensor((2, 3), "float32"), '
-            'ni: R.Tensor((2, 1), "int64"), nu: R.Tensor((2, 3), "float32"), pi: R.Tensor((2,), "int64"), '
-            'pj: R.Tensor((2,), "int64"), pv: R.Tensor((2,), "float32"), src: R.Tensor((4, 2), "float32")',
-            exprs, [d, i, u, ni, nu, pi, pj, pv, src])
+    check_with_tvm('d: R.Tensor((4, 3), "float32"), i: R.Tensor((2, 3), "int64"), u: R.Tensor((2, 3), "float32"), '
+                   'ni: R.Tensor((2, 1), "int64"), nu: R.Tensor((2, 3), "float32"), pi: R.Tensor((2,), "int64"), '
+                   'pj: R.Tensor((2,), "int64"), pv: R.Tensor((2,), "float32"), src: R.Tensor((4, 2), "float32")',
+                   exprs, [d, i, u, ni, nu, pi, pj, pv, src])

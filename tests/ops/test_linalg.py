@@ -18,140 +18,14 @@ from relax_ref.ir import prim_expr as P
 from relax_ref.ir.attrs import Attrs
 from relax_ref.ir.struct_info import TensorStructInfo, TupleStructInfo, VDevice
 from relax_ref.ops import registry
-from relax_ref.transform.legalize_ops import LegalizeOps
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
+from ops_helpers import (
+    Both, T, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, check_table_row, check_table_with_tvm,
+    infer, module, same,
+)
+
 n, m = P.PrimVar("n"), P.PrimVar("m")
 RNG = np.random.default_rng(11)
-
-
-def T(shape, dtype="float32", ndim=-1):
-    if shape is None:
-        return TensorStructInfo(None, dtype, ndim)
-    return TensorStructInfo(rx.ShapeExpr(tuple(shape)), dtype)
-
-
-def infer(op, *sinfos, **attrs):
-    d = registry.get(op)
-    full = dict(d.attr_defaults())
-    full.update(attrs)
-    args = tuple(rx.Var(f"a{i}", struct_info=s) for i, s in enumerate(sinfos))
-    return d.infer(rx.Call(rx.Op(op), args, Attrs(full)), InferContext(make_analyzer()))
-
-
-def one_func(params, body):
-    lines = "\n".join("        " + ln for ln in body.strip().split("\n"))
-    return f"    @R.function\n    def main({params}):\n{lines}\n        return r\n"
-
-
-def module(*funcs):
-    """A module text with the given ``(name, params, body)`` functions (``r`` is returned)."""
-    out = [HEADER, "@I.ir_module\nclass Module:\n"]
-    for name, params, body in funcs:
-        out.append(one_func(params, body).replace("def main(", f"def {name}("))
-    return "".join(out)
-
-
-#: what legalized bindings may call
-KERNEL_CALLS = {"call_tir", "call_pure_packed", "const"}
-
-
-class Both:
-    """A parsed module and its legalized form, evaluated side by side."""
-
-    def __init__(self, text):
-        self.mod = relax_ref.parse(text)
-        self.legal = LegalizeOps()(self.mod)
-        left = set(re.findall(r"= R\.([a-z_.]+)\(", self.legal.script())) - KERNEL_CALLS
-        assert not left, f"not legalized: {sorted(left)}"
-
-    def ref(self, fn, *args):
-        return relax_ref.evaluate(self.mod, fn, *args)
-
-    def tir(self, fn, *args):
-        return relax_ref.evaluate(self.legal, fn, *args)
-
-
-def same(a, b, tol=0.0):
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b)
-        for x, y in zip(a, b):
-            same(x, y, tol)
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
-    if tol and a.dtype.kind == "f":
-        np.testing.assert_allclose(a.astype("float64"), b.astype("float64"), rtol=tol, atol=tol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(a, b)
-
-
-def _tvm_prim(e, names):
-    from tvm import tirx
-
-    if isinstance(e, tirx.IntImm):
-        return P.IntImm(int(e.value), str(e.dtype))
-    if isinstance(e, tirx.Var):
-        return names[e.name]
-    ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv, tirx.Max: P.Max}
-    for k, v in ops.items():
-        if isinstance(e, k):
-            return v(_tvm_prim(e.a, names), _tvm_prim(e.b, names))
-    raise AssertionError(f"unhandled TVM expression {e!r}")
-
-
-def tvm_sinfo(s, names):
-    from tvm import relax
-
-    if isinstance(s, relax.TensorStructInfo):
-        dt = str(s.dtype) or "void"
-        if s.shape is None:
-            return TensorStructInfo(None, dt, s.ndim)
-        return TensorStructInfo(rx.ShapeExpr(tuple(_tvm_prim(v, names) for v in s.shape.values)), dt)
-    if isinstance(s, relax.TupleStructInfo):
-        return TupleStructInfo(tuple(tvm_sinfo(f, names) for f in s.fields))
-    raise AssertionError(f"unhandled TVM struct info {s}")
-
-
-def compare_with_tvm_sinfo(params, expr):
-    import tvm
-    from relax_ref.ir.functor import struct_info_prim_vars
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    text = module(("main", params, f"r = {expr}"))
-    try:
-        mod = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
-        theirs = mod["main"].body.blocks[0].bindings[-1].var.struct_info
-    except Exception:  # noqa: BLE001 - any TVM error means the call is rejected
-        theirs = None
-    if theirs is None:
-        with pytest.raises(StructInfoError):
-            relax_ref.parse(text, check_well_formed=False)
-        return
-    ours_mod = relax_ref.parse(text, check_well_formed=False)
-    f = ours_mod["main"]
-    names = {v.name: v for p in f.params for v in struct_info_prim_vars(p.struct_info)}
-    ours = f.body.blocks[0].bindings[-1].var.struct_info
-    assert ours == tvm_sinfo(theirs, names)
-
-
-def run_tvm(text, fn_args):
-    """Build ``text`` once with TVM and run every ``(function, args)``."""
-    import tvm
-    from tvm import relax
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    mod = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
-    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
-
-    def conv(o):
-        if hasattr(o, "numpy"):
-            return o.numpy()
-        return tuple(conv(v) for v in o)
-
-    return {f: conv(vm[f](*[tvm.runtime.tensor(a) for a in args])) for f, args in fn_args}
-
-
 
 
 def infer_tuple(op, sinfos, **attrs):
@@ -253,8 +127,6 @@ FUNCS = [
 ]
 
 
-
-
 def _inputs(name, rows):
     import re
 
@@ -288,24 +160,11 @@ def _numpy_expected(name, args):
     return np.einsum(sub, *f64).astype("float32")
 
 
-BOTH = None
-
-
-def _both():
-    global BOTH
-    if BOTH is None:
-        BOTH = Both(module(*FUNCS))
-    return BOTH
-
-
 @pytest.mark.parametrize("name", [f[0] for f in FUNCS])
 def test_reference_matches_numpy_and_legalized(name):
-    b = _both()
     for rows in (2, 3):
         args = _inputs(name, rows)
-        ref = b.ref(name, *args)
-        same(ref, np.asarray(_numpy_expected(name, args)), tol=1e-5)
-        same(b.tir(name, *args), ref, tol=1e-5)
+        check_table_row(FUNCS, name, args, _numpy_expected(name, args), tol=1e-5)
 
 
 def test_zero_length_reduction_and_runtime_checks():
@@ -426,30 +285,15 @@ SINFO_CASES = [
 @pytest.mark.tvm
 @pytest.mark.parametrize("case", SINFO_CASES, ids=[c[1] + "-" + str(i) for i, c in enumerate(SINFO_CASES)])
 def test_struct_info_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    compare_with_tvm_sinfo(*case)
+    check_sinfo_with_tvm(call_text(*case))
 
 
 @pytest.mark.tvm
 def test_results_agree_with_tvm():
-    pytest.importorskip("tvm")
-    inputs = {name: _inputs(name, 3) for name, _, _ in FUNCS}
-    theirs = run_tvm(module(*FUNCS), list(inputs.items()))
-    b = _both()
-    for name, args in inputs.items():
-        same(b.ref(name, *args), np.asarray(theirs[name]), tol=1e-5)
+    check_table_with_tvm(FUNCS, lambda name: _inputs(name, 3), tol=1e-5)
 
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    for op in ("matmul", "einsum", "outer"):
-        d = registry.get(f"relax.{op}")
-        sig = inspect.signature(getattr(R, op))
-        assert [p.name for p in d.params] == list(sig.parameters), op
-    assert inspect.signature(R.matmul).parameters["out_dtype"].default is None
+    check_signatures_match_tvm(("matmul", "einsum", "outer"))
     assert registry.get("relax.matmul").attr_defaults() == {"out_dtype": "void"}

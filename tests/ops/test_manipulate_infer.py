@@ -8,49 +8,18 @@ from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.errors import ParseError, StructInfoError
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
-from relax_ref.ir.attrs import Attrs
-from relax_ref.ir.functor import struct_info_prim_vars
-from relax_ref.ir.struct_info import (
-    ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
-)
+from relax_ref.ir.struct_info import PrimStructInfo, ShapeStructInfo, TupleStructInfo
 from relax_ref.ops import registry
 from relax_ref.ops.layout_transform import IndexMap, layout_transform_call, map_shape
 from relax_ref.ops.manipulate import MANIPULATE_OPS, reshape_call
 
+from ops_helpers import (
+    T, call_text, check_signatures_match_tvm, infer, last_sinfo, same_values, shape_expr, sinfo_agreement_test,
+    tvm_sinfo,
+)
+
 n, m = P.PrimVar("n"), P.PrimVar("m")
 I64 = lambda v: P.IntImm(v, "int64")  # noqa: E731
-
-
-def T(shape, dtype="float32", ndim=-1, vdevice=None):
-    if shape is None:
-        return TensorStructInfo(None, dtype, ndim, vdevice)
-    if isinstance(shape, rx.Var):
-        return TensorStructInfo(shape, dtype, vdevice=vdevice)
-    return TensorStructInfo(rx.ShapeExpr(tuple(shape)), dtype, vdevice=vdevice)
-
-
-def infer(op, *args, **attrs):
-    """Infer ``relax.<op>`` on arguments given as struct infos (wrapped in Vars) or expressions, with
-    the registry's attribute defaults."""
-    call_args = []
-    for i, a in enumerate(args):
-        if isinstance(a, rx.Expr):
-            call_args.append(a)
-        elif isinstance(a, list):
-            call_args.append(rx.Tuple(tuple(rx.Var(f"t{j}", struct_info=s) for j, s in enumerate(a)),
-                                      struct_info=TupleStructInfo(tuple(a))))
-        else:
-            call_args.append(rx.Var(f"a{i}", struct_info=a))
-    d = registry.get(f"relax.{op}")
-    full = dict(d.attr_defaults())
-    full.update(attrs)
-    call = rx.Call(rx.Op(d.name), tuple(call_args), Attrs(full))
-    return d.infer(call, InferContext(make_analyzer()))
-
-
-def shape(*dims):
-    return rx.ShapeExpr(tuple(I64(d) if isinstance(d, int) else d for d in dims),
-                        struct_info=ShapeStructInfo(tuple(I64(d) if isinstance(d, int) else d for d in dims)))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -59,13 +28,13 @@ def shape(*dims):
 
 
 def test_reshape_infer():
-    assert infer("reshape", T((2, 3)), shape(3, 2)) == T((3, 2))
-    assert infer("reshape", T((n, 4)), shape(n * 2, 2)) == T((n * 2, 2))  # OP.reshape.C3 provable
-    assert infer("reshape", T((n, 32)), shape(n, 72)) == T((n, 72))  # not provably unequal: accepted
+    assert infer("reshape", T((2, 3)), shape_expr(3, 2)) == T((3, 2))
+    assert infer("reshape", T((n, 4)), shape_expr(n * 2, 2)) == T((n * 2, 2))  # OP.reshape.C3 provable
+    assert infer("reshape", T((n, 32)), shape_expr(n, 72)) == T((n, 72))  # not provably unequal: accepted
     with pytest.raises(StructInfoError, match="convertible"):
-        infer("reshape", T((2, 3)), shape(4, 2))  # OP.reshape.C3
+        infer("reshape", T((2, 3)), shape_expr(4, 2))  # OP.reshape.C3
     with pytest.raises(StructInfoError, match="Tensor"):
-        infer("reshape", PrimStructInfo("int64"), shape(1))  # C1
+        infer("reshape", PrimStructInfo("int64"), shape_expr(1))  # C1
     with pytest.raises(StructInfoError, match="Shape"):
         infer("reshape", T((2,)), T((2,), "int64"))  # C2
     s = rx.Var("s", struct_info=ShapeStructInfo((m, I64(3))))
@@ -210,23 +179,23 @@ def test_stack_infer():
 
 
 def test_broadcast_to_infer():
-    assert infer("broadcast_to", T((1, 3)), shape(4, 2, 3)) == T((4, 2, 3))
-    assert infer("broadcast_to", T((n, 3)), shape(n, 3)) == T((n, 3))
+    assert infer("broadcast_to", T((1, 3)), shape_expr(4, 2, 3)) == T((4, 2, 3))
+    assert infer("broadcast_to", T((n, 3)), shape_expr(n, 3)) == T((n, 3))
     with pytest.raises(StructInfoError, match="broadcastable"):
-        infer("broadcast_to", T((2, 3)), shape(4, 3, 3))  # C3
+        infer("broadcast_to", T((2, 3)), shape_expr(4, 3, 3))  # C3
     with pytest.raises(StructInfoError, match="at least"):
-        infer("broadcast_to", T((2, 3)), shape(3))  # C2
+        infer("broadcast_to", T((2, 3)), shape_expr(3))  # C2
     s = rx.Var("s", struct_info=ShapeStructInfo(ndim=2))
     assert infer("broadcast_to", T((2, 3)), s).shape is s
 
 
 def test_collapse_sum_infer():
-    assert infer("collapse_sum_to", T((2, 3, 4)), shape(3, 1)) == T((3, 1))
+    assert infer("collapse_sum_to", T((2, 3, 4)), shape_expr(3, 1)) == T((3, 1))
     assert infer("collapse_sum_like", T((2, n, 4)), T((n, 4))) == T((n, 4))
     with pytest.raises(StructInfoError, match="collapse sum"):
-        infer("collapse_sum_to", T((2, 3)), shape(2))  # C3
+        infer("collapse_sum_to", T((2, 3)), shape_expr(2))  # C3
     with pytest.raises(StructInfoError, match="MatchCast"):
-        infer("collapse_sum_to", T((n, 3)), shape(m, 3))
+        infer("collapse_sum_to", T((n, 3)), shape_expr(m, 3))
     assert infer("collapse_sum_like", T((2, 3)), T(None, "int8", 1)) == T(None, "float32", 1)
 
 
@@ -354,133 +323,13 @@ TVM_CASES = [
 ]
 
 
-def _module_text(params, expr):
-    return ("@I.ir_module\nclass Module:\n    @R.function\n"
-            f"    def main({params}):\n        r = {expr}\n        return r\n")
-
-
-def tvm_prim_to_ours(e, names):
-    import tvm
-    from tvm import tirx
-
-    if isinstance(e, tirx.IntImm):
-        return P.IntImm(int(e.value), str(e.dtype))
-    if isinstance(e, tirx.Var):
-        return names[e.name]
-    ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv,
-           tirx.FloorMod: P.FloorMod, tirx.Min: P.Min, tirx.Max: P.Max}
-    for k, v in ops.items():
-        if isinstance(e, k):
-            return v(tvm_prim_to_ours(e.a, names), tvm_prim_to_ours(e.b, names))
-    raise AssertionError(f"unhandled TVM expression {e!r} of type {type(e)} ({tvm.__name__})")
-
-
-def tvm_sinfo_to_ours(s, names) -> StructInfo:
-    from tvm import relax
-
-    if isinstance(s, relax.TensorStructInfo):
-        dt = str(s.dtype)
-        dt = "void" if dt in ("", "void") else dt
-        if s.shape is None:
-            return TensorStructInfo(None, dt, s.ndim)
-        return TensorStructInfo(rx.ShapeExpr(tuple(tvm_prim_to_ours(v, names) for v in s.shape.values)), dt)
-    if isinstance(s, relax.TupleStructInfo):
-        return TupleStructInfo(tuple(tvm_sinfo_to_ours(f, names) for f in s.fields))
-    if isinstance(s, relax.ObjectStructInfo):
-        return ObjectStructInfo()
-    raise AssertionError(f"unhandled TVM struct info {s}")
-
-
-def ours_sinfo(text):
-    from relax_ref.script.parser import parse
-
-    mod = parse("from tvm.script import ir as I, relax as R, tirx as T\n" + text, check_well_formed=False)
-    f = mod["main"]
-    names = {}
-    for p in f.params:
-        for v in struct_info_prim_vars(p.struct_info):
-            names[v.name] = v
-    (block,) = f.body.blocks
-    return block.bindings[-1].var.struct_info, names
-
-
-def tvm_sinfo(text):
-    import tvm
-    from tvm.script import ir as I, relax as R, tirx as T
-
-    mod = tvm.script.from_source(text, extra_vars={"I": I, "R": R, "T": T})
-    return mod["main"].body.blocks[0].bindings[-1].var.struct_info
-
-
-def same_sinfo(ours, theirs) -> bool:
-    """Structural equality, with dims compared by the analyzer when the forms differ."""
-    if ours == theirs:
-        return True
-    if isinstance(ours, TupleStructInfo) and isinstance(theirs, TupleStructInfo):
-        return len(ours.fields) == len(theirs.fields) and all(
-            same_sinfo(a, b) for a, b in zip(ours.fields, theirs.fields))
-    if isinstance(ours, TensorStructInfo) and isinstance(theirs, TensorStructInfo):
-        if ours.dtype != theirs.dtype or ours.ndim != theirs.ndim:
-            return False
-        a, b = ours.shape_values, theirs.shape_values
-        if a is None or b is None:
-            return a is None and b is None
-        an = make_analyzer()
-        return all(an.can_prove_equal(x, y) or same_values(x, y) for x, y in zip(a, b))
-    return False
-
-
-def same_values(x, y) -> bool:
-    """Equal as functions of their symbolic variables on every assignment in [0, 9] (for dims whose
-    normal forms differ between the two simplifiers, e.g. ``T.max(n - 3, 0)`` vs ``n - T.min(3, n)``)."""
-    import itertools
-
-    from relax_ref.arith import eval_prim
-
-    vs = sorted(set(struct_info_prim_vars(ShapeStructInfo((x, y)))), key=lambda v: v.name)
-    for vals in itertools.product(range(10), repeat=len(vs)):
-        env = dict(zip(vs, vals))
-        try:
-            if eval_prim(x, env) != eval_prim(y, env):
-                return False
-        except Exception:  # noqa: BLE001 - e.g. a division by zero at this point: skip it
-            continue
-    return True
-
-
-@pytest.mark.tvm
-@pytest.mark.parametrize("case", TVM_CASES, ids=[c[0] for c in TVM_CASES])
-def test_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    cid, params, expr = case
-    text = _module_text(params, expr)
-    try:
-        theirs = tvm_sinfo(text)
-    except Exception:  # noqa: BLE001 - any TVM error means the call is rejected
-        theirs = None
-    if theirs is None:
-        with pytest.raises((StructInfoError, ParseError)):
-            ours_sinfo(text)
-        return
-    ours, names = ours_sinfo(text)
-    assert same_sinfo(ours, tvm_sinfo_to_ours(theirs, names)), (ours, theirs)
+test_agrees_with_tvm = sinfo_agreement_test(TVM_CASES, rejects=(StructInfoError, ParseError), exact=False)
 
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    for op in MANIPULATE_OPS + ("layout_transform",):
-        d = registry.get(f"relax.{op}")
-        f = getattr(R, op)
-        sig = inspect.signature(f).parameters
-        assert [p for p in sig] == [p.name for p in d.params], op
-        for p in d.params:
-            if p.kind == "attr" and not p.required and op != "layout_transform":
-                assert sig[p.name].default == p.default, (op, p.name)
+    check_signatures_match_tvm(MANIPULATE_OPS)
+    check_signatures_match_tvm(("layout_transform",), defaults_agree=lambda ours, theirs: True)
 
 
 @pytest.mark.tvm
@@ -488,11 +337,11 @@ def test_documented_divergences_from_tvm():
     """relax-ref differs from TVM 0.25 on purpose here (spec pages, "TVM divergences"): TVM infers a
     negative extent for ``split(1 -> 3)`` and the unswapped shape for ``meshgrid(indexing="xy")``."""
     pytest.importorskip("tvm")
-    text = _module_text(f'x: R.Tensor((1, 5), {F})', "R.split(x, 3, axis=0)")
+    text = call_text(f'x: R.Tensor((1, 5), {F})', "R.split(x, 3, axis=0)")
     theirs = [int(f.shape.values[0]) for f in tvm_sinfo(text).fields]
-    ours = [f.shape.values[0].value for f in ours_sinfo(text)[0].fields]
+    ours = [f.shape.values[0].value for f in last_sinfo(text)[0].fields]
     assert theirs == [1, 1, -1] and ours == [1, 0, 0]
-    text = _module_text('x: R.Tensor((2,), "int64"), y: R.Tensor((3,), "int64")', 'R.meshgrid((x, y), indexing="xy")')
+    text = call_text('x: R.Tensor((2,), "int64"), y: R.Tensor((3,), "int64")', 'R.meshgrid((x, y), indexing="xy")')
     theirs = [int(v) for v in tvm_sinfo(text).fields[0].shape.values]
-    ours = [v.value for v in ours_sinfo(text)[0].fields[0].shape.values]
+    ours = [v.value for v in last_sinfo(text)[0].fields[0].shape.values]
     assert theirs == [2, 3] and ours == [3, 2]

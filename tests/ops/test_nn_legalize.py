@@ -4,7 +4,6 @@ alone stay unlegalized; property tests (hypothesis) over random conv2d / pooling
 layer_norm attributes check reference == legalized TIR and reference == an independent formula."""
 
 import itertools
-import re
 
 import numpy as np
 from hypothesis import given, settings
@@ -13,45 +12,15 @@ from hypothesis import strategies as st
 import relax_ref
 from relax_ref.transform.legalize_ops import LegalizeOps
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
+from ops_helpers import Both, HEADER
+
 RNG = np.random.default_rng(9)
-KERNEL_CALLS = {"call_tir", "call_pure_packed", "const"}
 
 
 def module(params: str, body: str) -> str:
     lines = "\n".join("        " + ln for ln in body.strip().split("\n"))
     return (HEADER + "@I.ir_module\nclass Module:\n    @R.function\n"
             f"    def main({params}):\n{lines}\n")
-
-
-class Both:
-    """A parsed module and its legalized form."""
-
-    def __init__(self, text, allow=()):
-        self.mod = relax_ref.parse(text)
-        self.legal = LegalizeOps()(self.mod)
-        left = set(re.findall(r"= R\.([a-z_.0-9]+)\(", self.legal.script())) - KERNEL_CALLS - set(allow)
-        assert not left, f"not legalized: {sorted(left)}"
-
-    def check(self, *args, tol=1e-5):
-        ref = relax_ref.evaluate(self.mod, "main", *args)
-        tir = relax_ref.evaluate(self.legal, "main", *args)
-        _same(ref, tir, tol)
-        return ref
-
-
-def _same(a, b, tol):
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b)
-        for x, y in zip(a, b):
-            _same(x, y, tol)
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
-    if a.dtype.kind == "f":
-        np.testing.assert_allclose(a.astype("float64"), b.astype("float64"), rtol=tol, atol=tol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(a, b)
 
 
 def f32(*shape):

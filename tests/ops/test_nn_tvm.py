@@ -12,10 +12,11 @@ import pytest
 import relax_ref
 from relax_ref.script.dialect import installed_tvm_dialect
 
+from ops_helpers import HEADER, run_tvm, same, tvm_module
+
 pytestmark = pytest.mark.tvm
 tvm = pytest.importorskip("tvm")
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
 RNG = np.random.default_rng(21)
 
 
@@ -23,40 +24,11 @@ def f32(*shape):
     return RNG.standard_normal(shape).astype("float32")
 
 
-def tvm_module(text):
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    return tvm.script.from_source(text, extra_vars={"I": I, "R": R, "T": T})
-
-
-def run_tvm(text, runs):
-    from tvm import relax
-
-    vm = relax.VirtualMachine(relax.build(tvm_module(text), target="llvm"), tvm.cpu())
-
-    def conv(o):
-        return o.numpy() if hasattr(o, "numpy") else tuple(conv(v) for v in o)
-
-    return [conv(vm["main"](*[tvm.runtime.tensor(a) for a in args])) for args in runs]
-
-
-def same(ours, theirs, tol, where="result"):
-    if isinstance(ours, tuple):
-        assert isinstance(theirs, tuple) and len(ours) == len(theirs), where
-        for i, (a, b) in enumerate(zip(ours, theirs)):
-            same(a, b, tol, f"{where}[{i}]")
-        return
-    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, (where, ours.shape, theirs.shape, ours.dtype,
-                                                                      theirs.dtype)
-    np.testing.assert_allclose(ours.astype("float64"), theirs.astype("float64"), rtol=tol, atol=tol, equal_nan=True,
-                               err_msg=where)
-
-
 def check(body_text, runs, tol=1e-5, cast=None):
     """``cast``: result indices whose TVM kernel returns another dtype than TVM's inferred one; their
     values are compared after conversion (OP.SEM.3)."""
     text = "@I.ir_module\nclass Module:\n    @R.function\n" + body_text
-    theirs = run_tvm(text, runs)
+    theirs = run_tvm(text, [("main", args) for args in runs])
     mod = relax_ref.parse(HEADER + text)
     for args, t in zip(runs, theirs):
         ours = relax_ref.evaluate(mod, "main", *args)

@@ -4,169 +4,24 @@ OP.bucketize.C1, OP.nonzero.C1, OP.unique.C1), reference semantics against numpy
 (OP.SEARCH.SEM.*), legalized TensorIR == reference (static and symbolic), and agreement with TVM 0.25
 (struct info and VM results away from the documented divergences)."""
 
-import re
 
 import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.errors import OpRuntimeError, RelaxError, StructInfoError, UnsupportedError
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
-from relax_ref.ir.attrs import Attrs
-from relax_ref.ir.struct_info import ObjectStructInfo, TensorStructInfo, TupleStructInfo
-from relax_ref.ops import registry
+from relax_ref.ir.struct_info import ObjectStructInfo, TupleStructInfo
 from relax_ref.transform.legalize_ops import LegalizeOps
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
+from ops_helpers import (
+    Both, T, both_of, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, check_table_row,
+    check_table_with_tvm, infer, module, pv, same,
+)
+
 n, m = P.PrimVar("n"), P.PrimVar("m")
 RNG = np.random.default_rng(11)
-
-
-def T(shape, dtype="float32", ndim=-1):
-    if shape is None:
-        return TensorStructInfo(None, dtype, ndim)
-    return TensorStructInfo(rx.ShapeExpr(tuple(shape)), dtype)
-
-
-def infer(op, *sinfos, **attrs):
-    d = registry.get(op)
-    full = dict(d.attr_defaults())
-    full.update(attrs)
-    args = tuple(rx.Var(f"a{i}", struct_info=s) for i, s in enumerate(sinfos))
-    return d.infer(rx.Call(rx.Op(op), args, Attrs(full)), InferContext(make_analyzer()))
-
-
-def one_func(params, body):
-    lines = "\n".join("        " + ln for ln in body.strip().split("\n"))
-    return f"    @R.function\n    def main({params}):\n{lines}\n        return r\n"
-
-
-def module(*funcs):
-    """A module text with the given ``(name, params, body)`` functions (``r`` is returned)."""
-    out = [HEADER, "@I.ir_module\nclass Module:\n"]
-    for name, params, body in funcs:
-        out.append(one_func(params, body).replace("def main(", f"def {name}("))
-    return "".join(out)
-
-
-#: what legalized bindings may call
-KERNEL_CALLS = {"call_tir", "call_pure_packed", "const"}
-
-
-class Both:
-    """A parsed module and its legalized form, evaluated side by side."""
-
-    def __init__(self, text):
-        self.mod = relax_ref.parse(text)
-        self.legal = LegalizeOps()(self.mod)
-        left = set(re.findall(r"= R\.([a-z_.]+)\(", self.legal.script())) - KERNEL_CALLS
-        assert not left, f"not legalized: {sorted(left)}"
-
-    def ref(self, fn, *args):
-        return relax_ref.evaluate(self.mod, fn, *args)
-
-    def tir(self, fn, *args):
-        return relax_ref.evaluate(self.legal, fn, *args)
-
-
-def same(a, b, tol=0.0):
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b)
-        for x, y in zip(a, b):
-            same(x, y, tol)
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
-    if tol and a.dtype.kind == "f":
-        np.testing.assert_allclose(a.astype("float64"), b.astype("float64"), rtol=tol, atol=tol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(a, b)
-
-
-def _tvm_prim(e, names):
-    from tvm import tirx
-
-    if isinstance(e, tirx.IntImm):
-        return P.IntImm(int(e.value), str(e.dtype))
-    if isinstance(e, tirx.Var):
-        return names[e.name]
-    ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv, tirx.Max: P.Max}
-    for k, v in ops.items():
-        if isinstance(e, k):
-            return v(_tvm_prim(e.a, names), _tvm_prim(e.b, names))
-    raise AssertionError(f"unhandled TVM expression {e!r}")
-
-
-def tvm_sinfo(s, names):
-    from tvm import relax
-
-    if isinstance(s, relax.TensorStructInfo):
-        dt = str(s.dtype) or "void"
-        if s.shape is None:
-            return TensorStructInfo(None, dt, s.ndim)
-        return TensorStructInfo(rx.ShapeExpr(tuple(_tvm_prim(v, names) for v in s.shape.values)), dt)
-    if isinstance(s, relax.TupleStructInfo):
-        return TupleStructInfo(tuple(tvm_sinfo(f, names) for f in s.fields))
-    raise AssertionError(f"unhandled TVM struct info {s}")
-
-
-def compare_with_tvm_sinfo(params, expr):
-    import tvm
-    from relax_ref.ir.functor import struct_info_prim_vars
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    text = module(("main", params, f"r = {expr}"))
-    try:
-        mod = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
-        theirs = mod["main"].body.blocks[0].bindings[-1].var.struct_info
-    except Exception:  # noqa: BLE001 - any TVM error means the call is rejected
-        theirs = None
-    if theirs is None:
-        with pytest.raises(StructInfoError):
-            relax_ref.parse(text, check_well_formed=False)
-        return
-    ours_mod = relax_ref.parse(text, check_well_formed=False)
-    f = ours_mod["main"]
-    names = {v.name: v for p in f.params for v in struct_info_prim_vars(p.struct_info)}
-    ours = f.body.blocks[0].bindings[-1].var.struct_info
-    assert ours == tvm_sinfo(theirs, names)
-
-
-def run_tvm(text, fn_args):
-    """Build ``text`` once with TVM and run every ``(function, args)``."""
-    import tvm
-    from tvm import relax
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    mod = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
-    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
-
-    def conv(o):
-        if hasattr(o, "numpy"):
-            return o.numpy()
-        return tuple(conv(v) for v in o)
-
-    return {f: conv(vm[f](*[tvm.runtime.tensor(a) for a in args])) for f, args in fn_args}
-
-
-
-
-def infer_args(op, *args, **attrs):
-    """Infer on explicit argument expressions (PrimValues for unique)."""
-    d = registry.get(op)
-    full = dict(d.attr_defaults())
-    full.update(attrs)
-    args = tuple(a if isinstance(a, rx.Expr) else rx.Var(f"a{i}", struct_info=a) for i, a in enumerate(args))
-    return d.infer(rx.Call(rx.Op(op), args, Attrs(full)), InferContext(make_analyzer()))
-
-
-def pv(v):
-    from relax_ref.ir.struct_info import PrimStructInfo
-
-    e = P.IntImm(v, "int64")
-    return rx.PrimValue(e, struct_info=PrimStructInfo(value=e))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -219,17 +74,17 @@ def test_bucketize_nonzero_unique_inference():
         infer("relax.bucketize", T((3,)), T((2, 2)))
     assert infer("relax.nonzero", T((n, 3))) == T(None, "int64", 2)
     x = rx.Var("x", struct_info=T((n, 3), "int32"))
-    assert infer_args("relax.unique", x, pv(1), pv(0), pv(0), pv(0)) == T(None, "int32", 1)
-    assert infer_args("relax.unique", x, pv(1), pv(1), pv(0), pv(1), pv(1)) == TupleStructInfo(
+    assert infer("relax.unique", x, pv(1), pv(0), pv(0), pv(0)) == T(None, "int32", 1)
+    assert infer("relax.unique", x, pv(1), pv(1), pv(0), pv(1), pv(1)) == TupleStructInfo(
         (T(None, "int32", 2), T(None, "int64", 1), T(None, "int64", 1)))
     s = rx.Var("s", struct_info=T((), "float32"))
-    assert infer_args("relax.unique", s, pv(1), pv(0), pv(1), pv(0)) == TupleStructInfo(
+    assert infer("relax.unique", s, pv(1), pv(0), pv(1), pv(0)) == TupleStructInfo(
         (T((1,), "float32"), T((1,), "int64")))
     with pytest.raises(StructInfoError, match="out of range"):
-        infer_args("relax.unique", x, pv(1), pv(0), pv(0), pv(0), pv(2))
+        infer("relax.unique", x, pv(1), pv(0), pv(0), pv(0), pv(2))
     flag = rx.Var("f", struct_info=T((), "bool"))
     with pytest.raises(StructInfoError, match="PrimValue"):
-        infer_args("relax.unique", x, pv(1), flag, pv(0), pv(0))
+        infer("relax.unique", x, pv(1), flag, pv(0), pv(0))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -327,31 +182,17 @@ def _numpy_expected(name, args):
     raise AssertionError(name)
 
 
-BOTH = None
-
-
-def _both():
-    global BOTH
-    if BOTH is None:
-        BOTH = Both(module(*FUNCS))
-    return BOTH
-
-
 @pytest.mark.parametrize("name", [f[0] for f in FUNCS])
 def test_reference_matches_numpy_and_legalized(name):
-    b = _both()
     for rows in (3, 6):
         args = _inputs(name, rows)
-        ref = b.ref(name, *args)
-        want = _numpy_expected(name, args)
-        same(ref, tuple(np.asarray(w) for w in want) if isinstance(want, tuple) else np.asarray(want))
-        same(b.tir(name, *args), ref)
+        check_table_row(FUNCS, name, args, _numpy_expected(name, args))
 
 
 def test_legalized_forms():
     """Sort-family ops become call_tir of hand-written kernels; nonzero/unique become calls of the
     packed functions relax.run.nonzero / relax.run.unique (PASS.LEGALIZE.3)."""
-    text = _both().legal.script()
+    text = both_of(FUNCS).legal.script()
     assert "R.sort(" not in text and "R.topk(" not in text and "R.argmax(" not in text
     assert '"relax.run.nonzero"' in text and '"relax.run.unique"' in text
 
@@ -428,8 +269,7 @@ SINFO_CASES = [
 @pytest.mark.tvm
 @pytest.mark.parametrize("case", SINFO_CASES, ids=[c[1] for c in SINFO_CASES])
 def test_struct_info_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    compare_with_tvm_sinfo(*case)
+    check_sinfo_with_tvm(call_text(*case))
 
 
 #: TVM 0.25 cannot build bucketize for float inputs (its legalization passes the input dtype as the
@@ -439,31 +279,12 @@ TVM_SKIP = {"bucket", "bucket_r", "unique_all"}
 
 @pytest.mark.tvm
 def test_results_agree_with_tvm():
-    pytest.importorskip("tvm")
-    funcs = [f for f in FUNCS if f[0] not in TVM_SKIP]
-    inputs = {name: _inputs(name, 4) for name, _, _ in funcs}
-    theirs = run_tvm(module(*funcs), list(inputs.items()))
-    b = _both()
-    for name, args in inputs.items():
-        ours = b.ref(name, *args)
-        t = theirs[name]
-        same(ours, tuple(np.asarray(v) for v in t) if isinstance(ours, tuple) else np.asarray(t))
+    check_table_with_tvm(FUNCS, lambda name: _inputs(name, 4), skip=TVM_SKIP)
 
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    for op in ("argmax", "argmin", "sort", "argsort", "topk", "bucketize", "nonzero", "unique"):
-        d = registry.get(f"relax.{op}")
-        sig = inspect.signature(getattr(R, op))
-        assert [p.name for p in d.params] == list(sig.parameters), op
-        for p in d.params:
-            if p.kind == "attr":
-                assert p.default == sig.parameters[p.name].default, (op, p.name)
+    check_signatures_match_tvm(("argmax", "argmin", "sort", "argsort", "topk", "bucketize", "nonzero", "unique"))
 
 
 def test_legalized_kernels_print_and_reparse():

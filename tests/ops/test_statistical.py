@@ -4,7 +4,6 @@ against independent numpy formulas (OP.STAT.SEM.*), legalized TensorIR == refere
 symbolic shapes), property tests over random axes/keepdims, and agreement with TVM 0.25 (struct info
 and VM results)."""
 
-import re
 
 import numpy as np
 import pytest
@@ -12,79 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import relax_ref
-from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.errors import DivisionByZeroError, OpRuntimeError, StructInfoError, UnsupportedError
-from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
-from relax_ref.ir.attrs import Attrs
-from relax_ref.ir.struct_info import ObjectStructInfo, TensorStructInfo, TupleStructInfo
-from relax_ref.ops import registry
+from relax_ref.ir.struct_info import ObjectStructInfo, TupleStructInfo
 from relax_ref.transform.legalize_ops import LegalizeOps
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
+from ops_helpers import (
+    Both, T, both_of, call_text, check_signatures_match_tvm, check_sinfo_with_tvm, check_table_row, infer,
+    module, run_tvm_table, same,
+)
+
 n, m = P.PrimVar("n"), P.PrimVar("m")
 RNG = np.random.default_rng(11)
-
-
-def T(shape, dtype="float32", ndim=-1):
-    if shape is None:
-        return TensorStructInfo(None, dtype, ndim)
-    return TensorStructInfo(rx.ShapeExpr(tuple(shape)), dtype)
-
-
-def infer(op, *sinfos, **attrs):
-    d = registry.get(op)
-    full = dict(d.attr_defaults())
-    full.update(attrs)
-    args = tuple(rx.Var(f"a{i}", struct_info=s) for i, s in enumerate(sinfos))
-    return d.infer(rx.Call(rx.Op(op), args, Attrs(full)), InferContext(make_analyzer()))
-
-
-def one_func(params, body):
-    lines = "\n".join("        " + ln for ln in body.strip().split("\n"))
-    return f"    @R.function\n    def main({params}):\n{lines}\n        return r\n"
-
-
-def module(*funcs):
-    """A module text with the given ``(name, params, body)`` functions (``r`` is returned)."""
-    out = [HEADER, "@I.ir_module\nclass Module:\n"]
-    for name, params, body in funcs:
-        out.append(one_func(params, body).replace("def main(", f"def {name}("))
-    return "".join(out)
-
-
-#: what legalized bindings may call
-KERNEL_CALLS = {"call_tir", "call_pure_packed", "const"}
-
-
-class Both:
-    """A parsed module and its legalized form, evaluated side by side."""
-
-    def __init__(self, text):
-        self.mod = relax_ref.parse(text)
-        self.legal = LegalizeOps()(self.mod)
-        left = set(re.findall(r"= R\.([a-z_.]+)\(", self.legal.script())) - KERNEL_CALLS
-        assert not left, f"not legalized: {sorted(left)}"
-
-    def ref(self, fn, *args):
-        return relax_ref.evaluate(self.mod, fn, *args)
-
-    def tir(self, fn, *args):
-        return relax_ref.evaluate(self.legal, fn, *args)
-
-
-def same(a, b, tol=0.0):
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b)
-        for x, y in zip(a, b):
-            same(x, y, tol)
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
-    if tol and a.dtype.kind == "f":
-        np.testing.assert_allclose(a.astype("float64"), b.astype("float64"), rtol=tol, atol=tol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(a, b)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -215,16 +153,6 @@ def _numpy_expected(name, x):
     raise AssertionError(name)
 
 
-BOTH = None
-
-
-def _both():
-    global BOTH
-    if BOTH is None:
-        BOTH = Both(module(*FUNCS))
-    return BOTH
-
-
 def _input(name, rows):
     params = dict((f, p) for f, p, _ in FUNCS)[name]
     dtype = params.split('"')[-2]
@@ -239,13 +167,9 @@ def _input(name, rows):
 def test_reference_matches_numpy_and_legalized(name):
     """OP.STAT.SEM.1-7: reference vs a numpy formula; legalized TIR vs reference (symbolic n at two
     sizes)."""
-    b = _both()
     for rows in (2, 5):
         x = _input(name, rows)
-        ref = b.ref(name, x)
-        want = _numpy_expected(name, x)
-        same(ref, tuple(np.asarray(w) for w in want) if isinstance(want, tuple) else np.asarray(want), tol=1e-5)
-        same(b.tir(name, x), ref, tol=1e-5)
+        check_table_row(FUNCS, name, [x], _numpy_expected(name, x), tol=1e-5)
 
 
 def test_nan_and_tie_semantics():
@@ -444,77 +368,10 @@ SINFO_CASES = [
 ]
 
 
-def _tvm_prim(e, names):
-    from tvm import tirx
-
-    if isinstance(e, tirx.IntImm):
-        return P.IntImm(int(e.value), str(e.dtype))
-    if isinstance(e, tirx.Var):
-        return names[e.name]
-    ops = {tirx.Add: P.Add, tirx.Sub: P.Sub, tirx.Mul: P.Mul, tirx.FloorDiv: P.FloorDiv, tirx.Max: P.Max}
-    for k, v in ops.items():
-        if isinstance(e, k):
-            return v(_tvm_prim(e.a, names), _tvm_prim(e.b, names))
-    raise AssertionError(f"unhandled TVM expression {e!r}")
-
-
-def tvm_sinfo(s, names):
-    from tvm import relax
-
-    if isinstance(s, relax.TensorStructInfo):
-        dt = str(s.dtype) or "void"
-        if s.shape is None:
-            return TensorStructInfo(None, dt, s.ndim)
-        return TensorStructInfo(rx.ShapeExpr(tuple(_tvm_prim(v, names) for v in s.shape.values)), dt)
-    if isinstance(s, relax.TupleStructInfo):
-        return TupleStructInfo(tuple(tvm_sinfo(f, names) for f in s.fields))
-    raise AssertionError(f"unhandled TVM struct info {s}")
-
-
-def compare_with_tvm_sinfo(params, expr):
-    import tvm
-    from relax_ref.ir.functor import struct_info_prim_vars
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    text = module(("main", params, f"r = {expr}"))
-    try:
-        mod = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
-        theirs = mod["main"].body.blocks[0].bindings[-1].var.struct_info
-    except Exception:  # noqa: BLE001 - any TVM error means the call is rejected
-        theirs = None
-    if theirs is None:
-        with pytest.raises(StructInfoError):
-            relax_ref.parse(text, check_well_formed=False)
-        return
-    ours_mod = relax_ref.parse(text, check_well_formed=False)
-    f = ours_mod["main"]
-    names = {v.name: v for p in f.params for v in struct_info_prim_vars(p.struct_info)}
-    ours = f.body.blocks[0].bindings[-1].var.struct_info
-    assert ours == tvm_sinfo(theirs, names)
-
-
 @pytest.mark.tvm
 @pytest.mark.parametrize("case", SINFO_CASES, ids=[c[1] for c in SINFO_CASES])
 def test_struct_info_agrees_with_tvm(case):
-    pytest.importorskip("tvm")
-    compare_with_tvm_sinfo(*case)
-
-
-def run_tvm(text, fn_args):
-    """Build ``text`` once with TVM and run every ``(function, args)``."""
-    import tvm
-    from tvm import relax
-    from tvm.script import ir as I, relax as R, tirx as T  # noqa: E741
-
-    mod = tvm.script.from_source(text[len(HEADER):], extra_vars={"I": I, "R": R, "T": T})
-    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
-
-    def conv(o):
-        if hasattr(o, "numpy"):
-            return o.numpy()
-        return tuple(conv(v) for v in o)
-
-    return {f: conv(vm[f](*[tvm.runtime.tensor(a) for a in args])) for f, args in fn_args}
+    check_sinfo_with_tvm(call_text(*case))
 
 
 #: functions whose TVM 0.25 result differs from relax-ref by design (see the spec pages)
@@ -524,34 +381,19 @@ TVM_DIFFERENT = {"mean_i", "var_i", "std_i"}  # TVM returns int64 / float32 (DIV
 @pytest.mark.tvm
 def test_results_agree_with_tvm():
     pytest.importorskip("tvm")
-    text = module(*FUNCS)
-    inputs = {name: _input(name, 3) for name, _, _ in FUNCS}
-    theirs = run_tvm(text, [(name, [x]) for name, x in inputs.items()])
-    b = _both()
-    for name, x in inputs.items():
-        ours = b.ref(name, x)
+    inputs = {name: [_input(name, 3)] for name, _, _ in FUNCS}
+    theirs = run_tvm_table(FUNCS, inputs)
+    b = both_of(FUNCS)
+    for name, args in inputs.items():
+        ours = b.ref(name, *args)
         if name in TVM_DIFFERENT:
             # the values agree; only the dtype differs
             np.testing.assert_allclose(np.asarray(ours).astype("float64"),
                                        np.trunc(np.asarray(theirs[name]).astype("float64")), rtol=1e-6)
             continue
-        if isinstance(ours, tuple):
-            theirs[name] = tuple(np.asarray(t) for t in theirs[name])
         same(ours, theirs[name], tol=1e-5)
 
 
 @pytest.mark.tvm
 def test_script_names_and_parameters_match_tvm():
-    import inspect
-
-    pytest.importorskip("tvm")
-    from tvm.script import relax as R
-
-    for op in REDUCTIONS + ("median", "cumsum", "cumprod"):
-        d = registry.get(f"relax.{op}")
-        sig = inspect.signature(getattr(R, op))
-        assert [p.name for p in d.params] == list(sig.parameters), op
-        for p in d.params:
-            theirs = sig.parameters[p.name].default
-            if p.kind == "attr":
-                assert p.default == theirs or (p.name == "dtype" and theirs is None and p.default == "void"), (op, p)
+    check_signatures_match_tvm(REDUCTIONS + ("median", "cumsum", "cumprod"))

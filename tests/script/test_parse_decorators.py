@@ -15,10 +15,11 @@ from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
 from relax_ref.ir.attrs import Attrs
 from relax_ref.ir.module import IRModule
-from relax_ref.ops import registry
 from relax_ref.script import ir as I
 from relax_ref.script import relax as R
 from relax_ref.script import tir as T
+
+from script_helpers import parse_unknown_ops_with
 
 RX = R  # a second alias of the Relax namespace
 
@@ -31,15 +32,7 @@ def _test_parse_call(opdef, args, kwargs, span):
 
 @pytest.fixture(autouse=True)
 def _test_ops(monkeypatch):
-    real = registry.lookup_script
-
-    def lookup(name):
-        d = real(name)
-        if d is None:
-            d = registry.OpDef("relax." + name[2:], name, parse_call=_test_parse_call)
-        return d
-
-    monkeypatch.setattr(registry, "lookup_script", lookup)
+    parse_unknown_ops_with(monkeypatch, _test_parse_call)
 
 
 def test_markers_are_inert():

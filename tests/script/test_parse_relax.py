@@ -5,14 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from relax_ref.errors import ParseError
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
-from relax_ref.ir.attrs import Attrs
 from relax_ref.ops import registry
 from relax_ref.script.parser import parse_function, parse_module
+
+from script_helpers import parse_unknown_ops_with, record_call
 
 # ---------------------------------------------------------------------------------------------------
 # Operators: the parser resolves R.xxx through the registry. Operators not registered (yet) get a
@@ -20,40 +20,9 @@ from relax_ref.script.parser import parse_function, parse_module
 # ---------------------------------------------------------------------------------------------------
 
 
-def _as_expr(v):
-    if isinstance(v, rx.Expr):
-        return v
-    if isinstance(v, (tuple, list)):
-        return rx.Tuple(tuple(_as_expr(x) for x in v))
-    if isinstance(v, P.PrimExpr):
-        return rx.PrimValue(v)
-    if isinstance(v, (bool, int)):
-        return rx.PrimValue(P.IntImm(int(v), "int64"))
-    raise ParseError(f"test op: cannot convert {v!r}")
-
-
-def _test_parse_call(opdef, args, kwargs, span):
-    sinfo, attrs = [], {}
-    for k, v in kwargs.items():
-        items = v if isinstance(v, (list, tuple)) else [v]
-        if items and all(isinstance(x, si.StructInfo) for x in items):
-            sinfo.extend(items)
-        else:
-            attrs[k] = v
-    return rx.Call(rx.Op(opdef.name), tuple(_as_expr(a) for a in args), Attrs(attrs), tuple(sinfo), span=span)
-
-
 @pytest.fixture(autouse=True)
 def _test_ops(monkeypatch):
-    real = registry.lookup_script
-
-    def lookup(name):
-        d = real(name)
-        if d is None:
-            d = registry.OpDef("relax." + name[2:], name, parse_call=_test_parse_call)
-        return d
-
-    monkeypatch.setattr(registry, "lookup_script", lookup)
+    parse_unknown_ops_with(monkeypatch, record_call)
 
 
 def _bindings(func):

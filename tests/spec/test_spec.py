@@ -5,14 +5,13 @@ Synthetic IDs in this file are assembled from parts (``P + ".X.1"``) so that the
 citation scan does not mistake them for citations of real rules.
 """
 
-from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from file_modules import load_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec"
@@ -20,13 +19,7 @@ TOOLS = SPEC / "tools"
 
 
 def _load(name: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # check_ids and render import rule_ids by this name
-    spec.loader.exec_module(module)
-    return module
+    return load_file(name, TOOLS / f"{name}.py")  # the tools import each other by these names
 
 
 rule_ids = _load("rule_ids")

@@ -421,7 +421,9 @@ def test_graphs_keep_their_results_at_several_sizes(name):
             args.append(rng.standard_normal(shape).astype("float32"))
         want = relax_ref.evaluate(before, "main", *args)
         got = relax_ref.evaluate(after, "main", *args)
-        for a, b in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+        want, got = (want if isinstance(want, tuple) else (want,)), (got if isinstance(got, tuple) else (got,))
+        assert len(got) == len(want)
+        for a, b in zip(want, got):
             np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
 
 

@@ -172,15 +172,9 @@ def test_viz_dot_output_without_dot_program(tmp_path):
 
 @needs_dot
 def test_viz_llama_decode_and_png(tmp_path):
-    import importlib.util
-    import sys
-    from pathlib import Path
+    from file_modules import REPO, load_file
 
-    spec = importlib.util.spec_from_file_location(
-        "llama_tiny_viz", Path(__file__).resolve().parents[2] / "examples" / "llama_tiny.py")
-    llama = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = llama  # dataclasses look their module up
-    spec.loader.exec_module(llama)
+    llama = load_file("llama_tiny_viz", REPO / "examples" / "llama_tiny.py")
     path = _write(tmp_path, llama.build_module(llama.make_model(0)))
     out = tmp_path / "decode.svg"
     assert cli_main(["viz", str(path), "--entry", "decode", "-o", str(out)]) == 0
