@@ -284,3 +284,16 @@ def test_typevar_rules():
     with pytest.raises(ParseError, match="without constraints or a bound"):
         relax_ref.parse(H27 + 'n = TypeVar("n", bound=int)\n\n@R.function\ndef f(x: R.Tensor((n,), "float32")):\n'
                               '    return x\n')
+
+
+def test_several_assert_format_arguments_round_trip():
+    """TVM reads several format arguments only as a list; numbers among them are scalar values."""
+    mod = relax_ref.parse(H25 + '''@R.function(pure=False)
+def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+    n = T.int64()
+    R.assert_op(n % 4 == 0, 4, R.prim_value(n), format=R.str("{} does not divide {}"))
+    return x
+''')
+    assert "[R.prim_value(4), R.prim_value(n)], format=" in mod.script(dialect="tvm-0.25")
+    assert "R.assert_op(n % 4 == 0, [4, n], format=" in mod.script(dialect="tvm-0.27")
+    roundtrips(mod)

@@ -683,8 +683,14 @@ class Evaluator:
             # the condition and the format arguments are Relax values (``R.assert_op(n % 16 == 0, n)``)
             from .relax_builtins import to_relax_expr
 
-            args = [to_relax_expr(self, a, node) if (prim.is_num(a) and not isinstance(a, bool))
-                    or isinstance(a, P.PrimExpr) else a for a in args]
+            def scalar(a):
+                if isinstance(a, (list, tuple)):  # R.assert_op(c, [16, n], format=...)
+                    return type(a)(scalar(x) for x in a)
+                if (prim.is_num(a) and not isinstance(a, bool)) or isinstance(a, P.PrimExpr):
+                    return to_relax_expr(self, a, node)
+                return a
+
+            args = [scalar(a) for a in args]
         if opdef.name == "relax.to_vdevice":
             # the device string names a declared virtual device, as in struct info (TEXT.MOD.4)
             if len(args) > 1 and isinstance(args[1], str):
