@@ -3,7 +3,7 @@
 Stable public API::
 
     relax_ref.parse(text) -> IRModule            # parse + normalize + well-formedness check
-    mod.script(dialect="classic" | "tvm")         # TVMScript text
+    mod.script(dialect="classic" | "tvm-0.25" | "tvm-0.27" | "tvm")   # TVMScript text (tvm: newest)
     relax_ref.structural_equal(a, b)              # alpha-equivalence-aware structural equality
     relax_ref.evaluate(mod, entry, *args)         # the reference interpreter
     relax_ref.Interpreter(mod), relax_ref.register_func(name, fn)

@@ -102,7 +102,8 @@ class IRModule(Mapping):
         return IRModule(dict(self.functions_items()), attrs, self.global_infos)
 
     def script(self, dialect: str = "classic", **kwargs) -> str:
-        """TVMScript text of the module; ``dialect="tvm"`` for the TVM >= 0.25 spelling."""
+        """TVMScript text of the module in a dialect of ``relax_ref.script.dialect`` (``"classic"``,
+        ``"tvm-0.25"``, ``"tvm-0.27"``; ``"tvm"`` is the newest)."""
         from ..script.printer import print_module
 
         return print_module(self, dialect=dialect, **kwargs)

@@ -1,4 +1,5 @@
-"""The TVMScript parser: text (classic or TVM 0.25 spelling) -> relax-ref IR, safe by construction.
+"""The TVMScript parser: text (classic, TVM 0.25 or TVM 0.27 dialect, even mixed) -> relax-ref IR, safe by
+construction.
 
 Public API
 ==========

@@ -8,9 +8,11 @@ ParseError. TVM prints its header as comments (``# from tvm.script import tirx a
 ``# from tvm.tirx.layout import Axis``); commented import lines are read the same way, except that
 unknown ones are ignored. The names ``I``, ``R`` and ``T`` are available without any import.
 
-Dialect: ``tir as T`` (classic) or ``tirx as T`` (TVM 0.25) decides; otherwise the spelling used in
-the text (``T.sblock``/``T.sblock_attr``/``T.sblock_alloc_buffer``/``"tirx.noalias"`` versus
-``T.block``/``T.block_attr``/``"tir.noalias"``); with no evidence, TVM 0.25.
+Dialect (TEXT.DIALECT.4): for TensorIR, ``tir as T`` (classic) or ``tirx as T`` (TVM) decides; otherwise
+the spelling used in the text (``T.sblock``/``T.sblock_attr``/``T.sblock_alloc_buffer``/``"tirx.noalias"``
+versus ``T.block``/``T.block_attr``/``"tir.noalias"``); with no evidence, TVM's. For Relax,
+:func:`detect_relax_dialect` finds tvm-0.27 from the spellings only that release writes, else tvm-0.25.
+TVM's other imports (``tvm.script.parser``, ``typing.TypeVar``, ``from tvm import relax``) are read too.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Public API::
 
-    print_module(mod, *, dialect="classic" | "tvm", show_meta=False) -> str
+    print_module(mod, *, dialect="classic" | "tvm-0.25" | "tvm-0.27" | "tvm", show_meta=False) -> str
     print_function(func, name=None, *, dialect="classic", show_meta=False) -> str
     struct_info_to_str(si) -> str
     expr_to_str(e, *, dialect="classic") -> str
@@ -10,8 +10,8 @@ Public API::
 
 ``IRModule.script(dialect=...)`` and ``StructInfo.__str__`` call into this package. The printed
 text of a normalized module reads back (through :mod:`relax_ref.script.parser`) to a structurally
-equal module in both dialects; the ``tvm`` dialect is also accepted by TVM 0.25's
-``tvm.script.from_source``. See :mod:`.module`, :mod:`.relax`, :mod:`.tir`, :mod:`.prim`,
+equal module in every dialect that can write it (:mod:`relax_ref.script.dialect`); ``tvm-0.25`` /
+``tvm-0.27`` text is also accepted by that TVM release's ``tvm.script.from_source``. See :mod:`.module`, :mod:`.relax`, :mod:`.tir`, :mod:`.prim`,
 :mod:`.struct_info` and :mod:`.values` for the conventions, and :mod:`.metadata` for TVM's metadata
 section (with a decoder for readers).
 """
