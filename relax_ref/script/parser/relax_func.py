@@ -397,7 +397,8 @@ class RelaxFunctionParser:
         elif isinstance(value, P.PrimExpr) and self.ctx.relax_dialect.prim_bindings:
             # tvm-0.27: ``y = n + 1`` binds the scalar value (tvm-0.25: it names the expression)
             value = rx.PrimValue(value, span=self.ev.span(value_node))
-        held = prim.scalar_of(value) if self.ctx.relax_dialect.prim_bindings else None
+        # a Relax scalar's value is known: a bound scalar value (tvm-0.27), or a copy of a scalar variable
+        held = prim.scalar_of(value) if self.ctx.relax_dialect.prim_bindings or isinstance(value, rx.Var) else None
         if held is not None and (ann is None or (isinstance(ann, si.PrimStructInfo) and ann.value is None
                                                  and ann.dtype == held.dtype)):
             # the variable stands for its value in later scalar positions (``z = y * 2``)

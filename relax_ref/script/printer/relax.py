@@ -107,6 +107,11 @@ class RelaxPrinter:
                     params.append(f"{pname}: {self.sinfo(p.struct_info)}")
                     continue
                 pname = self.define_var(p)
+                if typevars and isinstance(p.struct_info, si.PrimStructInfo):
+                    # a scalar parameter that is not a symbol: R.Prim("int64"), which a recursive local
+                    # function reads back as no symbol (T.int64 would be one: TEXT.DIALECT.3)
+                    params.append(f"{pname}: {self.sinfo(p.struct_info, True)}")
+                    continue
                 params.append(f"{pname}: {self.sinfo(p.struct_info)}" if p.struct_info is not None else pname)
             if typevars and f.ret_struct_info is not None:
                 ret = self.sinfo(f.ret_struct_info)
