@@ -6,25 +6,37 @@
     from relax_ref.transform import LegalizeOps
 
     def test_legalize():
-        check_pass(LegalizeOps(), max_examples=30)
+        check_pass(LegalizeOps())                  # the active profile's budget (a minute by default)
 
-``check_pass(pass_, ...)`` draws programs (:func:`relax_ref.testing.strategies.programs`), applies
-the ``prepare`` passes and then ``pass_``, and asserts the oracles of :mod:`relax_ref.testing.oracle`:
-(a) the output is well formed, (b) the reference interpreter gives the same results before and
-after at every size in ``sizes`` (tolerances per dtype), (c) public signatures are kept (parameters
-unchanged, return struct info not weakened) unless ``signature=False``. A failure raises
-:class:`~relax_ref.testing.oracle.PassCheckError` (an ``AssertionError``) after Hypothesis has shrunk
-the program; its message is the symptom and both modules printed as TVMScript. With ``bundle_dir``
-the failure is also written as a bundle (:mod:`relax_ref.testing.bundle`).
+``check_pass(pass_, ...)`` draws programs, applies the ``prepare`` passes and then ``pass_``, and
+asserts the oracles of :mod:`relax_ref.testing.oracle`: (a) the output is well formed, (b) the
+reference interpreter gives the same results before and after at every size in ``sizes``
+(tolerances per dtype; the output runs with ``call_tir`` outputs poisoned, as TVM leaves them
+uninitialized), (c) public signatures are kept (parameters unchanged, return struct info not
+weakened) unless ``signature=False``. The search (:mod:`relax_ref.testing.engine`) runs until
+``seconds`` have passed or ``max_examples`` programs have been checked -- both default to the
+settings profile (:mod:`relax_ref.testing.profiles`: ``quick`` for CI, ``default``, ``deep`` for
+nightly runs) -- choosing operators and program shapes by coverage. A failure is shrunk for at
+most ``shrink_seconds`` and raised as :class:`~relax_ref.testing.oracle.PassCheckError` (an
+``AssertionError``): the symptom, how it was found (programs, seconds, seed -- the same seed finds
+it again), and the shrunk input module and the pass output as TVMScript in ``dialect`` (default: the
+newest TVM release's spelling). With ``bundle_dir`` the failure is also written as a bundle
+(:mod:`relax_ref.testing.bundle`). When every program passes, ``check_pass`` returns the
+:class:`~relax_ref.testing.engine.SearchStats` (programs, programs per second, coverage).
+
+``pass_`` (and each ``prepare`` pass) may be a relax-ref pass, any callable ``IRModule -> IRModule``,
+or a TVM pass object (``tvm.ir.transform.Pass``, when TVM is installed), which runs in TVM on the
+program printed as TVMScript (:mod:`relax_ref.testing.tvm_bridge`).
+
+``strategy=`` (a Hypothesis strategy of ``Program`` or ``IRModule`` values) or ``settings=`` (Hypothesis
+settings) select the Hypothesis-driven check instead: Hypothesis draws and shrinks the programs and
+``max_examples`` (default 30) bounds the run. Do not call these helpers inside another ``@given`` test.
 
 ``check_pass_sequence(passes, ...)`` draws *sequences* of up to ``max_length`` passes from
 ``passes`` (Tzer's lesson: bugs often need a particular sequence) and checks after every pass. By
 default the first failure is shrunk and raised like ``check_pass``; with ``stop_on_failure=False``
 every failure is bundled (one bundle per kind of failure) and a :class:`SequenceReport` with the
-counts per pass is returned instead.
-
-Both call a Hypothesis ``@given`` test internally, so do not call them from inside another
-``@given`` test. ``settings=`` replaces the Hypothesis settings (``max_examples`` is then ignored).
+counts per pass is returned instead. It is Hypothesis-driven (``max_examples``, ``settings``).
 """
 
 from __future__ import annotations
@@ -40,11 +52,16 @@ from hypothesis import strategies as st
 from ..errors import UnsupportedError
 from .bundle import write_bundle
 from .domain import MAX_SYM
-from .oracle import Outcome, PassCheckError, check_case
+from .engine import SearchStats, search
+from .oracle import Outcome, PassCheckError, check_case, pass_name
+from .profiles import resolve
 from .program import GenConfig, Program
 from .strategies import programs
 
 DEFAULT_SIZES = (1, 3)
+
+#: the spelling of reproducers: the newest TVM release's
+DEFAULT_DIALECT = "tvm"
 
 
 def _settings(max_examples: int, settings) -> hsettings:
@@ -73,26 +90,62 @@ def _as_program(x: Any) -> Program:
     raise UnsupportedError(f"a program strategy must produce Program or IRModule values, got {type(x).__name__}")
 
 
-def check_pass(pass_: Callable, *, max_examples: int = 30, sizes: Sequence[int] = DEFAULT_SIZES,
-               strategy=None, config: Optional[GenConfig] = None, prepare: Sequence[Callable] = (),
-               signature: bool = True, tolerances: Optional[Mapping[str, Tuple[float, float]]] = None,
-               timeout: Optional[float] = 60.0, bundle_dir=None, settings=None) -> None:
-    """Property-test ``pass_`` (see the module docstring). ``strategy`` may produce ``Program`` or
-    ``IRModule`` values (default: :func:`~relax_ref.testing.strategies.programs` with ``config``)."""
-    sizes = _check_sizes(sizes)
-    strat = strategy if strategy is not None else programs(config)
-    chain = list(prepare) + [pass_]
+def as_pass(p: Any) -> Callable:
+    """``p`` as a callable ``IRModule -> IRModule``: TVM pass objects are wrapped by
+    :func:`relax_ref.testing.tvm_bridge.tvm_pass`; anything else callable is used as it is."""
+    mod = type(p).__module__ or ""
+    if mod.startswith(("tvm.", "tvm_ffi")) or mod == "tvm":
+        from .tvm_bridge import tvm_pass
 
+        return tvm_pass(p)
+    if not callable(p):
+        raise UnsupportedError(f"a pass must be callable (IRModule -> IRModule), got {type(p).__name__}")
+    return p
+
+
+def check_pass(pass_: Callable, *, seconds: Optional[float] = None, max_examples: Optional[int] = None,
+               shrink_seconds: Optional[float] = None, seed: Optional[int] = None, profile: Optional[str] = None,
+               sizes: Sequence[int] = DEFAULT_SIZES, strategy=None, config: Optional[GenConfig] = None,
+               prepare: Sequence[Callable] = (), signature: bool = True,
+               tolerances: Optional[Mapping[str, Tuple[float, float]]] = None, timeout: Optional[float] = 60.0,
+               bundle_dir=None, settings=None, dialect: str = DEFAULT_DIALECT, guided: bool = True,
+               poison: bool = True) -> Optional[SearchStats]:
+    """Property-test ``pass_`` (see the module docstring). ``guided=False`` turns the coverage-guided
+    choice of operators and shapes off (every program from ``config`` as given); ``poison=False``
+    evaluates outputs with zero-filled ``call_tir`` outputs (the reference's own semantics)."""
+    sizes = _check_sizes(sizes)
+    chain = [as_pass(p) for p in prepare] + [as_pass(pass_)]
+    if strategy is not None or settings is not None:
+        _check_with_hypothesis(chain, len(prepare), strategy if strategy is not None else programs(config),
+                               max_examples if max_examples is not None else 30, settings, sizes=sizes,
+                               signature=signature, tolerances=tolerances, timeout=timeout, bundle_dir=bundle_dir,
+                               dialect=dialect, poison=poison)
+        return None
+    budget = resolve(profile, seconds=seconds, max_examples=max_examples, shrink_seconds=shrink_seconds, seed=seed)
+    outcome, stats = search(chain, budget, config=config, sizes=sizes, untested=len(prepare), signature=signature,
+                            tolerances=tolerances, timeout=timeout, guided=guided, poison=poison)
+    if outcome is None:
+        return stats
+    if bundle_dir is not None:
+        write_bundle(bundle_dir, outcome, seed=stats.failing_seed, choices=stats.choices or None,
+                     extra={"config": repr(stats.config)})
+    notes = (f"found by check_pass({pass_name(chain[-1])}, seed={stats.seed}, profile={budget.name!r}) "
+             f"[{stats.describe()}]")
+    raise PassCheckError(outcome, dialect=dialect, notes=notes, stats=stats)
+
+
+def _check_with_hypothesis(chain, untested: int, strat, max_examples: int, settings, *, sizes, signature, tolerances,
+                           timeout, bundle_dir, dialect, poison) -> None:
     @_settings(max_examples, settings)
     @given(prog=strat, seed=st.integers(0, 2 ** 16))
     def run(prog, seed):
         program = _as_program(prog)
         outcome = check_case(program, chain, sizes=sizes, seed=seed, tolerances=tolerances,
-                             signature=signature, timeout=timeout, untested=len(prepare))
+                             signature=signature, timeout=timeout, untested=untested, poison=poison)
         if not outcome.ok:
             if bundle_dir is not None:
                 write_bundle(bundle_dir, outcome, seed=seed, choices=program.choices or None)
-            raise PassCheckError(outcome)
+            raise PassCheckError(outcome, dialect=dialect)
 
     run()
 
@@ -120,10 +173,12 @@ class SequenceReport:
 def check_pass_sequence(passes: Sequence[Callable], *, max_length: int = 4, max_examples: int = 30,
                         sizes: Sequence[int] = DEFAULT_SIZES, strategy=None, config: Optional[GenConfig] = None,
                         signature: bool = True, tolerances=None, timeout: Optional[float] = 60.0,
-                        bundle_dir=None, stop_on_failure: bool = True, settings=None) -> Optional[SequenceReport]:
+                        bundle_dir=None, stop_on_failure: bool = True, settings=None,
+                        dialect: str = DEFAULT_DIALECT) -> Optional[SequenceReport]:
     """Property-test random sequences drawn from ``passes`` (see the module docstring)."""
     if not passes:
         raise UnsupportedError("check_pass_sequence needs at least one pass")
+    passes = [as_pass(p) for p in passes]
     sizes = _check_sizes(sizes)
     strat = strategy if strategy is not None else programs(config)
     report = SequenceReport()
@@ -146,10 +201,10 @@ def check_pass_sequence(passes: Sequence[Callable], *, max_length: int = 4, max_
                 seen.add(str(path))
                 report.bundles.append(str(path))
         if stop_on_failure:
-            raise PassCheckError(outcome)
+            raise PassCheckError(outcome, dialect=dialect)
 
     run()
     return None if stop_on_failure else report
 
 
-__all__ = ["check_pass", "check_pass_sequence", "SequenceReport", "DEFAULT_SIZES"]
+__all__ = ["check_pass", "check_pass_sequence", "SequenceReport", "DEFAULT_SIZES", "DEFAULT_DIALECT", "as_pass"]

@@ -87,11 +87,12 @@ class Outcome:
         return (f"{self.symptom} in pass {self.failed_pass} (sequence: {' -> '.join(self.passes)}){where}: "
                 f"{self.message}")
 
-    def report(self) -> str:
-        """The headline, the input module and (when there is one) the pass output, as TVMScript."""
-        parts = [self.headline(), "", "--- input module ---", _script(self.before)]
+    def report(self, dialect: str = "classic") -> str:
+        """The headline, the input module and (when there is one) the pass output, as TVMScript in
+        ``dialect`` (any name :meth:`IRModule.script` accepts)."""
+        parts = [self.headline(), "", "--- input module ---", _script(self.before, dialect)]
         if self.after is not None:
-            parts += ["", f"--- after {self.failed_pass} ---", _script(self.after)]
+            parts += ["", f"--- after {self.failed_pass} ---", _script(self.after, dialect)]
         if self.inputs is not None:
             parts += ["", "--- inputs ---", _describe_values(self.inputs)]
         if self.detail:
@@ -100,21 +101,27 @@ class Outcome:
 
 
 class PassCheckError(RelaxError, AssertionError):
-    """A pass failed an oracle; ``.outcome`` holds the :class:`Outcome`."""
+    """A pass failed an oracle; ``.outcome`` holds the :class:`Outcome`, ``.stats`` (when
+    ``check_pass`` raised it) how the failure was found and shrunk."""
 
     kind = "pass_check"
 
-    def __init__(self, outcome: Outcome) -> None:
-        super().__init__(outcome.report())
+    def __init__(self, outcome: Outcome, dialect: str = "classic", notes: str = "", stats: Any = None) -> None:
+        text = outcome.report(dialect)
+        if notes:
+            head, _, rest = text.partition("\n")
+            text = f"{head}\n{notes}\n{rest}"
+        super().__init__(text)
         self.outcome = outcome
+        self.stats = stats
 
     def __str__(self) -> str:
         return self.message
 
 
-def _script(mod: IRModule) -> str:
+def _script(mod: IRModule, dialect: str = "classic") -> str:
     try:
-        return mod.script()
+        return mod.script(dialect=dialect)
     except Exception as err:  # noqa: BLE001 - the report must be produced whatever the module holds
         return f"<the module could not be printed: {type(err).__name__}: {err}>"
 
@@ -165,11 +172,48 @@ def time_limit(seconds: Optional[float]):
 # ---------------------------------------------------------------------------------------------------
 
 
-def run_entry(mod: IRModule, entry: str, inputs: Sequence[Any]) -> Any:
-    """Evaluate ``entry`` on copies of ``inputs`` (a program may write into its arguments)."""
+#: what freshly allocated ``call_tir`` outputs hold in a poisoned run, per dtype kind
+POISON = {"f": np.nan, "i": -0x5A5A5A5, "u": 0xA5, "b": True}
+
+
+def _poisoning_interpreter():
+    """An interpreter whose ``call_tir`` outputs start as garbage instead of zeros: TVM leaves them
+    uninitialized (the reference zero-fills them, CALL.TIR.5), so a kernel that reads an output it
+    has not written -- a dropped reduction init, a skipped element -- is only wrong in TVM. The
+    poisoned run exposes it."""
+    global _PoisonInterpreter
+    if _PoisonInterpreter is None:
+        from ..interp import Interpreter
+
+        class PoisonInterpreter(Interpreter):
+            def _alloc(self, s, frame, span):
+                arr = super()._alloc(s, frame, span)
+                fill = POISON.get(arr.dtype.kind)
+                if fill is not None and arr.size:
+                    arr.fill(fill)
+                return arr
+
+        if not hasattr(Interpreter, "_alloc"):  # pragma: no cover - guards a rename in the interpreter
+            raise RelaxError("the reference interpreter no longer allocates call_tir outputs in _alloc")
+        _PoisonInterpreter = PoisonInterpreter
+    return _PoisonInterpreter
+
+
+_PoisonInterpreter = None
+
+
+def _copy_inputs(inputs: Sequence[Any]) -> List[Any]:
+    return [x.copy() if isinstance(x, np.ndarray) else copy.deepcopy(x) for x in inputs]
+
+
+def run_entry(mod: IRModule, entry: str, inputs: Sequence[Any], poison: bool = False) -> Any:
+    """Evaluate ``entry`` on copies of ``inputs`` (a program may write into its arguments); with
+    ``poison``, ``call_tir`` outputs start as garbage (see :func:`_poisoning_interpreter`)."""
+    if poison:
+        return _poisoning_interpreter()(mod)(entry, *_copy_inputs(inputs))
     from ..interp import Interpreter
 
-    return Interpreter(mod)(entry, *[copy.deepcopy(x) for x in inputs])
+    return Interpreter(mod)(entry, *_copy_inputs(inputs))
 
 
 def signature_problem(before: IRModule, after: IRModule) -> Optional[str]:
@@ -226,11 +270,14 @@ def expected_results(program: Program, sizes: Sequence[int], seed: int) -> List[
 def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]], *,
                sizes: Sequence[int] = (1, 3), seed: int = 0, tolerances=None, signature: bool = True,
                timeout: Optional[float] = None, check_each: bool = True, untested: int = 0,
-               expected: Optional[List[Tuple[int, List[Any], Any]]] = None) -> Outcome:
+               expected: Optional[List[Tuple[int, List[Any], Any]]] = None, poison: bool = False) -> Outcome:
     """Apply ``passes`` to ``program.mod`` in order and run the oracles after each one (only after
     the last when ``check_each`` is false). The first ``untested`` passes only prepare the input
     (e.g. ``LegalizeOps`` before ``FuseOps``); they are still checked, so a failure there is
-    reported against them."""
+    reported against them. With ``poison`` the outputs are evaluated with ``call_tir`` outputs
+    that start as garbage (:func:`run_entry`). An exception with a ``symptom`` attribute (e.g. from
+    a TVM pass run through :mod:`relax_ref.testing.tvm_bridge`) is reported under that symptom
+    instead of ``crash``."""
     names = tuple(pass_name(p) for p in passes)
     start = time.perf_counter()
     if expected is None:
@@ -249,7 +296,9 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
         except _Timeout:
             return fail("timeout", i, f"the pass ran longer than {timeout} s", after=mod)
         except Exception as err:  # noqa: BLE001 - any exception of a pass is a crash
-            return fail("crash", i, f"{type(err).__name__}: {err}", traceback.format_exc(), after=mod)
+            symptom = getattr(err, "symptom", None) or "crash"
+            detail = getattr(err, "detail", None) or traceback.format_exc()
+            return fail(symptom, i, f"{type(err).__name__}: {err}", detail, after=mod)
         if not isinstance(new, IRModule):
             return fail("crash", i, f"the pass returned {type(new).__name__}, not an IRModule", after=mod)
         try:
@@ -269,7 +318,7 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
         for size, inputs, res in expected:
             try:
                 with time_limit(timeout):
-                    got = run_entry(mod, entry, inputs)
+                    got = run_entry(mod, entry, inputs, poison=poison)
             except _Timeout:
                 return fail("timeout", i, f"evaluating the output ran longer than {timeout} s", after=mod,
                             size=size, inputs=inputs, expected=res)

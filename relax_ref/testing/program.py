@@ -40,7 +40,7 @@ from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.functor import prim_vars_in
 from ..ir.module import IRModule
-from ..ir.struct_info import PrimStructInfo, TensorStructInfo
+from ..ir.struct_info import PrimStructInfo, TensorStructInfo, TupleStructInfo
 from . import tir_gen
 from .domain import MAX_SYM, Dim, Range, TVal, const, is_float
 from .rules import OpRule, Out, Result, active_rules, call, kind_of
@@ -48,10 +48,16 @@ from .source import Source
 
 #: value ranges of float / integer parameters and constants (the domains of log, acosh, asin ...)
 FLOAT_RANGES = (Range(-2.0, 2.0), Range(0.5, 2.0), Range(-1.0, 1.0), Range(-0.75, 0.75), Range(1.25, 2.0))
-INT_RANGES = (Range(-8, 8), Range(0, 8), Range(1, 8))
+INT_RANGES = (Range(-8, 8), Range(0, 8), Range(1, 8), Range(-8, -1))
 
 #: the constructs a generated program may use (``GenConfig.features``)
 FEATURES = ("dataflow", "call_tir", "tuple", "match_cast", "if", "helper", "closure", "constant", "symbolic")
+
+
+#: what one generation step may emit, and how often by default (``GenConfig.construct_weights``)
+STEP_KINDS = ("op", "call_tir", "tuple", "match_cast", "helper", "if", "closure")
+DEFAULT_STEP_WEIGHTS = (("op", 12), ("call_tir", 3), ("tuple", 1), ("match_cast", 2), ("helper", 1), ("if", 1),
+                        ("closure", 1))
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,9 @@ class GenConfig:
     """Knobs of the generator. ``ops`` restricts the operator rules (None: every active rule);
     ``features`` the constructs (see :data:`FEATURES`); ``dtypes`` the parameter dtypes with
     weights; ``op_pattern`` sets the ``op_pattern`` attribute on generated kernels (what TVM's
-    ``AnnotateTIROpPattern`` would compute)."""
+    ``AnnotateTIROpPattern`` would compute); ``construct_weights`` changes how often each construct of
+    :data:`STEP_KINDS` is drawn (e.g. ``(("if", 6),)``); ``op_weights`` multiplies the weight of the
+    named operators' rules (e.g. ``(("relax.floor_mod", 12),)``)."""
 
     max_bindings: int = 10
     max_params: int = 3
@@ -69,9 +77,18 @@ class GenConfig:
     features: frozenset = frozenset(FEATURES)
     op_pattern: bool = False
     max_depth: int = 2
+    construct_weights: Optional[Tuple[Tuple[str, int], ...]] = None
+    op_weights: Optional[Tuple[Tuple[str, int], ...]] = None
 
     def has(self, feature: str) -> bool:
         return feature in self.features
+
+    def step_weights(self) -> List[int]:
+        """Weights of the constructs of :data:`STEP_KINDS` (``construct_weights`` overrides some)."""
+        w = dict(DEFAULT_STEP_WEIGHTS)
+        if self.construct_weights:
+            w.update(dict(self.construct_weights))
+        return [w[k] for k in STEP_KINDS]
 
 
 @dataclass(frozen=True)
@@ -132,6 +149,11 @@ class Helper:
     params: Tuple[TVal, ...]
     ret: Out
     vars: Tuple[P.PrimVar, ...]
+    tuple_param: bool = False  # the parameters arrive as the fields of one tuple parameter
+
+    def call(self, args: Sequence[TVal]) -> rx.Call:
+        exprs = tuple(a.expr for a in args)
+        return rx.Call(self.gv, (rx.Tuple(exprs),) if self.tuple_param else exprs)
 
 
 class ModuleGen:
@@ -142,6 +164,8 @@ class ModuleGen:
         self.gvars: Dict[str, rx.GlobalVar] = {}
         self.helpers: List[Helper] = []
         self.rules: List[OpRule] = active_rules(cfg.ops)
+        boost = dict(cfg.op_weights or ())
+        self.weights: Dict[int, int] = {id(r): r.weight * boost.get(r.op, 1) for r in self.rules}
         self._names: Dict[str, int] = {}
 
     def fresh(self, prefix: str) -> str:
@@ -168,21 +192,31 @@ class FunctionGen:
     """Builds one Relax function binding by binding (the ``g`` of the rule table)."""
 
     def __init__(self, mg: ModuleGen, params: Sequence[TVal], depth: int, budget: int,
-                 captures: Sequence[TVal] = (), flag: Optional[rx.Var] = None) -> None:
+                 captures: Sequence[TVal] = (), flag: Optional[rx.Var] = None, tuple_param: bool = False) -> None:
         self.mg = mg
         self.src = mg.src
         self.cfg = mg.cfg
         self.depth = depth
         self.budget = budget
+        self.fields: List[TVal] = []
+        if tuple_param:
+            # one parameter ``t: R.Tuple(...)``; its fields are bound at the top of the body
+            self.fields = list(params)
+            t = rx.Var("t", struct_info=TupleStructInfo(tuple(p.expr.struct_info for p in params)))
+            params_exprs = [t]
+            params = []
+        else:
+            params_exprs = [p.expr for p in params]
         self.pool: List[TVal] = list(params) + list(captures)
         self.tuples: List[Tuple[rx.Expr, List[Out]]] = []
         self.aliases: Dict[Dim, List[P.PrimVar]] = {}
         self.nz = Normalizer(mg.module(), script_annotations=False)
         self.blocks: List[rx.BindingBlock] = []
-        self.params = [p.expr for p in params] + ([flag] if flag is not None else [])
-        self.roots = {id(d.var) for p in params for d in p.dims if d.var is not None}
+        self.params = params_exprs + ([flag] if flag is not None else [])
+        self.roots = {id(d.var) for p in list(params) + self.fields for d in p.dims if d.var is not None}
         self.nz.begin_scope(self.params)
         self.flag = flag
+        self.used: set = set()  # ids of the variables some emitted binding reads
 
     # -- services for rules ------------------------------------------------------------------------
     def pick(self, pred: Callable[[TVal], bool] = None) -> Optional[TVal]:
@@ -236,8 +270,32 @@ class FunctionGen:
 
     def emit_value(self, value: rx.Expr, output: bool = False) -> rx.Var:
         if self.in_dataflow() and output:
-            return self.nz.emit_output(value)
-        return self.nz.emit(value)
+            v = self.nz.emit_output(value)
+        else:
+            v = self.nz.emit(value)
+        self.mark_uses(value)
+        return v
+
+    def mark_uses(self, value) -> None:
+        """Record the variables ``value`` reads (closures: their free variables)."""
+        stack = [value]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, rx.Var):
+                self.used.add(id(e))
+            elif isinstance(e, rx.Call):
+                stack.extend(e.args)
+                stack.append(e.op)
+            elif isinstance(e, rx.Tuple):
+                stack.extend(e.fields)
+            elif isinstance(e, rx.TupleGetItem):
+                stack.append(e.tuple_value)
+            elif isinstance(e, rx.If):
+                stack.append(e.cond)
+                for br in (e.true_branch, e.false_branch):
+                    stack.extend(_free(br))
+            elif isinstance(e, rx.Function):
+                stack.extend(_free(e))
 
     def plain(self, t: TVal) -> bool:
         """``t``'s struct info spells its dims with the function's own variables only (no weakening,
@@ -285,8 +343,8 @@ class FunctionGen:
     # -- constructs ------------------------------------------------------------------------------------
     def step(self) -> None:
         """One construct; a construct that does not apply falls back to an operator call."""
-        kinds = ["op", "call_tir", "tuple", "match_cast", "helper", "if", "closure"]
-        weights = [12, 3, 1, 2, 1, 1, 1]
+        kinds = STEP_KINDS
+        weights = self.cfg.step_weights()
         allowed = [self.cfg.has("call_tir"), self.cfg.has("tuple"), self.cfg.has("match_cast"),
                    self.cfg.has("helper") and self.depth < self.cfg.max_depth,
                    self.cfg.has("if") and not self.in_dataflow(),
@@ -302,7 +360,7 @@ class FunctionGen:
         for _ in range(6):
             if not rules:
                 return False
-            rule = self.src.weighted(rules, [r.weight for r in rules])
+            rule = self.src.weighted(rules, [self.mg.weights.get(id(r), r.weight) for r in rules])
             x = self.pick(rule.accepts)
             if x is None:
                 continue
@@ -377,6 +435,7 @@ class FunctionGen:
         else:
             si = TensorStructInfo(None, x.dtype, ndim=x.ndim if self.src.boolean(70) else -1)
         v = self.nz.match_cast(x.expr, si)
+        self.mark_uses(x.expr)
         self.pool.append(replace(x, expr=v))
         return True
 
@@ -396,18 +455,19 @@ class FunctionGen:
             h = self.make_helper(args)
             vmap = _unify(h.params, args)
         out = Out(tuple(d.substitute(vmap) for d in h.ret.dims), h.ret.dtype, h.ret.range)
-        v = self.emit_value(rx.Call(h.gv, tuple(a.expr for a in args)), output=self.src.boolean(25))
+        v = self.emit_value(h.call(args), output=self.src.boolean(25))
         self.pool.append(TVal(v, out.dims, out.dtype, out.range))
         return True
 
     def make_helper(self, args: Sequence[TVal]) -> Helper:
         name = self.mg.fresh("helper")
         params, hvars = generalize(self.src, args, self.mg.fresh)
-        fg = FunctionGen(self.mg, params, self.depth + 1, max(1, self.budget // 2))
+        tuple_param = len(args) > 1 and self.src.boolean(35)
+        fg = FunctionGen(self.mg, params, self.depth + 1, max(1, self.budget // 2), tuple_param=tuple_param)
         func, ret = fg.build()
         func = normalize_function(func, self.mg.module(), script_annotations=False)
         gv = self.mg.add(name, func, func.struct_info)
-        h = Helper(gv, tuple(params), ret, hvars)
+        h = Helper(gv, tuple(params), ret, hvars, tuple_param)
         self.mg.helpers.append(h)
         return h
 
@@ -415,13 +475,25 @@ class FunctionGen:
         args = [self.pick(self.plain)]
         if args[0] is None:
             return False
-        params, _ = generalize(self.src, args, self.mg.fresh)
+        if not args[0].static and self.src.boolean(30):
+            # the closure's parameter is spelled with the enclosing function's symbolic variables
+            a = args[0]
+            si = TensorStructInfo(rx.ShapeExpr(tuple(d.prim() for d in a.dims)), a.dtype)
+            params = [TVal(rx.Var("p0", struct_info=si), a.dims, a.dtype, a.range)]
+        else:
+            params, _ = generalize(self.src, args, self.mg.fresh)
         captures = [t for t in self.pool if t.static and self.plain(t) and self.src.boolean(30)][:2]
+        if len(captures) == 1 and self.src.boolean(50):
+            # a second capture of the same type, so that the order of captures matters
+            twin = [t for t in self.pool if t is not captures[0] and t.same_type(captures[0]) and self.plain(t)]
+            if twin:
+                captures.append(self.src.choice(twin))
         fg = FunctionGen(self.mg, params, self.depth + 1, max(1, self.budget // 2), captures)
         func, ret = fg.build(dataflow=False)
         func = normalize_function(func, self.mg.module(), script_annotations=False)
         fvar = rx.Var(self.mg.fresh("local_fn"), struct_info=func.struct_info)
         self.nz.emit_normalized(rx.VarBinding(fvar, func))
+        self.mark_uses(func)
         vmap = _unify(params, args)
         out = Out(tuple(d.substitute(vmap) for d in ret.dims), ret.dtype, ret.range)
         v = self.emit_value(rx.Call(fvar, tuple(a.expr for a in args)))
@@ -457,7 +529,9 @@ class FunctionGen:
             self.aliases = {d: list(v) for d, v in saved[2].items()}
         si = struct_info_lca(branches[0].struct_info, branches[1].struct_info, self.nz.analyzer)
         var = rx.Var(self.mg.fresh("cond_out"), struct_info=si)
-        self.nz.emit_normalized(rx.VarBinding(var, rx.If(cond, branches[0], branches[1], struct_info=si)))
+        if_expr = rx.If(cond, branches[0], branches[1], struct_info=si)
+        self.nz.emit_normalized(rx.VarBinding(var, if_expr))
+        self.mark_uses(if_expr)
         self.pool.append(TVal(var, x.dims, x.dtype, ranges[0].union(ranges[1])))
         return True
 
@@ -490,6 +564,11 @@ class FunctionGen:
                 self.nz.begin_dataflow_block()
             else:
                 self.nz.begin_binding_block()
+            if self.fields:
+                for i, p in enumerate(self.fields):
+                    v = self.emit_value(rx.TupleGetItem(self.params[0], i), output=True)
+                    self.pool.insert(i, replace(p, expr=v))
+                self.fields = []
             for _ in range(n):
                 self.step()
             if use_df:
@@ -497,18 +576,29 @@ class FunctionGen:
             self.blocks.append(self.nz.end_block())
         ret = self.result()
         body_expr = ret.expr
-        if allow_tuple and len(self.pool) > 1 and self.src.boolean(20):
+        sinks = self.sinks() if allow_tuple and self.src.boolean(75) else []
+        if len(sinks) > 1:
+            # every value nothing else reads is returned: no dead code, so a fault anywhere shows
+            ret = sinks[-1]
+            body_expr = rx.Tuple(tuple(t.expr for t in sinks[-8:]))
+        elif allow_tuple and len(self.pool) > 1 and self.src.boolean(20):
             other = self.result()
             body_expr = rx.Tuple((ret.expr, other.expr))
         self.nz.end_scope()
         body = rx.SeqExpr(tuple(b for b in self.blocks if b.bindings), body_expr)
         return rx.Function(tuple(self.params), body, None, True), Out(ret.dims, ret.dtype, ret.range)
 
+    def sinks(self) -> List[TVal]:
+        """The values in scope that no binding reads (parameters excepted)."""
+        params = {id(p) for p in self.params}
+        return [t for t in self.pool if id(t.expr) not in self.used and id(t.expr) not in params]
+
     def close_dataflow(self) -> None:
         locals_ = [t for t in self.pool if isinstance(t.expr, rx.DataflowVar)]
         if locals_ and self.src.boolean(80):
-            t = locals_[-1]
-            self.pool.append(replace(t, expr=self.nz.emit_output(t.expr)))
+            dead = [t for t in locals_ if id(t.expr) not in self.used]
+            for t in (dead[-3:] if dead and self.src.boolean(70) else locals_[-1:]):
+                self.pool.append(replace(t, expr=self.emit_value(t.expr, output=True)))
         self.pool = [t for t in self.pool if not isinstance(t.expr, rx.DataflowVar)]
         self.tuples = [(e, o) for e, o in self.tuples if not isinstance(e, rx.DataflowVar)]
 
@@ -517,6 +607,12 @@ class FunctionGen:
         if self.src.boolean(70):
             return cands[-1]
         return cands[len(cands) - 1 - self.src.integer(0, min(3, len(cands) - 1))]
+
+
+def _free(e: rx.Expr) -> List[rx.Var]:
+    from ..analysis.free_vars import free_vars
+
+    return free_vars(e)
 
 
 def _uses(e: rx.Expr, v: rx.Expr) -> bool:

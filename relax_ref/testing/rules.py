@@ -221,8 +221,11 @@ def _clip(g, x: TVal) -> Optional[Result]:
 def partner(g, x: TVal, *, pred=None, allow_const: bool = True) -> Optional[Tuple[TVal, Tuple[Dim, ...]]]:
     """A second operand broadcast-compatible with ``x`` (same dtype): a tensor in scope or a new
     constant (a scalar or a static suffix of ``x``'s dims). Returns it with the broadcast dims."""
+    other = g.src.boolean(85)  # usually a different value: ``x - x`` hides operand order and most faults
+
     def fits(y: TVal) -> bool:
-        return y.dtype == x.dtype and broadcast_dims(x.dims, y.dims) is not None and (pred is None or pred(y))
+        return y.dtype == x.dtype and broadcast_dims(x.dims, y.dims) is not None and (pred is None or pred(y)) \
+            and not (other and y.expr is x.expr)
 
     y = g.pick(fits) if g.src.boolean(75) else None
     if y is None and allow_const:

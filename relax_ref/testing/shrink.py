@@ -79,41 +79,83 @@ def _candidates(cur: List[int]):
             yield cur[:i] + [cur[i] - 1] + cur[i + 1:]
 
 
+class _Stop(Exception):
+    pass
+
+
 def shrink_choices(choices: Sequence[int], still_fails: Callable[[Program], bool], config: GenConfig, *,
                    max_attempts: int = 300, seconds: float = 60.0) -> ShrinkResult:
     """Minimize ``choices`` (see the module docstring). ``still_fails`` must be true for the
-    program of ``choices`` itself; the result is that program when nothing smaller fails."""
+    program of ``choices`` itself; the result is that program when nothing smaller fails.
+
+    The edits run as passes that continue where they are after a success (Hypothesis' way, rather
+    than restarting from the first edit): truncation, zeroing single choices from the front (the
+    early choices are structural: parameters, ranks, the number of bindings), deleting runs of 8, 4,
+    2 and 1 choices from the back, and lowering single values by binary search."""
     start = time.monotonic()
     best = replay(choices, config)
     if best is None:
         raise RelaxError("the recorded choices no longer generate a valid program")
-    cur = list(best.choices)
-    attempts = improved = 0
-    seen = {tuple(cur)}
-    progress = True
-    while progress:
-        progress = False
-        for cand in _candidates(cur):
-            if attempts >= max_attempts or time.monotonic() - start > seconds:
-                return ShrinkResult(best, tuple(cur), attempts, improved)
-            if tuple(cand) in seen:
-                continue
-            seen.add(tuple(cand))
-            prog = replay(cand, config)
-            if prog is None or _key(prog.choices) >= _key(cur) or prog.choices in seen and prog.choices != tuple(cand):
-                continue
-            attempts += 1
-            try:
-                fails = still_fails(prog)
-            except RelaxError:
-                fails = False  # e.g. the smaller program fails on the reference interpreter
-            if fails:
-                best, cur = prog, list(prog.choices)
-                seen.add(tuple(cur))
-                improved += 1
-                progress = True
-                break
-    return ShrinkResult(best, tuple(cur), attempts, improved)
+    state = {"best": best, "cur": list(best.choices), "attempts": 0, "improved": 0}
+    seen = {tuple(state["cur"])}
+
+    def attempt(cand: List[int]) -> bool:
+        if state["attempts"] >= max_attempts or time.monotonic() - start > seconds:
+            raise _Stop()
+        t = tuple(cand)
+        if t in seen:
+            return False
+        seen.add(t)
+        prog = replay(cand, config)
+        if prog is None or _key(prog.choices) >= _key(state["cur"]):
+            return False
+        if prog.choices != t and prog.choices in seen:
+            return False
+        seen.add(prog.choices)
+        state["attempts"] += 1
+        try:
+            fails = still_fails(prog)
+        except RelaxError:
+            fails = False  # e.g. the smaller program fails on the reference interpreter
+        if fails:
+            state["best"], state["cur"] = prog, list(prog.choices)
+            state["improved"] += 1
+        return fails
+
+    try:
+        progress = True
+        while progress:
+            progress = False
+            cur = state["cur"]
+            for keep in sorted({len(cur) // 8, len(cur) // 4, len(cur) // 2, (3 * len(cur)) // 4}):
+                if keep < len(state["cur"]) and attempt(state["cur"][:keep]):
+                    progress = True
+                    break
+            i = 0
+            while i < len(state["cur"]):
+                cur = state["cur"]
+                if cur[i] > 0 and attempt(cur[:i] + [0] + cur[i + 1:]):
+                    progress = True
+                i += 1
+            for run in (8, 4, 2, 1):
+                i = len(state["cur"]) - run
+                while i >= 0:
+                    cur = state["cur"]
+                    if i + run <= len(cur) and attempt(cur[:i] + cur[i + run:]):
+                        progress = True
+                    i = min(i - 1, len(state["cur"]) - run)
+            for i in range(len(state["cur"])):
+                lo = 0
+                while i < len(state["cur"]) and state["cur"][i] > lo + 1:
+                    cur = state["cur"]
+                    mid = (lo + cur[i]) // 2
+                    if attempt(cur[:i] + [mid] + cur[i + 1:]):
+                        progress = True
+                    else:
+                        lo = mid
+    except _Stop:
+        pass
+    return ShrinkResult(state["best"], tuple(state["cur"]), state["attempts"], state["improved"])
 
 
 def shrink_sequence(passes: Sequence[str], still_fails: Callable[[Sequence[str]], bool], *,

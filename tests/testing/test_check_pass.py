@@ -106,7 +106,7 @@ def test_signature_symptom():
 def test_ill_formed_symptom_names_the_failing_pass_in_a_sequence():
     out = check_case(_prog(seed=4), [LegalizeOps(), drop_binding(function_pass(lambda m: m, "Id"))])
     assert out.symptom == "ill-formed"
-    assert out.failed_at == 1 and out.failed_pass == "Id+drop_binding"
+    assert out.failed_at == 1 and out.failed_pass == "Id[drop_binding]"
 
 
 def test_sequences_report_and_bundles(tmp_path):
@@ -114,12 +114,12 @@ def test_sequences_report_and_bundles(tmp_path):
     report = check_pass_sequence(passes, max_length=3, max_examples=12, bundle_dir=tmp_path,
                                  stop_on_failure=False)
     assert report.programs == 12
-    assert report.per_pass["Id+drop_binding"]["ill-formed"] >= 1
+    assert report.per_pass["Id[drop_binding]"]["ill-formed"] >= 1
     bundles = list_bundles(tmp_path)
     assert bundles and all(p.name.startswith("ill-formed-Id_drop_binding") for p in bundles)
     b = load_bundle(bundles[0])
     assert b["meta"]["symptom"] == "ill-formed"
-    assert "Id+drop_binding" in b["meta"]["passes"]
+    assert "Id[drop_binding]" in b["meta"]["passes"]
     assert b["input"].startswith("# from tvm.script") and "def main" in b["input"]
     assert "T.int64" not in json.dumps(b["meta"]["passes"])
 

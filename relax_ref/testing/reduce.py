@@ -1,0 +1,90 @@
+"""Reducing a failing program on the IR, after the choice-list shrinker.
+
+The choice-list shrinker (:mod:`relax_ref.testing.shrink`) can only make programs the generator
+would make. :func:`reduce_program` then edits the module itself, keeping an edit only when the
+smaller program still fails the same way (``still_fails``):
+
+* **an earlier result** -- the entry function returns an earlier top-level value instead of its
+  result, the bindings after it are cut and everything the new result does not need is removed
+  (:class:`~relax_ref.transform.DeadCodeElimination`, so unused helpers go too). The earliest value
+  that still fails wins: the reproducer is the shortest prefix of the program that shows the bug.
+
+The entry's parameters never change, so the program's inputs (drawn from the generator's value
+ranges for those parameters) stay valid, and every value the reduced program computes was computed
+by the original one.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, List, Optional
+
+from ..analysis.well_formed import check_well_formed
+from ..errors import RelaxError
+from ..ir import expr as rx
+from .program import Program
+
+
+def _top_level(f: rx.Function) -> List[rx.Binding]:
+    return [b for blk in f.body.blocks for b in blk.bindings]
+
+
+def with_result(program: Program, var: rx.Var) -> Optional[Program]:
+    """``program`` whose entry returns ``var`` (a top-level binding variable), cut after it and
+    cleaned of what it does not use; None when that is not a valid program."""
+    from ..transform import DeadCodeElimination
+    from ..transform.utils import renormalize
+
+    f = program.mod[program.entry]
+    blocks = []
+    result: Optional[rx.Var] = None
+    for blk in f.body.blocks:
+        keep = []
+        for b in blk.bindings:
+            if b.var is var:
+                result = var
+                if isinstance(var, rx.DataflowVar):
+                    result = rx.Var(var.name_hint, struct_info=var.struct_info)
+                    b = rx.MatchCast(result, b.value, b.struct_info, span=b.span) if isinstance(b, rx.MatchCast) \
+                        else rx.VarBinding(result, b.value, span=b.span)
+                keep.append(b)
+                break
+            keep.append(b)
+        blocks.append(type(blk)(tuple(keep), span=blk.span))
+        if result is not None:
+            break
+    if result is None:
+        return None
+    body = rx.SeqExpr(tuple(blocks), result)
+    g = rx.Function(f.params, body, None, f.is_pure, attrs=f.attrs, span=f.span)
+    try:
+        mod = renormalize(program.mod.with_function(program.entry, g))
+        mod = DeadCodeElimination()(mod)
+        check_well_formed(mod)
+    except RelaxError:
+        return None
+    return Program(mod, program.entry, program.params, program.sym_vars, ())
+
+
+def reduce_program(program: Program, still_fails: Callable[[Program], bool], *, seconds: float = 10.0) -> Program:
+    """The smallest variant of ``program`` found that still fails (see the module docstring)."""
+    deadline = time.monotonic() + seconds
+    f = program.mod[program.entry]
+    if not isinstance(f, rx.Function) or not isinstance(f.body, rx.SeqExpr):
+        return program
+    cands = [b.var for b in _top_level(f) if not isinstance(b.value, rx.Function)]
+    for var in cands[:-1]:
+        if time.monotonic() > deadline:
+            break
+        cand = with_result(program, var)
+        if cand is None:
+            continue
+        try:
+            if still_fails(cand):
+                return cand
+        except RelaxError:
+            continue
+    return program
+
+
+__all__ = ["with_result", "reduce_program"]
