@@ -36,11 +36,12 @@ settings) select the Hypothesis-driven check instead: Hypothesis draws and shrin
 ``passes`` (Tzer's lesson: bugs often need a particular sequence) and checks after every pass. By
 default the first failure is shrunk and raised like ``check_pass``; with ``stop_on_failure=False``
 every failure is bundled (one bundle per kind of failure) and a :class:`SequenceReport` with the
-counts per pass is returned instead. It is Hypothesis-driven (``max_examples``, ``settings``).
+counts per pass is returned instead. Budgets and profiles are those of ``check_pass``.
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -157,6 +158,7 @@ class SequenceReport:
     programs: int = 0
     per_pass: Dict[str, Counter] = field(default_factory=dict)
     bundles: List[str] = field(default_factory=list)
+    stats: Optional[SearchStats] = None
 
     def record(self, outcome: Outcome) -> None:
         self.programs += 1
@@ -170,41 +172,69 @@ class SequenceReport:
         return sum(c[k] for c in self.per_pass.values() for k in c if k != "ok")
 
 
-def check_pass_sequence(passes: Sequence[Callable], *, max_length: int = 4, max_examples: int = 30,
+def check_pass_sequence(passes: Sequence[Callable], *, max_length: int = 4, seconds: Optional[float] = None,
+                        max_examples: Optional[int] = None, shrink_seconds: Optional[float] = None,
+                        seed: Optional[int] = None, profile: Optional[str] = None,
                         sizes: Sequence[int] = DEFAULT_SIZES, strategy=None, config: Optional[GenConfig] = None,
                         signature: bool = True, tolerances=None, timeout: Optional[float] = 60.0,
                         bundle_dir=None, stop_on_failure: bool = True, settings=None,
-                        dialect: str = DEFAULT_DIALECT) -> Optional[SequenceReport]:
-    """Property-test random sequences drawn from ``passes`` (see the module docstring)."""
+                        dialect: str = DEFAULT_DIALECT, guided: bool = True,
+                        poison: bool = True) -> Optional[SequenceReport]:
+    """Property-test random sequences drawn from ``passes`` (see the module docstring): each program
+    gets a sequence of 1 to ``max_length`` passes drawn from its seed."""
     if not passes:
         raise UnsupportedError("check_pass_sequence needs at least one pass")
     passes = [as_pass(p) for p in passes]
     sizes = _check_sizes(sizes)
-    strat = strategy if strategy is not None else programs(config)
     report = SequenceReport()
     seen = set()
 
+    def record(outcome: Outcome, program: Program, pseed: int) -> bool:
+        if not stop_on_failure:
+            report.record(outcome)
+        if outcome.ok:
+            return False
+        if bundle_dir is not None:
+            path = write_bundle(bundle_dir, outcome, seed=pseed, choices=program.choices or None)
+            if str(path) not in seen:
+                seen.add(str(path))
+                report.bundles.append(str(path))
+        return stop_on_failure
+
+    if strategy is not None or settings is not None:
+        _sequences_with_hypothesis(passes, max_length, strategy if strategy is not None else programs(config),
+                                   max_examples if max_examples is not None else 30, settings, record,
+                                   sizes=sizes, signature=signature, tolerances=tolerances, timeout=timeout,
+                                   dialect=dialect, poison=poison)
+        return None if stop_on_failure else report
+
+    def chains(pseed: int):
+        rng = random.Random(f"sequence:{pseed}")
+        return [rng.choice(passes) for _ in range(rng.randint(1, max_length))], 0
+
+    budget = resolve(profile, seconds=seconds, max_examples=max_examples, shrink_seconds=shrink_seconds, seed=seed)
+    outcome, stats = search([], budget, config=config, sizes=sizes, signature=signature, tolerances=tolerances,
+                            timeout=timeout, guided=guided, poison=poison, chains=chains, observe=record)
+    report.stats = stats
+    if outcome is not None:
+        notes = f"found by check_pass_sequence(seed={stats.seed}, profile={budget.name!r}) [{stats.describe()}]"
+        raise PassCheckError(outcome, dialect=dialect, notes=notes, stats=stats)
+    return None if stop_on_failure else report
+
+
+def _sequences_with_hypothesis(passes, max_length, strat, max_examples, settings, record, *, sizes, signature,
+                               tolerances, timeout, dialect, poison) -> None:
     @_settings(max_examples, settings)
     @given(prog=strat, seq=st.lists(st.sampled_from(list(passes)), min_size=1, max_size=max_length),
            seed=st.integers(0, 2 ** 16))
     def run(prog, seq, seed):
         program = _as_program(prog)
         outcome = check_case(program, seq, sizes=sizes, seed=seed, tolerances=tolerances,
-                             signature=signature, timeout=timeout)
-        if not stop_on_failure:
-            report.record(outcome)
-        if outcome.ok:
-            return
-        if bundle_dir is not None:
-            path = write_bundle(bundle_dir, outcome, seed=seed, choices=program.choices or None)
-            if str(path) not in seen:
-                seen.add(str(path))
-                report.bundles.append(str(path))
-        if stop_on_failure:
+                             signature=signature, timeout=timeout, poison=poison)
+        if record(outcome, program, seed):
             raise PassCheckError(outcome, dialect=dialect)
 
     run()
-    return None if stop_on_failure else report
 
 
 __all__ = ["check_pass", "check_pass_sequence", "SequenceReport", "DEFAULT_SIZES", "DEFAULT_DIALECT", "as_pass"]

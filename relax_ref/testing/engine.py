@@ -116,14 +116,24 @@ class _Case:
     config: GenConfig
     seed: int
     outcome: Outcome
+    chain: Sequence[Callable[[IRModule], IRModule]]
+    untested: int
+
+
+#: ``chains(program_seed) -> (passes, untested)``: the passes to check one program with
+Chains = Callable[[int], Tuple[Sequence[Callable[[IRModule], IRModule]], int]]
 
 
 def search(chain: Sequence[Callable[[IRModule], IRModule]], budget: Profile, *, config: Optional[GenConfig] = None,
            sizes: Sequence[int] = (1, 3), untested: int = 0, signature: bool = True,
            tolerances: Optional[Mapping[str, Tuple[float, float]]] = None, timeout: Optional[float] = 60.0,
-           guided: bool = True, poison: bool = True) -> Tuple[Optional[Outcome], SearchStats]:
+           guided: bool = True, poison: bool = True, chains: Optional[Chains] = None,
+           observe: Optional[Callable[[Outcome, Program, int], bool]] = None) -> Tuple[Optional[Outcome], SearchStats]:
     """Run the search (see the module docstring); returns the shrunk failing outcome (None when every
-    program passed) and the statistics."""
+    program passed) and the statistics. ``chains`` draws the passes per program (default: ``chain``
+    for every program, its first ``untested`` passes preparing the input); ``observe(outcome,
+    program, seed)`` sees every outcome and returns whether a failure ends the search (default: every
+    failure does)."""
     base = config if config is not None else GenConfig()
     sched = Scheduler(base, budget.seed, guided=guided)
     cov = Coverage(universe(sched.ops))
@@ -131,6 +141,7 @@ def search(chain: Sequence[Callable[[IRModule], IRModule]], budget: Profile, *, 
     start = time.perf_counter()
     deadline = start + budget.seconds
     failing: Optional[_Case] = None
+    kw = dict(sizes=sizes, tolerances=tolerances, signature=signature, timeout=timeout, poison=poison)
     i = 0
     while time.perf_counter() < deadline and (budget.max_examples is None or i < budget.max_examples):
         cfg = sched.next(cov)
@@ -145,15 +156,16 @@ def search(chain: Sequence[Callable[[IRModule], IRModule]], budget: Profile, *, 
             continue
         stats.programs += 1
         cov.record(program_features(prog.mod))
+        passes, prep = chains(pseed) if chains is not None else (chain, untested)
         try:
-            outcome = check_case(prog, chain, sizes=sizes, seed=pseed, tolerances=tolerances, signature=signature,
-                                 timeout=timeout, untested=untested, poison=poison)
+            outcome = check_case(prog, passes, seed=pseed, untested=prep, **kw)
         except InvalidCaseError as err:
             stats.invalid += 1
             stats.first_invalid = stats.first_invalid or f"program seed {pseed}: {err.message.splitlines()[0]}"
             continue
-        if not outcome.ok:
-            failing = _Case(prog, cfg, pseed, outcome)
+        stop = observe(outcome, prog, pseed) if observe is not None else not outcome.ok
+        if not outcome.ok and stop:
+            failing = _Case(prog, cfg, pseed, outcome, passes, prep)
             stats.found_at = stats.programs
             stats.seconds_to_failure = time.perf_counter() - start
             break
@@ -167,24 +179,43 @@ def search(chain: Sequence[Callable[[IRModule], IRModule]], budget: Profile, *, 
         return None, stats
     stats.failing_seed = failing.seed
     stats.config = failing.config
-    outcome = _shrink(failing, chain, budget, stats, sizes=sizes, untested=untested, signature=signature,
-                      tolerances=tolerances, timeout=timeout, poison=poison)
-    return outcome, stats
+    return _shrink(failing, budget, stats, **kw), stats
 
 
-def _shrink(case: _Case, chain, budget: Profile, stats: SearchStats, **kw) -> Outcome:
-    """Minimize the failing program's choices while it fails the same way (module docstring)."""
+def _shrink(case: _Case, budget: Profile, stats: SearchStats, **kw) -> Outcome:
+    """Minimize the failing case while it fails the same way (module docstring): the pass sequence
+    first (passes that do not matter are dropped), then the program's choices, then its IR."""
+    from .shrink import shrink_sequence
+
     orig = case.outcome
     stats.bindings_before = count_bindings(case.program.mod)
-    best = [(orig, case.program)]
     t0 = time.perf_counter()
+    end = t0 + budget.shrink_seconds
+    target = orig.failed_pass
+    chain = list(case.chain)
+    untested = case.untested
+    best = [(orig, case.program)]
+
+    def run(prog: Program, passes, prep) -> Optional[Outcome]:
+        left = end - time.perf_counter()
+        limit = max(1.0, left) if kw.get("timeout") is None else max(1.0, min(kw["timeout"], left))
+        try:
+            out = check_case(prog, passes, seed=case.seed, untested=prep, **dict(kw, timeout=limit))
+        except InvalidCaseError:
+            return None
+        if out.symptom == orig.symptom and out.failed_pass == target:
+            return out
+        return None
+
+    if untested == 0 and len(chain) > 1 and budget.shrink_seconds > 0:
+        by_name = {pass_name_of(p): p for p in chain}
+        names = shrink_sequence([pass_name_of(p) for p in chain],
+                                lambda seq: run(case.program, [by_name[n] for n in seq], 0) is not None)
+        chain = [by_name[n] for n in names]
 
     def still_fails(prog: Program) -> bool:
-        try:
-            out = check_case(prog, chain, seed=case.seed, **kw)
-        except InvalidCaseError:
-            return False
-        if out.symptom == orig.symptom and out.failed_at == orig.failed_at:
+        out = run(prog, chain, untested)
+        if out is not None:
             best.append((out, prog))
             return True
         return False
@@ -192,18 +223,29 @@ def _shrink(case: _Case, chain, budget: Profile, stats: SearchStats, **kw) -> Ou
     if budget.shrink_seconds > 0 and case.program.choices:
         try:
             res = shrink_choices(case.program.choices, still_fails, case.config,
-                                 seconds=0.7 * budget.shrink_seconds, max_attempts=100_000)
+                                 seconds=max(0.0, 0.7 * budget.shrink_seconds - (time.perf_counter() - t0)),
+                                 max_attempts=100_000)
             stats.shrink_attempts = res.attempts
         except RelaxError:
             pass  # the recorded choices no longer replay (cannot happen for RandomSource programs)
     if budget.shrink_seconds > 0:
-        left = budget.shrink_seconds - (time.perf_counter() - t0)
+        left = end - time.perf_counter()
         reduce_program(best[-1][1], still_fails, seconds=max(left, 0.1 * budget.shrink_seconds))
+    if len(best) == 1 and len(chain) != len(case.chain):
+        out = run(case.program, chain, untested)  # the shorter sequence on the original program
+        if out is not None:
+            best.append((out, case.program))
     stats.shrink_seconds = time.perf_counter() - t0
     final, prog = best[-1]
     stats.bindings_after = count_bindings(final.before)
     stats.choices = prog.choices
     return final
+
+
+def pass_name_of(p: Any) -> str:
+    from .oracle import pass_name
+
+    return pass_name(p)
 
 
 __all__ = ["search", "SearchStats", "count_bindings", "program_seed"]

@@ -2,7 +2,8 @@
 
 For a generated :class:`~relax_ref.testing.program.Program` the generator knows each parameter's
 true dims and value range, so :func:`program_inputs` draws values inside those ranges (no NaN, no
-Inf, no integer overflow downstream). For any other module, :func:`module_inputs` works from the
+Inf, no integer overflow downstream); for odd seeds the values of each tensor are all different
+(as far as the range allows), for even seeds they are independent draws (with ties). For any other module, :func:`module_inputs` works from the
 entry function's struct info alone: tensors with known shapes (symbolic dims get values from the
 size), ``R.Prim`` and ``R.Shape`` parameters, tuples of those; floats in ``[-1, 1]``, integers in
 ``[0, 4]``. A parameter it cannot describe (unknown shape) is an ``UnsupportedError``.
@@ -32,13 +33,14 @@ def program_inputs(program: Program, size: int, seed: int) -> List[Any]:
     """Arguments for ``program``'s entry at ``size``."""
     rng = np.random.default_rng([seed, size])
     env = program.sym_env(size)
+    distinct = seed % 2 == 1  # every other seed: all-different values (see values_in)
     out: List[Any] = []
     for p in program.params:
         if p.kind == "bool":
             out.append(bool(rng.integers(0, 2)))
         else:
             shape = tuple(d.value(env) for d in p.dims)
-            out.append(values_in(rng, shape, p.dtype, p.range))
+            out.append(values_in(rng, shape, p.dtype, p.range, distinct=distinct))
     return out
 
 

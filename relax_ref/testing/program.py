@@ -595,9 +595,9 @@ class FunctionGen:
 
     def close_dataflow(self) -> None:
         locals_ = [t for t in self.pool if isinstance(t.expr, rx.DataflowVar)]
-        if locals_ and self.src.boolean(80):
+        if locals_ and self.src.boolean(85):
             dead = [t for t in locals_ if id(t.expr) not in self.used]
-            for t in (dead[-3:] if dead and self.src.boolean(70) else locals_[-1:]):
+            for t in (dead[-4:] or locals_[-1:]):
                 self.pool.append(replace(t, expr=self.emit_value(t.expr, output=True)))
         self.pool = [t for t in self.pool if not isinstance(t.expr, rx.DataflowVar)]
         self.tuples = [(e, o) for e, o in self.tuples if not isinstance(e, rx.DataflowVar)]
@@ -683,19 +683,28 @@ def _unify(params: Sequence[TVal], args: Sequence[TVal]) -> Optional[Dict[P.Prim
 # ---------------------------------------------------------------------------------------------------
 
 
-def values_in(rng: np.random.Generator, shape: Tuple[int, ...], dtype: str, r: Range) -> np.ndarray:
+def values_in(rng: np.random.Generator, shape: Tuple[int, ...], dtype: str, r: Range,
+              distinct: bool = False) -> np.ndarray:
     """Random values in ``r``: floats on a grid of quarters (exactly representable, so exact
-    operations stay exact), integers uniformly, bools fairly."""
+    operations stay exact), integers uniformly, bools fairly. With ``distinct`` the grid points are
+    dealt out evenly in a random order (all different while there are enough of them), so that a
+    fault that reads the wrong element or swaps operands changes the result (without it, ties are
+    common, which faults in tie-breaking need)."""
     from ..ir import dtype as _dt
 
     if dtype == "bool":
         return rng.integers(0, 2, size=shape).astype(bool)
+    scale = 4 if is_float(dtype) else 1
+    lo, hi = int(np.ceil(r.lo * scale)), int(np.floor(r.hi * scale))
+    hi = max(lo, hi)
+    if distinct:
+        n = int(np.prod(shape, dtype=np.int64))
+        q = rng.permutation(np.resize(np.arange(lo, hi + 1), n)).reshape(shape)
+    else:
+        q = rng.integers(lo, hi + 1, size=shape)
     if is_float(dtype):
-        lo, hi = int(np.ceil(r.lo * 4)), int(np.floor(r.hi * 4))
-        q = rng.integers(lo, max(lo, hi) + 1, size=shape)
         return (q / 4.0).astype(_dt.to_numpy(dtype))
-    lo, hi = int(np.ceil(r.lo)), int(np.floor(r.hi))
-    return rng.integers(lo, max(lo, hi) + 1, size=shape).astype(_dt.to_numpy(dtype))
+    return q.astype(_dt.to_numpy(dtype))
 
 
 def _entry_params(src: Source, cfg: GenConfig, fresh) -> Tuple[List[TVal], List[ParamSpec], List[P.PrimVar]]:
@@ -703,7 +712,8 @@ def _entry_params(src: Source, cfg: GenConfig, fresh) -> Tuple[List[TVal], List[
     if cfg.has("symbolic"):
         for name in ("n", "m")[:src.integer(0, 2)]:
             sym.append(P.PrimVar(name, "int64"))
-    dim_pool = [const(4), const(1), const(2), const(3)] + [Dim(1, v) for v in sym]
+    # small dims with 1 (broadcast), primes (2, 3, 5: off-by-one and stride faults) and 4
+    dim_pool = [const(4), const(1), const(2), const(3), const(5)] + [Dim(1, v) for v in sym]
     dtypes = [d for d, _ in cfg.dtypes]
     weights = [w for _, w in cfg.dtypes]
     params, specs = [], []
