@@ -116,6 +116,27 @@ def check_pass(pass_: Callable, *, seconds: Optional[float] = None, max_examples
     evaluates outputs with zero-filled ``call_tir`` outputs (the reference's own semantics)."""
     sizes = _check_sizes(sizes)
     chain = [as_pass(p) for p in prepare] + [as_pass(pass_)]
+    try:
+        return _check_pass(chain, pass_, len(prepare), seconds=seconds, max_examples=max_examples,
+                           shrink_seconds=shrink_seconds, seed=seed, profile=profile, sizes=sizes, strategy=strategy,
+                           config=config, signature=signature, tolerances=tolerances, timeout=timeout,
+                           bundle_dir=bundle_dir, settings=settings, dialect=dialect, guided=guided, poison=poison)
+    finally:
+        _close_workers(chain, [pass_, *prepare])
+
+
+def _close_workers(chain, given) -> None:
+    """End the TVM workers of the passes ``as_pass`` wrapped here (not those the caller made)."""
+    mine = {id(p) for p in given}
+    for p in chain:
+        if id(p) not in mine and type(p).__name__ == "TvmPass":
+            p.close()
+
+
+def _check_pass(chain, pass_, untested: int, *, seconds, max_examples, shrink_seconds, seed, profile, sizes,
+                strategy, config, signature, tolerances, timeout, bundle_dir, settings, dialect, guided,
+                poison) -> Optional[SearchStats]:
+    prepare = chain[:untested]
     if strategy is not None or settings is not None:
         _check_with_hypothesis(chain, len(prepare), strategy if strategy is not None else programs(config),
                                max_examples if max_examples is not None else 30, settings, sizes=sizes,

@@ -201,12 +201,12 @@ class Coverage:
         low = min(self.count(f) for f in items)
         return [f for f in items if self.count(f) == low]
 
-    def summary(self) -> str:
+    def summary(self, missing: bool = True) -> str:
         ops = f"{self.covered('op:')}/{self.total('op:')} operators"
         cons = f"{self.covered('construct:')}/{self.total('construct:')} program shapes"
         text = f"coverage after {self.programs} programs: {ops}, {cons}"
         miss = self.missing()
-        if miss:
+        if miss and missing:
             shown = ", ".join(m.split(":", 1)[1] for m in miss[:12])
             text += f"; not reached: {shown}" + (f" (+{len(miss) - 12} more)" if len(miss) > 12 else "")
         return text

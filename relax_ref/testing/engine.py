@@ -34,6 +34,9 @@ from .reduce import reduce_program
 from .shrink import shrink_choices
 from .source import RandomSource
 
+#: symptoms that are not failures of the pass (:mod:`relax_ref.testing.tvm_bridge`): such programs are skipped
+NOT_PASS_FAILURES = ("tvm-load", "read-back")
+
 
 def count_bindings(mod: IRModule) -> int:
     """Bindings of every Relax function of ``mod``, nested ones included (If branches, closures)."""
@@ -79,6 +82,7 @@ class SearchStats:
     modes: Dict[str, int] = field(default_factory=dict)
     first_invalid: str = ""
     choices: Tuple[int, ...] = ()           # the shrunk program's choices (replay under ``config``)
+    skipped: Dict[str, int] = field(default_factory=dict)  # programs skipped per symptom (tvm-load, read-back)
 
     @property
     def programs_per_second(self) -> float:
@@ -92,8 +96,10 @@ class SearchStats:
                          f"{self.bindings_before} to {self.bindings_after} bindings")
         if self.invalid or self.generation_errors:
             parts.append(f"{self.invalid} invalid programs, {self.generation_errors} generator errors")
+        if self.skipped:
+            parts.append("skipped: " + ", ".join(f"{n} {k}" for k, n in self.skipped.items()))
         if self.coverage is not None:
-            parts.append(self.coverage.summary())
+            parts.append(self.coverage.summary(missing=self.found_at is None))
         return "; ".join(parts)
 
     def as_dict(self) -> Dict[str, Any]:
@@ -102,7 +108,8 @@ class SearchStats:
                 "seconds_to_failure": None if self.seconds_to_failure is None else round(self.seconds_to_failure, 3),
                 "shrink_seconds": round(self.shrink_seconds, 3), "shrink_attempts": self.shrink_attempts,
                 "bindings_before": self.bindings_before, "bindings_after": self.bindings_after,
-                "invalid": self.invalid, "generation_errors": self.generation_errors, "modes": dict(self.modes),
+                "invalid": self.invalid, "generation_errors": self.generation_errors, "skipped": dict(self.skipped),
+                "modes": dict(self.modes),
                 "coverage": self.coverage.as_dict() if self.coverage is not None else None}
 
 
@@ -163,6 +170,11 @@ def search(chain: Sequence[Callable[[IRModule], IRModule]], budget: Profile, *, 
             stats.invalid += 1
             stats.first_invalid = stats.first_invalid or f"program seed {pseed}: {err.message.splitlines()[0]}"
             continue
+        if outcome.symptom in NOT_PASS_FAILURES:
+            # TVM could not read relax-ref's text, or relax-ref TVM's: not the pass's failure
+            stats.skipped[outcome.symptom] = stats.skipped.get(outcome.symptom, 0) + 1
+            stats.first_invalid = stats.first_invalid or f"program seed {pseed}: {outcome.headline()[:300]}"
+            continue
         stop = observe(outcome, prog, pseed) if observe is not None else not outcome.ok
         if not outcome.ok and stop:
             failing = _Case(prog, cfg, pseed, outcome, passes, prep)
@@ -171,10 +183,11 @@ def search(chain: Sequence[Callable[[IRModule], IRModule]], budget: Profile, *, 
             break
     stats.seconds = time.perf_counter() - start
     stats.modes = dict(sched.counts)
-    if stats.invalid or stats.generation_errors:
-        warnings.warn(f"check_pass: {stats.invalid} generated programs failed on the reference interpreter and "
-                      f"{stats.generation_errors} could not be generated (a generator bug; first: "
-                      f"{stats.first_invalid})", RuntimeWarning, stacklevel=3)
+    if stats.invalid or stats.generation_errors or stats.skipped:
+        warnings.warn(f"check_pass: {stats.invalid} generated programs failed on the reference interpreter, "
+                      f"{stats.generation_errors} could not be generated (generator bugs), "
+                      f"{sum(stats.skipped.values())} could not be exchanged with TVM {dict(stats.skipped)} "
+                      f"(first: {stats.first_invalid})", RuntimeWarning, stacklevel=3)
     if failing is None:
         return None, stats
     stats.failing_seed = failing.seed
@@ -224,7 +237,7 @@ def _shrink(case: _Case, budget: Profile, stats: SearchStats, **kw) -> Outcome:
         try:
             res = shrink_choices(case.program.choices, still_fails, case.config,
                                  seconds=max(0.0, 0.7 * budget.shrink_seconds - (time.perf_counter() - t0)),
-                                 max_attempts=100_000)
+                                 max_attempts=budget.shrink_attempts or 100_000)
             stats.shrink_attempts = res.attempts
         except RelaxError:
             pass  # the recorded choices no longer replay (cannot happen for RandomSource programs)

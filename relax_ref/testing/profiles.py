@@ -3,14 +3,15 @@
 ========== ============ ============== ================ =========================================
 profile    seconds      max_examples   shrink_seconds   seed
 ========== ============ ============== ================ =========================================
-``quick``  20           200            10               0 (deterministic: bounded by the count)
+``quick``  20           200            60 attempts      0 (deterministic: bounded by the count)
 ``default`` 60          none           20               0 (deterministic sequence of programs)
 ``deep``   1800         none           120              new each run (printed with a failure)
 ========== ============ ============== ================ =========================================
 
-``quick`` is for CI: the run stops after ``max_examples`` programs, so on a machine fast enough to
-reach that count within ``seconds`` it checks exactly the same programs every time (the seconds are
-a safety net, not the bound). ``default`` searches for a minute, which is thousands of programs
+``quick`` is for CI: the run stops after ``max_examples`` programs and shrinking after 60 attempts,
+so on a machine fast enough to reach those counts within ``seconds`` (and 60 s of shrinking) it
+checks exactly the same programs and reports the same reproducer every time (the seconds are a
+safety net, not the bound). ``default`` searches for a minute, which is thousands of programs
 for most passes; the sequence of programs is fixed by the seed, so a failure it finds is found
 again by a run at least as long. ``deep`` is for nightly jobs: half an hour, and a fresh seed each
 run so that successive nights explore different programs (the seed is part of every failure report
@@ -24,7 +25,8 @@ Choosing a profile, first match wins:
 4. ``default``.
 
 Explicit arguments (``seconds=``, ``max_examples=``, ``shrink_seconds=``, ``seed=``) override the
-profile's values. :func:`register_profile` adds or replaces a profile.
+profile's values; without ``seed=``, the environment variable ``RELAX_REF_CHECK_SEED`` does.
+:func:`register_profile` adds or replaces a profile.
 """
 
 from __future__ import annotations
@@ -46,16 +48,18 @@ class Profile:
     max_examples: Optional[int]
     shrink_seconds: float
     seed: Optional[int] = 0
+    shrink_attempts: Optional[int] = None  # when set, shrinking is bounded by this many attempts
 
 
 PROFILES: Dict[str, Profile] = {
-    "quick": Profile("quick", seconds=20.0, max_examples=200, shrink_seconds=10.0, seed=0),
+    "quick": Profile("quick", seconds=20.0, max_examples=200, shrink_seconds=60.0, seed=0, shrink_attempts=60),
     "default": Profile("default", seconds=60.0, max_examples=None, shrink_seconds=20.0, seed=0),
     "deep": Profile("deep", seconds=1800.0, max_examples=None, shrink_seconds=120.0, seed=None),
 }
 ALIASES = {"ci": "quick", "nightly": "deep"}
 
 ENV_VAR = "RELAX_REF_CHECK_PROFILE"
+SEED_ENV_VAR = "RELAX_REF_CHECK_SEED"
 
 
 def register_profile(profile: Profile) -> None:
@@ -88,6 +92,9 @@ def resolve(profile: Optional[str] = None, *, seconds: Optional[float] = None, m
             changes["seconds"] = max(p.seconds, 3600.0)  # an explicit count is the bound
     if shrink_seconds is not None:
         changes["shrink_seconds"] = float(shrink_seconds)
+        changes["shrink_attempts"] = None  # an explicit time is the bound
+    if seed is None and os.environ.get(SEED_ENV_VAR):
+        seed = int(os.environ[SEED_ENV_VAR])
     if seed is not None:
         changes["seed"] = int(seed)
     p = replace(p, **changes) if changes else p
@@ -98,4 +105,4 @@ def resolve(profile: Optional[str] = None, *, seconds: Optional[float] = None, m
     return p
 
 
-__all__ = ["Profile", "PROFILES", "ENV_VAR", "register_profile", "get_profile", "resolve"]
+__all__ = ["Profile", "PROFILES", "ENV_VAR", "SEED_ENV_VAR", "register_profile", "get_profile", "resolve"]

@@ -111,6 +111,7 @@ class Program:
     params: Tuple[ParamSpec, ...]
     sym_vars: Tuple[P.PrimVar, ...]
     choices: Tuple[int, ...] = ()
+    spans: Tuple[Tuple[int, int], ...] = ()  # choice ranges of the generation steps (for shrinking)
 
     def sym_env(self, size: int) -> Dict[P.PrimVar, int]:
         """Values of the entry's symbolic variables at ``size``: ``size, size + 1, ...`` capped at
@@ -350,10 +351,12 @@ class FunctionGen:
                    self.cfg.has("if") and not self.in_dataflow(),
                    self.cfg.has("closure") and not self.in_dataflow() and self.depth < self.cfg.max_depth]
         weights = [weights[0]] + [w if ok else 0 for w, ok in zip(weights[1:], allowed)]
+        start = self.src.position()
         kind = self.src.weighted(kinds, weights)
         done = getattr(self, "c_" + kind)()
         if not done and kind != "op":
             self.c_op()
+        self.src.record_span(start)
 
     def c_op(self, target: Optional[Callable[[Out], bool]] = None, rules=None) -> bool:
         rules = rules if rules is not None else self.mg.rules
@@ -760,7 +763,8 @@ def generate(src: Source, cfg: GenConfig = GenConfig()) -> Program:
     except RelaxError as err:
         raise GenerationError(f"the generator made an invalid module ({type(err).__name__}: {err.message})\n"
                               f"{_safe_script(mod)}") from err
-    return Program(mod, "main", tuple(specs), tuple(sym), tuple(getattr(src, "choices", ())))
+    return Program(mod, "main", tuple(specs), tuple(sym), tuple(getattr(src, "choices", ())),
+                   tuple(getattr(src, "spans", ())))
 
 
 def _safe_script(mod: IRModule) -> str:

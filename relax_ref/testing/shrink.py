@@ -49,13 +49,14 @@ def replay(choices: Sequence[int], config: GenConfig) -> Optional[Program]:
     src = ReplaySource(choices)
     try:
         prog = generate(src, config)
-    except RelaxError:
+    except Exception:  # noqa: BLE001 - a candidate the generator cannot follow is just not smaller
         return None
     # drop the trailing simplest choices: they are implied by exhaustion
     used = list(src.choices)
     while used and used[-1] == 0:
         used.pop()
-    return Program(prog.mod, prog.entry, prog.params, prog.sym_vars, tuple(used))
+    spans = tuple((a, b) for a, b in src.spans if b <= len(used))
+    return Program(prog.mod, prog.entry, prog.params, prog.sym_vars, tuple(used), spans)
 
 
 def _candidates(cur: List[int]):
@@ -89,7 +90,8 @@ def shrink_choices(choices: Sequence[int], still_fails: Callable[[Program], bool
     program of ``choices`` itself; the result is that program when nothing smaller fails.
 
     The edits run as passes that continue where they are after a success (Hypothesis' way, rather
-    than restarting from the first edit): truncation, zeroing single choices from the front (the
+    than restarting from the first edit): deleting whole generation steps (the spans the generator
+    recorded), truncation, zeroing single choices from the front (the
     early choices are structural: parameters, ranks, the number of bindings), deleting runs of 8, 4,
     2 and 1 choices from the back, and lowering single values by binary search."""
     start = time.monotonic()
@@ -126,6 +128,18 @@ def shrink_choices(choices: Sequence[int], still_fails: Callable[[Program], bool
         progress = True
         while progress:
             progress = False
+            # whole generation steps, last first: each success removes a binding (or a construct)
+            k = 0
+            while True:
+                spans = sorted(set(state["best"].spans), key=lambda ab: (-ab[0], ab[1]))
+                if k >= len(spans):
+                    break
+                a, b = spans[k]
+                cur = state["cur"]
+                if b <= len(cur) and attempt(cur[:a] + cur[b:]):
+                    progress = True
+                else:
+                    k += 1
             cur = state["cur"]
             for keep in sorted({len(cur) // 8, len(cur) // 4, len(cur) // 2, (3 * len(cur)) // 4}):
                 if keep < len(state["cur"]) and attempt(state["cur"][:keep]):

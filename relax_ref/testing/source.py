@@ -20,7 +20,7 @@ construct), which is what makes shrinking produce small programs (Hypothesis' de
 from __future__ import annotations
 
 import random
-from typing import Callable, List, Optional, Sequence, TypeVar
+from typing import Callable, List, Optional, Sequence, Tuple, TypeVar
 
 T = TypeVar("T")
 
@@ -30,6 +30,14 @@ class Source:
 
     def integer(self, lo: int, hi: int) -> int:
         raise NotImplementedError
+
+    def position(self) -> int:
+        """How many choices have been made (-1 when the source does not record them)."""
+        return -1
+
+    def record_span(self, start: int) -> None:
+        """Mark the choices from ``start`` to now as one unit (a generation step): the shrinker
+        tries deleting such spans whole (Hypothesis' "delete an example")."""
 
     def boolean(self, percent: int = 50) -> bool:
         """True with probability about ``percent``/100 under random sources; shrinks to False."""
@@ -95,6 +103,14 @@ class RandomSource(Source):
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
         self.choices: List[int] = []
+        self.spans: List[Tuple[int, int]] = []
+
+    def position(self) -> int:
+        return len(self.choices)
+
+    def record_span(self, start: int) -> None:
+        if 0 <= start < len(self.choices):
+            self.spans.append((start, len(self.choices)))
 
     def integer(self, lo: int, hi: int) -> int:
         v = lo if hi <= lo else self._rng.randint(lo, hi)
@@ -111,6 +127,14 @@ class ReplaySource(Source):
         self._given = list(choices)
         self._pos = 0
         self.choices: List[int] = []
+        self.spans: List[Tuple[int, int]] = []
+
+    def position(self) -> int:
+        return len(self.choices)
+
+    def record_span(self, start: int) -> None:
+        if 0 <= start < len(self.choices):
+            self.spans.append((start, len(self.choices)))
 
     def integer(self, lo: int, hi: int) -> int:
         off = self._given[self._pos] if self._pos < len(self._given) else 0

@@ -17,6 +17,11 @@ a ``crash``). :func:`check_case_tvm` produces an :class:`~relax_ref.testing.orac
 normalize or check what TVM printed, although TVM calls it well formed) -- both are reported
 separately, since either side may be at fault.
 
+:func:`tvm_pass` turns a TVM pass -- a name with JSON arguments, or a pass object -- into a relax-ref
+pass (:class:`TvmPass`), so that ``check_pass`` and the other oracles check TVM's passes directly:
+the module goes to TVM as text and comes back as text, with the two extra symptoms above raised as
+:class:`TvmPassError`.
+
 ``python -m relax_ref.testing.tvm_bridge --worker`` is the worker's entry point (JSON lines on
 stdin/stdout; its own stdout is redirected to stderr so that TVM's output cannot corrupt the
 channel).
@@ -84,7 +89,19 @@ def _serve() -> None:  # pragma: no cover - runs in the worker process
         send(_handle(tvm, relax, json.loads(line), send))
 
 
-def _handle(tvm, relax, req, send) -> dict:  # pragma: no cover - runs in the worker process
+def _make_pass(tvm, relax, item, objects):  # pragma: no cover - runs in the worker process
+    """A pass from a request item: a name (``"FuseOps"``), ``{"name", "args", "kwargs"}`` (a
+    constructor of ``tvm.relax.transform`` called with JSON arguments) or ``{"object": k}`` (the
+    k-th pass object the forked worker inherited)."""
+    if isinstance(item, str):
+        return getattr(relax.transform, item)()
+    if "object" in item:
+        return objects[item["object"]]
+    ctor = getattr(relax.transform, item["name"], None) or getattr(tvm.transform, item["name"])
+    return ctor(*item.get("args", ()), **item.get("kwargs", {}))
+
+
+def _handle(tvm, relax, req, send, objects=()) -> dict:  # pragma: no cover - runs in the worker process
     """Apply the passes, streaming ``{"text": ...}`` after each one, and return the final status."""
     source = _IMPORT_LINE.sub("", req["text"])
     try:
@@ -92,15 +109,16 @@ def _handle(tvm, relax, req, send) -> dict:  # pragma: no cover - runs in the wo
     except Exception as err:  # noqa: BLE001 - every TVM error is reported
         return {"status": "load-error", "message": f"{type(err).__name__}: {err}"[:4000],
                 "detail": traceback.format_exc()[-8000:]}
-    for i, name in enumerate(req["passes"]):
+    for i, item in enumerate(req["passes"]):
         try:
-            mod = getattr(relax.transform, name)()(mod)
+            mod = _make_pass(tvm, relax, item, objects)(mod)
         except Exception as err:  # noqa: BLE001
             return {"status": "crash", "at": i, "message": f"{type(err).__name__}: {err}"[:4000],
                     "detail": traceback.format_exc()[-8000:]}
         try:
-            relax.analysis.well_formed(mod)  # TVM 0.25: raises on the first violation
-            ok, wf_error = True, ""
+            # TVM 0.25 raises on the first violation; a version that returns False says no more
+            ok = relax.analysis.well_formed(mod) is not False
+            wf_error = "" if ok else "relax.analysis.well_formed returned False"
         except Exception as err:  # noqa: BLE001
             ok, wf_error = False, f"{type(err).__name__}: {err}"[:4000]
         try:
@@ -205,6 +223,195 @@ class TvmPassRunner:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+# ---------------------------------------------------------------------------------------------------
+# TVM passes as relax-ref passes
+# ---------------------------------------------------------------------------------------------------
+
+
+class _ForkedProc:
+    """The subset of ``subprocess.Popen`` that :class:`TvmPassRunner` uses, for a forked child."""
+
+    def __init__(self, pid: int, stdin, stdout) -> None:
+        self.pid = pid
+        self.stdin = stdin
+        self.stdout = stdout
+        self.returncode: Optional[int] = None
+
+    def poll(self) -> Optional[int]:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        import signal
+
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def wait(self, timeout: Optional[float] = None) -> Optional[int]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None and (deadline is None or time.monotonic() < deadline):
+            time.sleep(0.01)
+        for f in (self.stdin, self.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        return self.returncode
+
+
+def _serve_forked(rfd: int, wfd: int, objects) -> None:  # pragma: no cover - runs in the forked child
+    import tvm
+    from tvm import relax
+
+    proto = os.fdopen(wfd, "w")
+    requests = os.fdopen(rfd, "r")
+
+    def send(msg: dict) -> None:
+        proto.write(json.dumps(msg) + "\n")
+        proto.flush()
+
+    send({"ready": True, "version": tvm.__version__})
+    for line in requests:
+        send(_handle(tvm, relax, json.loads(line), send, objects))
+
+
+class ForkedPassRunner(TvmPassRunner):
+    """A :class:`TvmPassRunner` whose worker is a fork of this process, so that it holds the very
+    pass objects given here (any ``tvm.ir.transform.Pass``: configured constructors, Python-defined
+    module passes, sequences). POSIX only; the child uses nothing but TVM."""
+
+    def __init__(self, objects: Sequence, timeout: float = 60.0) -> None:
+        super().__init__(timeout=timeout)
+        self.objects = list(objects)
+
+    def _start(self) -> None:
+        r_req, w_req = os.pipe()
+        r_rep, w_rep = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            code = 0
+            try:
+                os.close(w_req)
+                os.close(r_rep)
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)  # TVM's prints must not reach the parent's stdout
+                _serve_forked(r_req, w_rep, self.objects)
+            except BaseException:  # noqa: BLE001 - the child never returns into the parent's code
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(r_req)
+        os.close(w_rep)
+        self.proc = _ForkedProc(pid, os.fdopen(w_req, "wb", buffering=0), os.fdopen(r_rep, "rb", buffering=0))
+        self._buf = b""
+        hello = self._read(120.0)
+        if hello is None or not hello.get("ready"):
+            self.close()
+            raise RelaxError("the forked TVM worker did not start")
+        self.version = hello.get("version", "?")
+
+
+class TvmPassError(Exception):
+    """A TVM pass did not produce a module relax-ref can check; ``symptom`` says how (the oracle
+    reports it under that symptom) and ``detail`` holds TVM's traceback or output."""
+
+    symptom = "crash"
+
+    def __init__(self, message: str, detail: str = "", symptom: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.detail = detail
+        if symptom is not None:
+            self.symptom = symptom
+
+
+def dialect_for(version: str) -> str:
+    """The TVMScript dialect relax-ref prints for TVM ``version`` (``tvm-0.25``, ``tvm-0.27`` where the
+    printer knows these names, else ``tvm``)."""
+    m = re.match(r"(\d+)\.(\d+)", version or "")
+    try:
+        from ..script.printer.dialect import DIALECTS
+
+        if m and f"tvm-{m.group(1)}.{m.group(2)}" in DIALECTS:
+            return f"tvm-{m.group(1)}.{m.group(2)}"
+    except ImportError:  # pragma: no cover - the printer's layout changed
+        pass
+    return "tvm"
+
+
+class TvmPass:
+    """A TVM pass used as a relax-ref pass (``IRModule -> IRModule``): the module is printed as
+    TVMScript in the installed TVM's dialect, read and transformed by TVM in a worker process, checked
+    with TVM's ``well_formed`` and printed back, and read by relax-ref's parser. Failures raise
+    :class:`TvmPassError` with the symptom ``tvm-load`` (TVM cannot read relax-ref's text), ``crash``,
+    ``timeout``, ``ill-formed`` (TVM's own check) or ``read-back`` (relax-ref cannot read TVM's text).
+    :meth:`close` ends the worker (a later call starts a new one)."""
+
+    def __init__(self, item, runner: TvmPassRunner, name: str) -> None:
+        self.item = item
+        self.runner = runner
+        self.name = name
+
+    def __call__(self, mod):
+        r = self.runner
+        if r.proc is None or r.proc.poll() is not None:
+            if r.proc is not None:
+                r.restarts += 1
+            r._start()
+        try:
+            reply = r.run(mod.script(dialect=dialect_for(r.version)), [self.item])
+        except BaseException:
+            r.close()  # a time limit or an interrupt left a request in flight
+            raise
+        if reply.status == "load-error":
+            raise TvmPassError(f"TVM cannot read the module: {reply.message}", reply.detail, "tvm-load")
+        if reply.status in ("crash", "died", "timeout"):
+            raise TvmPassError(reply.message, reply.detail, "timeout" if reply.status == "timeout" else "crash")
+        if reply.status == "ill-formed":
+            raise TvmPassError(f"TVM's well_formed rejects the output: {reply.message}",
+                               reply.texts[-1] if reply.texts else "", "ill-formed")
+        text = reply.texts[-1]
+        try:
+            return _parse(text)
+        except Exception as err:  # noqa: BLE001 - any parser failure on TVM's text is a read-back failure
+            raise TvmPassError(f"relax-ref cannot read TVM's output: {type(err).__name__}: {err}",
+                               f"{traceback.format_exc()}\n\n{text}", "read-back") from err
+
+    def close(self) -> None:
+        self.runner.close()
+
+    def __repr__(self) -> str:
+        return f"TvmPass({self.name})"
+
+
+def tvm_pass(p, *args, timeout: float = 60.0, **kwargs) -> TvmPass:
+    """A TVM pass as a relax-ref pass (see :class:`TvmPass`).
+
+    * ``tvm_pass("FuseOps", fuse_opt_level=2)`` -- by name: the worker (a fresh Python process) calls
+      ``tvm.relax.transform.FuseOps(fuse_opt_level=2)``; the arguments must be JSON values;
+    * ``tvm_pass(tvm.relax.transform.FuseOps())`` -- a pass object: the worker is a fork of this
+      process and applies that very object, so any pass works (configured, Python-defined, a
+      ``Sequential``). TVM passes do not expose their constructor arguments, so an object cannot be
+      re-created by name in another process; forking carries it over instead (POSIX only; the
+      child uses nothing but TVM).
+    """
+    if isinstance(p, str):
+        item = {"name": p, "args": list(args), "kwargs": dict(kwargs)}
+        return TvmPass(item, TvmPassRunner(timeout=timeout), f"tvm.{p}")
+    if args or kwargs:
+        raise TypeError("arguments are only accepted with a pass name (the object is already configured)")
+    if not hasattr(os, "fork"):
+        raise RelaxError("a TVM pass object needs os.fork to reach the worker; use tvm_pass(<name>, ...)")
+    info = getattr(p, "info", None)
+    name = getattr(info, "name", None) or type(p).__name__
+    return TvmPass({"object": 0}, ForkedPassRunner([p], timeout=timeout), f"tvm.{name}")
 
 
 def _parse(text: str):
