@@ -8,7 +8,7 @@ module can be measured) and returns the set of features it exercises:
   block outputs, ``call_tir`` per kernel kind, tuples and ``TupleGetItem``, a tuple result,
   ``match_cast`` to the same / a fresh symbolic variable / a weaker struct info, ``If`` on a flag / a
   computed condition / a constant, module helpers (called once or reused, taking a tuple), closures
-  (with captures, spelled with the enclosing function's symbolic variables),
+  (with captures, spelled with the enclosing function's symbolic variables), dead code in the entry,
   constants, symbolic dims, rank 0 to 4 and the dtypes of values.
 
 :class:`Coverage` counts how many programs reached each feature; ``check_pass`` uses the counts to
@@ -35,7 +35,7 @@ CONSTRUCTS = (
     "match_cast:same", "match_cast:fresh", "match_cast:weak",
     "if:flag", "if:computed", "if:const",
     "helper", "helper_reused", "helper_tuple_param", "closure", "closure_capture", "closure_outer_symbolic",
-    "constant", "symbolic:1", "symbolic:2",
+    "constant", "dead_code", "symbolic:1", "symbolic:2",
     "rank:0", "rank:1", "rank:2", "rank:3", "rank:4",
     "dtype:float32", "dtype:float16", "dtype:float64", "dtype:int32", "dtype:int64", "dtype:bool",
 )
@@ -150,6 +150,8 @@ class _Features(ExprVisitor):
                     self.add(f"construct:symbolic:{min(nsym, 2)}")
                 if isinstance(f.body.body, rx.Tuple):
                     self.add("construct:tuple_result")
+                if _has_dead_binding(f):
+                    self.add("construct:dead_code")
             self.visit_expr(f)
         for name, n in self.calls.items():
             if name != "main" and name in self.mod and isinstance(self.mod[name], rx.Function):
@@ -157,6 +159,16 @@ class _Features(ExprVisitor):
                 if n > 1:
                     self.add("construct:helper_reused")
         return self.out
+
+
+def _has_dead_binding(f: rx.Function) -> bool:
+    """Some top-level binding of ``f`` computes a value nothing reads."""
+    from ..analysis.free_vars import free_vars
+
+    used = {id(v) for blk in f.body.blocks for b in blk.bindings for v in free_vars(b.value)}
+    used.update(id(v) for v in free_vars(f.body.body))
+    return any(isinstance(b, rx.VarBinding) and id(b.var) not in used
+               for blk in f.body.blocks for b in blk.bindings)
 
 
 def program_features(mod: IRModule) -> Set[str]:

@@ -210,10 +210,8 @@ def _shrink(case: _Case, budget: Profile, stats: SearchStats, **kw) -> Outcome:
     best = [(orig, case.program)]
 
     def run(prog: Program, passes, prep) -> Optional[Outcome]:
-        left = end - time.perf_counter()
-        limit = max(1.0, left) if kw.get("timeout") is None else max(1.0, min(kw["timeout"], left))
         try:
-            out = check_case(prog, passes, seed=case.seed, untested=prep, **dict(kw, timeout=limit))
+            out = check_case(prog, passes, seed=case.seed, untested=prep, **kw)
         except InvalidCaseError:
             return None
         if out.symptom == orig.symptom and out.failed_pass == target:
@@ -241,9 +239,9 @@ def _shrink(case: _Case, budget: Profile, stats: SearchStats, **kw) -> Outcome:
             stats.shrink_attempts = res.attempts
         except RelaxError:
             pass  # the recorded choices no longer replay (cannot happen for RandomSource programs)
-    if budget.shrink_seconds > 0:
-        left = end - time.perf_counter()
-        reduce_program(best[-1][1], still_fails, seconds=max(left, 0.1 * budget.shrink_seconds))
+    left = end - time.perf_counter()
+    if left > 0:
+        reduce_program(best[-1][1], still_fails, seconds=left)
     if len(best) == 1 and len(chain) != len(case.chain):
         out = run(case.program, chain, untested)  # the shorter sequence on the original program
         if out is not None:

@@ -51,7 +51,8 @@ FLOAT_RANGES = (Range(-2.0, 2.0), Range(0.5, 2.0), Range(-1.0, 1.0), Range(-0.75
 INT_RANGES = (Range(-8, 8), Range(0, 8), Range(1, 8), Range(-8, -1))
 
 #: the constructs a generated program may use (``GenConfig.features``)
-FEATURES = ("dataflow", "call_tir", "tuple", "match_cast", "if", "helper", "closure", "constant", "symbolic")
+FEATURES = ("dataflow", "call_tir", "tuple", "match_cast", "if", "helper", "closure", "constant", "symbolic",
+            "return_all")
 
 
 #: what one generation step may emit, and how often by default (``GenConfig.construct_weights``)
@@ -111,7 +112,7 @@ class Program:
     params: Tuple[ParamSpec, ...]
     sym_vars: Tuple[P.PrimVar, ...]
     choices: Tuple[int, ...] = ()
-    spans: Tuple[Tuple[int, int], ...] = ()  # choice ranges of the generation steps (for shrinking)
+    spans: Tuple[Tuple[int, int, Tuple[int, ...]], ...] = ()  # generation steps (see Source.record_span)
 
     def sym_env(self, size: int) -> Dict[P.PrimVar, int]:
         """Values of the entry's symbolic variables at ``size``: ``size, size + 1, ...`` capped at
@@ -218,6 +219,7 @@ class FunctionGen:
         self.nz.begin_scope(self.params)
         self.flag = flag
         self.used: set = set()  # ids of the variables some emitted binding reads
+        self.counts: Tuple[int, ...] = ()  # choice positions of the current body's step counts
 
     # -- services for rules ------------------------------------------------------------------------
     def pick(self, pred: Callable[[TVal], bool] = None) -> Optional[TVal]:
@@ -352,11 +354,12 @@ class FunctionGen:
                    self.cfg.has("closure") and not self.in_dataflow() and self.depth < self.cfg.max_depth]
         weights = [weights[0]] + [w if ok else 0 for w, ok in zip(weights[1:], allowed)]
         start = self.src.position()
+        counts = self.counts
         kind = self.src.weighted(kinds, weights)
         done = getattr(self, "c_" + kind)()
         if not done and kind != "op":
             self.c_op()
-        self.src.record_span(start)
+        self.src.record_span(start, counts)
 
     def c_op(self, target: Optional[Callable[[Out], bool]] = None, rules=None) -> bool:
         rules = rules if rules is not None else self.mg.rules
@@ -558,9 +561,13 @@ class FunctionGen:
         """Generate the body; returns the raw function (struct info filled in by normalization) and
         the generator's record of its result (the first field when ``allow_tuple`` let it return a
         tuple)."""
+        total_at = self.src.position()
         remaining = self.src.integer(1, self.budget)
         while remaining > 0:
             use_df = (dataflow if dataflow is not None else self.cfg.has("dataflow")) and self.src.boolean(70)
+            # a step's span names the two counts it contributes to, so that the shrinker can delete
+            # the step and lower both (leaving the program otherwise as it was)
+            self.counts = (total_at, self.src.position())
             n = self.src.integer(1, remaining)
             remaining -= n
             if use_df:
@@ -579,7 +586,7 @@ class FunctionGen:
             self.blocks.append(self.nz.end_block())
         ret = self.result()
         body_expr = ret.expr
-        sinks = self.sinks() if allow_tuple and self.src.boolean(75) else []
+        sinks = self.sinks() if allow_tuple and self.cfg.has("return_all") and self.src.boolean(75) else []
         if len(sinks) > 1:
             # every value nothing else reads is returned: no dead code, so a fault anywhere shows
             ret = sinks[-1]
@@ -763,6 +770,9 @@ def generate(src: Source, cfg: GenConfig = GenConfig()) -> Program:
     except RelaxError as err:
         raise GenerationError(f"the generator made an invalid module ({type(err).__name__}: {err.message})\n"
                               f"{_safe_script(mod)}") from err
+    from .oracle import mark_well_formed
+
+    mark_well_formed(mod)
     return Program(mod, "main", tuple(specs), tuple(sym), tuple(getattr(src, "choices", ())),
                    tuple(getattr(src, "spans", ())))
 

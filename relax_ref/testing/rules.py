@@ -713,7 +713,9 @@ def _strided_slice(g, x: TVal) -> Optional[Result]:
     begin = g.src.integer(0, n - 1)
     # the whole rest of the axis half of the time, so that strides > 1 take several elements
     end = n if g.src.boolean(50) else g.src.integer(begin + 1, n)
-    stride = g.src.integer(1, max(1, (end - begin + 1) // 2))  # a stride > 1 still takes two elements
+    span = end - begin
+    # mostly a stride > 1 where one still takes two elements or more
+    stride = g.src.integer(2, (span + 1) // 2) if span >= 3 and g.src.boolean(65) else 1
     size = (end - begin + stride - 1) // stride
     dims = x.dims[:axis] + (const(size),) + x.dims[axis + 1:]
     c = call("relax.strided_slice", x.expr, axes=[axis], begin=[begin], end=[end], strides=[stride])

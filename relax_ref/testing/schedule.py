@@ -43,6 +43,7 @@ CONSTRUCT_SOURCE: Dict[str, Tuple[Optional[str], Optional[str]]] = {
     "closure": ("closure", "closure"), "closure_capture": ("closure", "closure"),
     "closure_outer_symbolic": ("closure", "closure"),
     "symbolic:1": ("symbolic", None), "symbolic:2": ("symbolic", None),
+    "dead_code": ("-return_all", None),  # reached by *not* returning every unread value
 }
 
 _KIND_DTYPES = {"float": (("float32", 6), ("float16", 1)), "int": (("int32", 6),), "bool": (("bool", 4),)}
@@ -108,12 +109,14 @@ class Scheduler:
         ops = tuple(sorted(self.rng.sample(self.ops, k=n)))
         feats = {f for f in self.base.features if self.rng.random() < 0.7}
         shapes = [c for c in CONSTRUCT_SOURCE if CONSTRUCT_SOURCE[c][0] is None or
-                  CONSTRUCT_SOURCE[c][0] in self.base.features]
+                  CONSTRUCT_SOURCE[c][0].lstrip("-") in self.base.features]
         weights = None
         if shapes:
             want = self._least(cov, "construct:", shapes)
             feature, step = CONSTRUCT_SOURCE[want]
-            if feature is not None:
+            if feature is not None and feature.startswith("-"):
+                feats.discard(feature[1:])
+            elif feature is not None:
                 feats.add(feature)
             if step is not None:
                 weights = ((step, 8),)

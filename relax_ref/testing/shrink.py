@@ -55,7 +55,7 @@ def replay(choices: Sequence[int], config: GenConfig) -> Optional[Program]:
     used = list(src.choices)
     while used and used[-1] == 0:
         used.pop()
-    spans = tuple((a, b) for a, b in src.spans if b <= len(used))
+    spans = tuple(sp for sp in src.spans if sp[1] <= len(used))
     return Program(prog.mod, prog.entry, prog.params, prog.sym_vars, tuple(used), spans)
 
 
@@ -128,15 +128,23 @@ def shrink_choices(choices: Sequence[int], still_fails: Callable[[Program], bool
         progress = True
         while progress:
             progress = False
-            # whole generation steps, last first: each success removes a binding (or a construct)
+            # whole generation steps, last first: each success removes a binding (or a construct);
+            # first with the step counts lowered (a clean deletion), then without
             k = 0
             while True:
-                spans = sorted(set(state["best"].spans), key=lambda ab: (-ab[0], ab[1]))
+                spans = sorted(set(state["best"].spans), key=lambda sp: (-sp[0], sp[1]))
                 if k >= len(spans):
                     break
-                a, b = spans[k]
+                a, b, counts = spans[k]
                 cur = state["cur"]
-                if b <= len(cur) and attempt(cur[:a] + cur[b:]):
+                ok = False
+                if b <= len(cur):
+                    lowered = list(cur)
+                    for c in counts:
+                        if c < a and lowered[c] > 0:
+                            lowered[c] -= 1
+                    ok = (lowered != cur and attempt(lowered[:a] + lowered[b:])) or attempt(cur[:a] + cur[b:])
+                if ok:
                     progress = True
                 else:
                     k += 1

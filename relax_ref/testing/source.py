@@ -35,9 +35,10 @@ class Source:
         """How many choices have been made (-1 when the source does not record them)."""
         return -1
 
-    def record_span(self, start: int) -> None:
+    def record_span(self, start: int, counts: Tuple[int, ...] = ()) -> None:
         """Mark the choices from ``start`` to now as one unit (a generation step): the shrinker
-        tries deleting such spans whole (Hypothesis' "delete an example")."""
+        tries deleting such spans whole (Hypothesis' "delete an example"), lowering by one the
+        choices at the positions ``counts`` (the step counts the step was drawn under)."""
 
     def boolean(self, percent: int = 50) -> bool:
         """True with probability about ``percent``/100 under random sources; shrinks to False."""
@@ -103,14 +104,14 @@ class RandomSource(Source):
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
         self.choices: List[int] = []
-        self.spans: List[Tuple[int, int]] = []
+        self.spans: List[Tuple[int, int, Tuple[int, ...]]] = []
 
     def position(self) -> int:
         return len(self.choices)
 
-    def record_span(self, start: int) -> None:
+    def record_span(self, start: int, counts: Tuple[int, ...] = ()) -> None:
         if 0 <= start < len(self.choices):
-            self.spans.append((start, len(self.choices)))
+            self.spans.append((start, len(self.choices), tuple(counts)))
 
     def integer(self, lo: int, hi: int) -> int:
         v = lo if hi <= lo else self._rng.randint(lo, hi)
@@ -127,14 +128,14 @@ class ReplaySource(Source):
         self._given = list(choices)
         self._pos = 0
         self.choices: List[int] = []
-        self.spans: List[Tuple[int, int]] = []
+        self.spans: List[Tuple[int, int, Tuple[int, ...]]] = []
 
     def position(self) -> int:
         return len(self.choices)
 
-    def record_span(self, start: int) -> None:
+    def record_span(self, start: int, counts: Tuple[int, ...] = ()) -> None:
         if 0 <= start < len(self.choices):
-            self.spans.append((start, len(self.choices)))
+            self.spans.append((start, len(self.choices), tuple(counts)))
 
     def integer(self, lo: int, hi: int) -> int:
         off = self._given[self._pos] if self._pos < len(self._given) else 0

@@ -127,3 +127,15 @@ def test_pass_test_makes_a_collectable_test():
     bad = pass_test(swap_operands(LegalizeOps()), max_examples=100, shrink_seconds=1)
     with pytest.raises(PassCheckError):
         bad()
+
+
+def test_the_readme_example_catches_the_broken_pass():
+    """The user-written broken pass of README.md ("Passes and property testing") fails check_pass."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "class SortInputs" in b)
+    with pytest.raises(PassCheckError) as info:
+        exec(compile(block, "README.md", "exec"), {})
+    assert info.value.outcome.symptom == "mismatch" and info.value.outcome.failed_pass == "SortInputs"
