@@ -7,7 +7,7 @@ module can be measured) and returns the set of features it exercises:
 * ``construct:<name>`` -- the program shapes of :data:`CONSTRUCTS`: dataflow and plain binding blocks,
   block outputs, ``call_tir`` per kernel kind, tuples and ``TupleGetItem``, a tuple result,
   ``match_cast`` to the same / a fresh symbolic variable / a weaker struct info, ``If`` on a flag / a
-  computed condition / a constant, module helpers (called once or reused, taking a tuple), closures
+  computed condition / a constant, an unused ``match_cast`` (kept for its check), module helpers (called once or reused, taking a tuple), closures
   (with captures, spelled with the enclosing function's symbolic variables), dead code in the entry,
   constants, symbolic dims, rank 0 to 4 and the dtypes of values.
 
@@ -32,7 +32,7 @@ CONSTRUCTS = (
     "dataflow", "binding_block", "dataflow_output",
     "call_tir:elementwise", "call_tir:broadcast", "call_tir:reduction", "call_tir:two_stage",
     "tuple", "tuple_get_item", "tuple_result",
-    "match_cast:same", "match_cast:fresh", "match_cast:weak",
+    "match_cast:same", "match_cast:fresh", "match_cast:weak", "match_cast:unused",
     "if:flag", "if:computed", "if:const",
     "helper", "helper_reused", "helper_tuple_param", "closure", "closure_capture", "closure_outer_symbolic",
     "constant", "dead_code", "symbolic:1", "symbolic:2",
@@ -152,6 +152,8 @@ class _Features(ExprVisitor):
                     self.add("construct:tuple_result")
                 if _has_dead_binding(f):
                     self.add("construct:dead_code")
+                if _has_dead_binding(f, rx.MatchCast):
+                    self.add("construct:match_cast:unused")
             self.visit_expr(f)
         for name, n in self.calls.items():
             if name != "main" and name in self.mod and isinstance(self.mod[name], rx.Function):
@@ -161,13 +163,13 @@ class _Features(ExprVisitor):
         return self.out
 
 
-def _has_dead_binding(f: rx.Function) -> bool:
-    """Some top-level binding of ``f`` computes a value nothing reads."""
+def _has_dead_binding(f: rx.Function, kind=rx.VarBinding) -> bool:
+    """Some top-level binding of ``f`` (of class ``kind``) binds a value nothing reads."""
     from ..analysis.free_vars import free_vars
 
     used = {id(v) for blk in f.body.blocks for b in blk.bindings for v in free_vars(b.value)}
     used.update(id(v) for v in free_vars(f.body.body))
-    return any(isinstance(b, rx.VarBinding) and id(b.var) not in used
+    return any(isinstance(b, kind) and id(b.var) not in used
                for blk in f.body.blocks for b in blk.bindings)
 
 

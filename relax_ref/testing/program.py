@@ -442,6 +442,8 @@ class FunctionGen:
             si = TensorStructInfo(None, x.dtype, ndim=x.ndim if self.src.boolean(70) else -1)
         v = self.nz.match_cast(x.expr, si)
         self.mark_uses(x.expr)
+        if mode == "fresh" and self.src.boolean(30):
+            return True  # a cast kept only for the check and the variable it defines (its value unused)
         self.pool.append(replace(x, expr=v))
         return True
 
@@ -481,12 +483,14 @@ class FunctionGen:
         args = [self.pick(self.plain)]
         if args[0] is None:
             return False
-        if not args[0].static and self.src.boolean(30):
+        if not args[0].static and all(d.coef == 1 or d.var is None for d in args[0].dims) and self.src.boolean(30):
             # the closure's parameter is spelled with the enclosing function's symbolic variables
             a = args[0]
             si = TensorStructInfo(rx.ShapeExpr(tuple(d.prim() for d in a.dims)), a.dtype)
             params = [TVal(rx.Var("p0", struct_info=si), a.dims, a.dtype, a.range)]
+            outer = True
         else:
+            outer = False
             params, _ = generalize(self.src, args, self.mg.fresh)
         captures = [t for t in self.pool if t.static and self.plain(t) and self.src.boolean(30)][:2]
         if len(captures) == 1 and self.src.boolean(50):
@@ -500,8 +504,11 @@ class FunctionGen:
         fvar = rx.Var(self.mg.fresh("local_fn"), struct_info=func.struct_info)
         self.nz.emit_normalized(rx.VarBinding(fvar, func))
         self.mark_uses(func)
-        vmap = _unify(params, args)
-        out = Out(tuple(d.substitute(vmap) for d in ret.dims), ret.dtype, ret.range)
+        if outer:
+            out = Out(ret.dims, ret.dtype, ret.range)  # already spelled with this function's variables
+        else:
+            vmap = _unify(params, args)
+            out = Out(tuple(d.substitute(vmap) for d in ret.dims), ret.dtype, ret.range)
         v = self.emit_value(rx.Call(fvar, tuple(a.expr for a in args)))
         self.pool.append(TVal(v, out.dims, out.dtype, out.range))
         return True

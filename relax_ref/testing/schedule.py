@@ -37,7 +37,7 @@ CONSTRUCT_SOURCE: Dict[str, Tuple[Optional[str], Optional[str]]] = {
     "call_tir:reduction": ("call_tir", "call_tir"), "call_tir:two_stage": ("call_tir", "call_tir"),
     "tuple": ("tuple", "tuple"), "tuple_get_item": ("tuple", "tuple"), "tuple_result": (None, None),
     "match_cast:same": ("match_cast", "match_cast"), "match_cast:fresh": ("match_cast", "match_cast"),
-    "match_cast:weak": ("match_cast", "match_cast"),
+    "match_cast:weak": ("match_cast", "match_cast"), "match_cast:unused": ("match_cast", "match_cast"),
     "if:flag": ("if", "if"), "if:computed": ("if", "if"), "if:const": ("if", "if"),
     "helper": ("helper", "helper"), "helper_reused": ("helper", "helper"), "helper_tuple_param": ("helper", "helper"),
     "closure": ("closure", "closure"), "closure_capture": ("closure", "closure"),
