@@ -138,4 +138,6 @@ def test_the_readme_example_catches_the_broken_pass():
     block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "class SortInputs" in b)
     with pytest.raises(PassCheckError) as info:
         exec(compile(block, "README.md", "exec"), {})
-    assert info.value.outcome.symptom == "mismatch" and info.value.outcome.failed_pass == "SortInputs"
+    out = info.value.outcome
+    # swapped inputs either compute something else or no longer fit the kernel's signature
+    assert out.symptom in ("mismatch", "ill-formed") and out.failed_pass == "SortInputs", out.report()
