@@ -15,7 +15,8 @@ out of the kill rate.
 
 Targets: at least 95% caught; median time to catch under 30 s and every catch under 120 s (2
 cores); reproducers of at most ~15 bindings. ``--baseline`` also runs each target pass without a
-fault for the same budget (every such run must pass: the oracles have no false alarms).
+fault for ``--baseline-seconds`` (default 20; every such run must pass: the oracles raise no false
+alarm), ``--skip-mutants`` runs the baseline alone.
 ``--unguided`` turns off the coverage-guided choice of operators and shapes (for comparison).
 """
 
@@ -68,8 +69,8 @@ def _baseline(targets, args):
             continue
         spec = CATALOG[name]
         try:
-            st = check_pass(p, profile=args.profile, seconds=args.seconds, seed=args.seed, prepare=prepare_passes(spec),
-                            config=spec.gen_config(), signature=spec.signature)
+            st = check_pass(p, profile=args.profile, seconds=args.baseline_seconds, seed=args.seed,
+                            prepare=prepare_passes(spec), config=spec.gen_config(), signature=spec.signature)
             out[name] = {"status": "ok", "programs": st.programs, "programs_per_second": round(st.programs_per_second, 1),
                          "coverage": st.coverage.as_dict()}
         except PassCheckError as err:
@@ -122,6 +123,8 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated mutant names (or prefixes)")
     ap.add_argument("--unguided", action="store_true")
     ap.add_argument("--baseline", action="store_true")
+    ap.add_argument("--baseline-seconds", type=float, default=20.0, help="budget of each unbroken pass")
+    ap.add_argument("--skip-mutants", action="store_true", help="only the baseline")
     args = ap.parse_args()
 
     import warnings
@@ -140,7 +143,7 @@ def main() -> None:
           f"seed {budget.seed}{', unguided' if args.unguided else ''}; load average {load}", flush=True)
     rows = []
     start = time.perf_counter()
-    for spec in specs:
+    for spec in ([] if args.skip_mutants else specs):
         r = _row(spec, args)
         rows.append(r)
         detail = "" if r["status"] in ("skipped", "missed") else \

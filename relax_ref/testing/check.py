@@ -205,8 +205,21 @@ def check_pass_sequence(passes: Sequence[Callable], *, max_length: int = 4, seco
     gets a sequence of 1 to ``max_length`` passes drawn from its seed."""
     if not passes:
         raise UnsupportedError("check_pass_sequence needs at least one pass")
+    given = list(passes)
     passes = [as_pass(p) for p in passes]
-    sizes = _check_sizes(sizes)
+    try:
+        return _check_sequences(passes, max_length=max_length, seconds=seconds, max_examples=max_examples,
+                                shrink_seconds=shrink_seconds, seed=seed, profile=profile, sizes=_check_sizes(sizes),
+                                strategy=strategy, config=config, signature=signature, tolerances=tolerances,
+                                timeout=timeout, bundle_dir=bundle_dir, stop_on_failure=stop_on_failure,
+                                settings=settings, dialect=dialect, guided=guided, poison=poison)
+    finally:
+        _close_workers(passes, given)
+
+
+def _check_sequences(passes, *, max_length, seconds, max_examples, shrink_seconds, seed, profile, sizes, strategy,
+                     config, signature, tolerances, timeout, bundle_dir, stop_on_failure, settings, dialect, guided,
+                     poison) -> Optional[SequenceReport]:
     report = SequenceReport()
     seen = set()
 

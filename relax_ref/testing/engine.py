@@ -234,7 +234,7 @@ def _shrink(case: _Case, budget: Profile, stats: SearchStats, **kw) -> Outcome:
     if budget.shrink_seconds > 0 and case.program.choices:
         try:
             res = shrink_choices(case.program.choices, still_fails, case.config,
-                                 seconds=max(0.0, 0.7 * budget.shrink_seconds - (time.perf_counter() - t0)),
+                                 seconds=max(0.0, 0.6 * budget.shrink_seconds - (time.perf_counter() - t0)),
                                  max_attempts=budget.shrink_attempts or 100_000)
             stats.shrink_attempts = res.attempts
         except RelaxError:

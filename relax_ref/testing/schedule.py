@@ -107,7 +107,7 @@ class Scheduler:
     def swarm(self, cov: Coverage) -> GenConfig:
         n = min(len(self.ops), self.rng.randint(6, 24))
         ops = tuple(sorted(self.rng.sample(self.ops, k=n)))
-        feats = {f for f in self.base.features if self.rng.random() < 0.7}
+        feats = {f for f in sorted(self.base.features) if self.rng.random() < 0.7}  # sorted: set order varies
         shapes = [c for c in CONSTRUCT_SOURCE if CONSTRUCT_SOURCE[c][0] is None or
                   CONSTRUCT_SOURCE[c][0].lstrip("-") in self.base.features]
         weights = None
