@@ -9,8 +9,9 @@ Runs ``check_pass(mutant, prepare=..., config=...)`` with the settings of a prof
 this process, and reports per mutant: caught or not, the symptom and the pass it failed in, the
 number of programs and the seconds until the first failure, the shrink time, and the size of the
 shrunk reproducer (bindings of its Relax functions). A mutant counts as *caught* only when the
-failure is reported against the mutant itself (a failure of a prepare pass would be a bug of
-relax-ref, reported separately). Mutants whose pass this build lacks are listed as skipped and left
+failure is reported against the mutant itself and relax-ref's unbroken pass passes on the shrunk
+reproducer (otherwise the status is ``pass-bug``: the search found a bug of the real pass; a failure
+of a prepare pass is ``other-failure``). Mutants whose pass this build lacks are listed as skipped and left
 out of the kill rate.
 
 Targets: at least 95% caught; median time to catch under 30 s and every catch under 120 s (2
@@ -47,7 +48,10 @@ def _row(spec, args):
         st = err.stats
         out = err.outcome
         own = out.failed_at == len(kw["prepare"])
-        return {"name": spec.name, "target": spec.target, "status": "caught" if own else "other-failure",
+        if own and _real_pass_fails(spec, kw, st):
+            own = None  # the unbroken pass fails on the reproducer too: a bug of the pass, not the fault
+        status = {True: "caught", False: "other-failure", None: "pass-bug"}[own]
+        return {"name": spec.name, "target": spec.target, "status": status,
                 "symptom": out.symptom, "failed_pass": out.failed_pass, "message": out.message.splitlines()[0][:200],
                 "examples": st.found_at, "seconds_to_catch": round(st.seconds_to_failure, 2),
                 "shrink_seconds": round(st.shrink_seconds, 2), "bindings_before": st.bindings_before,
@@ -56,6 +60,18 @@ def _row(spec, args):
     return {"name": spec.name, "target": spec.target, "status": "missed", "examples": stats.programs,
             "total_seconds": round(time.perf_counter() - t0, 2),
             "programs_per_second": round(stats.programs_per_second, 1), "coverage": stats.coverage.as_dict()}
+
+
+def _real_pass_fails(spec, kw, stats) -> bool:
+    """Whether relax-ref's own (unbroken) pass fails on the shrunk reproducer in the same way."""
+    from relax_ref.testing.oracle import check_case
+    from relax_ref.testing.passes import ref_pass
+
+    if stats.program is None:
+        return False
+    out = check_case(stats.program, kw["prepare"] + [ref_pass(spec.target)], seed=stats.failing_seed,
+                     signature=kw["signature"], poison=True, untested=len(kw["prepare"]), timeout=60.0)
+    return not out.ok
 
 
 def _baseline(targets, args):
@@ -87,6 +103,7 @@ def _summary(rows):
     sizes = [r["bindings"] for r in caught]
     return {
         "mutants": len(rows), "run": len(run), "skipped": len(rows) - len(run), "caught": len(caught),
+        "pass_bug": sum(1 for r in run if r["status"] == "pass-bug"),
         "kill_rate": round(len(caught) / len(run), 4) if run else None,
         "median_seconds_to_catch": round(statistics.median(times), 2) if times else None,
         "max_seconds_to_catch": max(times) if times else None,
@@ -107,7 +124,8 @@ def _table(rows) -> str:
         elif r["status"] == "missed":
             lines.append(f"| {r['name']} | **no** | | {r['examples']} | ({r['total_seconds']}) | | |")
         else:
-            mark = "yes" if r["status"] == "caught" else f"other: {r['failed_pass']}"
+            mark = {"caught": "yes", "pass-bug": "(a bug of the pass itself)"}.get(r["status"],
+                                                                                   f"other: {r['failed_pass']}")
             lines.append(f"| {r['name']} | {mark} | {r['symptom']} | {r['examples']} | {r['seconds_to_catch']} | "
                          f"{r['shrink_seconds']} | {r['bindings_before']} -> {r['bindings']} |")
     return "\n".join(lines)

@@ -82,6 +82,7 @@ class SearchStats:
     modes: Dict[str, int] = field(default_factory=dict)
     first_invalid: str = ""
     choices: Tuple[int, ...] = ()           # the shrunk program's choices (replay under ``config``)
+    program: Optional[Program] = None       # the shrunk failing program (inputs come from its params)
     skipped: Dict[str, int] = field(default_factory=dict)  # programs skipped per symptom (tvm-load, read-back)
 
     @property
@@ -250,6 +251,7 @@ def _shrink(case: _Case, budget: Profile, stats: SearchStats, **kw) -> Outcome:
     final, prog = best[-1]
     stats.bindings_after = count_bindings(final.before)
     stats.choices = prog.choices
+    stats.program = prog
     return final
 
 
