@@ -6,7 +6,7 @@
     from relax_ref.transform import LegalizeOps
 
     def test_legalize():
-        check_pass(LegalizeOps())                  # the active profile's budget (a minute by default)
+        check_pass(LegalizeOps())                  # the active profile's budget (two minutes by default)
 
 ``check_pass(pass_, ...)`` draws programs, applies the ``prepare`` passes and then ``pass_``, and
 asserts the oracles of :mod:`relax_ref.testing.oracle`: (a) the output is well formed, (b) the
