@@ -161,7 +161,9 @@ class _SymbolicCanonicalizer(_Copier):
                                 f"{P.to_str(old)} by an earlier cast but {P.to_str(pe)} by the cast to "
                                 f"{x.var.name_hint}", x.span, binding=x.var.name_hint, symbol=tv.name)
                     else:
-                        self.known[tv] = pe
+                        # in terms of the variables that stay defined (PASS.CANON.1): ``pe`` may
+                        # mention a variable an earlier cast made known and this pass removes
+                        self.known[tv] = self.prim(pe)
                 value = self.expr(x.value)
                 out.append(rx.MatchCast(self.new_var(x.var), value, self.si(x.struct_info), span=x.span))
             else:
