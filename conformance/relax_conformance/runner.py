@@ -199,8 +199,19 @@ def run_cases(cases: list[CaseSpec], factory: Callable[[], Adapter], *, jobs: in
         if jobs <= 1:
             results = [one(c) for c in cases]
         else:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
+            pool = ThreadPoolExecutor(max_workers=jobs)
+            try:
                 results = list(pool.map(one, cases))
+            except BaseException:
+                # an interrupt: drop the cases not started, and stop the implementations at once so
+                # that the threads waiting on them return
+                pool.shutdown(wait=False, cancel_futures=True)
+                _kill_all(made + spare)
+                raise
+            pool.shutdown()
+    except BaseException:
+        _kill_all(made + spare)
+        raise
     finally:
         for a in (made + spare) if close_adapters else ():
             try:
@@ -208,6 +219,16 @@ def run_cases(cases: list[CaseSpec], factory: Callable[[], Adapter], *, jobs: in
             except Exception:  # noqa: BLE001 - closing is best effort at the end of a run
                 pass
     return results
+
+
+def _kill_all(adapters: list) -> None:
+    for a in adapters:
+        kill = getattr(a, "kill", None)
+        if kill is not None:
+            try:
+                kill()
+            except Exception:  # noqa: BLE001 - best effort while stopping
+                pass
 
 
 def select_cases(cases: Iterable[CaseSpec], filters: Iterable[str]) -> list[CaseSpec]:

@@ -341,6 +341,18 @@ class SubprocessAdapter(Adapter):
             self._stderr.close()
             self._stderr = None
 
+    def kill(self) -> None:
+        """Kill the implementation's process group at once, e.g. when the run is interrupted (callable
+        from another thread: a request in progress then ends as a crash)."""
+        proc = self._proc
+        if proc is None:
+            return
+        for send in (lambda: os.killpg(proc.pid, signal.SIGKILL), proc.kill):
+            try:
+                send()
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def close(self) -> None:
         self._stop()
         self._tmp.cleanup()
