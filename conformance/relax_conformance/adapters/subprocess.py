@@ -224,6 +224,9 @@ class SubprocessAdapter(Adapter):
         self._write(dumps(msg), deadline)
         line = self._readline(deadline)
         try:
+            if self._buf.strip():
+                raise ProtocolError(f"more than one line in answer to {msg.get('op')!r}: "
+                                    f"{self._buf[:200].decode('utf-8', 'replace')!r}")
             return loads(line)
         except ProtocolError:
             self._stop()   # the channel is out of step: never read another reply from this process
