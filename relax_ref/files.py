@@ -27,9 +27,12 @@ def read_source(path: Union[str, "os.PathLike[str]"], limit: int = MAX_SOURCE_BY
     """The UTF-8 text of ``path`` (a regular file of at most ``limit`` bytes)."""
     name = os.fspath(path)
     try:
+        mode = os.stat(name).st_mode     # before opening: opening a FIFO would wait for a writer
+        if stat.S_ISDIR(mode):
+            raise InputFileError(f"{name}: is a directory")
+        if not stat.S_ISREG(mode):
+            raise InputFileError(f"{name}: not a regular file")
         with open(name, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise InputFileError(f"{name}: not a regular file")
             data = f.read(limit + 1)
     except FileNotFoundError:
         raise InputFileError(f"{name}: no such file") from None

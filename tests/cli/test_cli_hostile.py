@@ -62,6 +62,7 @@ def files(tmp_path_factory):
     (d / "truncated.npz").write_bytes((d / "ok.npz").read_bytes()[:120])
     np.savez(d / "object.npz", x=np.array([1, None], dtype=object))
     write_npz_bomb(d / "bomb.npz", expand_to=3 << 30)
+    os.mkfifo(d / "fifo")            # opening it for reading would wait for a writer forever
     return d
 
 
@@ -91,6 +92,7 @@ def test_good_inputs_run(files):
     ("big_prim.npz", "1099511627776 does not fit in int32"),
     ("big_dim.npz", "shape dimension 18446744073709551615 is outside the int64 range"),
     ("extra.npz", "entries ['typo'] name no parameter"),
+    ("fifo", "fifo: not a regular file"),
 ])
 def test_bad_inputs_file_is_one_line(files, inputs, message):
     line = _clean(relax_ref("run", "good.py", "--inputs", inputs, cwd=files))
@@ -109,6 +111,7 @@ def test_bad_source_files(files, command):
     assert "latin1.py: not UTF-8 text (byte 0xe9 at line 10" in _clean(relax_ref(command, "latin1.py", cwd=files))
     assert "nothing.py: no such file" in _clean(relax_ref(command, "nothing.py", cwd=files))
     assert "is a directory" in _clean(relax_ref(command, str(files), cwd=files))
+    assert "fifo: not a regular file" in _clean(relax_ref(command, "fifo", cwd=files))
 
 
 def test_unknown_entry_and_unwritable_output(files):
