@@ -159,15 +159,23 @@ def test_interrupt_stops_the_run_and_its_implementations(cases_root, impl, tmp_p
     pids = tmp_path / "pids.txt"
     env = _env()
     env["PIDS_FILE"] = str(pids)
+    # a pytest-xdist worker ignores SIGINT, and an ignored signal stays ignored across exec: give the
+    # runner the default disposition, as in a terminal
     proc = subprocess.Popen([sys.executable, "-m", "relax_conformance", "run", "--impl",
                              f"cmd:{sys.executable} {impl} hang", "--cases", str(cases_root), "--timeout", "300",
-                             "-j", "2", "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 60
-    while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)        # not the 300 s the hanging case would take
+                             "-j", "2", "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)        # not the 300 s the hanging case would take
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     for pid in map(int, pids.read_text().split()):
