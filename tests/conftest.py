@@ -5,11 +5,15 @@ on every run (a seed derived from each test, no example database), so that a fre
 or fails the same way everywhere. Explore with ``HYPOTHESIS_PROFILE=random`` (new examples each run,
 as many as by default) or ``HYPOTHESIS_PROFILE=long`` (2000 random examples per test); a failure
 they find is a bug to fix and then to pin with an explicit example.
+
+Tests marked ``tvm`` need the optional ``tvm`` extra and are skipped when TVM is not installed.
 """
 
+import importlib.util
 import os
 import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -23,3 +27,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # helper modules at the top of the test tree (tvm_struct_info) are importable by name
 sys.path.append(os.path.dirname(__file__))
+
+_HAS_TVM = importlib.util.find_spec("tvm") is not None
+
+
+def pytest_runtest_setup(item):
+    if not _HAS_TVM and item.get_closest_marker("tvm") is not None:
+        pytest.skip("needs the optional tvm extra (pip install -e '.[tvm]'), which is not installed")
