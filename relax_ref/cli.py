@@ -5,6 +5,10 @@
     relax-ref run FILE [--entry main] --inputs in.npz [--out out.npz]
     relax-ref ops [--json]               the operator status table
     relax-ref viz FILE [--entry main] [-o out.svg|png|dot]   a picture of a Relax function
+
+Every error -- bad text, a bad program, a missing or malformed file, bad inputs -- is a message on
+stderr (one line, followed for a program error by the source line and a caret) and exit status 1;
+a command-line usage error is exit status 2. Never a traceback.
 """
 
 from __future__ import annotations
@@ -14,26 +18,20 @@ import sys
 from typing import List, Optional
 
 from .errors import RelaxError
+from .npz import DEFAULT_MAX_BYTES
 from .script.dialect import dialect_names
 
 
 def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise SystemExit(f"relax-ref: cannot read {path}: {e.strerror}") from None
+    from .files import read_source
+
+    return read_source(path)
 
 
 def _cmd_check(args) -> int:
     from . import parse
 
-    text = _read(args.file)
-    try:
-        mod = parse(text, file=args.file)
-    except RelaxError as e:
-        print(str(e), file=sys.stderr)
-        return 1
+    mod = parse(_read(args.file), file=args.file)
     names = ", ".join(mod)
     print(f"OK: {args.file}: {len(mod)} function(s): {names}")
     return 0
@@ -42,12 +40,7 @@ def _cmd_check(args) -> int:
 def _cmd_print(args) -> int:
     from . import parse
 
-    text = _read(args.file)
-    try:
-        mod = parse(text, file=args.file)
-    except RelaxError as e:
-        print(str(e), file=sys.stderr)
-        return 1
+    mod = parse(_read(args.file), file=args.file)
     sys.stdout.write(mod.script(dialect=args.dialect))
     sys.stdout.write("\n")
     return 0
@@ -56,12 +49,7 @@ def _cmd_print(args) -> int:
 def _cmd_run(args) -> int:
     from .interp import cli_run
 
-    try:
-        text = cli_run(args.file, args.entry, args.inputs, args.out)
-    except RelaxError as e:
-        print(str(e), file=sys.stderr)
-        return 1
-    print(text)
+    print(cli_run(args.file, args.entry, args.inputs, args.out, max_bytes=args.max_input_bytes))
     return 0
 
 
@@ -83,14 +71,9 @@ def _cmd_viz(args) -> int:
     from . import parse
     from .viz import format_for_path, render
 
-    text = _read(args.file)
-    try:
-        mod = parse(text, file=args.file)
-        fmt = args.format or format_for_path(args.output)
-        data = render(mod, args.entry, fmt)
-    except RelaxError as e:
-        print(str(e), file=sys.stderr)
-        return 1
+    mod = parse(_read(args.file), file=args.file)
+    fmt = args.format or format_for_path(args.output)
+    data = render(mod, args.entry, fmt)
     if args.output in (None, "-"):
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -99,9 +82,23 @@ def _cmd_viz(args) -> int:
         with open(args.output, "wb") as f:
             f.write(data)
     except OSError as e:
-        raise SystemExit(f"relax-ref: cannot write {args.output}: {e.strerror}") from None
+        print(f"relax-ref: cannot write {args.output}: {e.strerror or e}", file=sys.stderr)
+        return 1
     print(f"wrote {args.output}")
     return 0
+
+
+def _byte_count(text: str) -> int:
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = t[-1:] if t[-1:] in units else ""
+    try:
+        n = int(t[: len(t) - len(unit)]) * units[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a byte count: {text!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return n
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--entry", default="main")
     r.add_argument("--inputs", required=False, default=None, help="npz with arg0, arg1, ... (or parameter names)")
     r.add_argument("--out", default=None, help="write outputs to this npz")
+    r.add_argument("--max-input-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES, metavar="N",
+                   help="refuse an inputs file whose arrays expand to more than N bytes "
+                        "(suffixes K, M, G; default 1G)")
     r.set_defaults(fn=_cmd_run)
 
     o = sub.add_parser("ops", help="operator status table")
@@ -141,7 +141,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.fn(args)
+    try:
+        return args.fn(args)
+    except RelaxError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    except RecursionError:
+        print("relax-ref: the input is nested too deeply to process", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("relax-ref: out of memory", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("relax-ref: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as e:  # noqa: BLE001 - a bug in relax-ref: still one line, never a traceback
+        where = ""
+        tb = e.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None:
+            where = f" at {tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}"
+        print(f"relax-ref: internal error (a bug in relax-ref, please report it): {type(e).__name__}: {e}{where}",
+              file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":  # pragma: no cover

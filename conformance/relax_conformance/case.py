@@ -27,6 +27,9 @@ _TOP_KEYS = {
 _REQUIRED = ("format_version", "entry", "expect", "runs", "spec", "tags", "oracle")
 _RUN_KEYS = {"inputs", "expected", "expect", "error_kind", "rtol", "atol", "args", "outputs", "note"}
 SPELLINGS = ("tvm", "classic")
+#: Size limits of a case's text files (the suite's largest are a few kilobytes).
+MAX_META_BYTES = 1 << 20
+MAX_MODULE_BYTES = 8 << 20
 DEFAULT_RTOL = 1e-5
 DEFAULT_ATOL = 1e-6
 
@@ -127,6 +130,33 @@ def _check_kind_phase(path: Path, where: str, expect: str, kind: Optional[str]) 
         raise _fail(path, f"{where}: error_kind {kind!r} belongs to '{phase}', not to expect '{expect}'")
 
 
+def _read_text(path: Path, limit: int) -> str:
+    """The UTF-8 text of ``path``; a file larger than ``limit`` bytes or not UTF-8 is a format error."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as err:
+        raise _fail(path, f"cannot read ({err.strerror or err})") from None
+    if len(data) > limit:
+        raise _fail(path, f"larger than the limit of {limit} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise _fail(path, f"not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})") from None
+
+
+def _read_json(path: Path) -> Any:
+    text = _read_text(path, MAX_META_BYTES)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise _fail(path, f"not valid JSON ({err})") from None
+    except RecursionError:
+        raise _fail(path, "not readable JSON (nested too deeply)") from None
+    except ValueError as err:  # e.g. an integer literal with more digits than Python converts
+        raise _fail(path, f"not readable JSON ({err})") from None
+
+
 def load_case(case_dir: str | Path) -> CaseSpec:
     """Load and validate one case directory."""
     path = Path(case_dir)
@@ -135,10 +165,7 @@ def load_case(case_dir: str | Path) -> CaseSpec:
         raise _fail(path, f"missing {META}")
     if not (path / MODULE).is_file():
         raise _fail(path, f"missing {MODULE}")
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise _fail(meta_path, f"not valid JSON ({err})") from None
+    meta = _read_json(meta_path)
     if not isinstance(meta, dict):
         raise _fail(meta_path, "must hold a JSON object")
     unknown = sorted(set(meta) - _TOP_KEYS)
@@ -222,7 +249,7 @@ def load_case(case_dir: str | Path) -> CaseSpec:
                             tuple(args), outputs if r_expect == "return" else None, note))
     case = CaseSpec(
         path=path, category=path.parent.name, name=path.name,
-        text=(path / MODULE).read_text(encoding="utf-8"), entry=entry, expect=expect, error_kind=error_kind,
+        text=_read_text(path / MODULE, MAX_MODULE_BYTES), entry=entry, expect=expect, error_kind=error_kind,
         runs=tuple(runs), spec=spec_ids, tags=_str_list(meta, "tags", meta_path), oracle=oracle,
         spelling=spelling, requires=_str_list(meta, "requires", meta_path),
         description=meta.get("description", "") if isinstance(meta.get("description", ""), str) else "",
@@ -236,6 +263,8 @@ def load_case(case_dir: str | Path) -> CaseSpec:
                 case.expected(run)
         except (NpzError, ValueSpecError) as err:
             raise _fail(path, f"runs[{run.index}]: {err}") from None
+        except RecursionError:
+            raise _fail(path, f"runs[{run.index}]: a value spec is nested too deeply") from None
     return case
 
 
@@ -267,6 +296,13 @@ def discover_cases(roots: Iterable[str | Path]) -> tuple[list[CaseSpec], list[Ca
                 c = load_case(d)
             except CaseFormatError as err:
                 errors.append(err)
+                continue
+            except RecursionError:
+                errors.append(CaseFormatError(d, "nested too deeply to read"))
+                continue
+            except (ValueError, TypeError, KeyError, OSError, MemoryError) as err:
+                # a check this reader lacks: still a problem of this case only, never of the run
+                errors.append(CaseFormatError(d, f"unreadable ({type(err).__name__}: {err})"))
                 continue
             if c.id in cases and cases[c.id].path.resolve() != c.path.resolve():
                 errors.append(CaseFormatError(d, f"duplicate case id {c.id!r} (also {cases[c.id].path})"))

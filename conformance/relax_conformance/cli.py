@@ -1,21 +1,24 @@
 """``relax-conformance``: run the suite, list cases, regenerate cases, render coverage and divergences.
 
-    relax-conformance run [--impl ref|tvm|MODULE:CLASS|cmd:"..."] [--cases DIR ...] [--filter TAG ...]
-                          [--json OUT] [--junit OUT] [-j N] [--isolate] [--timeout S]
+    relax-conformance run [--impl ref|jax|tvm|MODULE:CLASS|cmd:"..."] [--cases DIR ...] [--filter TAG ...]
+                          [--json OUT] [--junit OUT] [-j N] [--isolate | --in-process] [--timeout S]
     relax-conformance list [--cases DIR ...] [--filter TAG ...]
     relax-conformance regen [--check]
     relax-conformance coverage [--check]
     relax-conformance divergences [--check]
 
-``run`` is the default subcommand (``relax-conformance --impl tvm`` works). Exit status: 0 when every
-case passed, was skipped or is a known divergence; 1 on any failure, adapter error or stale
-divergence; 2 when the suite itself is unusable (malformed case directories, unknown ``--impl``,
-an adapter that cannot start, nothing selected).
+``run`` is the default subcommand (``relax-conformance --impl tvm`` works). Each implementation's
+cases run in ``-j`` worker processes (see :mod:`relax_conformance.adapters`): a crash or a hang fails
+one case, and the run goes on. Exit status: 0 when every case passed, was skipped or is a known
+divergence; 1 on any failure, adapter error or stale divergence; 2 when the suite itself is unusable
+(unknown ``--impl``, an adapter that cannot start, nothing selected) or when case directories are
+malformed (each is reported; the other cases still run). Every error is a message, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -30,17 +33,27 @@ def _err(msg: str) -> None:
     print(f"relax-conformance: {msg}", file=sys.stderr)
 
 
-def _load(args) -> Optional[list]:
-    roots = args.cases or [default_cases_root()]
-    cases, errors = discover_cases(roots)
-    if errors:
-        _err(f"{len(errors)} malformed case director{'y' if len(errors) == 1 else 'ies'}:")
-        for e in errors:
-            print(f"  {e}", file=sys.stderr)
-        return None
+def _load(args) -> tuple[list, list]:
+    """``(selected cases, format errors of malformed case directories)``."""
     from .runner import select_cases
 
-    return select_cases(cases, args.filter or [])
+    roots = args.cases or [default_cases_root()]
+    cases, errors = discover_cases(roots)
+    return select_cases(cases, args.filter or []), errors
+
+
+def _report_malformed(errors: list, console=None) -> None:
+    if not errors:
+        return
+    head = f"{len(errors)} malformed case director{'y' if len(errors) == 1 else 'ies'} (not run):"
+    if console is None:
+        _err(head)
+        for e in errors:
+            print(f"  {e}", file=sys.stderr)
+        return
+    console.print(f"\n[b]malformed cases[/b] ({len(errors)}, not run)")
+    for e in errors:
+        console.print(f"  {e}", markup=False, highlight=False, soft_wrap=True)
 
 
 def split_impls(spec: str) -> list:
@@ -76,13 +89,16 @@ def _run_one(args, impl: str, cases: list, many: bool):
         _err(str(err))
         return 2, None
     try:
-        factory = make_adapter_factory(impl, isolate=args.isolate, timeout=args.timeout)
+        factory = make_adapter_factory(impl, mode=args.mode, timeout=args.timeout)
         first = factory()
     except ImplSpecError as err:
         _err(str(err))
         return 2, None
     except (ProtocolError, ImportError, OSError) as err:
         _err(f"cannot start the adapter for --impl {impl!r}: {err}")
+        return 2, None
+    except Exception as err:  # noqa: BLE001 - an in-process adapter's constructor failed
+        _err(f"cannot start the adapter for --impl {impl!r}: {type(err).__name__}: {err}")
         return 2, None
     adapter_name = getattr(first, "name", impl)
     console = Console(stderr=True)
@@ -97,10 +113,15 @@ def _run_one(args, impl: str, cases: list, many: bool):
         results = run_cases(cases, factory, jobs=max(1, args.jobs), divergences=divs, progress=tick,
                             first_adapter=first)
     print_summary(results, impl, adapter_name, console=Console(), max_details=args.max_details)
-    if args.json:
-        write_json(_suffixed(args.json, impl, many), results, impl, adapter_name)
-    if args.junit:
-        write_junit(_suffixed(args.junit, impl, many), results, impl, adapter_name)
+    malformed = getattr(args, "malformed", [])
+    try:
+        if args.json:
+            write_json(_suffixed(args.json, impl, many), results, impl, adapter_name, malformed=malformed)
+        if args.junit:
+            write_junit(_suffixed(args.junit, impl, many), results, impl, adapter_name, malformed=malformed)
+    except OSError as err:
+        _err(f"cannot write the report: {err}")
+        return 2, results
     return (1 if any(is_unexpected(r) for r in results) else 0), results
 
 
@@ -130,11 +151,18 @@ def _print_overall(per_impl: list) -> None:
 
 
 def cmd_run(args) -> int:
-    cases = _load(args)
-    if cases is None:
+    if not args.timeout > 0:
+        _err(f"--timeout must be a positive number of seconds, got {args.timeout}")
         return 2
+    if args.jobs is not None and args.jobs < 1:
+        _err(f"-j must be at least 1, got {args.jobs}")
+        return 2
+    args.jobs = args.jobs or default_jobs()
+    cases, errors = _load(args)
+    args.malformed = errors
+    _report_malformed(errors)
     if not cases:
-        _err("no case matched")
+        _err("no case matched" if not errors else "no readable case to run")
         return 2
     impls = split_impls(args.impl)
     many = len(impls) > 1
@@ -146,18 +174,27 @@ def cmd_run(args) -> int:
         status = max(status, code)
     if many:
         _print_overall(per_impl)
+    if errors:
+        from rich.console import Console
+
+        _report_malformed(errors, Console())
+        status = 2
     return status
 
 
+def default_jobs() -> int:
+    """Worker processes per implementation when ``-j`` is not given: the CPUs, at most 4."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 def cmd_list(args) -> int:
-    cases = _load(args)
-    if cases is None:
-        return 2
+    cases, errors = _load(args)
     for c in cases:
         kind = f" ({c.error_kind})" if c.error_kind else ""
         print(f"{c.id}\t{c.expect}{kind}\t{len(c.runs)} run(s)\t{','.join(c.tags)}")
     print(f"{len(cases)} case(s)", file=sys.stderr)
-    return 0
+    _report_malformed(errors)
+    return 2 if errors else 0
 
 
 def cmd_regen(args) -> int:
@@ -208,8 +245,28 @@ def cmd_coverage(args) -> int:
 
 
 def cmd_divergences(args) -> int:
-    from .divergences import DivergenceFileError, load_divergences, render_markdown
+    import json
 
+    from .divergences import DivergenceFileError, default_path, load_divergences, record_behaviours, render_markdown
+
+    if args.record:
+        try:
+            report = json.loads(Path(args.record).read_text(encoding="utf-8"))
+            if not isinstance(report, dict):
+                raise ValueError("not a report object")
+        except (OSError, ValueError, RecursionError) as err:
+            _err(f"cannot read the report {args.record}: {err}")
+            return 2
+        try:
+            text, notes = record_behaviours(args.divergences, report, args.divergence_key)
+        except DivergenceFileError as err:
+            _err(str(err))
+            return 2
+        for n in notes:
+            print(f"note: {n}")
+        target = Path(args.divergences) if args.divergences else default_path()
+        target.write_text(text, encoding="utf-8")
+        print(f"wrote {target}")
     try:
         divs = load_divergences(args.divergences)
     except DivergenceFileError as err:
@@ -235,10 +292,18 @@ def build_parser() -> argparse.ArgumentParser:
     case_opts(r)
     r.add_argument("--json", metavar="OUT", help="write a JSON report")
     r.add_argument("--junit", metavar="OUT", help="write a JUnit XML report")
-    r.add_argument("-j", "--jobs", type=int, default=1, help="worker threads (each with its own adapter)")
-    r.add_argument("--isolate", action="store_true", help="run an in-process adapter in worker processes")
+    r.add_argument("-j", "--jobs", type=int, default=None,
+                   help="worker processes per implementation (default: the number of CPUs, at most 4)")
+    where = r.add_mutually_exclusive_group()
+    where.add_argument("--isolate", dest="mode", action="store_const", const="isolate",
+                       help="a fresh worker process for every case (slower; default: long-lived workers, "
+                            "restarted after a crash)")
+    where.add_argument("--in-process", dest="mode", action="store_const", const="in-process",
+                       help="run a Python adapter in this process (a crash of the implementation ends the run)")
+    r.set_defaults(mode="worker")
     r.add_argument("--timeout", type=float, default=120.0,
-                   help="seconds per request for process-based adapters (default 120)")
+                   help="seconds allowed for each request to a worker or cmd: program, start-up included "
+                        "(default 120)")
     r.add_argument("--divergences", type=Path, metavar="FILE", help="divergence file (default: the suite's)")
     r.add_argument("--divergence-key", metavar="IMPL",
                    help="read the divergences listed for this implementation name (default: --impl)")
@@ -264,6 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("divergences", help="render conformance/DIVERGENCES.md from divergences.json")
     d.add_argument("--check", action="store_true", help="only check that DIVERGENCES.md is current")
+    d.add_argument("--record", metavar="REPORT.json",
+                   help="first copy the behaviours of the failing listed cases from a run's JSON report")
+    d.add_argument("--divergence-key", metavar="IMPL", help="with --record: the implementation's entries "
+                                                            "(default: the report's --impl)")
     d.add_argument("--divergences", type=Path, help=argparse.SUPPRESS)
     d.add_argument("--out", help=argparse.SUPPRESS)
     d.set_defaults(func=cmd_divergences)
@@ -275,7 +344,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help")):
         argv = ["run"] + argv
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
 
 
 if __name__ == "__main__":

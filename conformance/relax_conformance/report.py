@@ -6,7 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from . import vocab
 from .runner import CaseResult, is_unexpected
@@ -75,7 +75,7 @@ def print_summary(results: list[CaseResult], impl: str, adapter_name: str, conso
                   f"out of {len(results)} case(s)")
 
 
-def to_json(results: list[CaseResult], impl: str, adapter_name: str) -> dict:
+def to_json(results: list[CaseResult], impl: str, adapter_name: str, malformed: Sequence = ()) -> dict:
     totals = Counter(r.result for r in results)
     return {
         "impl": impl,
@@ -86,22 +86,35 @@ def to_json(results: list[CaseResult], impl: str, adapter_name: str) -> dict:
         "cases": [
             {"id": r.case_id, "category": r.category, "result": r.result, "detail": r.detail,
              "kind": r.kind, "run": r.run_index, "duration_s": round(r.duration, 4),
-             "stale_divergence": r.stale_divergence,
+             "stale_divergence": r.stale_divergence, "behaviour": r.behaviour or None,
              "divergence": None if r.divergence is None else {
-                 "category": r.divergence.category, "reason": r.divergence.reason}}
+                 "category": r.divergence.category, "reason": r.divergence.reason,
+                 "behaviour": r.divergence.behaviour}}
             for r in results
         ],
+        "malformed": [{"path": getattr(e, "path", ""), "problem": getattr(e, "problem", str(e))}
+                      for e in malformed],
     }
 
 
-def write_json(path: str | Path, results: list[CaseResult], impl: str, adapter_name: str) -> None:
-    Path(path).write_text(json.dumps(to_json(results, impl, adapter_name), indent=1) + "\n", encoding="utf-8")
+def write_json(path: str | Path, results: list[CaseResult], impl: str, adapter_name: str,
+               malformed: Sequence = ()) -> None:
+    Path(path).write_text(json.dumps(to_json(results, impl, adapter_name, malformed), indent=1) + "\n",
+                          encoding="utf-8")
 
 
 def write_junit(path: str | Path, results: list[CaseResult], impl: str,
-                adapter_name: Optional[str] = None) -> None:
-    """JUnit XML: one testsuite per category; skips and known divergences are ``<skipped>``."""
+                adapter_name: Optional[str] = None, malformed: Sequence = ()) -> None:
+    """JUnit XML: one testsuite per category; skips and known divergences are ``<skipped>``; malformed
+    case directories are errors of a testsuite ``malformed-cases``."""
     root = ET.Element("testsuites", name=f"relax-conformance {impl}")
+    if malformed:
+        suite = ET.SubElement(root, "testsuite", name="malformed-cases", tests=str(len(malformed)), failures="0",
+                              errors=str(len(malformed)), skipped="0", time="0")
+        for e in malformed:
+            tc = ET.SubElement(suite, "testcase", classname=f"{impl}.malformed-cases",
+                               name=str(getattr(e, "path", e)), time="0")
+            ET.SubElement(tc, "error", message="malformed case directory").text = str(e)
     by_cat: dict[str, list[CaseResult]] = defaultdict(list)
     for r in results:
         by_cat[r.category].append(r)

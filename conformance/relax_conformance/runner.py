@@ -4,6 +4,11 @@ Per case: skip if the adapter declares a feature the case requires unsupported; 
 for ``invalid``/``malformed`` cases the load must fail with an error of that class (and a matching
 ``error_kind``); otherwise every run must either return a value equal to the expected one or fail
 with a matching run-time error. The first run that does not behave decides the case.
+
+Each result that is not a pass records the *behaviour* that decided it, in a short fixed form:
+``load: error KIND``, ``load: no error``, ``run N: error KIND``, ``run N: wrong value``,
+``run N: a value`` (an error was expected) or ``adapter error``. A known divergence matches only
+when the behaviour is the one it records, so that a new failure of a listed case is not hidden.
 """
 
 from __future__ import annotations
@@ -34,12 +39,19 @@ class CaseResult:
     divergence: Optional[Divergence] = None
     stale_divergence: bool = False
     tags: tuple = field(default_factory=tuple)
+    behaviour: str = ""                   # what decided a result other than pass (module docstring)
 
 
 class _Verdict(Exception):
-    def __init__(self, result: str, detail: str, kind: Optional[str] = None, run: Optional[int] = None):
+    def __init__(self, result: str, detail: str, kind: Optional[str] = None, run: Optional[int] = None,
+                 behaviour: str = ""):
         super().__init__(detail)
         self.result, self.detail, self.kind, self.run = result, detail, kind, run
+        self.behaviour = behaviour
+
+
+def _where(run: Optional[int]) -> str:
+    return "load" if run is None else f"run {run}"
 
 
 def _expectation_text(expect: str, kind: Optional[str]) -> str:
@@ -51,17 +63,31 @@ def _judge_error(expect: str, expected_kind: Optional[str], err: AdapterError, p
     """Raise the verdict for an implementation error met while expecting ``expect``."""
     actual_phase = vocab.expect_for_kind(err.kind)
     got = f"{phase} error {err.label}: {err.message}"
+    behaviour = f"{_where(run)}: error {err.label}"
     if expect == "return":
-        raise _Verdict("fail", f"expected a value, got {got}", err.label, run)
+        raise _Verdict("fail", f"expected a value, got {got}", err.label, run, behaviour)
     if actual_phase is not None and actual_phase != expect:
-        raise _Verdict("fail", f"expected {_expectation_text(expect, expected_kind)}, got {got}", err.label, run)
+        raise _Verdict("fail", f"expected {_expectation_text(expect, expected_kind)}, got {got}", err.label, run,
+                       behaviour)
     if vocab.kind_matches(expected_kind, err.kind, err.site):
         return
-    raise _Verdict("fail", f"expected {_expectation_text(expect, expected_kind)}, got {got}", err.label, run)
+    raise _Verdict("fail", f"expected {_expectation_text(expect, expected_kind)}, got {got}", err.label, run,
+                   behaviour)
+
+
+
+
+
+def _case_data(read: Callable[[], Any], case: CaseSpec, run: RunSpec) -> Any:
+    try:
+        return read()
+    except Exception as err:  # noqa: BLE001 - NpzError, ValueSpecError, OSError: the case, not the adapter
+        raise _Verdict("error", f"cannot read the data of run {run.index}: {err}", None, run.index,
+                       "case data") from None
 
 
 def _check_run(adapter: Adapter, handle: Any, case: CaseSpec, run: RunSpec) -> None:
-    args = case.inputs(run)
+    args = _case_data(lambda: case.inputs(run), case, run)
     try:
         out = adapter.run(handle, case.entry, args)
     except RunError as err:
@@ -69,18 +95,25 @@ def _check_run(adapter: Adapter, handle: Any, case: CaseSpec, run: RunSpec) -> N
         return
     if run.expect == "runtime_error":
         raise _Verdict("fail", f"expected {_expectation_text('runtime_error', run.error_kind)}, "
-                               f"got a value {describe(out)}", None, run.index)
-    diffs = mismatches(case.expected(run), out, run.rtol, run.atol)
+                               f"got a value {describe(out)}", None, run.index, f"{_where(run.index)}: a value")
+    expected = _case_data(lambda: case.expected(run), case, run)
+    diffs = mismatches(expected, out, run.rtol, run.atol)
     if diffs:
         more = f" (+{len(diffs) - 3} more)" if len(diffs) > 3 else ""
-        raise _Verdict("fail", "; ".join(diffs[:3]) + more, None, run.index)
+        raise _Verdict("fail", "; ".join(diffs[:3]) + more, None, run.index, f"{_where(run.index)}: wrong value")
 
 
 def judge_case(adapter: Adapter, case: CaseSpec) -> tuple[str, str, Optional[str], Optional[int]]:
     """Run one case; returns ``(result, detail, reported kind, deciding run)``."""
+    result, detail, kind, run, _ = judge_case_behaviour(adapter, case)
+    return result, detail, kind, run
+
+
+def judge_case_behaviour(adapter: Adapter, case: CaseSpec) -> tuple[str, str, Optional[str], Optional[int], str]:
+    """:func:`judge_case` plus the behaviour that decided a result other than pass (module docstring)."""
     missing = sorted(set(case.requires) & set(adapter.unsupported_features))
     if missing:
-        return "skip", f"the adapter declares {', '.join(missing)} unsupported", None, None
+        return "skip", f"the adapter declares {', '.join(missing)} unsupported", None, None, ""
     handle = None
     try:
         try:
@@ -88,22 +121,23 @@ def judge_case(adapter: Adapter, case: CaseSpec) -> tuple[str, str, Optional[str
         except LoadError as err:
             if case.expect not in vocab.LOAD_EXPECTS:
                 raise _Verdict("fail", f"expected the module to load, got load error {err.label}: "
-                                       f"{err.message}", err.label) from None
+                                       f"{err.message}", err.label, None, f"load: error {err.label}") from None
             _judge_error(case.expect, case.error_kind, err, "load", None)
-            return "pass", "", err.label, None
+            return "pass", "", err.label, None, ""
         if case.expect in vocab.LOAD_EXPECTS:
             raise _Verdict("fail", f"expected {_expectation_text(case.expect, case.error_kind)}, "
-                                   "but the module loaded without error")
+                                   "but the module loaded without error", None, None, "load: no error")
         for run in case.runs:
             _check_run(adapter, handle, case, run)
-        return "pass", "", None, None
+        return "pass", "", None, None, ""
     except _Verdict as v:
-        return v.result, v.detail, v.kind, v.run
+        return v.result, v.detail, v.kind, v.run, v.behaviour
     except Unsupported as u:
         return "skip", f"the adapter declares {u.feature} unsupported" + (f": {u.message}" if u.message else ""), \
-            None, None
+            None, None, ""
     except Exception:  # noqa: BLE001 - an adapter bug must not stop the suite
-        return "error", "the adapter raised unexpectedly:\n" + traceback.format_exc(limit=6), None, None
+        return "error", "the adapter raised unexpectedly:\n" + traceback.format_exc(limit=6), None, None, \
+            "adapter error"
     finally:
         if handle is not None:
             try:
@@ -115,8 +149,9 @@ def judge_case(adapter: Adapter, case: CaseSpec) -> tuple[str, str, Optional[str
 def run_cases(cases: list[CaseSpec], factory: Callable[[], Adapter], *, jobs: int = 1,
               divergences: Optional[dict[str, Divergence]] = None,
               progress: Optional[Callable[[CaseResult], None]] = None,
-              first_adapter: Optional[Adapter] = None) -> list[CaseResult]:
-    """Run ``cases`` with ``jobs`` worker threads, each owning an adapter made by ``factory``."""
+              first_adapter: Optional[Adapter] = None, close_adapters: bool = True) -> list[CaseResult]:
+    """Run ``cases`` with ``jobs`` worker threads, each owning an adapter made by ``factory``; the
+    adapters are closed at the end unless ``close_adapters`` is false (the caller reuses them)."""
     divergences = divergences or {}
     local = threading.local()
     made: list[Adapter] = []
@@ -139,17 +174,21 @@ def run_cases(cases: list[CaseSpec], factory: Callable[[], Adapter], *, jobs: in
         start = time.monotonic()
         try:
             adapter = adapter_for_thread()
-            result, detail, kind, run = judge_case(adapter, case)
+            result, detail, kind, run, behaviour = judge_case_behaviour(adapter, case)
         except Exception:  # noqa: BLE001 - the adapter could not even be created
-            result, detail, kind, run = "error", "cannot create the adapter:\n" + traceback.format_exc(limit=4), \
-                None, None
+            result, detail, kind, run, behaviour = "error", "cannot create the adapter:\n" + \
+                traceback.format_exc(limit=4), None, None, "adapter error"
         res = CaseResult(case.id, case.category, result, detail, kind, run, time.monotonic() - start,
-                         tags=case.tags)
+                         tags=case.tags, behaviour=behaviour)
         div = divergences.get(case.id)
         if div is not None:
             res.divergence = div
             if result in ("fail", "error"):
-                res.result = "known-divergence"
+                if div.behaviour == behaviour:
+                    res.result = "known-divergence"
+                else:
+                    res.detail = (f"listed as a known divergence with the behaviour '{div.behaviour}', "
+                                  f"but the behaviour is now '{behaviour}': {detail}")
             elif result == "pass":
                 res.stale_divergence = True
         if progress is not None:
@@ -160,15 +199,36 @@ def run_cases(cases: list[CaseSpec], factory: Callable[[], Adapter], *, jobs: in
         if jobs <= 1:
             results = [one(c) for c in cases]
         else:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
+            pool = ThreadPoolExecutor(max_workers=jobs)
+            try:
                 results = list(pool.map(one, cases))
+            except BaseException:
+                # an interrupt: drop the cases not started, and stop the implementations at once so
+                # that the threads waiting on them return
+                pool.shutdown(wait=False, cancel_futures=True)
+                _kill_all(made + spare)
+                raise
+            pool.shutdown()
+    except BaseException:
+        _kill_all(made + spare)
+        raise
     finally:
-        for a in made + spare:
+        for a in (made + spare) if close_adapters else ():
             try:
                 a.close()
             except Exception:  # noqa: BLE001 - closing is best effort at the end of a run
                 pass
     return results
+
+
+def _kill_all(adapters: list) -> None:
+    for a in adapters:
+        kill = getattr(a, "kill", None)
+        if kill is not None:
+            try:
+                kill()
+            except Exception:  # noqa: BLE001 - best effort while stopping
+                pass
 
 
 def select_cases(cases: Iterable[CaseSpec], filters: Iterable[str]) -> list[CaseSpec]:
@@ -190,4 +250,4 @@ def is_unexpected(r: CaseResult) -> bool:
     return r.result in ("fail", "error") or r.stale_divergence
 
 
-__all__ = ["CaseResult", "judge_case", "run_cases", "select_cases", "is_unexpected"]
+__all__ = ["CaseResult", "judge_case", "judge_case_behaviour", "run_cases", "select_cases", "is_unexpected"]

@@ -1,8 +1,10 @@
 """Serve an in-process adapter over the subprocess protocol.
 
-``python -m relax_conformance.worker IMPL`` (IMPL: ``ref``, ``tvm`` or ``MODULE:CLASS``) reads protocol
-requests on stdin and answers on stdout. The runner uses it to isolate adapters whose implementation
-may kill the process (``--impl tvm``, or any adapter with ``--isolate``). Before serving, the worker
+``python -m relax_conformance.worker IMPL`` (IMPL: ``ref``, ``jax``, ``tvm`` or ``MODULE:CLASS``) reads
+protocol requests on stdin and answers on stdout. The runner runs every Python adapter this way
+(unless ``--in-process``), so that an implementation that kills its process (a signal, an abort in
+native code) or hangs fails only the case at hand. An adapter that cannot be created ends the worker
+with a one-line message on stderr and exit status 2, which the runner reports. Before serving, the worker
 moves the process's own stdout to stderr, so that whatever the implementation prints (``R.print``,
 warnings from native code) cannot corrupt the protocol channel.
 """
@@ -101,14 +103,22 @@ def serve(adapter: Adapter, infile: IO[bytes], outfile: IO[bytes]) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m relax_conformance.worker IMPL   (ref | tvm | MODULE:CLASS)", file=sys.stderr)
+        print("usage: python -m relax_conformance.worker IMPL   (ref | jax | tvm | MODULE:CLASS)", file=sys.stderr)
         return 2
     proto_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    from .adapters import make_inprocess
+    from .adapters import ImplSpecError, make_inprocess
 
-    adapter = make_inprocess(argv[0])()
+    try:
+        adapter = make_inprocess(argv[0])()
+    except ImplSpecError as err:
+        print(f"relax_conformance.worker: {err}", file=sys.stderr)
+        return 2
+    except Exception as err:  # noqa: BLE001 - whatever the adapter's constructor raises, say it in one line
+        print(f"relax_conformance.worker: cannot create the adapter {argv[0]!r}: {type(err).__name__}: {err}",
+              file=sys.stderr)
+        return 2
     serve(adapter, sys.stdin.buffer, proto_out)
     return 0
 

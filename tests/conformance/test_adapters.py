@@ -1,4 +1,5 @@
-"""The shipped adapters on a few suite cases: TVM 0.25 (isolated in worker processes) and relax_ref."""
+"""The TVM adapter on a few suite cases (in worker processes), and ``--impl`` validation. The whole suite
+runs on ``ref`` and ``jax`` in test_suite_passes.py."""
 
 import pytest
 
@@ -58,27 +59,6 @@ def test_tvm_error_classification():
     assert classify_runtime(ValueError(msg)) == ("dtype_mismatch", "param")
     assert classify_runtime(AssertionError("bad")) == ("assert_failed", None)
     assert classify_runtime(RuntimeError("something else entirely")) == ("unclassified", None)
-
-
-REF_CASES = [
-    "checks/shape_param",
-    "match_cast/prim_value",
-    "control_flow/if_nested",
-    "closures/higher_order_local",
-    "recursion/mutual_recursion",
-    "call_tir/matmul_blocks",
-    "call_tir/out_of_bounds_read",
-    "packed/function_raises",
-    "invalid/impure_call_in_dataflow",
-    "malformed/two_returns",
-    "call_tir/classic_block_reduction",
-]
-
-
-def test_ref_adapter_runs_cases():
-    results = {r.case_id: r for r in run_cases(_select(REF_CASES), make_adapter_factory("ref"))}
-    assert {k: r.result for k, r in results.items()} == {c: "pass" for c in REF_CASES}, \
-        {k: r.detail for k, r in results.items() if r.result != "pass"}
 
 
 def test_unknown_impl_is_refused():

@@ -137,18 +137,57 @@ def test_wrong_implementation_fails_exactly_the_right_cases(cases_root, tmp_path
 def test_known_and_stale_divergences(cases_root, tmp_path):
     divs = tmp_path / "divergences.json"
     entry = {"impl": "toy", "category": "tvm-bug", "observed": "x", "reason": "y"}
-    divs.write_text(json.dumps({"format_version": 1, "divergences": [dict(entry, case="t/add")]}))
+
+    def listed(case, behaviour):
+        divs.write_text(json.dumps({"format_version": 1, "divergences": [
+            dict(entry, case=case, behaviour=behaviour)]}))
+
+    listed("t/add", "run 0: wrong value")
     impl, env = _toy("add_is_sub")
     common = ("run", "--impl", impl, "--cases", str(cases_root), "--divergences", str(divs),
               "--divergence-key", "toy", "--json", str(tmp_path / "r.json"), "-q")
     proc = _cli(*common, env_extra=env)
     assert proc.returncode == 0, proc.stdout
     assert _results(tmp_path / "r.json")["t/add"]["result"] == "known-divergence"
-    divs.write_text(json.dumps({"format_version": 1, "divergences": [dict(entry, case="t/sub_mul")]}))
+    # the same case failing differently (a wrong error kind on run 1) is not the known divergence
+    impl, env = _toy("shape_kind")
+    proc = _cli(*common[:2], impl, *common[3:], env_extra=env)
+    assert proc.returncode == 1
+    res = _results(tmp_path / "r.json")["t/add"]
+    assert res["result"] == "fail" and res["behaviour"] == "run 1: error dtype_mismatch@param"
+    assert "listed as a known divergence with the behaviour 'run 0: wrong value'" in res["detail"]
+    listed("t/sub_mul", "run 0: wrong value")
     proc = _cli(*common)  # the correct toy: the listed case passes, so the entry is stale
     assert proc.returncode == 1
     assert _results(tmp_path / "r.json")["t/sub_mul"]["stale_divergence"] is True
     assert "stale divergences" in proc.stdout
+
+
+def test_divergence_behaviours_are_recorded_from_a_report(cases_root, tmp_path):
+    from relax_conformance.divergences import load_divergences, record_behaviours
+
+    divs = tmp_path / "divergences.json"
+    entry = {"impl": "toy", "category": "tvm-bug", "observed": "x", "reason": "y"}
+    divs.write_text(json.dumps({"format_version": 1, "divergences": [
+        dict(entry, case="t/add"), dict(entry, case="t/sub_mul", behaviour="run 0: wrong value")]}))
+    impl, env = _toy("shape_kind")
+    _cli("run", "--impl", impl, "--cases", str(cases_root), "--json", str(tmp_path / "r.json"), "-q", env_extra=env)
+    report = json.loads((tmp_path / "r.json").read_text())
+    text, notes = record_behaviours(divs, report, "toy")
+    divs.write_text(text)
+    by_case = {d.case: d for d in load_divergences(divs)}
+    assert by_case["t/add"].behaviour == "run 1: error dtype_mismatch@param"
+    assert notes == ["t/sub_mul: passes in the report (a stale entry); behaviour left as is"]
+
+
+def test_divergence_entries_need_a_behaviour(tmp_path):
+    from relax_conformance.divergences import DivergenceFileError, load_divergences
+
+    entry = {"impl": "toy", "case": "t/add", "category": "tvm-bug", "observed": "x", "reason": "y"}
+    for bad in (entry, dict(entry, behaviour="it fails"), dict(entry, behaviour="run x: wrong value")):
+        (tmp_path / "d.json").write_text(json.dumps({"format_version": 1, "divergences": [bad]}))
+        with pytest.raises(DivergenceFileError, match="behaviour"):
+            load_divergences(tmp_path / "d.json")
 
 
 def test_filters(cases_root, tmp_path):
@@ -235,7 +274,7 @@ def test_isolated_crash_and_timeout_fail_only_their_case(tmp_path, cases_root):
             def run(self, handle, entry, args):
                 return args[0]
     '''))
-    proc = _cli("run", "--impl", "fake_impls:Crashy", "--isolate", "--timeout", "3", "--cases", str(cases_root),
+    proc = _cli("run", "--impl", "fake_impls:Crashy", "--isolate", "--timeout", "8", "--cases", str(cases_root),
                 "--json", str(tmp_path / "r.json"), "-q", env_extra={"PYTHONPATH": os.pathsep.join(
                     [str(tmp_path), str(PKG_PARENT), os.environ.get("PYTHONPATH", "")])})
     assert proc.returncode == 1

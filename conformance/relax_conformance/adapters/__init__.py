@@ -1,15 +1,21 @@
-"""Adapter selection for ``--impl``.
+"""Adapter selection for ``--impl``, and where the adapter runs.
 
 =====================  =================================================================================
 ``--impl``             adapter
 =====================  =================================================================================
-``ref``                relax_ref in this process (``--isolate`` runs it in a worker process instead)
-``tvm``                Apache TVM 0.25, always in a worker process (TVM can crash on some inputs)
-``jax``                relax_jax, the JAX/XLA executor, in this process (``--isolate``: a worker)
-``MODULE:CLASS``       any :class:`~relax_conformance.adapter.Adapter` subclass, in this process
-                       (``--isolate``: in a worker process)
+``ref``                relax_ref, the reference interpreter
+``tvm``                Apache TVM 0.25 (``relax.build`` + the VM)
+``jax``                relax_jax, the JAX/XLA executor
+``MODULE:CLASS``       any :class:`~relax_conformance.adapter.Adapter` subclass
 ``cmd:COMMAND``        an implementation speaking the subprocess protocol (FORMAT.md)
 =====================  =================================================================================
+
+A Python adapter (the first four) runs in a worker process by default (``python -m
+relax_conformance.worker IMPL``, one per worker thread, kept for the whole run): a crash of the
+implementation (a signal, an abort inside native code) or a hang past ``--timeout`` fails only the
+current case, and the next case gets a fresh worker. ``--isolate`` starts a fresh worker for every
+case; ``--in-process`` runs the adapter in the runner's own process (fastest to debug, but a crash
+ends the run). A ``cmd:`` program runs the same way as a worker.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ BUILTIN = {
     "tvm": "relax_conformance.adapters.tvm:TvmAdapter",
     "jax": "relax_conformance.adapters.jax:JaxAdapter",
 }
-ALWAYS_ISOLATED = ("tvm",)
+MODES = ("worker", "isolate", "in-process")
 
 
 class ImplSpecError(ValueError):
@@ -40,7 +46,7 @@ def make_inprocess(impl: str) -> Callable[[], Adapter]:
     target = BUILTIN.get(impl, impl)
     module_name, sep, cls_name = target.partition(":")
     if not sep or not module_name or not cls_name:
-        raise ImplSpecError(f"--impl {impl!r}: expected ref, tvm, MODULE:CLASS or cmd:COMMAND")
+        raise ImplSpecError(f"--impl {impl!r}: expected ref, jax, tvm, MODULE:CLASS or cmd:COMMAND")
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
@@ -63,21 +69,36 @@ def _worker_env() -> dict:
     return env
 
 
-def make_adapter_factory(impl: str, *, isolate: bool = False, timeout: float = 120.0) -> Callable[[], Adapter]:
-    """A zero-argument factory building the adapter ``--impl`` names (one per worker thread)."""
+def _check_spec(impl: str) -> None:
+    if impl not in BUILTIN:
+        module_name, sep, cls_name = impl.partition(":")
+        if not sep or not module_name or not cls_name:
+            raise ImplSpecError(f"--impl {impl!r}: expected ref, jax, tvm, MODULE:CLASS or cmd:COMMAND")
+
+
+def make_adapter_factory(impl: str, *, mode: str = "worker", timeout: float = 120.0,
+                         isolate: bool = False) -> Callable[[], Adapter]:
+    """A zero-argument factory building the adapter ``--impl`` names (one per worker thread).
+
+    ``mode`` is ``"worker"`` (a long-lived worker process, restarted after a crash), ``"isolate"`` (a
+    fresh process per case; ``isolate=True`` says the same) or ``"in-process"``."""
     from .subprocess import SubprocessAdapter
 
+    if isolate:
+        mode = "isolate"
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    fresh = mode == "isolate"
     if impl.startswith("cmd:"):
         argv = shlex.split(impl[4:])
         if not argv:
             raise ImplSpecError("--impl cmd: needs a command")
-        return lambda: SubprocessAdapter(argv, timeout=timeout, label=impl[4:])
-    if isolate or impl in ALWAYS_ISOLATED:
-        if impl not in BUILTIN and ":" not in impl:
-            raise ImplSpecError(f"--impl {impl!r}: expected ref, tvm, MODULE:CLASS or cmd:COMMAND")
-        argv = [sys.executable, "-m", "relax_conformance.worker", impl]
-        return lambda: SubprocessAdapter(argv, timeout=timeout, env=_worker_env(), label=impl)
-    return make_inprocess(impl)
+        return lambda: SubprocessAdapter(argv, timeout=timeout, label=impl[4:], fresh_per_case=fresh)
+    _check_spec(impl)
+    if mode == "in-process":
+        return make_inprocess(impl)
+    argv = [sys.executable, "-m", "relax_conformance.worker", impl]
+    return lambda: SubprocessAdapter(argv, timeout=timeout, env=_worker_env(), label=impl, fresh_per_case=fresh)
 
 
-__all__ = ["make_adapter_factory", "make_inprocess", "ImplSpecError", "BUILTIN"]
+__all__ = ["make_adapter_factory", "make_inprocess", "ImplSpecError", "BUILTIN", "MODES"]

@@ -3,12 +3,16 @@
 Used for ``--impl cmd:"..."`` (an implementation in any language) and, with the worker of
 :mod:`relax_conformance.worker`, to isolate in-process adapters (``--impl tvm`` always runs this way):
 if the process dies, the current case gets the error kind ``crash`` (with the signal and the tail of
-the process's stderr), and the next case starts a fresh process. A request that takes longer than
-``timeout`` seconds kills the process and gives the kind ``timeout``.
+the process's stderr), and the next case starts a fresh process. Every wait has a deadline: the
+start-up handshake and each request get ``timeout`` seconds, after which the process is killed and
+the case gets the kind ``timeout``. A process that closes its stdout is useless and is killed at once.
+The command runs in a process group of its own, and killing it kills the whole group, so that a
+wrapper script does not leave its children running.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import select
@@ -25,7 +29,11 @@ from ..protocol import PROTOCOL_VERSION, ProtocolError, dumps, field, loads
 from ..values import ValueSpecError, decode, encode
 from .. import vocab
 
-_STARTUP_TIMEOUT = 120.0
+#: The longest reply line accepted (a process that sends more is broken).
+_MAX_LINE_BYTES = 64 << 20
+
+#: Seconds a process that closed its output is given to exit on its own (to report its status).
+_EXIT_GRACE = 1.0
 
 
 class _Died(Exception):
@@ -48,9 +56,13 @@ class SubprocessAdapter(Adapter):
     """Runs an implementation as a child process speaking protocol version 1."""
 
     def __init__(self, argv: list[str], *, timeout: float = 120.0, env: Optional[dict] = None,
-                 label: Optional[str] = None) -> None:
+                 label: Optional[str] = None, fresh_per_case: bool = False) -> None:
+        if not timeout > 0:
+            raise ValueError(f"timeout must be positive, got {timeout!r}")
         self.argv = list(argv)
         self.timeout = timeout
+        self.fresh_per_case = fresh_per_case
+        self._loads = 0
         self.env = env
         self.name = label or " ".join(argv)
         self.unsupported_features = frozenset()
@@ -64,7 +76,11 @@ class SubprocessAdapter(Adapter):
         try:
             self._start()
         except _Died as d:
+            self._tmp.cleanup()
             raise ProtocolError(f"cannot start {self.name!r}: {d.message}") from None
+        except BaseException:
+            self._tmp.cleanup()
+            raise
 
     # -- process management -------------------------------------------------------------------------
 
@@ -72,12 +88,24 @@ class SubprocessAdapter(Adapter):
         self._stderr = open(self._stderr_path, "wb")
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self._stderr, env=self.env)
-        except OSError as err:
+                                          stderr=self._stderr, env=self.env, start_new_session=True)
+        except (OSError, ValueError) as err:
+            self._stderr.close()
+            self._stderr = None
             raise ProtocolError(f"cannot start {self.argv!r}: {err}") from None
+        assert self._proc.stdin is not None
+        os.set_blocking(self._proc.stdin.fileno(), False)
         self._buf = b""
+        self._loads = 0
         self._generation += 1
-        reply = self._exchange({"op": "hello", "protocol": PROTOCOL_VERSION}, _STARTUP_TIMEOUT)
+        try:
+            self._handshake()
+        except BaseException:
+            self._stop()
+            raise
+
+    def _handshake(self) -> None:
+        reply = self._exchange({"op": "hello", "protocol": PROTOCOL_VERSION}, self.timeout)
         if not reply.get("ok"):
             raise ProtocolError(f"hello refused: {reply}")
         if reply.get("protocol", PROTOCOL_VERSION) != PROTOCOL_VERSION:
@@ -93,7 +121,10 @@ class SubprocessAdapter(Adapter):
 
     def _stderr_tail(self, n: int = 12) -> str:
         try:
-            lines = self._stderr_path.read_text(encoding="utf-8", errors="replace").splitlines()
+            with open(self._stderr_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - (64 << 10)))
+                lines = f.read().decode("utf-8", "replace").splitlines()
         except OSError:
             return ""
         # native backtraces are long and say little; keep the messages around them
@@ -101,16 +132,39 @@ class SubprocessAdapter(Adapter):
         return "\n".join(lines[-n:])
 
     def _kill(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait()
+        """Kill the process and everything in its process group, and reap it."""
+        proc = self._proc
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)   # the group the process leads (start_new_session)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if proc.poll() is None:
+            try:
+                proc.kill()
+            except ProcessLookupError:
+                pass
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
 
-    def _died(self, kind: str, what: str) -> _Died:
+    def _died(self, kind: str, what: str, grace: float = 0.0) -> _Died:
+        """Kill the process (after ``grace`` seconds to exit on its own) and describe its end."""
+        if self._proc is not None and grace > 0:
+            try:
+                self._proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
         rc = self._proc.poll() if self._proc is not None else None
         self._kill()
-        rc = self._proc.returncode if self._proc is not None else rc
+        status = _signal_name(rc) if rc is not None else "killed by the runner"
         tail = self._stderr_tail()
-        msg = f"implementation process {what} ({_signal_name(rc) if rc is not None else 'unknown status'})"
+        msg = f"implementation process {what} ({status})"
         if tail:
             msg += "; stderr tail:\n" + tail
         self._proc = None
@@ -135,21 +189,48 @@ class SubprocessAdapter(Adapter):
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
-                self._proc.wait()
-                raise self._died("crash", "ended without answering")
+                raise self._died("crash", "closed its output without answering",
+                                 grace=min(_EXIT_GRACE, max(0.0, deadline - time.monotonic())))
             self._buf += chunk
+            if len(self._buf) > _MAX_LINE_BYTES:
+                raise self._died("crash", f"sent a line longer than {_MAX_LINE_BYTES} bytes")
         line, self._buf = self._buf.split(b"\n", 1)
         return line
 
-    def _exchange(self, msg: dict, timeout: float) -> dict:
+    def _write(self, data: bytes, deadline: float) -> None:
+        """Write ``data`` to the process's stdin (non-blocking) before ``deadline``."""
         assert self._proc is not None and self._proc.stdin is not None
+        fd = self._proc.stdin.fileno()
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._died("timeout", "did not read its input in time")
+            _, ready, _ = select.select([], [fd], [], remaining)
+            if not ready:
+                continue
+            try:
+                n = os.write(fd, view)
+            except BlockingIOError:
+                continue
+            except OSError as err:
+                if err.errno in (errno.EPIPE, errno.EBADF):
+                    raise self._died("crash", "closed its input", grace=_EXIT_GRACE) from None
+                raise
+            view = view[n:]
+
+    def _exchange(self, msg: dict, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        self._write(dumps(msg), deadline)
+        line = self._readline(deadline)
         try:
-            self._proc.stdin.write(dumps(msg))
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._proc.wait()
-            raise self._died("crash", "closed its input") from None
-        return loads(self._readline(time.monotonic() + timeout))
+            if self._buf.strip():
+                raise ProtocolError(f"more than one line in answer to {msg.get('op')!r}: "
+                                    f"{self._buf[:200].decode('utf-8', 'replace')!r}")
+            return loads(line)
+        except ProtocolError:
+            self._stop()   # the channel is out of step: never read another reply from this process
+            raise
 
     def _request(self, msg: dict) -> dict:
         self._ensure()
@@ -186,6 +267,9 @@ class SubprocessAdapter(Adapter):
     # -- adapter protocol ---------------------------------------------------------------------------
 
     def load(self, text: str, case: Any) -> Any:
+        if self.fresh_per_case and self._loads and self._proc is not None:
+            self._stop()
+        self._loads += 1
         self._seq += 1
         msg = {"op": "load", "case": getattr(case, "id", ""), "path": str(getattr(case, "path", "")),
                "text": text, "entry": getattr(case, "entry", "main"),
@@ -240,20 +324,40 @@ class SubprocessAdapter(Adapter):
         if reply.get("ok") is not True:
             raise ProtocolError(f"release refused: {reply}")
 
-    def close(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            try:
-                assert self._proc.stdin is not None
-                self._proc.stdin.write(dumps({"op": "quit"}))
-                self._proc.stdin.flush()
-                self._proc.stdin.close()
-                self._proc.wait(timeout=10)
-            except (OSError, subprocess.TimeoutExpired):
-                self._kill()
+    def _stop(self) -> None:
+        """Ask the process to quit, wait a little, then kill its whole process group."""
+        proc = self._proc
+        if proc is not None:
+            if proc.poll() is None:
+                try:
+                    self._write(dumps({"op": "quit"}), time.monotonic() + min(self.timeout, 5.0))
+                    assert proc.stdin is not None
+                    proc.stdin.close()
+                    proc.wait(timeout=min(self.timeout, 10.0))
+                except _Died:
+                    pass
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            self._kill()   # whatever the process left behind in its group goes too
         self._proc = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+    def kill(self) -> None:
+        """Kill the implementation's process group at once, e.g. when the run is interrupted (callable
+        from another thread: a request in progress then ends as a crash)."""
+        proc = self._proc
+        if proc is None:
+            return
+        for send in (lambda: os.killpg(proc.pid, signal.SIGKILL), proc.kill):
+            try:
+                send()
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self) -> None:
+        self._stop()
         self._tmp.cleanup()
 
 
