@@ -19,8 +19,18 @@ from .errors import (
     ValueMismatchError, WellFormedError,
 )
 from .ir import IRModule
+from .ir import printing as _printing
 
 __version__ = "0.1.0"
+
+
+def _printer():
+    from .script import printer
+
+    return printer
+
+
+_printing.set_printer(_printer)
 
 
 def parse(text: str, **kwargs) -> IRModule:
@@ -63,9 +73,9 @@ def evaluate(mod: IRModule, entry: str = "main", *args, vectorize: bool = True):
 _LAZY = {
     "Interpreter": ("relax_ref.interp", "Interpreter"),
     "register_func": ("relax_ref.interp", "register_func"),
-    "ShapeValue": ("relax_ref.interp.values", "ShapeValue"),
-    "well_formed": ("relax_ref.analysis.well_formed", "check_well_formed"),
-    "normalize": ("relax_ref.analysis.normalize", "normalize_module"),
+    "ShapeValue": ("relax_ref.values", "ShapeValue"),
+    "well_formed": ("relax_ref.static.well_formed", "check_well_formed"),
+    "normalize": ("relax_ref.static.normalize", "normalize_module"),
 }
 
 

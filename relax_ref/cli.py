@@ -54,7 +54,7 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_ops(args) -> int:
-    from .ops.status import status_rows, render_table
+    from .status import status_rows, render_table
 
     rows = status_rows()
     if args.json:

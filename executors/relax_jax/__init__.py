@@ -94,9 +94,11 @@ pooling, other normalizations, scatters, gathers, ``tile``, ``stack``, ``einsum`
 Lowering interface
 ==================
 
-A lowering is a :class:`~relax_jax.lowering.JaxLowering` attached to the operator's registry entry
-(``relax_ref.ops.registry.register_jax``; the ``@lowering(name, padding=..., host_only=...)`` decorator
-registers when this package is imported, so ``relax-ref ops`` shows coverage). ``fn(ctx, *args)`` gets
+A lowering is a :class:`~relax_jax.lowering.JaxLowering` in the executor's own table
+``relax_jax.lowering.LOWERINGS``, keyed by operator name (the ``@lowering(name, padding=...,
+host_only=...)`` decorator adds it when this package is imported; ``relax-ref ops`` shows coverage).
+The operator's run-time constraints are its registry entry's ``check``, which the walker calls before
+the lowering. ``fn(ctx, *args)`` gets
 the evaluated call arguments (tensors as JAX arrays, prims as ``PrimV``, shapes as ``ShapeV``) and
 returns JAX arrays / tuples / ``PrimV`` / ``ShapeV`` (or a ``TVal`` to set the output's padding). Errors
 on static information are raised as :mod:`relax_ref.errors` classes; data-dependent errors go through
@@ -116,10 +118,8 @@ from typing import Any
 from . import ops as _ops  # noqa: F401  (defines the lowerings)
 from .errors import NeedsExact, TraceAbort
 from .executable import EXACT_CACHE_SIZE, SPECIALIZE_AFTER, Executable, Stats
-from .lowering import JaxLowering, LowerCtx, install, lowering
+from .lowering import LOWERINGS, JaxLowering, LowerCtx, lowering
 from .symbolic import ShapeBuckets
-
-install()
 
 
 def compile(mod, *, device: Any = None, shape_buckets: Any = "pow2", **kwargs) -> Executable:  # noqa: A001
@@ -127,5 +127,5 @@ def compile(mod, *, device: Any = None, shape_buckets: Any = "pow2", **kwargs) -
     return Executable(mod, device=device, shape_buckets=shape_buckets, **kwargs)
 
 
-__all__ = ["compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering", "install",
+__all__ = ["compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering", "LOWERINGS",
            "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER"]

@@ -28,7 +28,6 @@ re-runs.
 from __future__ import annotations
 
 import collections
-import functools
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -38,22 +37,27 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import SingleDeviceSharding
 
-from relax_ref.errors import (
-    PackedFuncError, RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError,
-)
-from relax_ref.interp import values as rv
-from relax_ref.interp.builtins import STATIC_BUILTINS, from_host, global_func, wrap_host_function
+from relax_ref import values as rv
+from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError
+from relax_ref.interp.builtins import from_host, lookup_packed, wrap_host_function
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
 from relax_ref.ir.module import IRModule
+from relax_ref.script.parser import parse as parse_script
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
-from .symbolic import ShapeBuckets, eval_sym, is_monotone
+from .layouts import (
+    NotJittable, all_dims_bucketable, arg_specs, fast_match, flatten_args, get_path, headroom_of, layout_of,
+    needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
+)
+from .native import native_builtins
+from .symbolic import ShapeBuckets
+from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal
 from .walker import Walker, flatten, unflatten
 
@@ -88,119 +92,6 @@ class Stats:
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Parameter layouts
-# ---------------------------------------------------------------------------------------------------
-
-
-class _NotJittable(Exception):
-    pass
-
-
-@dataclass
-class _TensorParam:
-    dims: Optional[Tuple[P.PrimExpr, ...]]  # None: unknown shape (static in the key)
-    ndim: int
-    dtype: str                              # "void": dtype taken from the argument (in the key)
-
-
-@dataclass
-class _PrimParam:
-    dtype: str
-    value: Optional[P.PrimExpr]
-
-
-@dataclass
-class _ShapeParam:
-    values: Optional[Tuple[P.PrimExpr, ...]]
-    ndim: int
-
-
-@dataclass
-class _TupleParam:
-    fields: Tuple[Any, ...]
-
-
-def _layout(s: Optional[si.StructInfo]) -> Any:
-    if isinstance(s, si.TensorStructInfo):
-        if isinstance(s.shape, rx.ShapeExpr):
-            return _TensorParam(tuple(s.shape.values), len(s.shape.values), s.dtype)
-        if s.shape is not None:
-            raise _NotJittable("a tensor parameter whose shape is a shape variable")
-        return _TensorParam(None, s.ndim, s.dtype)
-    if isinstance(s, si.PrimStructInfo):
-        if s.dtype == "void":
-            raise _NotJittable("a prim parameter of unknown dtype")
-        return _PrimParam(s.dtype, s.value)
-    if isinstance(s, si.ShapeStructInfo):
-        return _ShapeParam(s.values, s.ndim)
-    if isinstance(s, si.TupleStructInfo):
-        return _TupleParam(tuple(_layout(f) for f in s.fields))
-    raise _NotJittable(f"a parameter of struct info {type(s).__name__}")
-
-
-def _sym_vars_of(layouts) -> List[P.PrimVar]:
-    """Symbolic variables bound bare by the parameters, in binding order."""
-    out: List[P.PrimVar] = []
-
-    def visit(l):
-        if isinstance(l, _TensorParam) and l.dims is not None:
-            for d in l.dims:
-                if isinstance(d, P.PrimVar) and all(d is not x for x in out):
-                    out.append(d)
-        elif isinstance(l, _PrimParam) and isinstance(l.value, P.PrimVar):
-            if all(l.value is not x for x in out):
-                out.append(l.value)
-        elif isinstance(l, _ShapeParam) and l.values is not None:
-            for d in l.values:
-                if isinstance(d, P.PrimVar) and all(d is not x for x in out):
-                    out.append(d)
-        elif isinstance(l, _TupleParam):
-            for f in l.fields:
-                visit(f)
-    for l in layouts:
-        visit(l)
-    return out
-
-
-def _headroom(ret: Optional[si.StructInfo], sym_vars) -> Dict[Any, int]:
-    """For each parameter variable ``v``, the largest ``c > 0`` of a result extent ``v + c``."""
-    out: Dict[Any, int] = {}
-    ids = {id(v): v for v in sym_vars}
-
-    def visit(s):
-        if isinstance(s, si.TensorStructInfo) and isinstance(s.shape, rx.ShapeExpr):
-            for d in s.shape.values:
-                if isinstance(d, P.Add):
-                    a, b = d.a, d.b
-                    if isinstance(b, P.PrimVar) and isinstance(a, P.IntImm):
-                        a, b = b, a
-                    if isinstance(a, P.PrimVar) and id(a) in ids and isinstance(b, P.IntImm) and 0 < b.value <= 64:
-                        out[a] = max(out.get(a, 0), int(b.value))
-        elif isinstance(s, si.TupleStructInfo):
-            for f in s.fields:
-                visit(f)
-    visit(ret)
-    return out
-
-
-def _all_dims_bucketable(layouts) -> bool:
-    ok = True
-
-    def visit(l):
-        nonlocal ok
-        if isinstance(l, _TensorParam) and l.dims is not None:
-            for d in l.dims:
-                if not isinstance(d, (P.IntImm, P.PrimVar)) and not is_monotone(d):
-                    ok = False
-        elif isinstance(l, _TupleParam):
-            for f in l.fields:
-                visit(f)
-    for l in layouts:
-        visit(l)
-    return ok
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -260,16 +151,10 @@ class Executable:
                  exact_cache_size: int = EXACT_CACHE_SIZE, stdout: Any = None,
                  specialize_after: Optional[int] = SPECIALIZE_AFTER, reuse_padded: bool = True,
                  pad_poison: bool = False) -> None:
-        from . import ops as _ops  # noqa: F401 - registers the lowerings
-        from .lowering import install
-
         if isinstance(mod, str):
-            import relax_ref
-
-            mod = relax_ref.parse(mod)
+            mod = parse_script(mod)
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"relax_jax.compile expects an IRModule, got {type(mod).__name__}")
-        install()
         self.mod = mod
         if device is None:
             device = jax.devices("cpu")[0]
@@ -314,16 +199,11 @@ class Executable:
         return fn
 
     def lookup_packed(self, name: str, span=None) -> PackedV:
-        v = self._packed.get(name)
-        if v is not None:
-            return v
-        native = _native_builtins().get(name)
-        if native is not None:
-            return native
-        f = global_func(name) or STATIC_BUILTINS.get(name)
-        if f is None:
-            raise PackedFuncError(f"packed function '{name}' is not registered", span)
-        return PackedV(name, f.fn)
+        """The packed function ``name`` (CALL.PACKED.1): this executable's, the global registry's, then
+        the built-ins, through the reference's look-up (:func:`relax_ref.interp.builtins.lookup_packed`);
+        the built-ins that call back into the evaluator are the executor's own."""
+        f = lookup_packed(name, self._packed, native_builtins(), span)
+        return f if isinstance(f, PackedV) else PackedV(name, f.fn)
 
     # -- plans ---------------------------------------------------------------------------------------------
 
@@ -338,12 +218,12 @@ class Executable:
             raise UnsupportedError(f"'{entry}' is not a Relax function")
         p = _Plan(entry, fn)
         try:
-            p.layouts = [_layout(q.struct_info) for q in fn.params]
-            p.sym_vars = _sym_vars_of(p.layouts)
-            p.bucketing = self.buckets.enabled and _all_dims_bucketable(p.layouts)
+            p.layouts = [layout_of(q.struct_info) for q in fn.params]
+            p.sym_vars = sym_vars_of(p.layouts)
+            p.bucketing = self.buckets.enabled and all_dims_bucketable(p.layouts)
             p.buckets = self.buckets
-            p.headroom = _headroom(fn.ret_struct_info, p.sym_vars)
-        except _NotJittable as e:
+            p.headroom = headroom_of(fn.ret_struct_info, p.sym_vars)
+        except NotJittable as e:
             p.host_reason = str(e)
         self._plans[entry] = p
         return p
@@ -439,9 +319,9 @@ class Executable:
         plan = self._plan(name)
         if plan.host_reason is not None:
             return NotImplemented
-        if not all(_exportable_arg(a) for a in args) or len(args) != len(plan.func.params):
+        if not all(exportable_arg(a) for a in args) or len(args) != len(plan.func.params):
             return NotImplemented
-        host_args = [_to_user(a) for a in args]
+        host_args = [to_user(a) for a in args]
         sym = self._fast_bind(plan, host_args)
         if sym is None:
             return NotImplemented
@@ -459,7 +339,7 @@ class Executable:
         sym: Dict[P.PrimVar, int] = {}
         pending: list = []
         for a, l in zip(args, plan.layouts):
-            if not _fast(a, l, sym, pending):
+            if not fast_match(a, l, sym, pending):
                 return None
         for e, n in pending:
             try:
@@ -480,7 +360,7 @@ class Executable:
             vals = tuple(sym[v] for v in plan.sym_vars)
         extras: list = []
         for a, l in zip(args, plan.layouts):
-            _static_facts(a, l, extras, bucketing)
+            static_facts(a, l, extras, bucketing)
         return (bucketing, vals, tuple(extras))
 
     def _dispatch(self, plan: _Plan, args: Sequence[Any], sym: Dict, keep_boxes=None) -> Any:
@@ -503,7 +383,7 @@ class Executable:
                 if not bucketing:
                     plan.exact_cache.move_to_end(key)
             if bucketing and self.specialize_after and isinstance(c, _Compiled) and \
-                    _needs_padding(args, plan.layouts, c.phys_shapes):
+                    needs_padding(args, plan.layouts, c.phys_shapes):
                 # a shape that keeps coming back gets its own exact compilation (no padding, no
                 # host-side cutting of the results)
                 ekey = self._key(plan, args, sym, False)
@@ -522,7 +402,7 @@ class Executable:
                 raise _UseHost()
             return self._host_call(plan, args)
         if keep_boxes is None:
-            if bucketing and _needs_padding(args, plan.layouts, c.phys_shapes):
+            if bucketing and needs_padding(args, plan.layouts, c.phys_shapes):
                 if not c.padded_hot_made:
                     c.padded_hot, c.padded_hot_made = make_padded_hot(self, plan, c, key), True
                 plan.hot = c.padded_hot
@@ -531,7 +411,7 @@ class Executable:
                     c.hot, c.hot_made = make_hot(self, plan, c, bucketing, key), True
                 plan.hot = c.hot
         flat: list = []
-        _flat(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg)
+        flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg)
         if plan.sym_vars:
             flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
         out = c.fn(*flat)
@@ -550,17 +430,17 @@ class Executable:
             self._write_back(args, keep_boxes, c.mutated, muts)
         value = unflatten(c.out_spec, leaves)
         if keep_boxes is not None:
-            return _unpad_value(value, self.device)
+            return unpad_value(value, self.device)
         return self._export(value, sym)
 
     def _write_back(self, args, boxes, mutated, muts) -> None:
         for (path, _), new in zip(mutated, muts):
-            target_user = _get_path(args, path)
+            target_user = get_path(args, path)
             if boxes is not None:
-                box = _get_path(boxes, path)
-                box.data = _cut(new, box.data.shape)
+                box = get_path(boxes, path)
+                box.data = cut(new, box.data.shape)
             elif isinstance(target_user, np.ndarray) and target_user.flags.writeable:
-                np.copyto(target_user, np.asarray(_cut(new, target_user.shape)))
+                np.copyto(target_user, np.asarray(cut(new, target_user.shape)))
 
     # -- compilation -----------------------------------------------------------------------------------------
 
@@ -599,7 +479,7 @@ class Executable:
         phys_shapes: list = []
         specs: list = []
         builders_box: list = []
-        _arg_specs(args, plan.layouts, (lambda v: plan.bucket(v, sym[v])) if bucketing else None, sym, phys_shapes,
+        arg_specs(args, plan.layouts, (lambda v: plan.bucket(v, sym[v])) if bucketing else None, sym, phys_shapes,
                    specs)
         nsym = len(plan.sym_vars)
         if nsym:
@@ -619,8 +499,8 @@ class Executable:
                 else:
                     senv[v] = SymInt.static(sym[v], v)
             it = iter(flat[:len(flat) - (1 if nsym else 0)])
-            params = [_rebuild(a, l, it, senv, bucketing) for a, l in zip(args, plan.layouts)]
-            originals = _param_leaves(params)
+            params = [rebuild_param(a, l, it, senv, bucketing) for a, l in zip(args, plan.layouts)]
+            originals = param_leaves(params)
             result = walker.run_entry(func, plan.name, params, senv)
             leaves, spec = flatten(result)
             mutated = []
@@ -656,14 +536,14 @@ class Executable:
             self.stats.reused_pads += 1
             return src[1]
         self.stats.host_pads += 1
-        return _pad_to(a, shape, self.pad_poison)
+        return pad_to(a, shape, self.pad_poison)
 
     def _export(self, v: Any, sym: Optional[Dict[P.PrimVar, int]] = None) -> Any:
         """The public form of a result: JAX arrays cut to their logical shape, shapes as ShapeValue,
         prim values as Python scalars (the reference's ``to_public``)."""
         cuts: Dict[int, Any] = {}
         pending: List[Tuple[TVal, Tuple[int, ...]]] = []
-        _collect_cuts(v, pending, set(), sym)
+        collect_cuts(v, pending, set(), sym)
         if pending:
             for (t, _), a in zip(pending, self._cut_results([(t.data, shape) for t, shape in pending])):
                 cuts[id(t)] = a
@@ -675,7 +555,7 @@ class Executable:
         axis is a read-only view of the padded buffer and becomes the result without a copy. With
         ``reuse_padded`` each result remembers its padded buffer."""
         host = [np.asarray(data)[tuple(slice(0, n) for n in shape)] for data, shape in items]
-        out = _views_to_device(host, self.device, self.sharding)
+        out = views_to_device(host, self.device, self.sharding)
         if self.reuse_padded:
             for (data, _), a in zip(items, out):
                 self._remember_padded(a, data)
@@ -746,430 +626,6 @@ class _UseHost(Exception):
 
 
 _FALLBACK = object()
-
-
-# ---------------------------------------------------------------------------------------------------
-# Argument handling
-# ---------------------------------------------------------------------------------------------------
-
-
-def _prim_val(a: Any) -> Any:
-    return a.value if isinstance(a, rv.PrimScalar) else a
-
-
-_DTYPE_NAMES: Dict[Any, Optional[str]] = {}
-
-
-def _np_dtype_name(dt) -> Optional[str]:
-    name = _DTYPE_NAMES.get(dt, _DTYPE_NAMES)
-    if name is not _DTYPE_NAMES:
-        return name
-    try:
-        name = _dt.from_numpy(np.dtype(dt))
-    except Exception:  # noqa: BLE001 - a foreign dtype: the reference checker reports it
-        name = None
-    _DTYPE_NAMES[dt] = name
-    return name
-
-
-def _fast(a: Any, l: Any, sym: Dict, pending: list) -> bool:
-    if isinstance(l, _TensorParam):
-        if not isinstance(a, (np.ndarray, jax.Array)):
-            return False
-        shape = a.shape
-        if l.ndim != -1 and len(shape) != l.ndim:
-            return False
-        if l.dtype != "void" and _np_dtype_name(a.dtype) != l.dtype:
-            return False  # noqa: SIM103
-        if l.dims is not None:
-            for d, n in zip(l.dims, shape):
-                if isinstance(d, P.IntImm):
-                    if d.value != n:
-                        return False
-                elif isinstance(d, P.PrimVar):
-                    b = sym.get(d)
-                    if b is None:
-                        sym[d] = int(n)
-                    elif b != n:
-                        return False
-                else:
-                    pending.append((d, int(n)))
-        return True
-    if isinstance(l, _PrimParam):
-        if isinstance(a, rv.PrimScalar):
-            if a.dtype != l.dtype:
-                return False
-            a = a.value
-        if isinstance(a, bool) or not isinstance(a, (int, float, np.generic)):
-            return False
-        if isinstance(a, np.generic):
-            dn = _np_dtype_name(a.dtype)
-            if dn != l.dtype:
-                return False
-        elif isinstance(a, float) and not _dt.is_float(l.dtype):
-            return False
-        if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
-            if not (_dt.is_integer(l.dtype) or _dt.is_float(l.dtype)):
-                return False
-        if l.value is not None:
-            if not _dt.is_integer(l.dtype):
-                return False
-            v = int(a)
-            if isinstance(l.value, P.IntImm):
-                return l.value.value == v
-            if isinstance(l.value, P.PrimVar):
-                b = sym.get(l.value)
-                if b is None:
-                    sym[l.value] = v
-                    return True
-                return b == v
-            pending.append((l.value, v))
-        return True
-    if isinstance(l, _ShapeParam):
-        if isinstance(a, rv.ShapeValue):
-            vals = tuple(a)
-        elif isinstance(a, (tuple, list)) and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-                                                   for x in a):
-            vals = tuple(int(x) for x in a)
-        else:
-            return False
-        if l.ndim != -1 and len(vals) != l.ndim:
-            return False
-        if l.values is not None:
-            for d, n in zip(l.values, vals):
-                if isinstance(d, P.IntImm):
-                    if d.value != n:
-                        return False
-                elif isinstance(d, P.PrimVar):
-                    b = sym.get(d)
-                    if b is None:
-                        sym[d] = n
-                    elif b != n:
-                        return False
-                else:
-                    pending.append((d, n))
-        return True
-    if isinstance(l, _TupleParam):
-        if not isinstance(a, (tuple, list)) or isinstance(a, rv.ShapeValue) or len(a) != len(l.fields):
-            return False
-        return all(_fast(x, f, sym, pending) for x, f in zip(a, l.fields))
-    return False
-
-
-def _static_facts(a: Any, l: Any, out: list, bucketing: bool) -> None:
-    if isinstance(l, _TensorParam):
-        if l.dims is None:
-            out.append(tuple(a.shape))
-        if l.dtype == "void":
-            out.append(str(np.dtype(a.dtype)))
-    elif isinstance(l, _PrimParam):
-        if not bucketing and _dt.is_integer(l.dtype) and l.value is None:
-            out.append(int(_prim_val(a)))
-    elif isinstance(l, _ShapeParam):
-        if l.values is None:
-            out.append(tuple(int(x) for x in a))
-    elif isinstance(l, _TupleParam):
-        for x, f in zip(a, l.fields):
-            _static_facts(x, f, out, bucketing)
-
-
-def _phys_dims(l: _TensorParam, a: Any, buckets, sym: Dict) -> Tuple[int, ...]:
-    if l.dims is None:
-        return tuple(a.shape)
-    from relax_ref.arith.evaluate import eval_prim
-
-    out = []
-    for d, n in zip(l.dims, a.shape):
-        if isinstance(d, P.IntImm) or buckets is None:
-            out.append(int(n))
-        else:
-            out.append(int(eval_prim(d, {v: buckets(v) for v in _vars(d)})))
-    return tuple(out)
-
-
-def _vars(e) -> list:
-    from relax_ref.ir.functor import prim_vars_in
-
-    return list(prim_vars_in(e))
-
-
-def _arg_specs(args, layouts, buckets, sym, phys_shapes, specs) -> None:
-    for a, l in zip(args, layouts):
-        if isinstance(l, _TensorParam):
-            shape = _phys_dims(l, a, buckets, sym)
-            phys_shapes.append(shape)
-            specs.append(jax.ShapeDtypeStruct(shape, np.dtype(a.dtype)))
-        elif isinstance(l, _PrimParam):
-            if l.value is None:
-                specs.append(jax.ShapeDtypeStruct((), _dt.to_numpy(l.dtype)))
-        elif isinstance(l, _ShapeParam):
-            pass
-        elif isinstance(l, _TupleParam):
-            _arg_specs(a, l.fields, buckets, sym, phys_shapes, specs)
-
-
-def _needs_padding(args, layouts, phys_shapes) -> bool:
-    it = iter(phys_shapes)
-    return _np_rec(args, layouts, it)
-
-
-def _np_rec(args, layouts, it) -> bool:
-    for a, l in zip(args, layouts):
-        if isinstance(l, _TensorParam):
-            if tuple(a.shape) != next(it):
-                return True
-        elif isinstance(l, _TupleParam):
-            if _np_rec(a, l.fields, it):
-                return True
-    return False
-
-
-def _poison(dtype: np.dtype) -> Any:
-    if dtype.kind in "fc":
-        return np.nan
-    if dtype.kind == "b":
-        return True
-    if dtype.kind in "iu":
-        return np.iinfo(dtype).max
-    return 0
-
-
-def _pad_to(a: Any, shape: Tuple[int, ...], poison: bool = False) -> Any:
-    if tuple(a.shape) == shape:
-        return a
-    src = np.asarray(a)
-    out = np.full(shape, _poison(src.dtype), src.dtype) if poison else np.zeros(shape, src.dtype)
-    out[tuple(slice(0, n) for n in src.shape)] = src
-    return out
-
-
-def _views_to_device(host: List[np.ndarray], device, sharding) -> List[Any]:
-    """JAX arrays of host arrays (views of padded buffers), aliasing them where the backend can (the
-    CPU). ``jax.device_put(..., may_alias=True)`` does the same with 5-10x the Python overhead per
-    array (40-50 us against 5 us), which matters once per result per call of a decode loop; it is
-    the fallback when JAX's internal transfer entry point is not there."""
-    put = _direct_put()
-    if put is not None:
-        try:
-            return [put(a, device, sharding) for a in host]
-        except (TypeError, ValueError, AttributeError):
-            pass
-    return list(jax.device_put(host, device, may_alias=True))
-
-
-@functools.lru_cache(maxsize=None)
-def _direct_put() -> Optional[Callable[..., Any]]:
-    """JAX's internal single-array transfer, when this JAX version has it."""
-    try:
-        from jax._src import core as _core
-        from jax._src.interpreters import pxla as _pxla
-    except ImportError:
-        return None
-    if not (callable(getattr(_pxla, "batched_device_put", None)) and hasattr(_core, "ShapedArray")):
-        return None
-
-    def put(a, device, sharding):
-        return _pxla.batched_device_put(_core.ShapedArray(a.shape, a.dtype), sharding, [a], [device])
-    return put
-
-
-def _extent(d: SymInt, sym: Optional[Dict[P.PrimVar, int]]) -> int:
-    """A logical extent on the host: from its expression over the entry's symbolic values when it has
-    one (no read from the device), else read back."""
-    if d.is_static:
-        return int(d.val)
-    if d.expr is not None and sym:
-        from relax_ref.arith.evaluate import eval_prim
-        from relax_ref.ir.functor import prim_vars_in
-
-        fv = prim_vars_in(d.expr)
-        if all(x in sym for x in fv):
-            r = eval_prim(d.expr, {x: sym[x] for x in fv})
-            if isinstance(r, (int, np.integer)):
-                return int(r)
-    return int(np.asarray(d.val))
-
-
-def _collect_cuts(v: Any, out: list, seen: set, sym: Optional[Dict[P.PrimVar, int]] = None,
-                  memo: Optional[Dict[Any, int]] = None) -> None:
-    """The padded tensors of result ``v`` with their logical shapes, each once (``memo``: extents
-    by expression, as results often share one, e.g. the ``L + 1`` rows of every KV cache)."""
-    if memo is None:
-        memo = {}
-    if isinstance(v, TVal):
-        if v.valid is not None and id(v) not in seen:
-            seen.add(id(v))
-            shape = []
-            for d, n in zip(v.valid, v.data.shape):
-                if d is None:
-                    shape.append(int(n))
-                elif d.expr is not None:
-                    e = memo.get(d.expr)
-                    if e is None:
-                        e = memo[d.expr] = _extent(d, sym)
-                    shape.append(e)
-                else:
-                    shape.append(_extent(d, sym))
-            shape = tuple(shape)
-            if shape != tuple(v.data.shape):
-                out.append((v, shape))
-    elif isinstance(v, tuple) and not isinstance(v, ShapeV):
-        for x in v:
-            _collect_cuts(x, out, seen, sym, memo)
-
-
-def _flat(args, layouts, it, flat, pad=_pad_to) -> None:
-    for a, l in zip(args, layouts):
-        if isinstance(l, _TensorParam):
-            flat.append(pad(a, next(it)))
-        elif isinstance(l, _PrimParam):
-            if l.value is None:
-                flat.append(np.asarray(_prim_val(a), _dt.to_numpy(l.dtype)))
-        elif isinstance(l, _TupleParam):
-            _flat(a, l.fields, it, flat, pad)
-
-
-def _rebuild(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:
-    """The traced executor value of one parameter inside the compiled function."""
-    if isinstance(l, _TensorParam):
-        data = next(it)
-        if l.dims is None:
-            return TVal(data)
-        dims = []
-        for d in l.dims:
-            if isinstance(d, P.IntImm):
-                dims.append(None)
-            else:
-                s = eval_sym(d, senv)
-                dims.append(None if s.is_static else s)
-        return TVal(data, tuple(dims))
-    if isinstance(l, _PrimParam):
-        if l.value is None:
-            v = next(it)
-            if not bucketing and _dt.is_integer(l.dtype):
-                return PrimV(int(_prim_val(a)), l.dtype, SymInt.static(int(_prim_val(a))))
-            return PrimV(v, l.dtype)
-        s = eval_sym(l.value, senv)
-        return PrimV(s.val, l.dtype, s)
-    if isinstance(l, _ShapeParam):
-        if l.values is None:
-            return ShapeV(int(x) for x in a)
-        return ShapeV(eval_sym(d, senv) for d in l.values)
-    if isinstance(l, _TupleParam):
-        return tuple(_rebuild(x, f, it, senv, bucketing) for x, f in zip(a, l.fields))
-    raise TypeError(f"bad layout {l!r}")
-
-
-def _param_leaves(params, path=()) -> list:
-    out = []
-    for i, p in enumerate(params):
-        if isinstance(p, TVal):
-            out.append((path + (i,), p, p.data))
-        elif isinstance(p, tuple) and not isinstance(p, ShapeV):
-            out.extend(_param_leaves(p, path + (i,)))
-    return out
-
-
-def _get_path(args, path):
-    v = args
-    for i in path:
-        v = v[i]
-    return v
-
-
-def _cut(x: Any, shape: Tuple[int, ...]) -> Any:
-    if tuple(x.shape) == tuple(shape):
-        return x
-    return np.asarray(x)[tuple(slice(0, n) for n in shape)]
-
-
-def _unpad(t: TVal, device) -> Any:
-    data = t.data
-    if t.valid is None:
-        return data
-    shape = tuple(int(np.asarray(d.val)) for d in t.dims())
-    if shape == tuple(data.shape):
-        return data
-    # cut through host memory: slicing on the device would compile one XLA slice per logical shape
-    view = np.asarray(data)[tuple(slice(0, n) for n in shape)]
-    return _views_to_device([view], device, SingleDeviceSharding(device))[0]
-
-
-def _unpad_value(v: Any, device) -> Any:
-    if isinstance(v, TVal):
-        return TVal(_unpad(v, device))
-    if isinstance(v, ShapeV):
-        return ShapeV(int(np.asarray(d.val)) for d in v)
-    if isinstance(v, PrimV):
-        val = v.val if isinstance(v.val, (bool, int, float, np.generic)) else np.asarray(v.val).item()
-        return PrimV(val, v.dtype, SymInt.static(val) if _dt.is_integer(v.dtype) else None)
-    if isinstance(v, tuple):
-        return tuple(_unpad_value(x, device) for x in v)
-    return v
-
-
-def _exportable_arg(a: Any) -> bool:
-    if isinstance(a, (TVal, ShapeV, PrimV)):
-        return True
-    if isinstance(a, tuple):
-        return all(_exportable_arg(x) for x in a)
-    return False
-
-
-def _to_user(a: Any) -> Any:
-    if isinstance(a, TVal):
-        return a.data
-    if isinstance(a, ShapeV):
-        return rv.ShapeValue(int(d.val) for d in a)
-    if isinstance(a, PrimV):
-        val = a.val if isinstance(a.val, (bool, int, float, np.generic)) else np.asarray(a.val).item()
-        if isinstance(val, np.generic):
-            return val
-        return _dt.to_numpy(a.dtype).type(val) if a.dtype != "bool" else np.bool_(val)
-    if isinstance(a, tuple):
-        return tuple(_to_user(x) for x in a)
-    return a
-
-
-_NATIVE: Optional[Dict[str, PackedV]] = None
-
-
-def _native_builtins() -> Dict[str, PackedV]:
-    """Built-ins that call back into the evaluator (CALL.PACKED.5)."""
-    global _NATIVE
-    if _NATIVE is None:
-        def mk(fn):
-            fn.native = True
-            return fn
-
-        def make_closure(walker, args, call):
-            fn, captured = args[0], tuple(args[1:])
-            return _with_captures(fn, captured)
-
-        def invoke_closure(walker, args, call):
-            return walker.call_value(args[0], list(args[1:]), call)
-
-        def call_tir_dyn(walker, args, call):
-            if not args or not isinstance(args[-1], ShapeV):
-                raise TypeMismatchError("vm.builtin.call_tir_dyn expects a shape of TIR variables last")
-            rest = [PrimV(d.val, "int64", d) for d in args[-1]]
-            walker.call_value(args[0], list(args[1:-1]) + rest, call)
-            return ()
-
-        _NATIVE = {
-            "vm.builtin.make_closure": PackedV("vm.builtin.make_closure", mk(make_closure)),
-            "vm.builtin.invoke_closure": PackedV("vm.builtin.invoke_closure", mk(invoke_closure)),
-            "vm.builtin.call_tir_dyn": PackedV("vm.builtin.call_tir_dyn", mk(call_tir_dyn)),
-        }
-    return _NATIVE
-
-
-def _with_captures(fn: Any, captured: tuple) -> Any:
-    if isinstance(fn, ClosureV):
-        return ClosureV(fn.func, fn.env, fn.name, fn.captured + captured, None)
-    if isinstance(fn, PackedV):
-        return PackedV(fn.name, fn.fn, fn.captured + captured)
-    raise TypeMismatchError(f"make_closure expects a function, got {type(fn).__name__}")
 
 
 __all__ = ["Executable", "Stats", "EXACT_CACHE_SIZE"]

@@ -21,6 +21,8 @@ import numpy as np
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 
+from .layouts import TensorParam
+
 MISS = object()
 
 _JAX_ARRAY_TYPES: set = set()
@@ -77,11 +79,9 @@ def _param_specs(layouts, phys_shapes, var_pos: dict) -> Optional[List[tuple]]:
     """Per parameter ``(numpy dtype, rank, dims, physical shape)``, ``dims`` holding ``(0, extent)``
     for a static axis and ``(1, index of the variable)`` for a bare symbolic one; None when a
     parameter is not a tensor of known rank and dtype with such axes (the fast paths skip it)."""
-    from .executable import _TensorParam
-
     specs = []
     for l, phys in zip(layouts, phys_shapes):
-        if not (isinstance(l, _TensorParam) and l.dims is not None and l.dtype != "void"):
+        if not (isinstance(l, TensorParam) and l.dims is not None and l.dtype != "void"):
             return None
         if len(l.dims) != len(phys):
             return None

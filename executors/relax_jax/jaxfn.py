@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 
 from relax_ref.errors import UnsupportedError
-from relax_ref.interp import values as rv
+from relax_ref import values as rv
 from relax_ref.ir import expr as rx
 
 from .errors import ErrorSink, NeedsExact, TraceAbort

@@ -1,8 +1,10 @@
 """The operator lowering interface: how a registry entry becomes JAX code.
 
-A lowering is a :class:`JaxLowering` attached to the operator's registry entry with
-``relax_ref.ops.registry.register_jax(name, lowering)`` (the :func:`lowering` decorator does this when
-:mod:`relax_jax` is imported). ``relax-ref ops`` shows the entries that have one.
+A lowering is a :class:`JaxLowering` in the executor's table :data:`LOWERINGS`, keyed by operator name
+(the :func:`lowering` decorator adds it when the module of :mod:`relax_jax.ops` defining it is
+imported; the table does not change afterwards). The operator's run-time constraints are not the
+lowering's business: the walker calls the operator's ``check`` (``relax_ref.ops.opdef.OpDef.check``)
+first. ``relax-ref ops`` shows the operators that have a lowering.
 
 ``fn(ctx, *args)`` receives the evaluated ``Call.args``:
 
@@ -52,7 +54,7 @@ effects): functions calling them run eagerly on the host.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -85,8 +87,8 @@ class JaxLowering:
         return self.fn(ctx, *args)
 
 
-#: lowerings defined by relax_jax, installed into the registry by :func:`install`
-LOWERINGS: dict = {}
+#: operator name -> its lowering (filled by the modules of :mod:`relax_jax.ops` as they are imported)
+LOWERINGS: Dict[str, JaxLowering] = {}
 
 
 def lowering(*names: str, padding: str = "none", host_only: bool = False):
@@ -97,21 +99,6 @@ def lowering(*names: str, padding: str = "none", host_only: bool = False):
             LOWERINGS[n] = JaxLowering(fn, padding, host_only, n)
         return fn
     return deco
-
-
-def install() -> List[str]:
-    """Attach every lowering whose operator is registered (idempotent). Returns the names of
-    lowerings whose operator is not (yet) in the registry."""
-    from relax_ref.ops import registry
-
-    missing = []
-    for name, low in LOWERINGS.items():
-        d = registry.lookup(name)
-        if d is None:
-            missing.append(name)
-        elif d.jax is not low:
-            registry.register_jax(name, low)
-    return missing
 
 
 class LowerCtx:
@@ -301,5 +288,5 @@ def is_traced(v: Any) -> bool:
     return not is_static(v) and not isinstance(v, np.ndarray)
 
 
-__all__ = ["JaxLowering", "LowerCtx", "lowering", "install", "LOWERINGS", "PADDING_MODES", "jnp_dtype",
+__all__ = ["JaxLowering", "LowerCtx", "lowering", "LOWERINGS", "PADDING_MODES", "jnp_dtype",
            "is_traced"]

@@ -23,7 +23,7 @@ from relax_ref.errors import (
     ArityMismatchError, DTypeMismatchError, NDimMismatchError, RelaxRuntimeError, ShapeMismatchError,
     TypeMismatchError, ValueMismatchError,
 )
-from relax_ref.interp import values as rv
+from relax_ref import values as rv
 from relax_ref.interp.checks import Matcher
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx

@@ -15,7 +15,7 @@ prim value             :class:`PrimV`
 tuple                  ``tuple``
 function               :class:`ClosureV` (Relax function + environment), :class:`PrimFuncV`,
                        :class:`PackedV` (host mode only)
-string / dtype / null  ``str`` / :class:`relax_ref.interp.values.DTypeValue` / ``None``
+string / dtype / null  ``str`` / :class:`relax_ref.values.DTypeValue` / ``None``
 =====================  ===========================================================================
 
 **Padding.** Under shape bucketing an array is larger than the tensor it holds: each axis has a
@@ -182,7 +182,7 @@ class PackedV:
 
 def describe(v: Any) -> str:
     """A short description for error messages (same wording as the reference interpreter)."""
-    from relax_ref.interp.values import DTypeValue
+    from relax_ref.values import DTypeValue
 
     if isinstance(v, TVal):
         from relax_ref.ir import dtype as _dt

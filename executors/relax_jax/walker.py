@@ -33,15 +33,16 @@ from relax_ref.errors import (
     ArityMismatchError, DTypeMismatchError, NDimMismatchError, RelaxError,
     RelaxRuntimeError, ShapeMismatchError, TypeMismatchError, UnsupportedError,
 )
-from relax_ref.interp import values as rv
+from relax_ref import values as rv
 from relax_ref.interp.builtins import coerce_result
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
+from relax_ref.ops import registry
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
-from .lowering import LowerCtx
+from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
 from .prim_jax import is_static
 from .symbolic import eval_sym, eval_value, upper_bound
@@ -457,13 +458,11 @@ class Walker:
         return self.call_value(fn, args, e, frame)
 
     def _call_op(self, e: rx.Call, frame: Frame) -> Any:
-        from relax_ref.ops import registry
-
         name = e.op.name
         opdef = registry.lookup(name)
         if opdef is None:
             raise UnsupportedError(f"unknown operator '{name}'", e.span)
-        low = opdef.jax
+        low = LOWERINGS.get(name)
         if low is None:
             raise UnsupportedError(f"operator '{name}' has no JAX lowering", e.span)
         if self.traced and getattr(low, "host_only", False):
@@ -492,8 +491,6 @@ class Walker:
         if hit is not None and hit[0] is call:
             return hit[1]
         s = call.struct_info
-        from relax_ref.ops import registry
-
         d = registry.lookup(call.op.name) if isinstance(call.op, rx.Op) else None
         if d is not None and d.infer is not None and not call.sinfo_args:
             try:

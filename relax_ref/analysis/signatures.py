@@ -18,6 +18,7 @@ from ..ir import tir
 from ..ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
 )
+from .tir_purity import prim_func_is_pure
 
 INFER_BY_SINFO_ARGS = "tvm.relax.struct_info.infer_by_sinfo_args"
 
@@ -35,8 +36,6 @@ def _int64(e: P.PrimExpr) -> P.PrimExpr:
 
 def prim_func_struct_info(func: tir.PrimFunc) -> FuncStructInfo:
     """The GlobalVar struct info of a PrimFunc (NORM.GLOBAL.2)."""
-    from .purity import prim_func_is_pure
-
     params = []
     for p in func.params:
         buf = func.buffer_of(p)

@@ -15,7 +15,7 @@ Usage::
         bb.emit_func_output(z)
     mod = bb.get()                                # normalized and checked for well-formedness
 
-Every ``emit`` goes through the normalizer (:class:`relax_ref.analysis.normalize.Normalizer`, plain
+Every ``emit`` goes through the normalizer (:class:`relax_ref.static.normalize.Normalizer`, plain
 builder rules NORM.ANNOT.3): nested calls are bound to fresh variables (NORM.ANF.2), struct info is
 inferred (NORM.INFER.*), and the returned ``Var`` carries it, so shapes are known while building.
 Variable names follow TVM: ``lv``, ``lv1`` ... inside dataflow blocks, ``gv``, ``gv1`` ... outside,
@@ -35,10 +35,10 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
-from ..analysis.normalize import Normalizer, normalize_blocks
+from ..static.normalize import Normalizer, normalize_blocks
 from ..analysis.signatures import global_struct_info
 from ..analysis.struct_info_ops import definable_sym_vars, erase_to_well_defined
-from ..analysis.well_formed import check_well_formed
+from ..static.well_formed import check_well_formed
 from ..errors import RelaxError, StructInfoError, WellFormedError
 from ..ir import expr as rx
 from ..ir import prim_expr as P

@@ -17,7 +17,7 @@ from .builtins import register_func
 from .cli import cli_run
 from .relax import EvalContext, Interpreter, evaluate
 from .tir import run_prim_func
-from .values import ShapeValue
+from ..values import ShapeValue
 
 __all__ = ["evaluate", "Interpreter", "EvalContext", "register_func", "run_prim_func", "ShapeValue",
            "cli_run"]

@@ -1,10 +1,12 @@
 """Packed functions: the registry, host-value conversion and the built-in ``vm.builtin.*`` functions
 (CALL.PACKED.*).
 
-Registry (VAL.PACKED.2, CALL.PACKED.1). Names resolve, in order, in the calling
-:class:`~relax_ref.interp.relax.Interpreter`'s own registry (``interp.register_func``), in the global
-registry (:func:`register_func`), and finally among the built-ins below. An unknown name raises
-:class:`~relax_ref.errors.PackedFuncError`.
+Registry (VAL.PACKED.2, CALL.PACKED.1). :func:`lookup_packed` resolves a name, in order, in the
+caller's own registry (``Interpreter.register_func``, ``Executable.register_func``), in the global
+registry (:func:`register_func`), among the static built-ins below, and finally among the built-ins
+bound to the calling evaluator (closures, ``call_tir_dyn``). An unknown name raises
+:class:`~relax_ref.errors.PackedFuncError`. Every evaluator (the interpreter, TensorIR's
+``T.call_packed``, the JAX executor) resolves names through it.
 
 Calling convention of user functions (CALL.PACKED.7). A function registered with
 :func:`register_func` receives host values (numpy arrays -- the very arrays of the program, so it may
@@ -23,18 +25,20 @@ bound to it); and TVM's CPU sort kernels ``tvm.contrib.sort.sort`` / ``argsort``
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Mapping, Optional
 
 import numpy as np
 
 from ..errors import (
-    DTypeMismatchError, NDimMismatchError, OpRuntimeError, PackedFuncError, RelaxError, TypeMismatchError,
+    DTypeMismatchError, NDimMismatchError, OpRuntimeError, PackedFuncError, RelaxError, Span, TypeMismatchError,
 )
 from ..ir import dtype as _dt
 from ..ir import struct_info as si
-from .values import (
+from ..ops.search import RUNTIME_FUNCS
+from ..values import (
     Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, Storage, describe, to_public,
 )
+from .tir_packed import SORT_FUNCS
 
 _GLOBAL: Dict[str, PackedFunc] = {}
 
@@ -276,13 +280,23 @@ def _static_builtins() -> Dict[str, PackedFunc]:
         "vm.builtin.alloc_tensor": storage_tensor,
     }
     out = {k: PackedFunc(k, f) for k, f in table.items()}
-    from .tir_packed import SORT_FUNCS
-
     out.update({k: wrap_host_function(k, f) for k, f in SORT_FUNCS.items()})
+    out.update({k: wrap_host_function(k, f) for k, f in RUNTIME_FUNCS.items()})
     return out
 
 
 STATIC_BUILTINS: Dict[str, PackedFunc] = _static_builtins()
+
+
+def lookup_packed(name: str, local: Optional[Mapping[str, Any]] = None, bound: Optional[Mapping[str, Any]] = None,
+                  span: Optional[Span] = None) -> Any:
+    """The packed function ``name`` (CALL.PACKED.1): the caller's own registry ``local``, the global
+    registry, the static built-ins, then the caller's ``bound`` built-ins."""
+    f = (local.get(name) if local else None) or _GLOBAL.get(name) or STATIC_BUILTINS.get(name) or \
+        (bound.get(name) if bound else None)
+    if f is None:
+        raise PackedFuncError(f"packed function '{name}' is not registered", span)
+    return f
 
 
 def bound_builtins(call: Callable[..., Any]) -> Dict[str, PackedFunc]:
@@ -317,5 +331,5 @@ def closure_with_captures(call: Callable[..., Any], fn: Any, captured) -> Packed
 __all__ = [
     "register_func", "global_func", "from_host", "prim_from_host", "coerce_result", "wrap_host_function",
     "render_value", "format_values", "condition_value", "tensor_to_shape", "reshape_view", "alloc_storage",
-    "storage_tensor", "STATIC_BUILTINS", "bound_builtins", "closure_with_captures",
+    "storage_tensor", "STATIC_BUILTINS", "lookup_packed", "bound_builtins", "closure_with_captures",
 ]

@@ -37,7 +37,7 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir import struct_info as si
 from ..ir.functor import prim_vars_in, substitute_prim
-from .values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe
+from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe
 
 _SITE_TEXT = {"param": "parameter '{b}' of function '{f}'", "return": "return value of function '{f}'",
               "match_cast": "match_cast binding '{b}' in function '{f}'",

@@ -19,7 +19,7 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..npz import DEFAULT_MAX_BYTES, read_npz
 from .relax import Interpreter
-from .values import ShapeValue
+from ..values import ShapeValue
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 

@@ -1,11 +1,10 @@
 """Run-time semantics of the core operators (``call_tir`` and its family, closures, shapes, printing,
-assertions, allocation): the ``reference`` functions of their registry entries.
+assertions, allocation): the interpreter's own implementations of them.
 
-**One mechanism** (CALL.OP.1): the evaluator runs *every* operator call through
-``registry.get(name).reference(args, attrs, call, ctx)``. The core operators are declared in
-``relax_ref.ops.core`` (signature and struct-info inference only); :func:`install` sets their
-``reference`` to the functions below. :class:`~relax_ref.interp.relax.Interpreter` calls it before
-evaluating anything, and it is idempotent. ``ctx`` is the evaluator's
+**One mechanism** (CALL.OP.1): the evaluator runs *every* operator call through its table of
+implementations (:mod:`relax_ref.interp.op_table`), ``fn(args, attrs, call, ctx)``. The core
+operators are declared in ``relax_ref.ops.core`` (signature and struct-info inference only); their
+semantics need the evaluator, so they are here, in :data:`CORE`. ``ctx`` is the evaluator's
 :class:`~relax_ref.interp.relax.EvalContext` (symbolic environment, allocation, calling function
 values, running PrimFuncs, output stream).
 
@@ -28,7 +27,7 @@ from .builtins import (
     alloc_storage, closure_with_captures, format_values, storage_tensor, tensor_to_shape,
 )
 from .checks import check_value
-from .values import Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe
+from ..values import Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe
 
 CORE: Dict[str, Callable[..., Any]] = {}
 
@@ -39,17 +38,6 @@ def _core(*names: str):
             CORE[n] = fn
         return fn
     return deco
-
-
-def install() -> None:
-    """Set ``reference`` on the registry entries of the core operators (idempotent and cheap; run by
-    every :class:`~relax_ref.interp.relax.Interpreter`, so entries re-registered later are covered)."""
-    from ..ops import registry
-
-    for name, fn in CORE.items():
-        d = registry.lookup(name)
-        if d is not None and d.reference is not fn:
-            d.reference = fn
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -354,4 +342,4 @@ def kill(args, attrs, call, ctx):
     return ()
 
 
-__all__ = ["CORE", "install"]
+__all__ = ["CORE"]

@@ -12,7 +12,7 @@ Constructs:
 * (EVAL.CONST.1) a ``Constant`` evaluates to a fresh copy of its tensor (tensors are mutable);
 * (EVAL.VAR.1) a variable evaluates to its value (aliasing, never copying); (EVAL.GLOBAL.1) a
   ``GlobalVar`` to a closure with an empty environment (Relax function), a
-  :class:`~relax_ref.interp.values.PrimFuncRef` (PrimFunc) or a packed function (``ExternFunc``);
+  :class:`~relax_ref.values.PrimFuncRef` (PrimFunc) or a packed function (``ExternFunc``);
 * (EVAL.SHAPE.1) ``ShapeExpr`` evaluates each dimension in the symbolic environment (a negative
   result raises ShapeMismatchError); (EVAL.PRIM.1) ``PrimValue`` gives a prim value of the
   expression's dtype; (EVAL.STRING.1, EVAL.DTYPE.1) strings and data types evaluate to themselves;
@@ -45,14 +45,13 @@ Host boundary (VAL.HOST.1, CALL.HOST.1): :meth:`Interpreter.__call__` converts e
 using the entry's parameter struct info (a tensor parameter also accepts anything ``numpy.asarray``
 converts; an ``R.Prim`` parameter a Python scalar or 0-d array; an ``R.Shape`` parameter a tuple of
 ints; an ``R.Tuple`` a tuple or list) and returns the result with
-:func:`~relax_ref.interp.values.to_public`.
+:func:`~relax_ref.values.to_public`.
 """
 
 from __future__ import annotations
 
-import weakref
-
 import sys
+import weakref
 from collections import ChainMap
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
@@ -60,7 +59,7 @@ import numpy as np
 
 from ..arith.evaluate import eval_prim
 from ..errors import (
-    ArityMismatchError, PackedFuncError, RelaxError, RelaxRuntimeError, ShapeMismatchError,
+    ArityMismatchError, RelaxError, RelaxRuntimeError, ShapeMismatchError,
     TypeMismatchError, UnsupportedError,
 )
 from ..ir import dtype as _dt
@@ -68,16 +67,16 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.module import IRModule
-from . import core_ops
+from ..ops import registry
+from ..values import (
+    Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public,
+)
+from . import op_table
 from .builtins import (
-    STATIC_BUILTINS, bound_builtins, coerce_result, condition_value, from_host, global_func,
-    wrap_host_function,
+    bound_builtins, coerce_result, condition_value, from_host, lookup_packed, wrap_host_function,
 )
 from .checks import Matcher
 from .tir import compiled as _compiled_prim_func
-from .values import (
-    Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public,
-)
 
 
 class Frame:
@@ -158,7 +157,7 @@ def _require_well_formed(mod: IRModule) -> None:
     ``check_well_formed=False``; the check runs once per module object."""
     if mod in _CHECKED:
         return
-    from ..analysis.well_formed import check_well_formed
+    from ..static.well_formed import check_well_formed
 
     check_well_formed(mod)
     _CHECKED[mod] = True
@@ -176,7 +175,6 @@ class Interpreter:
     def __init__(self, mod: IRModule, *, vectorize: bool = True, stdout=None) -> None:
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"Interpreter expects an IRModule, got {type(mod).__name__}")
-        core_ops.install()
         _require_well_formed(mod)
         self.mod = mod
         self.vectorize = vectorize
@@ -195,11 +193,9 @@ class Interpreter:
         return fn
 
     def lookup_packed(self, name: str) -> PackedFunc:
-        """The packed function ``name`` (CALL.PACKED.1): interpreter, global, then built-in registry."""
-        f = self._local.get(name) or global_func(name) or STATIC_BUILTINS.get(name) or self._bound.get(name)
-        if f is None:
-            raise PackedFuncError(f"packed function '{name}' is not registered")
-        return f
+        """The packed function ``name`` (CALL.PACKED.1): this interpreter's, the global registry's,
+        then the built-ins (:func:`~relax_ref.interp.builtins.lookup_packed`)."""
+        return lookup_packed(name, self._local, self._bound)
 
     def __call__(self, entry: str = "main", *args: Any) -> Any:
         return self.run(entry, *args)
@@ -443,18 +439,17 @@ class Interpreter:
     def _call(self, e: rx.Call, frame: Frame) -> Any:
         op = e.op
         if isinstance(op, rx.Op):
-            from ..ops import registry
-
             opdef = registry.lookup(op.name)
             if opdef is None:
                 raise UnsupportedError(f"unknown operator '{op.name}'", e.span)
-            if opdef.reference is None:
+            impl = op_table.IMPLEMENTATIONS.get(op.name)
+            if impl is None:
                 raise UnsupportedError(
                     f"operator '{op.name}' has no reference implementation; relax-ref cannot evaluate it",
                     e.span)
             args = [self.eval(a, frame) for a in e.args]
             try:
-                r = opdef.reference(args, e.attrs, e, EvalContext(self, frame, e))
+                r = impl(args, e.attrs, e, EvalContext(self, frame, e))
             except RelaxError as err:
                 raise err.with_span(e.span)
             return _normalize_op_result(r, e.struct_info)

@@ -5,7 +5,7 @@ statement, and executed on numpy arrays:
 
 * (TIR.FUNC.2) arguments: one per parameter. A buffer parameter takes a numpy array, which the
   function reads and **mutates in place**; a scalar parameter takes a prim value
-  (:class:`~relax_ref.interp.values.PrimScalar`, or a host scalar through :func:`run_prim_func`):
+  (:class:`~relax_ref.values.PrimScalar`, or a host scalar through :func:`run_prim_func`):
   bool and integer values convert to the parameter's dtype, float values only to a float dtype.
 * (TIR.FUNC.3) argument binding: scalar parameters first; then the structure of every buffer
   parameter in order (tensor kind TypeMismatchError, rank NDimMismatchError, dtype
@@ -61,12 +61,13 @@ from ..ir import dtype as _dt
 from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.functor import post_order_visit_stmt, prim_vars_in, stmt_prim_exprs
+from ..values import PrimScalar
+from .builtins import lookup_packed
 from .tir_buffers import (
     alloc_array, bind_alloc, bounds_error, buffer_array, match_region, view_of,
 )
 from .tir_expr import ScalarCompiler
 from .tir_packed import PACKED_LOOKUP
-from .values import PrimScalar
 
 Exec = Callable[[Dict], None]
 
@@ -390,10 +391,10 @@ class CompiledPrimFunc:
         self.name = name
         self.body = _Compiler(func, name).stmt(func.body)
 
-    def __call__(self, args: Sequence[Any], vectorize: bool = True, packed: Optional[Callable] = None) -> None:
-        env: Dict = {VECTORIZE: vectorize}
-        if packed is not None:
-            env[PACKED_LOOKUP] = packed
+    def __call__(self, args: Sequence[Any], vectorize: bool = True, packed: Callable = lookup_packed) -> None:
+        """Run on ``args``; ``packed`` resolves the names of ``T.call_packed`` (the calling
+        evaluator's look-up; by default the global one)."""
+        env: Dict = {VECTORIZE: vectorize, PACKED_LOOKUP: packed}
         bind_arguments(self.func, list(args), env, self.name)
         with np.errstate(all="ignore"):
             self.body(env)

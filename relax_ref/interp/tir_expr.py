@@ -27,7 +27,7 @@ from ..ir import prim_expr as P
 from ..ir import tir
 from .tir_buffers import bounds_error, buffer_array
 from .tir_packed import MAKE_ARRAY, MAKE_SHAPE, PACKED_CALLS, compile_make_array, compile_packed_call, compile_shape
-from .values import ShapeValue
+from ..values import ShapeValue
 
 Fn = Callable[[Dict], Any]
 

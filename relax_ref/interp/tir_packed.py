@@ -155,16 +155,9 @@ def _host_scalar(fn: Fn, dtype: str) -> Fn:
 
 
 def lookup_packed(env: Dict, name: str):
-    """The packed function ``name`` for a call inside TensorIR (TIR.PACKED.1)."""
-    look = env.get(PACKED_LOOKUP)
-    if look is not None:
-        return look(name)
-    from .builtins import STATIC_BUILTINS, global_func
-
-    f = global_func(name) or STATIC_BUILTINS.get(name)
-    if f is None:
-        raise PackedFuncError(f"packed function '{name}' is not registered")
-    return f
+    """The packed function ``name`` for a call inside TensorIR (TIR.PACKED.1), through the look-up
+    of the evaluator running the PrimFunc (:func:`relax_ref.interp.builtins.lookup_packed`)."""
+    return env[PACKED_LOOKUP](name)
 
 
 def compile_packed_call(compile_expr: Callable[[P.PrimExpr], Fn], e: P.PrimCall) -> Fn:
@@ -177,7 +170,7 @@ def compile_packed_call(compile_expr: Callable[[P.PrimExpr], Fn], e: P.PrimCall)
         if _is(a, MAKE_ARRAY):
             parts.append(compile_make_array(compile_expr, a))
         elif _is(a, MAKE_SHAPE):
-            from .values import ShapeValue
+            from ..values import ShapeValue
 
             f = compile_shape(compile_expr, a)
             parts.append(lambda env, f=f: ShapeValue(f(env)))

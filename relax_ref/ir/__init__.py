@@ -9,13 +9,13 @@ from .attrs import Attrs
 from .expr import (
     LEAF_TYPES, BaseFunc, Binding, BindingBlock, Call, Constant, DataflowBlock, DataflowVar, DataTypeImm,
     Expr, ExternFunc, Function, GlobalVar, If, MatchCast, Op, PrimValue, SeqExpr, ShapeExpr, StringImm,
-    Tuple, TupleGetItem, Var, VarBinding, func_struct_info, is_leaf, is_leaf_or_tuple,
+    Tuple, TupleGetItem, Var, VarBinding, is_leaf, is_leaf_or_tuple,
 )
 from .module import IRModule
 from .prim_expr import PrimExpr, PrimVar
 from .struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo,
-    TupleStructInfo, VDevice, is_unit, unit,
+    TupleStructInfo, VDevice, func_struct_info, is_unit, unit,
 )
 from .tir import Buffer, PrimFunc
 

@@ -7,21 +7,23 @@ Conventions:
   struct info containing them compares structurally too. All other nodes -- variables above all --
   compare by identity, as in TVM; use :func:`relax_ref.structural_equal` to compare programs.
 * Every expression has keyword-only ``struct_info`` (filled in by the normalizer,
-  :mod:`relax_ref.analysis.normalize`) and ``span`` fields, both ignored by equality.
+  :mod:`relax_ref.static.normalize`) and ``span`` fields, both ignored by equality.
 * A ``Var``'s ``struct_info`` is its declared or inferred struct info; it is fixed at construction.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 
 from ..errors import Span
 from .attrs import EMPTY, Attrs
 from .prim_expr import PrimExpr
-from .struct_info import StructInfo
+
+if TYPE_CHECKING:  # struct info refers to expressions (shapes), expressions carry struct info
+    from .struct_info import StructInfo
 
 
 @dataclass(frozen=True, eq=False)
@@ -277,17 +279,6 @@ class Function(Expr, BaseFunc):
         object.__setattr__(self, "params", tuple(self.params))
 
 
-def func_struct_info(f: Function) -> StructInfo:
-    """``FuncStructInfo`` of a Relax function from its parameters and return struct info."""
-    from .struct_info import FuncStructInfo, ObjectStructInfo
-
-    return FuncStructInfo(
-        tuple(p.struct_info if p.struct_info is not None else ObjectStructInfo() for p in f.params),
-        f.ret_struct_info if f.ret_struct_info is not None else ObjectStructInfo(),
-        f.is_pure,
-    )
-
-
 LEAF_TYPES = (Var, Constant, ShapeExpr, PrimValue, StringImm, DataTypeImm, GlobalVar, ExternFunc, Op)
 
 
@@ -305,6 +296,6 @@ def is_leaf_or_tuple(e: Expr) -> bool:
 __all__ = [
     "Expr", "Var", "DataflowVar", "GlobalVar", "Constant", "ShapeExpr", "PrimValue", "StringImm",
     "DataTypeImm", "Op", "ExternFunc", "Tuple", "TupleGetItem", "Call", "If", "Binding", "VarBinding",
-    "MatchCast", "BindingBlock", "DataflowBlock", "SeqExpr", "BaseFunc", "Function", "func_struct_info",
+    "MatchCast", "BindingBlock", "DataflowBlock", "SeqExpr", "BaseFunc", "Function",
     "LEAF_TYPES", "is_leaf", "is_leaf_or_tuple",
 ]

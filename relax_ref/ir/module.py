@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Iterator, Mapping, Optional, Union
 
 from ..errors import WellFormedError
+from . import printing
 from .attrs import EMPTY, Attrs
 from .expr import ExternFunc, Function, GlobalVar
 from .tir import PrimFunc
@@ -104,9 +105,7 @@ class IRModule(Mapping):
     def script(self, dialect: str = "classic", **kwargs) -> str:
         """TVMScript text of the module in a dialect of ``relax_ref.script.dialect`` (``"classic"``,
         ``"tvm-0.25"``, ``"tvm-0.27"``; ``"tvm"`` is the newest)."""
-        from ..script.printer import print_module
-
-        return print_module(self, dialect=dialect, **kwargs)
+        return printing.printer().print_module(self, dialect=dialect, **kwargs)
 
     def __repr__(self) -> str:
         return f"IRModule({', '.join(self._funcs)})"

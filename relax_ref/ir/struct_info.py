@@ -16,6 +16,8 @@ from typing import Optional, Tuple
 
 from ..errors import StructInfoError
 from . import dtype as _dt
+from . import printing
+from .expr import ShapeExpr, Var
 from .prim_expr import IntImm, PrimExpr
 
 
@@ -25,9 +27,7 @@ class StructInfo:
     __slots__ = ()
 
     def __str__(self) -> str:
-        from ..script.printer import struct_info_to_str
-
-        return struct_info_to_str(self)
+        return printing.printer().struct_info_to_str(self)
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,6 @@ class TensorStructInfo(StructInfo):
     def __post_init__(self):
         object.__setattr__(self, "dtype", _dt.canonical(self.dtype))
         if self.shape is not None:
-            from .expr import ShapeExpr, Var
-
             if isinstance(self.shape, ShapeExpr):
                 n = len(self.shape.values)
             elif isinstance(self.shape, Var):
@@ -117,8 +115,6 @@ class TensorStructInfo(StructInfo):
     @property
     def shape_values(self) -> Optional[Tuple[PrimExpr, ...]]:
         """The dims when the shape is a ``ShapeExpr`` (or a Var whose struct info has values)."""
-        from .expr import ShapeExpr
-
         if isinstance(self.shape, ShapeExpr):
             return self.shape.values
         if self.shape is not None:
@@ -176,7 +172,16 @@ def is_unit(si: StructInfo) -> bool:
     return isinstance(si, TupleStructInfo) and len(si.fields) == 0
 
 
+def func_struct_info(f) -> FuncStructInfo:
+    """``FuncStructInfo`` of a Relax function from its parameters and return struct info."""
+    return FuncStructInfo(
+        tuple(p.struct_info if p.struct_info is not None else ObjectStructInfo() for p in f.params),
+        f.ret_struct_info if f.ret_struct_info is not None else ObjectStructInfo(),
+        f.is_pure,
+    )
+
+
 __all__ = [
     "StructInfo", "ObjectStructInfo", "PrimStructInfo", "ShapeStructInfo", "TensorStructInfo",
-    "TupleStructInfo", "FuncStructInfo", "VDevice", "unit", "is_unit",
+    "TupleStructInfo", "FuncStructInfo", "VDevice", "unit", "is_unit", "func_struct_info",
 ]

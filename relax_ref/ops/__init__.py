@@ -1,5 +1,7 @@
-"""Operators: the registry (:mod:`.registry`) and one module per category that registers entries."""
+"""Operators: one module per family, each defining the ``OPS`` of its operators
+(:class:`~relax_ref.ops.opdef.OpDef`), and the registry built from them (:mod:`.registry`)."""
 
-from .registry import OpDef, Param, all_ops, get, lookup, lookup_script, register
+from .opdef import OpDef, Param
+from .registry import all_ops, get, lookup, lookup_script
 
-__all__ = ["OpDef", "Param", "all_ops", "get", "lookup", "lookup_script", "register"]
+__all__ = ["OpDef", "Param", "all_ops", "get", "lookup", "lookup_script"]

@@ -38,7 +38,7 @@ from ..ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo,
     TupleStructInfo, VDevice,
 )
-from .registry import REQUIRED, OpDef, Param, arg, attr, register
+from .opdef import REQUIRED, OpDef, Param, arg, attr
 
 VOID = TupleStructInfo(())
 _NOT_LEGALIZED = "lowered by the executors / VM lowering, not by LegalizeOps"
@@ -939,10 +939,16 @@ def _conv_expr(v, what, span):
 _CAT = "core"
 
 
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
 def _reg(**kw) -> OpDef:
     kw.setdefault("category", _CAT)
     kw.setdefault("legalize_exempt", _NOT_LEGALIZED)
-    return register(OpDef(**kw))
+    d = OpDef(**kw)
+    OPS.append(d)
+    return d
 
 
 _CALL_TIR_DOC = "Call a TensorIR PrimFunc in destination-passing style (spec OP.call_tir)."

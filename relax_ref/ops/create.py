@@ -27,12 +27,12 @@ follow TVM's TOPI kernels evaluated with TIR semantics (OP.CREATE.SEM.*):
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
 from ..errors import OpRuntimeError, ParseError
-from ..interp.values import PrimScalar
+from ..values import PrimScalar
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -41,7 +41,7 @@ from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo
 from . import common as C
 from . import te
 from . import te_ops as O
-from .registry import OpDef, arg, attr, convert_attr, register
+from .opdef import OpDef, arg, attr, convert_attr
 from .statistical import dtype_of, known_shapes, np_dtype, tir_cast
 
 # ---------------------------------------------------------------------------------------------------
@@ -575,8 +575,12 @@ def _hamming_parse_call(opdef, args, kwargs, span):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _register_all() -> None:
-    reg = register
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
+    reg = OPS.append
     reg(OpDef(name="relax.full", script="R.full",
               params=(arg("shape", "shape"), arg("fill_value"), attr("dtype", "dtype", "void")),
               infer=_infer_full, reference=_ref_full, legalize=_make_legalize_full("full", None, "full"),
@@ -625,6 +629,6 @@ def _register_all() -> None:
               doc="``R.hamming_window(window_size, periodic, alpha, beta, dtype)`` (OP.hamming_window.C1)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["arange_length", "hamming_values"]

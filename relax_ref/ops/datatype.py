@@ -13,7 +13,7 @@ legalization in TVM 0.25; relax-ref legalizes it to the same cast kernel (its me
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, List
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from ..ir.struct_info import TensorStructInfo
 from . import common as C
 from . import te
 from . import te_ops as O
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 from .statistical import dtype_of, known_shapes, tir_cast
 
 
@@ -58,11 +58,15 @@ def _make_legalize(name: str):
     return legalize
 
 
-def _register_all() -> None:
-    register(OpDef(name="relax.astype", script="R.astype", params=(arg("x"), attr("dtype", "dtype")),
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
+    OPS.append(OpDef(name="relax.astype", script="R.astype", params=(arg("x"), attr("dtype", "dtype")),
                    infer=infer_astype, reference=_ref_cast, legalize=_make_legalize("astype"), category="datatype",
                    doc="``R.astype(x, dtype)``: elementwise conversion with TIR's Cast (OP.astype.C1)."))
-    register(OpDef(name="relax.wrap_param", script="R.wrap_param",
+    OPS.append(OpDef(name="relax.wrap_param", script="R.wrap_param",
                    params=(arg("data"), attr("dtype", "dtype", "float32")),
                    infer=infer_astype, reference=_ref_cast, legalize=_make_legalize("wrap_param"),
                    category="datatype", notes="TVM 0.25 has no legalization; relax-ref legalizes it as a cast",
@@ -70,6 +74,6 @@ def _register_all() -> None:
                        "(OP.wrap_param.C1)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["infer_astype", "te_cast"]

@@ -67,7 +67,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
-from ..interp.values import PrimScalar
+from ..values import PrimScalar
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -75,7 +75,7 @@ from ..ir.struct_info import PrimStructInfo, TensorStructInfo
 from . import common as C
 from . import te
 from . import te_ops
-from .registry import OpDef, arg, attr, build_call, register
+from .opdef import OpDef, arg, attr, build_call
 
 # ---------------------------------------------------------------------------------------------------
 # numpy helpers
@@ -1037,43 +1037,47 @@ BINARY_OPS = tuple(sorted(_BINARY))
 NN_OPS = ("relu", "leakyrelu", "gelu", "gelu_tanh", "silu", "selu", "softplus")
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     for n in FLOAT_UNARY_OPS:
-        register(_make_float_unary(n))
+        OPS.append(_make_float_unary(n))
     for n in ANY_UNARY_OPS:
-        register(_make_any_unary(n))
-    register(OpDef(name="relax.clip", script="R.clip", params=_CLIP_PARAMS, infer=_clip_infer,
+        OPS.append(_make_any_unary(n))
+    OPS.append(OpDef(name="relax.clip", script="R.clip", params=_CLIP_PARAMS, infer=_clip_infer,
                    reference=_clip_reference, legalize=_clip_legalize, parse_call=_clip_parse_call,
                    category="elementwise",
                    doc="``R.clip(x, min, max)``: ``max(min(x, max), min)`` with the bounds cast to "
                        "x's dtype; bounds are PrimValues (OP.clip.C1)."))
     for n in BINARY_OPS:
-        register(_make_binary(n))
-    register(OpDef(name="relax.where", script="R.where", params=(arg("condition"), arg("x1"), arg("x2")),
+        OPS.append(_make_binary(n))
+    OPS.append(OpDef(name="relax.where", script="R.where", params=(arg("condition"), arg("x1"), arg("x2")),
                    infer=_where_infer, reference=_where_reference, legalize=_where_legalize,
                    category="elementwise",
                    doc="``R.where(condition, x1, x2)``: x1 where condition else x2, broadcasting all "
                        "three (OP.where.C1)."))
-    register(OpDef(name="relax.ewise_fma", script="R.ewise_fma", params=(arg("x1"), arg("x2"), arg("x3")),
+    OPS.append(OpDef(name="relax.ewise_fma", script="R.ewise_fma", params=(arg("x1"), arg("x2"), arg("x3")),
                    infer=_fma_infer, reference=_fma_reference, category="elementwise",
                    legalize_exempt="TVM 0.25 registers no legalization for relax.ewise_fma",
                    doc="``R.ewise_fma(x1, x2, x3)``: x1 * x2 + x3 on equal shapes (OP.ewise_fma.C1)."))
-    register(_make_nn("relu", False, _relu_ref, _te_relu, "relu", doc="max(x, 0)"))
-    register(_make_nn("leakyrelu", True, _leakyrelu_ref, _te_leaky_relu, "leaky_relu",
+    OPS.append(_make_nn("relu", False, _relu_ref, _te_relu, "relu", doc="max(x, 0)"))
+    OPS.append(_make_nn("leakyrelu", True, _leakyrelu_ref, _te_leaky_relu, "leaky_relu",
                       (attr("alpha", "float", 0.01),), doc="x > 0 ? x : alpha * x"))
-    register(_make_nn("gelu", True, _gelu_ref, _te_gelu, "gelu",
+    OPS.append(_make_nn("gelu", True, _gelu_ref, _te_gelu, "gelu",
                       doc="x * (0.5 + erf(x / sqrt(2)) * 0.5)"))
-    register(_make_nn("gelu_tanh", True, _gelu_tanh_ref, _te_gelu_tanh, "gelu_tanh",
+    OPS.append(_make_nn("gelu_tanh", True, _gelu_tanh_ref, _te_gelu_tanh, "gelu_tanh",
                       doc="0.5 x (1 + tanh(sqrt(2/pi) x (1 + 0.044715 x^2)))"))
-    register(_make_nn("silu", True, _silu_ref, _te_silu, "silu", doc="x * sigmoid(x)"))
-    register(_make_nn("selu", True, _selu_ref, _te_selu, "selu",
+    OPS.append(_make_nn("silu", True, _silu_ref, _te_silu, "silu", doc="x * sigmoid(x)"))
+    OPS.append(_make_nn("selu", True, _selu_ref, _te_selu, "selu",
                       doc="scale * (max(x, 0) + min(0, alpha * (exp(x) - 1)))"))
-    register(_make_nn("softplus", True, _softplus_ref, _te_softplus, "softplus",
+    OPS.append(_make_nn("softplus", True, _softplus_ref, _te_softplus, "softplus",
                       (attr("beta", "float", 1.0), attr("threshold", "float", 20.0)),
                       doc="beta x > threshold ? x : log(1 + exp(beta x)) / beta"))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["FLOAT_UNARY_OPS", "ANY_UNARY_OPS", "BINARY_OPS", "NN_OPS", "matched_dtype", "try_scalar_const",
            "broadcast_compute"]

@@ -24,7 +24,7 @@ same float32 operations in the same order:
 
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable
-from .registry import OpDef, arg, attr, build_call, register
+from .opdef import OpDef, arg, attr, build_call
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
 COORD_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn",
@@ -470,14 +470,18 @@ _PARAMS = (arg("data"), arg("size", "shape"), attr("roi", "any", None), attr("la
 _PLAIN = OpDef(name="relax.image.resize2d", script="R.image.resize2d", params=_PARAMS)
 
 
-def _register_all() -> None:
-    register(OpDef(name="relax.image.resize2d", script="R.image.resize2d", params=_PARAMS, infer=_resize_infer,
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
+    OPS.append(OpDef(name="relax.image.resize2d", script="R.image.resize2d", params=_PARAMS, infer=_resize_infer,
                    reference=_resize_ref, legalize=_resize_legalize, parse_call=_parse, category="image",
                    doc="``R.image.resize2d(data, size, roi=None, layout='NCHW', method='linear', "
                        "coordinate_transformation_mode='half_pixel', rounding_method='round', cubic_alpha=-0.75, "
                        "cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)`` (OP.image.resize2d.C1-C5)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["resize_value", "te_resize2d", "METHODS", "COORD_MODES", "ROUNDING"]

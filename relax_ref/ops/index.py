@@ -38,7 +38,7 @@ from . import te
 from . import te_ops as O
 from . import manipulate_util as U
 from .manipulate import te_broadcast_to
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 _I64 = U.int64
 TAKE_MODES = ("fast", "clip", "wrap", "nan")
@@ -738,9 +738,13 @@ def _one_hot_legalize(call, ctx):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     def reg(name, params, infer, ref, legalize, doc, **kw):
-        register(OpDef(name=f"relax.{name}", script=f"R.{name}", params=params, infer=infer, reference=ref,
+        OPS.append(OpDef(name=f"relax.{name}", script=f"R.{name}", params=params, infer=infer, reference=ref,
                        legalize=legalize, category="indexing", doc=doc, **kw))
 
     reg("take", (arg("x"), arg("indices"), attr("axis", "optional_int", None), attr("mode", "str", "fast")),
@@ -769,7 +773,7 @@ def _register_all() -> None:
         "``R.one_hot(indices, on_value, off_value, depth, axis=-1)``: one-hot encoding (OP.one_hot.C1).")
 
 
-_register_all()
+_define_all()
 
 INDEX_OPS = ("take", "strided_slice", "dynamic_strided_slice", "gather_elements", "gather_nd", "index_tensor",
              "one_hot")

@@ -34,7 +34,7 @@ from ..ir.struct_info import TensorStructInfo
 from . import common as C
 from . import te_ops as O
 from . import manipulate_util as U
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 from .scatter import _Kernel
 
 _I64 = U.int64
@@ -262,12 +262,12 @@ def _parse_call(opdef, args, kwargs, span):
 
 
 def print_index_map(imap: IndexMap, printer) -> str:
-    from ..script.printer.prim import PrimPrinter
-
+    """``T.index_map(lambda i, j: (...))``; the indices print under their own names with the printer's
+    scalar-expression printer class."""
     ctx = getattr(printer, "ctx", None)
     if ctx is not None:
         ctx.used_ns.add("T")  # the header must import T for T.index_map
-    pp = PrimPrinter(printer.prim.dialect, "relax", lambda v: v.name)
+    pp = type(printer.prim)(printer.prim.dialect, "relax", lambda v: v.name)
     params = ", ".join(v.name for v in imap.initial_indices)
     outs = ", ".join(pp(e) for e in imap.final_indices)
     if len(imap.final_indices) == 1:
@@ -289,7 +289,11 @@ def _print_call(call: rx.Call, printer) -> str:
     return f"R.layout_transform({', '.join(parts)})"
 
 
-register(OpDef(
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+OPS.append(OpDef(
     name="relax.layout_transform", script="R.layout_transform",
     params=(arg("x"), attr("index_map", "any"), attr("pad_value", "any", None), attr("axis_separators", "any", None),
             attr("input_axis_separators", "any", None)),

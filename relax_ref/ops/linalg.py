@@ -35,7 +35,7 @@ from ..ir.struct_info import TensorStructInfo
 from . import common as C
 from . import te
 from . import te_ops as O
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 from .statistical import dtype_of, known_shapes, np_dtype, tir_cast
 
 # ---------------------------------------------------------------------------------------------------
@@ -612,23 +612,27 @@ def _legalize_outer(call, ctx):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _register_all() -> None:
-    register(OpDef(name="relax.matmul", script="R.matmul",
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
+    OPS.append(OpDef(name="relax.matmul", script="R.matmul",
                    params=(arg("x1"), arg("x2"), attr("out_dtype", "dtype", "void")),
                    infer=infer_matmul, reference=_ref_matmul, legalize=_legalize_matmul, category="linalg",
                    doc="``R.matmul(x1, x2, out_dtype=None)``: numpy-style (batched, broadcasting) matrix "
                        "product (OP.matmul.C1)."))
-    register(OpDef(name="relax.einsum", script="R.einsum",
+    OPS.append(OpDef(name="relax.einsum", script="R.einsum",
                    params=(arg("operands", "tuple"), attr("subscripts", "str")),
                    infer=infer_einsum, reference=_ref_einsum, legalize=_legalize_einsum, category="linalg",
                    doc="``R.einsum(operands, subscripts)``: Einstein summation over a tuple of tensors "
                        "(OP.einsum.C1)."))
-    register(OpDef(name="relax.outer", script="R.outer", params=(arg("x1"), arg("x2")), infer=infer_outer,
+    OPS.append(OpDef(name="relax.outer", script="R.outer", params=(arg("x1"), arg("x2")), infer=infer_outer,
                    reference=_ref_outer, legalize=_legalize_outer, category="linalg",
                    doc="``R.outer(x1, x2)``: outer product of two 1-D tensors (OP.outer.C1)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["infer_matmul", "infer_einsum", "infer_outer", "EinsumEquation", "EinsumShapes", "einsum_values",
            "ELLIPSIS"]

@@ -41,7 +41,7 @@ from . import common as C
 from . import te
 from . import te_ops as O
 from . import manipulate_util as U
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 _I64 = U.int64
 
@@ -1276,9 +1276,13 @@ def _meshgrid_legalize(call, ctx):
 _RESHAPE_PARAMS = (arg("x"), arg("shape", "shape"))
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     def reg(name, params, infer, ref, legalize, doc, **kw):
-        register(OpDef(name=f"relax.{name}", script=f"R.{name}", params=params, infer=infer, reference=ref,
+        OPS.append(OpDef(name=f"relax.{name}", script=f"R.{name}", params=params, infer=infer, reference=ref,
                        legalize=legalize, category="manipulation", doc=doc, **kw))
 
     reg("reshape", _RESHAPE_PARAMS, _reshape_infer, _reshape_ref, _reshape_legalize,
@@ -1318,7 +1322,7 @@ def _register_all() -> None:
                                            "(OP.meshgrid.C1).")
 
 
-_register_all()
+_define_all()
 
 MANIPULATE_OPS = ("reshape", "permute_dims", "expand_dims", "squeeze", "flatten", "concat", "split",
                   "broadcast_to", "collapse_sum_like", "collapse_sum_to", "repeat", "tile", "flip", "stack",

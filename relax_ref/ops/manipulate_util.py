@@ -23,7 +23,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import OpRuntimeError
-from ..interp.values import PrimScalar
+from ..values import PrimScalar
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P

@@ -34,7 +34,7 @@ from . import common as C
 from . import nn_common as N
 from . import te
 from . import te_ops as O
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 # ---------------------------------------------------------------------------------------------------
 # Helpers
@@ -507,37 +507,41 @@ def _dropout_ref(args, attrs, call, ctx):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _register_all() -> None:
-    register(OpDef(name="relax.nn.softmax", script="R.nn.softmax",
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
+    OPS.append(OpDef(name="relax.nn.softmax", script="R.nn.softmax",
                    params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, reference=_softmax_ref,
                    legalize=_softmax_legalize(te_softmax, "softmax"), category="nn",
                    doc="``R.nn.softmax(data, axis=-1)``: exp(x - max) / sum(exp(x - max)) along axis "
                        "(OP.nn.softmax.C1-C3)."))
-    register(OpDef(name="relax.nn.log_softmax", script="R.nn.log_softmax",
+    OPS.append(OpDef(name="relax.nn.log_softmax", script="R.nn.log_softmax",
                    params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, reference=_log_softmax_ref,
                    legalize=_softmax_legalize(te_log_softmax, "log_softmax"), category="nn",
                    doc="``R.nn.log_softmax(data, axis=-1)``: x - max - log(sum(exp(x - max))) "
                        "(OP.nn.log_softmax.C1-C3)."))
-    register(OpDef(name="relax.nn.pad", script="R.nn.pad",
+    OPS.append(OpDef(name="relax.nn.pad", script="R.nn.pad",
                    params=(arg("data"), attr("pad_width", "ints"), attr("pad_mode", "str", "constant"),
                            attr("pad_value", "float", 0.0)),
                    infer=_pad_infer, reference=_pad_ref, legalize=_pad_legalize, category="nn",
                    print_call=N.print_in_order(("pad_width", "pad_value", "pad_mode")),
                    doc="``R.nn.pad(data, pad_width, pad_mode='constant', pad_value=0.0)`` (OP.nn.pad.C1-C4)."))
-    register(OpDef(name="relax.nn.prelu", script="R.nn.prelu",
+    OPS.append(OpDef(name="relax.nn.prelu", script="R.nn.prelu",
                    params=(arg("data"), arg("alpha"), attr("axis", "int", 1)), infer=_prelu_infer,
                    reference=_prelu_ref, legalize=_prelu_legalize, category="nn",
                    doc="``R.nn.prelu(data, alpha, axis=1)``: x > 0 ? x : alpha[c] * x (OP.nn.prelu.C1-C3)."))
-    register(OpDef(name="relax.nn.batch_flatten", script="R.nn.batch_flatten", params=(arg("data"),),
+    OPS.append(OpDef(name="relax.nn.batch_flatten", script="R.nn.batch_flatten", params=(arg("data"),),
                    infer=_batch_flatten_infer, reference=_batch_flatten_ref, legalize=_batch_flatten_legalize,
                    category="nn", doc="``R.nn.batch_flatten(data)``: reshape to (d0, d1*d2*...) "
                                       "(OP.nn.batch_flatten.C1-C2)."))
-    register(OpDef(name="relax.nn.pixel_shuffle", script="R.nn.pixel_shuffle",
+    OPS.append(OpDef(name="relax.nn.pixel_shuffle", script="R.nn.pixel_shuffle",
                    params=(arg("data"), attr("upscale_factor", "int")), infer=_pixel_shuffle_infer,
                    reference=_pixel_shuffle_ref, legalize=_pixel_shuffle_legalize, category="nn",
                    doc="``R.nn.pixel_shuffle(data, upscale_factor)``: (.., C*r*r, H, W) -> (.., C, H*r, W*r) "
                        "(OP.nn.pixel_shuffle.C1-C4)."))
-    register(OpDef(name="relax.nn.dropout", script="R.nn.dropout", params=(arg("data"), attr("rate", "float", 0.5)),
+    OPS.append(OpDef(name="relax.nn.dropout", script="R.nn.dropout", params=(arg("data"), attr("rate", "float", 0.5)),
                    infer=_dropout_infer, reference=_dropout_ref, category="nn",
                    legalize_exempt="TVM 0.25 leaves nn.dropout to the frontends (its LegalizeOps keeps the call and "
                                    "its VM cannot execute it); relax-ref keeps LegalizeOps' output identical",
@@ -545,7 +549,7 @@ def _register_all() -> None:
                        "(OP.nn.dropout.C1-C2)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["softmax_np", "log_softmax_np", "te_softmax", "te_log_softmax", "te_pad", "pad_np", "te_prelu",
            "te_pixel_shuffle", "legalizable", "is_float", "PAD_MODES"]

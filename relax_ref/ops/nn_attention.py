@@ -38,7 +38,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable, te_softmax
-from .registry import OpDef, arg, attr, build_call, register
+from .opdef import OpDef, arg, attr, build_call
 
 CAUSAL_MASKS = ("TopLeft", "BottomRight")
 
@@ -293,16 +293,20 @@ _PLAIN = {
 }
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     for name, plain in _PLAIN.items():
         short = name.replace("relax.", "")
-        register(OpDef(name=name, script=plain.script, params=plain.params, infer=_attention_infer,
+        OPS.append(OpDef(name=name, script=plain.script, params=plain.params, infer=_attention_infer,
                        reference=_attention_ref, legalize=_attention_legalize, parse_call=_parse, category="nn",
                        print_call=N.print_in_order(("scale", "causal_mask", "window_size")),
                        doc=f"``{plain.script}(query, key, value, bias=None, scale=None, causal_mask=None, "
                            f"window_size=None)``: scaled dot-product attention (OP.{short}.C1-C5)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["attention_np", "te_attention", "CAUSAL_MASKS"]

@@ -32,7 +32,7 @@ from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from . import common as C
-from .registry import OpDef, build_call
+from .opdef import OpDef, build_call
 
 I64 = "int64"
 
@@ -87,8 +87,7 @@ def with_constructor(opdef: OpDef, complete: Callable[[Dict[str, Any], Any], Dic
         attrs = complete(dict(call.attrs), span)
         return rx.Call(call.op, call.args, Attrs(attrs), call.sinfo_args, span=span)
 
-    opdef.parse_call = parse_call
-    return opdef
+    return dataclasses.replace(opdef, parse_call=parse_call)
 
 
 def print_in_order(order: Sequence[str]) -> Callable:
@@ -96,9 +95,6 @@ def print_in_order(order: Sequence[str]) -> Callable:
     (OP.NN.ATTR.2)."""
 
     def print_call(call: rx.Call, printer) -> str:
-        from . import registry
-
-        opdef = registry.lookup(call.op.name)
         parts = [printer.expr(a) for a in call.args]
         seen = set()
         for k in order:
@@ -108,7 +104,7 @@ def print_in_order(order: Sequence[str]) -> Callable:
         for k in sorted(call.attrs):
             if k not in seen:
                 parts.append(f"{k}={printer.attr(call.attrs[k])}")
-        return f"{opdef.script}({', '.join(parts)})"
+        return f"R.{call.op.name[len('relax.'):]}({', '.join(parts)})"
 
     return print_call
 

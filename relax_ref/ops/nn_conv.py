@@ -26,7 +26,7 @@ in TVM.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Dict, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable, te_pad
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
@@ -447,12 +447,16 @@ def _make(nsp: int, transpose: bool) -> OpDef:
     return N.with_constructor(d, _make_constructor(d.name))
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     for nsp in (1, 2, 3):
         for transpose in (False, True):
-            register(_make(nsp, transpose))
+            OPS.append(_make(nsp, transpose))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["conv_np", "conv_transpose_np", "te_conv", "te_conv_transpose"]

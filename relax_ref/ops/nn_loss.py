@@ -15,6 +15,8 @@ Semantics (TVM 0.25's legalization and ``topi.nn.nll_loss``):
 
 from __future__ import annotations
 
+from typing import List
+
 import numpy as np
 
 from ..errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
@@ -27,7 +29,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 REDUCTIONS = ("none", "sum", "mean")
 
@@ -286,13 +288,17 @@ def _nll_legalize(call, ctx):
     return ctx.call_te(without_weight, *call.args, primfunc_name_hint="nll_loss")
 
 
-def _register_all() -> None:
-    register(OpDef(name="relax.nn.cross_entropy_with_logits", script="R.nn.cross_entropy_with_logits",
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
+    OPS.append(OpDef(name="relax.nn.cross_entropy_with_logits", script="R.nn.cross_entropy_with_logits",
                    params=(arg("predictions"), arg("labels")), infer=_ce_infer, reference=_ce_ref,
                    legalize=_ce_legalize, category="nn",
                    doc="``R.nn.cross_entropy_with_logits(predictions, labels)``: -sum(x * y) / batch "
                        "(OP.nn.cross_entropy_with_logits.C1-C4)."))
-    register(OpDef(name="relax.nn.nll_loss", script="R.nn.nll_loss",
+    OPS.append(OpDef(name="relax.nn.nll_loss", script="R.nn.nll_loss",
                    params=(arg("predictions"), arg("targets"), arg("weights", "optional_expr", None),
                            attr("reduction", "str", "mean"), attr("ignore_index", "int", -100)),
                    infer=_nll_infer, reference=_nll_ref, legalize=_nll_legalize, category="nn",
@@ -300,6 +306,6 @@ def _register_all() -> None:
                        "(OP.nn.nll_loss.C1-C7)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["nll_loss_np", "te_nll_loss", "te_cross_entropy", "REDUCTIONS"]

@@ -36,7 +36,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import is_float, legalizable
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 _ARG_NAMES = {
     "relax.nn.layer_norm": ("data", "gamma", "beta"),
@@ -655,36 +655,40 @@ def _norm_axes_constructor(attrs, span):
     return attrs
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     eps = attr("epsilon", "float", 1e-5)
-    register(N.with_constructor(OpDef(
+    OPS.append(N.with_constructor(OpDef(
         name="relax.nn.layer_norm", script="R.nn.layer_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("axes", "int_or_ints"), eps,
                 attr("center", "bool", True), attr("scale", "bool", True)),
         infer=_layer_rms_infer, reference=_layer_norm_ref, legalize=_legalize_layer_norm, category="nn",
         doc="``R.nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)`` "
             "(OP.nn.layer_norm.C1-C4)."), _norm_axes_constructor))
-    register(N.with_constructor(OpDef(
+    OPS.append(N.with_constructor(OpDef(
         name="relax.nn.rms_norm", script="R.nn.rms_norm",
         params=(arg("data"), arg("weight"), attr("axes", "int_or_ints", (-1,)), eps),
         infer=_layer_rms_infer, reference=_rms_norm_ref, legalize=_legalize_rms_norm, category="nn",
         doc="``R.nn.rms_norm(data, weight, axes=-1, epsilon=1e-5)`` (OP.nn.rms_norm.C1-C4)."),
         _norm_axes_constructor))
-    register(N.with_constructor(OpDef(
+    OPS.append(N.with_constructor(OpDef(
         name="relax.nn.group_norm", script="R.nn.group_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("num_groups", "int"), attr("channel_axis", "int"),
                 attr("axes", "int_or_ints"), eps, attr("center", "bool", True), attr("scale", "bool", True)),
         infer=_group_norm_infer, reference=_group_norm_ref, legalize=_legalize_group_norm, category="nn",
         doc="``R.nn.group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, center=True, "
             "scale=True)`` (OP.nn.group_norm.C1-C5)."), _norm_axes_constructor))
-    register(N.with_constructor(OpDef(
+    OPS.append(N.with_constructor(OpDef(
         name="relax.nn.instance_norm", script="R.nn.instance_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("channel_axis", "int"), attr("axes", "int_or_ints"),
                 eps, attr("center", "bool", True), attr("scale", "bool", True)),
         infer=_instance_norm_infer, reference=_instance_norm_ref, legalize=_legalize_instance_norm, category="nn",
         doc="``R.nn.instance_norm(data, gamma, beta, channel_axis, axes, epsilon=1e-5, center=True, scale=True)`` "
             "(OP.nn.instance_norm.C1-C4)."), _norm_axes_constructor))
-    register(OpDef(
+    OPS.append(OpDef(
         name="relax.nn.batch_norm", script="R.nn.batch_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), arg("moving_mean"), arg("moving_var"), attr("axis", "int"),
                 eps, attr("center", "bool", True), attr("scale", "bool", True), attr("momentum", "float", 0.1),
@@ -694,7 +698,7 @@ def _register_all() -> None:
             "scale=True, momentum=0.1, training=True)`` -> (out, new_mean, new_var) (OP.nn.batch_norm.C1-C5)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["norm_check", "layer_norm_np", "rms_norm_np", "group_norm_np", "instance_norm_np", "batch_norm_np",
            "te_layer_norm", "te_rms_norm", "te_group_norm", "te_instance_norm", "te_batch_norm"]

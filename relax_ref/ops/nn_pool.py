@@ -38,7 +38,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable, te_pad
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
@@ -478,13 +478,17 @@ def _make_adaptive(nsp: int) -> OpDef:
     return N.with_constructor(d, _adaptive_constructor(d.name))
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     for nsp in (1, 2, 3):
-        register(_make_pool("max", nsp))
-        register(_make_pool("avg", nsp))
-        register(_make_adaptive(nsp))
+        OPS.append(_make_pool("max", nsp))
+        OPS.append(_make_pool("avg", nsp))
+        OPS.append(_make_adaptive(nsp))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["pool_np", "adaptive_pool_np", "te_pool", "te_adaptive_avg_pool", "pool_out_dim"]

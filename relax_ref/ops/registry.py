@@ -1,131 +1,48 @@
-"""The operator registry (spec rule OP.0): one :class:`OpDef` per operator, read by every layer.
+"""The operator registry (spec rule OP.0): the table of every :class:`~relax_ref.ops.opdef.OpDef`,
+keyed by operator name and by script name, read by every layer above this package.
 
-An entry holds
-
-* ``name`` (``"relax.add"``) and ``script`` (``"R.add"``, ``"R.nn.softmax"``): the TVMScript callee;
-* ``params``: the script-level signature in TVM's Python API order. ``kind="arg"`` parameters become
-  ``Call.args`` (converted by ``conv``), ``kind="attr"`` parameters become ``Call.attrs`` entries and
-  ``kind="sinfo"`` parameters become ``Call.sinfo_args``;
-* ``infer(call, ctx) -> StructInfo``: symbolic struct-info inference; raises ``StructInfoError``;
-* ``reference(args, attrs, call, ctx) -> value``: the reference semantics over interpreter values
-  (:mod:`relax_ref.interp.values`); ``args`` are the evaluated ``Call.args``;
-* ``legalize(call, ctx) -> Expr | None``: lowering to TensorIR (``call_tir`` of a generated PrimFunc);
-* ``jax``: the JAX lowering, registered by :mod:`relax_jax` against the same name;
-* ``purity``, ``category``, ``normalize`` (TVM's FNormalize), ``validate`` (FValidate);
-* ``parse_call`` / ``print_call``: overrides for ops whose script form is not the generic one.
-
-Adding an operator means adding one entry (plus its spec page ``spec/ops/<name>.md`` and conformance
-cases). ``relax-ref ops`` prints the status table built from this registry.
+It is built once, when this module is imported, from the ``OPS`` of the family modules (in the order
+of ``FAMILIES``; a later entry of the same name replaces an earlier one), and it does not change
+afterwards: there is no run-time registration. Backends keep their own tables keyed by the operator
+name (the reference interpreter's :mod:`relax_ref.interp.op_table`, the JAX executor's
+``relax_jax.lowering.LOWERINGS``).
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from types import MappingProxyType
+from typing import Dict, List, Mapping, Optional
 
-from ..errors import ParseError, RelaxError, Span, StructInfoError
-from ..ir import dtype as _dt
-from ..ir import expr as rx
-from ..ir import prim_expr as P
-from ..ir.attrs import Attrs
-from ..ir.struct_info import StructInfo
+from ..errors import RelaxError
+from . import (
+    core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn,
+    nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, scatter, search, statistical,
+)
+from .opdef import (
+    ARG_CONVERSIONS, ATTR_CONVERSIONS, REQUIRED, OpDef, Param, arg, attr, build_call, convert_arg, convert_attr,
+)
 
-REQUIRED = object()
-
-#: How a script-level argument is converted (``conv`` of an ``arg`` parameter)
-ARG_CONVERSIONS = ("expr", "shape", "prim", "prim_tuple", "tuple", "optional_expr")
-#: How an attribute value is converted (``conv`` of an ``attr`` parameter)
-ATTR_CONVERSIONS = ("int", "float", "bool", "str", "dtype", "ints", "optional_ints", "optional_int",
-                    "floats", "any", "prim", "int_or_ints", "optional_float", "optional_str", "strs")
+#: the operator families (one module each), in the order their entries are read
+FAMILIES = (core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn,
+            nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, scatter, search, statistical)
 
 
-@dataclass(frozen=True)
-class Param:
-    """One script-level parameter of an operator."""
-
-    name: str
-    kind: str = "arg"  # "arg" | "attr" | "sinfo"
-    conv: str = "expr"
-    default: Any = REQUIRED
-    doc: str = ""
-
-    @property
-    def required(self) -> bool:
-        return self.default is REQUIRED
+def _table() -> Dict[str, OpDef]:
+    out: Dict[str, OpDef] = {}
+    for family in FAMILIES:
+        for d in family.OPS:
+            out.pop(d.name, None)      # a replaced entry takes its new place in the order
+            out[d.name] = d
+    return out
 
 
-def arg(name: str, conv: str = "expr", default: Any = REQUIRED, doc: str = "") -> Param:
-    return Param(name, "arg", conv, default, doc)
-
-
-def attr(name: str, conv: str = "any", default: Any = REQUIRED, doc: str = "") -> Param:
-    return Param(name, "attr", conv, default, doc)
-
-
-@dataclass
-class OpDef:
-    name: str
-    script: str
-    params: Tuple[Param, ...] = ()
-    infer: Optional[Callable[[rx.Call, Any], StructInfo]] = None
-    reference: Optional[Callable[..., Any]] = None
-    legalize: Optional[Callable[[rx.Call, Any], Optional[rx.Expr]]] = None
-    jax: Optional[Callable[..., Any]] = None
-    purity: bool = True
-    category: str = "misc"
-    normalize: Optional[Callable[[rx.Call, Any], rx.Call]] = None
-    validate: Optional[Callable[[rx.Call, Any], None]] = None
-    parse_call: Optional[Callable[..., rx.Call]] = None
-    print_call: Optional[Callable[..., str]] = None
-    doc: str = ""
-    #: True for ops whose output shape depends on data (nonzero, unique): legalization may proceed
-    #: with an unknown output shape.
-    data_dependent: bool = False
-    #: free-form notes shown in the status table (e.g. known TVM divergences)
-    notes: str = ""
-    #: non-empty when legalization to TensorIR does not apply to this operator (e.g. ``call_tir``
-    #: itself, memory builtins); the reason is shown in the status table
-    legalize_exempt: str = ""
-    extra: Dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def op(self) -> rx.Op:
-        return rx.Op(self.name)
-
-    @property
-    def spec_page(self) -> str:
-        return f"spec/ops/{self.name.replace('relax.', '', 1)}.md"
-
-    def arg_params(self) -> List[Param]:
-        return [p for p in self.params if p.kind == "arg"]
-
-    def attr_params(self) -> List[Param]:
-        return [p for p in self.params if p.kind == "attr"]
-
-    def attr_defaults(self) -> Dict[str, Any]:
-        return {p.name: p.default for p in self.params if p.kind == "attr" and not p.required}
-
-
-_REGISTRY: Dict[str, OpDef] = {}
-_BY_SCRIPT: Dict[str, OpDef] = {}
-
-
-def register(opdef: OpDef) -> OpDef:
-    """Add (or replace) an operator. Returns the entry for chaining."""
-    _REGISTRY[opdef.name] = opdef
-    _BY_SCRIPT[opdef.script] = opdef
-    return opdef
-
-
-def register_jax(name: str, fn: Callable[..., Any]) -> None:
-    """Attach a JAX lowering to an existing entry (used by the JAX executor package)."""
-    get(name).jax = fn
+_REGISTRY: Mapping[str, OpDef] = MappingProxyType(_table())
+_BY_SCRIPT: Mapping[str, OpDef] = MappingProxyType({d.script: d for d in _REGISTRY.values()})
+_SORTED: List[OpDef] = sorted(_REGISTRY.values(), key=lambda d: d.name)
 
 
 def get(name: str) -> OpDef:
     """The entry for ``relax.xxx``; raises ``RelaxError`` for an unknown operator."""
-    _ensure_loaded()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -133,246 +50,22 @@ def get(name: str) -> OpDef:
 
 
 def lookup(name: str) -> Optional[OpDef]:
-    _ensure_loaded()
     return _REGISTRY.get(name)
 
 
 def lookup_script(script_name: str) -> Optional[OpDef]:
     """The entry whose script spelling is ``script_name`` (``"R.nn.softmax"``), or None."""
-    _ensure_loaded()
     return _BY_SCRIPT.get(script_name)
 
 
 def all_ops() -> List[OpDef]:
-    _ensure_loaded()
-    return sorted(_REGISTRY.values(), key=lambda d: d.name)
-
-
-_LOADED = False
-_LOADING = False
-_LOAD_LOCK = threading.RLock()
-
-
-def _ensure_loaded() -> None:
-    """Import every operator module once. Thread-safe: a second thread waits until the registry is
-    complete instead of reading it half-filled (re-entrant for lookups made while the modules load)."""
-    global _LOADED, _LOADING
-    if _LOADED:
-        return
-    with _LOAD_LOCK:
-        if _LOADED or _LOADING:      # loaded meanwhile, or a lookup made while this thread loads
-            return
-        _LOADING = True
-        try:
-            from . import _load_all  # noqa: F401  (imports every op module, which register themselves)
-        finally:
-            _LOADING = False
-        _LOADED = True
-
-
-# ---------------------------------------------------------------------------------------------------
-# Generic script-call construction (used by the parser) and conversions
-# ---------------------------------------------------------------------------------------------------
-
-
-def _err(msg: str, span: Optional[Span]) -> ParseError:
-    return ParseError(msg, span)
-
-
-def _to_prim(v: Any, span: Optional[Span], what: str) -> P.PrimExpr:
-    if isinstance(v, P.PrimExpr):
-        return v
-    if isinstance(v, bool):
-        return P.IntImm(int(v), "bool")
-    if isinstance(v, int):
-        return P.IntImm(v, "int64")
-    if isinstance(v, float):
-        return P.FloatImm(v, "float32")
-    if isinstance(v, rx.PrimValue):
-        return v.value
-    raise _err(f"{what}: expected an integer or symbolic expression, got {_describe(v)}", span)
-
-
-def _describe(v: Any) -> str:
-    if isinstance(v, rx.Expr):
-        return f"a Relax {type(v).__name__}"
-    return f"{type(v).__name__} {v!r}"
-
-
-def convert_arg(p: Param, v: Any, span: Optional[Span]) -> Optional[rx.Expr]:
-    """Convert a script value for an ``arg`` parameter to a Relax expression."""
-    c = p.conv
-    if v is None:
-        if c == "optional_expr" or p.default is None:
-            return None
-        raise _err(f"argument '{p.name}' must not be None", span)
-    if c in ("expr", "optional_expr"):
-        if isinstance(v, rx.Expr):
-            return v
-        if isinstance(v, (list, tuple)):
-            return rx.Tuple(tuple(convert_arg(Param(p.name, "arg", "expr"), x, span) for x in v), span=span)
-        if isinstance(v, (bool, int, float)):
-            raise _err(f"argument '{p.name}': please convert {v!r} with R.const or R.prim_value first", span)
-        raise _err(f"argument '{p.name}': expected a Relax expression, got {_describe(v)}", span)
-    if c == "shape":
-        if isinstance(v, rx.Expr) and not isinstance(v, rx.Tuple):
-            return v
-        if isinstance(v, rx.Tuple):
-            v = [x.value if isinstance(x, rx.PrimValue) else x for x in v.fields]
-        if isinstance(v, (list, tuple)):
-            return rx.ShapeExpr(tuple(_to_prim(x, span, f"argument '{p.name}'") for x in v), span=span)
-        raise _err(f"argument '{p.name}': expected a shape, got {_describe(v)}", span)
-    if c == "prim":
-        if isinstance(v, rx.Expr):
-            return v
-        return rx.PrimValue(_to_prim(v, span, f"argument '{p.name}'"), span=span)
-    if c == "prim_tuple":
-        if isinstance(v, rx.Expr):
-            return v
-        if isinstance(v, (list, tuple)):
-            return rx.Tuple(tuple(x if isinstance(x, rx.Expr) else
-                                  rx.PrimValue(_to_prim(x, span, f"argument '{p.name}'"))
-                                  for x in v), span=span)
-        return rx.Tuple((rx.PrimValue(_to_prim(v, span, f"argument '{p.name}'")),), span=span)
-    if c == "tuple":
-        if isinstance(v, (list, tuple)):
-            return rx.Tuple(tuple(convert_arg(Param(p.name, "arg", "expr"), x, span) for x in v), span=span)
-        if isinstance(v, rx.Expr):
-            return v
-        raise _err(f"argument '{p.name}': expected a tuple of expressions, got {_describe(v)}", span)
-    raise RelaxError(f"internal: unknown argument conversion '{c}' for {p.name}")
-
-
-def _int_of(v: Any, what: str, span) -> int:
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, int):
-        return v
-    if isinstance(v, P.IntImm):
-        return v.value
-    if isinstance(v, rx.PrimValue) and isinstance(v.value, P.IntImm):
-        return v.value.value
-    raise _err(f"{what}: expected an integer, got {_describe(v)}", span)
-
-
-def convert_attr(p: Param, v: Any, span: Optional[Span]) -> Any:
-    """Convert a script value for an ``attr`` parameter to a plain Python attribute value."""
-    c = p.conv
-    what = f"attribute '{p.name}'"
-    if c == "any":
-        return v
-    if v is None:
-        if c.startswith("optional") or p.default is None:
-            return None
-        if c == "dtype":
-            return "void"
-        raise _err(f"{what} must not be None", span)
-    if c in ("int", "optional_int"):
-        return _int_of(v, what, span)
-    if c in ("float", "optional_float"):
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            return float(v)
-        if isinstance(v, (P.FloatImm, P.IntImm)):
-            return float(v.value)
-        raise _err(f"{what}: expected a number, got {_describe(v)}", span)
-    if c == "bool":
-        if isinstance(v, bool):
-            return v
-        if isinstance(v, int) and v in (0, 1):
-            return bool(v)
-        if isinstance(v, P.IntImm):
-            return bool(v.value)
-        raise _err(f"{what}: expected a bool, got {_describe(v)}", span)
-    if c in ("str", "optional_str"):
-        if isinstance(v, str):
-            return v
-        if isinstance(v, rx.StringImm):
-            return v.value
-        raise _err(f"{what}: expected a string, got {_describe(v)}", span)
-    if c == "strs":
-        if isinstance(v, str):
-            return (v,)
-        if isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
-            return tuple(v)
-        raise _err(f"{what}: expected a list of strings, got {_describe(v)}", span)
-    if c == "dtype":
-        if isinstance(v, rx.DataTypeImm):
-            v = v.value
-        if isinstance(v, str):
-            try:
-                return _dt.check(v)
-            except StructInfoError as e:
-                raise _err(f"{what}: {e.message}", span) from None
-        raise _err(f"{what}: expected a dtype string, got {_describe(v)}", span)
-    if c in ("ints", "optional_ints", "int_or_ints"):
-        if isinstance(v, (list, tuple)):
-            return tuple(_int_of(x, what, span) for x in v)
-        if c == "int_or_ints":
-            return _int_of(v, what, span)
-        return (_int_of(v, what, span),)
-    if c == "floats":
-        if isinstance(v, (list, tuple)):
-            return tuple(float(x.value if isinstance(x, (P.IntImm, P.FloatImm)) else x) for x in v)
-        return (float(v),)
-    if c == "prim":
-        return _to_prim(v, span, what)
-    raise RelaxError(f"internal: unknown attribute conversion '{c}' for {p.name}")
-
-
-def build_call(opdef: OpDef, args: Sequence[Any], kwargs: Dict[str, Any], span: Optional[Span] = None) -> rx.Call:
-    """Bind script-level positional and keyword arguments to ``opdef.params`` and build the Call.
-
-    Raises ParseError for unknown keywords, missing required parameters or bad values.
-    """
-    if opdef.parse_call is not None:
-        return opdef.parse_call(opdef, list(args), dict(kwargs), span)
-    params = list(opdef.params)
-    if len(args) > len(params):
-        raise _err(f"{opdef.script} takes at most {len(params)} arguments, got {len(args)}", span)
-    bound: Dict[str, Any] = {}
-    for p, v in zip(params, args):
-        bound[p.name] = v
-    names = {p.name for p in params}
-    for k, v in kwargs.items():
-        if k not in names:
-            raise _err(f"{opdef.script} got an unexpected keyword argument '{k}'", span)
-        if k in bound:
-            raise _err(f"{opdef.script} got multiple values for argument '{k}'", span)
-        bound[k] = v
-    call_args: List[rx.Expr] = []
-    attrs: Dict[str, Any] = {}
-    sinfo: List[StructInfo] = []
-    missing_optional = False
-    for p in params:
-        if p.name in bound:
-            v = bound[p.name]
-        elif p.required:
-            raise _err(f"{opdef.script} missing required argument '{p.name}'", span)
-        else:
-            v = p.default
-        if p.kind == "arg":
-            e = convert_arg(p, v, span)
-            if e is None:
-                missing_optional = True
-                continue
-            if missing_optional:
-                raise _err(f"{opdef.script}: argument '{p.name}' given after an omitted optional argument", span)
-            call_args.append(e)
-        elif p.kind == "attr":
-            attrs[p.name] = convert_attr(p, v, span)
-        elif p.kind == "sinfo":
-            if v is None:
-                continue
-            items = v if isinstance(v, (list, tuple)) else [v]
-            for s in items:
-                if not isinstance(s, StructInfo):
-                    raise _err(f"{opdef.script}: '{p.name}' must be struct info, got {_describe(s)}", span)
-                sinfo.append(s)
-    return rx.Call(opdef.op, tuple(call_args), Attrs(attrs), tuple(sinfo), span=span)
+    """Every entry, sorted by name."""
+    return list(_SORTED)
 
 
 __all__ = [
-    "REQUIRED", "Param", "arg", "attr", "OpDef", "register", "register_jax", "get", "lookup",
-    "lookup_script", "all_ops", "convert_arg", "convert_attr", "build_call", "ARG_CONVERSIONS",
+    "FAMILIES", "get", "lookup", "lookup_script", "all_ops",
+    # the entries' type and the generic call construction (relax_ref.ops.opdef)
+    "REQUIRED", "Param", "arg", "attr", "OpDef", "convert_arg", "convert_attr", "build_call", "ARG_CONVERSIONS",
     "ATTR_CONVERSIONS",
 ]

@@ -44,7 +44,7 @@ from . import common as C
 from . import te
 from . import te_ops as O
 from . import manipulate_util as U
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 _I64 = U.int64
 SCATTER_ELEMENTS_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
@@ -546,9 +546,13 @@ def _slice_scatter_legalize(call, ctx):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     def reg(name, params, infer, ref, legalize, doc):
-        register(OpDef(name=f"relax.{name}", script=f"R.{name}", params=params, infer=infer, reference=ref,
+        OPS.append(OpDef(name=f"relax.{name}", script=f"R.{name}", params=params, infer=infer, reference=ref,
                        legalize=legalize, category="indexing", doc=doc))
 
     reg("scatter_elements", (arg("data"), arg("indices"), arg("updates"), attr("axis", "int", 0),
@@ -567,7 +571,7 @@ def _register_all() -> None:
         "``R.slice_scatter(input_tensor, src, start, end, step, axis=0)`` (OP.slice_scatter.C1).")
 
 
-_register_all()
+_define_all()
 
 SCATTER_OPS = ("scatter_elements", "scatter_nd", "index_put", "slice_scatter")
 

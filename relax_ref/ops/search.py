@@ -30,13 +30,12 @@ does not check it and crashes later: OP.SEARCH.DIV.1). Semantics (OP.SEARCH.SEM.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
 from ..errors import OpRuntimeError, ParseError
-from ..interp.builtins import register_func
-from ..interp.values import PrimScalar
+from ..values import PrimScalar
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -47,7 +46,7 @@ from . import common as C
 from . import te
 from . import te_ops as O
 from . import tir_kernels as K
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 from .statistical import (
     _rows, dtype_of, known_shapes, np_dtype, reduce_axes_of, reduced_shape, sort_order, tir_cast, unsupported,
 )
@@ -606,29 +605,33 @@ def _int_prim(v: Any, name: str, span) -> rx.Expr:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     arg_params = (arg("x"), attr("axis", "optional_int", None), attr("keepdims", "bool", False))
-    register(OpDef(name="relax.argmax", script="R.argmax", params=arg_params, infer=_infer_arg_extreme,
+    OPS.append(OpDef(name="relax.argmax", script="R.argmax", params=arg_params, infer=_infer_arg_extreme,
                    reference=_make_ref_arg_extreme(True), legalize=_make_legalize_arg_extreme(True),
                    category="search", doc="``R.argmax(x, axis=None, keepdims=False)``: int64 index of the "
                                           "first largest element (OP.argmax.C1)."))
-    register(OpDef(name="relax.argmin", script="R.argmin", params=arg_params, infer=_infer_arg_extreme,
+    OPS.append(OpDef(name="relax.argmin", script="R.argmin", params=arg_params, infer=_infer_arg_extreme,
                    reference=_make_ref_arg_extreme(False), legalize=_make_legalize_arg_extreme(False),
                    category="search", doc="``R.argmin(x, axis=None, keepdims=False)``: int64 index of the "
                                           "first smallest element (OP.argmin.C1)."))
-    register(OpDef(name="relax.sort", script="R.sort",
+    OPS.append(OpDef(name="relax.sort", script="R.sort",
                    params=(arg("x"), attr("axis", "int", -1), attr("descending", "bool", False)),
                    infer=_infer_sort, reference=_ref_sort, legalize=_legalize_sort_family("sort"),
                    category="search", notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.sort(x, axis=-1, descending=False)``: stable sort along ``axis`` (OP.sort.C1)."))
-    register(OpDef(name="relax.argsort", script="R.argsort",
+    OPS.append(OpDef(name="relax.argsort", script="R.argsort",
                    params=(arg("data"), attr("axis", "int", -1), attr("descending", "bool", False),
                            attr("dtype", "dtype", "int32")),
                    infer=_infer_argsort, reference=_ref_argsort, legalize=_legalize_sort_family("argsort"),
                    category="search", notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.argsort(data, axis=-1, descending=False, dtype='int32')``: the stable sorting "
                        "permutation (OP.argsort.C1)."))
-    register(OpDef(name="relax.topk", script="R.topk",
+    OPS.append(OpDef(name="relax.topk", script="R.topk",
                    params=(arg("data"), attr("k", "int", 1), attr("axis", "int", -1),
                            attr("ret_type", "str", "both"), attr("largest", "bool", True),
                            attr("dtype", "dtype", "int32")),
@@ -636,21 +639,21 @@ def _register_all() -> None:
                    category="search", notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.topk(data, k=1, axis=-1, ret_type='both', largest=True, dtype='int32')``: the "
                        "k largest (smallest) elements and their indices (OP.topk.C1)."))
-    register(OpDef(name="relax.bucketize", script="R.bucketize",
+    OPS.append(OpDef(name="relax.bucketize", script="R.bucketize",
                    params=(arg("input_tensor"), arg("boundaries"), attr("out_int32", "bool", False),
                            attr("right", "bool", False)),
                    infer=_infer_bucketize, reference=_ref_bucketize, legalize=_legalize_bucketize,
                    category="search",
                    doc="``R.bucketize(input_tensor, boundaries, out_int32=False, right=False)``: bucket "
                        "index of every element by binary search (OP.bucketize.C1)."))
-    register(OpDef(name="relax.nonzero", script="R.nonzero", params=(arg("x"),), infer=_infer_nonzero,
+    OPS.append(OpDef(name="relax.nonzero", script="R.nonzero", params=(arg("x"),), infer=_infer_nonzero,
                    reference=_ref_nonzero, category="search", data_dependent=True,
                    extra={"call_packed": "relax.run.nonzero"},
                    legalize_exempt="data-dependent output shape: LegalizeOps calls the packed function "
                                    "relax.run.nonzero, as TVM 0.25 does",
                    doc="``R.nonzero(x)``: int64 coordinates of the non-zero elements, shape (ndim, count) "
                        "(OP.nonzero.C1)."))
-    register(OpDef(name="relax.unique", script="R.unique",
+    OPS.append(OpDef(name="relax.unique", script="R.unique",
                    params=(arg("x"), arg("sorted", "prim", True), arg("return_index", "prim", False),
                            arg("return_inverse", "prim", False), arg("return_counts", "prim", False),
                            arg("axis", "prim", None)),
@@ -660,10 +663,17 @@ def _register_all() -> None:
                                    "relax.run.unique, as TVM 0.25 does",
                    doc="``R.unique(x, sorted=True, return_index=False, return_inverse=False, "
                        "return_counts=False, axis=None)``: unique elements (OP.unique.C1)."))
-    register_func("relax.run.nonzero", lambda x: nonzero_values(np.asarray(x)), override=True)
-    register_func("relax.run.unique", _packed_unique, override=True)
 
 
-_register_all()
+_define_all()
 
-__all__ = ["nonzero_values", "unique_values"]
+
+def _packed_nonzero(x):
+    return nonzero_values(np.asarray(x))
+
+
+#: TVM's run-time functions that the legalization of ``nonzero`` and ``unique`` calls (host functions
+#: over host values); the interpreter's built-in packed functions include them
+RUNTIME_FUNCS = {"relax.run.nonzero": _packed_nonzero, "relax.run.unique": _packed_unique}
+
+__all__ = ["nonzero_values", "unique_values", "RUNTIME_FUNCS"]

@@ -48,7 +48,7 @@ from . import common as C
 from . import te
 from . import te_ops as O
 from . import tir_kernels as K
-from .registry import OpDef, arg, attr, register
+from .opdef import OpDef, arg, attr
 
 # ---------------------------------------------------------------------------------------------------
 # Shared helpers (also used by the search module)
@@ -637,32 +637,36 @@ _DOCS = {
 }
 
 
-def _register_all() -> None:
+#: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
+OPS: List[OpDef] = []
+
+
+def _define_all() -> None:
     refs = {"sum": _ref_sum, "prod": _ref_prod, "mean": _ref_mean, "variance": _ref_variance, "std": _ref_std,
             "max": _make_ref_extreme(True), "min": _make_ref_extreme(False)}
     for name in REDUCTION_OPS:
         legal = _make_legalize_simple(name) if name in ("sum", "prod", "max", "min") else \
             _make_legalize_moment(name)
-        register(OpDef(name=f"relax.{name}", script=f"R.{name}", params=_REDUCE_PARAMS, infer=infer_statistical,
+        OPS.append(OpDef(name=f"relax.{name}", script=f"R.{name}", params=_REDUCE_PARAMS, infer=infer_statistical,
                        reference=refs[name], legalize=legal, category="statistical",
                        doc=f"``R.{name}(x, axis=None, keepdims=False)``: {_DOCS[name]} (OP.{name}.C1)."))
-    register(OpDef(name="relax.median", script="R.median", params=_REDUCE_PARAMS, infer=infer_median,
+    OPS.append(OpDef(name="relax.median", script="R.median", params=_REDUCE_PARAMS, infer=infer_median,
                    reference=_ref_median, legalize=_legalize_median, category="statistical",
                    doc="``R.median(x, axis=None, keepdims=False)``: lower median over ``axis``; with one "
                        "axis also the index of the median (OP.median.C1)."))
-    register(OpDef(name="relax.cumsum", script="R.cumsum", params=_SCAN_PARAMS, infer=infer_scan,
+    OPS.append(OpDef(name="relax.cumsum", script="R.cumsum", params=_SCAN_PARAMS, infer=infer_scan,
                    reference=_make_ref_scan("add"), legalize=_legalize_scan("add"), category="statistical",
                    notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.cumsum(data, axis=None, dtype=None, exclusive=False)``: running sum "
                        "(OP.cumsum.C1)."))
-    register(OpDef(name="relax.cumprod", script="R.cumprod", params=_SCAN_PARAMS, infer=infer_scan,
+    OPS.append(OpDef(name="relax.cumprod", script="R.cumprod", params=_SCAN_PARAMS, infer=infer_scan,
                    reference=_make_ref_scan("mul"), legalize=_legalize_scan("mul"), category="statistical",
                    notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.cumprod(data, axis=None, dtype=None, exclusive=False)``: running product "
                        "(OP.cumprod.C1)."))
 
 
-_register_all()
+_define_all()
 
 __all__ = ["REDUCTION_OPS", "SCAN_OPS", "infer_statistical", "infer_median", "infer_scan", "tir_cast",
            "known_shapes", "fold", "reduce_axes_of", "reduced_shape", "sort_order", "te_reduce",

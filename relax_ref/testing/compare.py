@@ -75,7 +75,7 @@ def compare_arrays(e: np.ndarray, a: np.ndarray, where: str, tolerances=None) ->
 
 def compare(expected: Any, actual: Any, where: str = "result", tolerances=None) -> Optional[str]:
     """``None`` when ``actual`` agrees with ``expected``, else the first difference."""
-    from ..interp.values import ShapeValue
+    from ..values import ShapeValue
 
     if isinstance(expected, np.ndarray) or isinstance(actual, np.ndarray):
         if not (isinstance(expected, np.ndarray) and isinstance(actual, np.ndarray)):

@@ -83,7 +83,7 @@ def _value(si: StructInfo, env, rng, where: str) -> Any:
     if isinstance(si, ShapeStructInfo):
         if si.values is None:
             raise UnsupportedError(f"cannot make an input for {where}: its shape values are unknown")
-        from ..interp.values import ShapeValue
+        from ..values import ShapeValue
 
         return ShapeValue(int(eval_prim(v, env)) for v in si.values)
     if isinstance(si, TupleStructInfo):

@@ -5,7 +5,7 @@ and stops at the first failure, classified by *symptom* (NNSmith / Tzer style; t
 
 ``crash``       the pass raised (any exception);
 ``timeout``     the pass (or evaluating its output) ran past the time limit;
-``ill-formed``  its output fails :func:`~relax_ref.analysis.well_formed.check_well_formed`;
+``ill-formed``  its output fails :func:`~relax_ref.static.well_formed.check_well_formed`;
 ``signature``   a public function disappeared, its parameters' struct info changed, or its return
                 struct info became weaker (``is_base_of(old_ret, new_ret)`` fails) -- the struct-info
                 promise of every pass in the catalog unless its spec says otherwise;
@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..analysis.struct_info_ops import is_base_of, struct_info_alpha_equal
-from ..analysis.well_formed import check_well_formed
+from ..static.well_formed import check_well_formed
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.functor import struct_info_prim_vars, substitute_struct_info

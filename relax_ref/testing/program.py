@@ -15,7 +15,7 @@ choice source ``src`` (:mod:`relax_ref.testing.source`), smallest choice = simpl
   arguments' dims, reused when a later call fits; never recursive) and of local closures, which may
   capture statically shaped tensors of the enclosing function.
 
-Every emission goes through the normalizer (:class:`~relax_ref.analysis.normalize.Normalizer`), so
+Every emission goes through the normalizer (:class:`~relax_ref.static.normalize.Normalizer`), so
 struct info is inferred as it would be for parsed text; the finished module is normalized again and
 checked for well-formedness -- a generator bug is reported as such, never passed on as a test
 input. The generator keeps its own record of every tensor's true dims and value range
@@ -30,10 +30,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..analysis.normalize import Normalizer, normalize_function, normalize_module
+from ..static.normalize import Normalizer, normalize_function, normalize_module
 from ..analysis.signatures import prim_func_struct_info
 from ..analysis.struct_info_ops import struct_info_lca
-from ..analysis.well_formed import check_well_formed
+from ..static.well_formed import check_well_formed
 from ..errors import RelaxError, StructInfoError
 from ..ir import expr as rx
 from ..ir import prim_expr as P

@@ -12,7 +12,7 @@ import math
 from typing import List, Optional
 
 from .domain import Range, TVal, const, max_numel, numel_factors
-from .rules import OpRule, Result, _ok, call, kind_of, one
+from .rule_kit import OpRule, Result, call, kind_of, one, partner, range_fits
 
 
 def _norm(op: str) -> OpRule:
@@ -51,7 +51,7 @@ def _conv2d(g, x: TVal) -> Optional[Result]:
     ow = (w.coef + 2 * pad - k) // stride + 1
     m = c.coef * k * k * x.range.mag * rw.mag
     r = Range(-m, m, False)
-    if not _ok(r, x.dtype):
+    if not range_fits(r, x.dtype):
         return None
     cl = call("relax.nn.conv2d", x.expr, weight, strides=[stride, stride], padding=[pad, pad])
     return one(cl, (n, const(o), const(oh), const(ow)), x.dtype, r)
@@ -131,7 +131,7 @@ def _einsum(g, x: TVal) -> Optional[Result]:
         return None
     m = x.range.mag * y.range.mag * k.max_value()
     r = Range(-m, m, False)
-    if not _ok(r, x.dtype):
+    if not range_fits(r, x.dtype):
         return None
     return one(call("relax.einsum", [x.expr, y.expr], subscripts="ij,jk->ik"), (x.dims[0], y.dims[1]), x.dtype, r)
 
@@ -176,7 +176,6 @@ def _gather_elements(g, x: TVal) -> Optional[Result]:
 
 
 def _mod(g, x: TVal) -> Optional[Result]:
-    from .rules import partner
 
     p = partner(g, x, pred=lambda y: y.range.away_from_zero(1))
     if p is None:

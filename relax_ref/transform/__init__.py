@@ -21,29 +21,28 @@ FoldConstant, LambdaLift, RewriteDataflowReshape, DecomposeOpsForInference; pipe
 
 from __future__ import annotations
 
-from .pass_infra import (  # noqa: F401  (re-exported)
+from .annotate_tir_op_pattern import AnnotateTIROpPattern, OpPatternKind
+from .call_tir_rewrite import CallTIRRewrite
+from .canonicalize_bindings import CanonicalizeBindings
+from .convert_to_dataflow import ConvertToDataflow
+from .dead_code_elimination import DeadCodeElimination
+from .decompose_ops import DecomposeOpsForInference
+from .fold_constant import FoldConstant
+from .fuse_ops import FuseOps
+from .fuse_tir import ExpandTupleArguments, FuseTIR, RemoveUnusedParameters
+from .lambda_lift import LambdaLift
+from .legalize_ops import LegalizeContext, LegalizeOps
+from .normalize import Normalize
+from .pass_infra import (
     FunctionPass, Pass, PassContext, PassInfo, PassInstrument, PassTiming, PassTimingInstrument,
     PassTraceInstrument, Sequential, WellFormedInstrument, config_options, function_pass, module_pass,
     register_config_option,
 )
-
-from .legalize_ops import LegalizeContext, LegalizeOps  # noqa: E402  (uses Pass)
-from .annotate_tir_op_pattern import AnnotateTIROpPattern, OpPatternKind  # noqa: E402
-from .call_tir_rewrite import CallTIRRewrite  # noqa: E402
-from .canonicalize_bindings import CanonicalizeBindings  # noqa: E402
-from .convert_to_dataflow import ConvertToDataflow  # noqa: E402
-from .dead_code_elimination import DeadCodeElimination  # noqa: E402
-from .decompose_ops import DecomposeOpsForInference  # noqa: E402
-from .fold_constant import FoldConstant  # noqa: E402
-from .fuse_ops import FuseOps  # noqa: E402
-from .fuse_tir import ExpandTupleArguments, FuseTIR, RemoveUnusedParameters  # noqa: E402
-from .lambda_lift import LambdaLift  # noqa: E402
-from .normalize import Normalize  # noqa: E402
-from .remove_purity_checking import RemovePurityChecking  # noqa: E402
-from .rewrite_dataflow_reshape import RewriteDataflowReshape  # noqa: E402
-from .static_plan_block_memory import StaticPlanBlockMemory  # noqa: E402
-from .to_non_dataflow import ToNonDataflow  # noqa: E402
-from .pipeline import default_pipeline, full_pipeline, vm_lowering  # noqa: E402
+from .pipeline import default_pipeline, full_pipeline, vm_lowering
+from .remove_purity_checking import RemovePurityChecking
+from .rewrite_dataflow_reshape import RewriteDataflowReshape
+from .static_plan_block_memory import StaticPlanBlockMemory
+from .to_non_dataflow import ToNonDataflow
 
 __all__ = [
     "Pass", "FunctionPass", "Sequential", "function_pass", "module_pass", "PassContext", "PassInfo",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from ..analysis.purity import is_impure_call
+from ..static.purity import is_impure_call
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Set
 
-from ..analysis.purity import contains_impure_call
+from ..static.purity import contains_impure_call
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator

@@ -170,7 +170,7 @@ class _Folder(BindingMutator):
 
     def fold_by_legalization(self, call: rx.Call, opdef) -> Optional[rx.Expr]:
         """(PASS.FOLD.4)"""
-        from ..analysis.normalize import Normalizer
+        from ..static.normalize import Normalizer
         from .legalize_ops import LegalizeContext, know_all_shape_values
 
         norm = Normalizer(self.mod, script_annotations=False)

@@ -621,7 +621,7 @@ class _FunctionCreator(ExprMutator):
         attrs["Primitive"] = True
         seq = rx.SeqExpr((rx.DataflowBlock(tuple(new_bindings)),), body)
         func = rx.Function(tuple(self.params), seq, None, True, attrs=attrs)
-        from ..analysis.normalize import normalize_function
+        from ..static.normalize import normalize_function
 
         func = normalize_function(func, module, script_annotations=False)
         free = free_symbolic_vars(func)

@@ -52,7 +52,7 @@ from ..ir.module import IRModule
 from ..ir.struct_info import (
     FuncStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
 )
-from . import Pass
+from .pass_infra import Pass
 
 LegalizeFunc = Callable[[rx.Call, "LegalizeContext"], Optional[rx.Expr]]
 
@@ -209,7 +209,7 @@ class LegalizeOps(Pass):
         self.customize: Dict[str, LegalizeFunc] = dict(customize or {})
 
     def transform(self, mod: IRModule) -> IRModule:
-        from ..analysis.normalize import normalize_module
+        from ..static.normalize import normalize_module
 
         for _ in range(MAX_ROUNDS):
             ctx = LegalizeContext(mod)

@@ -2,7 +2,7 @@
 
 TVM 0.25's ``relax.transform.Normalize`` applies its ``Normalizer`` (``src/relax/transform/normalize.cc``):
 ANF, flattened and merged blocks, struct info filled in. relax-ref's equivalent is
-:func:`relax_ref.analysis.normalize.normalize_module` with the plain (non-TVMScript) annotation rule:
+:func:`relax_ref.static.normalize.normalize_module` with the plain (non-TVMScript) annotation rule:
 variables keep the struct info they carry (PASS.NORMALIZE.1). Normalizing a normalized module gives a
 structurally equal module.
 """

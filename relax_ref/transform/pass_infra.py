@@ -24,7 +24,7 @@ immutable, so a pass can never change its input. Modelled on TVM 0.25's ``tvm.tr
   ``run_before_pass(mod, info)``, ``run_after_pass(mod, info)`` (PASS.INFRA.5). Instruments see every
   pass invocation, including the passes nested in a :class:`Sequential` (which is itself a pass).
   Provided: :class:`PassTimingInstrument` (wall-clock time per pass), :class:`WellFormedInstrument`
-  (checks every pass output with :func:`relax_ref.analysis.well_formed.check_well_formed`) and
+  (checks every pass output with :func:`relax_ref.static.well_formed.check_well_formed`) and
   :class:`PassTraceInstrument` (records the names of the passes that ran).
 """
 
@@ -151,7 +151,7 @@ class WellFormedInstrument(PassInstrument):
         self.checked: List[str] = []
 
     def run_after_pass(self, mod: IRModule, info: PassInfo) -> None:
-        from ..analysis.well_formed import check_well_formed
+        from ..static.well_formed import check_well_formed
 
         try:
             check_well_formed(mod, check_struct_info=self.check_struct_info)

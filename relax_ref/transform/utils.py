@@ -28,7 +28,7 @@ def renormalize(mod: IRModule) -> IRModule:
     """(PASS.UTIL.1) Normalize every Relax function with the plain normalizer. A GlobalVar whose
     struct info no longer matches its function's signature (a pass changed the parameters) is
     replaced by a fresh one first, so that no call is checked against the old signature."""
-    from ..analysis.normalize import normalize_module
+    from ..static.normalize import normalize_module
 
     return normalize_module(_refresh_global_vars(mod), script_annotations=False)
 
@@ -125,7 +125,7 @@ class BindingMutator(ExprMutator):
 
     def value_struct_info(self, value: rx.Expr) -> Optional[StructInfo]:
         """The struct info ``value`` will have after normalization, when it can be computed now."""
-        from ..analysis.normalize import Normalizer, leaf_struct_info
+        from ..static.normalize import Normalizer, leaf_struct_info
 
         if value.struct_info is not None:
             return value.struct_info

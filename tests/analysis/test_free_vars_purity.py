@@ -5,14 +5,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from relax_ref.analysis import (
-    all_global_vars, bound_vars, called_global_vars, contains_impure_call, defined_symbolic_vars,
-    find_impure_call, free_symbolic_vars, is_base_of, struct_info_base_check, struct_info_lca,
+    all_global_vars, bound_vars, called_global_vars, defined_symbolic_vars, free_symbolic_vars, is_base_of,
+    struct_info_base_check, struct_info_lca,
 )
 from relax_ref.analysis.free_vars import free_vars
-from relax_ref.analysis.normalize import normalize_module
-from relax_ref.analysis.purity import prim_func_is_pure
+from relax_ref.static.normalize import normalize_module
+from relax_ref.analysis.tir_purity import prim_func_is_pure
 from relax_ref.analysis.signatures import prim_func_struct_info
 from relax_ref.analysis.struct_info_ops import BaseCheckResult
+from relax_ref.static import contains_impure_call, find_impure_call
 from relax_ref.ir import (
     BindingBlock, Call, Function, GlobalVar, IRModule, MatchCast, Op, SeqExpr, ShapeExpr, StringImm, Tuple, Var,
     VarBinding,

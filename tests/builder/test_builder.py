@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.analysis.well_formed import check_well_formed
+from relax_ref.static.well_formed import check_well_formed
 from relax_ref.builder import (
     BlockBuilder, Object, Prim, Shape, Tensor, Tuple, call, call_packed, const, get_item, if_, op, prim_value,
     shape, sym_var, tuple_, var,

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, strategies as st
 
 import relax_ref
-from relax_ref.analysis.well_formed import check_well_formed
+from relax_ref.static.well_formed import check_well_formed
 from relax_ref.builder import BlockBuilder, Tensor, op, var
 
 UNARY = {

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.analysis.well_formed import check_well_formed
+from relax_ref.static.well_formed import check_well_formed
 from relax_ref.builder import BlockBuilder, Tensor, var
 from relax_ref.errors import StructInfoError, WellFormedError
 from relax_ref.frontend import nn

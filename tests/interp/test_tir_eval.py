@@ -11,7 +11,7 @@ from relax_ref.errors import (
     RelaxRuntimeError, ShapeMismatchError, TIRBoundsError, TypeMismatchError,
 )
 from relax_ref.interp import run_prim_func
-from relax_ref.interp.values import PrimScalar
+from relax_ref.values import PrimScalar
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 

@@ -13,7 +13,7 @@ from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.arith import eval_prim
 from relax_ref.errors import UnsupportedError
 from relax_ref.interp.tir import run_prim_func
-from relax_ref.interp.values import PrimScalar
+from relax_ref.values import PrimScalar
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.attrs import Attrs

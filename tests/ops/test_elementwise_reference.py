@@ -9,7 +9,7 @@ import pytest
 
 from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
-from relax_ref.interp.values import PrimScalar
+from relax_ref.values import PrimScalar
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.attrs import Attrs

@@ -163,7 +163,7 @@ def test_empty_and_zero_size():
 
 
 def test_layout_transform():
-    from relax_ref.analysis.normalize import normalize_module
+    from relax_ref.static.normalize import normalize_module
     from relax_ref.ops.layout_transform import layout_transform_call
 
     n = P.PrimVar("n")

@@ -3,7 +3,7 @@ the generated ``docs/OP_STATUS.md`` is current."""
 
 from __future__ import annotations
 
-from relax_ref.ops import status
+from relax_ref import status
 
 
 def test_every_operator_is_complete():
@@ -26,4 +26,4 @@ def test_every_operator_with_semantics_has_conformance_cases():
 
 
 def test_generated_markdown_is_current():
-    assert status.main(["--check"]) == 0, "run: python -m relax_ref.ops.status --write"
+    assert status.main(["--check"]) == 0, "run: python -m relax_ref.status --write"

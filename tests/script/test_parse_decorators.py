@@ -126,8 +126,8 @@ def test_decorated_code_is_never_run(tmp_path):
 
 
 def test_normalized_by_default():
-    pytest.importorskip("relax_ref.analysis.normalize")
-    pytest.importorskip("relax_ref.analysis.well_formed")
+    pytest.importorskip("relax_ref.static.normalize")
+    pytest.importorskip("relax_ref.static.well_formed")
 
     @R.function
     def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):

@@ -8,8 +8,8 @@ from relax_ref.ir import struct_info as si
 from relax_ref.ops import registry
 from relax_ref.script.parser import parse, parse_function
 
-pytest.importorskip("relax_ref.analysis.normalize")
-pytest.importorskip("relax_ref.analysis.well_formed")
+pytest.importorskip("relax_ref.static.normalize")
+pytest.importorskip("relax_ref.static.well_formed")
 
 HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n"
 

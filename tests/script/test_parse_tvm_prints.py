@@ -333,8 +333,8 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32"), n: T.int32)
 @pytest.mark.parametrize("name", ["softmax_matmul", "conv2d_relu", "split_concat", "constants"])
 def test_tvm_print_normalizes_and_is_well_formed(programs, name, stage, monkeypatch):
     """With the real registry only (no test operators), parse -> normalize -> well-formedness."""
-    pytest.importorskip("relax_ref.analysis.normalize")
-    pytest.importorskip("relax_ref.analysis.well_formed")
+    pytest.importorskip("relax_ref.static.normalize")
+    pytest.importorskip("relax_ref.static.well_formed")
     from relax_ref.script.parser import parse
 
     monkeypatch.undo()

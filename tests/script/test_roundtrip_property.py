@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relax_ref.analysis.normalize import normalize_module
+from relax_ref.static.normalize import normalize_module
 from relax_ref.analysis.structural_equal import assert_structural_equal
 from relax_ref.ir import (
     BindingBlock, Call, Constant, DataflowBlock, DataflowVar, Function, GlobalVar, If, IRModule, MatchCast, Op,

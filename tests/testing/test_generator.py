@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 from relax_ref.analysis.structural_equal import structural_equal
-from relax_ref.analysis.well_formed import check_well_formed
+from relax_ref.static.well_formed import check_well_formed
 from relax_ref.ops import registry
 from relax_ref.testing import strategies
 from relax_ref.testing.domain import MAX_SYM, Dim, broadcast_dims, const

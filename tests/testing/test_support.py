@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from relax_ref.interp.values import ShapeValue
+from relax_ref.values import ShapeValue
 from relax_ref.testing.campaign import draw_sequence, main as campaign_main
 from relax_ref.testing.compare import compare
 from relax_ref.testing.shrink import shrink

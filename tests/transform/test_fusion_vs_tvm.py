@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.analysis.well_formed import check_well_formed
+from relax_ref.static.well_formed import check_well_formed
 from relax_ref.ir.tir import PrimFunc
 from relax_ref.script.dialect import installed_tvm_dialect
 from relax_ref.testing.inputs import module_inputs

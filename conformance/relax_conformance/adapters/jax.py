@@ -24,7 +24,7 @@ class JaxAdapter(Adapter):
         import jax
         import relax_jax
         import relax_ref
-        from relax_ref.interp import values as rv
+        from relax_ref import values as rv
 
         self._relax_ref = relax_ref
         self._relax_jax = relax_jax

@@ -33,7 +33,7 @@ class RefAdapter(Adapter):
 
     def __init__(self) -> None:
         import relax_ref
-        from relax_ref.interp import values as rv
+        from relax_ref import values as rv
 
         self._relax_ref = relax_ref
         self._rv = rv

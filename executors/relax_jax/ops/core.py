@@ -17,7 +17,7 @@ import numpy as np
 from relax_ref.errors import (
     AssertionFailedError, OpRuntimeError, TypeMismatchError, UnsupportedError,
 )
-from relax_ref.interp import values as rv
+from relax_ref import values as rv
 from relax_ref.interp.builtins import format_values, tensor_to_shape
 from relax_ref.ir import struct_info as si
 

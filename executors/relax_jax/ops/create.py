@@ -19,7 +19,7 @@ import numpy as np
 from jax import lax
 
 from relax_ref.errors import OpRuntimeError, UnsupportedError
-from relax_ref.interp.values import PrimScalar
+from relax_ref.values import PrimScalar
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.struct_info import TensorStructInfo

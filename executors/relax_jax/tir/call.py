@@ -19,7 +19,7 @@ from relax_ref.errors import (
     ArityMismatchError, DTypeMismatchError, NDimMismatchError, RelaxError, ShapeMismatchError,
     TypeMismatchError,
 )
-from relax_ref.interp import values as rv
+from relax_ref import values as rv
 from relax_ref.interp.tir import bind_arguments
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P

@@ -51,6 +51,8 @@ from ..errors import ErrorSink, NeedsExact
 from ..prim_jax import PrimLowering, and_mask, cast, const, is_static, not_, np_dtype
 from ..symbolic import is_monotone
 from .analysis import Nest, Ranges, analyze_nest
+from .memory import View, gather, scatter
+from .nest import run_nest
 from .packed import is_packed_call, lower_packed_call
 
 _NESTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -77,17 +79,6 @@ class _CondScope:
     def __exit__(self, *a):
         self.ranges.pop_to(self.mark)
         return False
-
-
-class View:
-    """How a buffer accesses memory owned by another buffer: flat row-major addressing."""
-
-    __slots__ = ("shape", "strides", "offset")
-
-    def __init__(self, shape, strides, offset):
-        self.shape = shape
-        self.strides = strides
-        self.offset = offset
 
 
 class KExec:
@@ -262,7 +253,7 @@ class KExec:
             v = self.grid.structured_load(self, arr, node, idx)
             if v is not None:
                 return v
-        return _gather(arr, idx, view)
+        return gather(arr, idx, view)
 
     def store(self, st: tir.BufferStore, mask: Any) -> None:
         buf = st.buffer
@@ -278,7 +269,7 @@ class KExec:
                 f"store into buffer '{name}', whose tensor is read-only here (an input of call_tir may not be "
                 "written, CALL.TIR.6)"))
         self._bounds(buf, dv, view, idx, st.indices, mask, write=True)
-        self.arrays[dv] = _scatter(self.arrays[dv], idx, val, mask, view)
+        self.arrays[dv] = scatter(self.arrays[dv], idx, val, mask, view)
 
     # -- statements ------------------------------------------------------------------------------------
 
@@ -386,7 +377,6 @@ class KExec:
         self.sink.code = code
 
     def _For(self, s: tir.For, mask) -> None:
-        from .nest import run_nest
 
         nest = nest_of(s)
         if nest is not None and self.grid is None and run_nest(self, nest, mask):
@@ -517,55 +507,6 @@ class KExec:
 # ---------------------------------------------------------------------------------------------------
 # Element access helpers
 # ---------------------------------------------------------------------------------------------------
-
-
-def _flat_index(idx, view: View):
-    flat = view.offset
-    for i, s in zip(idx, view.strides):
-        flat = flat + jnp.asarray(i, jnp.int64) * s
-    return flat
-
-
-def _clip(i, n):
-    if is_static(i):
-        return max(0, min(int(i), max(int(n) - 1, 0)))
-    return jnp.clip(jnp.asarray(i, jnp.int64), 0, max(int(n) - 1, 0))
-
-
-def _gather(arr, idx, view: Optional[View]):
-    if view is not None:
-        flat = arr.reshape(-1)
-        f = _clip(_flat_index(idx, view), flat.shape[0])
-        return flat[f]
-    if arr.ndim == 0:
-        if all(is_static(i) for i in idx):
-            return arr
-        shape = jnp.broadcast_shapes(*[jnp.shape(i) for i in idx]) if idx else ()
-        return jnp.broadcast_to(arr, shape)
-    if any(n == 0 for n in arr.shape):
-        shape = jnp.broadcast_shapes(*[jnp.shape(i) for i in idx])
-        return jnp.zeros(shape, arr.dtype)
-    cl = tuple(_clip(i, n) for i, n in zip(idx, arr.shape))
-    return arr[cl]
-
-
-def _scatter(arr, idx, val, mask, view: Optional[View]):
-    if view is not None:
-        flat = arr.reshape(-1)
-        f = _clip(_flat_index(idx, view), flat.shape[0])
-        old = flat[f]
-        new = val if mask is None else jnp.where(mask, val, old)
-        return flat.at[f].set(new).reshape(arr.shape)
-    if arr.ndim == 0:
-        new = val if mask is None else jnp.where(mask, val, arr)
-        return jnp.asarray(new, arr.dtype).reshape(())
-    if any(n == 0 for n in arr.shape):
-        return arr
-    cl = tuple(_clip(i, n) for i, n in zip(idx, arr.shape))
-    if mask is None:
-        return arr.at[cl].set(val)
-    old = arr[cl]
-    return arr.at[cl].set(jnp.where(mask, val, old))
 
 
 __all__ = ["KExec", "nest_of"]

@@ -37,6 +37,7 @@ from relax_ref.ir.functor import prim_vars_in
 
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from .analysis import Nest, _substitute_bindings, linear_form, loads_in
+from .memory import flat_index, gather
 
 #: the largest number of grid points materialised at once
 GRID_LIMIT = 1 << 26
@@ -305,9 +306,7 @@ def _make_register(kx, grid: Grid, buf: tir.Buffer, index: Tuple[P.PrimExpr, ...
     if view is None:
         acc = slice_view(kx, grid, arr, [grid.flat(i) for i in index])
     if acc is None:
-        from .kernel import _gather
-
-        acc = _gather(arr, idx, view)
+        acc = gather(arr, idx, view)
     acc = jnp.broadcast_to(jnp.asarray(acc, arr.dtype), grid.shape)
     return Register(buf, dv, acc, idx, index, proven)
 
@@ -326,10 +325,8 @@ def _write_back(kx, grid: Grid, reg: Register, value, written) -> None:
     # general scatter: unwritten points get an out-of-range index and are dropped
     idx = [jnp.broadcast_to(jnp.asarray(i, jnp.int64), grid.shape) for i in reg.idx]
     if view is not None:
-        from .kernel import _flat_index
-
         flat = arr.reshape(-1)
-        f = jnp.broadcast_to(_flat_index(reg.idx, view), grid.shape)
+        f = jnp.broadcast_to(flat_index(reg.idx, view), grid.shape)
         if not (is_static(written) and bool(written)):
             f = jnp.where(written, f, flat.shape[0])
         kx.arrays[dv] = flat.at[f].set(value, mode="drop").reshape(arr.shape)

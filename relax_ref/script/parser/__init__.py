@@ -7,9 +7,9 @@ Public API
 ``parse_module(text, *, file="<string>", line_offset=0) -> IRModule``
     Raw IR as described by the parser/normalizer contract (no ANF, struct info only where written).
 ``parse(text, *, file="<string>", normalize=True, check_well_formed=True) -> IRModule``
-    ``parse_module`` followed by :func:`relax_ref.analysis.normalize.normalize_module` and, when the
+    ``parse_module`` followed by :func:`relax_ref.static.normalize.normalize_module` and, when the
     module is normalized and the text does not say ``check_well_formed=False`` in its top-level
-    decorator, :func:`relax_ref.analysis.well_formed.check_well_formed`.
+    decorator, :func:`relax_ref.static.well_formed.check_well_formed`.
 ``parse_file(path, **kw) -> IRModule``
     ``parse`` of a file's contents (``file`` defaults to the path).
 ``parse_function(text, *, file="<string>", line_offset=0, normalize=True, check_well_formed=True)``
@@ -47,13 +47,13 @@ def _run(src: Source, extra_aliases: Optional[Mapping[str, str]] = None,
 def _post(res: ParseResult, normalize: bool, check_well_formed: bool) -> IRModule:
     mod = res.module
     if normalize:
-        from ...analysis.normalize import normalize_module
+        from ...static.normalize import normalize_module
 
         mod = normalize_module(mod, unit_statements=res.unit_statements)
         if mod.source_span is None and res.module.source_span is not None:
             object.__setattr__(mod, "source_span", res.module.source_span)  # IRModule is otherwise immutable
         if check_well_formed and res.check_well_formed:
-            from ...analysis.well_formed import check_well_formed as _check
+            from ...static.well_formed import check_well_formed as _check
 
             _check(mod)
     return mod

@@ -197,9 +197,9 @@ def test_normalization_matches_tvm(name):
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_programs_are_well_formed_and_normalization_is_idempotent(name):
-    from relax_ref.analysis.normalize import normalize_module
+    from relax_ref.static.normalize import normalize_module
     from relax_ref.analysis.structural_equal import structural_equal
-    from relax_ref.analysis.well_formed import check_well_formed
+    from relax_ref.static.well_formed import check_well_formed
     from relax_ref.script.parser import parse
 
     mod = parse(HEADER + PROGRAMS[name])

@@ -65,9 +65,12 @@ from ..ir.module import IRModule
 from ..ir.struct_info import (
     FuncStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
 )
-from .context import InferContext, make_analyzer
+from ..analysis.context import InferContext, make_analyzer
 from .purity import find_impure_call, is_impure_call
-from .struct_info_ops import BaseCheckResult, format_struct_info, is_base_of, struct_info_base_check
+from ..analysis.struct_info_ops import BaseCheckResult, format_struct_info, is_base_of, struct_info_base_check
+from ..ops import registry
+from .normalize import infer_call_struct_info
+from ..analysis.free_vars import called_global_vars
 
 _DEFAULT = 0
 _MATCH_DEF = 1
@@ -286,8 +289,6 @@ class _Checker:
             self._reinfer(call)
 
     def _op_checks(self, call: rx.Call) -> None:
-        from ..ops import registry
-
         opdef = registry.lookup(call.op.name)
         if opdef is None:
             raise self.err(f"unknown operator {call.op.name}", call, cls=StructInfoError)
@@ -308,8 +309,6 @@ class _Checker:
                                call, cls=StructInfoError)  # (WF.OPVALID.1)
 
     def _reinfer(self, call: rx.Call) -> None:
-        from .normalize import infer_call_struct_info
-
         try:
             inferred = infer_call_struct_info(replace(call, struct_info=None), self.ctx(call))
         except RelaxError as e:
@@ -467,8 +466,6 @@ def _describe_call(call: rx.Call) -> str:
 
 def _callees_reaching(mod: IRModule, name: str) -> Set[str]:
     """Global functions from which ``name`` is reachable through calls (incl. itself) (WF.DATAFLOW.4)."""
-    from .free_vars import called_global_vars
-
     graph: Dict[str, Set[str]] = {}
     for gv, f in mod.functions_items():
         if isinstance(f, rx.Function):

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from relax_ref.analysis.normalize import normalize_module
-from relax_ref.analysis.well_formed import check_prim_func, check_well_formed, is_well_formed
+from relax_ref.static.normalize import normalize_module
+from relax_ref.static.well_formed import check_prim_func, check_well_formed, is_well_formed
 from relax_ref.errors import RelaxError, StructInfoError, WellFormedError
 from relax_ref.ir import (
     BindingBlock, Call, DataflowBlock, DataflowVar, Function, GlobalVar, If, IRModule, Op, SeqExpr, ShapeExpr,

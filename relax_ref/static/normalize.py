@@ -91,12 +91,14 @@ from ..ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo,
     TupleStructInfo, is_unit,
 )
-from .context import InferContext, make_analyzer
-from .signatures import extern_func_struct_info, function_struct_info, global_struct_info
-from .struct_info_ops import (
+from ..analysis.context import InferContext, make_analyzer
+from ..analysis.signatures import extern_func_struct_info, function_struct_info, global_struct_info
+from ..analysis.struct_info_ops import (
     BaseCheckResult, definable_sym_vars, derive_call_ret_struct_info, erase_to_well_defined,
     format_struct_info, is_base_of, signature_sym_vars, struct_info_base_check, struct_info_lca,
 )
+from ..ops import registry
+from ..analysis.free_vars import free_vars
 
 _LEAVES = (rx.Var, rx.Constant, rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.DataTypeImm, rx.GlobalVar,
            rx.ExternFunc, rx.Op)
@@ -468,8 +470,6 @@ class Normalizer:
     def _apply_op_normalize(self, call: rx.Call) -> rx.Expr:
         if not self.apply_op_normalize or not isinstance(call.op, rx.Op):
             return call
-        from ..ops import registry
-
         opdef = registry.get(call.op.name)
         if opdef.normalize is None:
             return call
@@ -805,8 +805,6 @@ def infer_call_struct_info(call: rx.Call, ctx: InferContext) -> StructInfo:
     """Struct info of a call whose callee and arguments carry struct info (NORM.INFER.1-2): the
     operator's ``infer`` for ``Op`` callees, :func:`derive_call_ret_struct_info` otherwise."""
     if isinstance(call.op, rx.Op):
-        from ..ops import registry
-
         try:
             opdef = registry.get(call.op.name)
         except RelaxError as err:
@@ -841,8 +839,6 @@ def function_return_struct_info(params: Sequence[rx.Var], body_sinfo: StructInfo
 def normalize_blocks(blocks: Sequence[rx.BindingBlock]) -> List[rx.BindingBlock]:
     """Flatten SeqExpr-valued bindings, drop empty blocks and merge adjacent blocks of the same kind
     (NORM.BLOCK.1-2)."""
-    from .free_vars import free_vars
-
     flat: List[rx.BindingBlock] = []
     for block in blocks:
         is_df = isinstance(block, rx.DataflowBlock)

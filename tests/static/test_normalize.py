@@ -4,10 +4,10 @@ struct info, If/SeqExpr struct info, block merging, operator hooks and the build
 import numpy as np
 import pytest
 
-from relax_ref.analysis.normalize import Normalizer, normalize_function, normalize_module
+from relax_ref.static.normalize import Normalizer, normalize_function, normalize_module
 from relax_ref.analysis.structural_equal import structural_equal
 from relax_ref.analysis.struct_info_ops import format_struct_info
-from relax_ref.analysis.well_formed import check_well_formed
+from relax_ref.static.well_formed import check_well_formed
 from relax_ref.errors import StructInfoError, UnsupportedError, WellFormedError, Span
 from relax_ref.ir import (
     BindingBlock, Call, Constant, DataflowBlock, DataflowVar, Function, GlobalVar, If, IRModule, MatchCast,
@@ -336,18 +336,16 @@ def test_inline_prim_func_is_rejected():
         normalize_module(module(main=f))
 
 
-def test_operator_without_infer_is_unsupported():
+def test_operator_without_infer_is_unsupported(monkeypatch):
     name = "relax.test_analysis_no_infer"
-    registry.register(OpDef(name=name, script="R.test_analysis_no_infer"))
-    try:
-        x = Var("x", struct_info=T(3))
-        y = Var("y")
-        f = func([x], [BindingBlock([VarBinding(y, Call(Op(name), (x,)))])], y)
-        with pytest.raises(UnsupportedError, match="no struct-info inference"):
-            normalize_module(module(main=f))
-    finally:
-        registry._REGISTRY.pop(name, None)
-        registry._BY_SCRIPT.pop("R.test_analysis_no_infer", None)
+    fake = OpDef(name=name, script="R.test_analysis_no_infer")
+    real = registry.get
+    monkeypatch.setattr(registry, "get", lambda n: fake if n == name else real(n))
+    x = Var("x", struct_info=T(3))
+    y = Var("y")
+    f = func([x], [BindingBlock([VarBinding(y, Call(Op(name), (x,)))])], y)
+    with pytest.raises(UnsupportedError, match="no struct-info inference"):
+        normalize_module(module(main=f))
 
 
 def _prim_kernel(n_dims=(4,)):

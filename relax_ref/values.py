@@ -1,4 +1,5 @@
-"""Run-time values of the reference interpreter (spec chapter VAL).
+"""Run-time values (spec chapter VAL): what the reference interpreter computes with, what operator
+reference semantics take and return, and what the JAX executor converts to at the host boundary.
 
 =====================  ===========================================================================
 Relax value            Python representation
@@ -27,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ir import dtype as _dt
+from .ir import dtype as _dt
 
 
 class ShapeValue(tuple):

@@ -1,0 +1,371 @@
+"""Parameter layouts of a compiled Relax function and the host-side work on arguments.
+
+A parameter's struct info becomes a layout (:class:`TensorParam`, :class:`PrimParam`,
+:class:`ShapeParam`, :class:`TupleParam`; :class:`NotJittable` when the function runs on the host).
+From the layouts: the symbolic variables the parameters bind (:func:`sym_vars_of`), whether every
+dimension can be bucketed, the fast binding of arguments without the reference checker
+(:func:`fast_match`, EVAL.CHECK.*), the static facts of the compile key, the physical shapes and
+argument specs of a compilation, the flattening of arguments into the compiled function's inputs
+and their reconstruction as executor values inside the trace (:func:`rebuild_param`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+import jax
+import numpy as np
+
+from relax_ref import values as rv
+from relax_ref.arith.evaluate import eval_prim
+from relax_ref.ir import dtype as _dt
+from relax_ref.ir import expr as rx
+from relax_ref.ir import prim_expr as P
+from relax_ref.ir import struct_info as si
+from relax_ref.ir.functor import prim_vars_in
+
+from .symbolic import eval_sym, is_monotone
+from .transfer import pad_to
+from .values import PrimV, ShapeV, SymInt, TVal
+
+
+class NotJittable(Exception):
+    pass
+
+
+@dataclass
+class TensorParam:
+    dims: Optional[Tuple[P.PrimExpr, ...]]  # None: unknown shape (static in the key)
+    ndim: int
+    dtype: str                              # "void": dtype taken from the argument (in the key)
+
+
+@dataclass
+class PrimParam:
+    dtype: str
+    value: Optional[P.PrimExpr]
+
+
+@dataclass
+class ShapeParam:
+    values: Optional[Tuple[P.PrimExpr, ...]]
+    ndim: int
+
+
+@dataclass
+class TupleParam:
+    fields: Tuple[Any, ...]
+
+
+def layout_of(s: Optional[si.StructInfo]) -> Any:
+    if isinstance(s, si.TensorStructInfo):
+        if isinstance(s.shape, rx.ShapeExpr):
+            return TensorParam(tuple(s.shape.values), len(s.shape.values), s.dtype)
+        if s.shape is not None:
+            raise NotJittable("a tensor parameter whose shape is a shape variable")
+        return TensorParam(None, s.ndim, s.dtype)
+    if isinstance(s, si.PrimStructInfo):
+        if s.dtype == "void":
+            raise NotJittable("a prim parameter of unknown dtype")
+        return PrimParam(s.dtype, s.value)
+    if isinstance(s, si.ShapeStructInfo):
+        return ShapeParam(s.values, s.ndim)
+    if isinstance(s, si.TupleStructInfo):
+        return TupleParam(tuple(layout_of(f) for f in s.fields))
+    raise NotJittable(f"a parameter of struct info {type(s).__name__}")
+
+
+def sym_vars_of(layouts) -> List[P.PrimVar]:
+    """Symbolic variables bound bare by the parameters, in binding order."""
+    out: List[P.PrimVar] = []
+
+    def visit(l):
+        if isinstance(l, TensorParam) and l.dims is not None:
+            for d in l.dims:
+                if isinstance(d, P.PrimVar) and all(d is not x for x in out):
+                    out.append(d)
+        elif isinstance(l, PrimParam) and isinstance(l.value, P.PrimVar):
+            if all(l.value is not x for x in out):
+                out.append(l.value)
+        elif isinstance(l, ShapeParam) and l.values is not None:
+            for d in l.values:
+                if isinstance(d, P.PrimVar) and all(d is not x for x in out):
+                    out.append(d)
+        elif isinstance(l, TupleParam):
+            for f in l.fields:
+                visit(f)
+    for l in layouts:
+        visit(l)
+    return out
+
+
+def headroom_of(ret: Optional[si.StructInfo], sym_vars) -> Dict[Any, int]:
+    """For each parameter variable ``v``, the largest ``c > 0`` of a result extent ``v + c``."""
+    out: Dict[Any, int] = {}
+    ids = {id(v): v for v in sym_vars}
+
+    def visit(s):
+        if isinstance(s, si.TensorStructInfo) and isinstance(s.shape, rx.ShapeExpr):
+            for d in s.shape.values:
+                if isinstance(d, P.Add):
+                    a, b = d.a, d.b
+                    if isinstance(b, P.PrimVar) and isinstance(a, P.IntImm):
+                        a, b = b, a
+                    if isinstance(a, P.PrimVar) and id(a) in ids and isinstance(b, P.IntImm) and 0 < b.value <= 64:
+                        out[a] = max(out.get(a, 0), int(b.value))
+        elif isinstance(s, si.TupleStructInfo):
+            for f in s.fields:
+                visit(f)
+    visit(ret)
+    return out
+
+
+def all_dims_bucketable(layouts) -> bool:
+    ok = True
+
+    def visit(l):
+        nonlocal ok
+        if isinstance(l, TensorParam) and l.dims is not None:
+            for d in l.dims:
+                if not isinstance(d, (P.IntImm, P.PrimVar)) and not is_monotone(d):
+                    ok = False
+        elif isinstance(l, TupleParam):
+            for f in l.fields:
+                visit(f)
+    for l in layouts:
+        visit(l)
+    return ok
+
+
+def prim_val(a: Any) -> Any:
+    return a.value if isinstance(a, rv.PrimScalar) else a
+
+
+_DTYPE_NAMES: Dict[Any, Optional[str]] = {}
+
+
+def np_dtype_name(dt) -> Optional[str]:
+    name = _DTYPE_NAMES.get(dt, _DTYPE_NAMES)
+    if name is not _DTYPE_NAMES:
+        return name
+    try:
+        name = _dt.from_numpy(np.dtype(dt))
+    except Exception:  # noqa: BLE001 - a foreign dtype: the reference checker reports it
+        name = None
+    _DTYPE_NAMES[dt] = name
+    return name
+
+
+def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
+    if isinstance(l, TensorParam):
+        if not isinstance(a, (np.ndarray, jax.Array)):
+            return False
+        shape = a.shape
+        if l.ndim != -1 and len(shape) != l.ndim:
+            return False
+        if l.dtype != "void" and np_dtype_name(a.dtype) != l.dtype:
+            return False  # noqa: SIM103
+        if l.dims is not None:
+            for d, n in zip(l.dims, shape):
+                if isinstance(d, P.IntImm):
+                    if d.value != n:
+                        return False
+                elif isinstance(d, P.PrimVar):
+                    b = sym.get(d)
+                    if b is None:
+                        sym[d] = int(n)
+                    elif b != n:
+                        return False
+                else:
+                    pending.append((d, int(n)))
+        return True
+    if isinstance(l, PrimParam):
+        if isinstance(a, rv.PrimScalar):
+            if a.dtype != l.dtype:
+                return False
+            a = a.value
+        if isinstance(a, bool) or not isinstance(a, (int, float, np.generic)):
+            return False
+        if isinstance(a, np.generic):
+            dn = np_dtype_name(a.dtype)
+            if dn != l.dtype:
+                return False
+        elif isinstance(a, float) and not _dt.is_float(l.dtype):
+            return False
+        if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+            if not (_dt.is_integer(l.dtype) or _dt.is_float(l.dtype)):
+                return False
+        if l.value is not None:
+            if not _dt.is_integer(l.dtype):
+                return False
+            v = int(a)
+            if isinstance(l.value, P.IntImm):
+                return l.value.value == v
+            if isinstance(l.value, P.PrimVar):
+                b = sym.get(l.value)
+                if b is None:
+                    sym[l.value] = v
+                    return True
+                return b == v
+            pending.append((l.value, v))
+        return True
+    if isinstance(l, ShapeParam):
+        if isinstance(a, rv.ShapeValue):
+            vals = tuple(a)
+        elif isinstance(a, (tuple, list)) and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                                                   for x in a):
+            vals = tuple(int(x) for x in a)
+        else:
+            return False
+        if l.ndim != -1 and len(vals) != l.ndim:
+            return False
+        if l.values is not None:
+            for d, n in zip(l.values, vals):
+                if isinstance(d, P.IntImm):
+                    if d.value != n:
+                        return False
+                elif isinstance(d, P.PrimVar):
+                    b = sym.get(d)
+                    if b is None:
+                        sym[d] = n
+                    elif b != n:
+                        return False
+                else:
+                    pending.append((d, n))
+        return True
+    if isinstance(l, TupleParam):
+        if not isinstance(a, (tuple, list)) or isinstance(a, rv.ShapeValue) or len(a) != len(l.fields):
+            return False
+        return all(fast_match(x, f, sym, pending) for x, f in zip(a, l.fields))
+    return False
+
+
+def static_facts(a: Any, l: Any, out: list, bucketing: bool) -> None:
+    if isinstance(l, TensorParam):
+        if l.dims is None:
+            out.append(tuple(a.shape))
+        if l.dtype == "void":
+            out.append(str(np.dtype(a.dtype)))
+    elif isinstance(l, PrimParam):
+        if not bucketing and _dt.is_integer(l.dtype) and l.value is None:
+            out.append(int(prim_val(a)))
+    elif isinstance(l, ShapeParam):
+        if l.values is None:
+            out.append(tuple(int(x) for x in a))
+    elif isinstance(l, TupleParam):
+        for x, f in zip(a, l.fields):
+            static_facts(x, f, out, bucketing)
+
+
+def _phys_dims(l: TensorParam, a: Any, buckets, sym: Dict) -> Tuple[int, ...]:
+    if l.dims is None:
+        return tuple(a.shape)
+    out = []
+    for d, n in zip(l.dims, a.shape):
+        if isinstance(d, P.IntImm) or buckets is None:
+            out.append(int(n))
+        else:
+            out.append(int(eval_prim(d, {v: buckets(v) for v in _vars(d)})))
+    return tuple(out)
+
+
+def _vars(e) -> list:
+    return list(prim_vars_in(e))
+
+
+def arg_specs(args, layouts, buckets, sym, phys_shapes, specs) -> None:
+    for a, l in zip(args, layouts):
+        if isinstance(l, TensorParam):
+            shape = _phys_dims(l, a, buckets, sym)
+            phys_shapes.append(shape)
+            specs.append(jax.ShapeDtypeStruct(shape, np.dtype(a.dtype)))
+        elif isinstance(l, PrimParam):
+            if l.value is None:
+                specs.append(jax.ShapeDtypeStruct((), _dt.to_numpy(l.dtype)))
+        elif isinstance(l, ShapeParam):
+            pass
+        elif isinstance(l, TupleParam):
+            arg_specs(a, l.fields, buckets, sym, phys_shapes, specs)
+
+
+def needs_padding(args, layouts, phys_shapes) -> bool:
+    it = iter(phys_shapes)
+    return _np_rec(args, layouts, it)
+
+
+def _np_rec(args, layouts, it) -> bool:
+    for a, l in zip(args, layouts):
+        if isinstance(l, TensorParam):
+            if tuple(a.shape) != next(it):
+                return True
+        elif isinstance(l, TupleParam):
+            if _np_rec(a, l.fields, it):
+                return True
+    return False
+
+
+def flatten_args(args, layouts, it, flat, pad=pad_to) -> None:
+    for a, l in zip(args, layouts):
+        if isinstance(l, TensorParam):
+            flat.append(pad(a, next(it)))
+        elif isinstance(l, PrimParam):
+            if l.value is None:
+                flat.append(np.asarray(prim_val(a), _dt.to_numpy(l.dtype)))
+        elif isinstance(l, TupleParam):
+            flatten_args(a, l.fields, it, flat, pad)
+
+
+def rebuild_param(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:
+    """The traced executor value of one parameter inside the compiled function."""
+    if isinstance(l, TensorParam):
+        data = next(it)
+        if l.dims is None:
+            return TVal(data)
+        dims = []
+        for d in l.dims:
+            if isinstance(d, P.IntImm):
+                dims.append(None)
+            else:
+                s = eval_sym(d, senv)
+                dims.append(None if s.is_static else s)
+        return TVal(data, tuple(dims))
+    if isinstance(l, PrimParam):
+        if l.value is None:
+            v = next(it)
+            if not bucketing and _dt.is_integer(l.dtype):
+                return PrimV(int(prim_val(a)), l.dtype, SymInt.static(int(prim_val(a))))
+            return PrimV(v, l.dtype)
+        s = eval_sym(l.value, senv)
+        return PrimV(s.val, l.dtype, s)
+    if isinstance(l, ShapeParam):
+        if l.values is None:
+            return ShapeV(int(x) for x in a)
+        return ShapeV(eval_sym(d, senv) for d in l.values)
+    if isinstance(l, TupleParam):
+        return tuple(rebuild_param(x, f, it, senv, bucketing) for x, f in zip(a, l.fields))
+    raise TypeError(f"bad layout {l!r}")
+
+
+def param_leaves(params, path=()) -> list:
+    out = []
+    for i, p in enumerate(params):
+        if isinstance(p, TVal):
+            out.append((path + (i,), p, p.data))
+        elif isinstance(p, tuple) and not isinstance(p, ShapeV):
+            out.extend(param_leaves(p, path + (i,)))
+    return out
+
+
+def get_path(args, path):
+    v = args
+    for i in path:
+        v = v[i]
+    return v
+
+
+__all__ = [
+    "NotJittable", "TensorParam", "PrimParam", "ShapeParam", "TupleParam", "layout_of", "sym_vars_of",
+    "headroom_of", "all_dims_bucketable", "prim_val", "np_dtype_name", "fast_match", "static_facts",
+    "arg_specs", "needs_padding", "flatten_args", "rebuild_param", "param_leaves", "get_path",
+]
