@@ -180,6 +180,20 @@ class PackedV:
         return f"PackedV({self.name})"
 
 
+class StorageV:
+    """A storage block from ``alloc_storage``. Tensors carved from it are independent zero-filled
+    tensors: aliasing between tensors of one storage is not modelled (memory-planned programs do not
+    observe it)."""
+
+    __slots__ = ("nbytes",)
+
+    def __init__(self, nbytes: int) -> None:
+        self.nbytes = nbytes
+
+    def __repr__(self) -> str:
+        return f"Storage({self.nbytes} bytes)"
+
+
 def describe(v: Any) -> str:
     """A short description for error messages (same wording as the reference interpreter)."""
     from relax_ref.values import DTypeValue
@@ -205,6 +219,8 @@ def describe(v: Any) -> str:
         return f"PackedFunc({v.name})"
     if isinstance(v, PrimFuncV):
         return f"PrimFunc({v.name})"
+    if isinstance(v, StorageV):
+        return f"Storage({v.nbytes} bytes)"
     if isinstance(v, str):
         return f"String({v!r})"
     if isinstance(v, DTypeValue):
@@ -214,4 +230,4 @@ def describe(v: Any) -> str:
     return type(v).__name__
 
 
-__all__ = ["SymInt", "TVal", "ShapeV", "PrimV", "ClosureV", "PrimFuncV", "PackedV", "describe"]
+__all__ = ["SymInt", "TVal", "ShapeV", "PrimV", "ClosureV", "PrimFuncV", "PackedV", "StorageV", "describe"]

@@ -44,6 +44,7 @@ from relax_ref.ops import registry
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
+from .op_args import JaxArgs
 from .prim_jax import is_static
 from .symbolic import eval_sym, eval_value, upper_bound
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
@@ -473,6 +474,8 @@ class Walker:
             raise NeedsExact(f"operator '{name}' does not support padded operands")
         ctx = LowerCtx(self, e, args, frame)
         try:
+            if opdef.check is not None:
+                opdef.check(JaxArgs(e, args, self.sink.check))
             r = low(ctx, *[_lowering_arg(a) for a in args])
         except RelaxError as err:
             raise err.with_span(e.span)

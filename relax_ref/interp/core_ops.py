@@ -8,8 +8,10 @@ semantics need the evaluator, so they are here, in :data:`CORE`. ``ctx`` is the 
 :class:`~relax_ref.interp.relax.EvalContext` (symbolic environment, allocation, calling function
 values, running PrimFuncs, output stream).
 
-Arguments arrive evaluated, in TVM's layout: ``call_tir(gv, (args...), [tir_vars])`` gives
-``[PrimFuncRef, tuple, ShapeValue?]`` with the output struct info in ``call.sinfo_args``.
+The kinds of values each operator accepts are its registry entry's ``check``
+(:mod:`relax_ref.ops.core_checks`), run before these. Arguments arrive evaluated, in TVM's layout:
+``call_tir(gv, (args...), [tir_vars])`` gives ``[PrimFuncRef, tuple, ShapeValue?]`` with the output
+struct info in ``call.sinfo_args``.
 """
 
 from __future__ import annotations
@@ -18,16 +20,14 @@ from typing import Any, Callable, Dict, List
 
 import numpy as np
 
-from ..errors import (
-    AssertionFailedError, OpRuntimeError, TypeMismatchError, UnsupportedError,
-)
+from ..errors import AssertionFailedError
 from ..ir import dtype as _dt
 from ..ir import struct_info as si
+from ..values import DTypeValue, PrimFuncRef, PrimScalar, ShapeValue
 from .builtins import (
     alloc_storage, closure_with_captures, format_values, storage_tensor, tensor_to_shape,
 )
 from .checks import check_value
-from ..values import Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe
 
 CORE: Dict[str, Callable[..., Any]] = {}
 
@@ -55,28 +55,17 @@ def _out_infos(call) -> List[si.StructInfo]:
     return sinfos, True
 
 
-def _prim_func(v: Any, op: str) -> PrimFuncRef:
-    if not isinstance(v, PrimFuncRef):
-        raise TypeMismatchError(f"{op} expects a PrimFunc as its first argument, got {describe(v)}")
-    return v
-
-
-def _tuple_arg(v: Any, op: str) -> tuple:
-    if isinstance(v, tuple) and not isinstance(v, ShapeValue):
-        return v
-    if isinstance(v, np.ndarray):
-        return (v,)
-    raise TypeMismatchError(f"{op} expects a tuple of arguments, got {describe(v)}")
+def _tuple_arg(v: Any) -> tuple:
+    """A tuple of arguments; a single tensor counts as a tuple of one (the operator's check has
+    excluded anything else)."""
+    return v if isinstance(v, tuple) and not isinstance(v, ShapeValue) else (v,)
 
 
 def _tir_vars(args: List[Any], i: int) -> tuple:
     """``tir_vars`` as ``int64`` prim values (CALL.TIR.5)."""
     if len(args) <= i or args[i] is None:
         return ()
-    v = args[i]
-    if isinstance(v, ShapeValue):
-        return tuple(PrimScalar(d, "int64") for d in v)
-    raise TypeMismatchError(f"tir_vars must be a shape, got {describe(v)}")
+    return tuple(PrimScalar(d, "int64") for d in args[i])
 
 
 def _result(outs: List[Any], is_tuple: bool) -> Any:
@@ -101,8 +90,8 @@ def call_tir(args, attrs, call, ctx):
     -- TVM's order, DIV.1; ``tir_vars`` as int64 prim values -- with the inputs read-only
     (CALL.TIR.6), and return the output, or the tuple of outputs. (CALL.TIR.8) call_tir_with_grad
     behaves the same."""
-    ref = _prim_func(args[0], "call_tir")
-    inputs = _tuple_arg(args[1], "call_tir")
+    ref = args[0]
+    inputs = _tuple_arg(args[1])
     infos, is_tuple = _out_infos(call)
     outs = [ctx.alloc(s) for s in infos]
     ctx.run_prim_func(ref, [*inputs, *outs, *_tir_vars(args, 2)], readonly=inputs)
@@ -114,13 +103,11 @@ def call_tir_inplace(args, attrs, call, ctx):
     """(CALL.INPLACE.3-4) Output ``k`` is input ``inplace_indices[k]`` (mutated in place, the result
     aliases it; the input must match the output's struct info) or, for ``-1``, a fresh tensor. The
     PrimFunc receives ``(inputs..., fresh outputs..., tir_vars...)``; the other inputs are read-only."""
-    ref = _prim_func(args[0], "call_tir_inplace")
-    inputs = _tuple_arg(args[1], "call_tir_inplace")
+    ref = args[0]
+    inputs = _tuple_arg(args[1])
     infos, is_tuple = _out_infos(call)
     idx = attrs.get("inplace_indices")
     idx = [idx] if isinstance(idx, int) else list(idx or ())
-    if len(idx) != len(infos):
-        raise OpRuntimeError(f"call_tir_inplace: {len(idx)} inplace_indices for {len(infos)} outputs")
     outs, fresh = [], []
     for k, (i, s) in enumerate(zip(idx, infos)):
         i = int(i)
@@ -129,8 +116,6 @@ def call_tir_inplace(args, attrs, call, ctx):
             fresh.append(t)
             outs.append(t)
         else:
-            if not 0 <= i < len(inputs):
-                raise OpRuntimeError(f"call_tir_inplace: inplace index {i} out of range")
             check_value(inputs[i], s, dict(ctx.sym), site="call_tir", function=ctx.function,
                         binding=f"in-place output {k}", bind=False, env=ctx.env)
             outs.append(inputs[i])
@@ -145,15 +130,13 @@ def call_dps_packed(args, attrs, call, ctx):
     """(CALL.DPS.2) Allocate outputs, call ``func(inputs..., outputs...)`` (its own result is ignored;
     a PrimFunc's inputs are read-only), return the outputs."""
     fn = args[0]
-    inputs = _tuple_arg(args[1], "call_dps_packed")
+    inputs = _tuple_arg(args[1])
     infos, is_tuple = _out_infos(call)
     outs = [ctx.alloc(s) for s in infos]
     if isinstance(fn, PrimFuncRef):
         ctx.run_prim_func(fn, [*inputs, *outs], readonly=inputs)
-    elif isinstance(fn, PackedFunc):
-        ctx.call_function(fn, *inputs, *outs)
     else:
-        raise TypeMismatchError(f"call_dps_packed expects a packed function or a PrimFunc, got {describe(fn)}")
+        ctx.call_function(fn, *inputs, *outs)
     return _result(outs, is_tuple)
 
 
@@ -174,17 +157,15 @@ def call_inplace_packed(args, attrs, call, ctx):
 @_core("relax.call_builtin_with_ctx")
 def call_builtin_with_ctx(args, attrs, call, ctx):
     """A VM built-in called with the (absent) VM context as its first argument."""
-    return ctx.call_packed(args[0], [None, *_tuple_arg(args[1], "call_builtin_with_ctx")])
+    return ctx.call_packed(args[0], [None, *_tuple_arg(args[1])])
 
 
 @_core("relax.vm.call_tir_dyn")
 def call_tir_dyn(args, attrs, call, ctx):
     """``vm.call_tir_dyn(f, (args..., shape))``: run the PrimFunc on the arguments with the shape's
     values appended; returns unit."""
-    ref = _prim_func(args[0], "vm.call_tir_dyn")
-    rest = list(_tuple_arg(args[1], "vm.call_tir_dyn"))
-    if not rest or not isinstance(rest[-1], ShapeValue):
-        raise TypeMismatchError("vm.call_tir_dyn expects a shape of TIR variables as its last argument")
+    ref = args[0]
+    rest = list(_tuple_arg(args[1]))
     ctx.run_prim_func(ref, [*rest[:-1], *[PrimScalar(d, "int64") for d in rest[-1]]])
     return ()
 
@@ -197,20 +178,14 @@ def call_tir_dyn(args, attrs, call, ctx):
 @_core("relax.invoke_closure", "relax.invoke_pure_closure")
 def invoke_closure(args, attrs, call, ctx):
     """(CALL.CLOSURE.3) Call a closure or packed function with the fields of a tuple."""
-    fn = args[0]
-    if not isinstance(fn, (Closure, PackedFunc)):
-        raise TypeMismatchError(f"invoke_closure expects a closure, got {describe(fn)}")
-    return ctx.call_function(fn, *_tuple_arg(args[1], "invoke_closure"))
+    return ctx.call_function(args[0], *_tuple_arg(args[1]))
 
 
 @_core("relax.make_closure")
 def make_closure(args, attrs, call, ctx):
     """(CALL.CLOSURE.2) A function value that calls ``func(*args, *captured)``: the captured values
     come after the explicit arguments."""
-    fn = args[0]
-    if not isinstance(fn, Closure):
-        raise TypeMismatchError(f"make_closure expects a Relax function, got {describe(fn)}")
-    return closure_with_captures(ctx.call_function, fn, _tuple_arg(args[1], "make_closure"))
+    return closure_with_captures(ctx.call_function, args[0], _tuple_arg(args[1]))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -220,10 +195,7 @@ def make_closure(args, attrs, call, ctx):
 
 @_core("relax.shape_of")
 def shape_of(args, attrs, call, ctx):
-    t = args[0]
-    if not isinstance(t, np.ndarray):
-        raise TypeMismatchError(f"shape_of expects a tensor, got {describe(t)}")
-    return ShapeValue(t.shape)
+    return ShapeValue(args[0].shape)
 
 
 @_core("relax.tensor_to_shape")
@@ -233,10 +205,7 @@ def tensor_to_shape_op(args, attrs, call, ctx):
 
 @_core("relax.shape_to_tensor")
 def shape_to_tensor(args, attrs, call, ctx):
-    s = args[0]
-    if not isinstance(s, ShapeValue):
-        raise TypeMismatchError(f"shape_to_tensor expects a shape, got {describe(s)}")
-    return np.array(list(s), dtype=np.int64)
+    return np.array(list(args[0]), dtype=np.int64)
 
 
 @_core("relax.null_value")
@@ -265,8 +234,6 @@ def print_op(args, attrs, call, ctx):
     """(CALL.PRINT.1) ``R.print(values..., format=f)`` (arguments ``(f, values...)``): print the
     rendered values space-separated, or ``f.format(*rendered)`` when ``f`` is not empty."""
     fmt = args[0] if args else ""
-    if not isinstance(fmt, str):
-        raise TypeMismatchError(f"R.print expects the format string first, got {describe(fmt)}")
     ctx.print(format_values(fmt, args[1:]))
     return ()
 
@@ -278,16 +245,9 @@ def assert_op(args, attrs, call, ctx):
     or rank-0 tensor) is false. The message is ``f.format(*rendered)``, else the rendered arguments
     joined by ", ", else "Assertion Failed"."""
     cond = args[0]
-    if isinstance(cond, PrimScalar):
-        ok = bool(cond.value)
-    elif isinstance(cond, np.ndarray) and cond.ndim == 0:
-        ok = bool(cond[()])
-    else:
-        raise TypeMismatchError(f"assert_op condition must be a bool scalar, got {describe(cond)}")
+    ok = bool(cond.value) if isinstance(cond, PrimScalar) else bool(cond[()])
     if not ok:
         fmt = args[1] if len(args) > 1 else ""
-        if not isinstance(fmt, str):
-            raise TypeMismatchError(f"assert_op expects the format string second, got {describe(fmt)}")
         rest = args[2:]
         if fmt:
             msg = format_values(fmt, rest)
@@ -305,22 +265,12 @@ def assert_op(args, attrs, call, ctx):
 
 
 def _dtype_of(v: Any) -> str:
-    if isinstance(v, DTypeValue):
-        return v.name
-    if isinstance(v, str):
-        return v
-    raise TypeMismatchError(f"expected a data type, got {describe(v)}")
-
-
-def _shape_of_value(v: Any) -> tuple:
-    if isinstance(v, ShapeValue):
-        return tuple(v)
-    raise TypeMismatchError(f"expected a shape, got {describe(v)}")
+    return v.name if isinstance(v, DTypeValue) else v
 
 
 @_core("relax.builtin.alloc_tensor")
 def builtin_alloc_tensor(args, attrs, call, ctx):
-    shape = _shape_of_value(args[0])
+    shape = tuple(args[0])
     dt = _dtype_of(args[1]) if len(args) > 1 else attrs.get("dtype")
     return np.zeros(shape, dtype=_dt.to_numpy(dt))
 
@@ -332,8 +282,6 @@ def memory_alloc_storage(args, attrs, call, ctx):
 
 @_core("relax.memory.alloc_tensor", "relax.vm.alloc_tensor")
 def memory_alloc_tensor(args, attrs, call, ctx):
-    if len(args) < 4:
-        raise UnsupportedError(f"{call.op.name} expects (storage, offset, shape, dtype)")
     return storage_tensor(args[0], args[1], args[2], _dtype_of(args[3]))
 
 

@@ -1,4 +1,5 @@
-"""The reference interpreter's operator implementations, keyed by operator name (CALL.OP.1).
+"""The reference interpreter's operator implementations, keyed by operator name (CALL.OP.1), and
+:func:`apply`, how the interpreter runs an operator: its ``check``, then its implementation.
 
 Built once, when this module is imported: the registry's reference semantics (``OpDef.reference``),
 and for the core operators whose semantics call back into the evaluator (``call_tir`` and its family,
@@ -10,9 +11,13 @@ UnsupportedError.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Callable, Dict, Mapping
+from typing import Any, Callable, Dict, Mapping, Sequence, Tuple
 
+from ..errors import UnsupportedError
+from ..ir import expr as rx
 from ..ops import registry
+from ..ops.args import ValueArgs
+from ..ops.opdef import OpDef
 from .core_ops import CORE
 
 
@@ -25,4 +30,29 @@ def _table() -> Dict[str, Callable[..., Any]]:
 #: operator name -> ``fn(args, attrs, call, ctx)`` (``ctx``: :class:`~relax_ref.interp.relax.EvalContext`)
 IMPLEMENTATIONS: Mapping[str, Callable[..., Any]] = MappingProxyType(_table())
 
-__all__ = ["IMPLEMENTATIONS"]
+def resolve(call: rx.Call) -> Tuple[OpDef, Callable[..., Any]]:
+    """The registry entry of operator ``call.op`` and its implementation here; UnsupportedError for an
+    unknown operator or one without reference semantics (CALL.OP.1)."""
+    name = call.op.name
+    opdef = registry.lookup(name)
+    if opdef is None:
+        raise UnsupportedError(f"unknown operator '{name}'", call.span)
+    impl = IMPLEMENTATIONS.get(name)
+    if impl is None:
+        raise UnsupportedError(
+            f"operator '{name}' has no reference implementation; relax-ref cannot evaluate it", call.span)
+    return opdef, impl
+
+
+def apply(call: rx.Call, args: Sequence[Any], ctx: Any = None) -> Any:
+    """Run operator ``call.op`` on the evaluated ``args``: the registry entry's ``check``
+    (OP.<op>.C<n>), then this table's implementation. ``ctx`` is the interpreter's
+    :class:`~relax_ref.interp.relax.EvalContext` (operators whose semantics call back into the
+    evaluator need it; the others accept ``None``)."""
+    opdef, impl = resolve(call)
+    if opdef.check is not None:
+        opdef.check(ValueArgs(call, args))
+    return impl(args, call.attrs, call, ctx)
+
+
+__all__ = ["IMPLEMENTATIONS", "resolve", "apply"]

@@ -34,9 +34,9 @@ Constructs:
   checked, including weights past ``num_input`` (TVM skips statically shaped weights);
 * (CALL.PRIMFUNC.1) calling a PrimFunc reference runs it in place on the arguments; the result is unit;
 * (CALL.PACKED.1, CALL.PACKED.3, CALL.PACKED.7) calling a packed function passes the argument values (see :mod:`.builtins`);
-* (CALL.OP.1) an operator call evaluates its arguments left to right and calls the registry entry's
-  ``reference(args, attrs, call, ctx)``; an operator without one raises UnsupportedError when a call
-  to it is evaluated;
+* (CALL.OP.1) an operator call evaluates its arguments left to right, runs the registry entry's
+  ``check`` and then the interpreter's implementation (:func:`~relax_ref.interp.op_table.apply`); an
+  operator without one raises UnsupportedError when a call to it is evaluated;
 * (EVAL.CALL.3) the result of every call is checked against the call's struct info (check mode,
   site ``"call_result"``); for inferred struct info this catches operator implementations that
   disagree with their inference, for annotated calls wrong annotations (DIV.19).
@@ -67,7 +67,6 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.module import IRModule
-from ..ops import registry
 from ..values import (
     Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public,
 )
@@ -439,17 +438,10 @@ class Interpreter:
     def _call(self, e: rx.Call, frame: Frame) -> Any:
         op = e.op
         if isinstance(op, rx.Op):
-            opdef = registry.lookup(op.name)
-            if opdef is None:
-                raise UnsupportedError(f"unknown operator '{op.name}'", e.span)
-            impl = op_table.IMPLEMENTATIONS.get(op.name)
-            if impl is None:
-                raise UnsupportedError(
-                    f"operator '{op.name}' has no reference implementation; relax-ref cannot evaluate it",
-                    e.span)
+            op_table.resolve(e)         # an unknown or unimplemented operator fails before its arguments
             args = [self.eval(a, frame) for a in e.args]
             try:
-                r = impl(args, e.attrs, e, EvalContext(self, frame, e))
+                r = op_table.apply(e, args, EvalContext(self, frame, e))
             except RelaxError as err:
                 raise err.with_span(e.span)
             return _normalize_op_result(r, e.struct_info)

@@ -38,6 +38,7 @@ from ..ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo,
     TupleStructInfo, VDevice,
 )
+from .core_checks import CHECKS
 from .opdef import REQUIRED, OpDef, Param, arg, attr
 
 VOID = TupleStructInfo(())
@@ -944,6 +945,7 @@ OPS: List[OpDef] = []
 
 
 def _reg(**kw) -> OpDef:
+    kw.setdefault("check", CHECKS.get(kw["name"]))
     kw.setdefault("category", _CAT)
     kw.setdefault("legalize_exempt", _NOT_LEGALIZED)
     d = OpDef(**kw)

@@ -41,6 +41,7 @@ from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo
 from . import common as C
 from . import te
 from . import te_ops as O
+from .args import OpArgs
 from .opdef import OpDef, arg, attr, convert_attr
 from .statistical import dtype_of, known_shapes, np_dtype, tir_cast
 
@@ -66,9 +67,6 @@ def _shape_of(v: Any) -> tuple:
 
 def _fill(call, fill: np.ndarray, dtype: str, shape: Sequence[int]) -> np.ndarray:
     f = np.asarray(fill)
-    if f.ndim != 0:
-        raise OpRuntimeError(f"{C.op_name(call)}: the fill value must be a 0-d tensor, got shape {f.shape}",
-                             call.span)
     v = tir_cast(f, dtype_of(f), dtype)
     return np.full(tuple(shape), v, dtype=np_dtype(dtype))
 
@@ -359,8 +357,6 @@ def _infer_trilu(call: rx.Call, ctx: Any) -> TensorStructInfo:
 def _make_ref_trilu(upper: bool):
     def ref(args, attrs, call, ctx):
         x, k = args
-        if x.ndim < 2:
-            raise OpRuntimeError(f"{C.op_name(call)}: the input must have at least two dimensions", call.span)
         kk = np.int64(tir_cast(np.asarray(_prim_of(k)), k.dtype, "int32"))
         r = np.arange(x.shape[-2], dtype=np.int64)[:, None]
         c = np.arange(x.shape[-1], dtype=np.int64)[None, :]
@@ -426,15 +422,11 @@ def _eye_values(n: int, m: int, k: int, dtype: str) -> np.ndarray:
 
 def _ref_eye(args, attrs, call, ctx):
     n, m, k = (_int_of(a) for a in args)
-    if n < 0 or m < 0:
-        raise OpRuntimeError(f"relax.eye: negative size ({n}, {m})", call.span)
     return _eye_values(n, m, k, call.struct_info.dtype)
 
 
 def _ref_eye_like(args, attrs, call, ctx):
     x, k = args
-    if x.ndim != 2:
-        raise OpRuntimeError(f"relax.eye_like: the input must be 2-D, got shape {x.shape}", call.span)
     return _eye_values(x.shape[0], x.shape[1], _int_of(k), call.struct_info.dtype)
 
 
@@ -527,8 +519,6 @@ def _matched(a: str, b: str) -> str:
 def _ref_hamming(args, attrs, call, ctx):
     n, periodic, alpha, beta = args
     size = _int_of(n)
-    if size < 0:
-        raise OpRuntimeError(f"relax.hamming_window: negative window size {size}", call.span)
     return hamming_values(size, bool(_int_of(periodic)), alpha, beta, call.struct_info.dtype)
 
 
@@ -575,6 +565,47 @@ def _hamming_parse_call(opdef, args, kwargs, span):
 # ---------------------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------------------
+# Run-time checks (OpDef.check, every evaluator)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _check_fill(args: OpArgs) -> None:
+    """OP.full.C2: the fill value is a 0-d tensor."""
+    fs = args.shape(1)
+    if fs:
+        raise args.error(OpRuntimeError, f"{args.op_name}: the fill value must be a 0-d tensor, got shape "
+                                         f"{args.size_text(fs)}")
+
+
+def _check_trilu(args: OpArgs) -> None:
+    """OP.tril.C2: a tensor of rank at least 2."""
+    if args.ndim(0) < 2:
+        raise args.error(OpRuntimeError, f"{args.op_name}: the input must have at least two dimensions")
+
+
+def _check_eye(args: OpArgs) -> None:
+    """OP.eye.C2: sizes that are not negative."""
+    n, m = args.prim(0), args.prim(1)
+    if any(args.is_static(v) and v < 0 for v in (n, m)):
+        text = ", ".join(str(int(v)) if args.is_static(v) else "?" for v in (n, m))
+        raise args.error(OpRuntimeError, f"relax.eye: negative size ({text})")
+
+
+def _check_eye_like(args: OpArgs) -> None:
+    """OP.eye_like.C2: a 2-d tensor."""
+    if args.ndim(0) != 2:
+        raise args.error(OpRuntimeError, f"relax.eye_like: the input must be 2-D, got shape "
+                                         f"{args.size_text(args.shape(0))}")
+
+
+def _check_hamming(args: OpArgs) -> None:
+    """OP.hamming_window.C2: a window size that is not negative."""
+    size = args.prim(0)
+    if args.is_static(size) and size < 0:
+        raise args.error(OpRuntimeError, f"relax.hamming_window: negative window size {int(size)}")
+
+
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
 OPS: List[OpDef] = []
 
@@ -583,13 +614,13 @@ def _define_all() -> None:
     reg = OPS.append
     reg(OpDef(name="relax.full", script="R.full",
               params=(arg("shape", "shape"), arg("fill_value"), attr("dtype", "dtype", "void")),
-              infer=_infer_full, reference=_ref_full, legalize=_make_legalize_full("full", None, "full"),
+              infer=_infer_full, check=_check_fill, reference=_ref_full, legalize=_make_legalize_full("full", None, "full"),
               category="create", extra={"requires_arg_shapes": False},
               doc="``R.full(shape, fill_value, dtype=None)``: a tensor filled with a 0-d tensor's value "
                   "(OP.full.C1)."))
     reg(OpDef(name="relax.full_like", script="R.full_like",
               params=(arg("x"), arg("fill_value"), attr("dtype", "dtype", "void")),
-              infer=_infer_full_like, reference=_ref_full_like, legalize=_make_legalize_full("like", None, "full"),
+              infer=_infer_full_like, check=_check_fill, reference=_ref_full_like, legalize=_make_legalize_full("like", None, "full"),
               category="create", doc="``R.full_like(x, fill_value, dtype=None)`` (OP.full_like.C1)."))
     for name, value in (("zeros", 0), ("ones", 1)):
         reg(OpDef(name=f"relax.{name}", script=f"R.{name}", params=(arg("shape", "shape"), attr("dtype", "dtype")),
@@ -609,22 +640,22 @@ def _define_all() -> None:
               doc="``R.arange(start, end=None, step=1, dtype=None)``: evenly spaced values (OP.arange.C1)."))
     for name, upper in (("tril", False), ("triu", True)):
         reg(OpDef(name=f"relax.{name}", script=f"R.{name}", params=(arg("x"), arg("k", "prim", 0)),
-                  infer=_infer_trilu, reference=_make_ref_trilu(upper), legalize=_make_legalize_trilu(upper),
+                  infer=_infer_trilu, check=_check_trilu, reference=_make_ref_trilu(upper), legalize=_make_legalize_trilu(upper),
                   category="create",
                   doc=f"``R.{name}(x, k=0)``: the {'upper' if upper else 'lower'} triangle of the last two "
                       f"dims (OP.{name}.C1)."))
     reg(OpDef(name="relax.eye", script="R.eye",
               params=(arg("n", "prim"), arg("m", "prim", None), arg("k", "prim", 0), attr("dtype", "dtype", "float32")),
-              infer=_infer_eye, reference=_ref_eye, legalize=_legalize_eye, parse_call=_eye_parse_call,
+              infer=_infer_eye, check=_check_eye, reference=_ref_eye, legalize=_legalize_eye, parse_call=_eye_parse_call,
               category="create", doc="``R.eye(n, m=None, k=0, dtype='float32')`` (OP.eye.C1)."))
     reg(OpDef(name="relax.eye_like", script="R.eye_like",
               params=(arg("x"), arg("k", "prim", 0), attr("dtype", "dtype", "void")),
-              infer=_infer_eye_like, reference=_ref_eye_like, legalize=_legalize_eye_like, category="create",
+              infer=_infer_eye_like, check=_check_eye_like, reference=_ref_eye_like, legalize=_legalize_eye_like, category="create",
               doc="``R.eye_like(x, k=0, dtype=None)`` (OP.eye_like.C1)."))
     reg(OpDef(name="relax.hamming_window", script="R.hamming_window",
               params=(arg("window_size", "prim"), arg("periodic", "prim"), arg("alpha", "prim"), arg("beta", "prim"),
                       attr("dtype", "dtype")),
-              infer=_infer_hamming, reference=_ref_hamming, legalize=_legalize_hamming,
+              infer=_infer_hamming, check=_check_hamming, reference=_ref_hamming, legalize=_legalize_hamming,
               parse_call=_hamming_parse_call, category="create",
               doc="``R.hamming_window(window_size, periodic, alpha, beta, dtype)`` (OP.hamming_window.C1)."))
 

@@ -75,6 +75,8 @@ from ..ir.struct_info import PrimStructInfo, TensorStructInfo
 from . import common as C
 from . import te
 from . import te_ops
+from .args import OpArgs
+from .checks import check_broadcast, no_kernel
 from .opdef import OpDef, arg, attr, build_call
 
 # ---------------------------------------------------------------------------------------------------
@@ -147,18 +149,6 @@ def _c(value, dtype: str) -> np.ndarray:
 
 def _unsupported(call: rx.Call, what: str) -> UnsupportedError:
     return UnsupportedError(f"{C.op_name(call)}: {what} (TVM 0.25 has no kernel for it)", call.span)
-
-
-def _broadcast_error(call: rx.Call, shapes) -> OpRuntimeError:
-    return OpRuntimeError(f"{C.op_name(call)}: operands of shapes {', '.join(str(tuple(s)) for s in shapes)} "
-                          "cannot be broadcast together", call.span)
-
-
-def _check_broadcast(call: rx.Call, *arrays: np.ndarray) -> None:
-    try:
-        np.broadcast_shapes(*[a.shape for a in arrays])
-    except ValueError:
-        raise _broadcast_error(call, [a.shape for a in arrays]) from None
 
 
 def _inferred_dtype(call: rx.Call, fallback: str) -> str:
@@ -300,8 +290,6 @@ def _identity_if_int(fn: Callable[[np.ndarray], np.ndarray]):
 
 def _ref_abs(x, call):
     dt = _dtype_of(x)
-    if dt == "bool":
-        raise _unsupported(call, "abs of a bool tensor")
     if _dt.is_uint(dt):
         return np.array(x, copy=True)
     with np.errstate(all="ignore"):
@@ -309,17 +297,12 @@ def _ref_abs(x, call):
 
 
 def _ref_negative(x, call):
-    dt = _dtype_of(x)
-    if dt == "bool" or _dt.is_uint(dt):
-        raise _unsupported(call, f"negative of a {dt} tensor")
     with np.errstate(all="ignore"):
         return np.negative(x)
 
 
 def _ref_sign(x, call):
     dt = _dtype_of(x)
-    if dt == "bool" or _dt.is_uint(dt):
-        raise _unsupported(call, f"sign of a {dt} tensor")
     one, mone, zero = _c(1, dt), _c(-1, dt), _c(0, dt)
     return np.where(x > zero, one, np.where(x < zero, mone, zero)).astype(x.dtype)
 
@@ -335,8 +318,6 @@ def _ref_check(kind: str):
 
     def f(x, call):
         dt = _dtype_of(x)
-        if dt == "bool":
-            raise _unsupported(call, f"{kind} of a bool tensor")
         if not _dt.is_float(dt):
             return np.full(x.shape, const[kind], dtype=bool)
         return fns[kind](x.astype(_F32) if _low_precision(dt) else x)
@@ -344,15 +325,10 @@ def _ref_check(kind: str):
 
 
 def _ref_logical_not(x, call):
-    if _dtype_of(x) != "bool":
-        raise _unsupported(call, f"logical_not of a {_dtype_of(x)} tensor (only bool)")
     return np.logical_not(x)
 
 
 def _ref_bitwise_not(x, call):
-    dt = _dtype_of(x)
-    if _dt.is_float(dt):
-        raise _unsupported(call, f"bitwise_not of a {dt} tensor")
     return np.invert(x)
 
 
@@ -425,10 +401,22 @@ _UNARY_NO_KERNEL: Dict[str, Callable[[str], bool]] = {
 }
 
 
+def _make_check_unary(name: str):
+    """OP.<op>.C2: a TVM kernel for the input dtype (OP.ELEMWISE.DIV.3)."""
+    lacks = _UNARY_NO_KERNEL[name]
+    only = " (only bool)" if name == "logical_not" else ""
+
+    def check(args: OpArgs) -> None:
+        dt = args.dtype(0)
+        if lacks(dt):
+            raise no_kernel(args, f"{name} of a {dt} tensor{only}")
+    return check
+
+
 def _make_any_unary(name: str) -> OpDef:
     out_dtype, ref, doc = _ANY_UNARY[name]
     te_fn = _TE_UNARY[name]
-    no_kernel = _UNARY_NO_KERNEL.get(name, lambda dt: False)
+    lacks_kernel = _UNARY_NO_KERNEL.get(name, lambda dt: False)
 
     def infer(call, ctx):
         return C.infer_unary(call, ctx, out_dtype=out_dtype)
@@ -440,11 +428,12 @@ def _make_any_unary(name: str) -> OpDef:
         if not _known(call):
             return None
         dt = call.args[0].struct_info.dtype
-        if no_kernel(dt):
+        if lacks_kernel(dt):
             raise _unsupported(call, f"{name} of a {dt} tensor")
         return ctx.call_te(te_fn, call.args[0], primfunc_name_hint=f"tir_{name}")
 
     return OpDef(name=f"relax.{name}", script=f"R.{name}", params=(arg("x"),), infer=infer,
+                 check=_make_check_unary(name) if name in _UNARY_NO_KERNEL else None,
                  reference=reference, legalize=legalize, category="elementwise",
                  doc=_unary_doc(name, doc + f" (OP.{name}.C1)."))
 
@@ -463,10 +452,14 @@ def _clip_infer(call, ctx):
     return C.arg_sinfo(call, 0, ctx)
 
 
+def _check_clip(args: OpArgs) -> None:
+    """OP.clip.C2: the clipped value is a tensor."""
+    if args.kind(0) != "tensor":
+        raise args.error(UnsupportedError, "relax.clip: only tensor inputs can be clipped at run time")
+
+
 def _clip_reference(args, attrs, call, ctx):
     x, lo, hi = args
-    if not isinstance(x, np.ndarray):
-        raise UnsupportedError("relax.clip: only tensor inputs can be clipped at run time", call.span)
     dt = _dtype_of(x)
     lo_v = np.array(lo.value).astype(_np(dt))
     hi_v = np.array(hi.value).astype(_np(dt))
@@ -511,25 +504,9 @@ _CLIP_PLAIN = OpDef(name="relax.clip", script="R.clip", params=_CLIP_PARAMS)
 # ---------------------------------------------------------------------------------------------------
 
 
-def _int_div_checks(call, a: np.ndarray, b: np.ndarray, dt: str) -> None:
-    if np.any(b == 0):
-        raise DivisionByZeroError(f"{C.op_name(call)}: integer division by zero", call.span)
-    if _dt.is_int(dt):
-        lo = _dt.min_value(dt)
-        if np.any((a == lo) & (b == -1)):
-            raise OpRuntimeError(f"{C.op_name(call)}: integer division overflow ({lo} / -1)", call.span)
-
-
 def _trunc_div(a, b):
     q = np.abs(a) // np.abs(b)
     return np.where((a < 0) == (b < 0), q, -q)
-
-
-def _shift_check(call, b: np.ndarray, dt: str) -> None:
-    bits = _dt.bits(dt)
-    if np.any(b < 0) or np.any(b >= bits):
-        raise OpRuntimeError(f"{C.op_name(call)}: shift amount out of range [0, {bits}) for {dt}",
-                             call.span)
 
 
 def _ref_binary(name: str, a: np.ndarray, b: np.ndarray, dt: str, call) -> np.ndarray:
@@ -548,23 +525,19 @@ def _ref_binary(name: str, a: np.ndarray, b: np.ndarray, dt: str, call) -> np.nd
         if name == "divide":
             if isf:
                 return _fcompute(dt, np.divide, a, b)
-            _int_div_checks(call, a, b, dt)
             return _trunc_div(a, b).astype(a.dtype)
         if name == "floor_divide":
             if isf:
                 return np.floor(_fcompute(dt, np.divide, a, b))
-            _int_div_checks(call, a, b, dt)
             return np.floor_divide(a, b)
         if name == "mod":
             if isf:
                 return _intrin("fmod", dt, a, b)
-            _int_div_checks(call, a, b, dt)
             return np.fmod(a, b)
         if name == "floor_mod":
             if isf:
                 q = np.floor(_fcompute(dt, np.divide, a, b))
                 return _fcompute(dt, np.subtract, a, _fcompute(dt, np.multiply, q, b))
-            _int_div_checks(call, a, b, dt)
             return np.mod(a, b)
         if name == "power":
             return _intrin("pow", dt, a, b)
@@ -587,10 +560,8 @@ def _ref_binary(name: str, a: np.ndarray, b: np.ndarray, dt: str, call) -> np.nd
         if name == "logical_or":
             return np.logical_or(a, b)
         if name == "left_shift":
-            _shift_check(call, b, dt)
             return np.left_shift(a, b)
         if name == "right_shift":
-            _shift_check(call, b, dt)
             return np.right_shift(a, b)
         if name == "equal":
             return np.equal(a, b)
@@ -679,17 +650,56 @@ _TE_SPECIAL = {"floor_divide": _te_floor_divide, "floor_mod": _te_floor_mod,
                "log_add_exp": _te_log_add_exp, "atan2": _te_atan2}
 
 
-def _binary_support(name: str, dt: str, call) -> None:
-    """Raise UnsupportedError where TVM's legalization rejects the matched dtype (OP.ELEMWISE.DIV.3)."""
+def _binary_no_kernel(name: str, dt: str) -> Optional[str]:
+    """What TVM's legalization has no kernel for, at the matched dtype (OP.ELEMWISE.DIV.3), or None."""
     isf = _dt.is_float(dt)
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor") and isf:
-        raise _unsupported(call, f"{name} of {dt} operands")
+        return f"{name} of {dt} operands"
     if name in ("left_shift", "right_shift") and (isf or dt == "bool"):
-        raise _unsupported(call, f"{name} of {dt} operands")
+        return f"{name} of {dt} operands"
     if name in ("logical_and", "logical_or") and dt != "bool":
-        raise _unsupported(call, f"{name} of {dt} operands (only bool)")
+        return f"{name} of {dt} operands (only bool)"
     if name in ("power", "log_add_exp", "atan2") and not isf:
-        raise _unsupported(call, f"{name} of {dt} operands (only floats)")
+        return f"{name} of {dt} operands (only floats)"
+    return None
+
+
+def _operand(args: OpArgs, i: int, dt: str) -> Any:
+    """Operand ``i`` converted to the matched dtype ``dt`` (a prim value as a shape-``[1]`` array)."""
+    xp = args.xp
+    v = xp.asarray(args.data(i), dtype=_np(args.dtype(i)))
+    return xp.reshape(v, (1,)).astype(_np(dt)) if args.kind(i) == "prim" else v.astype(_np(dt))
+
+
+def _make_check_binary(name: str):
+    """OP.<op>.C2 at run time: a TVM kernel for the matched dtype; operands that broadcast; for the
+    integer divisions a non-zero divisor and no ``INT_MIN / -1``; shift amounts in ``[0, bits)``
+    (OP.ELEMWISE.SEM.1-6)."""
+
+    def check(args: OpArgs) -> None:
+        dt = matched_dtype(args.dtype(0), args.dtype(1))
+        why = _binary_no_kernel(name, dt)
+        if why is not None:
+            raise no_kernel(args, why)
+        region = check_broadcast(args, (0, 1))
+        op = args.op_name
+        if name in _DIVISIONS and not _dt.is_float(dt):
+            cdt = "int64" if dt == "bool" else dt
+            a, b = _operand(args, 0, dt).astype(_np(cdt)), _operand(args, 1, dt).astype(_np(cdt))
+            args.fail_if(b == 0, lambda: DivisionByZeroError(f"{op}: integer division by zero"), region=region)
+            if _dt.is_int(cdt):
+                lo = _dt.min_value(cdt)
+                bad = (a == args.xp.asarray(lo, dtype=_np(cdt))) & (b == -1)
+                args.fail_if(bad, lambda: OpRuntimeError(f"{op}: integer division overflow ({lo} / -1)"),
+                             region=region)
+        if name in ("left_shift", "right_shift"):
+            b, bits = _operand(args, 1, dt), _dt.bits(dt)
+            args.fail_if((b < 0) | (b >= bits), lambda: OpRuntimeError(
+                f"{op}: shift amount out of range [0, {bits}) for {dt}"), region=region)
+    return check
+
+
+_DIVISIONS = ("divide", "floor_divide", "mod", "floor_mod")
 
 
 #: ops computed on bool operands as integer arithmetic on 0/1 with a ``!= 0`` result
@@ -708,9 +718,7 @@ def _make_binary(name: str) -> OpDef:
         a, b = args
         da, db = _dtype_of(a), _dtype_of(b)
         dt = matched_dtype(da, db)
-        _binary_support(name, dt, call)
         xa, xb = _as_array(a).astype(_np(dt)), _as_array(b).astype(_np(dt))
-        _check_broadcast(call, xa, xb)
         out = _ref_binary(name, xa, xb, dt, call)
         out_dt = "bool" if kind == "cmp" else _inferred_dtype(call, da)
         return _finish(call, out, args, out_dt)
@@ -723,7 +731,9 @@ def _make_binary(name: str) -> OpDef:
         if isinstance(a1, rx.Expr):
             a0 = try_scalar_const(a0)
         dt = matched_dtype(_arg_dtype(a0), _arg_dtype(a1))
-        _binary_support(name, dt, call)
+        why = _binary_no_kernel(name, dt)
+        if why is not None:
+            raise _unsupported(call, why)
         out_dtype = call.struct_info.dtype
 
         def te_binary(x, y, out_shape):
@@ -732,7 +742,7 @@ def _make_binary(name: str) -> OpDef:
         return ctx.call_te(te_binary, a0, a1, _out_shape(call), primfunc_name_hint=name)
 
     return OpDef(name=f"relax.{name}", script=f"R.{name}", params=(arg("x1"), arg("x2")), infer=infer,
-                 reference=reference, legalize=legalize, category="elementwise",
+                 check=_make_check_binary(name), reference=reference, legalize=legalize, category="elementwise",
                  doc=f"``R.{name}(x1, x2)``: {doc}, with numpy-style broadcasting (OP.{name}.C1).")
 
 
@@ -770,11 +780,15 @@ def _where_infer(call, ctx):
     return TensorStructInfo(None, dtype, ndim, vdev)
 
 
+def _check_where(args: OpArgs) -> None:
+    """OP.where.C2: the three operands broadcast together."""
+    check_broadcast(args, (0, 1, 2))
+
+
 def _where_reference(args, attrs, call, ctx):
     cond, x1, x2 = args
     dt = matched_dtype(_dtype_of(x1), _dtype_of(x2))
     a, b = np.asarray(x1).astype(_np(dt)), np.asarray(x2).astype(_np(dt))
-    _check_broadcast(call, cond, a, b)
     out = np.where(cond, a, b)
     return out.astype(_np(_inferred_dtype(call, _dtype_of(x1))))
 
@@ -828,11 +842,27 @@ def _fma_infer(call, ctx):
     return TensorStructInfo(None, dtype, ndim, vdev)
 
 
+def _check_fma(args: OpArgs) -> None:
+    """OP.ewise_fma.C2: the three operands have one shape."""
+    shapes = [args.shape(i) for i in range(3)]
+
+    def differ() -> OpRuntimeError:
+        return OpRuntimeError("relax.ewise_fma: operand shapes " + ", ".join(args.size_text(s) for s in shapes)
+                              + " differ")
+
+    if len({len(s) for s in shapes}) > 1:
+        raise differ().with_span(args.span)
+    xp = args.xp
+    for a, b, c in zip(*shapes):
+        if all(args.is_static(n) for n in (a, b, c)):
+            if not a == b == c:
+                raise differ().with_span(args.span)
+        else:
+            args.fail_if((xp.asarray(a) != xp.asarray(b)) | (xp.asarray(b) != xp.asarray(c)), differ)
+
+
 def _fma_reference(args, attrs, call, ctx):
     x1, x2, x3 = args
-    if x1.shape != x2.shape or x2.shape != x3.shape:
-        raise OpRuntimeError(f"relax.ewise_fma: operand shapes {x1.shape}, {x2.shape}, {x3.shape} differ",
-                             call.span)
     dt = _dtype_of(x1)
     if dt == "bool":
         return (x1.astype(np.int64) * x2.astype(np.int64) + x3.astype(np.int64)) != 0
@@ -1047,19 +1077,19 @@ def _define_all() -> None:
     for n in ANY_UNARY_OPS:
         OPS.append(_make_any_unary(n))
     OPS.append(OpDef(name="relax.clip", script="R.clip", params=_CLIP_PARAMS, infer=_clip_infer,
-                   reference=_clip_reference, legalize=_clip_legalize, parse_call=_clip_parse_call,
+                   check=_check_clip, reference=_clip_reference, legalize=_clip_legalize, parse_call=_clip_parse_call,
                    category="elementwise",
                    doc="``R.clip(x, min, max)``: ``max(min(x, max), min)`` with the bounds cast to "
                        "x's dtype; bounds are PrimValues (OP.clip.C1)."))
     for n in BINARY_OPS:
         OPS.append(_make_binary(n))
     OPS.append(OpDef(name="relax.where", script="R.where", params=(arg("condition"), arg("x1"), arg("x2")),
-                   infer=_where_infer, reference=_where_reference, legalize=_where_legalize,
+                   infer=_where_infer, check=_check_where, reference=_where_reference, legalize=_where_legalize,
                    category="elementwise",
                    doc="``R.where(condition, x1, x2)``: x1 where condition else x2, broadcasting all "
                        "three (OP.where.C1)."))
     OPS.append(OpDef(name="relax.ewise_fma", script="R.ewise_fma", params=(arg("x1"), arg("x2"), arg("x3")),
-                   infer=_fma_infer, reference=_fma_reference, category="elementwise",
+                   infer=_fma_infer, check=_check_fma, reference=_fma_reference, category="elementwise",
                    legalize_exempt="TVM 0.25 registers no legalization for relax.ewise_fma",
                    doc="``R.ewise_fma(x1, x2, x3)``: x1 * x2 + x3 on equal shapes (OP.ewise_fma.C1)."))
     OPS.append(_make_nn("relu", False, _relu_ref, _te_relu, "relu", doc="max(x, 0)"))

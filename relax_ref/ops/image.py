@@ -37,6 +37,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable
+from .args import OpArgs
 from .opdef import OpDef, arg, attr, build_call
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -407,31 +408,46 @@ def _int_div_flags(call: rx.Call, attrs) -> Tuple[bool, bool]:
 # ---------------------------------------------------------------------------------------------------
 
 
+def _check_resize(args: OpArgs) -> None:
+    """OP.image.resize2d.C5 at run time: a layout permuting NCHW; a 4-d tensor; no ``align_corners``
+    with an output size of 1 (TVM's kernel divides by zero); no empty image to fill a non-empty
+    output."""
+    op = args.op_name
+    perm = N.layout_perm(args.call, args.attrs["layout"], "NCHW", "data")
+    if args.ndim(0) != 4:
+        raise args.error(OpRuntimeError, f"{op}: expects a 4-d tensor, got rank {args.ndim(0)}")
+    oh, ow = (int(v) for v in args.ints(1))
+    n, c, ih, iw = N.forward_shape(args.shape(0), perm)
+    if args.attrs["coordinate_transformation_mode"] == "align_corners" and (oh == 1 or ow == 1):
+        raise args.error(OpRuntimeError, f"{op}: align_corners with an output size of 1 divides by zero (TVM's "
+                                         "kernel computes an undefined index)")
+    if (ih == 0 or iw == 0) and oh and ow and n and c:
+        raise args.error(OpRuntimeError, f"{op}: cannot resize an empty image")
+
+
+def resize_values(op: str, B, y, x, ih, iw, oh, ow, attrs: Dict[str, Any], int_div: Tuple[bool, bool]):
+    """:func:`resize_value` over arrays of output positions; a source coordinate that is not finite
+    (from the attributes) is an OpRuntimeError."""
+    try:
+        return resize_value(B, y, x, ih, iw, oh, ow, attrs, int_div)
+    except _NonFinite:
+        raise OpRuntimeError(f"{op}: a source coordinate is not finite") from None
+
+
 def _resize_ref(args, attrs, call, ctx):
     x, size = args
     perm = N.layout_perm(call, attrs["layout"], "NCHW", "data")
-    if x.ndim != 4:
-        raise OpRuntimeError(f"{C.op_name(call)}: expects a 4-d tensor, got rank {x.ndim}", call.span)
     oh, ow = (int(v) for v in size)
     xc = N.to_canonical(x, perm)
     ih, iw = xc.shape[2], xc.shape[3]
     out_dtype = N.inferred_tensor_dtype(call, N.dtype_of(x))
-    if attrs["coordinate_transformation_mode"] == "align_corners" and (oh == 1 or ow == 1):
-        raise OpRuntimeError(f"{C.op_name(call)}: align_corners with an output size of 1 divides by zero (TVM's "
-                             "kernel computes an undefined index)", call.span)
-    if ih == 0 or iw == 0:
-        if oh and ow and x.shape[0] and x.shape[1]:
-            raise OpRuntimeError(f"{C.op_name(call)}: cannot resize an empty image", call.span)
     B = _NumpyOps(xc)
     y = np.arange(oh, dtype=np.int64).reshape(oh, 1)
     xx = np.arange(ow, dtype=np.int64).reshape(1, ow)
     if xc.size == 0 or oh == 0 or ow == 0:
         out = np.zeros(xc.shape[:2] + (oh, ow), dtype=N.np_dtype(out_dtype))
     else:
-        try:
-            v = resize_value(B, y, xx, ih, iw, oh, ow, attrs, _int_div_flags(call, attrs))
-        except _NonFinite:
-            raise OpRuntimeError(f"{C.op_name(call)}: a source coordinate is not finite", call.span) from None
+        v = resize_values(C.op_name(call), B, y, xx, ih, iw, oh, ow, attrs, _int_div_flags(call, attrs))
         v = np.broadcast_to(v, xc.shape[:2] + (oh, ow))
         out = N.tir_cast(np.asarray(v, F32), out_dtype)
     return np.ascontiguousarray(N.from_canonical(out, perm))
@@ -476,7 +492,7 @@ OPS: List[OpDef] = []
 
 def _define_all() -> None:
     OPS.append(OpDef(name="relax.image.resize2d", script="R.image.resize2d", params=_PARAMS, infer=_resize_infer,
-                   reference=_resize_ref, legalize=_resize_legalize, parse_call=_parse, category="image",
+                   check=_check_resize, reference=_resize_ref, legalize=_resize_legalize, parse_call=_parse, category="image",
                    doc="``R.image.resize2d(data, size, roi=None, layout='NCHW', method='linear', "
                        "coordinate_transformation_mode='half_pixel', rounding_method='round', cubic_alpha=-0.75, "
                        "cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)`` (OP.image.resize2d.C1-C5)."))

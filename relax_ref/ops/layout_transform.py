@@ -34,6 +34,7 @@ from ..ir.struct_info import TensorStructInfo
 from . import common as C
 from . import te_ops as O
 from . import manipulate_util as U
+from .args import OpArgs
 from .opdef import OpDef, arg, attr
 from .scatter import _Kernel
 
@@ -180,16 +181,22 @@ def _pad_scalar(call, dtype: np.dtype):
     return np.array(0 if pad is None else pad.value.value).astype(dtype)
 
 
+def _check(args: OpArgs) -> None:
+    """OP.layout_transform.C3 at run time: the index map takes one index per axis; the tensor is small
+    enough to evaluate the map on it (:data:`MAX_EVAL_POINTS`)."""
+    imap: IndexMap = args.attrs["index_map"]
+    nd = args.ndim(0)
+    if len(imap.initial_indices) != nd:
+        raise args.error(OpRuntimeError, f"{args.op_name}: the index map takes {len(imap.initial_indices)} indices, "
+                                         f"the tensor has rank {nd}")
+    if map_shape(imap, [_I64(d) for d in args.shape(0)]) is None:
+        raise args.error(UnsupportedError, "relax.layout_transform: the tensor is too large to evaluate its index map")
+
+
 def _reference(args, attrs, call, ctx):
     x = args[0]
     imap: IndexMap = attrs["index_map"]
-    if len(imap.initial_indices) != x.ndim:
-        raise U.runtime_error(call, f"the index map takes {len(imap.initial_indices)} indices, the tensor has "
-                                    f"rank {x.ndim}")
     shape = map_shape(imap, [_I64(d) for d in x.shape])
-    if shape is None:
-        raise UnsupportedError("relax.layout_transform: the tensor is too large to evaluate its index map",
-                               call.span)
     out_shape = tuple(int(d.value) for d in shape)
     out = np.full(out_shape, _pad_scalar(call, x.dtype), dtype=x.dtype)
     if x.size:
@@ -297,7 +304,7 @@ OPS.append(OpDef(
     name="relax.layout_transform", script="R.layout_transform",
     params=(arg("x"), attr("index_map", "any"), attr("pad_value", "any", None), attr("axis_separators", "any", None),
             attr("input_axis_separators", "any", None)),
-    infer=_infer, reference=_reference, legalize=_legalize, parse_call=_parse_call, print_call=_print_call,
+    infer=_infer, check=_check, reference=_reference, legalize=_legalize, parse_call=_parse_call, print_call=_print_call,
     category="manipulation",
     doc="``R.layout_transform(x, index_map, pad_value=None, axis_separators=None, input_axis_separators=None)``: "
         "move every element to the position given by the index map (OP.layout_transform.C1)."))

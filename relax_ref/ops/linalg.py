@@ -35,6 +35,7 @@ from ..ir.struct_info import TensorStructInfo
 from . import common as C
 from . import te
 from . import te_ops as O
+from .args import OpArgs
 from .opdef import OpDef, arg, attr
 from .statistical import dtype_of, known_shapes, np_dtype, tir_cast
 
@@ -100,20 +101,49 @@ def _compute_dtype(call: rx.Call, da: str, db: str) -> str:
     return matched_dtype(da, db)
 
 
+def _check_matmul(args: OpArgs) -> None:
+    """OP.matmul.C2 at run time: equal reduction lengths; batch shapes that broadcast (a vector
+    operand counts as a matrix of one row or column)."""
+    sa, sb = args.shape(0), args.shape(1)
+    sa = (1,) + sa if len(sa) == 1 else sa
+    sb = sb + (1,) if len(sb) == 1 else sb
+    xp = args.xp
+
+    def lengths() -> OpRuntimeError:
+        return OpRuntimeError(f"relax.matmul: reduction lengths {_size(args, sa[-1])} and {_size(args, sb[-2])} differ")
+
+    ka, kb = sa[-1], sb[-2]
+    if args.is_static(ka) and args.is_static(kb):
+        if ka != kb:
+            raise lengths().with_span(args.span)
+    else:
+        args.fail_if(xp.asarray(ka) != xp.asarray(kb), lengths)
+    ba, bb = sa[:-2], sb[:-2]
+    nb = max(len(ba), len(bb))
+    ba, bb = (1,) * (nb - len(ba)) + tuple(ba), (1,) * (nb - len(bb)) + tuple(bb)
+
+    def batches() -> OpRuntimeError:
+        return OpRuntimeError(f"relax.matmul: batch shapes {args.size_text(sa[:-2])} and {args.size_text(sb[:-2])} "
+                              "cannot be broadcast")
+
+    for x, y in zip(ba, bb):
+        if args.is_static(x) and args.is_static(y):
+            if x != y and 1 not in (x, y):
+                raise batches().with_span(args.span)
+        elif not (args.is_static(x) and x == 1) and not (args.is_static(y) and y == 1):
+            args.fail_if(xp.asarray(x) != xp.asarray(y), batches)
+
+
+def _size(args: OpArgs, n: Any) -> Any:
+    return n if args.is_static(n) else "?"
+
+
 def _ref_matmul(args, attrs, call, ctx):
     a, b = args
     da, db = dtype_of(a), dtype_of(b)
     cd = _compute_dtype(call, da, db)
     a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
     b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
-    if a2.shape[-1] != b2.shape[-2]:
-        raise OpRuntimeError(f"relax.matmul: reduction lengths {a2.shape[-1]} and {b2.shape[-2]} differ",
-                             call.span)
-    try:
-        np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    except ValueError:
-        raise OpRuntimeError(f"relax.matmul: batch shapes {a2.shape[:-2]} and {b2.shape[:-2]} cannot be "
-                             "broadcast", call.span) from None
     x = tir_cast(a2, da, cd)
     y = tir_cast(b2, db, cd)
     with np.errstate(all="ignore"):
@@ -415,48 +445,51 @@ def infer_einsum(call: rx.Call, ctx: Any) -> TensorStructInfo:
     return TensorStructInfo(rx.ShapeExpr(tuple(info.output_shape)), dt, vdevice=vdev)
 
 
-def _runtime_extent(call, a: int, b: int, what: str) -> int:
+def _runtime_extent(a: int, b: int, what: str) -> int:
     if a == b or b == 1:
         return a
     if a == 1:
         return b
-    raise OpRuntimeError(f"relax.einsum: {what} has the incompatible extents {a} and {b}", call.span)
+    raise OpRuntimeError(f"relax.einsum: {what} has the incompatible extents {a} and {b}")
 
 
-def einsum_values(call, eq: EinsumEquation, arrays: Sequence[np.ndarray]) -> np.ndarray:
-    """OP.LINALG.SEM.2 on values (see the module docstring)."""
-    if len(eq.inputs) != len(arrays):
-        raise OpRuntimeError(f"relax.einsum: the equation has {len(eq.inputs)} operands but {len(arrays)} "
-                             "tensors are given", call.span)
+def einsum_plan(eq: EinsumEquation, shapes: Sequence[Sequence[int]]) -> Tuple[str, List[Tuple[int, ...]]]:
+    """OP.LINALG.SEM.2 on operand shapes: the numpy equation and the shape each operand is broadcast
+    to; OpRuntimeError when the operands do not fit the equation (count, ranks, label extents,
+    ellipsis shapes). Shared by every evaluator."""
+    if len(eq.inputs) != len(shapes):
+        raise OpRuntimeError(f"relax.einsum: the equation has {len(eq.inputs)} operands but {len(shapes)} "
+                             "tensors are given")
     extent: Dict[str, int] = {}
     ells: List[Tuple[int, ...]] = []
-    for sub, a in zip(eq.inputs, arrays):
+    for sub, shape in zip(eq.inputs, shapes):
+        shape = tuple(int(n) for n in shape)
         labels = [lab for lab in sub if lab != ELLIPSIS]
-        k = a.ndim - len(labels)
+        k = len(shape) - len(labels)
         if k < 0 or (k and ELLIPSIS not in sub):
-            raise OpRuntimeError(f"relax.einsum: operand of shape {a.shape} does not match {''.join(sub)}", call.span)
+            raise OpRuntimeError(f"relax.einsum: operand of shape {shape} does not match {''.join(sub)}")
         dim = 0
         for lab in sub:
             if lab == ELLIPSIS:
-                ells.append(a.shape[dim:dim + k])
+                ells.append(shape[dim:dim + k])
                 dim += k
             else:
-                extent[lab] = a.shape[dim] if lab not in extent else \
-                    _runtime_extent(call, extent[lab], a.shape[dim], f"label {lab!r}")
+                extent[lab] = shape[dim] if lab not in extent else \
+                    _runtime_extent(extent[lab], shape[dim], f"label {lab!r}")
                 dim += 1
     ell: Tuple[int, ...] = ()
     if ells:
         try:
             ell = tuple(np.broadcast_shapes(*ells))
         except ValueError:
-            raise OpRuntimeError(f"relax.einsum: ellipsis shapes {ells} cannot be broadcast", call.span) from None
+            raise OpRuntimeError(f"relax.einsum: ellipsis shapes {ells} cannot be broadcast") from None
     letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
     name = {lab: next(letters) for lab in sorted(extent)}
     ell_names = [next(letters) for _ in ell]
-    terms, views = [], []
-    for sub, a in zip(eq.inputs, arrays):
+    terms, targets = [], []
+    for sub, shape in zip(eq.inputs, shapes):
         labels = [lab for lab in sub if lab != ELLIPSIS]
-        k = a.ndim - len(labels)
+        k = len(shape) - len(labels)
         letters_of, target = [], []
         for lab in sub:
             if lab == ELLIPSIS:
@@ -465,21 +498,41 @@ def einsum_values(call, eq: EinsumEquation, arrays: Sequence[np.ndarray]) -> np.
             else:
                 letters_of.append(name[lab])
                 target.append(extent[lab])
-        views.append(np.broadcast_to(a, tuple(target)))
+        targets.append(tuple(target))
         terms.append("".join(letters_of))
     out = "".join("".join(ell_names) if lab == ELLIPSIS else name[lab] for lab in eq.output)
+    return ",".join(terms) + "->" + out, targets
+
+
+def parse_einsum(subscripts: str) -> EinsumEquation:
+    """The equation of ``relax.einsum``; OpRuntimeError when it does not parse."""
+    try:
+        return EinsumEquation.parse(subscripts)
+    except ValueError as e:
+        raise OpRuntimeError(f"relax.einsum: {e}") from None
+
+
+def _check_einsum(args: OpArgs) -> None:
+    """OP.einsum.C2 at run time: an equation that parses and fits the operands (:func:`einsum_plan`)."""
+    ops = args.fields(0)
+    try:
+        einsum_plan(parse_einsum(args.attrs.get("subscripts", "")), [ops.shape(i) for i in range(len(ops))])
+    except OpRuntimeError as e:
+        raise e.with_span(args.span)
+
+
+def einsum_values(call, eq: EinsumEquation, arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """OP.LINALG.SEM.2 on values (see the module docstring)."""
+    spec, targets = einsum_plan(eq, [a.shape for a in arrays])
+    views = [np.broadcast_to(a, t) for a, t in zip(arrays, targets)]
     with np.errstate(all="ignore"):
-        r = np.einsum(",".join(terms) + "->" + out, *views)
+        r = np.einsum(spec, *views)
     return np.asarray(r, dtype=arrays[0].dtype)
 
 
 def _ref_einsum(args, attrs, call, ctx):
     (ops,) = args
-    try:
-        eq = EinsumEquation.parse(attrs.get("subscripts", ""))
-    except ValueError as e:
-        raise OpRuntimeError(f"relax.einsum: {e}", call.span) from None
-    return einsum_values(call, eq, [np.asarray(a) for a in ops])
+    return einsum_values(call, parse_einsum(attrs.get("subscripts", "")), [np.asarray(a) for a in ops])
 
 
 def _legalize_einsum(call, ctx):
@@ -619,12 +672,12 @@ OPS: List[OpDef] = []
 def _define_all() -> None:
     OPS.append(OpDef(name="relax.matmul", script="R.matmul",
                    params=(arg("x1"), arg("x2"), attr("out_dtype", "dtype", "void")),
-                   infer=infer_matmul, reference=_ref_matmul, legalize=_legalize_matmul, category="linalg",
+                   infer=infer_matmul, check=_check_matmul, reference=_ref_matmul, legalize=_legalize_matmul, category="linalg",
                    doc="``R.matmul(x1, x2, out_dtype=None)``: numpy-style (batched, broadcasting) matrix "
                        "product (OP.matmul.C1)."))
     OPS.append(OpDef(name="relax.einsum", script="R.einsum",
                    params=(arg("operands", "tuple"), attr("subscripts", "str")),
-                   infer=infer_einsum, reference=_ref_einsum, legalize=_legalize_einsum, category="linalg",
+                   infer=infer_einsum, check=_check_einsum, reference=_ref_einsum, legalize=_legalize_einsum, category="linalg",
                    doc="``R.einsum(operands, subscripts)``: Einstein summation over a tuple of tensors "
                        "(OP.einsum.C1)."))
     OPS.append(OpDef(name="relax.outer", script="R.outer", params=(arg("x1"), arg("x2")), infer=infer_outer,

@@ -22,7 +22,7 @@ Semantics follow TVM 0.25's TOPI kernels (OP.NN.SEM.*):
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
@@ -34,6 +34,8 @@ from . import common as C
 from . import nn_common as N
 from . import te
 from . import te_ops as O
+from .args import OpArgs
+from .checks import check_axis, float_only
 from .opdef import OpDef, arg, attr
 
 # ---------------------------------------------------------------------------------------------------
@@ -79,12 +81,14 @@ def _softmax_infer(call, ctx):
     return x
 
 
+def _check_softmax(args: OpArgs) -> None:
+    """OP.nn.softmax.C2 at run time: a float tensor; the axis within its rank."""
+    float_only(args, 0, "data")
+    check_axis(args, int(args.attrs["axis"]), args.ndim(0))
+
+
 def _softmax_axis(call, x: np.ndarray) -> int:
-    axis = int(call.attrs["axis"])
-    if not -x.ndim <= axis < x.ndim:
-        raise OpRuntimeError(f"{C.op_name(call)}: axis {axis} is out of range for a tensor of rank {x.ndim}",
-                             call.span)
-    return axis % x.ndim
+    return int(call.attrs["axis"]) % x.ndim
 
 
 def softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
@@ -107,13 +111,11 @@ def log_softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
 
 def _softmax_ref(args, attrs, call, ctx):
     x = args[0]
-    N.check_float_tensor(call, x)
     return softmax_np(x, _softmax_axis(call, x))
 
 
 def _log_softmax_ref(args, attrs, call, ctx):
     x = args[0]
-    N.check_float_tensor(call, x)
     return log_softmax_np(x, _softmax_axis(call, x))
 
 
@@ -193,17 +195,19 @@ def _pad_infer(call, ctx):
     return TensorStructInfo(rx.ShapeExpr(tuple(out)), x.dtype)
 
 
-def pad_np(call, x: np.ndarray, widths: Sequence[int], mode: str, value: float) -> np.ndarray:
-    """OP.nn.pad.C4: out[i] = x[map(i - before)] per axis."""
-    idx_per_axis = []
-    valid_per_axis = []
-    for d in range(x.ndim):
+def pad_plan(op: str, shape: Sequence[int], widths: Sequence[int], mode: str
+             ) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+    """OP.nn.pad.C4: per axis, the source index of every output position and whether it is inside
+    the input (``constant`` fills the others); OpRuntimeError for widths the mode cannot realize
+    (cropping below zero, more than one reflection, the edge of an empty axis, padding an empty
+    tensor). Shared by every evaluator."""
+    idx_per_axis, valid_per_axis = [], []
+    for d, size in enumerate(shape):
         before, after = widths[2 * d], widths[2 * d + 1]
-        size = x.shape[d]
+        size = int(size)
         n_out = size + before + after
         if n_out < 0:
-            raise OpRuntimeError(f"{C.op_name(call)}: pad widths ({before}, {after}) crop axis {d} of size {size} "
-                                 "below zero", call.span)
+            raise OpRuntimeError(f"{op}: pad widths ({before}, {after}) crop axis {d} of size {size} below zero")
         i = np.arange(n_out, dtype=np.int64) - before
         valid = (i >= 0) & (i < size)
         if mode == "constant":
@@ -211,24 +215,31 @@ def pad_np(call, x: np.ndarray, widths: Sequence[int], mode: str, value: float) 
         elif mode == "reflect":
             src = np.where(i < 0, -i, np.where(i >= size, 2 * size - 2 - i, i))
             if n_out and (np.any(src < 0) or np.any(src >= size)):
-                raise OpRuntimeError(f"{C.op_name(call)}: reflect padding of ({before}, {after}) needs more than "
-                                     f"one reflection of axis {d} of size {size}", call.span)
+                raise OpRuntimeError(f"{op}: reflect padding of ({before}, {after}) needs more than one reflection "
+                                     f"of axis {d} of size {size}")
             valid = np.ones_like(valid)
         elif mode == "replicate":
             if size == 0 and n_out:
-                raise OpRuntimeError(f"{C.op_name(call)}: cannot replicate the edge of an empty axis", call.span)
+                raise OpRuntimeError(f"{op}: cannot replicate the edge of an empty axis")
             src = np.clip(i, 0, max(size - 1, 0))
             valid = np.ones_like(valid)
         else:  # circular
             if size == 0 and n_out:
-                raise OpRuntimeError(f"{C.op_name(call)}: cannot wrap around an empty axis", call.span)
+                raise OpRuntimeError(f"{op}: cannot wrap around an empty axis")
             src = np.mod(i + size, size) if size else i
             valid = np.ones_like(valid)
         idx_per_axis.append(src)
         valid_per_axis.append(valid)
+    if int(np.prod(shape, dtype=np.int64)) == 0 and mode != "constant" and \
+            any(len(i) and np.any(v) for i, v in zip(idx_per_axis, valid_per_axis)):
+        raise OpRuntimeError(f"{op}: cannot {mode}-pad an empty tensor")
+    return idx_per_axis, valid_per_axis
+
+
+def pad_np(call, x: np.ndarray, widths: Sequence[int], mode: str, value: float) -> np.ndarray:
+    """OP.nn.pad.C4: out[i] = x[map(i - before)] per axis (the plan of :func:`pad_plan`)."""
+    idx_per_axis, valid_per_axis = pad_plan(C.op_name(call), x.shape, widths, mode)
     if x.size == 0:
-        if any(len(i) and np.any(v) for i, v in zip(idx_per_axis, valid_per_axis)) and mode != "constant":
-            raise OpRuntimeError(f"{C.op_name(call)}: cannot {mode}-pad an empty tensor", call.span)
         out_shape = tuple(len(i) for i in idx_per_axis)
         return np.full(out_shape, N.tir_cast(np.array(value, dtype=np.float64), N.dtype_of(x)), dtype=x.dtype)
     out = x[np.ix_(*idx_per_axis)] if x.ndim else x.copy()
@@ -243,12 +254,25 @@ def pad_np(call, x: np.ndarray, widths: Sequence[int], mode: str, value: float) 
     return np.ascontiguousarray(out)
 
 
+def _check_pad(args: OpArgs) -> None:
+    """OP.nn.pad.C3-C4 at run time: two widths per axis, which the mode can realize
+    (:func:`pad_plan`)."""
+    widths = tuple(int(v) for v in args.attrs["pad_width"])
+    nd = args.ndim(0)
+    if len(widths) != 2 * nd:
+        raise args.error(OpRuntimeError, f"{args.op_name}: pad_width {list(widths)} does not have two values per "
+                                         f"dim of a rank-{nd} tensor")
+    shape = args.static_shape(0)
+    if shape is not None:
+        try:
+            pad_plan(args.op_name, shape, widths, args.attrs.get("pad_mode", "constant"))
+        except OpRuntimeError as e:
+            raise e.with_span(args.span)
+
+
 def _pad_ref(args, attrs, call, ctx):
     x = args[0]
     widths = tuple(int(v) for v in attrs["pad_width"])
-    if len(widths) != 2 * x.ndim:
-        raise OpRuntimeError(f"{C.op_name(call)}: pad_width {list(widths)} does not have two values per dim of a "
-                             f"rank-{x.ndim} tensor", call.span)
     return pad_np(call, x, widths, attrs.get("pad_mode", "constant"), float(attrs.get("pad_value", 0.0)))
 
 
@@ -342,13 +366,29 @@ def _prelu_infer(call, ctx):
     return x
 
 
+def _check_prelu(args: OpArgs) -> None:
+    """OP.nn.prelu.C3 at run time: a float tensor; ``alpha`` of one value or one per element of the
+    axis."""
+    float_only(args, 0, "data")
+    xs, als = args.shape(0), args.shape(1)
+    axis = int(args.attrs["axis"]) % max(len(xs), 1)
+    n = xs[axis]
+
+    def mismatch() -> OpRuntimeError:
+        size = n if args.is_static(n) else "?"
+        return OpRuntimeError(f"{args.op_name}: alpha of shape {args.size_text(als)} does not match axis {axis} of "
+                              f"size {size} (expected (1,) or ({size},))")
+
+    if len(als) != 1 or (als[0] != 1 and args.is_static(n) and als[0] != n):
+        raise mismatch().with_span(args.span)
+    if als[0] != 1 and not args.is_static(n):
+        args.fail_if(args.xp.asarray(n) != als[0], mismatch)
+
+
 def _prelu_ref(args, attrs, call, ctx):
     x, alpha = args
-    dt = N.check_float_tensor(call, x)
+    dt = N.dtype_of(x)
     axis = int(attrs["axis"]) % max(x.ndim, 1)
-    if alpha.ndim != 1 or alpha.shape[0] not in (1, x.shape[axis]):
-        raise OpRuntimeError(f"{C.op_name(call)}: alpha of shape {alpha.shape} does not match axis {axis} of size "
-                             f"{x.shape[axis]} (expected (1,) or ({x.shape[axis]},))", call.span)
     shape = [1] * x.ndim
     shape[axis] = alpha.shape[0]
     a = N.tir_cast(alpha, dt).reshape(shape)
@@ -404,10 +444,14 @@ def _batch_flatten_infer(call, ctx):
     return TensorStructInfo(rx.ShapeExpr((vals[0], flat)), x.dtype, vdevice=x.vdevice)
 
 
+def _check_batch_flatten(args: OpArgs) -> None:
+    """OP.nn.batch_flatten.C2 at run time: a tensor of rank at least 2."""
+    if args.ndim(0) < 2:
+        raise args.error(OpRuntimeError, f"{args.op_name}: expects a tensor of rank >= 2, got rank {args.ndim(0)}")
+
+
 def _batch_flatten_ref(args, attrs, call, ctx):
     x = args[0]
-    if x.ndim < 2:
-        raise OpRuntimeError(f"{C.op_name(call)}: expects a tensor of rank >= 2, got rank {x.ndim}", call.span)
     rest = int(np.prod(x.shape[1:], dtype=np.int64))
     return np.ascontiguousarray(x).reshape(x.shape[0], rest).copy()
 
@@ -451,12 +495,18 @@ def _pixel_shuffle_infer(call, ctx):
     return TensorStructInfo(rx.ShapeExpr(tuple(out)), x.dtype)
 
 
+def _check_pixel_shuffle(args: OpArgs) -> None:
+    """OP.nn.pixel_shuffle.C4 at run time: the channels divide by the square of the factor."""
+    r = int(args.attrs["upscale_factor"])
+    c = args.shape(0)[-3]
+    if args.is_static(c) and c % (r * r) != 0:
+        raise args.error(OpRuntimeError, f"{args.op_name}: {c} channels are not divisible by {r * r}")
+
+
 def _pixel_shuffle_ref(args, attrs, call, ctx):
     x = args[0]
     r = int(attrs["upscale_factor"])
     *lead, c, h, w = x.shape
-    if c % (r * r) != 0:
-        raise OpRuntimeError(f"{C.op_name(call)}: {c} channels are not divisible by {r * r}", call.span)
     y = x.reshape(*lead, c // (r * r), r, r, h, w)
     nl = len(lead)
     perm = list(range(nl)) + [nl, nl + 3, nl + 1, nl + 4, nl + 2]
@@ -513,32 +563,33 @@ OPS: List[OpDef] = []
 
 def _define_all() -> None:
     OPS.append(OpDef(name="relax.nn.softmax", script="R.nn.softmax",
-                   params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, reference=_softmax_ref,
+                   params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, check=_check_softmax, reference=_softmax_ref,
                    legalize=_softmax_legalize(te_softmax, "softmax"), category="nn",
                    doc="``R.nn.softmax(data, axis=-1)``: exp(x - max) / sum(exp(x - max)) along axis "
                        "(OP.nn.softmax.C1-C3)."))
     OPS.append(OpDef(name="relax.nn.log_softmax", script="R.nn.log_softmax",
-                   params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, reference=_log_softmax_ref,
+                   params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, check=_check_softmax,
+                   reference=_log_softmax_ref,
                    legalize=_softmax_legalize(te_log_softmax, "log_softmax"), category="nn",
                    doc="``R.nn.log_softmax(data, axis=-1)``: x - max - log(sum(exp(x - max))) "
                        "(OP.nn.log_softmax.C1-C3)."))
     OPS.append(OpDef(name="relax.nn.pad", script="R.nn.pad",
                    params=(arg("data"), attr("pad_width", "ints"), attr("pad_mode", "str", "constant"),
                            attr("pad_value", "float", 0.0)),
-                   infer=_pad_infer, reference=_pad_ref, legalize=_pad_legalize, category="nn",
+                   infer=_pad_infer, check=_check_pad, reference=_pad_ref, legalize=_pad_legalize, category="nn",
                    print_call=N.print_in_order(("pad_width", "pad_value", "pad_mode")),
                    doc="``R.nn.pad(data, pad_width, pad_mode='constant', pad_value=0.0)`` (OP.nn.pad.C1-C4)."))
     OPS.append(OpDef(name="relax.nn.prelu", script="R.nn.prelu",
                    params=(arg("data"), arg("alpha"), attr("axis", "int", 1)), infer=_prelu_infer,
-                   reference=_prelu_ref, legalize=_prelu_legalize, category="nn",
+                   check=_check_prelu, reference=_prelu_ref, legalize=_prelu_legalize, category="nn",
                    doc="``R.nn.prelu(data, alpha, axis=1)``: x > 0 ? x : alpha[c] * x (OP.nn.prelu.C1-C3)."))
     OPS.append(OpDef(name="relax.nn.batch_flatten", script="R.nn.batch_flatten", params=(arg("data"),),
-                   infer=_batch_flatten_infer, reference=_batch_flatten_ref, legalize=_batch_flatten_legalize,
+                   infer=_batch_flatten_infer, check=_check_batch_flatten, reference=_batch_flatten_ref, legalize=_batch_flatten_legalize,
                    category="nn", doc="``R.nn.batch_flatten(data)``: reshape to (d0, d1*d2*...) "
                                       "(OP.nn.batch_flatten.C1-C2)."))
     OPS.append(OpDef(name="relax.nn.pixel_shuffle", script="R.nn.pixel_shuffle",
                    params=(arg("data"), attr("upscale_factor", "int")), infer=_pixel_shuffle_infer,
-                   reference=_pixel_shuffle_ref, legalize=_pixel_shuffle_legalize, category="nn",
+                   check=_check_pixel_shuffle, reference=_pixel_shuffle_ref, legalize=_pixel_shuffle_legalize, category="nn",
                    doc="``R.nn.pixel_shuffle(data, upscale_factor)``: (.., C*r*r, H, W) -> (.., C, H*r, W*r) "
                        "(OP.nn.pixel_shuffle.C1-C4)."))
     OPS.append(OpDef(name="relax.nn.dropout", script="R.nn.dropout", params=(arg("data"), attr("rate", "float", 0.5)),
@@ -551,5 +602,5 @@ def _define_all() -> None:
 
 _define_all()
 
-__all__ = ["softmax_np", "log_softmax_np", "te_softmax", "te_log_softmax", "te_pad", "pad_np", "te_prelu",
+__all__ = ["softmax_np", "log_softmax_np", "te_softmax", "te_log_softmax", "te_pad", "pad_np", "pad_plan", "te_prelu",
            "te_pixel_shuffle", "legalizable", "is_float", "PAD_MODES"]

@@ -38,6 +38,8 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable, te_softmax
+from .args import OpArgs
+from .checks import float_only
 from .opdef import OpDef, arg, attr, build_call
 
 CAUSAL_MASKS = ("TopLeft", "BottomRight")
@@ -135,10 +137,6 @@ def attention_np(call, q, k, v, bias, scale: Optional[float], causal_mask: Optio
     dt = N.dtype_of(q)
     f = N.FloatOps(dt)
     bsz, s, nh, e = q.shape
-    if k.ndim != 4 or v.ndim != 4 or k.shape[0] != bsz or v.shape[0] != bsz or k.shape[1] != v.shape[1] \
-            or k.shape[3] != e or k.shape[2] != v.shape[2] or k.shape[2] == 0 or nh % k.shape[2] != 0:
-        raise OpRuntimeError(f"{C.op_name(call)}: query {q.shape}, key {k.shape} and value {v.shape} do not match",
-                             call.span)
     skv, nkv = k.shape[1], k.shape[2]
     rep = nh // nkv
     qt = np.transpose(q, (0, 2, 1, 3))                          # (B, N, S, H)
@@ -152,11 +150,7 @@ def attention_np(call, q, k, v, bias, scale: Optional[float], causal_mask: Optio
     else:
         p = f.div(p, f.intrin("sqrt", f.const(float(e))))
     if bias is not None:
-        try:
-            p = f.add(p, np.broadcast_to(bias, p.shape))
-        except ValueError:
-            raise OpRuntimeError(f"{C.op_name(call)}: bias of shape {bias.shape} does not broadcast to the scores "
-                                 f"{p.shape}", call.span) from None
+        p = f.add(p, np.broadcast_to(bias, p.shape))
     if causal_mask is None:
         sm = f.div(*_exp_sum(f, p, None))
     else:
@@ -181,13 +175,7 @@ def _exp_sum(f: N.FloatOps, p: np.ndarray, keep: Optional[np.ndarray]):
 def _attention_ref(args, attrs, call, ctx):
     q, k, v = args[:3]
     bias = args[3] if len(args) == 4 else None
-    N.check_float_tensor(call, q)
-    if attrs.get("window_size") is not None:
-        raise UnsupportedError(f"{C.op_name(call)}: sliding-window attention (window_size) has no TVM 0.25 kernel",
-                               call.span)
     mask = attrs.get("causal_mask")
-    if mask is not None and mask not in CAUSAL_MASKS:
-        raise UnsupportedError(f"{C.op_name(call)}: unknown causal_mask {mask!r}", call.span)
     scale = attrs.get("scale")
     sv = None if scale is None else float(scale.value if isinstance(scale, P.FloatImm) else scale)
     return attention_np(call, q, k, v, bias, sv, mask)
@@ -293,6 +281,55 @@ _PLAIN = {
 }
 
 
+# ---------------------------------------------------------------------------------------------------
+# Run-time checks (OpDef.check, every evaluator)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _check_attention(args: OpArgs) -> None:
+    """OP.nn.attention.C2-C5 at run time: float operands; no sliding window (no TVM 0.25 kernel); a known
+    causal mask; query ``(B, S, N, E)``, key ``(B, Skv, Nkv, E)`` and value ``(B, Skv, Nkv, Ev)`` with
+    ``N`` a multiple of ``Nkv``; a bias that broadcasts to the scores ``(B, N, S, Skv)``."""
+    op = args.op_name
+    float_only(args, 0, "data")
+    if args.attrs.get("window_size") is not None:
+        raise args.error(UnsupportedError, f"{op}: sliding-window attention (window_size) has no TVM 0.25 kernel")
+    mask = args.attrs.get("causal_mask")
+    if mask is not None and mask not in CAUSAL_MASKS:
+        raise args.error(UnsupportedError, f"{op}: unknown causal_mask {mask!r}")
+    qs, ks, vs = args.shape(0), args.shape(1), args.shape(2)
+
+    def mismatch() -> OpRuntimeError:
+        return OpRuntimeError(f"{op}: query {args.size_text(qs)}, key {args.size_text(ks)} and value "
+                              f"{args.size_text(vs)} do not match")
+
+    if len(qs) != 4 or len(ks) != 4 or len(vs) != 4:
+        raise mismatch().with_span(args.span)
+    xp = args.xp
+    for a, b in ((qs[0], ks[0]), (qs[0], vs[0]), (ks[1], vs[1]), (ks[3], qs[3]), (ks[2], vs[2])):
+        if args.is_static(a) and args.is_static(b):
+            if a != b:
+                raise mismatch().with_span(args.span)
+        else:
+            args.fail_if(xp.asarray(a) != xp.asarray(b), mismatch)
+    nh, nkv = qs[2], ks[2]
+    if args.is_static(nh) and args.is_static(nkv) and (nkv == 0 or nh % nkv != 0):
+        raise mismatch().with_span(args.span)
+    if len(args) == 4:
+        scores = (qs[0], qs[2], qs[1], ks[1])
+        bs = args.shape(3)
+        if all(args.is_static(n) for n in bs + scores) and not _broadcasts_to(bs, scores):
+            raise args.error(OpRuntimeError, f"{op}: bias of shape {args.size_text(bs)} does not broadcast to the "
+                                             f"scores {args.size_text(scores)}")
+
+
+def _broadcasts_to(shape, target) -> bool:
+    """Whether ``numpy.broadcast_to`` takes ``shape`` to ``target``."""
+    if len(shape) > len(target):
+        return False
+    return all(a == b or a == 1 for a, b in zip(shape[::-1], target[::-1]))
+
+
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
 OPS: List[OpDef] = []
 
@@ -301,7 +338,7 @@ def _define_all() -> None:
     for name, plain in _PLAIN.items():
         short = name.replace("relax.", "")
         OPS.append(OpDef(name=name, script=plain.script, params=plain.params, infer=_attention_infer,
-                       reference=_attention_ref, legalize=_attention_legalize, parse_call=_parse, category="nn",
+                       check=_check_attention, reference=_attention_ref, legalize=_attention_legalize, parse_call=_parse, category="nn",
                        print_call=N.print_in_order(("scale", "causal_mask", "window_size")),
                        doc=f"``{plain.script}(query, key, value, bias=None, scale=None, causal_mask=None, "
                            f"window_size=None)``: scaled dot-product attention (OP.{short}.C1-C5)."))

@@ -40,6 +40,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable, te_pad
+from .args import OpArgs
 from .opdef import OpDef, arg, attr
 
 _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
@@ -179,24 +180,89 @@ def _finish(acc: np.ndarray, out_dtype: str) -> np.ndarray:
         return acc.astype(N.np_dtype(out_dtype))
 
 
+def conv_out_sizes(op: str, xs: Sequence[int], ws: Sequence[int], strides, padding, dilation,
+                   groups: int) -> List[int]:
+    """OP.NN.CONV.SEM.1: the output spatial sizes of a convolution of data ``xs`` (N, C, *S) with a
+    weight ``ws`` (O, C/groups, *K); OpRuntimeError when the channels and groups do not match or a
+    window does not fit."""
+    nsp = len(xs) - 2
+    c, o, cg = xs[1], ws[0], ws[1]
+    if cg * groups != c or o % groups != 0:
+        raise OpRuntimeError(f"{op}: data with {c} channels, weight with {o} output and {cg} input channels and "
+                             f"{groups} groups do not match")
+    ksz = ws[2:]
+    osz = []
+    for i in range(nsp):
+        pads = (padding[i], padding[i + nsp])
+        num = xs[2 + i] + pads[0] + pads[1] - dilation[i] * (ksz[i] - 1) - 1
+        if num < -strides[i]:
+            raise OpRuntimeError(f"{op}: the window does not fit in spatial dim {i} (input {xs[2 + i]}, padding "
+                                 f"{pads}, kernel {ksz[i]}, dilation {dilation[i]})")
+        osz.append(num // strides[i] + 1)
+    return osz
+
+
+def conv_transpose_sizes(op: str, xs: Sequence[int], ws: Sequence[int], strides, padding, output_padding,
+                         dilation, groups: int) -> Tuple[List[int], List[int]]:
+    """OP.NN.CONV.SEM.2: ``(full, out)`` spatial sizes of a transposed convolution of data ``xs``
+    (N, C, *S) with a weight ``ws`` (C, O/groups, *K) -- the scattered extent and the cropped output;
+    OpRuntimeError when the channels and groups do not match or an output size or padding is negative."""
+    nsp = len(xs) - 2
+    c, ci = xs[1], ws[0]
+    if ci != c or c % groups != 0:
+        raise OpRuntimeError(f"{op}: data with {c} channels, weight with {ci} input channels and {groups} groups "
+                             "do not match")
+    ksz = ws[2:]
+    full_len, out_len = [], []
+    for i in range(nsp):
+        span_i = (xs[2 + i] - 1) * strides[i] + dilation[i] * (ksz[i] - 1) + 1
+        ol = span_i - padding[i] - padding[i + nsp] + output_padding[i]
+        if ol < 0 or padding[i] < 0:
+            raise OpRuntimeError(f"{op}: the output size {ol} of spatial dim {i} is negative or the padding "
+                                 f"{padding[i]} is negative")
+        out_len.append(ol)
+        full_len.append(max(span_i + output_padding[i], padding[i] + ol, 0))
+    return full_len, out_len
+
+
+def _conv_params(attrs) -> Tuple[Tuple[int, ...], Tuple[int, ...], Tuple[int, ...], int]:
+    strides, padding, dilation = (tuple(int(v) for v in attrs[k]) for k in ("strides", "padding", "dilation"))
+    return strides, padding, dilation, int(attrs["groups"])
+
+
+def _check_conv(args: OpArgs) -> None:
+    """OP.NN.CONV.C5 at run time: layouts that permute the canonical ones; data and weight of rank
+    ``2 + spatial dims``; channels, groups and windows that fit (:func:`conv_out_sizes`,
+    :func:`conv_transpose_sizes`)."""
+    op = args.op_name
+    nsp, transpose = _spec(op)
+    dtgt, ktgt = _canonical(nsp, transpose)
+    dperm = N.layout_perm(args.call, args.attrs["data_layout"], dtgt, "data")
+    kperm = N.layout_perm(args.call, args.attrs["kernel_layout"], ktgt, "kernel")
+    N.layout_perm(args.call, args.attrs["out_layout"], dtgt, "output")
+    if args.ndim(0) != nsp + 2 or args.ndim(1) != nsp + 2:
+        raise args.error(OpRuntimeError, f"{op}: expects rank-{nsp + 2} data and weight, got {args.ndim(0)} and "
+                                         f"{args.ndim(1)}")
+    xs, ws = N.forward_shape(args.shape(0), dperm), N.forward_shape(args.shape(1), kperm)
+    strides, padding, dilation, groups = _conv_params(args.attrs)
+    try:
+        if transpose:
+            conv_transpose_sizes(op, xs, ws, strides, padding, tuple(int(v) for v in args.attrs["output_padding"]),
+                                 dilation, groups)
+        else:
+            conv_out_sizes(op, xs, ws, strides, padding, dilation, groups)
+    except OpRuntimeError as e:
+        raise e.with_span(args.span)
+
+
 def conv_np(call, x: np.ndarray, w: np.ndarray, strides, padding, dilation, groups: int, out_dtype: str) -> np.ndarray:
     """OP.NN.CONV.SEM.1 in the canonical layouts: ``x`` (N, C, *S), ``w`` (O, C/groups, *K)."""
     nsp = x.ndim - 2
     n, c = x.shape[:2]
     o, cg = w.shape[:2]
-    if cg * groups != c or o % groups != 0:
-        raise OpRuntimeError(f"{C.op_name(call)}: data with {c} channels, weight with {o} output and {cg} input "
-                             f"channels and {groups} groups do not match", call.span)
     ksz = w.shape[2:]
     pads = [(padding[i], padding[i + nsp]) for i in range(nsp)]
-    osz = []
-    for i in range(nsp):
-        num = x.shape[2 + i] + pads[i][0] + pads[i][1] - dilation[i] * (ksz[i] - 1) - 1
-        if num < -strides[i]:
-            raise OpRuntimeError(f"{C.op_name(call)}: the window does not fit in spatial dim {i} (input "
-                                 f"{x.shape[2 + i]}, padding {pads[i]}, kernel {ksz[i]}, dilation {dilation[i]})",
-                                 call.span)
-        osz.append(num // strides[i] + 1)
+    osz = conv_out_sizes(C.op_name(call), x.shape, w.shape, strides, padding, dilation, groups)
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
     xp = np.pad(xa, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads])
     crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
@@ -221,21 +287,11 @@ def conv_transpose_np(call, x: np.ndarray, w: np.ndarray, strides, padding, outp
     """OP.NN.CONV.SEM.2 in the canonical layouts: ``x`` (N, C, *S), ``w`` (C, O/groups, *K)."""
     nsp = x.ndim - 2
     n, c = x.shape[:2]
-    ci, og = w.shape[:2]
-    if ci != c or c % groups != 0:
-        raise OpRuntimeError(f"{C.op_name(call)}: data with {c} channels, weight with {ci} input channels and "
-                             f"{groups} groups do not match", call.span)
+    og = w.shape[1]
     ksz = w.shape[2:]
     cg = c // groups
-    full_len, out_len = [], []
-    for i in range(nsp):
-        span_i = (x.shape[2 + i] - 1) * strides[i] + dilation[i] * (ksz[i] - 1) + 1
-        ol = span_i - padding[i] - padding[i + nsp] + output_padding[i]
-        if ol < 0 or padding[i] < 0:
-            raise OpRuntimeError(f"{C.op_name(call)}: the output size {ol} of spatial dim {i} is negative or the "
-                                 f"padding {padding[i]} is negative", call.span)
-        out_len.append(ol)
-        full_len.append(max(span_i + output_padding[i], padding[i] + ol, 0))
+    full_len, out_len = conv_transpose_sizes(C.op_name(call), x.shape, w.shape, strides, padding, output_padding,
+                                             dilation, groups)
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
     xg = xa.reshape((n, groups, cg, -1))
     wg = wa.reshape((groups, cg, og) + tuple(ksz))
@@ -261,13 +317,9 @@ def _conv_ref(args, attrs, call, ctx):
     dperm = N.layout_perm(call, attrs["data_layout"], dtgt, "data")
     kperm = N.layout_perm(call, attrs["kernel_layout"], ktgt, "kernel")
     operm = N.layout_perm(call, attrs["out_layout"], dtgt, "output")
-    if x.ndim != nsp + 2 or w.ndim != nsp + 2:
-        raise OpRuntimeError(f"{C.op_name(call)}: expects rank-{nsp + 2} data and weight, got {x.ndim} and {w.ndim}",
-                             call.span)
     out_dtype = N.inferred_tensor_dtype(call, N.dtype_of(x))
     xc, wc = N.to_canonical(x, dperm), N.to_canonical(w, kperm)
-    strides, padding, dilation = (tuple(int(v) for v in attrs[k]) for k in ("strides", "padding", "dilation"))
-    groups = int(attrs["groups"])
+    strides, padding, dilation, groups = _conv_params(attrs)
     if transpose:
         opad = tuple(int(v) for v in attrs["output_padding"])
         y = conv_transpose_np(call, xc, wc, strides, padding, opad, dilation, groups, out_dtype)
@@ -442,7 +494,7 @@ def _make(nsp: int, transpose: bool) -> OpDef:
                attr("out_dtype", "dtype", None)]
     what = "transposed convolution" if transpose else "convolution"
     d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=tuple(params), infer=_conv_infer,
-              reference=_conv_ref, legalize=_conv_legalize, category="nn",
+              check=_check_conv, reference=_conv_ref, legalize=_conv_legalize, category="nn",
               doc=f"``R.nn.{name}(data, weight, ...)``: {nsp}-d {what} (OP.nn.{name}.C1-C6).")
     return N.with_constructor(d, _make_constructor(d.name))
 

@@ -22,13 +22,13 @@ import numpy as np
 from ..errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
-from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo
 from . import common as C
 from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable
+from .args import OpArgs
 from .opdef import OpDef, arg, attr
 
 REDUCTIONS = ("none", "sum", "mean")
@@ -60,8 +60,6 @@ def _ce_infer(call, ctx):
 
 def _ce_ref(args, attrs, call, ctx):
     x, y = args
-    if x.shape != y.shape:
-        raise OpRuntimeError(f"{C.op_name(call)}: predictions {x.shape} and labels {y.shape} differ", call.span)
     dt = N.inferred_tensor_dtype(call, N.dtype_of(x))
     x, y = N.tir_cast(x, dt), N.tir_cast(y, dt)
     if _dt.is_float(dt):
@@ -71,15 +69,11 @@ def _ce_ref(args, attrs, call, ctx):
         if x.ndim > 1:
             return np.asarray(f.div(neg, f.const(float(x.shape[0]))))
         return np.asarray(neg)
-    if dt == "bool":
-        raise UnsupportedError(f"{C.op_name(call)}: bool operands (TVM 0.25 has no kernel for them)", call.span)
     with np.errstate(all="ignore"):
         s = np.asarray(np.sum((x.astype(np.int64) * y.astype(np.int64)))).astype(x.dtype).astype(np.int64)
         neg = (-s).astype(x.dtype).astype(np.int64)
     if x.ndim > 1:
         n = x.shape[0]
-        if n == 0:
-            raise DivisionByZeroError(f"{C.op_name(call)}: integer division by a zero batch size", call.span)
         q = abs(int(neg)) // n
         return np.asarray(-q if neg < 0 else q).astype(x.dtype)
     return np.asarray(neg).astype(x.dtype)
@@ -186,30 +180,18 @@ def _nll_infer(call, ctx):
 
 def nll_loss_np(call, pred, targets, weights, reduction: str, ignore_index: int) -> np.ndarray:
     dt = N.dtype_of(pred)
-    if not _dt.is_float(dt):
-        raise UnsupportedError(f"{C.op_name(call)}: predictions of dtype {dt} (only floats)", call.span)
     f = N.FloatOps(dt)
     ncls = pred.shape[0] if pred.ndim == 1 else pred.shape[1]
     w = np.ones((ncls,), dtype=pred.dtype) if weights is None else N.tir_cast(weights, dt)
-    if w.shape != (ncls,):
-        raise OpRuntimeError(f"{C.op_name(call)}: weights of shape {w.shape} for {ncls} classes", call.span)
     t = targets.astype(np.int64)
     valid = t != ignore_index
-    if np.any(valid & ((t < 0) | (t >= ncls))):
-        raise OpRuntimeError(f"{C.op_name(call)}: a target is outside [0, {ncls}) and is not ignore_index "
-                             f"{ignore_index}", call.span)
     tc = np.where(valid, t, 0)
     zero = f.const(0)
     if pred.ndim == 1:
-        if targets.ndim != 0:
-            raise OpRuntimeError(f"{C.op_name(call)}: 1-d predictions need a scalar target", call.span)
         out = np.where(valid, f.mul(-pred[tc], w[tc]), zero)
         if reduction == "mean":
             return np.asarray(f.div(out, np.where(valid, w[tc], zero)))
         return np.asarray(out)
-    if targets.shape != (pred.shape[0],) + pred.shape[2:]:
-        raise OpRuntimeError(f"{C.op_name(call)}: targets of shape {targets.shape} for predictions of shape "
-                             f"{pred.shape}", call.span)
     p = np.take_along_axis(pred, np.expand_dims(tc, 1), axis=1)[:, 0]
     out = np.where(valid, f.mul(-p, w[tc]), zero).astype(pred.dtype)
     if reduction == "none":
@@ -288,20 +270,67 @@ def _nll_legalize(call, ctx):
     return ctx.call_te(without_weight, *call.args, primfunc_name_hint="nll_loss")
 
 
+# ---------------------------------------------------------------------------------------------------
+# Run-time checks (OpDef.check, every evaluator)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _check_ce(args: OpArgs) -> None:
+    """OP.nn.cross_entropy_with_logits.C2-C3: predictions and labels of one shape; a TVM kernel for the
+    dtype; an integer loss over a batch divides by its (non-zero) size."""
+    op = args.op_name
+    xs, ys = args.shape(0), args.shape(1)
+    if xs != ys:
+        raise args.error(OpRuntimeError, f"{op}: predictions {args.size_text(xs)} and labels {args.size_text(ys)} "
+                                         "differ")
+    dt = N.inferred_tensor_dtype(args.call, args.dtype(0))
+    if _dt.is_float(dt):
+        return
+    if dt == "bool":
+        raise args.error(UnsupportedError, f"{op}: bool operands (TVM 0.25 has no kernel for them)")
+    if len(xs) > 1:
+        args.fail_if(xs[0] == 0, lambda: DivisionByZeroError(f"{op}: integer division by a zero batch size"))
+
+
+def _check_nll(args: OpArgs) -> None:
+    """OP.nn.nll_loss.C5-C7: float predictions; weights of one per class; every target a class or
+    ``ignore_index``; targets shaped as the predictions without the class axis."""
+    op = args.op_name
+    dt = args.dtype(0)
+    if not _dt.is_float(dt):
+        raise args.error(UnsupportedError, f"{op}: predictions of dtype {dt} (only floats)")
+    ps = args.shape(0)
+    ncls = ps[0] if len(ps) == 1 else ps[1]
+    ws = args.shape(2) if len(args) == 3 else (ncls,)
+    if ws != (ncls,):
+        raise args.error(OpRuntimeError, f"{op}: weights of shape {args.size_text(ws)} for {ncls} classes")
+    ignore = int(args.attrs.get("ignore_index", -100))
+    t = args.xp.asarray(args.data(1)).astype(np.int64)
+    args.fail_if((t != ignore) & ((t < 0) | (t >= ncls)), lambda: OpRuntimeError(
+        f"{op}: a target is outside [0, {ncls}) and is not ignore_index {ignore}"))
+    ts = args.shape(1)
+    if len(ps) == 1:
+        if ts:
+            raise args.error(OpRuntimeError, f"{op}: 1-d predictions need a scalar target")
+    elif ts != (ps[0],) + tuple(ps[2:]):
+        raise args.error(OpRuntimeError, f"{op}: targets of shape {args.size_text(ts)} for predictions of shape "
+                                         f"{args.size_text(ps)}")
+
+
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
 OPS: List[OpDef] = []
 
 
 def _define_all() -> None:
     OPS.append(OpDef(name="relax.nn.cross_entropy_with_logits", script="R.nn.cross_entropy_with_logits",
-                   params=(arg("predictions"), arg("labels")), infer=_ce_infer, reference=_ce_ref,
+                   params=(arg("predictions"), arg("labels")), infer=_ce_infer, check=_check_ce, reference=_ce_ref,
                    legalize=_ce_legalize, category="nn",
                    doc="``R.nn.cross_entropy_with_logits(predictions, labels)``: -sum(x * y) / batch "
                        "(OP.nn.cross_entropy_with_logits.C1-C4)."))
     OPS.append(OpDef(name="relax.nn.nll_loss", script="R.nn.nll_loss",
                    params=(arg("predictions"), arg("targets"), arg("weights", "optional_expr", None),
                            attr("reduction", "str", "mean"), attr("ignore_index", "int", -100)),
-                   infer=_nll_infer, reference=_nll_ref, legalize=_nll_legalize, category="nn",
+                   infer=_nll_infer, check=_check_nll, reference=_nll_ref, legalize=_nll_legalize, category="nn",
                    doc="``R.nn.nll_loss(predictions, targets, weights=None, reduction='mean', ignore_index=-100)`` "
                        "(OP.nn.nll_loss.C1-C7)."))
 

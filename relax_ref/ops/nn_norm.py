@@ -36,6 +36,8 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import is_float, legalizable
+from .args import OpArgs
+from .checks import check_axis, float_only
 from .opdef import OpDef, arg, attr
 
 _ARG_NAMES = {
@@ -170,22 +172,80 @@ def _instance_norm_infer(call, ctx):
 # ---------------------------------------------------------------------------------------------------
 
 
+def _check_params(args: OpArgs, axes: Sequence[int], params: Sequence[Tuple[int, str]]) -> None:
+    """Each parameter ``(argument, name)`` has the data's sizes along ``axes`` (OP.nn.layer_norm.C4)."""
+    xs = args.shape(0)
+    want = tuple(xs[a] for a in axes)
+    for i, what in params:
+        ps = args.shape(i)
+
+        def mismatch(ps=ps, what=what) -> OpRuntimeError:
+            return OpRuntimeError(f"{args.op_name}: {what} of shape {args.size_text(ps)} does not match the data's "
+                                  f"sizes {args.size_text(want)} on axes {list(axes)}")
+
+        if len(ps) != len(want):
+            raise mismatch().with_span(args.span)
+        for p, w in zip(ps, want):
+            if args.is_static(p) and args.is_static(w):
+                if p != w:
+                    raise mismatch().with_span(args.span)
+            else:
+                args.fail_if(args.xp.asarray(p) != args.xp.asarray(w), mismatch)
+
+
+def _make_check_layer_norm(params: Sequence[Tuple[int, str]]):
+    """OP.nn.layer_norm.C4 / OP.nn.rms_norm.C4 at run time: float data; the axes within its rank; the
+    parameters shaped as the data along them."""
+
+    def check(args: OpArgs) -> None:
+        float_only(args, 0, "data")
+        nd = args.ndim(0)
+        axes = [check_axis(args, a, nd) for a in _axes_attr(args.call)]
+        _check_params(args, axes, params)
+    return check
+
+
+def _make_check_channel_norm(grouped: bool):
+    """OP.nn.group_norm.C5 / OP.nn.instance_norm.C5 at run time: float data; the channel axis and axes
+    within its rank; (group_norm) channels that split into the groups; gamma and beta of one value per
+    channel."""
+
+    def check(args: OpArgs) -> None:
+        float_only(args, 0, "data")
+        nd = args.ndim(0)
+        ca = check_axis(args, int(args.attrs["channel_axis"]), nd)
+        for a in _axes_attr(args.call):
+            check_axis(args, a, nd)
+        c = args.shape(0)[ca]
+        if grouped:
+            g = int(args.attrs["num_groups"])
+            if g <= 0 or c % g != 0:
+                raise args.error(OpRuntimeError, f"{args.op_name}: {c} channels cannot be split into {g} groups")
+        for i, what in ((1, "gamma"), (2, "beta")):
+            if args.shape(i) != (c,):
+                raise args.error(OpRuntimeError, f"{args.op_name}: {what} of shape {args.size_text(args.shape(i))} "
+                                                 f"does not match {c} channels")
+    return check
+
+
+def _check_batch_norm(args: OpArgs) -> None:
+    """OP.nn.batch_norm.C5 at run time: float data; the axis within its rank; gamma, beta and the
+    moving statistics of one value per element of the axis."""
+    float_only(args, 0, "data")
+    ax = check_axis(args, int(args.attrs["axis"]), args.ndim(0))
+    c = args.shape(0)[ax]
+    for i, what in ((1, "gamma"), (2, "beta"), (3, "moving_mean"), (4, "moving_var")):
+        if args.shape(i) != (c,):
+            raise args.error(OpRuntimeError, f"{args.op_name}: {what} of shape {args.size_text(args.shape(i))} does "
+                                             f"not match axis {ax} of size {c}")
+
+
 def _runtime_axes(call, x: np.ndarray, axes: Sequence[int]) -> List[int]:
-    out = []
-    for a in axes:
-        if not -x.ndim <= a < x.ndim:
-            raise OpRuntimeError(f"{C.op_name(call)}: axis {a} is out of range for a tensor of rank {x.ndim}",
-                                 call.span)
-        out.append(a % x.ndim)
-    return out
+    return [a % x.ndim for a in axes]
 
 
 def _param_along(call, p: np.ndarray, x: np.ndarray, axes: Sequence[int], what: str) -> np.ndarray:
     """Parameter ``p`` (dim ``d`` along ``axes[d]``) broadcast against ``x``."""
-    want = tuple(x.shape[a] for a in axes)
-    if p.shape != want:
-        raise OpRuntimeError(f"{C.op_name(call)}: {what} of shape {p.shape} does not match the data's sizes {want} "
-                             f"on axes {list(axes)}", call.span)
     order = sorted(range(len(axes)), key=lambda d: axes[d])
     q = np.transpose(p, order) if p.ndim else p
     shape = [1] * x.ndim
@@ -247,12 +307,6 @@ def group_norm_np(call, x, gamma, beta, num_groups: int, channel_axis: int, axes
     cd = N.compute_dtype(dt)
     ca = channel_axis % x.ndim
     c = x.shape[ca]
-    if num_groups <= 0 or c % num_groups != 0:
-        raise OpRuntimeError(f"{C.op_name(call)}: {c} channels cannot be split into {num_groups} groups", call.span)
-    for p, what in ((gamma, "gamma"), (beta, "beta")):
-        if p.shape != (c,):
-            raise OpRuntimeError(f"{C.op_name(call)}: {what} of shape {p.shape} does not match {c} channels",
-                                 call.span)
     shape = list(x.shape)
     gshape = shape[:ca] + [num_groups, c // num_groups] + shape[ca + 1:]
     xs = x.reshape(gshape).astype(N.np_dtype(cd))
@@ -273,10 +327,6 @@ def instance_norm_np(call, x, gamma, beta, channel_axis: int, axes: Sequence[int
     cd = N.compute_dtype(dt)
     ca = channel_axis % x.ndim
     c = x.shape[ca]
-    for p, what in ((gamma, "gamma"), (beta, "beta")):
-        if p.shape != (c,):
-            raise OpRuntimeError(f"{C.op_name(call)}: {what} of shape {p.shape} does not match {c} channels",
-                                 call.span)
     xs = x.astype(N.np_dtype(cd))
     red = tuple(sorted(a % x.ndim for a in axes))
     # TVM's reduce extent is a constant of the data dtype (float16 for float16 data)
@@ -295,10 +345,6 @@ def batch_norm_np(call, x, gamma, beta, mm, mv, axis: int, eps: float, center: b
     dt = N.dtype_of(x)
     ax = axis % x.ndim
     c = x.shape[ax]
-    for p, what in ((gamma, "gamma"), (beta, "beta"), (mm, "moving_mean"), (mv, "moving_var")):
-        if p.shape != (c,):
-            raise OpRuntimeError(f"{C.op_name(call)}: {what} of shape {p.shape} does not match axis {ax} of size {c}",
-                                 call.span)
     bshape = [1] * x.ndim
     bshape[ax] = c
     f = N.FloatOps(dt)
@@ -331,19 +377,16 @@ def batch_norm_np(call, x, gamma, beta, mm, mv, axis: int, eps: float, center: b
 
 def _layer_norm_ref(args, attrs, call, ctx):
     x, g, b = args
-    N.check_float_tensor(call, x)
     return layer_norm_np(call, x, g, b, _runtime_axes(call, x, _axes_attr(call)), float(attrs["epsilon"]))
 
 
 def _rms_norm_ref(args, attrs, call, ctx):
     x, w = args
-    N.check_float_tensor(call, x)
     return rms_norm_np(call, x, w, _runtime_axes(call, x, _axes_attr(call)), float(attrs["epsilon"]))
 
 
 def _group_norm_ref(args, attrs, call, ctx):
     x, g, b = args
-    N.check_float_tensor(call, x)
     ca = _runtime_axes(call, x, [int(attrs["channel_axis"])])[0]
     return group_norm_np(call, x, g, b, int(attrs["num_groups"]), ca, _runtime_axes(call, x, _axes_attr(call)),
                          float(attrs["epsilon"]))
@@ -351,14 +394,12 @@ def _group_norm_ref(args, attrs, call, ctx):
 
 def _instance_norm_ref(args, attrs, call, ctx):
     x, g, b = args
-    N.check_float_tensor(call, x)
     ca = _runtime_axes(call, x, [int(attrs["channel_axis"])])[0]
     return instance_norm_np(call, x, g, b, ca, _runtime_axes(call, x, _axes_attr(call)), float(attrs["epsilon"]))
 
 
 def _batch_norm_ref(args, attrs, call, ctx):
     x, g, b, mm, mv = args
-    N.check_float_tensor(call, x)
     ax = _runtime_axes(call, x, [int(attrs["axis"])])[0]
     return batch_norm_np(call, x, g, b, mm, mv, ax, float(attrs["epsilon"]), bool(attrs["center"]),
                          bool(attrs["scale"]), float(attrs["momentum"]), bool(attrs["training"]))
@@ -665,27 +706,27 @@ def _define_all() -> None:
         name="relax.nn.layer_norm", script="R.nn.layer_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("axes", "int_or_ints"), eps,
                 attr("center", "bool", True), attr("scale", "bool", True)),
-        infer=_layer_rms_infer, reference=_layer_norm_ref, legalize=_legalize_layer_norm, category="nn",
+        infer=_layer_rms_infer, check=_make_check_layer_norm(((1, "gamma"), (2, "beta"))), reference=_layer_norm_ref, legalize=_legalize_layer_norm, category="nn",
         doc="``R.nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)`` "
             "(OP.nn.layer_norm.C1-C4)."), _norm_axes_constructor))
     OPS.append(N.with_constructor(OpDef(
         name="relax.nn.rms_norm", script="R.nn.rms_norm",
         params=(arg("data"), arg("weight"), attr("axes", "int_or_ints", (-1,)), eps),
-        infer=_layer_rms_infer, reference=_rms_norm_ref, legalize=_legalize_rms_norm, category="nn",
+        infer=_layer_rms_infer, check=_make_check_layer_norm(((1, "weight"),)), reference=_rms_norm_ref, legalize=_legalize_rms_norm, category="nn",
         doc="``R.nn.rms_norm(data, weight, axes=-1, epsilon=1e-5)`` (OP.nn.rms_norm.C1-C4)."),
         _norm_axes_constructor))
     OPS.append(N.with_constructor(OpDef(
         name="relax.nn.group_norm", script="R.nn.group_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("num_groups", "int"), attr("channel_axis", "int"),
                 attr("axes", "int_or_ints"), eps, attr("center", "bool", True), attr("scale", "bool", True)),
-        infer=_group_norm_infer, reference=_group_norm_ref, legalize=_legalize_group_norm, category="nn",
+        infer=_group_norm_infer, check=_make_check_channel_norm(True), reference=_group_norm_ref, legalize=_legalize_group_norm, category="nn",
         doc="``R.nn.group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, center=True, "
             "scale=True)`` (OP.nn.group_norm.C1-C5)."), _norm_axes_constructor))
     OPS.append(N.with_constructor(OpDef(
         name="relax.nn.instance_norm", script="R.nn.instance_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("channel_axis", "int"), attr("axes", "int_or_ints"),
                 eps, attr("center", "bool", True), attr("scale", "bool", True)),
-        infer=_instance_norm_infer, reference=_instance_norm_ref, legalize=_legalize_instance_norm, category="nn",
+        infer=_instance_norm_infer, check=_make_check_channel_norm(False), reference=_instance_norm_ref, legalize=_legalize_instance_norm, category="nn",
         doc="``R.nn.instance_norm(data, gamma, beta, channel_axis, axes, epsilon=1e-5, center=True, scale=True)`` "
             "(OP.nn.instance_norm.C1-C4)."), _norm_axes_constructor))
     OPS.append(OpDef(
@@ -693,7 +734,7 @@ def _define_all() -> None:
         params=(arg("data"), arg("gamma"), arg("beta"), arg("moving_mean"), arg("moving_var"), attr("axis", "int"),
                 eps, attr("center", "bool", True), attr("scale", "bool", True), attr("momentum", "float", 0.1),
                 attr("training", "bool", True)),
-        infer=_batch_norm_infer, reference=_batch_norm_ref, legalize=_legalize_batch_norm, category="nn",
+        infer=_batch_norm_infer, check=_check_batch_norm, reference=_batch_norm_ref, legalize=_legalize_batch_norm, category="nn",
         doc="``R.nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon=1e-5, center=True, "
             "scale=True, momentum=0.1, training=True)`` -> (out, new_mean, new_var) (OP.nn.batch_norm.C1-C5)."))
 

@@ -38,6 +38,7 @@ from . import nn_common as N
 from . import te
 from . import te_ops as O
 from .nn import legalizable, te_pad
+from .args import OpArgs
 from .opdef import OpDef, arg, attr
 
 _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
@@ -190,21 +191,97 @@ def _counts(n: int, o: int, k: int, s: int, pb: int, pe: int, d: int, include_pa
     return _truncdiv(end - (start + d * jumps), d) + 1
 
 
+def pool_plan(op: str, spatial: Sequence[int], kernel, strides, padding, dilation, ceil_mode: bool
+              ) -> Tuple[List[Tuple[int, int]], List[int]]:
+    """OP.NN.POOL.SEM.1: per spatial dim the (before, after) padding of the windowed input and the output
+    size; OpRuntimeError when a window does not fit."""
+    nsp = len(spatial)
+    pads, outs = [], []
+    for i, n in enumerate(spatial):
+        pb, pe = padding[i], padding[i + nsp] + (strides[i] - 1 if ceil_mode else 0)
+        o = _out_len(n, kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i], ceil_mode)
+        if o < 0:
+            raise OpRuntimeError(f"{op}: the window does not fit in spatial dim {i} (input {n})")
+        pads.append((pb, pe))
+        outs.append(o)
+    return pads, outs
+
+
+def pool_counts(op: str, spatial: Sequence[int], outs: Sequence[int], kernel, strides, padding, dilation,
+                include_pad: bool, integer: bool) -> np.ndarray:
+    """OP.NN.POOL.SEM.3: the element count of every window of an average pool (over the spatial dims);
+    an integer average over an empty window is an OpRuntimeError."""
+    nsp = len(spatial)
+    count = np.ones((1,) * nsp, dtype=np.int64)
+    for i in range(nsp):
+        c = _counts(spatial[i], outs[i], kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i],
+                    include_pad)
+        shape = [1] * nsp
+        shape[i] = outs[i]
+        count = count * c.reshape(shape)
+    if not include_pad:
+        count = np.maximum(count, 1)
+    if integer and np.any(count == 0):
+        raise OpRuntimeError(f"{op}: integer average over an empty window")
+    return count
+
+
+def adaptive_ranges(op: str, spatial: Sequence[int], out_size: Sequence[int], integer: bool
+                    ) -> List[List[Tuple[int, int]]]:
+    """OP.NN.POOL.SEM.4: per spatial dim the ``[start, end)`` of every output position's window;
+    OpRuntimeError for a negative output size or an integer average over an empty window."""
+    ranges = []
+    for i, (n, m) in enumerate(zip(spatial, out_size)):
+        if m < 0:
+            raise OpRuntimeError(f"{op}: negative output size {m}")
+        rs = []
+        for o in range(m):
+            start = (o * n) // m
+            t = ((o + 1) * n) // m
+            end = t if ((o + 1) * n) % m == 0 else t + 1
+            rs.append((start, end))
+        ranges.append(rs)
+    if integer and all(out_size) and any(e == b for rs in ranges for b, e in rs):
+        raise OpRuntimeError(f"{op}: integer average over an empty window")
+    return ranges
+
+
+def pool_attrs(attrs) -> Tuple[Tuple[int, ...], ...]:
+    return tuple(tuple(int(v) for v in attrs[n]) for n in ("pool_size", "strides", "padding", "dilation"))
+
+
+def _check_pool(args: OpArgs) -> None:
+    """OP.NN.POOL.C4 at run time: layouts that permute the canonical one; a tensor of rank ``2 +
+    spatial dims``; windows that fit (:func:`pool_plan`, :func:`adaptive_ranges`); no integer average
+    over an empty window."""
+    op = args.op_name
+    kind, nsp = _kind(op)
+    tgt = "NC" + _SPATIAL[nsp]
+    perm = N.layout_perm(args.call, args.attrs["layout"], tgt, "data")
+    N.layout_perm(args.call, args.attrs["out_layout"], tgt, "output")
+    if args.ndim(0) != nsp + 2:
+        raise args.error(OpRuntimeError, f"{op}: expects a rank-{nsp + 2} tensor, got rank {args.ndim(0)}")
+    spatial = N.forward_shape(args.shape(0), perm)[2:]
+    integer = not _dt.is_float(args.dtype(0))
+    try:
+        if kind == "adaptive":
+            size = args.attrs.get("output_size")
+            adaptive_ranges(op, spatial, spatial if size is None else [int(v) for v in size], integer)
+        else:
+            k, s, p, d = pool_attrs(args.attrs)
+            _, outs = pool_plan(op, spatial, k, s, p, d, bool(args.attrs["ceil_mode"]))
+            if kind == "avg":
+                pool_counts(op, spatial, outs, k, s, p, d, bool(args.attrs["count_include_pad"]), integer)
+    except OpRuntimeError as e:
+        raise e.with_span(args.span)
+
+
 def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, ceil_mode: bool,
             count_include_pad: bool) -> np.ndarray:
     """OP.NN.POOL.SEM.1-3 in the canonical layout (N, C, *S)."""
     nsp = x.ndim - 2
     dt = N.dtype_of(x)
-    pads, outs = [], []
-    for i in range(nsp):
-        n = x.shape[2 + i]
-        pb, pe = padding[i], padding[i + nsp] + (strides[i] - 1 if ceil_mode else 0)
-        o = _out_len(n, kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i], ceil_mode)
-        if o < 0:
-            raise OpRuntimeError(f"{C.op_name(call)}: the window does not fit in spatial dim {i} (input {n})",
-                                 call.span)
-        pads.append((pb, pe))
-        outs.append(o)
+    pads, outs = pool_plan(C.op_name(call), x.shape[2:], kernel, strides, padding, dilation, ceil_mode)
     fill = _dt.min_value(dt) if kind == "max" else 0
     xp = np.pad(x, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads], constant_values=fill)
     crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
@@ -230,19 +307,10 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
                         else (acc | v)
     if kind == "max":
         return acc
-    count = np.ones((1,) * nsp, dtype=np.int64)
-    for i in range(nsp):
-        c = _counts(x.shape[2 + i], outs[i], kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i],
-                    count_include_pad)
-        shape = [1] * nsp
-        shape[i] = outs[i]
-        count = count * c.reshape(shape)
-    if not count_include_pad:
-        count = np.maximum(count, 1)
+    count = pool_counts(C.op_name(call), x.shape[2:], outs, kernel, strides, padding, dilation, count_include_pad,
+                        f is None)
     if f is not None:
         return f.div(acc, count.astype(N.np_dtype(dt)))
-    if np.any(count == 0):
-        raise OpRuntimeError(f"{C.op_name(call)}: integer average over an empty window", call.span)
     a64 = acc.astype(np.int64)
     q = np.abs(a64) // count
     return np.where(a64 < 0, -q, q).astype(x.dtype)
@@ -252,18 +320,7 @@ def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray
     """OP.NN.POOL.SEM.4 in the canonical layout."""
     nsp = x.ndim - 2
     dt = N.dtype_of(x)
-    ranges = []
-    for i in range(nsp):
-        n, m = x.shape[2 + i], out_size[i]
-        if m < 0:
-            raise OpRuntimeError(f"{C.op_name(call)}: negative output size {m}", call.span)
-        rs = []
-        for o in range(m):
-            start = (o * n) // m
-            t = ((o + 1) * n) // m
-            end = t if ((o + 1) * n) % m == 0 else t + 1
-            rs.append((start, end))
-        ranges.append(rs)
+    ranges = adaptive_ranges(C.op_name(call), x.shape[2:], out_size, not _dt.is_float(dt))
     out = np.zeros(x.shape[:2] + tuple(out_size), dtype=x.dtype)
     f = N.FloatOps(dt) if _dt.is_float(dt) else None
     for pos in itertools.product(*[range(m) for m in out_size]):
@@ -278,8 +335,6 @@ def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray
             out[(slice(None), slice(None)) + pos] = f.div(s, f.const(float(cnt)))
         else:
             s = flat.astype(np.int64).sum(axis=-1).astype(x.dtype).astype(np.int64)
-            if cnt == 0:
-                raise OpRuntimeError(f"{C.op_name(call)}: integer average over an empty window", call.span)
             q = np.abs(s) // cnt
             out[(slice(None), slice(None)) + pos] = np.where(s < 0, -q, q).astype(x.dtype)
     return out
@@ -291,15 +346,13 @@ def _pool_ref(args, attrs, call, ctx):
     tgt = "NC" + _SPATIAL[nsp]
     perm = N.layout_perm(call, attrs["layout"], tgt, "data")
     operm = N.layout_perm(call, attrs["out_layout"], tgt, "output")
-    if x.ndim != nsp + 2:
-        raise OpRuntimeError(f"{C.op_name(call)}: expects a rank-{nsp + 2} tensor, got rank {x.ndim}", call.span)
     xc = N.to_canonical(x, perm)
     if kind == "adaptive":
         size = attrs.get("output_size")
         size = tuple(xc.shape[2:]) if size is None else tuple(int(v) for v in size)
         y = adaptive_pool_np(call, xc, size)
     else:
-        k, s, p, d = (tuple(int(v) for v in attrs[n]) for n in ("pool_size", "strides", "padding", "dilation"))
+        k, s, p, d = pool_attrs(attrs)
         y = pool_np(call, xc, kind, k, s, p, d, bool(attrs["ceil_mode"]), bool(attrs["count_include_pad"]))
     return np.ascontiguousarray(N.from_canonical(y, operm))
 
@@ -458,7 +511,8 @@ def _make_pool(kind: str, nsp: int) -> OpDef:
               attr("padding", "ints", tuple([0] * (2 if nsp == 1 else nsp))), attr("dilation", "ints", ones),
               attr("ceil_mode", "bool", False), attr("count_include_pad", "bool", cip_default),
               attr("layout", "str", "NC" + _SPATIAL[nsp]), attr("out_layout", "optional_str", None))
-    d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=params, infer=_pool_infer, reference=_pool_ref,
+    d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=params, infer=_pool_infer,
+              check=_check_pool, reference=_pool_ref,
               legalize=_pool_legalize, category="nn",
               print_call=N.print_in_order(("pool_size", "strides", "dilation", "padding", "ceil_mode",
                                            "count_include_pad", "layout", "out_layout")),
@@ -472,7 +526,7 @@ def _make_adaptive(nsp: int) -> OpDef:
     params = (arg("data"), attr("output_size", "optional_ints", None), attr("layout", "str", "NC" + _SPATIAL[nsp]),
               attr("out_layout", "optional_str", None))
     d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=params, infer=_adaptive_infer,
-              reference=_pool_ref, legalize=_pool_legalize, category="nn",
+              check=_check_pool, reference=_pool_ref, legalize=_pool_legalize, category="nn",
               doc=f"``R.nn.{name}(data, output_size=None, layout, out_layout)``: {nsp}-d adaptive average pooling "
                   f"(OP.nn.{name}.C1-C3).")
     return N.with_constructor(d, _adaptive_constructor(d.name))

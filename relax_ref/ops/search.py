@@ -46,6 +46,8 @@ from . import common as C
 from . import te
 from . import te_ops as O
 from . import tir_kernels as K
+from .args import OpArgs
+from .checks import element_count, no_kernel, reduce_axes
 from .opdef import OpDef, arg, attr
 from .statistical import (
     _rows, dtype_of, known_shapes, np_dtype, reduce_axes_of, reduced_shape, sort_order, tir_cast, unsupported,
@@ -94,19 +96,13 @@ def _infer_arg_extreme(call: rx.Call, ctx: Any) -> TensorStructInfo:
 
 
 def _make_ref_arg_extreme(is_max: bool):
-    name = "argmax" if is_max else "argmin"
-
     def ref(args, attrs, call, ctx):
         x = args[0]
         dt = dtype_of(x)
-        if dt == "bool":
-            raise unsupported(call, f"{name} of a bool tensor")
         axis = attrs.get("axis")
         axes = reduce_axes_of(None if axis is None else [int(axis)], x.ndim)
         rows = _rows(x, axes)
         n = rows.shape[-1]
-        if n == 0:
-            raise OpRuntimeError(f"{name}: the reduced axis is empty", call.span)
         idx = np.full(rows.shape[:-1], -1, dtype=np.int64)
         val = np.full(rows.shape[:-1], _dt.min_value(dt) if is_max else _dt.max_value(dt), dtype=x.dtype)
         for k in range(n):
@@ -266,11 +262,7 @@ def _infer_topk(call: rx.Call, ctx: Any):
 
 
 def _sorted_along(call, x: np.ndarray, axis: int, descending: bool):
-    if dtype_of(x) == "bool":
-        raise unsupported(call, f"{C.op_name(call)[len('relax.'):]} of a bool tensor")
-    ax = axis % x.ndim if x.ndim else 0
-    if x.ndim == 0:
-        raise OpRuntimeError(f"{C.op_name(call)}: cannot sort a 0-d tensor along axis {axis}", call.span)
+    ax = axis % x.ndim
     moved = np.moveaxis(x, ax, -1)
     order = sort_order(moved, descending)
     vals = np.take_along_axis(moved, order, axis=-1)
@@ -290,7 +282,7 @@ def _ref_argsort(args, attrs, call, ctx):
 
 
 def _topk_len(call, x: np.ndarray, ax: int) -> int:
-    """OP.topk.C2: the number of elements kept along the axis."""
+    """OP.topk.C2: the number of elements kept along the axis (``k`` fits: :func:`_check_topk`)."""
     k = int(call.attrs.get("k", 1))
     n = x.shape[ax]
     xs = call.args[0].struct_info
@@ -298,8 +290,6 @@ def _topk_len(call, x: np.ndarray, ax: int) -> int:
         isinstance(xs.shape.values[ax], P.IntImm)
     if k < 1 or (static and k >= n):
         return n
-    if k > n:
-        raise OpRuntimeError(f"relax.topk: k = {k} exceeds the length {n} of axis {ax}", call.span)
     return k
 
 
@@ -401,8 +391,6 @@ def _matched(da: str, db: str) -> str:
 
 def _ref_bucketize(args, attrs, call, ctx):
     x, b = args
-    if b.ndim != 1:
-        raise OpRuntimeError(f"relax.bucketize: boundaries must be 1-D, got shape {b.shape}", call.span)
     dt = _matched(dtype_of(b), dtype_of(x))
     seq = tir_cast(b, dtype_of(b), dt)
     vals = tir_cast(x, dtype_of(x), dt)
@@ -551,8 +539,6 @@ def _ref_unique(args, attrs, call, ctx):
     x = args[0]
     flags = [_prim_int(v) for v in args[1:5]]
     axis = _prim_int(args[5]) if len(args) == 6 and args[5] is not None else None
-    if axis is not None and not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
-        raise OpRuntimeError(f"relax.unique: axis {axis} is out of range for a tensor of rank {x.ndim}", call.span)
     return unique_values(x, *[bool(f) for f in flags], axis)
 
 
@@ -605,6 +591,65 @@ def _int_prim(v: Any, name: str, span) -> rx.Expr:
 # ---------------------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------------------
+# Run-time checks (OpDef.check, every evaluator)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _make_check_arg_extreme(name: str):
+    """OP.argmax.C2: no bool kernel; the axis within the rank; the reduced axis is not empty
+    (OP.SEARCH.SEM.1)."""
+
+    def check(args: OpArgs) -> None:
+        if args.dtype(0) == "bool":
+            raise no_kernel(args, f"{name} of a bool tensor")
+        axis = args.attrs.get("axis")
+        axes = reduce_axes(args, 0, None if axis is None else [int(axis)])
+        args.fail_if(element_count(args, 0, axes) == 0, lambda: OpRuntimeError(f"{name}: the reduced axis is empty"))
+    return check
+
+
+def _check_sort(args: OpArgs) -> None:
+    """OP.sort.C2: no bool kernel; a 0-d tensor cannot be sorted."""
+    if args.dtype(0) == "bool":
+        raise no_kernel(args, f"{args.op_name[len('relax.'):]} of a bool tensor")
+    if args.ndim(0) == 0:
+        raise args.error(OpRuntimeError, f"{args.op_name}: cannot sort a 0-d tensor along axis "
+                                         f"{int(args.attrs.get('axis', -1))}")
+
+
+def _check_topk(args: OpArgs) -> None:
+    """OP.topk.C2: as sort; ``k`` (at least 1, and below a static axis length, else the whole axis)
+    does not exceed the length of the axis (OP.SEARCH.SEM.3)."""
+    _check_sort(args)
+    k = int(args.attrs.get("k", 1))
+    ax = int(args.attrs.get("axis", -1)) % args.ndim(0)
+    n = args.shape(0)[ax]
+    xs = args.call.args[0].struct_info
+    static = isinstance(xs, TensorStructInfo) and isinstance(xs.shape, rx.ShapeExpr) and \
+        isinstance(xs.shape.values[ax], P.IntImm)
+    if k < 1 or (static and args.is_static(n) and k >= n):
+        return
+    length = f" {n}" if args.is_static(n) else ""
+    args.fail_if(n < k, lambda: OpRuntimeError(f"relax.topk: k = {k} exceeds the length{length} of axis {ax}"))
+
+
+def _check_bucketize(args: OpArgs) -> None:
+    """OP.bucketize.C2: the boundaries are 1-D."""
+    if args.ndim(1) != 1:
+        raise args.error(OpRuntimeError, f"relax.bucketize: boundaries must be 1-D, got shape "
+                                         f"{args.size_text(args.shape(1))}")
+
+
+def _check_unique(args: OpArgs) -> None:
+    """OP.unique.C2: ``axis`` within the rank (a 0-d tensor counts as 1-d)."""
+    if len(args) == 6 and args.kind(5) != "null":
+        axis = int(args.prim(5))
+        nd = args.ndim(0)
+        if not -max(nd, 1) <= axis < max(nd, 1):
+            raise args.error(OpRuntimeError, f"relax.unique: axis {axis} is out of range for a tensor of rank {nd}")
+
+
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
 OPS: List[OpDef] = []
 
@@ -612,22 +657,22 @@ OPS: List[OpDef] = []
 def _define_all() -> None:
     arg_params = (arg("x"), attr("axis", "optional_int", None), attr("keepdims", "bool", False))
     OPS.append(OpDef(name="relax.argmax", script="R.argmax", params=arg_params, infer=_infer_arg_extreme,
-                   reference=_make_ref_arg_extreme(True), legalize=_make_legalize_arg_extreme(True),
+                   check=_make_check_arg_extreme("argmax"), reference=_make_ref_arg_extreme(True), legalize=_make_legalize_arg_extreme(True),
                    category="search", doc="``R.argmax(x, axis=None, keepdims=False)``: int64 index of the "
                                           "first largest element (OP.argmax.C1)."))
     OPS.append(OpDef(name="relax.argmin", script="R.argmin", params=arg_params, infer=_infer_arg_extreme,
-                   reference=_make_ref_arg_extreme(False), legalize=_make_legalize_arg_extreme(False),
+                   check=_make_check_arg_extreme("argmin"), reference=_make_ref_arg_extreme(False), legalize=_make_legalize_arg_extreme(False),
                    category="search", doc="``R.argmin(x, axis=None, keepdims=False)``: int64 index of the "
                                           "first smallest element (OP.argmin.C1)."))
     OPS.append(OpDef(name="relax.sort", script="R.sort",
                    params=(arg("x"), attr("axis", "int", -1), attr("descending", "bool", False)),
-                   infer=_infer_sort, reference=_ref_sort, legalize=_legalize_sort_family("sort"),
+                   infer=_infer_sort, check=_check_sort, reference=_ref_sort, legalize=_legalize_sort_family("sort"),
                    category="search", notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.sort(x, axis=-1, descending=False)``: stable sort along ``axis`` (OP.sort.C1)."))
     OPS.append(OpDef(name="relax.argsort", script="R.argsort",
                    params=(arg("data"), attr("axis", "int", -1), attr("descending", "bool", False),
                            attr("dtype", "dtype", "int32")),
-                   infer=_infer_argsort, reference=_ref_argsort, legalize=_legalize_sort_family("argsort"),
+                   infer=_infer_argsort, check=_check_sort, reference=_ref_argsort, legalize=_legalize_sort_family("argsort"),
                    category="search", notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.argsort(data, axis=-1, descending=False, dtype='int32')``: the stable sorting "
                        "permutation (OP.argsort.C1)."))
@@ -635,14 +680,14 @@ def _define_all() -> None:
                    params=(arg("data"), attr("k", "int", 1), attr("axis", "int", -1),
                            attr("ret_type", "str", "both"), attr("largest", "bool", True),
                            attr("dtype", "dtype", "int32")),
-                   infer=_infer_topk, reference=_ref_topk, legalize=_legalize_sort_family("topk"),
+                   infer=_infer_topk, check=_check_topk, reference=_ref_topk, legalize=_legalize_sort_family("topk"),
                    category="search", notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.topk(data, k=1, axis=-1, ret_type='both', largest=True, dtype='int32')``: the "
                        "k largest (smallest) elements and their indices (OP.topk.C1)."))
     OPS.append(OpDef(name="relax.bucketize", script="R.bucketize",
                    params=(arg("input_tensor"), arg("boundaries"), attr("out_int32", "bool", False),
                            attr("right", "bool", False)),
-                   infer=_infer_bucketize, reference=_ref_bucketize, legalize=_legalize_bucketize,
+                   infer=_infer_bucketize, check=_check_bucketize, reference=_ref_bucketize, legalize=_legalize_bucketize,
                    category="search",
                    doc="``R.bucketize(input_tensor, boundaries, out_int32=False, right=False)``: bucket "
                        "index of every element by binary search (OP.bucketize.C1)."))
@@ -657,7 +702,7 @@ def _define_all() -> None:
                    params=(arg("x"), arg("sorted", "prim", True), arg("return_index", "prim", False),
                            arg("return_inverse", "prim", False), arg("return_counts", "prim", False),
                            arg("axis", "prim", None)),
-                   infer=_infer_unique, reference=_ref_unique, parse_call=_unique_parse_call,
+                   infer=_infer_unique, check=_check_unique, reference=_ref_unique, parse_call=_unique_parse_call,
                    category="search", data_dependent=True, extra={"call_packed": "relax.run.unique"},
                    legalize_exempt="data-dependent output shape: LegalizeOps calls the packed function "
                                    "relax.run.unique, as TVM 0.25 does",

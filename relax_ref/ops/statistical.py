@@ -48,6 +48,8 @@ from . import common as C
 from . import te
 from . import te_ops as O
 from . import tir_kernels as K
+from .args import OpArgs
+from .checks import check_axis, element_count, no_kernel, reduce_axes
 from .opdef import OpDef, arg, attr
 
 # ---------------------------------------------------------------------------------------------------
@@ -141,8 +143,6 @@ def _int_div_count(s: np.ndarray, count: int, src: str) -> np.ndarray:
     matched type (int64, or uint64 for uint64 sums)."""
     wide = "uint64" if src == "uint64" else "int64"
     a = tir_cast(s, src, wide)
-    if count == 0:
-        raise DivisionByZeroError("integer division by zero: the reduction has no elements")
     if wide == "uint64":
         return a // np.uint64(count)
     q = np.abs(a) // np.int64(count)
@@ -172,15 +172,6 @@ def _variance_values(x: np.ndarray, axes: Sequence[int], keepdims: bool) -> Tupl
             dev = tir_cast(x, dt, mdt) - m
             sq = dev * dev
     return _mean_values(sq, axes, keepdims)
-
-
-def _check_axes(call: rx.Call, x: np.ndarray, axis) -> List[int]:
-    axes = reduce_axes_of(axis, x.ndim)
-    for a in axes:
-        if not 0 <= a < x.ndim:
-            raise OpRuntimeError(f"{C.op_name(call)}: axis {a} is out of range for a tensor of rank {x.ndim}",
-                                 call.span)
-    return axes
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -279,21 +270,19 @@ def infer_scan(call: rx.Call, ctx: Any) -> TensorStructInfo:
 
 def _ref_sum(args, attrs, call, ctx):
     x = args[0]
-    return _sum_in_dtype(x, _check_axes(call, x, attrs.get("axis")), bool(attrs.get("keepdims")))
+    return _sum_in_dtype(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")))
 
 
 def _ref_prod(args, attrs, call, ctx):
     x = args[0]
-    return _sum_in_dtype(x, _check_axes(call, x, attrs.get("axis")), bool(attrs.get("keepdims")), "mul")
+    return _sum_in_dtype(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")), "mul")
 
 
 def _make_ref_extreme(is_max: bool):
     def ref(args, attrs, call, ctx):
         x = args[0]
         dt = dtype_of(x)
-        if dt == "bool":
-            raise unsupported(call, f"{'max' if is_max else 'min'} of a bool tensor")
-        axes = _check_axes(call, x, attrs.get("axis"))
+        axes = reduce_axes_of(attrs.get("axis"), x.ndim)
         init = _dt.min_value(dt) if is_max else _dt.max_value(dt)
         fn = (lambda a, b: np.where(a > b, a, b)) if is_max else (lambda a, b: np.where(a < b, a, b))
         return fold(x, axes, bool(attrs.get("keepdims")), fn, init)
@@ -302,20 +291,20 @@ def _make_ref_extreme(is_max: bool):
 
 def _ref_mean(args, attrs, call, ctx):
     x = args[0]
-    out, src = _mean_values(x, _check_axes(call, x, attrs.get("axis")), bool(attrs.get("keepdims")))
+    out, src = _mean_values(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")))
     return tir_cast(out, src, dtype_of(x))
 
 
 def _ref_variance(args, attrs, call, ctx):
     x = args[0]
-    out, src = _variance_values(x, _check_axes(call, x, attrs.get("axis")), bool(attrs.get("keepdims")))
+    out, src = _variance_values(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")))
     return tir_cast(out, src, dtype_of(x))
 
 
 def _ref_std(args, attrs, call, ctx):
     x = args[0]
     dt = dtype_of(x)
-    v, src = _variance_values(x, _check_axes(call, x, attrs.get("axis")), bool(attrs.get("keepdims")))
+    v, src = _variance_values(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")))
     with np.errstate(all="ignore"):
         if _dt.is_float(dt):
             return np.asarray(_sqrt(dt, v)).astype(x.dtype)
@@ -348,11 +337,9 @@ def _ref_median(args, attrs, call, ctx):
     x = args[0]
     axis = attrs.get("axis")
     keepdims = bool(attrs.get("keepdims"))
-    axes = _check_axes(call, x, axis)
+    axes = reduce_axes_of(axis, x.ndim)
     rows = _rows(x, axes)
     n = rows.shape[-1]
-    if n == 0:
-        raise OpRuntimeError(f"{C.op_name(call)}: the median of no elements is undefined", call.span)
     order = sort_order(rows, False)
     mid = (n - 1) // 2
     pick = order[..., mid]
@@ -373,18 +360,12 @@ def _make_ref_scan(op: str):
     def ref(args, attrs, call, ctx):
         x = args[0]
         out_dt = _scan_dtype(call, x)
-        if out_dt == "bool":
-            raise unsupported(call, f"{'cumsum' if op == 'add' else 'cumprod'} with bool accumulation")
         axis = attrs.get("axis")
         if axis is None:
             data = x.reshape(-1)
             ax = 0
         else:
-            ax = int(axis)
-            if not -x.ndim <= ax < x.ndim:
-                raise OpRuntimeError(f"{C.op_name(call)}: axis {ax} is out of range for a tensor of rank "
-                                     f"{x.ndim}", call.span)
-            ax %= x.ndim
+            ax = int(axis) % x.ndim
             data = x
         v = tir_cast(data, dtype_of(x), out_dt)
         ufunc = np.add if op == "add" else np.multiply
@@ -637,6 +618,45 @@ _DOCS = {
 }
 
 
+# ---------------------------------------------------------------------------------------------------
+# Run-time checks (OpDef.check, every evaluator)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _make_check_reduction(name: str):
+    """OP.<op>.C2: the axes are within the rank of the tensor; ``max``/``min`` have no bool kernel;
+    the integer ``mean``/``variance``/``std`` of no elements divides by zero (OP.STAT.SEM.5)."""
+
+    def check(args: OpArgs) -> None:
+        if name in ("max", "min") and args.dtype(0) == "bool":
+            raise no_kernel(args, f"{name} of a bool tensor")
+        axes = reduce_axes(args, 0, args.attrs.get("axis"))
+        if name in ("mean", "variance", "std") and not _dt.is_float(args.dtype(0)):
+            args.fail_if(element_count(args, 0, axes) == 0, lambda: DivisionByZeroError(
+                "integer division by zero: the reduction has no elements"))
+    return check
+
+
+def _check_median(args: OpArgs) -> None:
+    """OP.median.C2: the axes are within the rank; the median of no elements is undefined."""
+    axes = reduce_axes(args, 0, args.attrs.get("axis"))
+    args.fail_if(element_count(args, 0, axes) == 0, lambda: OpRuntimeError(
+        f"{args.op_name}: the median of no elements is undefined"))
+
+
+def _make_check_scan(op: str):
+    """OP.cumsum.C2: no bool accumulation kernel; ``axis`` within the rank."""
+
+    def check(args: OpArgs) -> None:
+        dt = args.attrs.get("dtype") or "void"
+        if (args.dtype(0) if dt == "void" else dt) == "bool":
+            raise no_kernel(args, f"{'cumsum' if op == 'add' else 'cumprod'} with bool accumulation")
+        axis = args.attrs.get("axis")
+        if axis is not None:
+            check_axis(args, int(axis), args.ndim(0))
+    return check
+
+
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
 OPS: List[OpDef] = []
 
@@ -648,19 +668,20 @@ def _define_all() -> None:
         legal = _make_legalize_simple(name) if name in ("sum", "prod", "max", "min") else \
             _make_legalize_moment(name)
         OPS.append(OpDef(name=f"relax.{name}", script=f"R.{name}", params=_REDUCE_PARAMS, infer=infer_statistical,
-                       reference=refs[name], legalize=legal, category="statistical",
+                       check=_make_check_reduction(name), reference=refs[name], legalize=legal,
+                       category="statistical",
                        doc=f"``R.{name}(x, axis=None, keepdims=False)``: {_DOCS[name]} (OP.{name}.C1)."))
     OPS.append(OpDef(name="relax.median", script="R.median", params=_REDUCE_PARAMS, infer=infer_median,
-                   reference=_ref_median, legalize=_legalize_median, category="statistical",
+                   check=_check_median, reference=_ref_median, legalize=_legalize_median, category="statistical",
                    doc="``R.median(x, axis=None, keepdims=False)``: lower median over ``axis``; with one "
                        "axis also the index of the median (OP.median.C1)."))
     OPS.append(OpDef(name="relax.cumsum", script="R.cumsum", params=_SCAN_PARAMS, infer=infer_scan,
-                   reference=_make_ref_scan("add"), legalize=_legalize_scan("add"), category="statistical",
+                   check=_make_check_scan("add"), reference=_make_ref_scan("add"), legalize=_legalize_scan("add"), category="statistical",
                    notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.cumsum(data, axis=None, dtype=None, exclusive=False)``: running sum "
                        "(OP.cumsum.C1)."))
     OPS.append(OpDef(name="relax.cumprod", script="R.cumprod", params=_SCAN_PARAMS, infer=infer_scan,
-                   reference=_make_ref_scan("mul"), legalize=_legalize_scan("mul"), category="statistical",
+                   check=_make_check_scan("mul"), reference=_make_ref_scan("mul"), legalize=_legalize_scan("mul"), category="statistical",
                    notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.cumprod(data, axis=None, dtype=None, exclusive=False)``: running product "
                        "(OP.cumprod.C1)."))

@@ -9,13 +9,14 @@ import pytest
 
 from relax_ref.analysis.context import InferContext, make_analyzer
 from relax_ref.errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
-from relax_ref.values import PrimScalar
+from relax_ref.interp import op_table
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.attrs import Attrs
 from relax_ref.ir.dtype import from_numpy
 from relax_ref.ir.struct_info import PrimStructInfo, TensorStructInfo
 from relax_ref.ops import registry
+from relax_ref.values import PrimScalar
 
 from ops_helpers import same
 
@@ -29,7 +30,8 @@ def _sinfo(v):
 
 
 def ref(op, *values, extra_args=(), **attrs):
-    """Run the registry reference of ``op`` on ``values`` (plus literal Relax ``extra_args``)."""
+    """Run ``op`` on ``values`` (plus literal Relax ``extra_args``) as the interpreter does: its check,
+    then its reference semantics."""
     d = registry.get(op)
     args = [rx.Var(f"a{i}", struct_info=_sinfo(v)) for i, v in enumerate(values)] + list(extra_args)
     full = dict(d.attr_defaults())
@@ -38,7 +40,7 @@ def ref(op, *values, extra_args=(), **attrs):
     sinfo = d.infer(call, InferContext(make_analyzer()))
     call = rx.Call(rx.Op(op), tuple(args), Attrs(full), struct_info=sinfo)
     vals = list(values) + [PrimScalar(e.value.value, e.value.dtype) for e in extra_args]
-    return d.reference(vals, call.attrs, call, None)
+    return op_table.apply(call, vals)
 
 
 def prim(value, dtype):
@@ -302,9 +304,8 @@ def test_prim_operands():
 
 def test_runtime_broadcast_failure():
     with pytest.raises(OpRuntimeError, match="broadcast"):
-        registry.get("relax.add").reference(
-            [np.zeros(2, "float32"), np.zeros(3, "float32")], Attrs(),
-            rx.Call(rx.Op("relax.add"), (), struct_info=TensorStructInfo(None, "float32", 1)), None)
+        op_table.apply(rx.Call(rx.Op("relax.add"), (), struct_info=TensorStructInfo(None, "float32", 1)),
+                       [np.zeros(2, "float32"), np.zeros(3, "float32")])
 
 
 @pytest.mark.parametrize("op,da,db", [

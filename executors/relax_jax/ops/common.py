@@ -7,7 +7,6 @@ from typing import Any, Callable, Sequence, Tuple
 import jax.numpy as jnp
 import numpy as np
 
-from relax_ref.errors import OpRuntimeError
 from relax_ref.ir import dtype as _dt
 
 from ..errors import NeedsExact
@@ -60,9 +59,10 @@ def logical_shape(ctx: LowerCtx, i: int) -> Tuple[Any, ...]:
     return ()
 
 
-def check_broadcast(ctx: LowerCtx, idx: Sequence[int]) -> None:
-    """OpRuntimeError when operand shapes cannot be broadcast together (run-time shapes); padded
-    axes that would broadcast against a different physical extent need exact shapes."""
+def broadcast_padding(ctx: LowerCtx, idx: Sequence[int]) -> None:
+    """Request exact shapes when a padded axis of the operands ``idx`` would broadcast against a
+    different physical extent (a static 1 broadcasts against a padded axis exactly). Whether the
+    shapes broadcast at all is the operator's check (``relax_ref.ops.checks.check_broadcast``)."""
     shapes = []
     for i in idx:
         v = ctx.vals[i]
@@ -73,40 +73,13 @@ def check_broadcast(ctx: LowerCtx, idx: Sequence[int]) -> None:
         else:
             shapes.append(())
     nd = max((len(s) for s in shapes), default=0)
-    padded = [(s, [None] * (nd - len(s)) + list(s)) for s in shapes]
-    bad_static = False
-    traced_conds = []
+    cols = [[None] * (nd - len(s)) + list(s) for s in shapes]
     for a in range(nd):
-        col = [p[a] for _, p in padded if p[a] is not None]
-        statics = {int(d.val) for d in col if d.is_static}
-        non1 = statics - {1}
-        if len(non1) > 1:
-            bad_static = True
-        traced = [d for d in col if not d.is_static]
-        if traced:
-            # a static 1 broadcasts against a padded axis exactly (the result keeps that axis's
-            # padding); two different physical extents other than 1 need exact shapes
-            phys = {d.phys for d in traced} | {int(d.val) for d in col if d.is_static}
+        col = [c[a] for c in cols if c[a] is not None]
+        if any(not d.is_static for d in col):
+            phys = {d.phys for d in col if not d.is_static} | {int(d.val) for d in col if d.is_static}
             if len(phys - {1}) > 1:
                 raise NeedsExact("a padded axis is broadcast")
-            ref = traced[0]
-            for d in traced[1:]:
-                if d.val is not ref.val:
-                    traced_conds.append(jnp.asarray(d.val) != jnp.asarray(ref.val))
-    if bad_static:
-        txt = ", ".join(str(tuple(int(d.val) if d.is_static else "?" for d in s)) for s, _ in padded)
-        raise ctx.error(OpRuntimeError, f"{ctx.op_name}: operands of shapes {txt} cannot be broadcast together")
-    for cnd in traced_conds:
-        name = ctx.op_name
-        ctx.check(cnd, lambda: OpRuntimeError(f"{name}: operands cannot be broadcast together"))
-
-
-def out_valid_mask(ctx: LowerCtx, shape: Sequence[int]) -> Any:
-    """The valid region of the output (None when exact)."""
-    dims = ctx.out_dims()
-    if dims is None or len(dims) != len(shape):
-        return None
-    return ctx.valid_mask(shape, [None if d.is_static else d for d in dims])
 
 
 def finish(ctx: LowerCtx, out: Any, operands: Sequence[Any], dtype: str) -> Any:
@@ -137,5 +110,5 @@ def tvm_min(a, b):
     return jnp.where(a < b, a, b)
 
 
-__all__ = ["dtype_of", "low_precision", "fcompute", "c", "as_array", "logical_shape", "check_broadcast",
-           "out_valid_mask", "finish", "inferred_dtype", "tvm_max", "tvm_min", "F32"]
+__all__ = ["dtype_of", "low_precision", "fcompute", "c", "as_array", "logical_shape", "broadcast_padding",
+           "finish", "inferred_dtype", "tvm_max", "tvm_min", "F32"]

@@ -1,9 +1,9 @@
 """Lowerings of the elementwise operators (semantics: ``relax_ref.ops.elementwise``, OP.ELEMWISE.*).
 
 All of them are exact on padded operands (``padding="elementwise"``): an output element depends only
-on the operand elements at its position. Run-time errors of the reference -- integer division by
-zero, ``INT_MIN / -1``, shift amounts out of range, shapes that do not broadcast -- are checks over the
-valid region of the output.
+on the operand elements at its position. The run-time errors -- integer division by zero,
+``INT_MIN / -1``, shift amounts out of range, shapes that do not broadcast, dtypes without a TVM kernel
+-- are the operators' ``check`` (``relax_ref.ops.elementwise``), over the valid region.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import math
 import jax.numpy as jnp
 from jax import lax
 
-from relax_ref.errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.elementwise import matched_dtype
 
@@ -21,13 +20,9 @@ from ..lowering import lowering
 from ..prim_jax import np_dtype
 from ..values import PrimV
 from .common import (
-    F32, as_array, c, check_broadcast, dtype_of, fcompute, finish, inferred_dtype, low_precision,
-    out_valid_mask, tvm_max, tvm_min,
+    F32, as_array, broadcast_padding, c, dtype_of, fcompute, finish, inferred_dtype, low_precision, tvm_max,
+    tvm_min,
 )
-
-
-def _unsupported(ctx, what: str) -> UnsupportedError:
-    return ctx.error(UnsupportedError, f"{ctx.op_name}: {what} (TVM 0.25 has no kernel for it)")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -41,12 +36,19 @@ _FLOAT_UNARY = {
 }
 
 
-def _float_unary(name: str, fn):
-    @lowering(f"relax.{name}", padding="elementwise")
+def _unary_prim(fn):
+    """Unary ops accept prim operands as shape-[1] tensors (NORM.OP.BCAST.3)."""
     def low(ctx, x):
-        dt = dtype_of(x)
-        return fcompute(dt, fn, x)
+        if isinstance(x, PrimV):
+            return fn(ctx, as_array(x))
+        return fn(ctx, x)
     return low
+
+
+def _float_unary(name: str, fn):
+    def low(ctx, x):
+        return fcompute(dtype_of(x), fn, x)
+    lowering(f"relax.{name}", padding="elementwise")(_unary_prim(low))
 
 
 for _n, _f in _FLOAT_UNARY.items():
@@ -54,6 +56,7 @@ for _n, _f in _FLOAT_UNARY.items():
 
 
 @lowering("relax.rsqrt", padding="elementwise")
+@_unary_prim
 def _rsqrt(ctx, x):
     dt = dtype_of(x)
     one = c(1, dt)
@@ -70,6 +73,7 @@ def sigmoid(x, dt: str):
 
 
 @lowering("relax.sigmoid", padding="elementwise")
+@_unary_prim
 def _sigmoid(ctx, x):
     return sigmoid(x, dtype_of(x))
 
@@ -84,25 +88,13 @@ def _identity_if_int(fn):
 
 
 for _n, _f in [("floor", jnp.floor), ("ceil", jnp.ceil), ("trunc", jnp.trunc), ("round", jnp.round)]:
-    lowering(f"relax.{_n}", padding="elementwise")(_identity_if_int(_f))
-
-
-def _unary_prim(fn):
-    """Unary ops accept prim operands as shape-[1] tensors (NORM.OP.BCAST.3)."""
-    def low(ctx, x):
-        if isinstance(x, PrimV):
-            out = fn(ctx, as_array(x))
-            return out
-        return fn(ctx, x)
-    return low
+    lowering(f"relax.{_n}", padding="elementwise")(_unary_prim(_identity_if_int(_f)))
 
 
 @lowering("relax.abs", padding="elementwise")
 def _abs(ctx, x):
     x = as_array(x)
     dt = dtype_of(x)
-    if dt == "bool":
-        raise _unsupported(ctx, "abs of a bool tensor")
     if _dt.is_uint(dt):
         return x
     return jnp.abs(x)
@@ -110,19 +102,13 @@ def _abs(ctx, x):
 
 @lowering("relax.negative", padding="elementwise")
 def _negative(ctx, x):
-    x = as_array(x)
-    dt = dtype_of(x)
-    if dt == "bool" or _dt.is_uint(dt):
-        raise _unsupported(ctx, f"negative of a {dt} tensor")
-    return jnp.negative(x)
+    return jnp.negative(as_array(x))
 
 
 @lowering("relax.sign", padding="elementwise")
 def _sign(ctx, x):
     x = as_array(x)
     dt = dtype_of(x)
-    if dt == "bool" or _dt.is_uint(dt):
-        raise _unsupported(ctx, f"sign of a {dt} tensor")
     one, mone, zero = c(1, dt), c(-1, dt), c(0, dt)
     return jnp.where(x > zero, one, jnp.where(x < zero, mone, zero)).astype(x.dtype)
 
@@ -140,8 +126,6 @@ def _check_kind(kind: str, fn, const: bool):
     def low(ctx, x):
         x = as_array(x)
         dt = dtype_of(x)
-        if dt == "bool":
-            raise _unsupported(ctx, f"{kind} of a bool tensor")
         if not _dt.is_float(dt):
             return jnp.full(x.shape, const, bool)
         return fn(x.astype(F32) if low_precision(dt) else x)
@@ -155,28 +139,12 @@ lowering("relax.isfinite", padding="elementwise")(_check_kind("isfinite", jnp.is
 
 @lowering("relax.logical_not", padding="elementwise")
 def _logical_not(ctx, x):
-    x = as_array(x)
-    if dtype_of(x) != "bool":
-        raise _unsupported(ctx, f"logical_not of a {dtype_of(x)} tensor (only bool)")
-    return jnp.logical_not(x)
+    return jnp.logical_not(as_array(x))
 
 
 @lowering("relax.bitwise_not", padding="elementwise")
 def _bitwise_not(ctx, x):
-    x = as_array(x)
-    dt = dtype_of(x)
-    if _dt.is_float(dt):
-        raise _unsupported(ctx, f"bitwise_not of a {dt} tensor")
-    return jnp.invert(x)
-
-
-# the unary ops above were registered without the prim wrapper for the float ones; prim operands of
-# float unary ops are converted the same way
-for _n in list(_FLOAT_UNARY) + ["rsqrt", "sigmoid", "floor", "ceil", "trunc", "round"]:
-    from ..lowering import LOWERINGS, JaxLowering
-
-    _low = LOWERINGS[f"relax.{_n}"]
-    LOWERINGS[f"relax.{_n}"] = JaxLowering(_unary_prim(_low.fn), "elementwise", False, f"relax.{_n}")
+    return jnp.invert(as_array(x))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -186,8 +154,6 @@ for _n in list(_FLOAT_UNARY) + ["rsqrt", "sigmoid", "floor", "ceil", "trunc", "r
 
 @lowering("relax.clip", padding="elementwise")
 def _clip(ctx, x, lo, hi):
-    if not hasattr(x, "shape") or isinstance(x, PrimV):
-        raise ctx.error(UnsupportedError, "relax.clip: only tensor inputs can be clipped at run time")
     dt = dtype_of(x)
     t = np_dtype(dt)
     lo_v = jnp.asarray(lo.val).astype(t)
@@ -204,28 +170,6 @@ _BOOL_AS_INT = {"add", "subtract", "multiply", "divide", "floor_divide", "mod", 
 _CMP = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 
 
-def _binary_support(ctx, name: str, dt: str) -> None:
-    isf = _dt.is_float(dt)
-    if name in ("bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor") and isf:
-        raise _unsupported(ctx, f"{name} of {dt} operands")
-    if name in ("left_shift", "right_shift") and (isf or dt == "bool"):
-        raise _unsupported(ctx, f"{name} of {dt} operands")
-    if name in ("logical_and", "logical_or") and dt != "bool":
-        raise _unsupported(ctx, f"{name} of {dt} operands (only bool)")
-    if name in ("power", "log_add_exp", "atan2") and not isf:
-        raise _unsupported(ctx, f"{name} of {dt} operands (only floats)")
-
-
-def _int_div_checks(ctx, a, b, dt: str, vm) -> None:
-    name = ctx.op_name
-    zero = b == 0
-    ctx.check(zero, lambda: DivisionByZeroError(f"{name}: integer division by zero"), vm)
-    if _dt.is_int(dt):
-        lo = _dt.min_value(dt)
-        ovf = (a == c(lo, dt)) & (b == c(-1, dt))
-        ctx.check(ovf, lambda: OpRuntimeError(f"{name}: integer division overflow ({lo} / -1)"), vm)
-
-
 def _safe(b):
     return jnp.where(b == 0, jnp.ones((), b.dtype), b)
 
@@ -235,18 +179,11 @@ def _trunc_div(a, b):
     return jnp.where((a < 0) == (b < 0), q, -q)
 
 
-def _shift_check(ctx, b, dt: str, vm) -> None:
-    bits = _dt.bits(dt)
-    name = ctx.op_name
-    ctx.check((b < 0) | (b >= bits),
-              lambda: OpRuntimeError(f"{name}: shift amount out of range [0, {bits}) for {dt}"), vm)
-
-
-def binary(ctx, name: str, a, b, dt: str, vm):
-    """``a op b`` in the matched dtype ``dt`` (operands already converted); ``vm`` is the valid
-    region for run-time checks."""
+def binary(name: str, a, b, dt: str):
+    """``a op b`` in the matched dtype ``dt`` (operands already converted; the operator's check has
+    excluded zero divisors, ``INT_MIN / -1`` and shift amounts out of range on the valid region)."""
     if dt == "bool" and name in _BOOL_AS_INT:
-        out = binary(ctx, name, a.astype(jnp.int64), b.astype(jnp.int64), "int64", vm)
+        out = binary(name, a.astype(jnp.int64), b.astype(jnp.int64), "int64")
         return out != 0
     isf = _dt.is_float(dt)
     if name == "add":
@@ -258,23 +195,19 @@ def binary(ctx, name: str, a, b, dt: str, vm):
     if name == "divide":
         if isf:
             return fcompute(dt, jnp.divide, a, b)
-        _int_div_checks(ctx, a, b, dt, vm)
         return _trunc_div(a, _safe(b)).astype(a.dtype)
     if name == "floor_divide":
         if isf:
             return jnp.floor(fcompute(dt, jnp.divide, a, b))
-        _int_div_checks(ctx, a, b, dt, vm)
         return jnp.floor_divide(a, _safe(b))
     if name == "mod":
         if isf:
             return fcompute(dt, jnp.fmod, a, b)
-        _int_div_checks(ctx, a, b, dt, vm)
         return jnp.fmod(a, _safe(b))
     if name == "floor_mod":
         if isf:
             q = jnp.floor(fcompute(dt, jnp.divide, a, b))
             return fcompute(dt, jnp.subtract, a, fcompute(dt, jnp.multiply, q, b))
-        _int_div_checks(ctx, a, b, dt, vm)
         return jnp.remainder(a, _safe(b))
     if name == "power":
         return fcompute(dt, jnp.power, a, b)
@@ -299,11 +232,9 @@ def binary(ctx, name: str, a, b, dt: str, vm):
     if name == "logical_or":
         return jnp.logical_or(a, b)
     if name == "left_shift":
-        _shift_check(ctx, b, dt, vm)
         bits = _dt.bits(dt)
         return jnp.left_shift(a, jnp.clip(b, 0, bits - 1).astype(a.dtype))
     if name == "right_shift":
-        _shift_check(ctx, b, dt, vm)
         bits = _dt.bits(dt)
         return jnp.right_shift(a, jnp.clip(b, 0, bits - 1).astype(a.dtype))
     if name == "equal":
@@ -328,13 +259,10 @@ def _make_binary(name: str):
     def low(ctx, x1, x2):
         da, db = dtype_of(x1), dtype_of(x2)
         dt = matched_dtype(da, db)
-        _binary_support(ctx, name, dt)
-        check_broadcast(ctx, (0, 1))
+        broadcast_padding(ctx, (0, 1))
         t = np_dtype(dt)
         a, b = as_array(x1).astype(t), as_array(x2).astype(t)
-        shape = jnp.broadcast_shapes(a.shape, b.shape)
-        vm = out_valid_mask(ctx, shape)
-        out = binary(ctx, name, a, b, dt, vm)
+        out = binary(name, a, b, dt)
         out_dt = "bool" if name in _CMP else inferred_dtype(ctx, da)
         return finish(ctx, out, [x1, x2], out_dt)
     return low
@@ -355,7 +283,7 @@ for _n in ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "floo
 @lowering("relax.where", padding="elementwise")
 def _where(ctx, cond, x1, x2):
     dt = matched_dtype(dtype_of(x1), dtype_of(x2))
-    check_broadcast(ctx, (0, 1, 2))
+    broadcast_padding(ctx, (0, 1, 2))
     t = np_dtype(dt)
     out = jnp.where(cond, x1.astype(t), x2.astype(t))
     return out.astype(np_dtype(inferred_dtype(ctx, dtype_of(x1))))
@@ -363,16 +291,6 @@ def _where(ctx, cond, x1, x2):
 
 @lowering("relax.ewise_fma", padding="elementwise")
 def _fma(ctx, x1, x2, x3):
-    d1, d2, d3 = ctx.vals[0].dims(), ctx.vals[1].dims(), ctx.vals[2].dims()
-    if len(d1) != len(d2) or len(d2) != len(d3) or x1.shape != x2.shape or x2.shape != x3.shape:
-        raise ctx.error(OpRuntimeError, f"relax.ewise_fma: operand shapes {x1.shape}, {x2.shape}, {x3.shape} differ")
-    for a, b, cc in zip(d1, d2, d3):
-        if a.is_static and b.is_static and cc.is_static:
-            if not (a.val == b.val == cc.val):
-                raise ctx.error(OpRuntimeError, "relax.ewise_fma: operand shapes differ")
-        else:
-            bad = (jnp.asarray(a.val) != jnp.asarray(b.val)) | (jnp.asarray(b.val) != jnp.asarray(cc.val))
-            ctx.check(bad, lambda: OpRuntimeError("relax.ewise_fma: operand shapes differ"))
     dt = dtype_of(x1)
     if dt == "bool":
         return (x1.astype(jnp.int64) * x2.astype(jnp.int64) + x3.astype(jnp.int64)) != 0

@@ -21,9 +21,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from relax_ref.errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
+from relax_ref.ops.nn import pad_plan
+from relax_ref.ops.nn_conv import conv_transpose_sizes
+from relax_ref.ops.nn_pool import adaptive_ranges, pool_attrs, pool_counts, pool_plan
 
 from ..errors import NeedsExact
 from ..lowering import lowering
@@ -33,17 +35,6 @@ from .common import dtype_of
 from .manipulate import reshape_padded
 
 F32 = np.dtype("float32")
-
-
-def _rt(ctx, msg: str) -> OpRuntimeError:
-    return ctx.error(OpRuntimeError, f"{ctx.op_name}: {msg}")
-
-
-def _float_check(ctx, x, what: str = "data") -> str:
-    dt = dtype_of(x)
-    if not _dt.is_float(dt):
-        raise ctx.error(UnsupportedError, f"{ctx.op_name}: {what} of dtype {dt} (only floats are supported)")
-    return dt
 
 
 def _cd(dt: str) -> np.dtype:
@@ -101,7 +92,7 @@ def _axis_mask(x, axis: int, d: Optional[SymInt]):
 
 
 def _softmax_parts(ctx, x, axis):
-    dt = _float_check(ctx, x)
+    dt = dtype_of(x)
     f = FOps(dt)
     m_valid = _axis_mask(x, axis, ctx.valid(0)[axis])
     xm = x if m_valid is None else jnp.where(m_valid, x, jnp.asarray(-np.inf, x.dtype))
@@ -114,10 +105,7 @@ def _softmax_parts(ctx, x, axis):
 
 
 def _axis(ctx, x) -> int:
-    axis = int(ctx.attrs["axis"])
-    if not -x.ndim <= axis < x.ndim:
-        raise _rt(ctx, f"axis {axis} is out of range for a tensor of rank {x.ndim}")
-    return axis % x.ndim
+    return int(ctx.attrs["axis"]) % x.ndim
 
 
 @lowering("relax.nn.softmax", padding="aware")
@@ -142,43 +130,11 @@ def _log_softmax(ctx, x):
 @lowering("relax.nn.pad")
 def _pad(ctx, x):
     widths = tuple(int(v) for v in ctx.attrs["pad_width"])
-    if len(widths) != 2 * x.ndim:
-        raise _rt(ctx, f"pad_width {list(widths)} does not have two values per dim of a rank-{x.ndim} tensor")
     mode = ctx.attrs.get("pad_mode", "constant")
     value = float(ctx.attrs.get("pad_value", 0.0))
-    idx_per_axis, valid_per_axis = [], []
-    for d in range(x.ndim):
-        before, after = widths[2 * d], widths[2 * d + 1]
-        size = int(x.shape[d])
-        n_out = size + before + after
-        if n_out < 0:
-            raise _rt(ctx, f"pad widths ({before}, {after}) crop axis {d} of size {size} below zero")
-        i = np.arange(n_out, dtype=np.int64) - before
-        valid = (i >= 0) & (i < size)
-        if mode == "constant":
-            src = np.where(valid, i, 0)
-        elif mode == "reflect":
-            src = np.where(i < 0, -i, np.where(i >= size, 2 * size - 2 - i, i))
-            if n_out and (np.any(src < 0) or np.any(src >= size)):
-                raise _rt(ctx, f"reflect padding of ({before}, {after}) needs more than one reflection of axis {d} "
-                               f"of size {size}")
-            valid = np.ones_like(valid)
-        elif mode == "replicate":
-            if size == 0 and n_out:
-                raise _rt(ctx, "cannot replicate the edge of an empty axis")
-            src = np.clip(i, 0, max(size - 1, 0))
-            valid = np.ones_like(valid)
-        else:
-            if size == 0 and n_out:
-                raise _rt(ctx, "cannot wrap around an empty axis")
-            src = np.mod(i + size, size) if size else i
-            valid = np.ones_like(valid)
-        idx_per_axis.append(src)
-        valid_per_axis.append(valid)
+    idx_per_axis, valid_per_axis = pad_plan(ctx.op_name, tuple(int(n) for n in x.shape), widths, mode)
     fill = cast(jnp.asarray(value, jnp.float64), "float64", dtype_of(x))
     if int(np.prod(x.shape, dtype=np.int64)) == 0:
-        if any(len(i) and np.any(v) for i, v in zip(idx_per_axis, valid_per_axis)) and mode != "constant":
-            raise _rt(ctx, f"cannot {mode}-pad an empty tensor")
         return jnp.full(tuple(len(i) for i in idx_per_axis), fill, x.dtype)
     if x.ndim == 0:
         return x
@@ -195,13 +151,10 @@ def _pad(ctx, x):
 
 @lowering("relax.nn.prelu", padding="aware")
 def _prelu(ctx, x, alpha):
-    dt = _float_check(ctx, x)
+    dt = dtype_of(x)
     axis = int(ctx.attrs["axis"]) % max(x.ndim, 1)
     if ctx.padded(0, [axis]) or ctx.padded(1):
         raise NeedsExact("prelu along a padded axis")
-    if alpha.ndim != 1 or alpha.shape[0] not in (1, x.shape[axis]):
-        raise _rt(ctx, f"alpha of shape {alpha.shape} does not match axis {axis} of size {x.shape[axis]} "
-                       f"(expected (1,) or ({x.shape[axis]},))")
     shape = [1] * x.ndim
     shape[axis] = alpha.shape[0]
     a = cast(alpha, dtype_of(alpha), dt).reshape(shape)
@@ -211,8 +164,6 @@ def _prelu(ctx, x, alpha):
 
 @lowering("relax.nn.batch_flatten", padding="aware")
 def _batch_flatten(ctx, x):
-    if x.ndim < 2:
-        raise _rt(ctx, f"expects a tensor of rank >= 2, got rank {x.ndim}")
     dims = ctx.vals[0].dims()
     if any(not d.is_static for d in dims[1:]):
         raise NeedsExact("batch_flatten of a tensor padded on an inner axis")
@@ -224,8 +175,6 @@ def _batch_flatten(ctx, x):
 def _pixel_shuffle(ctx, x):
     r = int(ctx.attrs["upscale_factor"])
     *lead, c, h, w = x.shape
-    if c % (r * r) != 0:
-        raise _rt(ctx, f"{c} channels are not divisible by {r * r}")
     y = x.reshape(*lead, c // (r * r), r, r, h, w)
     nl = len(lead)
     perm = list(range(nl)) + [nl, nl + 3, nl + 1, nl + 4, nl + 2]
@@ -244,12 +193,7 @@ def _dropout(ctx, x):
 
 
 def _runtime_axes(ctx, x, axes: Sequence[int]) -> List[int]:
-    out = []
-    for a in axes:
-        if not -x.ndim <= a < x.ndim:
-            raise _rt(ctx, f"axis {a} is out of range for a tensor of rank {x.ndim}")
-        out.append(a % x.ndim)
-    return out
+    return [a % x.ndim for a in axes]
 
 
 def _axes_attr(ctx) -> List[int]:
@@ -258,20 +202,11 @@ def _axes_attr(ctx) -> List[int]:
 
 
 def _param_along(ctx, i: int, p, x, axes: Sequence[int], what: str):
-    xd = ctx.vals[0].dims()
-    pd = ctx.vals[i].dims()
-    if len(pd) != len(axes):
-        raise _rt(ctx, f"{what} of rank {len(pd)} does not match the data's axes {list(axes)}")
+    """Parameter ``p`` (argument ``i``, dim ``d`` along ``axes[d]``) broadcast against ``x``; the
+    operator's check has matched the logical sizes."""
     for k, a in enumerate(axes):
-        d1, d2 = xd[a], pd[k]
-        if d1.is_static and d2.is_static:
-            if int(d1.val) != int(d2.val):
-                raise _rt(ctx, f"{what} of shape {tuple(p.shape)} does not match the data's sizes on axes {list(axes)}")
-        else:
-            if p.shape[k] != x.shape[a]:
-                raise NeedsExact(f"{what} padded differently from the data")
-            bad = jnp.asarray(d1.val) != jnp.asarray(d2.val)
-            ctx.check(bad, lambda: OpRuntimeError(f"{ctx.op_name}: {what} does not match the data's sizes"))
+        if p.shape[k] != x.shape[a]:
+            raise NeedsExact(f"{what} padded differently from the data")
     order = sorted(range(len(axes)), key=lambda d: axes[d])
     q = jnp.transpose(p, order) if p.ndim else p
     shape = [1] * x.ndim
@@ -307,7 +242,7 @@ def _mask_reduced(ctx, x, ax):
 
 @lowering("relax.nn.layer_norm", padding="aware")
 def _layer_norm(ctx, x, gamma, beta):
-    dt = _float_check(ctx, x)
+    dt = dtype_of(x)
     axes = _runtime_axes(ctx, x, _axes_attr(ctx))
     eps = float(ctx.attrs["epsilon"])
     cd = _cd(dt)
@@ -330,7 +265,7 @@ def _layer_norm(ctx, x, gamma, beta):
 
 @lowering("relax.nn.rms_norm", padding="aware")
 def _rms_norm(ctx, x, weight):
-    dt = _float_check(ctx, x)
+    dt = dtype_of(x)
     axes = _runtime_axes(ctx, x, _axes_attr(ctx))
     eps = float(ctx.attrs["epsilon"])
     wd = "float64" if dt == "float64" else "float32"
@@ -362,18 +297,13 @@ def _group_stats(xs, red, n, eps):
 
 @lowering("relax.nn.group_norm")
 def _group_norm(ctx, x, gamma, beta):
-    dt = _float_check(ctx, x)
+    dt = dtype_of(x)
     ca = _runtime_axes(ctx, x, [int(ctx.attrs["channel_axis"])])[0]
     axes = _runtime_axes(ctx, x, _axes_attr(ctx))
     g_count = int(ctx.attrs["num_groups"])
     eps = float(ctx.attrs["epsilon"])
     cd = _cd(dt)
     c = int(x.shape[ca])
-    if g_count <= 0 or c % g_count != 0:
-        raise _rt(ctx, f"{c} channels cannot be split into {g_count} groups")
-    for p, what in ((gamma, "gamma"), (beta, "beta")):
-        if tuple(p.shape) != (c,):
-            raise _rt(ctx, f"{what} of shape {tuple(p.shape)} does not match {c} channels")
     shape = list(x.shape)
     gshape = shape[:ca] + [g_count, c // g_count] + shape[ca + 1:]
     xs = x.reshape(gshape).astype(cd)
@@ -389,15 +319,12 @@ def _group_norm(ctx, x, gamma, beta):
 
 @lowering("relax.nn.instance_norm")
 def _instance_norm(ctx, x, gamma, beta):
-    dt = _float_check(ctx, x)
+    dt = dtype_of(x)
     ca = _runtime_axes(ctx, x, [int(ctx.attrs["channel_axis"])])[0]
     axes = _runtime_axes(ctx, x, _axes_attr(ctx))
     eps = float(ctx.attrs["epsilon"])
     cd = _cd(dt)
     c = int(x.shape[ca])
-    for p, what in ((gamma, "gamma"), (beta, "beta")):
-        if tuple(p.shape) != (c,):
-            raise _rt(ctx, f"{what} of shape {tuple(p.shape)} does not match {c} channels")
     xs = x.astype(cd)
     red = tuple(sorted(axes))
     n = np.asarray(float(np.prod([x.shape[a] for a in red], dtype=np.int64)), np_dtype(dt)).astype(cd)
@@ -411,15 +338,12 @@ def _instance_norm(ctx, x, gamma, beta):
 
 @lowering("relax.nn.batch_norm")
 def _batch_norm(ctx, x, gamma, beta, mm, mv):
-    dt = _float_check(ctx, x)
+    dt = dtype_of(x)
     ax = _runtime_axes(ctx, x, [int(ctx.attrs["axis"])])[0]
     eps = float(ctx.attrs["epsilon"])
     center, scale = bool(ctx.attrs["center"]), bool(ctx.attrs["scale"])
     momentum, training = float(ctx.attrs["momentum"]), bool(ctx.attrs["training"])
     c = int(x.shape[ax])
-    for p, what in ((gamma, "gamma"), (beta, "beta"), (mm, "moving_mean"), (mv, "moving_var")):
-        if tuple(p.shape) != (c,):
-            raise _rt(ctx, f"{what} of shape {tuple(p.shape)} does not match axis {ax} of size {c}")
     bshape = [1] * x.ndim
     bshape[ax] = c
     f = FOps(dt)
@@ -454,40 +378,20 @@ def _batch_norm(ctx, x, gamma, beta, mm, mv):
 # Attention
 # ---------------------------------------------------------------------------------------------------
 
-CAUSAL_MASKS = ("TopLeft", "BottomRight")
-
-
 @lowering("relax.nn.attention", "relax.nn.attention_bias", padding="aware")
 def _attention(ctx, q, k, v, bias=None):
-    dt = _float_check(ctx, q)
-    if ctx.attrs.get("window_size") is not None:
-        raise ctx.error(UnsupportedError, f"{ctx.op_name}: sliding-window attention (window_size) has no TVM 0.25 "
-                        "kernel")
+    dt = dtype_of(q)
     mask = ctx.attrs.get("causal_mask")
-    if mask is not None and mask not in CAUSAL_MASKS:
-        raise ctx.error(UnsupportedError, f"{ctx.op_name}: unknown causal_mask {mask!r}")
     scale = ctx.attrs.get("scale")
     sv = None if scale is None else float(scale.value if isinstance(scale, P.FloatImm) else scale)
     f = FOps(dt)
-    qd, kd, vd = ctx.vals[0].dims(), ctx.vals[1].dims(), ctx.vals[2].dims()
-    if k.ndim != 4 or v.ndim != 4 or q.ndim != 4:
-        raise _rt(ctx, f"query {q.shape}, key {k.shape} and value {v.shape} do not match")
+    qd, kd = ctx.vals[0].dims(), ctx.vals[1].dims()
     if ctx.padded(0, [0, 2, 3]) or ctx.padded(1, [0, 2, 3]) or ctx.padded(2, [0, 2, 3]):
         raise NeedsExact("attention with padded batch, head or feature axes")
     bsz, s, nh, e = q.shape
-    checks = [(qd[0], kd[0]), (qd[0], vd[0]), (kd[1], vd[1]), (kd[3], qd[3]), (kd[2], vd[2])]
-    for a, b in checks:
-        if a.is_static and b.is_static:
-            if int(a.val) != int(b.val):
-                raise _rt(ctx, f"query {q.shape}, key {k.shape} and value {v.shape} do not match")
-        else:
-            ctx.check(jnp.asarray(a.val) != jnp.asarray(b.val),
-                      lambda: OpRuntimeError(f"{ctx.op_name}: query, key and value do not match"))
     if k.shape[1] != v.shape[1]:
         raise NeedsExact("key and value padded differently")
     nkv = int(k.shape[2])
-    if nkv == 0 or nh % nkv != 0:
-        raise _rt(ctx, f"query {q.shape}, key {k.shape} and value {v.shape} do not match")
     rep = nh // nkv
     cd = f.cd
     qt = jnp.transpose(q, (0, 2, 1, 3))
@@ -511,10 +415,7 @@ def _attention(ctx, q, k, v, bias=None):
     if bias is not None:
         if ctx.padded(3):
             raise NeedsExact("attention bias with padding")
-        try:
-            p = f.add(p, jnp.broadcast_to(bias, p.shape))
-        except ValueError:
-            raise _rt(ctx, f"bias of shape {bias.shape} does not broadcast to the scores {p.shape}") from None
+        p = f.add(p, jnp.broadcast_to(bias, p.shape))
     neg = jnp.asarray(-np.inf, p.dtype)
     if mask is None:
         keep = kmask
@@ -590,17 +491,7 @@ def _out_dtype(ctx, x) -> str:
 
 def conv(ctx, x, w, strides, padding, dilation, groups: int, out_dtype: str):
     nsp = x.ndim - 2
-    n, c = x.shape[:2]
-    o, cg = w.shape[:2]
-    if cg * groups != c or o % groups != 0:
-        raise _rt(ctx, f"data with {c} channels, weight with {o} output and {cg} input channels and {groups} groups "
-                       "do not match")
-    ksz = w.shape[2:]
     pads = [(padding[i], padding[i + nsp]) for i in range(nsp)]
-    for i in range(nsp):
-        num = x.shape[2 + i] + pads[i][0] + pads[i][1] - dilation[i] * (ksz[i] - 1) - 1
-        if num < -strides[i]:
-            raise _rt(ctx, f"the window does not fit in spatial dim {i}")
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
     sp = _SPATIAL[nsp]
     dn = lax.conv_dimension_numbers(xa.shape, wa.shape, ("NC" + sp, "OI" + sp, "NC" + sp))
@@ -614,20 +505,11 @@ def conv(ctx, x, w, strides, padding, dilation, groups: int, out_dtype: str):
 def conv_transpose(ctx, x, w, strides, padding, output_padding, dilation, groups: int, out_dtype: str):
     nsp = x.ndim - 2
     n, c = x.shape[:2]
-    ci, og = w.shape[:2]
-    if ci != c or c % groups != 0:
-        raise _rt(ctx, f"data with {c} channels, weight with {ci} input channels and {groups} groups do not match")
+    og = w.shape[1]
     ksz = w.shape[2:]
     cg = c // groups
-    full_len, out_len = [], []
-    for i in range(nsp):
-        span_i = (x.shape[2 + i] - 1) * strides[i] + dilation[i] * (ksz[i] - 1) + 1
-        ol = span_i - padding[i] - padding[i + nsp] + output_padding[i]
-        if ol < 0 or padding[i] < 0:
-            raise _rt(ctx, f"the output size {ol} of spatial dim {i} is negative or the padding {padding[i]} is "
-                           "negative")
-        out_len.append(ol)
-        full_len.append(max(span_i + output_padding[i], padding[i] + ol, 0))
+    full_len, out_len = conv_transpose_sizes(ctx.op_name, tuple(x.shape), tuple(w.shape), strides, padding,
+                                             output_padding, dilation, groups)
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
     xg = xa.reshape((n, groups, cg, -1))
     wg = wa.reshape((groups, cg, og) + tuple(ksz))
@@ -652,8 +534,6 @@ def _conv_lowering(nsp: int, transpose: bool):
         dperm = _layout_perm(ctx, ctx.attrs["data_layout"], dtgt, "data")
         kperm = _layout_perm(ctx, ctx.attrs["kernel_layout"], ktgt, "kernel")
         operm = _layout_perm(ctx, ctx.attrs["out_layout"], dtgt, "output")
-        if x.ndim != nsp + 2 or w.ndim != nsp + 2:
-            raise _rt(ctx, f"expects rank-{nsp + 2} data and weight, got {x.ndim} and {w.ndim}")
         out_dtype = _out_dtype(ctx, x)
         xc, wc = _to_canonical(x, dperm), _to_canonical(w, kperm)
         strides, padding, dilation = (tuple(int(v) for v in ctx.attrs[k]) for k in ("strides", "padding", "dilation"))
@@ -679,14 +559,10 @@ for _k in (1, 2, 3):
 
 def _pool_lowering(kind: str, nsp: int):
     def low(ctx, x):
-        from relax_ref.ops.nn_pool import _counts, _out_len
-
         sp = _SPATIAL[nsp]
         tgt = "NC" + sp
         perm = _layout_perm(ctx, ctx.attrs["layout"], tgt, "data")
         operm = _layout_perm(ctx, ctx.attrs["out_layout"], tgt, "output")
-        if x.ndim != nsp + 2:
-            raise _rt(ctx, f"expects a rank-{nsp + 2} tensor, got rank {x.ndim}")
         xc = _to_canonical(x, perm)
         dt = dtype_of(xc)
         if kind == "adaptive":
@@ -694,18 +570,10 @@ def _pool_lowering(kind: str, nsp: int):
             size = tuple(int(s) for s in xc.shape[2:]) if size is None else tuple(int(v) for v in size)
             y = _adaptive(ctx, xc, size, dt)
             return _from_canonical(y, operm)
-        kernel, strides, padding, dilation = (tuple(int(v) for v in ctx.attrs[n])
-                                              for n in ("pool_size", "strides", "padding", "dilation"))
+        kernel, strides, padding, dilation = pool_attrs(ctx.attrs)
         ceil_mode, include_pad = bool(ctx.attrs["ceil_mode"]), bool(ctx.attrs["count_include_pad"])
-        pads, outs = [], []
-        for i in range(nsp):
-            n = int(xc.shape[2 + i])
-            pb, pe = padding[i], padding[i + nsp] + (strides[i] - 1 if ceil_mode else 0)
-            o = _out_len(n, kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i], ceil_mode)
-            if o < 0:
-                raise _rt(ctx, f"the window does not fit in spatial dim {i} (input {n})")
-            pads.append((pb, pe))
-            outs.append(o)
+        spatial = tuple(int(n) for n in xc.shape[2:])
+        pads, outs = pool_plan(ctx.op_name, spatial, kernel, strides, padding, dilation, ceil_mode)
         fill = _dt.min_value(dt) if kind == "max" else 0
         xp = jnp.pad(xc, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads],
                      constant_values=np.asarray(fill).astype(np_dtype(dt)))
@@ -730,20 +598,10 @@ def _pool_lowering(kind: str, nsp: int):
                     acc = (acc.astype(jnp.int64) + v.astype(jnp.int64)).astype(xc.dtype)
         if kind == "max":
             return _from_canonical(acc, operm)
-        count = np.ones((1,) * nsp, dtype=np.int64)
-        for i in range(nsp):
-            cnt = _counts(int(xc.shape[2 + i]), outs[i], kernel[i], strides[i], padding[i], padding[i + nsp],
-                          dilation[i], include_pad)
-            shape = [1] * nsp
-            shape[i] = outs[i]
-            count = count * cnt.reshape(shape)
-        if not include_pad:
-            count = np.maximum(count, 1)
+        count = pool_counts(ctx.op_name, spatial, outs, kernel, strides, padding, dilation, include_pad, f is None)
         if f is not None:
             y = f.div(acc, count.astype(np_dtype(dt)))
         else:
-            if np.any(count == 0):
-                raise _rt(ctx, "integer average over an empty window")
             a64 = acc.astype(jnp.int64)
             q = jnp.abs(a64) // count
             y = jnp.where(a64 < 0, -q, q).astype(xc.dtype)
@@ -753,18 +611,7 @@ def _pool_lowering(kind: str, nsp: int):
 
 def _adaptive(ctx, x, out_size, dt: str):
     nsp = x.ndim - 2
-    ranges = []
-    for i in range(nsp):
-        n, m = int(x.shape[2 + i]), out_size[i]
-        if m < 0:
-            raise _rt(ctx, f"negative output size {m}")
-        rs = []
-        for o in range(m):
-            start = (o * n) // m
-            t = ((o + 1) * n) // m
-            end = t if ((o + 1) * n) % m == 0 else t + 1
-            rs.append((start, end))
-        ranges.append(rs)
+    ranges = adaptive_ranges(ctx.op_name, tuple(int(n) for n in x.shape[2:]), out_size, not _dt.is_float(dt))
     f = FOps(dt) if _dt.is_float(dt) else None
     out = jnp.zeros(tuple(x.shape[:2]) + tuple(out_size), dtype=x.dtype)
     for pos in itertools.product(*[range(m) for m in out_size]):
@@ -781,8 +628,6 @@ def _adaptive(ctx, x, out_size, dt: str):
                 s = jnp.sum(flat, axis=-1).astype(x.dtype)
             val = f.div(s, f.const(float(cnt)))
         else:
-            if cnt == 0:
-                raise _rt(ctx, "integer average over an empty window")
             s = flat.astype(jnp.int64).sum(axis=-1).astype(x.dtype).astype(jnp.int64)
             q = jnp.abs(s) // cnt
             val = jnp.where(s < 0, -q, q).astype(x.dtype)
@@ -803,8 +648,6 @@ for _k in (1, 2, 3):
 
 @lowering("relax.nn.cross_entropy_with_logits")
 def _cross_entropy(ctx, x, y):
-    if x.shape != y.shape:
-        raise _rt(ctx, f"predictions {x.shape} and labels {y.shape} differ")
     dt = _out_dtype(ctx, x)
     x, y = cast(x, dtype_of(x), dt), cast(y, dtype_of(y), dt)
     if _dt.is_float(dt):
@@ -814,14 +657,10 @@ def _cross_entropy(ctx, x, y):
         if x.ndim > 1:
             return f.div(neg, f.const(float(x.shape[0])))
         return neg
-    if dt == "bool":
-        raise ctx.error(UnsupportedError, f"{ctx.op_name}: bool operands (TVM 0.25 has no kernel for them)")
     s = jnp.sum(x.astype(jnp.int64) * y.astype(jnp.int64)).astype(x.dtype).astype(jnp.int64)
     neg = (-s).astype(x.dtype).astype(jnp.int64)
     if x.ndim > 1:
         n = int(x.shape[0])
-        if n == 0:
-            raise ctx.error(DivisionByZeroError, f"{ctx.op_name}: integer division by a zero batch size")
         q = jnp.abs(neg) // n
         return jnp.where(neg < 0, -q, q).astype(x.dtype)
     return neg.astype(x.dtype)
@@ -830,31 +669,20 @@ def _cross_entropy(ctx, x, y):
 @lowering("relax.nn.nll_loss")
 def _nll_loss(ctx, pred, targets, weights=None):
     dt = dtype_of(pred)
-    if not _dt.is_float(dt):
-        raise ctx.error(UnsupportedError, f"{ctx.op_name}: predictions of dtype {dt} (only floats)")
     reduction = ctx.attrs.get("reduction", "mean")
     ignore = int(ctx.attrs.get("ignore_index", -100))
     f = FOps(dt)
     ncls = int(pred.shape[0] if pred.ndim == 1 else pred.shape[1])
     w = jnp.ones((ncls,), pred.dtype) if weights is None else cast(weights, dtype_of(weights), dt)
-    if tuple(w.shape) != (ncls,):
-        raise _rt(ctx, f"weights of shape {tuple(w.shape)} for {ncls} classes")
     t = targets.astype(jnp.int64)
     valid = t != ignore
-    name = ctx.op_name
-    ctx.check(valid & ((t < 0) | (t >= ncls)),
-              lambda: OpRuntimeError(f"{name}: a target is outside [0, {ncls}) and is not ignore_index {ignore}"))
     tc = jnp.clip(jnp.where(valid, t, 0), 0, max(ncls - 1, 0))
     zero = f.const(0)
     if pred.ndim == 1:
-        if targets.ndim != 0:
-            raise _rt(ctx, "1-d predictions need a scalar target")
         out = jnp.where(valid, f.mul(-pred[tc], w[tc]), zero)
         if reduction == "mean":
             return f.div(out, jnp.where(valid, w[tc], zero))
         return out
-    if tuple(targets.shape) != (pred.shape[0],) + tuple(pred.shape[2:]):
-        raise _rt(ctx, f"targets of shape {tuple(targets.shape)} for predictions of shape {tuple(pred.shape)}")
     p = jnp.take_along_axis(pred, jnp.expand_dims(tc, 1), axis=1)[:, 0]
     out = jnp.where(valid, f.mul(-p, w[tc]), zero).astype(pred.dtype)
     if reduction == "none":
@@ -943,31 +771,20 @@ class _JaxOps:
 
 @lowering("relax.image.resize2d")
 def _resize2d(ctx, x, size):
-    from relax_ref.ops.image import _NonFinite, _int_div_flags, resize_value
+    from relax_ref.ops.image import _int_div_flags, resize_values
 
     attrs = dict(ctx.attrs)
     perm = _layout_perm(ctx, attrs["layout"], "NCHW", "data")
-    if x.ndim != 4:
-        raise _rt(ctx, f"expects a 4-d tensor, got rank {x.ndim}")
     oh, ow = ctx.ints(size)
     xc = _to_canonical(x, perm)
     ih, iw = int(xc.shape[2]), int(xc.shape[3])
     out_dtype = _out_dtype(ctx, x)
-    if attrs["coordinate_transformation_mode"] == "align_corners" and (oh == 1 or ow == 1):
-        raise _rt(ctx, "align_corners with an output size of 1 divides by zero (TVM's kernel computes an undefined "
-                       "index)")
-    if ih == 0 or iw == 0:
-        if oh and ow and xc.shape[0] and xc.shape[1]:
-            raise _rt(ctx, "cannot resize an empty image")
     y = np.arange(oh, dtype=np.int64).reshape(oh, 1)
     xx = np.arange(ow, dtype=np.int64).reshape(1, ow)
     if int(np.prod(xc.shape, dtype=np.int64)) == 0 or oh == 0 or ow == 0:
         out = jnp.zeros(tuple(xc.shape[:2]) + (oh, ow), np_dtype(out_dtype))
     else:
-        try:
-            v = resize_value(_JaxOps(xc), y, xx, ih, iw, oh, ow, attrs, _int_div_flags(ctx.call, attrs))
-        except _NonFinite:
-            raise _rt(ctx, "a source coordinate is not finite") from None
+        v = resize_values(ctx.op_name, _JaxOps(xc), y, xx, ih, iw, oh, ow, attrs, _int_div_flags(ctx.call, attrs))
         v = jnp.broadcast_to(v, tuple(xc.shape[:2]) + (oh, ow))
         out = cast(jnp.asarray(v, F32), "float32", out_dtype)
     return _from_canonical(out, perm)

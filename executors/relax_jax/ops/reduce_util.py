@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Sequence, Tuple
 
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from relax_ref.errors import OpRuntimeError
 from relax_ref.ir import dtype as _dt
 
 from ..lowering import LowerCtx
-
-
-def norm_axes(ctx: LowerCtx, axis: Optional[Sequence[int]], ndim: int) -> List[int]:
-    """Normalized, sorted reduced axes (None = every axis); OpRuntimeError when out of range."""
-    if axis is None:
-        return list(range(ndim))
-    axes = sorted({a + ndim if a < 0 else a for a in axis})
-    for a in axes:
-        if not 0 <= a < ndim:
-            raise ctx.error(OpRuntimeError, f"{ctx.op_name}: axis {a} is out of range for a tensor of rank {ndim}")
-    return axes
 
 
 def valid_along(ctx: LowerCtx, i: int, x: Any, axes: Sequence[int]) -> Any:
@@ -119,5 +107,5 @@ def identity_of(op: str, dtype: str) -> Any:
     return _dt.max_value(dtype)
 
 
-__all__ = ["norm_axes", "valid_along", "count", "rows", "reduced_shape", "sequential_fold", "select_extreme",
+__all__ = ["valid_along", "count", "rows", "reduced_shape", "sequential_fold", "select_extreme",
            "identity_of"]

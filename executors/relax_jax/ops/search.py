@@ -3,7 +3,8 @@
 ``argmax``/``argmin`` reproduce the reference's fold (first index wins ties, a NaN is kept only until
 the next element) in closed form; ``sort``/``argsort``/``topk`` are one stable ``lax.sort`` with NaN as
 the largest value (padded elements sort last); ``bucketize`` runs TVM's binary search for a fixed
-number of steps. ``nonzero`` and ``unique`` have data-dependent shapes and run on the host.
+number of steps. ``nonzero`` and ``unique`` have data-dependent shapes and run on the host. The
+run-time constraints are the operators' ``check`` in ``relax_ref.ops.search``.
 """
 
 from __future__ import annotations
@@ -12,50 +13,33 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from relax_ref.errors import OpRuntimeError, UnsupportedError
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.struct_info import TensorStructInfo
 from relax_ref.ops.elementwise import matched_dtype
 from relax_ref.ops.search import nonzero_values, unique_values
+from relax_ref.ops.statistical import reduce_axes_of
 
 from ..errors import NeedsExact
 from ..lowering import lowering
-from ..prim_jax import cast, is_static, np_dtype
+from ..prim_jax import cast, np_dtype
 from ..values import PrimV
 from .common import dtype_of
-from .reduce_util import norm_axes, reduced_shape, rows, valid_along
+from .reduce_util import reduced_shape, rows, valid_along
 from .statistical import sort_keys
 
 
-def _unsupported(ctx, what):
-    return ctx.error(UnsupportedError, f"{ctx.op_name}: {what} (TVM 0.25 has no kernel for it)")
-
-
 def _arg_extreme(is_max: bool):
-    name = "argmax" if is_max else "argmin"
-
     def low(ctx, x):
         dt = dtype_of(x)
-        if dt == "bool":
-            raise _unsupported(ctx, f"{name} of a bool tensor")
         axis = ctx.attrs.get("axis")
-        axes = norm_axes(ctx, None if axis is None else [int(axis)], x.ndim)
+        axes = reduce_axes_of(None if axis is None else [int(axis)], x.ndim)
         keepdims = bool(ctx.attrs.get("keepdims"))
-        if any(int(x.shape[a]) == 0 for a in axes):
-            raise ctx.error(OpRuntimeError, f"{name}: the reduced axis is empty")
         m = valid_along(ctx, 0, x, axes)
         r = rows(x, axes)
         vr = None if m is None else rows(jnp.broadcast_to(m, x.shape), axes)
         n_phys = r.shape[-1]
-        from .reduce_util import count
-
-        n = count(ctx, 0, x, axes)
-        if is_static(n) and int(n) == 0:
-            raise ctx.error(OpRuntimeError, f"{name}: the reduced axis is empty")
-        if not is_static(n):
-            ctx.check(n == 0, lambda: OpRuntimeError(f"{name}: the reduced axis is empty"))
         pos = jnp.arange(n_phys, dtype=jnp.int64)
         ok = jnp.ones(r.shape, bool) if vr is None else jnp.broadcast_to(vr, r.shape)
         init = _dt.min_value(dt) if is_max else _dt.max_value(dt)
@@ -104,10 +88,6 @@ lowering("relax.argmin", padding="aware")(_arg_extreme(False))
 
 
 def _sorted_along(ctx, x, axis: int, descending: bool):
-    if dtype_of(x) == "bool":
-        raise _unsupported(ctx, f"{ctx.op_name[len('relax.'):]} of a bool tensor")
-    if x.ndim == 0:
-        raise ctx.error(OpRuntimeError, f"{ctx.op_name}: cannot sort a 0-d tensor along axis {axis}")
     ax = axis % x.ndim
     m = valid_along(ctx, 0, x, [ax])
     moved = jnp.moveaxis(x, ax, -1)
@@ -139,19 +119,13 @@ def _topk(ctx, x):
         isinstance(xs.shape.values[ax], P.IntImm)
     if d.is_static:
         n = int(d.val)
-        if k < 1 or (static and k >= n):
-            kk = n
-        elif k > n:
-            raise ctx.error(OpRuntimeError, f"relax.topk: k = {k} exceeds the length {n} of axis {ax}")
-        else:
-            kk = k
+        kk = n if k < 1 or (static and k >= n) else k
     else:
         if k < 1:
             raise NeedsExact("topk of a whole padded axis")
-        kk = k
         if k > int(x.shape[ax]):
-            raise ctx.error(OpRuntimeError, f"relax.topk: k = {k} exceeds the length of axis {ax}")
-        ctx.check(jnp.asarray(d.val) < k, lambda: OpRuntimeError(f"relax.topk: k = {k} exceeds the length of axis {ax}"))
+            raise NeedsExact("topk of more elements than the padded axis holds")   # fails the check
+        kk = k
     v = lax.slice_in_dim(vals, 0, kk, axis=ax)
     dt = ctx.attrs.get("dtype") or "void"
     idt = dtype_of(x) if dt == "void" else dt
@@ -166,8 +140,6 @@ def _topk(ctx, x):
 
 @lowering("relax.bucketize", padding="aware")
 def _bucketize(ctx, x, b):
-    if b.ndim != 1:
-        raise ctx.error(OpRuntimeError, f"relax.bucketize: boundaries must be 1-D, got shape {b.shape}")
     dt = matched_dtype(dtype_of(b), dtype_of(x))
     seq = cast(b, dtype_of(b), dt)
     vals = cast(x, dtype_of(x), dt)
@@ -202,8 +174,6 @@ def _unique(ctx, x, *rest):
     xn = np.asarray(x)
     flags = [pint(v) for v in rest[:4]]
     axis = pint(rest[4]) if len(rest) == 5 and rest[4] is not None else None
-    if axis is not None and not -max(xn.ndim, 1) <= axis < max(xn.ndim, 1):
-        raise ctx.error(OpRuntimeError, f"relax.unique: axis {axis} is out of range for a tensor of rank {xn.ndim}")
     out = unique_values(xn, *[bool(f) for f in flags], axis)
     if isinstance(out, tuple):
         return tuple(jnp.asarray(o) for o in out)

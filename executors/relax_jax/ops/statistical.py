@@ -2,7 +2,8 @@
 
 All are padding-aware: padded elements of reduced axes are replaced by the reducer's identity (or
 excluded from order-dependent folds), ``mean``/``variance`` divide by the logical element count, scans
-are exact along a padded axis (a prefix does not depend on what follows it).
+are exact along a padded axis (a prefix does not depend on what follows it). The operators' run-time
+constraints (axes, kernels, empty reductions) are their ``check`` in ``relax_ref.ops.statistical``.
 
 * float32/float64 ``sum``/``prod``/``mean`` reassociate (OP.STAT.SEM.4); 16-bit floats accumulate
   sequentially in the dtype (``lax.scan``), as the reference;
@@ -16,21 +17,17 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from relax_ref.errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir.struct_info import TupleStructInfo
+from relax_ref.ops.statistical import reduce_axes_of
 
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, is_static, np_dtype
 from .common import dtype_of
 from .reduce_util import (
-    count, identity_of, norm_axes, reduced_shape, rows, select_extreme, sequential_fold, valid_along,
+    count, identity_of, reduced_shape, rows, select_extreme, sequential_fold, valid_along,
 )
-
-
-def _unsupported(ctx, what):
-    return ctx.error(UnsupportedError, f"{ctx.op_name}: {what} (TVM 0.25 has no kernel for it)")
 
 
 def _low16(dt: str) -> bool:
@@ -66,22 +63,20 @@ def _sum(ctx, x, axes, keepdims: bool, op: str = "add"):
 
 @lowering("relax.sum", padding="aware")
 def _sum_op(ctx, x):
-    axes = norm_axes(ctx, ctx.attrs.get("axis"), x.ndim)
+    axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     return _sum(ctx, x, axes, bool(ctx.attrs.get("keepdims")))
 
 
 @lowering("relax.prod", padding="aware")
 def _prod_op(ctx, x):
-    axes = norm_axes(ctx, ctx.attrs.get("axis"), x.ndim)
+    axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     return _sum(ctx, x, axes, bool(ctx.attrs.get("keepdims")), "mul")
 
 
 def _extreme(is_max: bool):
     def low(ctx, x):
         dt = dtype_of(x)
-        if dt == "bool":
-            raise _unsupported(ctx, f"{'max' if is_max else 'min'} of a bool tensor")
-        axes = norm_axes(ctx, ctx.attrs.get("axis"), x.ndim)
+        axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
         keepdims = bool(ctx.attrs.get("keepdims"))
         if not axes:
             return x
@@ -103,12 +98,9 @@ def _int_div_count(ctx, s, n, src: str):
     wide = "uint64" if src == "uint64" else "int64"
     a = cast(s, src, wide)
     if is_static(n):
-        if int(n) == 0:
-            raise ctx.error(DivisionByZeroError, "integer division by zero: the reduction has no elements")
-        nn = np.asarray(int(n)).astype(np_dtype(wide))
+        nn = np.asarray(max(int(n), 1)).astype(np_dtype(wide))
     else:
-        ctx.check(n == 0, lambda: DivisionByZeroError("integer division by zero: the reduction has no elements"))
-        nn = jnp.maximum(n, 1).astype(np_dtype(wide))
+        nn = jnp.maximum(n, 1).astype(np_dtype(wide))    # n == 0 fails the operator's check
     if wide == "uint64":
         return a // nn
     q = jnp.abs(a) // nn
@@ -142,14 +134,14 @@ def _variance_values(ctx, x, axes, keepdims: bool):
 
 @lowering("relax.mean", padding="aware")
 def _mean(ctx, x):
-    axes = norm_axes(ctx, ctx.attrs.get("axis"), x.ndim)
+    axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     out, src = _mean_values(ctx, x, axes, bool(ctx.attrs.get("keepdims")))
     return cast(out, src, dtype_of(x))
 
 
 @lowering("relax.variance", padding="aware")
 def _variance(ctx, x):
-    axes = norm_axes(ctx, ctx.attrs.get("axis"), x.ndim)
+    axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     out, src = _variance_values(ctx, x, axes, bool(ctx.attrs.get("keepdims")))
     return cast(out, src, dtype_of(x))
 
@@ -157,7 +149,7 @@ def _variance(ctx, x):
 @lowering("relax.std", padding="aware")
 def _std(ctx, x):
     dt = dtype_of(x)
-    axes = norm_axes(ctx, ctx.attrs.get("axis"), x.ndim)
+    axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     v, src = _variance_values(ctx, x, axes, bool(ctx.attrs.get("keepdims")))
     if _dt.is_float(dt):
         if _low16(dt):
@@ -194,7 +186,7 @@ def sort_keys(r, valid, descending: bool):
 
 @lowering("relax.median", padding="aware")
 def _median(ctx, x):
-    axes = norm_axes(ctx, ctx.attrs.get("axis"), x.ndim)
+    axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     keepdims = bool(ctx.attrs.get("keepdims"))
     if len(axes) > 1 and ctx.padded(0, axes):
         raise NeedsExact("median over several padded axes")
@@ -202,10 +194,6 @@ def _median(ctx, x):
     r = rows(x, axes)
     vr = None if m is None else rows(jnp.broadcast_to(m, x.shape), axes)
     n = count(ctx, 0, x, axes)
-    if is_static(n) and int(n) == 0:
-        raise ctx.error(OpRuntimeError, f"{ctx.op_name}: the median of no elements is undefined")
-    if not is_static(n):
-        ctx.check(n == 0, lambda: OpRuntimeError("the median of no elements is undefined"))
     order = sort_keys(r, vr, False)
     mid = (n - 1) // 2
     if is_static(mid):
@@ -226,8 +214,6 @@ def _scan(op: str):
         dt_attr = ctx.attrs.get("dtype") or "void"
         src = dtype_of(x)
         out_dt = src if dt_attr == "void" else dt_attr
-        if out_dt == "bool":
-            raise _unsupported(ctx, f"{'cumsum' if op == 'add' else 'cumprod'} with bool accumulation")
         axis = ctx.attrs.get("axis")
         if axis is None:
             if ctx.padded(0) and x.ndim > 1:
@@ -235,11 +221,7 @@ def _scan(op: str):
             data = x.reshape(-1)
             ax = 0
         else:
-            ax = int(axis)
-            if not -x.ndim <= ax < x.ndim:
-                raise ctx.error(OpRuntimeError, f"{ctx.op_name}: axis {ax} is out of range for a tensor of rank "
-                                f"{x.ndim}")
-            ax %= x.ndim
+            ax = int(axis) % x.ndim
             data = x
         v = cast(data, src, out_dt)
         if v.size == 0:
