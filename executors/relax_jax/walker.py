@@ -40,6 +40,7 @@ from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
 from relax_ref.ops import registry
+from relax_ref.static.normalize import operator_struct_info
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .lowering import LOWERINGS, LowerCtx
@@ -488,20 +489,15 @@ class Walker:
     def inferred(self, call: rx.Call) -> Any:
         """The operator's own struct info for ``call`` (an annotation on the binding may replace the
         call's struct info with a less precise or possibly wrong one, checked at run time:
-        EVAL.CALL.3); falls back to the call's struct info."""
+        EVAL.CALL.3); falls back to the call's struct info. Inferred once per call node and
+        executable."""
         cache = self.exe._inferred
         hit = cache.get(id(call))
         if hit is not None and hit[0] is call:
             return hit[1]
-        s = call.struct_info
-        d = registry.lookup(call.op.name) if isinstance(call.op, rx.Op) else None
-        if d is not None and d.infer is not None and not call.sinfo_args:
-            try:
-                s2 = d.infer(call, None)
-                if isinstance(s2, si.StructInfo):
-                    s = s2
-            except Exception:  # noqa: BLE001 - inference needs context: keep the call's struct info
-                pass
+        s = operator_struct_info(call, self.mod)
+        if s is None:
+            s = call.struct_info
         cache[id(call)] = (call, s)
         return s
 

@@ -51,7 +51,6 @@ ints; an ``R.Tuple`` a tuple or list) and returns the result with
 from __future__ import annotations
 
 import sys
-import weakref
 from collections import ChainMap
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
@@ -67,6 +66,7 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.module import IRModule
+from ..static.well_formed import check_well_formed
 from ..values import (
     Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public,
 )
@@ -148,20 +148,6 @@ class EvalContext:
 _Handler = Callable[["Interpreter", Any, Frame], Any]
 
 
-_CHECKED: "weakref.WeakKeyDictionary[IRModule, bool]" = weakref.WeakKeyDictionary()
-
-
-def _require_well_formed(mod: IRModule) -> None:
-    """(EVAL.PROG.2, TEXT.MOD.3) Only a well-formed module is evaluated, also one parsed with
-    ``check_well_formed=False``; the check runs once per module object."""
-    if mod in _CHECKED:
-        return
-    from ..static.well_formed import check_well_formed
-
-    check_well_formed(mod)
-    _CHECKED[mod] = True
-
-
 class Interpreter:
     """Reference interpreter for one module.
 
@@ -174,7 +160,7 @@ class Interpreter:
     def __init__(self, mod: IRModule, *, vectorize: bool = True, stdout=None) -> None:
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"Interpreter expects an IRModule, got {type(mod).__name__}")
-        _require_well_formed(mod)
+        check_well_formed(mod)      # (EVAL.PROG.2, TEXT.MOD.3) once per module object
         self.mod = mod
         self.vectorize = vectorize
         self.stdout = stdout

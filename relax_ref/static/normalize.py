@@ -825,6 +825,24 @@ def infer_call_struct_info(call: rx.Call, ctx: InferContext) -> StructInfo:
     return derive_call_ret_struct_info(fsi, call, ctx)
 
 
+def operator_struct_info(call: rx.Call, module: Optional[IRModule] = None) -> Optional[StructInfo]:
+    """What the operator itself infers for ``call`` (NORM.INFER.1) with only the module as context:
+    an evaluator compares results with it, since an annotation on the binding may be less precise than
+    the call (or wrong, which the run-time result check reports, EVAL.CALL.3). None for a call that is
+    not an operator call without ``sinfo_args``, and when the inference needs more than the module
+    (it then raises a RelaxError)."""
+    if not isinstance(call.op, rx.Op) or call.sinfo_args:
+        return None
+    opdef = registry.lookup(call.op.name)
+    if opdef is None or opdef.infer is None:
+        return None
+    try:
+        sinfo = opdef.infer(call, InferContext(make_analyzer(), module))
+    except RelaxError:
+        return None
+    return sinfo if isinstance(sinfo, StructInfo) else None
+
+
 def function_return_struct_info(params: Sequence[rx.Var], body_sinfo: StructInfo,
                                 declared: Optional[StructInfo], analyzer=None) -> StructInfo:
     """TVM's Function constructor rule (NORM.FUNC.1): the body's struct info, erased to the symbolic
@@ -897,5 +915,6 @@ def normalize_function(func: rx.Function, module: Optional[IRModule] = None, *,
 
 __all__ = [
     "Normalizer", "InferContext", "normalize_module", "normalize_function", "normalize_blocks",
-    "infer_call_struct_info", "function_return_struct_info", "constant_struct_info", "leaf_struct_info",
+    "infer_call_struct_info", "operator_struct_info", "function_return_struct_info", "constant_struct_info",
+    "leaf_struct_info",
 ]

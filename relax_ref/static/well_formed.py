@@ -52,6 +52,7 @@ relax-ref also checks the symbolic variables of every leaf's struct info (TVM sk
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 from typing import Dict, Optional, Set, Union
 
@@ -654,15 +655,26 @@ def check_prim_func(func: tir.PrimFunc, name: Optional[str] = None) -> None:
 # ---------------------------------------------------------------------------------------------------
 
 
+#: modules found well-formed with the default options; a module is immutable, so it is checked once
+#: however often it is parsed, evaluated or compiled
+_WELL_FORMED: "weakref.WeakSet[IRModule]" = weakref.WeakSet()
+
+
 def check_well_formed(obj: Union[IRModule, rx.Function], *, check_struct_info: bool = True,
                       spec_strict: bool = False) -> None:
     """Raise the first well-formedness violation of a module or function (WF.*), or return None.
 
     ``check_struct_info=False`` skips the struct-info rules (as TVM's flag of the same name);
     ``spec_strict=True`` also enforces the informal spec's ban on recursive calls in dataflow
-    blocks (WF.DATAFLOW.4), which TVM 0.25 does not check."""
+    blocks (WF.DATAFLOW.4), which TVM 0.25 does not check. A module that passed with the default
+    options is not checked again."""
     if isinstance(obj, IRModule):
+        default = check_struct_info and not spec_strict
+        if default and obj in _WELL_FORMED:
+            return
         _Checker(obj, check_struct_info, spec_strict).module(obj)
+        if default:
+            _WELL_FORMED.add(obj)
     elif isinstance(obj, rx.Function):
         c = _Checker(None, check_struct_info, False)
         c.function = obj.global_symbol
