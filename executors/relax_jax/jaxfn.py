@@ -87,7 +87,7 @@ def make_jax_function(exe, entry: str, checks: str = "raise") -> Callable[..., A
             vals = [_to_value(a, p.struct_info) for a, p in zip(args, func.params)]
             sym: dict = {}
             frame = Frame({}, sym, entry)
-            walker.check_site([(v, p.struct_info, p.name_hint) for v, p in zip(vals, func.params)], frame,
+            walker.check_values([(v, p.struct_info, p.name_hint) for v, p in zip(vals, func.params)], frame,
                               site="param", bind=True, span=func.span)
             try:
                 result = walker.run_entry(func, entry, vals, sym)

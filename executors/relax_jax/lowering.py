@@ -273,7 +273,7 @@ class LowerCtx:
 
     def call_function(self, fn: Any, *args: Any) -> Any:
         """Call a function value (closure, PrimFunc, packed function) with walker values."""
-        return self.walker.call_value(fn, list(args), self.call, self.frame)
+        return self.walker.call_value(fn, list(args), self.call)
 
     def prim(self, val: Any, dtype: str) -> PrimV:
         return PrimV(val, dtype)

@@ -22,19 +22,16 @@ capturing their environment by reference (EVAL.FUNC.1), aliasing through boxes (
 
 from __future__ import annotations
 
-from collections import ChainMap
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from relax_ref.errors import (
-    ArityMismatchError, DTypeMismatchError, NDimMismatchError, RelaxError,
-    RelaxRuntimeError, ShapeMismatchError, TypeMismatchError, UnsupportedError,
-)
 from relax_ref import values as rv
-from relax_ref.interp.builtins import coerce_result
+from relax_ref.errors import RelaxError, ShapeMismatchError, TypeMismatchError, UnsupportedError
+from relax_ref.interp.builtins import check_condition, coerce_result
+from relax_ref.interp.evaluator import ExprEvaluator, Frame, result_hint
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
@@ -48,24 +45,14 @@ from .matcher import TracedMatcher, host_check
 from .op_args import JaxArgs
 from .prim_jax import is_static
 from .symbolic import eval_sym, eval_value, upper_bound
+from .tir.call import call_prim_func_in_place
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
 
 #: deepest nesting of inlined calls while tracing before giving up (runaway recursion)
 MAX_INLINE_DEPTH = 64
 
 
-class Frame:
-    """The state of one function invocation: Relax environment, symbolic environment, name."""
-
-    __slots__ = ("env", "sym", "function")
-
-    def __init__(self, env, sym: Dict, function: str) -> None:
-        self.env = env
-        self.sym = sym
-        self.function = function
-
-
-class Walker:
+class Walker(ExprEvaluator):
     """Evaluates Relax functions of ``exe.mod`` (see the module docstring)."""
 
     def __init__(self, exe, mode: str, sink: ErrorSink) -> None:
@@ -89,7 +76,7 @@ class Walker:
 
     # -- checks ----------------------------------------------------------------------------------------
 
-    def check_site(self, pairs, frame: Frame, *, site: str, bind: bool, span) -> None:
+    def check_values(self, pairs, frame: Frame, *, site: str, bind: bool, span) -> None:
         """EVAL.CHECK.1-4 over ``(value, struct info, binding)`` pairs."""
         if self.traced:
             m = TracedMatcher(self, frame.sym, site=site, function=frame.function, bind=bind, env=frame.env,
@@ -105,62 +92,34 @@ class Walker:
     def run_entry(self, func: rx.Function, name: str, params: Sequence[Any], sym: Dict) -> Any:
         """Evaluate ``func``'s body with parameter values already checked on the host and the
         symbolic environment ``sym`` (traced entry of a compiled function)."""
-        env: Dict = {p: v for p, v in zip(func.params, params)}
-        frame = Frame(env, sym, name)
-        self.stack.append(func)
-        try:
-            result = self._seq(func.body, frame)
-        finally:
-            self.stack.pop()
-        if func.ret_struct_info is not None:
-            self.check_site([(result, func.ret_struct_info, "return")], frame, site="return", bind=False,
-                            span=func.span)
-        return result
+        return self.run_function(func, Frame({p: v for p, v in zip(func.params, params)}, sym, name))
 
-    def call_closure(self, cl: ClosureV, args: List[Any], call: Optional[rx.Call]) -> Any:
-        """CALL.FUNC.1-3: arity, parameter checks, body, return check."""
-        func: rx.Function = cl.func
-        name = cl.name
-        span = call.span if call is not None else func.span
-        args = list(args) + list(cl.captured)
-        if len(args) != len(func.params):
-            raise ArityMismatchError(
-                f"function '{name}' takes {len(func.params)} arguments, got {len(args)}", span, site="param",
-                expected=str(len(func.params)), actual=str(len(args)), function=name)
+    def closure_args(self, cl: ClosureV, args: List[Any]) -> List[Any]:
+        return list(args) + list(cl.captured)
+
+    def enter_function(self, cl: ClosureV, args: List[Any], call: Optional[rx.Call]) -> Any:
+        """Traced: calls are inlined, so recursion aborts tracing; host: a global function runs in its
+        compiled form when it has one."""
         if self.traced:
-            if any(f is func for f in self.stack):
-                raise TraceAbort(f"function '{name}' is recursive", permanent=True)
+            if any(f is cl.func for f in self.stack):
+                raise TraceAbort(f"function '{cl.name}' is recursive", permanent=True)
             if len(self.stack) > MAX_INLINE_DEPTH:
                 raise TraceAbort("calls nest too deeply to inline", permanent=True)
         elif cl.global_name is not None and call is not None:
-            # a global function called from host mode: use its compiled form when it has one
-            fast = self.exe._host_call_global(cl.global_name, args, self)
-            if fast is not NotImplemented:
-                return fast
-        env = ChainMap({}, cl.env) if cl.env else {}
-        sym: Dict = {}
-        frame = Frame(env, sym, name)
-        pairs = []
-        for p, a in zip(func.params, args):
-            pairs.append((a, p.struct_info, p.name_hint))
-            env[p] = a
-        self.check_site(pairs, frame, site="param", bind=True, span=span)
+            return self.exe._host_call_global(cl.global_name, args, self)
+        return NotImplemented
+
+    def run_body(self, func: rx.Function, frame: Frame) -> Any:
         self.stack.append(func)
         try:
-            result = self._seq(func.body, frame)
+            return self._seq(func.body, frame)
         finally:
             self.stack.pop()
-        if func.ret_struct_info is not None:
-            self.check_site([(result, func.ret_struct_info, "return")], frame, site="return", bind=False,
-                            span=func.span)
-        return result
 
-    def call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call], frame: Optional[Frame] = None) -> Any:
+    def call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
         if isinstance(fn, ClosureV):
             return self.call_closure(fn, args, call)
         if isinstance(fn, PrimFuncV):
-            from .tir.call import call_prim_func_in_place
-
             call_prim_func_in_place(self, fn, args, call)
             return ()
         if isinstance(fn, PackedV):
@@ -184,8 +143,7 @@ class Walker:
             raise e.with_span(call.span if call is not None else None)
         for box, arr in copies:
             self.mutate(box, jnp.asarray(arr))
-        hint = _result_hint(call)
-        r = coerce_result(r, hint)
+        r = coerce_result(r, result_hint(call))
         return self._from_host(r, {id(a): b for b, a in copies})
 
     def _to_host(self, v: Any, copies: list) -> Any:
@@ -272,46 +230,27 @@ class Walker:
                 valid.append(d)
         return TVal(data, tuple(valid), self.level)
 
-    # -- expressions -----------------------------------------------------------------------------------
+    # -- value semantics (ExprEvaluator) ------------------------------------------------------------------
 
-    def eval(self, e: rx.Expr, frame: Frame) -> Any:
-        h = _HANDLERS.get(type(e))
-        if h is None:
-            raise UnsupportedError(f"cannot evaluate expression {type(e).__name__}", e.span)
-        return h(self, e, frame)
+    def make_closure(self, func: rx.Function, env: Any, name: str, global_name: Optional[str] = None) -> ClosureV:
+        return ClosureV(func, env, name, (), global_name)
 
-    def _var(self, e: rx.Var, frame: Frame) -> Any:
-        try:
-            return frame.env[e]
-        except KeyError:
-            raise RelaxRuntimeError(f"variable '{e.name_hint}' has no value", e.span,
-                                    function=frame.function, binding=e.name_hint) from None
-
-    def global_value(self, name: str, span=None) -> Any:
-        v = self._globals.get(name)
-        if v is not None:
-            return v
-        if name not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{name}'", span)
-        fn = self.mod[name]
-        if isinstance(fn, rx.Function):
-            v = ClosureV(fn, {}, name, (), name)
-        elif isinstance(fn, tir.PrimFunc):
-            v = PrimFuncV(name, fn)
-        elif isinstance(fn, rx.ExternFunc):
-            v = self.lookup_packed(fn.global_symbol, span)
-        else:
-            raise UnsupportedError(f"global '{name}' is bound to {type(fn).__name__}", span)
-        self._globals[name] = v
-        return v
+    def make_prim_func(self, name: str, func: tir.PrimFunc) -> PrimFuncV:
+        return PrimFuncV(name, func)
 
     def lookup_packed(self, name: str, span=None) -> PackedV:
         if self.traced:
             raise TraceAbort(f"packed function '{name}' is referenced", permanent=True)
         return self.exe.lookup_packed(name, span)
 
-    def _global(self, e: rx.GlobalVar, frame: Frame) -> Any:
-        return self.global_value(e.name_hint, e.span)
+    def is_tuple(self, v: Any) -> bool:
+        return isinstance(v, tuple) and not isinstance(v, ShapeV)
+
+    def describe(self, v: Any) -> str:
+        return describe(v)
+
+    def condition(self, v: Any) -> Any:
+        return _condition(v)
 
     def _constant(self, e: rx.Constant, frame: Frame) -> Any:
         return TVal(jnp.asarray(e.data), None, self.level)
@@ -341,45 +280,10 @@ class Walker:
             return PrimV(s.val, dt, s)
         return PrimV(eval_value(e.value, frame.sym, check=self.sink_check), dt)
 
-    def _string(self, e: rx.StringImm, frame: Frame) -> Any:
-        return e.value
-
-    def _dtype(self, e: rx.DataTypeImm, frame: Frame) -> Any:
-        return rv.DTypeValue(e.value)
-
-    def _extern(self, e: rx.ExternFunc, frame: Frame) -> Any:
-        try:
-            return self.lookup_packed(e.global_symbol, e.span)
-        except RelaxError as err:
-            raise err.with_span(e.span)
-
-    def _op(self, e: rx.Op, frame: Frame) -> Any:
-        raise UnsupportedError(f"operator '{e.name}' is not a value; it can only be called", e.span)
-
-    def _tuple(self, e: rx.Tuple, frame: Frame) -> Any:
-        return tuple(self.eval(f, frame) for f in e.fields)
-
-    def _tuple_get_item(self, e: rx.TupleGetItem, frame: Frame) -> Any:
-        t = self.eval(e.tuple_value, frame)
-        if not isinstance(t, tuple) or isinstance(t, ShapeV):
-            raise TypeMismatchError(f"cannot take field {e.index} of {describe(t)}: not a tuple", e.span,
-                                    function=frame.function)
-        if not 0 <= e.index < len(t):
-            raise ArityMismatchError(f"tuple index {e.index} out of range for {describe(t)}", e.span,
-                                     function=frame.function)
-        return t[e.index]
-
-    def _function(self, e: rx.Function, frame: Frame) -> Any:
-        return ClosureV(e, frame.env, e.global_symbol or "<closure>")
-
     # -- control flow ----------------------------------------------------------------------------------
 
-    def _if(self, e: rx.If, frame: Frame) -> Any:
-        c = self.eval(e.cond, frame)
-        try:
-            taken = _condition(c)
-        except RelaxError as err:
-            raise err.with_span(e.span).with_context(function=frame.function)
+    def branch(self, taken: Any, e: rx.If, frame: Frame) -> Any:
+        """A static condition is decided while tracing; a traced one becomes ``lax.cond``."""
         if is_static(taken):
             return self._seq(e.true_branch if bool(taken) else e.false_branch, frame)
         return self._traced_if(taken, e, frame)
@@ -417,49 +321,9 @@ class Walker:
         self.sink.code = code
         return unflatten(specs[0], list(leaves), self.level)
 
-    def _seq(self, e: rx.SeqExpr, frame: Frame) -> Any:
-        sym = frame.sym
-        before = set(sym)
-        for block in e.blocks:
-            for b in block.bindings:
-                self._binding(b, frame)
-        result = self.eval(e.body, frame)
-        for k in [k for k in sym if k not in before]:
-            del sym[k]
-        return result
-
-    def _binding(self, b: rx.Binding, frame: Frame) -> None:
-        if isinstance(b, rx.MatchCast):
-            v = self.eval(b.value, frame)
-            self.check_site([(v, b.struct_info, b.var.name_hint)], frame, site="match_cast", bind=True,
-                            span=b.span or b.value.span)
-            frame.env[b.var] = v
-            return
-        value = b.value
-        if isinstance(value, rx.Function):
-            frame.env[b.var] = ClosureV(value, frame.env, b.var.name_hint)
-            return
-        try:
-            v = self.eval(value, frame)
-            if isinstance(value, rx.Call) and value.struct_info is not None:
-                self.check_site([(v, value.struct_info, b.var.name_hint)], frame, site="call_result", bind=False,
-                                span=b.span or value.span)
-            frame.env[b.var] = v
-        except RelaxError as err:
-            raise err.with_span(b.span or value.span).with_context(function=frame.function,
-                                                                    binding=b.var.name_hint)
-
     # -- calls -----------------------------------------------------------------------------------------
 
-    def _call(self, e: rx.Call, frame: Frame) -> Any:
-        op = e.op
-        if isinstance(op, rx.Op):
-            return self._call_op(e, frame)
-        fn = self.eval(op, frame)
-        args = [self.eval(a, frame) for a in e.args]
-        return self.call_value(fn, args, e, frame)
-
-    def _call_op(self, e: rx.Call, frame: Frame) -> Any:
+    def call_op(self, e: rx.Call, frame: Frame) -> Any:
         name = e.op.name
         opdef = registry.lookup(name)
         if opdef is None:
@@ -571,36 +435,18 @@ def _lowering_arg(v: Any) -> Any:
 
 
 def _condition(v: Any) -> Any:
-    """EVAL.IF.2: the truth value (static bool, or a traced bool scalar)."""
+    """EVAL.IF.2 (:func:`relax_ref.interp.builtins.check_condition`): the truth value, a static bool
+    or a traced bool scalar."""
     if isinstance(v, PrimV):
-        if v.dtype == "bool" or _dt.is_integer(v.dtype):
-            return bool(v.val) if is_static(v.val) else (v.val != 0)
-        raise DTypeMismatchError(f"if condition must be bool or an integer, got {describe(v)}", site="if_cond",
-                                 expected="bool", actual=describe(v))
+        check_condition("prim", v.dtype, 0, describe(v))
+        return bool(v.val) if is_static(v.val) else (v.val != 0)
     if isinstance(v, TVal):
-        dt = np.dtype(v.data.dtype)
-        if dt.kind not in "biu":
-            raise DTypeMismatchError(f"if condition must be bool or an integer, got {describe(v)}",
-                                     site="if_cond", expected="bool", actual=describe(v))
-        if v.ndim != 0:
-            raise NDimMismatchError(f"if condition must be a scalar (rank-0) tensor, got {describe(v)}",
-                                    site="if_cond", expected="R.Tensor((), \"bool\")", actual=describe(v))
+        check_condition("tensor", _dt.from_numpy(np.dtype(v.data.dtype)), v.ndim, describe(v))
         d = v.data
         if isinstance(d, jax.core.Tracer):
             return d != 0
         return bool(np.asarray(d))
-    raise TypeMismatchError(f"if condition must be a bool prim value or scalar tensor, got {describe(v)}",
-                            site="if_cond", expected="bool", actual=describe(v))
-
-
-def _result_hint(call: Optional[rx.Call]) -> Optional[si.StructInfo]:
-    if call is None:
-        return None
-    if call.sinfo_args:
-        if len(call.sinfo_args) == 1:
-            return call.sinfo_args[0]
-        return si.TupleStructInfo(tuple(call.sinfo_args))
-    return call.struct_info
+    check_condition("other", "", 0, describe(v))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -691,15 +537,6 @@ def _unflatten(spec: Any, it, level: int) -> Any:
     if kind == "null":
         return None
     raise ValueError(f"bad value spec {spec!r}")
-
-
-_HANDLERS = {
-    rx.Var: Walker._var, rx.DataflowVar: Walker._var, rx.GlobalVar: Walker._global,
-    rx.Constant: Walker._constant, rx.ShapeExpr: Walker._shape_expr, rx.PrimValue: Walker._prim_value,
-    rx.StringImm: Walker._string, rx.DataTypeImm: Walker._dtype, rx.ExternFunc: Walker._extern,
-    rx.Op: Walker._op, rx.Tuple: Walker._tuple, rx.TupleGetItem: Walker._tuple_get_item,
-    rx.Function: Walker._function, rx.If: Walker._if, rx.SeqExpr: Walker._seq, rx.Call: Walker._call,
-}
 
 
 __all__ = ["Walker", "Frame", "flatten", "unflatten", "MAX_INLINE_DEPTH"]

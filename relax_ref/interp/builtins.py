@@ -175,28 +175,39 @@ def format_values(fmt: str, values) -> str:
     return " ".join(rendered)
 
 
-def condition_value(v: Any, what: str = "if condition") -> bool:
-    """Truth value of an ``If`` condition (EVAL.IF.2) or ``vm.builtin.read_if_cond``.
-
-    Accepted: a ``bool`` or integer prim value, or a scalar (rank-0) tensor of dtype bool or integer;
-    nonzero is true. A float condition raises DTypeMismatchError (TVM fails too); a tensor of rank > 0
+def check_condition(kind: str, dtype: str, ndim: int, text: str, what: str = "if condition") -> None:
+    """EVAL.IF.2 for a value of ``kind`` (:data:`relax_ref.ops.args.KINDS`), dtype and rank
+    (``text`` describes it): a ``bool`` or integer prim value, or a scalar (rank-0) tensor of dtype
+    bool or integer. A float condition raises DTypeMismatchError (TVM fails too); a tensor of rank > 0
     raises NDimMismatchError (TVM silently reads its first element); any other value raises
-    TypeMismatchError."""
+    TypeMismatchError. Shared by every evaluator."""
+    if kind in ("prim", "tensor"):
+        if not (dtype == "bool" or _dt.is_integer(dtype)):
+            raise DTypeMismatchError(f"{what} must be bool or an integer, got {text}", site="if_cond",
+                                     expected="bool", actual=text)
+        if kind == "tensor" and ndim != 0:
+            raise NDimMismatchError(f"{what} must be a scalar (rank-0) tensor, got {text}", site="if_cond",
+                                    expected="R.Tensor((), \"bool\")", actual=text)
+        return
+    raise TypeMismatchError(f"{what} must be a bool prim value or scalar tensor, got {text}", site="if_cond",
+                            expected="bool", actual=text)
+
+
+def condition_value(v: Any, what: str = "if condition") -> bool:
+    """Truth value of an ``If`` condition (EVAL.IF.2, :func:`check_condition`) or of
+    ``vm.builtin.read_if_cond``; nonzero is true."""
     if isinstance(v, PrimScalar):
-        if v.dtype == "bool" or _dt.is_integer(v.dtype):
-            return bool(v.value)
-        raise DTypeMismatchError(f"{what} must be bool or an integer, got {describe(v)}", site="if_cond",
-                                 expected="bool", actual=describe(v))
+        check_condition("prim", v.dtype, 0, describe(v), what)
+        return bool(v.value)
     if isinstance(v, np.ndarray):
-        if v.dtype.kind not in "biu":
-            raise DTypeMismatchError(f"{what} must be bool or an integer, got {describe(v)}",
-                                     site="if_cond", expected="bool", actual=describe(v))
-        if v.ndim != 0:
-            raise NDimMismatchError(f"{what} must be a scalar (rank-0) tensor, got {describe(v)}",
-                                    site="if_cond", expected="R.Tensor((), \"bool\")", actual=describe(v))
+        try:
+            dt = _dt.from_numpy(v.dtype)
+        except RelaxError:
+            dt = str(v.dtype)
+        check_condition("tensor", dt, v.ndim, describe(v), what)
         return bool(v[()])
-    raise TypeMismatchError(f"{what} must be a bool prim value or scalar tensor, got {describe(v)}",
-                            site="if_cond", expected="bool", actual=describe(v))
+    check_condition("other", "", 0, describe(v), what)
+    return False
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -330,6 +341,7 @@ def closure_with_captures(call: Callable[..., Any], fn: Any, captured) -> Packed
 
 __all__ = [
     "register_func", "global_func", "from_host", "prim_from_host", "coerce_result", "wrap_host_function",
-    "render_value", "format_values", "condition_value", "tensor_to_shape", "reshape_view", "alloc_storage",
-    "storage_tensor", "STATIC_BUILTINS", "lookup_packed", "bound_builtins", "closure_with_captures",
+    "render_value", "format_values", "check_condition", "condition_value", "tensor_to_shape", "reshape_view",
+    "alloc_storage", "storage_tensor", "STATIC_BUILTINS", "lookup_packed", "bound_builtins",
+    "closure_with_captures",
 ]

@@ -37,7 +37,8 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir import struct_info as si
 from ..ir.functor import prim_vars_in, substitute_prim
-from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe
+from ..ops.args import value_kind
+from ..values import ShapeValue, describe
 
 _SITE_TEXT = {"param": "parameter '{b}' of function '{f}'", "return": "return value of function '{f}'",
               "match_cast": "match_cast binding '{b}' in function '{f}'",
@@ -106,7 +107,12 @@ class Matcher:
     (value, struct info) pair of the site, in order, then :meth:`finish`, which runs the three phases
     over all pairs together. ``sym`` is the symbolic environment (PrimVar -> value), extended in place
     in bind mode (``bind=True``); ``env`` the Relax environment (for shapes given by a Relax
-    variable)."""
+    variable).
+
+    The phases and their errors are decided here for every evaluator; what a value looks like is
+    the *value model*, the methods under "values" below, which an evaluator with other values
+    overrides (the JAX executor's ``relax_jax.matcher.TracedMatcher``, whose sizes may only be known
+    at run time)."""
 
     def __init__(self, sym: Dict, *, site: str, function: str, bind: bool = True,
                  env: Optional[Mapping] = None, span: Optional[Span] = None) -> None:
@@ -118,14 +124,66 @@ class Matcher:
         self.span = span
         self._pairs: List[Tuple[Any, Any, str]] = []
 
+    # -- values (the reference's; overridden by other evaluators) -------------------------------------
+
+    def kind(self, v: Any) -> str:
+        """The kind of value ``v`` (:data:`relax_ref.ops.args.KINDS`)."""
+        return value_kind(v)
+
+    def describe(self, v: Any) -> str:
+        return describe(v)
+
+    def tensor_dtype(self, v: Any) -> str:
+        try:
+            return _dt.from_numpy(v.dtype)
+        except RelaxError:
+            return str(v.dtype)
+
+    def sizes(self, v: Any) -> Tuple[Any, ...]:
+        """The sizes of a tensor's shape, or of a shape value."""
+        return tuple(int(n) for n in (v.shape if isinstance(v, np.ndarray) else v))
+
+    def prim_actual(self, v: Any) -> Any:
+        """What the ``value`` of a prim struct info is compared with."""
+        return v.value
+
+    def text(self, x: Any) -> str:
+        """A compared value (a size, a prim value or a tuple of sizes) in a message."""
+        return str(x)
+
+    def shape_value(self, var: rx.Var) -> Optional[Tuple[Any, ...]]:
+        """The sizes of the shape bound to a Relax variable, or None when it has no shape value."""
+        want = self.env.get(var) if self.env is not None else None
+        return tuple(want) if isinstance(want, ShapeValue) else None
+
+    def require_equal(self, want: Any, actual: Any, fail) -> None:
+        """Raise ``fail()`` unless ``want == actual`` (EVAL.CHECK.5: floats with ``==``)."""
+        if not _same(want, actual):
+            raise fail()
+
+    def bound_value(self, actual: Any) -> Any:
+        """What an unbound symbolic variable is bound to."""
+        return actual
+
+    def evaluate(self, expr: P.PrimExpr, actual: Any) -> Any:
+        """A compound expression over bound variables."""
+        v = eval_prim(expr, self.sym)
+        return v.item() if isinstance(v, np.generic) else v
+
+    def render_sym(self) -> Mapping:
+        """The bound symbolic values an expected struct info is rendered with."""
+        return self.sym
+
     # -- errors ------------------------------------------------------------------------------------
+
+    def _where(self, binding: str) -> str:
+        return _SITE_TEXT.get(self.site, "{b}").format(b=binding, f=self.function)
 
     def _fail(self, cls, what: str, sinfo: si.StructInfo, value: Any, binding: str,
               symbol: Optional[str] = None) -> StructInfoMismatchError:
-        where = _SITE_TEXT.get(self.site, "{b}").format(b=binding, f=self.function)
-        expected = render_sinfo(sinfo, self.sym, self.env)
-        actual = describe(value)
-        return cls(f"{where}: {what}: expected {expected}, got {actual}", self.span, site=self.site,
+        expected = render_sinfo(sinfo, self.render_sym(), self.env)
+        actual = self.describe(value)
+        return cls(f"{self._where(binding)}: {what}: expected {expected}, got {actual}", self.span, site=self.site,
                    expected=expected, actual=actual, function=self.function, binding=binding, symbol=symbol)
 
     # -- entry points --------------------------------------------------------------------------------
@@ -154,47 +212,48 @@ class Matcher:
         at = f"{path} " if path else ""
         if s is None or isinstance(s, si.ObjectStructInfo):
             return
+        kind = self.kind(v)
         if isinstance(s, si.TensorStructInfo):
-            if not isinstance(v, np.ndarray):
+            if kind != "tensor":
                 raise self._fail(TypeMismatchError, f"{at}expected a tensor", top, topv, binding)
-            if s.ndim != -1 and v.ndim != s.ndim:
-                raise self._fail(NDimMismatchError, f"{at}rank is {v.ndim}, expected {s.ndim}", top, topv,
+            sizes = self.sizes(v)
+            if s.ndim != -1 and len(sizes) != s.ndim:
+                raise self._fail(NDimMismatchError, f"{at}rank is {len(sizes)}, expected {s.ndim}", top, topv,
                                  binding)
             if s.dtype != "void":
-                try:
-                    dt = _dt.from_numpy(v.dtype)
-                except RelaxError:
-                    dt = str(v.dtype)
+                dt = self.tensor_dtype(v)
                 if dt != s.dtype:
                     raise self._fail(DTypeMismatchError, f"{at}dtype is {dt}, expected {s.dtype}", top, topv,
                                      binding)
             if isinstance(s.shape, rx.ShapeExpr):
-                for d, (e, n) in enumerate(zip(s.shape.values, v.shape)):
-                    positions.append((e, int(n), f"{at}shape[{d}]", top, topv, binding, ShapeMismatchError))
+                for d, (e, n) in enumerate(zip(s.shape.values, sizes)):
+                    positions.append((e, n, f"{at}shape[{d}]", top, topv, binding, ShapeMismatchError))
             elif s.shape is not None:
-                positions.append((s.shape, tuple(v.shape), f"{at}shape", top, topv, binding, ShapeMismatchError))
+                positions.append((s.shape, sizes, f"{at}shape", top, topv, binding, ShapeMismatchError))
             return
         if isinstance(s, si.ShapeStructInfo):
-            if not isinstance(v, ShapeValue):
+            if kind != "shape":
                 raise self._fail(TypeMismatchError, f"{at}expected a shape", top, topv, binding)
-            if s.ndim != -1 and len(v) != s.ndim:
-                raise self._fail(NDimMismatchError, f"{at}rank is {len(v)}, expected {s.ndim}", top, topv,
+            sizes = self.sizes(v)
+            if s.ndim != -1 and len(sizes) != s.ndim:
+                raise self._fail(NDimMismatchError, f"{at}rank is {len(sizes)}, expected {s.ndim}", top, topv,
                                  binding)
             if s.values is not None:
-                for d, (e, n) in enumerate(zip(s.values, v)):
-                    positions.append((e, int(n), f"{at}shape[{d}]", top, topv, binding, ShapeMismatchError))
+                for d, (e, n) in enumerate(zip(s.values, sizes)):
+                    positions.append((e, n, f"{at}shape[{d}]", top, topv, binding, ShapeMismatchError))
             return
         if isinstance(s, si.PrimStructInfo):
-            if not isinstance(v, PrimScalar):
+            if kind != "prim":
                 raise self._fail(TypeMismatchError, f"{at}expected a prim value", top, topv, binding)
             if s.dtype != "void" and v.dtype != s.dtype:
                 raise self._fail(DTypeMismatchError, f"{at}dtype is {v.dtype}, expected {s.dtype}", top, topv,
                                  binding)
             if s.value is not None:
-                positions.append((s.value, v.value, f"{at}value", top, topv, binding, ValueMismatchError))
+                positions.append((s.value, self.prim_actual(v), f"{at}value", top, topv, binding,
+                                  ValueMismatchError))
             return
         if isinstance(s, si.TupleStructInfo):
-            if not isinstance(v, tuple) or isinstance(v, ShapeValue):
+            if kind != "tuple":
                 raise self._fail(TypeMismatchError, f"{at}expected a tuple", top, topv, binding)
             if len(v) != len(s.fields):
                 raise self._fail(ArityMismatchError, f"{at}tuple has {len(v)} fields, expected "
@@ -203,7 +262,7 @@ class Matcher:
                 self._structure(x, f, binding, top, topv, f"{path}[{i}]" if path else f"field [{i}]", positions)
             return
         if isinstance(s, si.FuncStructInfo):
-            if not isinstance(v, (Closure, PackedFunc, PrimFuncRef)):
+            if kind not in ("closure", "packed", "prim_func"):
                 raise self._fail(TypeMismatchError, f"{at}expected a function", top, topv, binding)
             return
         raise RelaxRuntimeError(f"cannot check a value against {type(s).__name__}", self.span)
@@ -216,48 +275,53 @@ class Matcher:
             return False
         if isinstance(expr, (P.IntImm, P.FloatImm)):
             want = bool(expr.value) if expr.dtype == "bool" else expr.value
-            if not _same(want, actual):
-                raise self._fail(cls, f"{what} is {actual}, expected {want}", top, topv, binding)
+            self.require_equal(want, actual, lambda: self._fail(
+                cls, f"{what} is {self.text(actual)}, expected {want}", top, topv, binding))
             return True
         if isinstance(expr, P.PrimVar):
             if expr in self.sym:
                 want = self.sym[expr]
-                if not _same(want, actual):
-                    raise self._fail(cls, f"{what} is {actual}, but {expr.name} = {want} was bound "
-                                          "earlier", top, topv, binding, symbol=expr.name)
+                self.require_equal(want, actual, lambda: self._fail(
+                    cls, f"{what} is {self.text(actual)}, but {expr.name} = {self.text(want)} was bound earlier",
+                    top, topv, binding, symbol=expr.name))
                 return True
             if self.bind:
-                self.sym[expr] = actual
+                self.sym[expr] = self.bound_value(actual)
                 return True
         return False
 
     def _compare_position(self, expr, actual, what, top, topv, binding, cls) -> None:
         if isinstance(expr, rx.Var):       # a tensor shape given by a Relax variable
-            want = self.env.get(expr) if self.env is not None else None
-            if not isinstance(want, ShapeValue):
+            want = self.shape_value(expr)
+            if want is None:
                 raise RelaxRuntimeError(
                     f"shape variable '{expr.name_hint}' of {render_sinfo(top)} has no value", self.span,
                     function=self.function, binding=binding)
-            if tuple(want) != actual:
-                raise self._fail(cls, f"{what} is {actual}, expected {expr.name_hint} = {tuple(want)}", top,
-                                 topv, binding)
-            return
-        want = self._eval(expr, top, binding)
-        if not _same(want, actual):
-            raise self._fail(cls, f"{what} is {actual}, but {P.to_str(expr)} = {want}", top, topv, binding)
 
-    def _eval(self, expr, top, binding):
+            def differ():
+                return self._fail(cls, f"{what} is {self.text(actual)}, expected {expr.name_hint} = "
+                                       f"{self.text(want)}", top, topv, binding)
+
+            if len(want) != len(actual):
+                raise differ()
+            for w, a in zip(want, actual):
+                self.require_equal(w, a, differ)
+            return
+        want = self._eval(expr, actual, top, binding)
+        self.require_equal(want, actual, lambda: self._fail(
+            cls, f"{what} is {self.text(actual)}, but {P.to_str(expr)} = {self.text(want)}", top, topv, binding))
+
+    def _eval(self, expr, actual, top, binding):
         missing = [v for v in prim_vars_in(expr) if v not in self.sym]
         if missing:
             raise RelaxRuntimeError(
-                f"{_SITE_TEXT.get(self.site, '{b}').format(b=binding, f=self.function)}: symbolic "
-                f"variable '{missing[0].name}' of {render_sinfo(top, self.sym, self.env)} has no value",
+                f"{self._where(binding)}: symbolic variable '{missing[0].name}' of "
+                f"{render_sinfo(top, self.render_sym(), self.env)} has no value",
                 self.span, function=self.function, binding=binding, symbol=missing[0].name)
         try:
-            v = eval_prim(expr, self.sym)
+            return self.evaluate(expr, actual)
         except RelaxError as e:
             raise e.with_span(self.span).with_context(function=self.function, binding=binding)
-        return v.item() if isinstance(v, np.generic) else v
 
 
 def _same(want, actual) -> bool:

@@ -51,16 +51,12 @@ ints; an ``R.Tuple`` a tuple or list) and returns the result with
 from __future__ import annotations
 
 import sys
-from collections import ChainMap
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
 import numpy as np
 
 from ..arith.evaluate import eval_prim
-from ..errors import (
-    ArityMismatchError, RelaxError, RelaxRuntimeError, ShapeMismatchError,
-    TypeMismatchError, UnsupportedError,
-)
+from ..errors import RelaxError, RelaxRuntimeError, ShapeMismatchError, TypeMismatchError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import struct_info as si
@@ -68,25 +64,15 @@ from ..ir import tir
 from ..ir.module import IRModule
 from ..static.well_formed import check_well_formed
 from ..values import (
-    Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public,
+    Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public,
 )
 from . import op_table
 from .builtins import (
     bound_builtins, coerce_result, condition_value, from_host, lookup_packed, wrap_host_function,
 )
 from .checks import Matcher
+from .evaluator import ExprEvaluator, Frame, result_hint
 from .tir import compiled as _compiled_prim_func
-
-
-class Frame:
-    """The state of one function invocation."""
-
-    __slots__ = ("env", "sym", "function")
-
-    def __init__(self, env, sym, function: str):
-        self.env = env
-        self.sym = sym
-        self.function = function
 
 
 class EvalContext:
@@ -128,11 +114,11 @@ class EvalContext:
 
     def call_function(self, fn: Any, *args: Any) -> Any:
         """Call a function value (closure, packed function or PrimFunc reference)."""
-        return self.interp._call_value(fn, list(args), self.call)
+        return self.interp.call_value(fn, list(args), self.call)
 
     def call_packed(self, fn: Any, args: List[Any]) -> Any:
         """Call a function value, using the call's ``sinfo_args`` as the result hint."""
-        return self.interp._call_value(fn, args, self.call)
+        return self.interp.call_value(fn, args, self.call)
 
     def run_prim_func(self, ref: PrimFuncRef, args: List[Any], readonly=()) -> None:
         """Run a PrimFunc in place; the tensors in ``readonly`` may not be stored to (CALL.TIR.6)."""
@@ -145,10 +131,7 @@ class EvalContext:
         self.interp._print(text)
 
 
-_Handler = Callable[["Interpreter", Any, Frame], Any]
-
-
-class Interpreter:
+class Interpreter(ExprEvaluator):
     """Reference interpreter for one module.
 
     ``Interpreter(mod, vectorize=True, stdout=None)``: ``vectorize`` selects the TensorIR fast path
@@ -165,7 +148,7 @@ class Interpreter:
         self.vectorize = vectorize
         self.stdout = stdout
         self._local: Dict[str, PackedFunc] = {}
-        self._bound = bound_builtins(lambda fn, *a: self._call_value(fn, list(a), None))
+        self._bound = bound_builtins(lambda fn, *a: self.call_value(fn, list(a), None))
         self._globals: Dict[str, Any] = {}
 
     # -- public API --------------------------------------------------------------------------------
@@ -177,10 +160,10 @@ class Interpreter:
         self._local[name] = wrap_host_function(name, fn)
         return fn
 
-    def lookup_packed(self, name: str) -> PackedFunc:
+    def lookup_packed(self, name: str, span=None) -> PackedFunc:
         """The packed function ``name`` (CALL.PACKED.1): this interpreter's, the global registry's,
         then the built-ins (:func:`~relax_ref.interp.builtins.lookup_packed`)."""
-        return lookup_packed(name, self._local, self._bound)
+        return lookup_packed(name, self._local, self._bound, span)
 
     def __call__(self, entry: str = "main", *args: Any) -> Any:
         return self.run(entry, *args)
@@ -197,12 +180,11 @@ class Interpreter:
             if isinstance(fn, rx.Function):
                 host = [_host_arg(a, p, entry) for a, p in zip(args, fn.params)] + \
                     [from_host(a) for a in args[len(fn.params):]]
-                value = self._call_closure(Closure(fn, {}, {}, entry), host, None)
+                value = self.call_closure(Closure(fn, {}, {}, entry), host, None)
             elif isinstance(fn, tir.PrimFunc):
-                value = self._call_value(PrimFuncRef(entry, fn), [from_host(a) for a in args], None)
+                value = self.call_value(PrimFuncRef(entry, fn), [from_host(a) for a in args], None)
             else:
-                value = self._call_value(self._global_value(self.mod.get_global_var(entry)),
-                                         [from_host(a) for a in args], None)
+                value = self.call_value(self.global_value(entry), [from_host(a) for a in args], None)
         except RecursionError:
             raise RelaxRuntimeError("evaluation exceeded the recursion depth (resource exhaustion)") from None
         finally:
@@ -258,11 +240,11 @@ class Interpreter:
             for t in locked:
                 t.flags.writeable = True
 
-    # -- calls ---------------------------------------------------------------------------------------
+    # -- value semantics (ExprEvaluator) -------------------------------------------------------------------
 
-    def _call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
+    def call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
         if isinstance(fn, Closure):
-            return self._call_closure(fn, args, call)
+            return self.call_closure(fn, args, call)
         if isinstance(fn, PrimFuncRef):
             self._run_prim_func(fn, args, call.span if call is not None else None)
             return ()
@@ -271,69 +253,30 @@ class Interpreter:
                 r = fn(*args)
             except RelaxError as e:
                 raise e.with_span(call.span if call is not None else None)
-            hint = _result_hint(call)
-            return coerce_result(r, hint)
+            return coerce_result(r, result_hint(call))
         raise TypeMismatchError(f"cannot call {describe(fn)}: it is not a function",
                                 call.span if call is not None else None)
 
-    def _call_closure(self, cl: Closure, args: List[Any], call: Optional[rx.Call]) -> Any:
-        func: rx.Function = cl.func
-        name = cl.name
-        span = call.span if call is not None else func.span
-        if len(args) != len(func.params):
-            raise ArityMismatchError(
-                f"function '{name}' takes {len(func.params)} arguments, got {len(args)}", span, site="param",
-                expected=str(len(func.params)), actual=str(len(args)), function=name)
-        env = ChainMap({}, cl.env) if cl.env else {}
-        sym: Dict = {}          # symbolic variables are never captured (EVAL.ENV.1, EVAL.FUNC.1)
-        m = Matcher(sym, site="param", function=name, env=env, span=span)
-        for p, a in zip(func.params, args):
-            m.match(a, p.struct_info, p.name_hint)
-            env[p] = a
+    def check_values(self, pairs, frame: Frame, *, site: str, bind: bool, span) -> None:
+        m = Matcher(frame.sym, site=site, function=frame.function, bind=bind, env=frame.env, span=span)
+        for p in pairs:
+            m.match(*p)
         m.finish()
-        frame = Frame(env, sym, name)
-        result = self._seq(func.body, frame)
-        if func.ret_struct_info is not None:
-            rm = Matcher(sym, site="return", function=name, bind=False, env=env, span=func.span)
-            rm.match(result, func.ret_struct_info, "return")
-            rm.finish()
-        return result
 
-    # -- expressions ---------------------------------------------------------------------------------
+    def make_closure(self, func: rx.Function, env: Any, name: str, global_name: Optional[str] = None) -> Closure:
+        return Closure(func, env, {}, name)
 
-    def eval(self, e: rx.Expr, frame: Frame) -> Any:
-        h = _HANDLERS.get(type(e))
-        if h is None:
-            raise UnsupportedError(f"cannot evaluate expression {type(e).__name__}", e.span)
-        return h(self, e, frame)
+    def make_prim_func(self, name: str, func: tir.PrimFunc) -> PrimFuncRef:
+        return PrimFuncRef(name, func)
 
-    def _var(self, e: rx.Var, frame: Frame) -> Any:
-        try:
-            return frame.env[e]
-        except KeyError:
-            raise RelaxRuntimeError(f"variable '{e.name_hint}' has no value", e.span,
-                                    function=frame.function, binding=e.name_hint) from None
+    def is_tuple(self, v: Any) -> bool:
+        return isinstance(v, tuple) and not isinstance(v, ShapeValue)
 
-    def _global_value(self, gv: rx.GlobalVar) -> Any:
-        v = self._globals.get(gv.name_hint)
-        if v is not None:
-            return v
-        if gv.name_hint not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{gv.name_hint}'", gv.span)
-        fn = self.mod[gv.name_hint]
-        if isinstance(fn, rx.Function):
-            v = Closure(fn, {}, {}, gv.name_hint)
-        elif isinstance(fn, tir.PrimFunc):
-            v = PrimFuncRef(gv.name_hint, fn)
-        elif isinstance(fn, rx.ExternFunc):
-            v = self.lookup_packed(fn.global_symbol)
-        else:
-            raise UnsupportedError(f"global '{gv.name_hint}' is bound to {type(fn).__name__}", gv.span)
-        self._globals[gv.name_hint] = v
-        return v
+    def describe(self, v: Any) -> str:
+        return describe(v)
 
-    def _global(self, e: rx.GlobalVar, frame: Frame) -> Any:
-        return self._global_value(e)
+    def condition(self, v: Any) -> bool:
+        return condition_value(v)
 
     def _constant(self, e: rx.Constant, frame: Frame) -> Any:
         return np.array(e.data, copy=True)
@@ -344,96 +287,14 @@ class Interpreter:
     def _prim_value(self, e: rx.PrimValue, frame: Frame) -> Any:
         return PrimScalar(self._prim(e.value, frame), e.value.dtype)
 
-    def _string(self, e: rx.StringImm, frame: Frame) -> Any:
-        return e.value
-
-    def _dtype(self, e: rx.DataTypeImm, frame: Frame) -> Any:
-        return DTypeValue(e.value)
-
-    def _extern(self, e: rx.ExternFunc, frame: Frame) -> Any:
+    def call_op(self, e: rx.Call, frame: Frame) -> Any:
+        op_table.resolve(e)         # an unknown or unimplemented operator fails before its arguments
+        args = [self.eval(a, frame) for a in e.args]
         try:
-            return self.lookup_packed(e.global_symbol)
+            r = op_table.apply(e, args, EvalContext(self, frame, e))
         except RelaxError as err:
             raise err.with_span(e.span)
-
-    def _op(self, e: rx.Op, frame: Frame) -> Any:
-        raise UnsupportedError(f"operator '{e.name}' is not a value; it can only be called", e.span)
-
-    def _tuple(self, e: rx.Tuple, frame: Frame) -> Any:
-        return tuple(self.eval(f, frame) for f in e.fields)
-
-    def _tuple_get_item(self, e: rx.TupleGetItem, frame: Frame) -> Any:
-        t = self.eval(e.tuple_value, frame)
-        if not isinstance(t, tuple) or isinstance(t, ShapeValue):
-            raise TypeMismatchError(f"cannot take field {e.index} of {describe(t)}: not a tuple", e.span,
-                                    function=frame.function)
-        if not 0 <= e.index < len(t):
-            raise ArityMismatchError(f"tuple index {e.index} out of range for {describe(t)}", e.span,
-                                     function=frame.function)
-        return t[e.index]
-
-    def _function(self, e: rx.Function, frame: Frame) -> Any:
-        return Closure(e, frame.env, {}, e.global_symbol or "<closure>")
-
-    def _if(self, e: rx.If, frame: Frame) -> Any:
-        c = self.eval(e.cond, frame)
-        try:
-            taken = condition_value(c)
-        except RelaxError as err:
-            raise err.with_span(e.span).with_context(function=frame.function)
-        return self._seq(e.true_branch if taken else e.false_branch, frame)
-
-    def _seq(self, e: rx.SeqExpr, frame: Frame) -> Any:
-        sym = frame.sym
-        before = set(sym)
-        for block in e.blocks:
-            for b in block.bindings:
-                self._binding(b, frame)
-        result = self.eval(e.body, frame)
-        for k in [k for k in sym if k not in before]:
-            del sym[k]
-        return result
-
-    def _binding(self, b: rx.Binding, frame: Frame) -> None:
-        if isinstance(b, rx.MatchCast):
-            v = self.eval(b.value, frame)
-            m = Matcher(frame.sym, site="match_cast", function=frame.function, env=frame.env,
-                        span=b.span or b.value.span)
-            m.match(v, b.struct_info, b.var.name_hint)
-            m.finish()
-            frame.env[b.var] = v
-            return
-        value = b.value
-        if isinstance(value, rx.Function):
-            cl = Closure(value, frame.env, {}, b.var.name_hint)
-            frame.env[b.var] = cl
-            return
-        try:
-            v = self.eval(value, frame)
-            if isinstance(value, rx.Call) and value.struct_info is not None:
-                # (EVAL.CALL.3) every call result is checked against the call's struct info
-                rm = Matcher(frame.sym, site="call_result", function=frame.function, bind=False,
-                             env=frame.env, span=b.span or value.span)
-                rm.match(v, value.struct_info, b.var.name_hint)
-                rm.finish()
-            frame.env[b.var] = v
-        except RelaxError as err:
-            raise err.with_span(b.span or value.span).with_context(function=frame.function,
-                                                                    binding=b.var.name_hint)
-
-    def _call(self, e: rx.Call, frame: Frame) -> Any:
-        op = e.op
-        if isinstance(op, rx.Op):
-            op_table.resolve(e)         # an unknown or unimplemented operator fails before its arguments
-            args = [self.eval(a, frame) for a in e.args]
-            try:
-                r = op_table.apply(e, args, EvalContext(self, frame, e))
-            except RelaxError as err:
-                raise err.with_span(e.span)
-            return _normalize_op_result(r, e.struct_info)
-        fn = self.eval(op, frame)
-        args = [self.eval(a, frame) for a in e.args]
-        return self._call_value(fn, args, e)
+        return _normalize_op_result(r, e.struct_info)
 
 
 def _host_arg(a: Any, p: rx.Var, entry: str) -> Any:
@@ -446,16 +307,6 @@ def _host_arg(a: Any, p: rx.Var, entry: str) -> Any:
         raise e.with_context(function=entry, binding=p.name_hint)
 
 
-def _result_hint(call: Optional[rx.Call]) -> Optional[si.StructInfo]:
-    if call is None:
-        return None
-    if call.sinfo_args:
-        if len(call.sinfo_args) == 1:
-            return call.sinfo_args[0]
-        return si.TupleStructInfo(tuple(call.sinfo_args))
-    return call.struct_info
-
-
 def _normalize_op_result(r: Any, s: Optional[si.StructInfo]) -> Any:
     """Operator results as values: numpy scalars become 0-d tensors (or prim values when the
     struct info says so), lists become tuples."""
@@ -466,17 +317,6 @@ def _normalize_op_result(r: Any, s: Optional[si.StructInfo]) -> Any:
     if isinstance(r, list):
         return tuple(r)
     return r
-
-
-_HANDLERS: Dict[type, _Handler] = {
-    rx.Var: Interpreter._var, rx.DataflowVar: Interpreter._var, rx.GlobalVar: Interpreter._global,
-    rx.Constant: Interpreter._constant, rx.ShapeExpr: Interpreter._shape_expr,
-    rx.PrimValue: Interpreter._prim_value, rx.StringImm: Interpreter._string,
-    rx.DataTypeImm: Interpreter._dtype, rx.ExternFunc: Interpreter._extern, rx.Op: Interpreter._op,
-    rx.Tuple: Interpreter._tuple, rx.TupleGetItem: Interpreter._tuple_get_item,
-    rx.Function: Interpreter._function, rx.If: Interpreter._if, rx.SeqExpr: Interpreter._seq,
-    rx.Call: Interpreter._call,
-}
 
 
 def evaluate(mod: IRModule, entry: str = "main", *args: Any, vectorize: bool = True) -> Any:

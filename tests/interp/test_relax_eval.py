@@ -480,7 +480,7 @@ def test_prim_func_entry_and_type_errors(parse_ir):
     np.testing.assert_array_equal(y, 2 * f32(4))
     it = Interpreter(mod)
     with pytest.raises(TypeMismatchError):
-        it._call_value(np.zeros(2), [], None)
+        it.call_value(np.zeros(2), [], None)
 
 
 def test_builtins_for_lowered_modules(parse_ir):

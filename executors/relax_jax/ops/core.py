@@ -17,6 +17,7 @@ import numpy as np
 from relax_ref import values as rv
 from relax_ref.errors import AssertionFailedError, OpRuntimeError, TypeMismatchError, UnsupportedError
 from relax_ref.interp.builtins import format_values, tensor_to_shape
+from relax_ref.interp.evaluator import Frame
 from relax_ref.ir import struct_info as si
 
 from ..errors import TraceAbort
@@ -104,8 +105,8 @@ def _call_tir_inplace(ctx, *args):
             fresh.append(t)
             outs.append(t)
         else:
-            ctx.walker.check_site([(inputs[i], s, f"in-place output {k}")], _frame_copy(ctx.frame), site="call_tir",
-                                  bind=False, span=ctx.span)
+            ctx.walker.check_values([(inputs[i], s, f"in-place output {k}")], _frame_copy(ctx.frame),
+                                    site="call_tir", bind=False, span=ctx.span)
             outs.append(inputs[i])
     mutated = [inputs[int(i)] for i in idx if int(i) != -1]
     readonly = [all(x is not y for y in mutated) for x in inputs]
@@ -114,9 +115,7 @@ def _call_tir_inplace(ctx, *args):
     return _result(outs, is_tuple)
 
 
-def _frame_copy(frame):
-    from ..walker import Frame
-
+def _frame_copy(frame: Frame) -> Frame:
     return Frame(frame.env, dict(frame.sym), frame.function)
 
 
@@ -140,13 +139,13 @@ def _call_packed(ctx, *args):
     """(CALL.PACKED.4, CALL.IPACKED.1) ``func(args...)``; an in-place function's mutations are seen
     through the argument boxes."""
     vals = ctx.vals
-    return ctx.walker.call_value(vals[0], list(vals[1:]), ctx.call, ctx.frame)
+    return ctx.walker.call_value(vals[0], list(vals[1:]), ctx.call)
 
 
 @lowering("relax.call_builtin_with_ctx", padding="aware")
 def _call_builtin_with_ctx(ctx, *args):
     vals = ctx.vals
-    return ctx.walker.call_value(vals[0], [None, *_tuple_arg(vals[1])], ctx.call, ctx.frame)
+    return ctx.walker.call_value(vals[0], [None, *_tuple_arg(vals[1])], ctx.call)
 
 
 @lowering("relax.vm.call_tir_dyn", padding="aware")
@@ -161,7 +160,7 @@ def _call_tir_dyn(ctx, *args):
 
 @lowering("relax.invoke_closure", "relax.invoke_pure_closure", padding="aware")
 def _invoke_closure(ctx, *args):
-    return ctx.walker.call_value(ctx.vals[0], list(_tuple_arg(ctx.vals[1])), ctx.call, ctx.frame)
+    return ctx.walker.call_value(ctx.vals[0], list(_tuple_arg(ctx.vals[1])), ctx.call)
 
 
 @lowering("relax.make_closure", padding="aware")
