@@ -44,14 +44,13 @@ several points fail, the vectorized path may report a different one than the sca
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Optional
 
 import numpy as np
 
-from ..arith.intrinsics import canonical_name
+from ..analysis.loop_nest import LoopNest, Reduction, analyze_loop_nest
 from ..errors import RelaxError, UnsupportedError
 from ..ir import dtype as _dt
-from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.functor import prim_vars_in
 from .tir_array import ArrayCompiler, ArrayEnv, Register, and_mask, any_in, first_point, np_scalar
@@ -74,224 +73,16 @@ class _Retry(Exception):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _loads(e: P.PrimExpr, out: list) -> None:
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, tir.BufferLoad):
-            out.append(x)
-        stack.extend(P.children(x))
-
-
-def _let_vars(e: P.PrimExpr, out: set) -> None:
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, P.Let):
-            out.add(x.var)
-        stack.extend(P.children(x))
-
-
-def _simple_stmts(s: Optional[tir.Stmt], stores: list, exprs: list, bound: set) -> bool:
-    """Collect stores / expressions of a leaf; False if it contains an unsupported statement."""
-    if s is None:
-        return True
-    if isinstance(s, tir.SeqStmt):
-        return all(_simple_stmts(c, stores, exprs, bound) for c in s.seq)
-    if isinstance(s, tir.BufferStore):
-        stores.append(s)
-        exprs.append(s.value)
-        exprs.extend(s.indices)
-        return True
-    if isinstance(s, tir.Bind):
-        bound.add(s.var)
-        exprs.append(s.value)
-        return True
-    if isinstance(s, tir.LetStmt):
-        bound.add(s.var)
-        exprs.append(s.value)
-        return _simple_stmts(s.body, stores, exprs, bound)
-    if isinstance(s, tir.IfThenElse):
-        exprs.append(s.condition)
-        return _simple_stmts(s.then_case, stores, exprs, bound) and \
-            _simple_stmts(s.else_case, stores, exprs, bound)
-    if isinstance(s, tir.Evaluate):
-        v = s.value
-        return isinstance(v, (P.IntImm, P.FloatImm, P.PrimStringImm)) or (
-            isinstance(v, P.PrimCall) and canonical_name(v.op) == "tir.assume")
-    return False
-
-
-def _single_store(s: Optional[tir.Stmt]) -> Optional[tir.BufferStore]:
-    while isinstance(s, tir.SeqStmt) and len(s.seq) == 1:
-        s = s.seq[0]
-    return s if isinstance(s, tir.BufferStore) else None
-
-
-_REDUCERS = {P.Add: "add", P.Mul: "mul", P.Min: "min", P.Max: "max"}
-
-
-class _Reduction:
-    """``X[I] = X[I] op e`` (``acc_first``: the accumulator is the left operand)."""
-
-    def __init__(self, buffer, op, operand, acc_first, init_value):
-        self.buffer = buffer
-        self.op = op
-        self.operand = operand
-        self.acc_first = acc_first
-        self.init_value = init_value
-
-
-def _reads_any(e: P.PrimExpr, written_ids: set) -> bool:
-    lst: list = []
-    _loads(e, lst)
-    return any(id(ld.buffer) in written_ids for ld in lst)
-
-
-def _recognise_reduction(body, init, written_ids) -> Optional[_Reduction]:
-    st = _single_store(body)
-    if st is None or st.buffer.dtype == "bool" or type(st.value) not in _REDUCERS:
-        return None
-    if st.value.dtype != st.buffer.dtype:
-        return None
-    a, b = st.value.a, st.value.b
-
-    def is_acc(x):
-        return isinstance(x, tir.BufferLoad) and x.buffer is st.buffer and x.indices == st.indices
-
-    if is_acc(a) and not _reads_any(b, written_ids):
-        operand, acc_first = b, True
-    elif is_acc(b) and not _reads_any(a, written_ids):
-        operand, acc_first = a, False
-    else:
-        return None
-    init_value = None
-    if init is not None:
-        ist = _single_store(init)
-        if ist is None or ist.buffer is not st.buffer or ist.indices != st.indices or \
-                _reads_any(ist.value, written_ids):
-            return None
-        init_value = ist.value
-    return _Reduction(st.buffer, _REDUCERS[type(st.value)], operand, acc_first, init_value)
-
-
 def analyze_nest(s: tir.For, comp) -> Optional["NestPlan"]:
-    """The vectorization plan of the nest rooted at ``s`` (TIR.VEC.2), or None."""
-    loops: List[tir.For] = []
-    cur: Any = s
-    while True:
-        while isinstance(cur, tir.SeqStmt) and len(cur.seq) == 1:
-            cur = cur.seq[0]
-        if not isinstance(cur, tir.For):
-            break
-        loops.append(cur)
-        cur = cur.body
-    leaf = cur
-    if isinstance(leaf, tir.BlockRealize):
-        blk = leaf.block
-        if blk.alloc_buffers or blk.match_buffers or len(blk.iter_vars) != len(leaf.iter_values):
-            return None
-        bindings = [(iv.var, v) for iv, v in zip(blk.iter_vars, leaf.iter_values)]
-        pred = leaf.predicate
-        if isinstance(pred, P.IntImm) and pred.value:
-            pred = None
-        init, body = blk.init, blk.body
-        reduce_ivs = [(iv.var, iv.dom.min) for iv in blk.iter_vars if iv.iter_type == "reduce"]
-    else:
-        bindings, pred, init, body, reduce_ivs = [], None, None, leaf, []
-    stores: list = []
-    exprs: list = []
-    bound: set = set()
-    if not _simple_stmts(body, stores, exprs, bound):
+    """The vectorization plan of the nest rooted at ``s`` (TIR.VEC.2, :mod:`relax_ref.analysis.loop_nest`)
+    compiled to array form, or None."""
+    nest = analyze_loop_nest(s)
+    if nest is None:
         return None
-    init_stores: list = []
-    if not _simple_stmts(init, init_stores, exprs, bound):
-        return None
-    all_stores = stores + init_stores
-    if not all_stores:
-        return None
-    # one index tuple per written buffer
-    index_of: Dict[int, Tuple] = {}
-    written: List[tir.Buffer] = []
-    for st in all_stores:
-        prev = index_of.get(id(st.buffer))
-        if prev is None:
-            index_of[id(st.buffer)] = st.indices
-            written.append(st.buffer)
-        elif prev != st.indices:
-            return None
-    wids = set(index_of)
-    loop_vars = [lp.loop_var for lp in loops]
-    iter_vars = [v for v, _ in bindings]
-    header_exprs = [v for _, v in bindings] + ([pred] if pred is not None else []) + \
-        [m for _, m in reduce_ivs]
-    for lp in loops[1:]:
-        header_exprs += [lp.min, lp.extent]
-    # loads of written buffers: only at their own index, never in headers or indices
-    for e in exprs:
-        lst: list = []
-        _loads(e, lst)
-        for ld in lst:
-            if id(ld.buffer) in wids and ld.indices != index_of[id(ld.buffer)]:
-                return None
-    for e in header_exprs + [i for st in all_stores for i in st.indices]:
-        if _reads_any(e, wids):
-            return None
-    for lp in loops[1:]:
-        for e in (lp.min, lp.extent):
-            lst = []
-            _loads(e, lst)
-            if lst or any(v in prim_vars_in(e) for v in loop_vars):
-                return None
-    for _, m in reduce_ivs:
-        lst = []
-        _loads(m, lst)
-        if lst or any(v in prim_vars_in(m) for v in loop_vars):
-            return None
-    let_bound: set = set()
-    for e in exprs + header_exprs:
-        _let_vars(e, let_bound)
-    for st in all_stores:
-        fv: dict = {}
-        for i in st.indices:
-            prim_vars_in(i, fv)
-        if any(v in bound or v in let_bound for v in fv):
-            return None
-    # spatial axes: loops the written indices depend on (through the block bindings)
-    binding_of = dict(bindings)
-    dep: set = set()
-    for st in all_stores:
-        todo = list(itertools.chain.from_iterable(prim_vars_in(i) for i in st.indices))
-        seen: set = set()
-        while todo:
-            v = todo.pop()
-            if v in seen:
-                continue
-            seen.add(v)
-            if v in binding_of:
-                todo.extend(prim_vars_in(binding_of[v]))
-            elif v in loop_vars:
-                dep.add(loop_vars.index(v))
-    # free (outer) variables
-    inner = set(loop_vars) | set(iter_vars) | bound | let_bound
-    free: dict = {}
-    for e in exprs + header_exprs:
-        prim_vars_in(e, free)
-    outer_vars = [v for v in free if v not in inner]
-    read_bufs: list = []
-    for e in exprs + header_exprs:
-        lst = []
-        _loads(e, lst)
-        for ld in lst:
-            if id(ld.buffer) not in wids and all(b is not ld.buffer for b in read_bufs):
-                read_bufs.append(ld.buffer)
-    ac = ArrayCompiler(registers=written)
     try:
-        plan = NestPlan(loops, comp, ac, bindings, pred, reduce_ivs, body, init, written, index_of,
-                        sorted(dep), outer_vars, read_bufs, _recognise_reduction(body, init, wids))
+        return NestPlan(nest, comp, ArrayCompiler(registers=nest.written))
     except UnsupportedError:
         return None
-    return plan
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -378,8 +169,9 @@ def _as_mask(c):
 
 
 class NestPlan:
-    def __init__(self, loops, comp, ac: ArrayCompiler, bindings, pred, reduce_ivs, body, init, written,
-                 index_of, dep, outer_vars, read_bufs, reduction: Optional[_Reduction]):
+    def __init__(self, nest: LoopNest, comp, ac: ArrayCompiler):
+        loops, bindings, pred, reduce_ivs = nest.loops, nest.bindings, nest.predicate, nest.reduce_ivs
+        body, init, written, reduction = nest.body, nest.init, nest.written, nest.reduction
         self.loops = loops
         self.loop_vars = [lp.loop_var for lp in loops]
         self.inner_bounds = [(comp.expr(lp.min), comp.expr(lp.extent)) for lp in loops[1:]]
@@ -391,10 +183,10 @@ class NestPlan:
         self.body = _compile_leaf(body, ac)
         self.init = _compile_leaf(init, ac) if init is not None else None
         self.written = written
-        self.index = {id(b): [ac.compile(i) for i in index_of[id(b)]] for b in written}
-        self.dep = dep
-        self.outer_vars = outer_vars
-        self.read_bufs = read_bufs
+        self.index = {id(b): [ac.compile(i) for i in nest.index_of[b.data]] for b in written}
+        self.dep = nest.spatial
+        self.outer_vars = nest.outer_vars
+        self.read_bufs = nest.read_bufs
         self.reduction = reduction
         if reduction is not None:
             self.red_operand = ac.compile(reduction.operand)
@@ -637,7 +429,7 @@ class NestPlan:
             reg.written = np.logical_or(reg.written, touched[..., None])
 
     @staticmethod
-    def _reduce(red: _Reduction, e, act, base, is_float, nt):
+    def _reduce(red: Reduction, e, act, base, is_float, nt):
         op = red.op
         if op in ("add", "mul"):
             ident = (np.array(-0.0 if op == "add" else 1.0).astype(nt) if is_float

@@ -1,22 +1,21 @@
 """Static analysis of TensorIR loop nests for the vectorized lowering.
 
 * :func:`analyze_nest` decides whether a perfect loop nest around a block (or around plain stores) can
-  be evaluated as array operations over its iteration domain -- the conditions of the reference's
-  vectorized path (TIR.VEC.2) plus a *static* proof that each written index maps the points of the
-  spatial loops to distinct elements (the reference checks that at run time);
+  be evaluated as array operations over its iteration domain -- the shared analysis of the reference's
+  vectorized path (:mod:`relax_ref.analysis.loop_nest`, TIR.VEC.2) plus a *static* proof that each
+  written index maps the points of the spatial loops to distinct elements (the reference checks that
+  at run time);
 * :func:`linear_form` splits an index expression into ``sum(c_v * v) + rest`` over given variables;
-* :func:`recognize_reduction` finds ``X[I] = X[I] op e`` with an optional ``T.init`` (TIR.VEC.4);
 * :class:`Ranges` proves indices in bounds with :class:`relax_ref.arith.Analyzer`.
 """
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from relax_ref.analysis.loop_nest import LoopNest, analyze_loop_nest
 from relax_ref.arith.analyzer import Analyzer
-from relax_ref.arith.intrinsics import canonical_name
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in, substitute_prim
@@ -24,30 +23,6 @@ from relax_ref.ir.functor import prim_vars_in, substitute_prim
 # ---------------------------------------------------------------------------------------------------
 # Expression utilities
 # ---------------------------------------------------------------------------------------------------
-
-
-def loads_in(e: P.PrimExpr, out: Optional[list] = None) -> list:
-    out = [] if out is None else out
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, tir.BufferLoad):
-            out.append(x)
-        stack.extend(P.children(x))
-    return out
-
-
-def reads_buffers(e: P.PrimExpr, data_vars: set) -> bool:
-    return any(ld.buffer.data in data_vars for ld in loads_in(e))
-
-
-def let_vars(e: P.PrimExpr, out: set) -> None:
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, P.Let):
-            out.add(x.var)
-        stack.extend(P.children(x))
 
 
 def linear_form(e: P.PrimExpr, vars_: Sequence[P.PrimVar]) -> Optional[Tuple[Dict[P.PrimVar, int], P.PrimExpr]]:
@@ -119,214 +94,36 @@ def _add(a, b, dtype):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Leaf statements
-# ---------------------------------------------------------------------------------------------------
-
-
-def simple_stmts(s: Optional[tir.Stmt], stores: list, exprs: list, bound: set) -> bool:
-    """Collect the stores and expressions of a leaf; False for unsupported statements."""
-    if s is None:
-        return True
-    if isinstance(s, tir.SeqStmt):
-        return all(simple_stmts(c, stores, exprs, bound) for c in s.seq)
-    if isinstance(s, tir.BufferStore):
-        stores.append(s)
-        exprs.append(s.value)
-        exprs.extend(s.indices)
-        return True
-    if isinstance(s, tir.Bind):
-        bound.add(s.var)
-        exprs.append(s.value)
-        return True
-    if isinstance(s, tir.LetStmt):
-        bound.add(s.var)
-        exprs.append(s.value)
-        return simple_stmts(s.body, stores, exprs, bound)
-    if isinstance(s, tir.IfThenElse):
-        exprs.append(s.condition)
-        return simple_stmts(s.then_case, stores, exprs, bound) and simple_stmts(s.else_case, stores, exprs, bound)
-    if isinstance(s, tir.Evaluate):
-        v = s.value
-        return isinstance(v, (P.IntImm, P.FloatImm, P.PrimStringImm)) or (
-            isinstance(v, P.PrimCall) and canonical_name(v.op) == "tir.assume")
-    return False
-
-
-def single_store(s: Optional[tir.Stmt]) -> Optional[tir.BufferStore]:
-    while isinstance(s, tir.SeqStmt) and len(s.seq) == 1:
-        s = s.seq[0]
-    return s if isinstance(s, tir.BufferStore) else None
-
-
-REDUCERS = {P.Add: "add", P.Mul: "mul", P.Min: "min", P.Max: "max"}
-
-
-@dataclass
-class Reduction:
-    """``X[I] = X[I] op operand`` (``acc_first``: accumulator on the left) with optional init."""
-
-    buffer: tir.Buffer
-    op: str
-    operand: P.PrimExpr
-    acc_first: bool
-    init_value: Optional[P.PrimExpr]
-
-
-def recognize_reduction(body, init, written: set) -> Optional[Reduction]:
-    st = single_store(body)
-    if st is None or st.buffer.dtype == "bool" or type(st.value) not in REDUCERS:
-        return None
-    if st.value.dtype != st.buffer.dtype:
-        return None
-    a, b = st.value.a, st.value.b
-
-    def is_acc(x):
-        return isinstance(x, tir.BufferLoad) and x.buffer.data is st.buffer.data and x.indices == st.indices
-
-    if is_acc(a) and not reads_buffers(b, written):
-        operand, acc_first = b, True
-    elif is_acc(b) and not reads_buffers(a, written):
-        operand, acc_first = a, False
-    else:
-        return None
-    init_value = None
-    if init is not None:
-        ist = single_store(init)
-        if ist is None or ist.buffer.data is not st.buffer.data or ist.indices != st.indices or \
-                reads_buffers(ist.value, written):
-            return None
-        init_value = ist.value
-    return Reduction(st.buffer, REDUCERS[type(st.value)], operand, acc_first, init_value)
-
-
-# ---------------------------------------------------------------------------------------------------
 # Nests
 # ---------------------------------------------------------------------------------------------------
 
 
 @dataclass
-class Nest:
-    """A vectorizable nest (see :func:`analyze_nest`)."""
+class Nest(LoopNest):
+    """A nest the JAX executor vectorizes: a :class:`~relax_ref.analysis.loop_nest.LoopNest` whose
+    written indices (``flat_index``: with the block bindings substituted) are proven distinct for
+    distinct points of the spatial loops."""
 
-    loops: List[tir.For]
-    bindings: List[Tuple[P.PrimVar, P.PrimExpr]]
-    predicate: Optional[P.PrimExpr]
-    init: Optional[tir.Stmt]
-    body: tir.Stmt
-    reduce_ivs: List[Tuple[P.PrimVar, P.PrimExpr]]
-    written: List[tir.Buffer]                # one Buffer per written data var
-    index_of: Dict[Any, Tuple[P.PrimExpr, ...]]   # data var -> index tuple
-    spatial: List[int]                      # loop positions the written indices depend on
-    reduction: Optional[Reduction]
-    leaf_block: Optional[tir.Block] = None
-    flat_index: Dict[Any, Tuple[P.PrimExpr, ...]] = field(default_factory=dict)  # indices with bindings substituted
-
-
-def perfect_nest(s: tir.For) -> Tuple[List[tir.For], Any]:
-    loops: List[tir.For] = []
-    cur: Any = s
-    while True:
-        while isinstance(cur, tir.SeqStmt) and len(cur.seq) == 1:
-            cur = cur.seq[0]
-        if not isinstance(cur, tir.For):
-            break
-        loops.append(cur)
-        cur = cur.body
-    return loops, cur
+    flat_index: Dict[Any, Tuple[P.PrimExpr, ...]] = field(default_factory=dict)
 
 
 def analyze_nest(s: tir.For) -> Optional[Nest]:
-    """The vectorization plan of the nest rooted at ``s``, or None (then it runs as loops)."""
-    loops, leaf = perfect_nest(s)
-    blk = None
-    if isinstance(leaf, tir.BlockRealize):
-        blk = leaf.block
-        if blk.alloc_buffers or blk.match_buffers or len(blk.iter_vars) != len(leaf.iter_values):
-            return None
-        bindings = [(iv.var, v) for iv, v in zip(blk.iter_vars, leaf.iter_values)]
-        pred = leaf.predicate
-        if isinstance(pred, P.IntImm) and pred.value:
-            pred = None
-        init, body = blk.init, blk.body
-        reduce_ivs = [(iv.var, iv.dom.min) for iv in blk.iter_vars if iv.iter_type == "reduce"]
-    else:
-        bindings, pred, init, body, reduce_ivs = [], None, None, leaf, []
-    stores: list = []
-    exprs: list = []
-    bound: set = set()
-    if not simple_stmts(body, stores, exprs, bound):
+    """The vectorization plan of the nest rooted at ``s`` (TIR.VEC.2, the shared analysis), when the
+    written elements are also proven distinct statically; else None (it runs as loops)."""
+    n = analyze_loop_nest(s)
+    if n is None:
         return None
-    init_stores: list = []
-    if not simple_stmts(init, init_stores, exprs, bound):
-        return None
-    all_stores = stores + init_stores
-    if not all_stores:
-        return None
-    index_of: Dict[Any, Tuple] = {}
-    buf_of: Dict[Any, tir.Buffer] = {}
-    for st in all_stores:
-        dv = st.buffer.data
-        prev = index_of.get(dv)
-        if prev is None:
-            index_of[dv] = st.indices
-            buf_of[dv] = st.buffer
-        elif prev != st.indices or buf_of[dv] is not st.buffer:
+    binding_of = dict(n.bindings)
+    flat_index = {dv: tuple(substitute_bindings(i, binding_of) for i in idx) for dv, idx in n.index_of.items()}
+    loop_vars = [lp.loop_var for lp in n.loops]
+    svars = [loop_vars[k] for k in n.spatial]
+    for idx in flat_index.values():
+        if not _injective(idx, svars, {lp.loop_var: lp for lp in n.loops}):
             return None
-    wdv = set(index_of)
-    loop_vars = [lp.loop_var for lp in loops]
-    header = [v for _, v in bindings] + ([pred] if pred is not None else []) + [m for _, m in reduce_ivs]
-    for lp in loops[1:]:
-        header += [lp.min, lp.extent]
-    for e in exprs:
-        for ld in loads_in(e):
-            dv = ld.buffer.data
-            if dv in wdv and (ld.indices != index_of[dv] or ld.buffer is not buf_of[dv]):
-                return None
-    for e in header + [i for st in all_stores for i in st.indices]:
-        if reads_buffers(e, wdv):
-            return None
-    for lp in loops[1:]:
-        for e in (lp.min, lp.extent):
-            if loads_in(e) or any(v in prim_vars_in(e) for v in loop_vars):
-                return None
-    for _, m in reduce_ivs:
-        if loads_in(m) or any(v in prim_vars_in(m) for v in loop_vars):
-            return None
-    lets: set = set()
-    for e in exprs + header:
-        let_vars(e, lets)
-    for st in all_stores:
-        fv: dict = {}
-        for i in st.indices:
-            prim_vars_in(i, fv)
-        if any(v in bound or v in lets for v in fv):
-            return None
-    binding_of = dict(bindings)
-    dep: set = set()
-    for st in all_stores:
-        todo = list(itertools.chain.from_iterable(prim_vars_in(i) for i in st.indices))
-        seen: set = set()
-        while todo:
-            v = todo.pop()
-            if v in seen:
-                continue
-            seen.add(v)
-            if v in binding_of:
-                todo.extend(prim_vars_in(binding_of[v]))
-            elif v in loop_vars:
-                dep.add(loop_vars.index(v))
-    flat_index = {dv: tuple(_substitute_bindings(i, binding_of) for i in idx) for dv, idx in index_of.items()}
-    spatial = sorted(dep)
-    # written elements must be distinct for distinct points of the spatial loops
-    svars = [loop_vars[k] for k in spatial]
-    for dv, idx in flat_index.items():
-        if not _injective(idx, svars, {lp.loop_var: lp for lp in loops}):
-            return None
-    return Nest(loops, bindings, pred, init, body, reduce_ivs, [buf_of[d] for d in index_of], index_of, spatial,
-                recognize_reduction(body, init, wdv), blk, flat_index)
+    return Nest(**{f.name: getattr(n, f.name) for f in fields(LoopNest)}, flat_index=flat_index)
 
 
-def _substitute_bindings(e: P.PrimExpr, binding_of: Dict) -> P.PrimExpr:
+def substitute_bindings(e: P.PrimExpr, binding_of: Dict) -> P.PrimExpr:
     for _ in range(8):
         fv = prim_vars_in(e)
         sub = {v: binding_of[v] for v in fv if v in binding_of}
@@ -503,5 +300,4 @@ def condition_ranges(cond: P.PrimExpr, positive: bool = True) -> List[Tuple[P.Pr
     return out
 
 
-__all__ = ["loads_in", "reads_buffers", "linear_form", "simple_stmts", "single_store", "Reduction",
-           "recognize_reduction", "Nest", "perfect_nest", "analyze_nest", "Ranges", "condition_ranges", "REDUCERS"]
+__all__ = ["linear_form", "Nest", "analyze_nest", "Ranges", "condition_ranges", "substitute_bindings"]

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from relax_ref.analysis.loop_nest import loads_in
 from relax_ref.errors import OpRuntimeError, TIRBoundsError
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
@@ -36,7 +37,7 @@ from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
 
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
-from .analysis import Nest, _substitute_bindings, linear_form, loads_in
+from .analysis import Nest, linear_form, substitute_bindings
 from .memory import flat_index, gather
 
 #: the largest number of grid points materialised at once
@@ -101,7 +102,7 @@ class Grid:
         hit = self._subst.get(id(e))
         if hit is not None and hit[0] is e:
             return hit[1]
-        r = _substitute_bindings(e, self.bindings)
+        r = substitute_bindings(e, self.bindings)
         self._subst[id(e)] = (e, r)
         return r
 
@@ -463,7 +464,7 @@ def _init_first(kx, nest: Nest, info, rax) -> bool:
     driven = set()
     binding_of = dict(nest.bindings)
     for v, mn in nest.reduce_ivs:
-        b = _substitute_bindings(binding_of.get(v, v), binding_of)
+        b = substitute_bindings(binding_of.get(v, v), binding_of)
         if isinstance(b, P.Cast):
             b = b.value
         if not isinstance(b, P.PrimVar) or b not in loop_vars:
@@ -500,7 +501,7 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
     unroll = set()
     for ld in loads_in(red.operand):
         for i in ld.indices:
-            fe = _substitute_bindings(i, binding_of)
+            fe = substitute_bindings(i, binding_of)
             used = [v for v in prim_vars_in(fe) if v in loop_vars]
             lf = linear_form(fe, loop_vars)
             if len(used) > 1 or (lf is None and used):
