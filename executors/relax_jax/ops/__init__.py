@@ -1,4 +1,8 @@
-"""Operator lowerings, one module per family (mirroring ``relax_ref.ops``). Importing this package
-defines every lowering, in the executor's table ``relax_jax.lowering.LOWERINGS``."""
+"""Operator lowerings, one module per family, named as the family's module in ``relax_ref.ops``
+(tests/test_layers.py checks it); ``common``, ``nn_common`` and ``reduce_util`` are shared helpers.
+Importing this package defines every lowering, in the executor's table ``relax_jax.lowering.LOWERINGS``."""
 
-from . import core, create, elementwise, index, manipulate, nn, search, statistical  # noqa: F401
+from . import (  # noqa: F401
+    core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn, nn_attention,
+    nn_conv, nn_loss, nn_norm, nn_pool, scatter, search, statistical,
+)

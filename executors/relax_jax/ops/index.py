@@ -1,11 +1,8 @@
-"""Lowerings of the indexing and scatter operators (semantics: ``relax_ref.ops.index`` and
-``relax_ref.ops.scatter``).
+"""Lowerings of the indexing operators (semantics: ``relax_ref.ops.index``).
 
 Indices out of range are run-time checks (OP.INDEX.RANGE: ``op_runtime``), evaluated over the valid
-indices only; the gathers themselves use clamped indices. Scatters apply their updates in the
-reference's sequential order (``lax.fori_loop``), so repeated indices and the order-dependent
-``mean`` reduction behave as the reference. ``take`` is padding-aware (the indexed axis and the index
-tensor may be padded); ``strided_slice`` handles padding on the axes it does not slice;
+indices only; the gathers themselves use clamped indices. ``take`` is padding-aware (the indexed axis
+and the index tensor may be padded); ``strided_slice`` handles padding on the axes it does not slice;
 ``dynamic_strided_slice`` has a data-dependent shape and runs on the host.
 """
 
@@ -28,11 +25,11 @@ from ..values import PrimV, SymInt, TVal
 from .common import dtype_of
 
 
-def _rt(ctx, msg: str) -> OpRuntimeError:
+def runtime_error(ctx, msg: str) -> OpRuntimeError:
     return ctx.error(OpRuntimeError, f"{ctx.op_name}: {msg}")
 
 
-def _range_check(ctx, idx, extent, what: str, valid=None) -> None:
+def range_check(ctx, idx, extent, what: str, valid=None) -> None:
     bad = (idx < 0) | (idx >= jnp.asarray(extent, jnp.int64))
     name = ctx.op_name
     ctx.check(bad, lambda: OpRuntimeError(f"{name}: {what} is out of range for an axis of extent "
@@ -61,11 +58,11 @@ def _take(ctx, x, ind):
     ind = ind.astype(jnp.int64)
     imask = ctx.valid_mask(ind.shape, ivalid) if ivalid else None
     if mode == "fast":
-        _range_check(ctx, ind, extent, "an index", imask)
+        range_check(ctx, ind, extent, "an index", imask)
     elif mode in ("clip", "wrap"):
         if is_static(extent):
             if extent == 0 and ind.size:
-                raise _rt(ctx, "cannot take from an empty axis")
+                raise runtime_error(ctx, "cannot take from an empty axis")
         else:
             ctx.check(jnp.asarray(extent) == 0, lambda: OpRuntimeError("cannot take from an empty axis"))
         if mode == "clip":
@@ -129,10 +126,10 @@ def _strided_slice_traced(ctx, x, axes, begin, end, strides):
     out = x
     for a, b, e, st in zip(axes, begin, end, strides):
         if not -x.ndim <= a < x.ndim:
-            raise _rt(ctx, f"axis {a} is out of range for a tensor of rank {x.ndim}")
+            raise runtime_error(ctx, f"axis {a} is out of range for a tensor of rank {x.ndim}")
         a %= x.ndim
         if st == 0:
-            raise _rt(ctx, f"the stride of axis {a} is zero")
+            raise runtime_error(ctx, f"the stride of axis {a} is zero")
         if st < 0:
             raise NeedsExact("a slice with a negative stride and a bound that is not static")
         d0 = ctx.vals[0].dim(a)
@@ -180,31 +177,31 @@ def _strided_slice(ctx, x, axes, begin, end, strides=None):
     padded = [a for a in axes if -x.ndim <= a < x.ndim and ctx.valid(0)[a % x.ndim] is not None]
     if not all(is_static(v) for v in tb + te) or padded:
         if not len(axes) == len(tb) == len(te) == len(strides_v):
-            raise _rt(ctx, "axes, begin, end and strides must have the same length")
+            raise runtime_error(ctx, "axes, begin, end and strides must have the same length")
         return _strided_slice_traced(ctx, x, axes, tb, te, strides_v)
     begin, end, strides = _values(begin), _values(end), strides_v
     if not len(axes) == len(begin) == len(end) == len(strides):
-        raise _rt(ctx, "axes, begin, end and strides must have the same length")
+        raise runtime_error(ctx, "axes, begin, end and strides must have the same length")
     assume = bool(ctx.attrs.get("assume_inbound", False))
     valid = list(ctx.valid(0))
     sl = [slice(None)] * x.ndim
     for a, b, e, s in zip(axes, begin, end, strides):
         if not -x.ndim <= a < x.ndim:
-            raise _rt(ctx, f"axis {a} is out of range for a tensor of rank {x.ndim}")
+            raise runtime_error(ctx, f"axis {a} is out of range for a tensor of rank {x.ndim}")
         if s == 0:
-            raise _rt(ctx, f"the stride of axis {a} is zero")
+            raise runtime_error(ctx, f"the stride of axis {a} is zero")
         if valid[a % x.ndim] is not None:
             raise NeedsExact("strided_slice of a padded axis")
         d = int(x.shape[a % x.ndim])
         if assume and not (0 <= b <= d and 0 <= e <= d):
-            raise _rt(ctx, f"assume_inbound=True, but [{b}, {e}) is not within [0, {d}] on axis {a}")
+            raise runtime_error(ctx, f"assume_inbound=True, but [{b}, {e}) is not within [0, {d}] on axis {a}")
         sl[a % x.ndim] = slice(b, e, s)
     out = x[tuple(sl)]
     dims = ctx.walker.sinfo_dims(ctx.walker.inferred(ctx.call), ctx.frame)
     if dims is not None:
         for k, (dd, n) in enumerate(zip(dims, out.shape)):
             if dd.is_static and valid[k] is None and int(dd.val) != n:
-                raise _rt(ctx, f"the result has extent {n} on axis {k}, its struct info says {dd.val}")
+                raise runtime_error(ctx, f"the result has extent {n} on axis {k}, its struct info says {dd.val}")
     return _box(ctx, out, valid)
 
 
@@ -215,7 +212,7 @@ def _dyn_slice(ctx, x, b, e, s):
     for a in range(x.ndim):
         st = int(s[a])
         if st == 0:
-            raise _rt(ctx, f"the stride of axis {a} is zero")
+            raise runtime_error(ctx, f"the stride of axis {a} is zero")
         sl.append(slice(int(b[a]), int(e[a]), st))
     return x[tuple(sl)]
 
@@ -225,9 +222,9 @@ def _gather_elements(ctx, x, ind):
     a = ctx.attrs.get("axis", 0) % x.ndim
     for d in range(x.ndim):
         if d != a and ind.shape[d] > x.shape[d]:
-            raise _rt(ctx, f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
+            raise runtime_error(ctx, f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
     ind = ind.astype(jnp.int64)
-    _range_check(ctx, ind, int(x.shape[a]), "an index")
+    range_check(ctx, ind, int(x.shape[a]), "an index")
     sub = x[tuple(slice(0, ind.shape[d]) if d != a else slice(None) for d in range(x.ndim))]
     if x.shape[a] == 0:
         return jnp.zeros(ind.shape, x.dtype)
@@ -240,9 +237,9 @@ def _gather_nd(ctx, x, ind):
     b = ctx.attrs.get("batch_dims", 0)
     last = ind.shape[-1]
     if last > x.ndim - b or b > ind.ndim - 1:
-        raise _rt(ctx, f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
+        raise runtime_error(ctx, f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
     if tuple(ind.shape[:b]) != tuple(x.shape[:b]):
-        raise _rt(ctx, f"batch dims of indices {ind.shape[:b]} and data {x.shape[:b]} differ")
+        raise runtime_error(ctx, f"batch dims of indices {ind.shape[:b]} and data {x.shape[:b]} differ")
     lead = ind.shape[:-1]
     flat = ind.reshape(-1, last)
     n = flat.shape[0]
@@ -252,7 +249,7 @@ def _gather_nd(ctx, x, ind):
         key.append(coords[k])
     for j in range(last):
         ext = int(x.shape[b + j])
-        _range_check(ctx, flat[:, j], ext, "an index")
+        range_check(ctx, flat[:, j], ext, "an index")
         key.append(jnp.clip(flat[:, j], 0, max(ext - 1, 0)))
     out = x[tuple(key)] if key else jnp.broadcast_to(x, (n,) + x.shape)
     return jnp.reshape(out, tuple(lead) + tuple(x.shape[b + last:]))
@@ -264,12 +261,12 @@ def _index_tensor(ctx, x, ind):
     try:
         shape = jnp.broadcast_shapes(*[i.shape for i in ind])
     except ValueError:
-        raise _rt(ctx, "the index tensors cannot be broadcast together") from None
+        raise runtime_error(ctx, "the index tensors cannot be broadcast together") from None
     ind = [jnp.broadcast_to(i, shape) for i in ind]
     out_idx = []
     for k, i in enumerate(ind):
         ext = int(x.shape[k])
-        _range_check(ctx, i, ext, f"an index (tensor {k})")
+        range_check(ctx, i, ext, f"an index (tensor {k})")
         out_idx.append(jnp.clip(i, 0, max(ext - 1, 0)))
     return x[tuple(out_idx)]
 
@@ -292,112 +289,3 @@ def _one_hot(ctx, ind, on, off):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _combine(red: str, old, new, dtype):
-    if red == "update":
-        return new
-    if red == "add":
-        return (old + new).astype(dtype)
-    if red == "mul":
-        return (old * new).astype(dtype)
-    if red == "mean":
-        s = (old + new).astype(dtype)
-        if jnp.issubdtype(dtype, jnp.integer):
-            si = s.astype(jnp.int64)
-            return jnp.where(si >= 0, si // 2, -((-si) // 2)).astype(dtype)
-        return (s / jnp.asarray(2, dtype)).astype(dtype)
-    if red == "min":
-        return jnp.where(new < old, new, old)
-    if red == "max":
-        return jnp.where(new > old, new, old)
-    raise ValueError(red)
-
-
-def _sequential_scatter(out, targets, updates, red: str):
-    """Apply ``out[targets[k]] = combine(out[targets[k]], updates[k])`` for k in order; ``targets``
-    is a tuple of int64 index vectors, ``updates`` a vector (or rows of trailing elements)."""
-    n = updates.shape[0]
-    if n == 0:
-        return out
-
-    def body(k, o):
-        t = tuple(ix[k] for ix in targets)
-        return o.at[t].set(_combine(red, o[t], updates[k], o.dtype))
-    return lax.fori_loop(0, n, body, out)
-
-
-@lowering("relax.scatter_elements")
-def _scatter_elements(ctx, data, ind, upd):
-    a = ctx.attrs.get("axis", 0) % data.ndim
-    red = ctx.attrs.get("reduction", "update")
-    if ind.shape != upd.shape[:ind.ndim] or any(u < i for u, i in zip(upd.shape, ind.shape)):
-        if ind.shape != upd.shape:
-            raise _rt(ctx, f"indices of shape {ind.shape} and updates of shape {upd.shape} differ")
-    for d in range(data.ndim):
-        if d != a and ind.shape[d] > data.shape[d]:
-            raise _rt(ctx, f"indices of shape {ind.shape} do not fit data of shape {data.shape}")
-    ext = int(data.shape[a])
-    k = ind.astype(jnp.int64)
-    k = jnp.where(k < 0, k + ext, k)
-    _range_check(ctx, k, ext, "an index")
-    k = jnp.clip(k, 0, max(ext - 1, 0))
-    pos = [jnp.arange(n).reshape([n if j == d else 1 for j in range(ind.ndim)]) for d, n in enumerate(ind.shape)]
-    tgt = [jnp.broadcast_to(k if d == a else pos[d], ind.shape).reshape(-1) for d in range(data.ndim)]
-    u = upd[tuple(slice(0, n) for n in ind.shape)].reshape(-1)
-    return _sequential_scatter(data, tuple(tgt), u, red)
-
-
-@lowering("relax.scatter_nd")
-def _scatter_nd(ctx, data, ind, upd):
-    red = ctx.attrs.get("reduction", "update")
-    K = ind.shape[-1]
-    lead = ind.shape[:-1]
-    if K > data.ndim or tuple(upd.shape) != tuple(lead) + tuple(data.shape[K:]):
-        raise _rt(ctx, f"updates of shape {upd.shape} do not match indices {ind.shape} and data {data.shape}")
-    flat = ind.astype(jnp.int64).reshape(-1, K)
-    for j in range(K):
-        _range_check(ctx, flat[:, j], int(data.shape[j]), "an index")
-    tgt = tuple(jnp.clip(flat[:, j], 0, max(int(data.shape[j]) - 1, 0)) for j in range(K))
-    rows = upd.reshape((flat.shape[0],) + tuple(data.shape[K:]))
-    return _sequential_scatter(data, tgt, rows, red)
-
-
-@lowering("relax.index_put")
-def _index_put(ctx, data, ind, vals):
-    ind = list(ind) if isinstance(ind, tuple) else [ind]
-    try:
-        shape = jnp.broadcast_shapes(*[jnp.shape(i) for i in ind])
-    except ValueError:
-        raise _rt(ctx, "the index tensors cannot be broadcast together") from None
-    b = [jnp.broadcast_to(jnp.asarray(i).astype(jnp.int64), shape).reshape(-1) for i in ind]
-    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if int(np.prod(vals.shape, dtype=np.int64)) != n:
-        raise _rt(ctx, f"values has {int(np.prod(vals.shape, dtype=np.int64))} elements for {n} index positions")
-    tgt = []
-    for d, i in enumerate(b):
-        ext = int(data.shape[d])
-        v = jnp.where(i < 0, i + ext, i)
-        _range_check(ctx, v, ext, "an index")
-        tgt.append(jnp.clip(v, 0, max(ext - 1, 0)))
-    acc = bool(ctx.attrs.get("accumulate", False))
-    return _sequential_scatter(data, tuple(tgt), vals.reshape(-1), "add" if acc else "update")
-
-
-@lowering("relax.slice_scatter")
-def _slice_scatter(ctx, data, src, start, stop, step):
-    start, stop, step = (int(ctx.static(v)) for v in (start, stop, step))
-    a = ctx.attrs.get("axis", 0) % data.ndim
-    if step < 1 or stop < start:
-        raise _rt(ctx, f"invalid slice start={start}, end={stop}, step={step}")
-    num = (stop - start + step - 1) // step
-    if src.ndim != data.ndim or src.shape[a] != num or any(
-            src.shape[d] != data.shape[d] for d in range(data.ndim) if d != a):
-        raise _rt(ctx, f"src of shape {src.shape} does not fit the slice [{start}:{stop}:{step}] of axis {a} of data "
-                       f"of shape {data.shape}")
-    out = data
-    for i in range(max(start, 0), min(stop, data.shape[a])):
-        if (i - start) % step == 0:
-            sel = [slice(None)] * data.ndim
-            src_sel = [slice(None)] * data.ndim
-            sel[a], src_sel[a] = i, (i - start) // step
-            out = out.at[tuple(sel)].set(src[tuple(src_sel)])
-    return out

@@ -184,7 +184,6 @@ def _concat(ctx, xs):
     other_valid = list(boxes[0].valid) if boxes[0].valid is not None else [None] * ndim
     if not padded_axis:
         out = jnp.concatenate([b.data for b in boxes], axis=axis)
-        total = sum(int(b.data.shape[axis]) for b in boxes)
         other_valid[axis] = None
         return _box(ctx, out, other_valid)
     phys = sum(int(b.data.shape[axis]) for b in boxes)

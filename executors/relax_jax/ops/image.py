@@ -1,0 +1,106 @@
+"""Lowering of ``image.resize2d`` (semantics: ``relax_ref.ops.image``): the reference's resize formula
+evaluated on JAX arrays. Exact shapes.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+from ..lowering import lowering
+from ..prim_jax import cast, np_dtype
+from .common import dtype_of
+from .nn_common import F32, from_canonical, inferred_out_dtype, layout_perm, to_canonical
+
+
+class _JaxOps:
+    """The reference's float32 resize arithmetic on JAX arrays; ``load`` gathers from the data."""
+
+    def __init__(self, data) -> None:
+        self.data = data
+
+    def f(self, v):
+        return F32.type(v)
+
+    def fi(self, e):
+        return jnp.asarray(e).astype(F32)
+
+    def add(self, a, b):
+        return (jnp.asarray(a, F32) + jnp.asarray(b, F32)).astype(F32)
+
+    def sub(self, a, b):
+        return (jnp.asarray(a, F32) - jnp.asarray(b, F32)).astype(F32)
+
+    def mul(self, a, b):
+        return (jnp.asarray(a, F32) * jnp.asarray(b, F32)).astype(F32)
+
+    def div(self, a, b):
+        return (jnp.asarray(a, F32) / jnp.asarray(b, F32)).astype(F32)
+
+    def neg(self, a):
+        return (-jnp.asarray(a, F32)).astype(F32)
+
+    def floor(self, a):
+        return jnp.floor(a).astype(F32)
+
+    def ceil(self, a):
+        return jnp.ceil(a).astype(F32)
+
+    def round(self, a):
+        return jnp.round(a).astype(F32)
+
+    def to_int(self, a):
+        a = jnp.asarray(a)
+        if not isinstance(a, jax.core.Tracer) and not bool(np.all(np.isfinite(np.asarray(a)))):
+            from relax_ref.ops.image import _NonFinite
+
+            raise _NonFinite()
+        return jnp.trunc(a).astype(jnp.int64)
+
+    def iadd(self, a, k):
+        return jnp.asarray(a, jnp.int64) + k
+
+    def idiv(self, a, b):
+        return jnp.asarray(a, jnp.int64) // b
+
+    def clamp(self, i, n):
+        return jnp.maximum(jnp.minimum(jnp.asarray(i, jnp.int64), n - 1), 0)
+
+    def lt(self, a, b):
+        return jnp.asarray(a) < b
+
+    def gt(self, a, b):
+        return jnp.asarray(a) > b
+
+    def any_(self, a, b):
+        return jnp.logical_or(a, b)
+
+    def select(self, c, a, b):
+        return jnp.where(c, a, b).astype(F32)
+
+    def load(self, yi, xi):
+        v = self.data[:, :, yi, xi]
+        return cast(v, dtype_of(v), "float32")
+
+
+@lowering("relax.image.resize2d")
+def _resize2d(ctx, x, size):
+    from relax_ref.ops.image import _int_div_flags, resize_values
+
+    attrs = dict(ctx.attrs)
+    perm = layout_perm(ctx, attrs["layout"], "NCHW", "data")
+    oh, ow = ctx.ints(size)
+    xc = to_canonical(x, perm)
+    ih, iw = int(xc.shape[2]), int(xc.shape[3])
+    out_dtype = inferred_out_dtype(ctx, x)
+    y = np.arange(oh, dtype=np.int64).reshape(oh, 1)
+    xx = np.arange(ow, dtype=np.int64).reshape(1, ow)
+    if int(np.prod(xc.shape, dtype=np.int64)) == 0 or oh == 0 or ow == 0:
+        out = jnp.zeros(tuple(xc.shape[:2]) + (oh, ow), np_dtype(out_dtype))
+    else:
+        v = resize_values(ctx.op_name, _JaxOps(xc), y, xx, ih, iw, oh, ow, attrs, _int_div_flags(ctx.call, attrs))
+        v = jnp.broadcast_to(v, tuple(xc.shape[:2]) + (oh, ow))
+        out = cast(jnp.asarray(v, F32), "float32", out_dtype)
+    return from_canonical(out, perm)

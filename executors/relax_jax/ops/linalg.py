@@ -1,0 +1,120 @@
+"""Lowerings of ``matmul``, ``outer`` and ``einsum`` (semantics: ``relax_ref.ops.linalg``).
+
+``matmul`` is padding-aware: a padded reduction axis is zeroed in both operands before the
+``dot_general`` (so padding garbage, even NaN, never reaches valid results), padded row/column/batch
+axes pass through. Float matmuls use ``Precision.HIGHEST``; 16-bit float matmuls accumulate
+sequentially in the dtype as the reference (OP.LINALG.SEM.1). ``einsum`` follows the reference's plan
+(``relax_ref.ops.linalg.einsum_plan``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+from jax import lax
+
+from relax_ref.ir import dtype as _dt
+from relax_ref.ops.elementwise import matched_dtype
+
+from ..errors import NeedsExact
+from ..lowering import lowering
+from ..prim_jax import cast, np_dtype
+from ..values import SymInt, TVal
+from .common import dtype_of
+from .create import out_dtype_of
+
+
+def _mask_axis(x, axis: int, d: Any):
+    if d is None:
+        return x
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    keep = jnp.arange(x.shape[axis], dtype=jnp.int64).reshape(shape) < jnp.asarray(d.val, jnp.int64)
+    return jnp.where(keep, x, jnp.zeros((), x.dtype))
+
+
+def matmul_values(a, b, cd: str):
+    """``a @ b`` (2-D or batched, already converted to ``cd``)."""
+    if cd == "bool":
+        return jnp.matmul(a.astype(jnp.int32), b.astype(jnp.int32)) != 0
+    if cd in ("float16", "bfloat16"):
+        shape = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        ab = jnp.broadcast_to(a, shape + a.shape[-2:])
+        bb = jnp.broadcast_to(b, shape + b.shape[-2:])
+        acc0 = jnp.zeros(shape + (a.shape[-2], b.shape[-1]), a.dtype)
+
+        def body(k, acc):
+            xa = lax.dynamic_slice_in_dim(ab, k, 1, axis=ab.ndim - 1)
+            xb = lax.dynamic_slice_in_dim(bb, k, 1, axis=bb.ndim - 2)
+            return (acc + (xa * xb).astype(a.dtype)).astype(a.dtype)
+        return lax.fori_loop(0, a.shape[-1], body, acc0)
+    if _dt.is_float(cd):
+        # operands are already in ``cd``: no preferred element type (it changes XLA's gemv kernel)
+        return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
+    return jnp.matmul(a, b, preferred_element_type=np_dtype(cd))
+
+
+@lowering("relax.matmul", padding="aware")
+def _matmul(ctx, a, b):
+    da, db = dtype_of(a), dtype_of(b)
+    od = ctx.attrs.get("out_dtype") or "void"
+    cd = od if od != "void" else matched_dtype(da, db)
+    va, vb = list(ctx.valid(0)), list(ctx.valid(1))
+    dima, dimb = list(ctx.vals[0].dims()), list(ctx.vals[1].dims())
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    if a_vec:
+        a = a.reshape((1,) + a.shape)
+        va, dima = [None] + va, [SymInt.static(1)] + dima
+    if b_vec:
+        b = b.reshape(b.shape + (1,))
+        vb, dimb = vb + [None], dimb + [SymInt.static(1)]
+    ka, kb = dima[-1], dimb[-2]
+    if not (ka.is_static and kb.is_static) and a.shape[-1] != b.shape[-2]:
+        raise NeedsExact("matmul with differently padded reduction axes")
+    ba, bb = dima[:-2], dimb[:-2]
+    nb = max(len(ba), len(bb))
+    ba = [SymInt.static(1)] * (nb - len(ba)) + ba
+    bb = [SymInt.static(1)] * (nb - len(bb)) + bb
+    for x, y in zip(ba, bb):
+        if not (x.is_static and y.is_static) and not (x.is_static and int(x.val) == 1) and \
+                not (y.is_static and int(y.val) == 1):
+            if (x.phys if not x.is_static else x.val) != (y.phys if not y.is_static else y.val):
+                raise NeedsExact("matmul broadcasting a padded batch axis")
+    x = cast(a, da, cd)
+    y = cast(b, db, cd)
+    # a padded reduction axis: zero both operands beyond the valid length
+    x = _mask_axis(x, x.ndim - 1, va[-1])
+    y = _mask_axis(y, y.ndim - 2, vb[-2])
+    r = matmul_values(x, y, cd)
+    if a_vec:
+        r = r[..., 0, :]
+    if b_vec:
+        r = r[..., 0]
+    return cast(jnp.asarray(r).astype(np_dtype(cd)), cd, out_dtype_of(ctx))
+
+
+@lowering("relax.outer", padding="aware")
+def _outer(ctx, a, b):
+    da, db = dtype_of(a), dtype_of(b)
+    cd = matched_dtype(da, db)
+    r = jnp.multiply(cast(a, da, cd)[:, None], cast(b, db, cd)[None, :])
+    out_dt = out_dtype_of(ctx) if out_dtype_of(ctx) != "void" else da
+    va, vb = ctx.valid(0), ctx.valid(1)
+    return TVal(cast(r.astype(np_dtype(cd)), cd, out_dt), (va[0], vb[0]), ctx.walker.level)
+
+
+@lowering("relax.einsum")
+def _einsum(ctx, ops):
+    from relax_ref.ops.linalg import einsum_plan, parse_einsum
+
+    arrays = list(ops)
+    spec, targets = einsum_plan(parse_einsum(ctx.attrs.get("subscripts", "")), [a.shape for a in arrays])
+    views = [jnp.broadcast_to(a, t) for a, t in zip(arrays, targets)]
+    dt = dtype_of(arrays[0])
+    if dt == "bool":
+        r = jnp.einsum(spec, *[v.astype(jnp.int32) for v in views]) != 0
+    else:
+        prec = lax.Precision.HIGHEST if _dt.is_float(dt) else None
+        r = jnp.einsum(spec, *views, precision=prec, preferred_element_type=np_dtype(dt))
+    return jnp.asarray(r).astype(arrays[0].dtype)

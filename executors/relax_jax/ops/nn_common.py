@@ -1,0 +1,94 @@
+"""Helpers shared by the lowerings of the neural-network families (``nn``, ``nn_norm``, ``nn_attention``,
+``nn_conv``, ``nn_pool``, ``nn_loss``, ``image``): float arithmetic rounded as TVM's kernels round it,
+valid-region masks and boxes, canonical layouts.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import jax.numpy as jnp
+import numpy as np
+
+
+from ..prim_jax import np_dtype
+from ..values import SymInt, TVal
+from .common import dtype_of
+
+
+F32 = np.dtype("float32")
+
+
+def compute_dtype(dt: str) -> np.dtype:
+    return F32 if dt in ("float16", "bfloat16") else np_dtype(dt)
+
+
+class FOps:
+    """Float arithmetic rounding every operation to ``dtype`` (16-bit floats through float32)."""
+
+    def __init__(self, dtype: str):
+        self.dtype = dtype
+        self.t = np_dtype(dtype)
+        self.cd = compute_dtype(dtype)
+
+    def _run(self, fn, *xs):
+        return jnp.asarray(fn(*[jnp.asarray(x).astype(self.cd) for x in xs])).astype(self.t)
+
+    def add(self, a, b):
+        return self._run(jnp.add, a, b)
+
+    def sub(self, a, b):
+        return self._run(jnp.subtract, a, b)
+
+    def mul(self, a, b):
+        return self._run(jnp.multiply, a, b)
+
+    def div(self, a, b):
+        return self._run(jnp.divide, a, b)
+
+    def const(self, v):
+        return np.asarray(v).astype(self.t)[()]
+
+    def intrin(self, fn, x):
+        return self._run(fn, x)
+
+    def sum(self, x, axis, keepdims=False):
+        return jnp.sum(jnp.asarray(x).astype(self.cd), axis=axis, keepdims=keepdims).astype(self.t)
+
+
+def box(ctx, data, valid) -> TVal:
+    return TVal(data, tuple(valid) if valid is not None else None, ctx.walker.level)
+
+
+def axis_mask(x, axis: int, d: Optional[SymInt]):
+    if d is None:
+        return None
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    return jnp.arange(x.shape[axis], dtype=jnp.int64).reshape(shape) < jnp.asarray(d.val, jnp.int64)
+
+
+SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+
+
+def layout_perm(ctx, layout: str, target: str, what: str):
+    from relax_ref.ops import nn_common as N
+
+    return N.layout_perm(ctx.call, layout, target, what)
+
+
+def to_canonical(x, perm):
+    return jnp.transpose(x, tuple(perm))
+
+
+def from_canonical(y, perm):
+    return jnp.transpose(y, tuple(int(i) for i in np.argsort(perm)))
+
+
+def inferred_out_dtype(ctx, x) -> str:
+    from relax_ref.ir.struct_info import TensorStructInfo
+
+    s = ctx.walker.inferred(ctx.call)
+    if isinstance(s, TensorStructInfo) and s.dtype != "void":
+        return s.dtype
+    return dtype_of(x)

@@ -1,0 +1,200 @@
+"""Lowerings of the normalizations (semantics: ``relax_ref.ops.nn_norm``): ``layer_norm``/``rms_norm``
+are padding-aware (padded reduced positions contribute 0 and the element count is the logical one);
+``group_norm``, ``instance_norm`` and ``batch_norm`` need exact shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Sequence
+
+import jax.numpy as jnp
+import numpy as np
+
+
+from ..errors import NeedsExact
+from ..lowering import lowering
+from ..prim_jax import cast, np_dtype
+from .common import dtype_of
+from .nn_common import FOps, axis_mask, box, compute_dtype
+
+
+def _runtime_axes(ctx, x, axes: Sequence[int]) -> List[int]:
+    return [a % x.ndim for a in axes]
+
+
+def _axes_attr(ctx) -> List[int]:
+    v = ctx.attrs["axes"]
+    return [int(a) for a in (v if isinstance(v, (list, tuple)) else (v,))]
+
+
+def _param_along(ctx, i: int, p, x, axes: Sequence[int], what: str):
+    """Parameter ``p`` (argument ``i``, dim ``d`` along ``axes[d]``) broadcast against ``x``; the
+    operator's check has matched the logical sizes."""
+    for k, a in enumerate(axes):
+        if p.shape[k] != x.shape[a]:
+            raise NeedsExact(f"{what} padded differently from the data")
+    order = sorted(range(len(axes)), key=lambda d: axes[d])
+    q = jnp.transpose(p, order) if p.ndim else p
+    shape = [1] * x.ndim
+    for d in order:
+        shape[axes[d]] = x.shape[axes[d]]
+    return q.reshape(shape)
+
+
+def _masked_count(ctx, x, ax, dtype):
+    valid = ctx.valid(0)
+    n: Any = 1
+    static = True
+    for a in ax:
+        if valid[a] is None:
+            n = n * int(x.shape[a])
+        else:
+            static = False
+            n = jnp.asarray(n, jnp.int64) * jnp.asarray(valid[a].val, jnp.int64)
+    if static:
+        return np.asarray(float(n)).astype(dtype)[()]
+    return n.astype(dtype)
+
+
+def _mask_reduced(ctx, x, ax):
+    m = None
+    valid = ctx.valid(0)
+    for a in ax:
+        c = axis_mask(x, a, valid[a])
+        if c is not None:
+            m = c if m is None else jnp.logical_and(m, c)
+    return m
+
+
+@lowering("relax.nn.layer_norm", padding="aware")
+def _layer_norm(ctx, x, gamma, beta):
+    dt = dtype_of(x)
+    axes = _runtime_axes(ctx, x, _axes_attr(ctx))
+    eps = float(ctx.attrs["epsilon"])
+    cd = compute_dtype(dt)
+    ax = tuple(sorted(axes))
+    xs = x.astype(cd)
+    m = _mask_reduced(ctx, x, ax)
+    n = _masked_count(ctx, x, ax, cd)
+    xz = xs if m is None else jnp.where(m, xs, 0)
+    mean = (jnp.sum(xz, axis=ax, keepdims=True) / n).astype(cd)
+    d = (xs - mean).astype(cd)
+    dz = d if m is None else jnp.where(m, d, 0)
+    var_sum = jnp.sum((dz * dz).astype(cd), axis=ax, keepdims=True)
+    r = (np.asarray(1, cd) / jnp.sqrt(((var_sum / n).astype(cd) + np.asarray(eps, cd)).astype(cd))).astype(cd)
+    norm = (d * r).astype(cd).astype(np_dtype(dt))
+    f = FOps(dt)
+    g = _param_along(ctx, 1, gamma, x, axes, "gamma")
+    b = _param_along(ctx, 2, beta, x, axes, "beta")
+    return box(ctx, f.add(f.mul(norm, g), b), ctx.valid(0))
+
+
+@lowering("relax.nn.rms_norm", padding="aware")
+def _rms_norm(ctx, x, weight):
+    dt = dtype_of(x)
+    axes = _runtime_axes(ctx, x, _axes_attr(ctx))
+    eps = float(ctx.attrs["epsilon"])
+    wd = "float64" if dt == "float64" else "float32"
+    ax = tuple(sorted(axes))
+    x32 = cast(x, dt, "float32")
+    w = _param_along(ctx, 1, cast(weight, dtype_of(weight), "float32"), x, axes, "weight")
+    m = _mask_reduced(ctx, x, ax)
+    n = _masked_count(ctx, x, ax, np.float32)
+    sq = (x32 * x32).astype(np.float32)
+    if m is not None:
+        sq = jnp.where(m, sq, 0)
+    ss = jnp.sum(sq, axis=ax, keepdims=True)
+    mean_sq = (ss / n).astype(np.float32)
+    eps_c = np.asarray(np.asarray(eps, np_dtype(dt)), np_dtype(wd))
+    f = FOps(wd)
+    r = f.intrin(lambda v: np.asarray(1, np_dtype(wd)) / jnp.sqrt(v), f.add(mean_sq, eps_c))
+    out = f.mul(f.mul(r, x32), w)
+    return box(ctx, cast(out, wd, dt), ctx.valid(0))
+
+
+def _group_stats(xs, red, n, eps):
+    sx = jnp.sum(xs, axis=red, keepdims=True)
+    sx2 = jnp.sum((xs * xs).astype(xs.dtype), axis=red, keepdims=True)
+    mean = (sx / n).astype(xs.dtype)
+    var = ((sx2 / n).astype(xs.dtype) - (mean * mean).astype(xs.dtype)).astype(xs.dtype)
+    r = (np.asarray(1, xs.dtype) / jnp.sqrt((var + np.asarray(eps, xs.dtype)).astype(xs.dtype))).astype(xs.dtype)
+    return mean, r
+
+
+@lowering("relax.nn.group_norm")
+def _group_norm(ctx, x, gamma, beta):
+    dt = dtype_of(x)
+    ca = _runtime_axes(ctx, x, [int(ctx.attrs["channel_axis"])])[0]
+    axes = _runtime_axes(ctx, x, _axes_attr(ctx))
+    g_count = int(ctx.attrs["num_groups"])
+    eps = float(ctx.attrs["epsilon"])
+    cd = compute_dtype(dt)
+    c = int(x.shape[ca])
+    shape = list(x.shape)
+    gshape = shape[:ca] + [g_count, c // g_count] + shape[ca + 1:]
+    xs = x.reshape(gshape).astype(cd)
+    red = tuple(sorted([ca + 1] + [a if a < ca else a + 1 for a in axes]))
+    n = np.asarray(float(np.prod([gshape[a] for a in red], dtype=np.int64)), np.float32).astype(cd)
+    mean, r = _group_stats(xs, red, n, eps)
+    norm = ((xs - mean).astype(cd) * r).astype(cd).astype(np_dtype(dt)).reshape(shape)
+    bshape = [1] * x.ndim
+    bshape[ca] = c
+    f = FOps(dt)
+    return f.add(f.mul(norm, gamma.reshape(bshape)), beta.reshape(bshape))
+
+
+@lowering("relax.nn.instance_norm")
+def _instance_norm(ctx, x, gamma, beta):
+    dt = dtype_of(x)
+    ca = _runtime_axes(ctx, x, [int(ctx.attrs["channel_axis"])])[0]
+    axes = _runtime_axes(ctx, x, _axes_attr(ctx))
+    eps = float(ctx.attrs["epsilon"])
+    cd = compute_dtype(dt)
+    c = int(x.shape[ca])
+    xs = x.astype(cd)
+    red = tuple(sorted(axes))
+    n = np.asarray(float(np.prod([x.shape[a] for a in red], dtype=np.int64)), np_dtype(dt)).astype(cd)
+    mean, r = _group_stats(xs, red, n, eps)
+    norm = ((xs - mean).astype(cd) * r).astype(cd).astype(np_dtype(dt))
+    bshape = [1] * x.ndim
+    bshape[ca] = c
+    f = FOps(dt)
+    return f.add(f.mul(norm, gamma.reshape(bshape)), beta.reshape(bshape))
+
+
+@lowering("relax.nn.batch_norm")
+def _batch_norm(ctx, x, gamma, beta, mm, mv):
+    dt = dtype_of(x)
+    ax = _runtime_axes(ctx, x, [int(ctx.attrs["axis"])])[0]
+    eps = float(ctx.attrs["epsilon"])
+    center, scale = bool(ctx.attrs["center"]), bool(ctx.attrs["scale"])
+    momentum, training = float(ctx.attrs["momentum"]), bool(ctx.attrs["training"])
+    c = int(x.shape[ax])
+    bshape = [1] * x.ndim
+    bshape[ax] = c
+    f = FOps(dt)
+    wide = "float32" if dt in ("float16", "bfloat16") else dt
+    fw = FOps(wide)
+    red = tuple(a for a in range(x.ndim) if a != ax)
+    if training:
+        count = float(np.prod([x.shape[a] for a in red], dtype=np.int64))
+        cnt = f.const(count)
+        mean = f.div(f.sum(x, axis=red), cnt)
+        d = f.sub(x, mean.reshape(bshape))
+        var = f.div(f.sum(f.mul(d, d), axis=red), cnt)
+        m_b, v_b = mean.reshape(bshape), var.reshape(bshape)
+    else:
+        m_b, v_b = mm.reshape(bshape), mv.reshape(bshape)
+        d = f.sub(x, m_b)
+    denom = fw.intrin(jnp.sqrt, fw.add(cast(v_b, dt, wide), fw.const(eps)))
+    out = fw.div(cast(d, dt, wide), denom)
+    if scale:
+        out = fw.mul(out, cast(gamma.reshape(bshape), dt, wide))
+    if center:
+        out = fw.add(out, cast(beta.reshape(bshape), dt, wide))
+    out = cast(out, wide, dt)
+    if training:
+        new_mean = f.add(f.mul(f.const(1 - momentum), mm), f.mul(f.const(momentum), mean))
+        new_var = f.add(f.mul(f.const(1 - momentum), mv), f.mul(f.const(momentum), var))
+        return out, new_mean, new_var
+    return out, mm, mv

@@ -1,0 +1,102 @@
+"""Lowerings of the poolings (semantics: ``relax_ref.ops.nn_pool``): the reference's per-kernel-position
+algorithm on JAX arrays, with the shared window plans. Exact shapes.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import jax.numpy as jnp
+import numpy as np
+
+from relax_ref.ir import dtype as _dt
+from relax_ref.ops.nn_pool import adaptive_ranges, pool_attrs, pool_counts, pool_plan
+
+from ..lowering import lowering
+from ..prim_jax import np_dtype
+from .common import dtype_of
+from .nn_common import F32, FOps, SPATIAL, from_canonical, layout_perm, to_canonical
+
+
+def _pool_lowering(kind: str, nsp: int):
+    def low(ctx, x):
+        sp = SPATIAL[nsp]
+        tgt = "NC" + sp
+        perm = layout_perm(ctx, ctx.attrs["layout"], tgt, "data")
+        operm = layout_perm(ctx, ctx.attrs["out_layout"], tgt, "output")
+        xc = to_canonical(x, perm)
+        dt = dtype_of(xc)
+        if kind == "adaptive":
+            size = ctx.attrs.get("output_size")
+            size = tuple(int(s) for s in xc.shape[2:]) if size is None else tuple(int(v) for v in size)
+            y = _adaptive(ctx, xc, size, dt)
+            return from_canonical(y, operm)
+        kernel, strides, padding, dilation = pool_attrs(ctx.attrs)
+        ceil_mode, include_pad = bool(ctx.attrs["ceil_mode"]), bool(ctx.attrs["count_include_pad"])
+        spatial = tuple(int(n) for n in xc.shape[2:])
+        pads, outs = pool_plan(ctx.op_name, spatial, kernel, strides, padding, dilation, ceil_mode)
+        fill = _dt.min_value(dt) if kind == "max" else 0
+        xp = jnp.pad(xc, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads],
+                     constant_values=np.asarray(fill).astype(np_dtype(dt)))
+        crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
+        xp = xp[(slice(None), slice(None)) + crop]
+        out_shape = tuple(xc.shape[:2]) + tuple(outs)
+        size = int(np.prod(out_shape, dtype=np.int64))
+        acc = jnp.full(out_shape, np.asarray(fill).astype(np_dtype(dt)), xc.dtype)
+        f = FOps(dt) if _dt.is_float(dt) else None
+        if size:
+            for kk in itertools.product(*[range(k) for k in kernel]):
+                sl = tuple(slice(kk[i] * dilation[i], kk[i] * dilation[i] + (outs[i] - 1) * strides[i] + 1, strides[i])
+                           for i in range(nsp))
+                v = xp[(slice(None), slice(None)) + sl]
+                if kind == "max":
+                    acc = jnp.where(acc > v, acc, v).astype(xc.dtype)
+                elif f is not None:
+                    acc = f.add(acc, v)
+                elif dt == "bool":
+                    acc = acc | v
+                else:
+                    acc = (acc.astype(jnp.int64) + v.astype(jnp.int64)).astype(xc.dtype)
+        if kind == "max":
+            return from_canonical(acc, operm)
+        count = pool_counts(ctx.op_name, spatial, outs, kernel, strides, padding, dilation, include_pad, f is None)
+        if f is not None:
+            y = f.div(acc, count.astype(np_dtype(dt)))
+        else:
+            a64 = acc.astype(jnp.int64)
+            q = jnp.abs(a64) // count
+            y = jnp.where(a64 < 0, -q, q).astype(xc.dtype)
+        return from_canonical(y, operm)
+    return low
+
+
+def _adaptive(ctx, x, out_size, dt: str):
+    nsp = x.ndim - 2
+    ranges = adaptive_ranges(ctx.op_name, tuple(int(n) for n in x.shape[2:]), out_size, not _dt.is_float(dt))
+    f = FOps(dt) if _dt.is_float(dt) else None
+    out = jnp.zeros(tuple(x.shape[:2]) + tuple(out_size), dtype=x.dtype)
+    for pos in itertools.product(*[range(m) for m in out_size]):
+        win = tuple(slice(*ranges[i][pos[i]]) for i in range(nsp))
+        block = x[(slice(None), slice(None)) + win]
+        cnt = int(np.prod([ranges[i][pos[i]][1] - ranges[i][pos[i]][0] for i in range(nsp)], dtype=np.int64))
+        flat = block.reshape(x.shape[0], x.shape[1], -1)
+        if f is not None:
+            if dt in ("float16", "bfloat16"):
+                from .reduce_util import sequential_fold
+
+                s = sequential_fold(flat, None, lambda a, b: (a.astype(F32) + b.astype(F32)).astype(a.dtype), 0)
+            else:
+                s = jnp.sum(flat, axis=-1).astype(x.dtype)
+            val = f.div(s, f.const(float(cnt)))
+        else:
+            s = flat.astype(jnp.int64).sum(axis=-1).astype(x.dtype).astype(jnp.int64)
+            q = jnp.abs(s) // cnt
+            val = jnp.where(s < 0, -q, q).astype(x.dtype)
+        out = out.at[(slice(None), slice(None)) + pos].set(val)
+    return out
+
+
+for _k in (1, 2, 3):
+    lowering(f"relax.nn.max_pool{_k}d")(_pool_lowering("max", _k))
+    lowering(f"relax.nn.avg_pool{_k}d")(_pool_lowering("avg", _k))
+    lowering(f"relax.nn.adaptive_avg_pool{_k}d")(_pool_lowering("adaptive", _k))
