@@ -62,20 +62,16 @@ class Marker:
         return self._path.startswith("T.") and not self._args and not self._kwargs
 
 
-def _namespace_roots(globals_: Dict[str, Any]) -> Dict[str, str]:
-    from ... import script as _script_pkg  # noqa: F401  (the namespace modules live there)
-    from .. import ir as _ir
-    from .. import relax as _relax
-    from .. import tir as _tir
+#: the namespace modules (``relax_ref.script.ir`` / ``.relax`` / ``.tir``) and the root each stands for
+_NAMESPACES = {f"{__name__.rsplit('.', 2)[0]}.{name}": root for name, root in (("ir", "I"), ("relax", "R"),
+                                                                                ("tir", "T"))}
 
+
+def _namespace_roots(globals_: Dict[str, Any]) -> Dict[str, str]:
     roots = {}
     for name, value in list(globals_.items()):
-        if value is _ir:
-            roots[name] = "I"
-        elif value is _relax:
-            roots[name] = "R"
-        elif value is _tir:
-            roots[name] = "T"
+        if isinstance(value, types.ModuleType) and value.__name__ in _NAMESPACES:
+            roots[name] = _NAMESPACES[value.__name__]
     return roots
 
 

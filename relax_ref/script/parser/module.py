@@ -22,13 +22,14 @@ from ...ir.module import IRModule
 from ...ir.struct_info import VDevice
 from .evaluator import HANDLERS, REQUIRED, CallInfo, Evaluator, bind_params
 from ..dialect import get_dialect
+from .function_options import bool_option, function_options
 from .header import detect_dialect, detect_relax_dialect, read_header
 from .metadata import decode_metadata
 from .relax_func import RelaxFunctionParser, call_path, check_attr_value
 from .scope import Scope
 from .source import Source, parse_python
 from .tir_func import PrimFuncParser
-from .values import FunctionOptions, GlobalSymDecl, MetadataTable, ModuleRef, Ref, TypeVarDecl, VarDecl
+from .values import GlobalSymDecl, MetadataTable, ModuleRef, Ref, TypeVarDecl, VarDecl
 
 # the handler modules register themselves on import
 from . import prim_builtins as _prim_builtins  # noqa: F401,E402
@@ -114,41 +115,6 @@ def _vdevice(ev: Evaluator, info: CallInfo) -> VDevice:
 
 
 HANDLERS["I.vdevice"] = _vdevice
-
-
-def _bool_option(ev: Evaluator, kw: ast.keyword, what: str) -> bool:
-    if not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, bool):
-        raise ev.error(kw.value, f"{what}: the option '{kw.arg}' must be True or False")
-    return kw.value.value
-
-
-_OPTIONS = {"R.function": ("relax", ("pure", "private", "check_well_formed")),
-            "T.prim_func": ("tir", ("private", "s_tir", "check_well_formed"))}
-
-
-def function_options(ctx: ParseContext, ev: Evaluator, node: ast.FunctionDef) -> FunctionOptions:
-    """The kind and options of a decorated function (TEXT.MOD.2)."""
-    if len(node.decorator_list) != 1:
-        raise ev.error(node, f"function '{node.name}' needs exactly one decorator, @R.function or @T.prim_func")
-    dec = node.decorator_list[0]
-    call = dec if isinstance(dec, ast.Call) else None
-    path = ev.eval_ref(call.func if call is not None else dec)
-    if path not in _OPTIONS:
-        raise ev.error(dec, f"unsupported decorator on '{node.name}' (expected @R.function or @T.prim_func)")
-    kind, allowed = _OPTIONS[path]
-    opts = FunctionOptions(kind)
-    if call is not None:
-        if call.args:
-            raise ev.error(call.args[0], f"@{path} takes only keyword options")
-        for kw in call.keywords:
-            if kw.arg == "normalize" and ctx.decorator_options:
-                _bool_option(ev, kw, f"@{path}")
-                continue
-            if kw.arg not in allowed:
-                raise ev.error(kw.value if kw.arg is None else kw, f"@{path} got an unexpected option "
-                                                                   f"'{kw.arg}'")
-            setattr(opts, kw.arg, _bool_option(ev, kw, f"@{path}"))
-    return opts
 
 
 def _is_metadata_assign(node: ast.stmt) -> bool:
@@ -289,15 +255,15 @@ def _class_options(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> bool
             raise ctx.src.error(call.args[0], "@I.ir_module takes only keyword options")
         for kw in call.keywords:
             if kw.arg == "normalize" and ctx.decorator_options:
-                _bool_option(ev, kw, "@I.ir_module")
+                bool_option(ev, kw, "@I.ir_module")
                 continue
             if kw.arg == "s_tir":
                 # TVM: verify the module's TensorIR in the s_tir mode; no effect on the IR (TEXT.MOD.2)
-                _bool_option(ev, kw, "@I.ir_module")
+                bool_option(ev, kw, "@I.ir_module")
                 continue
             if kw.arg != "check_well_formed":
                 raise ctx.src.error(kw, f"@I.ir_module got an unexpected option '{kw.arg}'")
-            check = _bool_option(ev, kw, "@I.ir_module")
+            check = bool_option(ev, kw, "@I.ir_module")
     if node.bases or node.keywords:
         raise ctx.src.error(node, "an @I.ir_module class cannot have base classes")
     return check

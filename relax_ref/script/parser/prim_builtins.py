@@ -4,10 +4,15 @@ integer divisions, ``T.abs``/``T.ceildiv``, limits, ``T.Let``, and Python's ``fl
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...ir import prim_expr as P
 from . import prim
-from .evaluator import HANDLERS, REQUIRED, CallInfo, Evaluator, bind_params
+from .calls import HANDLERS, REQUIRED, CallInfo, bind_params
 from .values import TypeVarDecl, VarDecl
+
+if TYPE_CHECKING:
+    from .evaluator import Evaluator
 
 
 def _dtype_ctor(dtype: str):

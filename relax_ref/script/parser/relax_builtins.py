@@ -6,7 +6,7 @@ TVM's ``convert_to_expr`` rule for turning script values into Relax expressions.
 from __future__ import annotations
 
 import ast
-from typing import Any, List
+from typing import TYPE_CHECKING, Any, List
 
 import numpy as np
 
@@ -16,11 +16,14 @@ from ...ir import prim_expr as P
 from ...ir import struct_info as si
 from ...ir.attrs import Attrs
 from . import prim
-from .evaluator import HANDLERS, REQUIRED, STATEMENT_ONLY, CallInfo, Evaluator, bind_params
+from .calls import HANDLERS, REQUIRED, STATEMENT_ONLY, CallInfo, bind_params
 from .struct_info import is_si_ref, to_struct_info
 from .values import (
     CallableProxy, MatchCastPair, ObjectProxy, PrimProxy, ShapeProxy, SIProxy, TensorProxy, TupleProxy,
 )
+
+if TYPE_CHECKING:
+    from .evaluator import Evaluator
 
 
 def to_relax_expr(ev: Evaluator, v: Any, node: ast.AST) -> rx.Expr:

@@ -27,6 +27,7 @@ from ...ir import struct_info as si
 from ...ir.attrs import Attrs
 from . import prim
 from .evaluator import Evaluator
+from .function_options import function_options
 from .relax_builtins import const_array, to_relax_expr
 from .scope import Scope
 from .struct_info import collect_symbol_names, is_si_ref, prim_type_ref, to_struct_info
@@ -578,8 +579,6 @@ class RelaxFunctionParser:
         scope.define(then_name, var)
 
     def local_function(self, node: ast.FunctionDef, ev: Evaluator, scope: Scope, emit: Emit, df) -> None:
-        from .module import function_options
-
         opts = function_options(self.ctx, ev, node)
         if opts.kind == "tir":
             raise self.err(node, "an inline prim_func is not allowed inside a Relax function; define it in the "

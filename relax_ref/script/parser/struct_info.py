@@ -86,11 +86,9 @@ def collect_symbol_names(v: Any) -> List[str]:
 
 def eval_string_dim(ev, text: str, node: ast.AST) -> Any:
     """Evaluate a string dimension such as ``"n * 2"`` or ``"T.min(1, k)"`` safely."""
-    from .evaluator import Evaluator
-
     sub = ev.src.sub_source(text, node) if isinstance(node, ast.Constant) else ev.src
     tree = parse_python(sub, mode="eval")
-    sub_ev = Evaluator(ev.ctx, ev.scope, "tir" if ev.mode == "tir" else "relax", sub)
+    sub_ev = type(ev)(ev.ctx, ev.scope, "tir" if ev.mode == "tir" else "relax", sub)   # an Evaluator
     val = sub_ev.eval_node(tree.body)
     if not (isinstance(val, P.PrimExpr) or (isinstance(val, int) and not isinstance(val, bool))):
         raise ev.error(node, f"the string dimension {text!r} is not an integer expression")

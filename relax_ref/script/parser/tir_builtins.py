@@ -10,16 +10,19 @@ the variable it is assigned to.
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ...ir import dtype as _dt
 from ...ir import prim_expr as P
 from ...ir import tir
 from . import prim
-from .evaluator import HANDLERS, REQUIRED, STATEMENT_ONLY, CallInfo, Evaluator, bind_params
+from .calls import HANDLERS, REQUIRED, STATEMENT_ONLY, CallInfo, bind_params
 from .values import (
     AllocateSpec, BindSpec, BufferSpec, BufferTypeAnnotation, IterVarSpec, LetAnnotation, LoopSpec, Ref,
 )
+
+if TYPE_CHECKING:
+    from .evaluator import Evaluator
 
 _BUFFER_TAIL = (("data", None), ("strides", None), ("elem_offset", None), ("scope", "global"),
                 ("align", -1), ("offset_factor", 0), ("buffer_type", "default"), ("axis_separators", None))
