@@ -38,9 +38,9 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo
-from . import common as C
+from . import common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .args import OpArgs
 from .opdef import OpDef, arg, attr, convert_attr
 from .statistical import dtype_of, known_shapes, np_dtype, tir_cast
@@ -74,8 +74,8 @@ def _fill(call, fill: np.ndarray, dtype: str, shape: Sequence[int]) -> np.ndarra
 def _prim_value_arg(call: rx.Call, i: int, name: str, ctx: Any) -> P.PrimExpr:
     a = call.args[i] if i < len(call.args) else None
     if not isinstance(a, rx.PrimValue):
-        raise C.error(call, f"expects the argument '{name}' to be a PrimValue, but got "
-                            f"{type(a).__name__ if a is not None else 'nothing'}", ctx)
+        raise common.error(call, f"expects the argument '{name}' to be a PrimValue, but got "
+                                 f"{type(a).__name__ if a is not None else 'nothing'}", ctx)
     return a.value
 
 
@@ -129,14 +129,15 @@ def _shape_values_of(e: rx.Expr) -> Optional[Sequence[P.PrimExpr]]:
 def _infer_full(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.full.C1-C3 (TVM's ``InferStructInfoFull``): ``shape`` has ShapeStructInfo, ``fill_value`` is
     a 0-d tensor; the result has the shape expression itself and ``dtype`` (void: the fill's)."""
-    C.check_num_args(call, 2, ctx)
-    shape = C.arg_sinfo(call, 0, ctx)
+    common.check_num_args(call, 2, ctx)
+    shape = common.arg_sinfo(call, 0, ctx)
     if not isinstance(shape, ShapeStructInfo):
-        raise C.error(call, f"full requires the input shape to be a Shape, but got {C.describe_sinfo(shape)}", ctx)
-    fill = C.arg_sinfo(call, 1, ctx)
+        raise common.error(call, f"full requires the input shape to be a Shape, but got {common.describe_sinfo(shape)}",
+                           ctx)
+    fill = common.arg_sinfo(call, 1, ctx)
     if not isinstance(fill, TensorStructInfo) or fill.ndim != 0:
-        raise C.error(call, "full requires the fill value to be a zero-rank tensor, but got "
-                            f"{C.describe_sinfo(fill)}", ctx)
+        raise common.error(call, "full requires the fill value to be a zero-rank tensor, but got "
+                                 f"{common.describe_sinfo(fill)}", ctx)
     dt = call.attrs.get("dtype") or "void"
     out = fill.dtype if dt == "void" else dt
     return TensorStructInfo(call.args[0], out, vdevice=fill.vdevice)
@@ -145,10 +146,11 @@ def _infer_full(call: rx.Call, ctx: Any) -> TensorStructInfo:
 def _infer_full_like(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.full_like.C1-C2: two tensors, the fill value 0-d; the result is ``x``'s struct info with
     ``dtype`` when given."""
-    x, fill = C.tensor_args(call, 2, ctx, ("x", "fill_value"))
+    x, fill = common.tensor_args(call, 2, ctx, ("x", "fill_value"))
     if fill.ndim != 0:
-        raise C.error(call, f"full_like requires the fill value to be a zero-rank tensor, but it has rank {fill.ndim}",
-                      ctx)
+        raise common.error(call,
+                           f"full_like requires the fill value to be a zero-rank tensor, but it has rank {fill.ndim}",
+                           ctx)
     return _with_dtype(x, call.attrs.get("dtype") or "void")
 
 
@@ -161,16 +163,17 @@ def _with_dtype(x: TensorStructInfo, dt: str) -> TensorStructInfo:
 def _infer_ones_zeros(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.zeros.C1 / OP.ones.C1: one argument with ShapeStructInfo; the result has that shape and
     ``dtype`` (no vdevice)."""
-    C.check_num_args(call, 1, ctx)
-    s = C.arg_sinfo(call, 0, ctx)
+    common.check_num_args(call, 1, ctx)
+    s = common.arg_sinfo(call, 0, ctx)
     if not isinstance(s, ShapeStructInfo):
-        raise C.error(call, f"ones/zeros require the input shape to be a Shape, but got {C.describe_sinfo(s)}", ctx)
+        raise common.error(call,
+                           f"ones/zeros require the input shape to be a Shape, but got {common.describe_sinfo(s)}", ctx)
     return TensorStructInfo(call.args[0], call.attrs.get("dtype") or "void")
 
 
 def _infer_like(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.zeros_like.C1 / OP.ones_like.C1: ``x``'s struct info with ``dtype`` when given."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     return _with_dtype(x, call.attrs.get("dtype") or "void")
 
 
@@ -202,11 +205,11 @@ def _scalar_const_value(e: rx.Expr) -> Any:
 
 def _te_full(shape, dtype: str, fill: Any) -> te.Tensor:
     if isinstance(fill, te.Tensor):
-        value = O.cast(dtype, fill())
+        value = te_ops.cast(dtype, fill())
     elif isinstance(fill, bool):
-        value = O.cast(dtype, P.IntImm(int(fill), "bool"))
+        value = te_ops.cast(dtype, P.IntImm(int(fill), "bool"))
     else:
-        value = O.cast(dtype, O.as_expr(fill))
+        value = te_ops.cast(dtype, te_ops.as_expr(fill))
     return te.compute(shape, lambda *i: value, name="T_full", index_names=[f"ax{k}" for k in range(len(shape))])
 
 
@@ -245,14 +248,14 @@ def arange_length(call: rx.Call, ctx: Any, start: P.PrimExpr, end: P.PrimExpr, s
 
     ints = all(_dt.is_int(e.dtype) for e in (start, end, step))
     if isinstance(step, (P.IntImm, P.FloatImm)) and step.value == 0:
-        raise C.error(call, "arange requires a non-zero step", ctx)
+        raise common.error(call, "arange requires a non-zero step", ctx)
     if ints:
         if isinstance(step, P.IntImm) and step.value < 0:
-            n = O.floordiv(O.add(O.add(O.sub(end, start), step), 1), step)
+            n = te_ops.floordiv(te_ops.add(te_ops.add(te_ops.sub(end, start), step), 1), step)
         else:
-            n = O.floordiv(O.sub(O.add(O.sub(end, start), step), 1), step)
+            n = te_ops.floordiv(te_ops.sub(te_ops.add(te_ops.sub(end, start), step), 1), step)
     else:
-        n = O.cast("int64", O.ceil(O.div(O.cast("float32", O.sub(end, start)), step)))
+        n = te_ops.cast("int64", te_ops.ceil(te_ops.div(te_ops.cast("float32", te_ops.sub(end, start)), step)))
     from ..ir.functor import prim_vars_in
 
     if not prim_vars_in(n):
@@ -262,14 +265,14 @@ def arange_length(call: rx.Call, ctx: Any, start: P.PrimExpr, end: P.PrimExpr, s
         return P.IntImm(max(int(value), 0), "int64")
     n = simplify(n)
     if n.dtype != "int64":
-        n = O.cast("int64", n)
+        n = te_ops.cast("int64", n)
     return n
 
 
 def _infer_arange(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.arange.C1-C2: ``start``, ``end``, ``step`` are PrimValues; the result is 1-d of
     :func:`arange_length` elements with ``dtype`` (no vdevice)."""
-    C.check_num_args(call, 3, ctx)
+    common.check_num_args(call, 3, ctx)
     s, e, st = (_prim_value_arg(call, i, n, ctx) for i, n in enumerate(("start", "end", "step")))
     n = arange_length(call, ctx, s, e, st)
     return TensorStructInfo(rx.ShapeExpr((n,)), call.attrs.get("dtype") or "void")
@@ -277,8 +280,8 @@ def _infer_arange(call: rx.Call, ctx: Any) -> TensorStructInfo:
 
 def _arange_value_dtypes(start: str, step: str):
     """The dtypes TIR computes ``step * i`` and ``start + step * i`` in (``i`` is int64)."""
-    prod = O.match_types(P.PrimVar("s", step), P.PrimVar("i", "int64"))[0].dtype
-    total = O.match_types(P.PrimVar("a", start), P.PrimVar("p", prod))[0].dtype
+    prod = te_ops.match_types(P.PrimVar("s", step), P.PrimVar("i", "int64"))[0].dtype
+    total = te_ops.match_types(P.PrimVar("a", start), P.PrimVar("p", prod))[0].dtype
     return prod, total
 
 
@@ -313,7 +316,7 @@ def _legalize_arange(call, ctx):
     dt = call.struct_info.dtype
 
     def te_arange(s, st, length):
-        return te.compute((length,), lambda i: O.cast(dt, O.add(s, O.mul(st, i))), name="T_arange")
+        return te.compute((length,), lambda i: te_ops.cast(dt, te_ops.add(s, te_ops.mul(st, i))), name="T_arange")
 
     return ctx.call_te(te_arange, start, step, n, primfunc_name_hint="arange")
 
@@ -343,14 +346,16 @@ def _arange_parse_call(opdef, args, kwargs, span):
 def _infer_trilu(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.tril.C1-C2: ``x`` a tensor of rank >= 2 (when known), ``k`` a prim value; the result is
     ``x``'s struct info."""
-    C.check_num_args(call, 2, ctx)
-    x = C.tensor_arg(call, 0, ctx, "x")
-    k = C.arg_sinfo(call, 1, ctx)
+    common.check_num_args(call, 2, ctx)
+    x = common.tensor_arg(call, 0, ctx, "x")
+    k = common.arg_sinfo(call, 1, ctx)
     if not isinstance(k, PrimStructInfo):
-        raise C.error(call, f"the argument 'k' must be a prim value, but has struct info {C.describe_sinfo(k)}", ctx)
+        raise common.error(call,
+                           f"the argument 'k' must be a prim value, but has struct info {common.describe_sinfo(k)}",
+                           ctx)
     if x.ndim != -1 and x.ndim < 2:
-        raise C.error(call, "requires the input tensor to have at least two dimensions, but the given input has "
-                            f"{x.ndim} dimension(s)", ctx)
+        raise common.error(call, "requires the input tensor to have at least two dimensions, but the given input has "
+                                 f"{x.ndim} dimension(s)", ctx)
     return x
 
 
@@ -371,13 +376,13 @@ def _make_legalize_trilu(upper: bool):
             return None
 
         def te_trilu(x, k):
-            k32 = O.cast("int32", k) if k.dtype != "int32" else k
+            k32 = te_ops.cast("int32", k) if k.dtype != "int32" else k
 
             def f(*idx):
                 r, c = idx[-2], idx[-1]
-                shifted = O.sub(c, k32)
-                check = O.le(r, shifted) if upper else O.ge(r, shifted)
-                return O.select(check, x(*idx), O.const(0, x.dtype))
+                shifted = te_ops.sub(c, k32)
+                check = te_ops.le(r, shifted) if upper else te_ops.ge(r, shifted)
+                return te_ops.select(check, x(*idx), te_ops.const(0, x.dtype))
 
             return te.compute(x.shape, f, name="trilu")
 
@@ -392,7 +397,7 @@ def _make_legalize_trilu(upper: bool):
 
 def _infer_eye(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.eye.C1: three PrimValue arguments ``n, m, k``; the result is ``(n, m)`` with ``dtype``."""
-    C.check_num_args(call, 3, ctx)
+    common.check_num_args(call, 3, ctx)
     n = _prim_value_arg(call, 0, "n", ctx)
     m = _prim_value_arg(call, 1, "m", ctx)
     _prim_value_arg(call, 2, "k", ctx)
@@ -403,10 +408,11 @@ def _infer_eye_like(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.eye_like.C1: ``x`` a tensor of rank 2 (or unknown rank), ``k`` a PrimValue; the result has
     ``x``'s shape, ``dtype`` (void: ``x``'s) and vdevice. (TVM 0.25 crashes when ``x`` has no shape;
     relax-ref then infers rank 2 with an unknown shape.)"""
-    C.check_num_args(call, 2, ctx)
-    x = C.tensor_arg(call, 0, ctx, "x")
+    common.check_num_args(call, 2, ctx)
+    x = common.tensor_arg(call, 0, ctx, "x")
     if x.ndim not in (-1, 2):
-        raise C.error(call, f"eye_like expects the input tensor to be 2-dimensional, but got {x.ndim} dimensions", ctx)
+        raise common.error(call, f"eye_like expects the input tensor to be 2-dimensional, but got {x.ndim} dimensions",
+                           ctx)
     dt = call.attrs.get("dtype") or "void"
     out = x.dtype if dt == "void" else dt
     if x.shape is None:
@@ -431,8 +437,8 @@ def _ref_eye_like(args, attrs, call, ctx):
 
 
 def _te_eye(n, m, k, dtype: str) -> te.Tensor:
-    one, zero = O.const(1, dtype), O.const(0, dtype)
-    return te.compute((n, m), lambda i, j: O.if_then_else(O.eq(i, O.sub(j, k)), one, zero), name="eye")
+    one, zero = te_ops.const(1, dtype), te_ops.const(0, dtype)
+    return te.compute((n, m), lambda i, j: te_ops.if_then_else(te_ops.eq(i, te_ops.sub(j, k)), one, zero), name="eye")
 
 
 def _legalize_eye(call, ctx):
@@ -473,19 +479,19 @@ def _eye_parse_call(opdef, args, kwargs, span):
 def _infer_hamming(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.hamming_window.C1-C3: ``dtype`` must not be an integer type; ``window_size`` is a PrimValue
     that must not be provably < 1; the result is ``(window_size,)``."""
-    C.check_num_args(call, 4, ctx)
+    common.check_num_args(call, 4, ctx)
     dt = call.attrs.get("dtype") or "void"
     if _dt.is_integer(dt) and dt != "bool":
-        raise C.error(call, f"hamming_window expects the dtype to be a float type, but got {dt}", ctx)
+        raise common.error(call, f"hamming_window expects the dtype to be a float type, but got {dt}", ctx)
     n = _prim_value_arg(call, 0, "window_size", ctx)
     analyzer = getattr(ctx, "analyzer", None)
     if (isinstance(n, P.IntImm) and n.value < 1) or \
-            (analyzer is not None and analyzer.can_prove(O.lt(n, O.const(1, n.dtype)))):
-        raise C.error(call, f"hamming_window expects the window size to be greater than zero, but got {n}", ctx)
+            (analyzer is not None and analyzer.can_prove(te_ops.lt(n, te_ops.const(1, n.dtype)))):
+        raise common.error(call, f"hamming_window expects the window size to be greater than zero, but got {n}", ctx)
     if analyzer is not None:
         n = analyzer.simplify(n)
     if n.dtype != "int64" and _dt.is_integer(n.dtype):
-        n = O.cast("int64", n)
+        n = te_ops.cast("int64", n)
     return TensorStructInfo(rx.ShapeExpr((n,)), dt)
 
 
@@ -513,7 +519,7 @@ def hamming_values(n: int, periodic: bool, alpha: PrimScalar, beta: PrimScalar, 
 
 
 def _matched(a: str, b: str) -> str:
-    return O.match_types(P.PrimVar("a", a), P.PrimVar("b", b))[0].dtype
+    return te_ops.match_types(P.PrimVar("a", a), P.PrimVar("b", b))[0].dtype
 
 
 def _ref_hamming(args, attrs, call, ctx):
@@ -536,13 +542,13 @@ def _legalize_hamming(call, ctx):
 
     def te_hamming(n, alpha, beta, out_len):
         def f(i):
-            m = O.add(n, 1) if periodic else n
-            ang = O.mul(O.const(_TWO_PI, dt), O.cast(dt, i))
-            ang = O.div(ang, O.cast(dt, O.sub(m, 1)))
-            val = O.cast(dt, O.sub(alpha, O.mul(beta, te.cos(ang))))
+            m = te_ops.add(n, 1) if periodic else n
+            ang = te_ops.mul(te_ops.const(_TWO_PI, dt), te_ops.cast(dt, i))
+            ang = te_ops.div(ang, te_ops.cast(dt, te_ops.sub(m, 1)))
+            val = te_ops.cast(dt, te_ops.sub(alpha, te_ops.mul(beta, te.cos(ang))))
             if isinstance(n, P.IntImm):
-                return O.const(1, dt) if n.value == 1 else val
-            return O.select(O.eq(n, O.const(1, n.dtype)), O.const(1, dt), val)
+                return te_ops.const(1, dt) if n.value == 1 else val
+            return te_ops.select(te_ops.eq(n, te_ops.const(1, n.dtype)), te_ops.const(1, dt), val)
         return te.compute((out_len,), f, name="T_hamming_window")
 
     return ctx.call_te(te_hamming, nv, av, bv, length, primfunc_name_hint="hamming_window")
@@ -614,13 +620,15 @@ def _define_all() -> None:
     reg = OPS.append
     reg(OpDef(name="relax.full", script="R.full",
               params=(arg("shape", "shape"), arg("fill_value"), attr("dtype", "dtype", "void")),
-              infer=_infer_full, check=_check_fill, reference=_ref_full, legalize=_make_legalize_full("full", None, "full"),
+              infer=_infer_full, check=_check_fill, reference=_ref_full, legalize=_make_legalize_full("full", None,
+                                                                                                      "full"),
               category="create", extra={"requires_arg_shapes": False},
               doc="``R.full(shape, fill_value, dtype=None)``: a tensor filled with a 0-d tensor's value "
                   "(OP.full.C1)."))
     reg(OpDef(name="relax.full_like", script="R.full_like",
               params=(arg("x"), arg("fill_value"), attr("dtype", "dtype", "void")),
-              infer=_infer_full_like, check=_check_fill, reference=_ref_full_like, legalize=_make_legalize_full("like", None, "full"),
+              infer=_infer_full_like, check=_check_fill, reference=_ref_full_like,
+              legalize=_make_legalize_full("like", None, "full"),
               category="create", doc="``R.full_like(x, fill_value, dtype=None)`` (OP.full_like.C1)."))
     for name, value in (("zeros", 0), ("ones", 1)):
         reg(OpDef(name=f"relax.{name}", script=f"R.{name}", params=(arg("shape", "shape"), attr("dtype", "dtype")),
@@ -640,17 +648,20 @@ def _define_all() -> None:
               doc="``R.arange(start, end=None, step=1, dtype=None)``: evenly spaced values (OP.arange.C1)."))
     for name, upper in (("tril", False), ("triu", True)):
         reg(OpDef(name=f"relax.{name}", script=f"R.{name}", params=(arg("x"), arg("k", "prim", 0)),
-                  infer=_infer_trilu, check=_check_trilu, reference=_make_ref_trilu(upper), legalize=_make_legalize_trilu(upper),
+                  infer=_infer_trilu, check=_check_trilu, reference=_make_ref_trilu(upper),
+                  legalize=_make_legalize_trilu(upper),
                   category="create",
                   doc=f"``R.{name}(x, k=0)``: the {'upper' if upper else 'lower'} triangle of the last two "
                       f"dims (OP.{name}.C1)."))
     reg(OpDef(name="relax.eye", script="R.eye",
               params=(arg("n", "prim"), arg("m", "prim", None), arg("k", "prim", 0), attr("dtype", "dtype", "float32")),
-              infer=_infer_eye, check=_check_eye, reference=_ref_eye, legalize=_legalize_eye, parse_call=_eye_parse_call,
+              infer=_infer_eye, check=_check_eye, reference=_ref_eye, legalize=_legalize_eye,
+              parse_call=_eye_parse_call,
               category="create", doc="``R.eye(n, m=None, k=0, dtype='float32')`` (OP.eye.C1)."))
     reg(OpDef(name="relax.eye_like", script="R.eye_like",
               params=(arg("x"), arg("k", "prim", 0), attr("dtype", "dtype", "void")),
-              infer=_infer_eye_like, check=_check_eye_like, reference=_ref_eye_like, legalize=_legalize_eye_like, category="create",
+              infer=_infer_eye_like, check=_check_eye_like, reference=_ref_eye_like, legalize=_legalize_eye_like,
+              category="create",
               doc="``R.eye_like(x, k=0, dtype=None)`` (OP.eye_like.C1)."))
     reg(OpDef(name="relax.hamming_window", script="R.hamming_window",
               params=(arg("window_size", "prim"), arg("periodic", "prim"), arg("alpha", "prim"), arg("beta", "prim"),

@@ -19,16 +19,16 @@ import numpy as np
 
 from ..ir import expr as rx
 from ..ir.struct_info import TensorStructInfo
-from . import common as C
+from . import common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .opdef import OpDef, arg, attr
 from .statistical import dtype_of, known_shapes, tir_cast
 
 
 def infer_astype(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.astype.C1: one tensor; its struct info with the new ``dtype``."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     dt = call.attrs.get("dtype") or "void"
     if dt == x.dtype:
         return x
@@ -42,7 +42,7 @@ def _ref_cast(args, attrs, call, ctx):
 
 def te_cast(x: te.Tensor, dtype: str) -> te.Tensor:
     """TOPI's ``cast``: ``T_cast[i] = cast(dtype, x[i])`` (a copy for the same dtype)."""
-    return te.compute(x.shape, lambda *i: O.cast(dtype, x(*i)), name="T_cast",
+    return te.compute(x.shape, lambda *i: te_ops.cast(dtype, x(*i)), name="T_cast",
                       index_names=[f"ax{k}" for k in range(len(x.shape))])
 
 

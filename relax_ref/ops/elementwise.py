@@ -72,7 +72,7 @@ from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import PrimStructInfo, TensorStructInfo
-from . import common as C
+from . import common
 from . import te
 from . import te_ops
 from .args import OpArgs
@@ -148,7 +148,7 @@ def _c(value, dtype: str) -> np.ndarray:
 
 
 def _unsupported(call: rx.Call, what: str) -> UnsupportedError:
-    return UnsupportedError(f"{C.op_name(call)}: {what} (TVM 0.25 has no kernel for it)", call.span)
+    return UnsupportedError(f"{common.op_name(call)}: {what} (TVM 0.25 has no kernel for it)", call.span)
 
 
 def _inferred_dtype(call: rx.Call, fallback: str) -> str:
@@ -250,7 +250,7 @@ def _unary_doc(name: str, text: str) -> str:
 
 def _make_float_unary(name: str) -> OpDef:
     def infer(call, ctx):
-        return C.infer_unary(call, ctx, require_float_dtype=True)
+        return common.infer_unary(call, ctx, require_float_dtype=True)
 
     def reference(args, attrs, call, ctx):
         x = args[0]
@@ -419,7 +419,7 @@ def _make_any_unary(name: str) -> OpDef:
     lacks_kernel = _UNARY_NO_KERNEL.get(name, lambda dt: False)
 
     def infer(call, ctx):
-        return C.infer_unary(call, ctx, out_dtype=out_dtype)
+        return common.infer_unary(call, ctx, out_dtype=out_dtype)
 
     def reference(args, attrs, call, ctx):
         return np.asarray(ref(args[0], call))
@@ -446,10 +446,10 @@ def _make_any_unary(name: str) -> OpDef:
 def _clip_infer(call, ctx):
     """OP.clip.C1: ``min``/``max`` must be PrimValue literals; the result is the struct info of ``x``
     whatever it is (TVM's ``ReturnStructInfoFromArg<0>``)."""
-    C.check_num_args(call, 3, ctx)
-    C.prim_value_arg(call, 1, ctx, "min")
-    C.prim_value_arg(call, 2, ctx, "max")
-    return C.arg_sinfo(call, 0, ctx)
+    common.check_num_args(call, 3, ctx)
+    common.prim_value_arg(call, 1, ctx, "min")
+    common.prim_value_arg(call, 2, ctx, "max")
+    return common.arg_sinfo(call, 0, ctx)
 
 
 def _check_clip(args: OpArgs) -> None:
@@ -712,7 +712,7 @@ def _make_binary(name: str) -> OpDef:
     te_fn = _TE_SPECIAL.get(name, te_fn)
 
     def infer(call, ctx):
-        return C.infer_binary_broadcast(call, ctx, out_dtype="bool" if kind == "cmp" else None)
+        return common.infer_binary_broadcast(call, ctx, out_dtype="bool" if kind == "cmp" else None)
 
     def reference(args, attrs, call, ctx):
         a, b = args
@@ -760,18 +760,18 @@ def _arg_dtype(a: Any) -> str:
 def _where_infer(call, ctx):
     """OP.where.C1 (TVM's ``InferStructInfoWhere``): three tensors; ``condition`` must be bool;
     ``x1``/``x2`` follow the binary dtype rule; three-way broadcasting of ShapeExpr shapes."""
-    cond, x1, x2 = C.tensor_args(call, 3, ctx, ("condition", "x1", "x2"))
-    vdev = C.common_vdevice([cond, x1, x2])
+    cond, x1, x2 = common.tensor_args(call, 3, ctx, ("condition", "x1", "x2"))
+    vdev = common.common_vdevice([cond, x1, x2])
     if cond.dtype != "bool":
-        raise C.error(call, "where requires the input condition tensor to have boolean dtype. However, "
-                            f"the given condition dtype is {cond.dtype}", ctx)
-    dtype = C.binary_arith_dtype(call, x1, x2, ctx)
+        raise common.error(call, "where requires the input condition tensor to have boolean dtype. However, "
+                                 f"the given condition dtype is {cond.dtype}", ctx)
+    dtype = common.binary_arith_dtype(call, x1, x2, ctx)
     ndim = -1 if -1 in (cond.ndim, x1.ndim, x2.ndim) else max(cond.ndim, x1.ndim, x2.ndim)
     shapes = [s.shape for s in (cond, x1, x2)]
     if all(isinstance(s, rx.ShapeExpr) for s in shapes):
-        b = C.broadcast_shapes_or_error(call, ctx, shapes[1].values, shapes[2].values)
+        b = common.broadcast_shapes_or_error(call, ctx, shapes[1].values, shapes[2].values)
         if b is not None:
-            b = C.broadcast_shapes_or_error(call, ctx, shapes[0].values, b)
+            b = common.broadcast_shapes_or_error(call, ctx, shapes[0].values, b)
         if b is None:
             return TensorStructInfo(None, dtype, ndim, vdev)
         return TensorStructInfo(rx.ShapeExpr(b), dtype, vdevice=vdev)
@@ -812,30 +812,30 @@ def _where_legalize(call, ctx):
 
 def _fma_infer(call, ctx):
     """OP.ewise_fma.C1: three tensors of equal rank, dtype and (provably) shape."""
-    ts = C.tensor_args(call, 3, ctx, ("x1", "x2", "x3"))
+    ts = common.tensor_args(call, 3, ctx, ("x1", "x2", "x3"))
     ndim = -1
     for t in ts:
         if t.ndim != -1:
             if ndim == -1:
                 ndim = t.ndim
             elif t.ndim != ndim:
-                raise C.error(call, "the 3 arguments of EwiseFMA must have the same number of dimensions", ctx)
+                raise common.error(call, "the 3 arguments of EwiseFMA must have the same number of dimensions", ctx)
     if any(t.dtype == "void" for t in ts):
         dtype = "void"
     elif len({t.dtype for t in ts}) > 1:
-        raise C.error(call, f"data types {ts[0].dtype}, {ts[1].dtype}, and {ts[2].dtype} must be equal "
-                            "for EwiseFMA", ctx)
+        raise common.error(call, f"data types {ts[0].dtype}, {ts[1].dtype}, and {ts[2].dtype} must be equal "
+                                 "for EwiseFMA", ctx)
     else:
         dtype = ts[0].dtype
-    vdev = C.common_vdevice(ts)
+    vdev = common.common_vdevice(ts)
     shapes = [t.shape for t in ts]
     if all(isinstance(s, rx.ShapeExpr) for s in shapes):
         out = []
         for d1, d2, d3 in zip(*(s.values for s in shapes)):
-            if C.prove_equal(ctx, d1, d2) and C.prove_equal(ctx, d2, d3):
+            if common.prove_equal(ctx, d1, d2) and common.prove_equal(ctx, d2, d3):
                 out.append(d1)
             else:
-                raise C.error(call, "the 3 arguments of EwiseFMA must have the same shape", ctx)
+                raise common.error(call, "the 3 arguments of EwiseFMA must have the same shape", ctx)
         return TensorStructInfo(rx.ShapeExpr(tuple(out)), dtype, vdevice=vdev)
     if shapes[0] is not None and shapes[0] is shapes[1] and shapes[0] is shapes[2]:
         return TensorStructInfo(shapes[0], dtype, vdevice=vdev)
@@ -1046,7 +1046,7 @@ def _nn_legalize(te_fn, name: str, attr_names: Sequence[str] = ()):
 def _make_nn(name: str, float_only: bool, reference, te_fn, primfunc: str, attrs_params=(),
              doc: str = "") -> OpDef:
     def infer(call, ctx):
-        return C.infer_unary(call, ctx, require_float_dtype=float_only)
+        return common.infer_unary(call, ctx, require_float_dtype=float_only)
 
     def ref(args, a, call, ctx):
         return np.asarray(reference(args, a, call, ctx))

@@ -32,10 +32,10 @@ from ..errors import OpRuntimeError, ParseError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import ShapeStructInfo, TensorStructInfo
-from . import common as C
-from . import nn_common as N
+from . import common
+from . import nn_common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .nn import legalizable
 from .args import OpArgs
 from .opdef import OpDef, arg, attr, build_call
@@ -96,38 +96,41 @@ def _roi_value(v: Any, span) -> Tuple[P.FloatImm, ...]:
 def _resize_infer(call, ctx):
     """OP.image.resize2d.C1-C4."""
     if len(call.args) != 2:
-        raise C.error(call, f"Resize2D expects 2 arguments, while the given number of arguments is {len(call.args)}",
-                      ctx)
-    data = C.arg_sinfo(call, 0, ctx)
-    size = C.arg_sinfo(call, 1, ctx)
+        raise common.error(call,
+                           f"Resize2D expects 2 arguments, while the given number of arguments is {len(call.args)}",
+                           ctx)
+    data = common.arg_sinfo(call, 0, ctx)
+    size = common.arg_sinfo(call, 1, ctx)
     if not isinstance(data, TensorStructInfo):
-        raise C.error(call, f"Resize2D expects the input data to be a Tensor, while the given data is "
-                            f"{C.describe_sinfo(data)}", ctx)
+        raise common.error(call, f"Resize2D expects the input data to be a Tensor, while the given data is "
+                                 f"{common.describe_sinfo(data)}", ctx)
     if not isinstance(size, ShapeStructInfo):
-        raise C.error(call, "Resize2D expects the given output image size to be a Shape, while the given one is "
-                            f"{C.describe_sinfo(size)}", ctx)
+        raise common.error(call, "Resize2D expects the given output image size to be a Shape, while the given one is "
+                                 f"{common.describe_sinfo(size)}", ctx)
     if size.ndim != 2:
-        raise C.error(call, "Resize2D expects the given output image size to be a 2-dim shape, while the given one "
-                            f"has ndim {size.ndim}", ctx)
+        raise common.error(call,
+                           "Resize2D expects the given output image size to be a 2-dim shape, while the given one "
+                                 f"has ndim {size.ndim}", ctx)
     a = call.attrs
     for key, allowed in (("method", METHODS), ("coordinate_transformation_mode", COORD_MODES),
                          ("rounding_method", ROUNDING)):
         if a.get(key) not in allowed:
-            raise C.error(call, f"unknown {key} {a.get(key)!r}; expected one of {', '.join(map(repr, allowed))}", ctx)
+            raise common.error(call, f"unknown {key} {a.get(key)!r}; expected one of {', '.join(map(repr, allowed))}",
+                               ctx)
     if len(a.get("roi", ())) != 4:
-        raise C.error(call, f"roi must have 4 values, got {list(a.get('roi', ()))}", ctx)
-    perm = N.layout_perm(call, a["layout"], "NCHW", "data", ctx)
+        raise common.error(call, f"roi must have 4 values, got {list(a.get('roi', ()))}", ctx)
+    perm = nn_common.layout_perm(call, a["layout"], "NCHW", "data", ctx)
     out_dtype = a.get("out_dtype", "void") or "void"
     if out_dtype == "void":
         out_dtype = data.dtype
-    N.check_ndim(call, data, 4, a["layout"], ctx)
-    dvals = N.shape_expr_values(data)
+    nn_common.check_ndim(call, data, 4, a["layout"], ctx)
+    dvals = nn_common.shape_expr_values(data)
     sz = call.args[1]
     if dvals is None or not isinstance(sz, rx.ShapeExpr):
         return TensorStructInfo(None, out_dtype, 4, data.vdevice)
-    d = N.forward_shape(dvals, perm)
+    d = nn_common.forward_shape(dvals, perm)
     d = d[:2] + list(sz.values)
-    return TensorStructInfo(rx.ShapeExpr(tuple(N.backward_shape(d, perm))), out_dtype, vdevice=data.vdevice)
+    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(d, perm))), out_dtype, vdevice=data.vdevice)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -202,7 +205,7 @@ class _NumpyOps:
         return np.where(c, a, b).astype(F32)
 
     def load(self, yi, xi):
-        return N.tir_cast(self.data[:, :, yi, xi], "float32")
+        return nn_common.tir_cast(self.data[:, :, yi, xi], "float32")
 
 
 class _NonFinite(Exception):
@@ -216,62 +219,62 @@ class _TEOps:
         self.data, self.layout, self.n, self.c = data, layout, n, c
 
     def f(self, v):
-        return O.const(float(v), "float32")
+        return te_ops.const(float(v), "float32")
 
     def fi(self, e):
-        return O.cast("float32", e)
+        return te_ops.cast("float32", e)
 
     def add(self, a, b):
-        return O.add(a, b)
+        return te_ops.add(a, b)
 
     def sub(self, a, b):
-        return O.sub(a, b)
+        return te_ops.sub(a, b)
 
     def mul(self, a, b):
-        return O.mul(a, b)
+        return te_ops.mul(a, b)
 
     def div(self, a, b):
-        return O.div(a, b)
+        return te_ops.div(a, b)
 
     def neg(self, a):
-        return O.neg(a)
+        return te_ops.neg(a)
 
     def floor(self, a):
-        return O.floor(a)
+        return te_ops.floor(a)
 
     def ceil(self, a):
-        return O.ceil(a)
+        return te_ops.ceil(a)
 
     def round(self, a):
-        return O.round_(a)
+        return te_ops.round_(a)
 
     def to_int(self, a):
-        return O.cast("int32", a)
+        return te_ops.cast("int32", a)
 
     def iadd(self, a, k):
-        return O.add(a, k) if k else a
+        return te_ops.add(a, k) if k else a
 
     def idiv(self, a, b):
-        return O.truncdiv(a, b)
+        return te_ops.truncdiv(a, b)
 
     def clamp(self, i, n):
-        return O.max_(O.min_(i, O.sub(n, 1)), 0)
+        return te_ops.max_(te_ops.min_(i, te_ops.sub(n, 1)), 0)
 
     def lt(self, a, b):
-        return O.lt(a, b)
+        return te_ops.lt(a, b)
 
     def gt(self, a, b):
-        return O.gt(a, b)
+        return te_ops.gt(a, b)
 
     def any_(self, a, b):
-        return O.logical_or(a, b)
+        return te_ops.logical_or(a, b)
 
     def select(self, c, a, b):
-        return O.if_then_else(c, a, b)
+        return te_ops.if_then_else(c, a, b)
 
     def load(self, yi, xi):
         canon = {"N": self.n, "C": self.c, "H": yi, "W": xi}
-        return O.cast("float32", self.data(*[canon[ch] for ch in self.layout]))
+        return te_ops.cast("float32", self.data(*[canon[ch] for ch in self.layout]))
 
 
 def _in_coord(B, x, in_size, out_size, mode: str, start, end, use_int_div: bool):
@@ -388,7 +391,7 @@ def _int_div_flags(call: rx.Call, attrs) -> Tuple[bool, bool]:
     size = call.args[1]
     if not isinstance(data, TensorStructInfo) or not isinstance(size, rx.ShapeExpr):
         return False, False
-    dvals = N.shape_expr_values(data)
+    dvals = nn_common.shape_expr_values(data)
     if dvals is None:
         return False, False
     layout = attrs["layout"]
@@ -413,11 +416,11 @@ def _check_resize(args: OpArgs) -> None:
     with an output size of 1 (TVM's kernel divides by zero); no empty image to fill a non-empty
     output."""
     op = args.op_name
-    perm = N.layout_perm(args.call, args.attrs["layout"], "NCHW", "data")
+    perm = nn_common.layout_perm(args.call, args.attrs["layout"], "NCHW", "data")
     if args.ndim(0) != 4:
         raise args.error(OpRuntimeError, f"{op}: expects a 4-d tensor, got rank {args.ndim(0)}")
     oh, ow = (int(v) for v in args.ints(1))
-    n, c, ih, iw = N.forward_shape(args.shape(0), perm)
+    n, c, ih, iw = nn_common.forward_shape(args.shape(0), perm)
     if args.attrs["coordinate_transformation_mode"] == "align_corners" and (oh == 1 or ow == 1):
         raise args.error(OpRuntimeError, f"{op}: align_corners with an output size of 1 divides by zero (TVM's "
                                          "kernel computes an undefined index)")
@@ -436,21 +439,21 @@ def resize_values(op: str, B, y, x, ih, iw, oh, ow, attrs: Dict[str, Any], int_d
 
 def _resize_ref(args, attrs, call, ctx):
     x, size = args
-    perm = N.layout_perm(call, attrs["layout"], "NCHW", "data")
+    perm = nn_common.layout_perm(call, attrs["layout"], "NCHW", "data")
     oh, ow = (int(v) for v in size)
-    xc = N.to_canonical(x, perm)
+    xc = nn_common.to_canonical(x, perm)
     ih, iw = xc.shape[2], xc.shape[3]
-    out_dtype = N.inferred_tensor_dtype(call, N.dtype_of(x))
+    out_dtype = nn_common.inferred_tensor_dtype(call, nn_common.dtype_of(x))
     B = _NumpyOps(xc)
     y = np.arange(oh, dtype=np.int64).reshape(oh, 1)
     xx = np.arange(ow, dtype=np.int64).reshape(1, ow)
     if xc.size == 0 or oh == 0 or ow == 0:
-        out = np.zeros(xc.shape[:2] + (oh, ow), dtype=N.np_dtype(out_dtype))
+        out = np.zeros(xc.shape[:2] + (oh, ow), dtype=nn_common.np_dtype(out_dtype))
     else:
-        v = resize_values(C.op_name(call), B, y, xx, ih, iw, oh, ow, attrs, _int_div_flags(call, attrs))
+        v = resize_values(common.op_name(call), B, y, xx, ih, iw, oh, ow, attrs, _int_div_flags(call, attrs))
         v = np.broadcast_to(v, xc.shape[:2] + (oh, ow))
-        out = N.tir_cast(np.asarray(v, F32), out_dtype)
-    return np.ascontiguousarray(N.from_canonical(out, perm))
+        out = nn_common.tir_cast(np.asarray(v, F32), out_dtype)
+    return np.ascontiguousarray(nn_common.from_canonical(out, perm))
 
 
 def te_resize2d(data: te.Tensor, out_shape, attrs, int_div, out_dtype: str) -> te.Tensor:
@@ -462,7 +465,7 @@ def te_resize2d(data: te.Tensor, out_shape, attrs, int_div, out_dtype: str) -> t
         canon = {ch: idx[i] for i, ch in enumerate(layout)}
         B = _TEOps(data, layout, canon["N"], canon["C"])
         v = resize_value(B, canon["H"], canon["W"], ih, iw, oh, ow, attrs, int_div)
-        return O.cast(out_dtype, v) if out_dtype != "float32" else v
+        return te_ops.cast(out_dtype, v) if out_dtype != "float32" else v
 
     return te.compute(out_shape, f, name="resize", index_names=[f"i{k}" for k in range(4)])
 
@@ -492,7 +495,8 @@ OPS: List[OpDef] = []
 
 def _define_all() -> None:
     OPS.append(OpDef(name="relax.image.resize2d", script="R.image.resize2d", params=_PARAMS, infer=_resize_infer,
-                   check=_check_resize, reference=_resize_ref, legalize=_resize_legalize, parse_call=_parse, category="image",
+                   check=_check_resize, reference=_resize_ref, legalize=_resize_legalize, parse_call=_parse,
+                   category="image",
                    doc="``R.image.resize2d(data, size, roi=None, layout='NCHW', method='linear', "
                        "coordinate_transformation_mode='half_pixel', rounding_method='round', cubic_alpha=-0.75, "
                        "cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)`` (OP.image.resize2d.C1-C5)."))

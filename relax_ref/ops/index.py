@@ -33,14 +33,14 @@ from ..ir.attrs import Attrs
 from ..ir.struct_info import (
     ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo,
 )
-from . import common as C
+from . import common
 from . import te
-from . import te_ops as O
-from . import manipulate_util as U
+from . import te_ops
+from . import manipulate_util
 from .manipulate import te_broadcast_to
 from .opdef import OpDef, arg, attr
 
-_I64 = U.int64
+_I64 = manipulate_util.int64
 TAKE_MODES = ("fast", "clip", "wrap", "nan")
 
 
@@ -52,7 +52,7 @@ def _check_range(call, idx: np.ndarray, extent: int, what: str) -> None:
     """OP.INDEX.RANGE: every index in ``[0, extent)``."""
     if idx.size and (idx.min() < 0 or idx.max() >= extent):
         bad = idx[(idx < 0) | (idx >= extent)].reshape(-1)[0]
-        raise U.runtime_error(call, f"{what} {int(bad)} is out of range for an axis of extent {extent}")
+        raise manipulate_util.runtime_error(call, f"{what} {int(bad)} is out of range for an axis of extent {extent}")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -61,34 +61,34 @@ def _check_range(call, idx: np.ndarray, extent: int, what: str) -> None:
 
 
 def _take_indices_sinfo(call, ctx) -> TensorStructInfo:
-    s = C.arg_sinfo(call, 1, ctx)
+    s = common.arg_sinfo(call, 1, ctx)
     if isinstance(s, TensorStructInfo):
         return s
     if isinstance(s, PrimStructInfo):  # a prim index is a 0-d tensor
         return TensorStructInfo(rx.ShapeExpr(()), s.dtype)
-    raise C.error(call, "requires the indices argument to be either a tensor or a scalar value. However, "
-                        f"it has struct info {C.describe_sinfo(s)}", ctx)
+    raise common.error(call, "requires the indices argument to be either a tensor or a scalar value. However, "
+                             f"it has struct info {common.describe_sinfo(s)}", ctx)
 
 
 def _take_infer(call, ctx):
     """OP.take.C1-C5 (TVM's ``InferStructInfoTake``)."""
-    C.check_num_args(call, 2, ctx)
-    data = C.tensor_arg(call, 0, ctx, "x")
+    common.check_num_args(call, 2, ctx)
+    data = common.tensor_arg(call, 0, ctx, "x")
     idx = _take_indices_sinfo(call, ctx)  # C1
-    if idx.dtype != "void" and not U.is_int_or_uint(idx.dtype):  # C2
-        raise C.error(call, "Take op requires the input indices to have integer dtype. However, the given "
-                            f"indices dtype is {idx.dtype}", ctx)
+    if idx.dtype != "void" and not manipulate_util.is_int_or_uint(idx.dtype):  # C2
+        raise common.error(call, "Take op requires the input indices to have integer dtype. However, the given "
+                                 f"indices dtype is {idx.dtype}", ctx)
     mode = call.attrs.get("mode", "fast")
     if mode not in TAKE_MODES:  # C5 (spec choice: TVM's kernel treats any other string as "wrap")
-        raise C.error(call, f"Take op mode must be one of {', '.join(TAKE_MODES)}, got {mode!r}", ctx)
+        raise common.error(call, f"Take op mode must be one of {', '.join(TAKE_MODES)}, got {mode!r}", ctx)
     axis = call.attrs.get("axis")
     if axis is None and data.ndim != 1:  # C3
-        raise C.error(call, "Take op expects the input data to be 1-dimensional tensor when the axis is not "
-                            f"specified. However, the given data tensor has ndim {data.ndim}", ctx)
+        raise common.error(call, "Take op expects the input data to be 1-dimensional tensor when the axis is not "
+                                 f"specified. However, the given data tensor has ndim {data.ndim}", ctx)
     if data.ndim == -1 or idx.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
-    a = C.normalize_axis(call, data.ndim, axis, ctx) if axis is not None else 0  # C4
-    dv, iv = U.shape_expr_values(data), U.shape_expr_values(idx)
+    a = common.normalize_axis(call, data.ndim, axis, ctx) if axis is not None else 0  # C4
+    dv, iv = manipulate_util.shape_expr_values(data), manipulate_util.shape_expr_values(idx)
     if dv is None or iv is None:
         return TensorStructInfo(None, data.dtype, idx.ndim + data.ndim - 1, data.vdevice)
     shape = tuple(dv[:a]) + tuple(iv) + tuple(dv[a + 1:])
@@ -96,7 +96,7 @@ def _take_infer(call, ctx):
 
 
 def _take_ref(args, attrs, call, ctx):
-    x, ind = args[0], U.as_array(args[1])
+    x, ind = args[0], manipulate_util.as_array(args[1])
     axis = attrs.get("axis")
     a = 0 if axis is None else axis % x.ndim
     d = x.shape[a]
@@ -106,11 +106,11 @@ def _take_ref(args, attrs, call, ctx):
         _check_range(call, ind, d, "index")  # OP.INDEX.RANGE (TVM reads out of bounds)
     elif mode == "clip":
         if d == 0 and ind.size:
-            raise U.runtime_error(call, "cannot take from an empty axis")
+            raise manipulate_util.runtime_error(call, "cannot take from an empty axis")
         ind = np.clip(ind, 0, d - 1)
     elif mode == "wrap":
         if d == 0 and ind.size:
-            raise U.runtime_error(call, "cannot take from an empty axis")
+            raise manipulate_util.runtime_error(call, "cannot take from an empty axis")
         ind = np.mod(ind, d) if d else ind
     else:  # "nan"
         if not _dt.is_float(_dt.from_numpy(x.dtype)):
@@ -119,8 +119,8 @@ def _take_ref(args, attrs, call, ctx):
         out = np.take(x, np.where(bad, 0, ind) if d else np.zeros_like(ind), axis=a) if d else \
             np.zeros(x.shape[:a] + ind.shape + x.shape[a + 1:], x.dtype)
         mask = np.reshape(bad, (1,) * a + ind.shape + (1,) * (x.ndim - a - 1))
-        return U.copy_out(np.where(mask, np.array(np.nan, x.dtype), out))
-    return U.copy_out(np.take(x, ind, axis=a))
+        return manipulate_util.copy_out(np.where(mask, np.array(np.nan, x.dtype), out))
+    return manipulate_util.copy_out(np.take(x, ind, axis=a))
 
 
 def te_take(x: te.Tensor, ind: Any, axis: int, mode: str) -> te.Tensor:
@@ -134,21 +134,22 @@ def te_take(x: te.Tensor, ind: Any, axis: int, mode: str) -> te.Tensor:
         pos = o[axis:axis + k]
         v = ind(*pos) if isinstance(ind, te.Tensor) else ind
         if mode == "clip":
-            v = O.min_(O.max_(v, O.const(0, v.dtype)), O.sub(O.cast(v.dtype, d), O.const(1, v.dtype)))
+            v = te_ops.min_(te_ops.max_(v, te_ops.const(0, v.dtype)), te_ops.sub(te_ops.cast(v.dtype, d),
+                                                                                 te_ops.const(1, v.dtype)))
         elif mode == "wrap":
-            dd = O.cast(v.dtype, d)
-            v = O.truncmod(O.add(O.truncmod(v, dd), dd), dd)
+            dd = te_ops.cast(v.dtype, d)
+            v = te_ops.truncmod(te_ops.add(te_ops.truncmod(v, dd), dd), dd)
         idx = list(o[:axis]) + [v] + list(o[axis + k:])
         if mode == "nan":
-            ok = O.logical_and(O.ge(v, O.const(0, v.dtype)), O.lt(v, O.cast(v.dtype, d)))
-            return O.if_then_else(ok, x(*idx), O.const(float("nan"), x.dtype))
+            ok = te_ops.logical_and(te_ops.ge(v, te_ops.const(0, v.dtype)), te_ops.lt(v, te_ops.cast(v.dtype, d)))
+            return te_ops.if_then_else(ok, x(*idx), te_ops.const(float("nan"), x.dtype))
         return x(*idx)
 
     return te.compute(shape, f, name="T_take", index_names=_names(len(shape)))
 
 
 def _take_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     axis = call.attrs.get("axis")
     a = 0 if axis is None else axis % call.args[0].struct_info.ndim
@@ -194,26 +195,27 @@ def canonicalize_index(index: P.PrimExpr, extent: P.PrimExpr, stride: P.PrimExpr
         return _I64(min(max(i, lo), hi))
     if isinstance(index, P.PrimVar) and isinstance(extent, P.PrimVar) and index.name == extent.name:
         return index
-    neg = O.lt(stride, O.const(0, stride.dtype))
-    lo = O.if_then_else(neg, _I64(-1), _I64(0))
-    hi = O.if_then_else(neg, O.sub(extent, _I64(1)), extent)
+    neg = te_ops.lt(stride, te_ops.const(0, stride.dtype))
+    lo = te_ops.if_then_else(neg, _I64(-1), _I64(0))
+    hi = te_ops.if_then_else(neg, te_ops.sub(extent, _I64(1)), extent)
     if not (isinstance(index, P.IntImm) and index.value >= 0):
-        index = O.if_then_else(O.lt(index, O.const(0, index.dtype)), O.add(index, extent), index)
-    return O.min_(O.max_(index, lo), hi)
+        index = te_ops.if_then_else(te_ops.lt(index, te_ops.const(0, index.dtype)), te_ops.add(index, extent), index)
+    return te_ops.min_(te_ops.max_(index, lo), hi)
 
 
 def _ceildiv(a: P.PrimExpr, b: P.PrimExpr) -> P.PrimExpr:
-    return O.floordiv(O.sub(O.add(a, b), O.const(1, b.dtype)), b)
+    return te_ops.floordiv(te_ops.sub(te_ops.add(a, b), te_ops.const(1, b.dtype)), b)
 
 
 def slice_length(begin, end, stride, extent, assume_inbound: bool) -> P.PrimExpr:
     """TOPI's ``GetLength`` (OP.strided_slice.C6)."""
     if assume_inbound:
-        return _ceildiv(O.sub(end, begin), stride)
+        return _ceildiv(te_ops.sub(end, begin), stride)
     b = canonicalize_index(begin, extent, stride)
     e = canonicalize_index(end, extent, stride)
-    return O.if_then_else(O.lt(stride, O.const(0, stride.dtype)), _ceildiv(O.sub(b, e), O.neg(stride)),
-                          _ceildiv(O.sub(e, b), stride))
+    return te_ops.if_then_else(te_ops.lt(stride, te_ops.const(0, stride.dtype)), _ceildiv(te_ops.sub(b, e),
+                                                                                          te_ops.neg(stride)),
+                               _ceildiv(te_ops.sub(e, b), stride))
 
 
 def _slice_args(call) -> Tuple[Any, Any, Any, Any]:
@@ -225,23 +227,23 @@ def _slice_args(call) -> Tuple[Any, Any, Any, Any]:
 def _strided_slice_infer(call, ctx):
     """OP.strided_slice.C1-C7 (TVM's ``InferStructInfoStridedSlice``)."""
     if not 4 <= len(call.args) <= 5:  # C1
-        raise C.error(call, "accepts either (data, axes, begin, end) or (data, axes, begin, end, strides), "
-                            f"but received {len(call.args)} arguments", ctx)
-    data = C.arg_sinfo(call, 0, ctx)
+        raise common.error(call, "accepts either (data, axes, begin, end) or (data, axes, begin, end, strides), "
+                                 f"but received {len(call.args)} arguments", ctx)
+    data = common.arg_sinfo(call, 0, ctx)
     if not isinstance(data, TensorStructInfo):  # C2
-        raise C.error(call, f"requires the first argument to be a tensor. However, it has struct info "
-                            f"{C.describe_sinfo(data)}", ctx)
+        raise common.error(call, f"requires the first argument to be a tensor. However, it has struct info "
+                                 f"{common.describe_sinfo(data)}", ctx)
     names = ("axes", "begin", "end", "strides")
     for i, nm in enumerate(names[:len(call.args) - 1]):  # C3
-        s = C.arg_sinfo(call, i + 1, ctx)
+        s = common.arg_sinfo(call, i + 1, ctx)
         if not _is_tuple_of_int64(s):
-            raise C.error(call, f"requires the {nm} argument to be a tuple of int64 PrimValues. However, it "
-                                f"has struct info {C.describe_sinfo(s)}", ctx)
+            raise common.error(call, f"requires the {nm} argument to be a tuple of int64 PrimValues. However, it "
+                                     f"has struct info {common.describe_sinfo(s)}", ctx)
     lengths = {nm: len(call.args[i + 1].fields) for i, nm in enumerate(names[:len(call.args) - 1])
                if isinstance(call.args[i + 1], rx.Tuple)}
     if len(set(lengths.values())) > 1:  # C4
-        raise C.error(call, "requires that the axes, begin, end, and strides tuples are all the same length, "
-                            f"got {lengths}", ctx)
+        raise common.error(call, "requires that the axes, begin, end, and strides tuples are all the same length, "
+                                 f"got {lengths}", ctx)
     shape = _slice_shape(call, ctx, data)
     if shape is None:
         return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
@@ -261,14 +263,14 @@ def _slice_shape(call, ctx, data: TensorStructInfo):
     if begin is None:
         return None
     if len(axes) != len(begin):  # C4
-        raise C.error(call, f"the number of axes ({len(axes)}) must match the number of 'begin' indices "
-                            f"({len(begin)})", ctx)
+        raise common.error(call, f"the number of axes ({len(axes)}) must match the number of 'begin' indices "
+                                 f"({len(begin)})", ctx)
     end = _tuple_prim_values(end_s)
     if end is None:
         return None
     if len(axes) != len(end):
-        raise C.error(call, f"the number of axes ({len(axes)}) must match the number of 'end' indices "
-                            f"({len(end)})", ctx)
+        raise common.error(call, f"the number of axes ({len(axes)}) must match the number of 'end' indices "
+                                 f"({len(end)})", ctx)
     if strides_s is not None:
         strides = _tuple_prim_values(strides_s)
         if strides is None:
@@ -276,20 +278,20 @@ def _slice_shape(call, ctx, data: TensorStructInfo):
     else:
         strides = [_I64(1)] * len(axes)
     if len(axes) != len(strides):
-        raise C.error(call, f"the number of axes ({len(axes)}) must match the number of strides "
-                            f"({len(strides)})", ctx)
+        raise common.error(call, f"the number of axes ({len(axes)}) must match the number of strides "
+                                 f"({len(strides)})", ctx)
     vals = data.shape_values
     if not axes and vals is None:
         return data.shape
     if vals is None:
         return None
-    norm = C.normalize_axes(call, data.ndim, [a.value for a in axes], ctx)  # C5
+    norm = common.normalize_axes(call, data.ndim, [a.value for a in axes], ctx)  # C5
     assume = bool(call.attrs.get("assume_inbound", False))
     out = list(vals)
     for a, b, e, s in zip(norm, begin, end, strides):
         if isinstance(s, P.IntImm) and s.value == 0:  # C5
-            raise C.error(call, f"the stride of axis {a} must be nonzero", ctx)
-        dim = U.simplify(ctx, slice_length(b, e, s, out[a], assume))
+            raise common.error(call, f"the stride of axis {a} must be nonzero", ctx)
+        dim = manipulate_util.simplify(ctx, slice_length(b, e, s, out[a], assume))
         if isinstance(dim, P.IntImm) and dim.value < 0:  # C6: static extents clamp (TVM: negative)
             dim = _I64(0)
         out[a] = dim
@@ -297,7 +299,7 @@ def _slice_shape(call, ctx, data: TensorStructInfo):
 
 
 def _slice_tuple(v) -> List[int]:
-    return [U.int_value(x) for x in v]
+    return [manipulate_util.int_value(x) for x in v]
 
 
 def _strided_slice_ref(args, attrs, call, ctx):
@@ -306,25 +308,27 @@ def _strided_slice_ref(args, attrs, call, ctx):
     begin, end = _slice_tuple(args[2]), _slice_tuple(args[3])
     strides = _slice_tuple(args[4]) if len(args) > 4 else [1] * len(axes)
     if not len(axes) == len(begin) == len(end) == len(strides):
-        raise U.runtime_error(call, "axes, begin, end and strides must have the same length")
+        raise manipulate_util.runtime_error(call, "axes, begin, end and strides must have the same length")
     assume = bool(attrs.get("assume_inbound", False))
     sl = [slice(None)] * x.ndim
     for a, b, e, s in zip(axes, begin, end, strides):
         if not -x.ndim <= a < x.ndim:
-            raise U.runtime_error(call, f"axis {a} is out of range for a tensor of rank {x.ndim}")
+            raise manipulate_util.runtime_error(call, f"axis {a} is out of range for a tensor of rank {x.ndim}")
         if s == 0:
-            raise U.runtime_error(call, f"the stride of axis {a} is zero")
+            raise manipulate_util.runtime_error(call, f"the stride of axis {a} is zero")
         d = x.shape[a % x.ndim]
         if assume and not (0 <= b <= d and 0 <= e <= d):  # C7: the assumption must hold
-            raise U.runtime_error(call, f"assume_inbound=True, but [{b}, {e}) is not within [0, {d}] on axis {a}")
+            raise manipulate_util.runtime_error(call,
+                                                f"assume_inbound=True, but [{b}, {e}) is not within [0, {d}] on axis "
+                                                f"{a}")
         sl[a % x.ndim] = slice(b, e, s)
-    out = U.copy_out(x[tuple(sl)])
-    U.check_result_shape(call, ctx, out)
+    out = manipulate_util.copy_out(x[tuple(sl)])
+    manipulate_util.check_result_shape(call, ctx, out)
     return out
 
 
 def _strided_slice_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     axes_s, begin_s, end_s, strides_s = _slice_args(call)
     axes = [a.value for a in _tuple_prim_values(axes_s)]
@@ -333,7 +337,7 @@ def _strided_slice_legalize(call, ctx):
     data = call.args[0].struct_info
     ndim = data.ndim
     axes = [a % ndim for a in axes]
-    starts = [U.simplify(ctx, canonicalize_index(b, data.shape.values[a], s))
+    starts = [manipulate_util.simplify(ctx, canonicalize_index(b, data.shape.values[a], s))
               for a, b, s in zip(axes, begin, strides)]
     out_shape = list(call.struct_info.shape.values)
 
@@ -341,7 +345,7 @@ def _strided_slice_legalize(call, ctx):
         def f(*i):
             idx = list(i)
             for a, b, s in zip(axes, starts, strides):
-                idx[a] = O.add(O.mul(i[a], s), b)
+                idx[a] = te_ops.add(te_ops.mul(i[a], s), b)
             return x(*idx)
         return te.compute(out_shape, f, name="T_strided_slice_with_axes", index_names=_names(len(out_shape)))
 
@@ -355,26 +359,26 @@ def _strided_slice_legalize(call, ctx):
 
 def _dyn_slice_infer(call, ctx):
     """OP.dynamic_strided_slice.C1-C3 (TVM's ``InferStructInfoDynStridedSlice``)."""
-    C.check_num_args(call, 4, ctx)
-    data = C.tensor_arg(call, 0, ctx, "x")
+    common.check_num_args(call, 4, ctx)
+    data = common.tensor_arg(call, 0, ctx, "x")
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     for i, nm in ((1, "begin"), (2, "end"), (3, "strides")):
-        s = C.arg_sinfo(call, i, ctx)
+        s = common.arg_sinfo(call, i, ctx)
         if not isinstance(s, TensorStructInfo):  # C1
-            raise C.error(call, f"Dynamic strided slice requires the input {nm} to be a tensor", ctx)
+            raise common.error(call, f"Dynamic strided slice requires the input {nm} to be a tensor", ctx)
         if s.ndim != 1:
-            raise C.error(call, f"Dynamic strided slice requires {nm} to be 1d tensor (list of values).", ctx)
-        vals = U.shape_expr_values(s)
+            raise common.error(call, f"Dynamic strided slice requires {nm} to be 1d tensor (list of values).", ctx)
+        vals = manipulate_util.shape_expr_values(s)
         if vals is None or not isinstance(vals[0], P.IntImm):  # C2
-            raise C.error(call, f"Dynamic strided slice requires the input {nm} to have a known integer "
-                                "shape value.", ctx)
+            raise common.error(call, f"Dynamic strided slice requires the input {nm} to have a known integer "
+                                     "shape value.", ctx)
         if vals[0].value != data.ndim:
-            raise C.error(call, f"Dynamic strided slice requires the number of indices in {nm} to equal the "
-                                "number of axes.", ctx)
+            raise common.error(call, f"Dynamic strided slice requires the number of indices in {nm} to equal the "
+                                     "number of axes.", ctx)
         if s.dtype not in ("void", "int64"):  # C3
-            raise C.error(call, f"Dynamic strided_slice expects the input {nm} values to be all int64. "
-                                f"However, {nm} has dtype {s.dtype}.", ctx)
+            raise common.error(call, f"Dynamic strided_slice expects the input {nm} values to be all int64. "
+                                     f"However, {nm} has dtype {s.dtype}.", ctx)
     return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
 
 
@@ -384,16 +388,16 @@ def _dyn_slice_ref(args, attrs, call, ctx):
     for a in range(x.ndim):
         st = int(s[a])
         if st == 0:
-            raise U.runtime_error(call, f"the stride of axis {a} is zero")
+            raise manipulate_util.runtime_error(call, f"the stride of axis {a} is zero")
         sl.append(slice(int(b[a]), int(e[a]), st))
-    return U.copy_out(x[tuple(sl)])
+    return manipulate_util.copy_out(x[tuple(sl)])
 
 
 def _dyn_slice_legalize(call, ctx):
     """TVM's three steps: a shape kernel computes the extents, ``tensor_to_shape`` + ``match_cast``
     bind fresh symbolic extents, and the slicing kernel reads ``x[i * stride + begin']`` with the
     canonicalized begin."""
-    if not U.legalizable(call, check_result=False):
+    if not manipulate_util.legalizable(call, check_result=False):
         return None
     data = call.args[0].struct_info
     ndim = data.ndim
@@ -402,7 +406,7 @@ def _dyn_slice_legalize(call, ctx):
         def f(i):
             length = _I64(-1)
             for k in range(ndim):
-                length = O.select(O.eq(i, _I64(k)), x.shape[k], length)
+                length = te_ops.select(te_ops.eq(i, _I64(k)), x.shape[k], length)
             return slice_length(begin(i), end(i), strides(i), length, False)
         return te.compute((_I64(ndim),), f, name="T_shape_func_strided_slice_dynamic")
 
@@ -420,7 +424,7 @@ def _dyn_slice_legalize(call, ctx):
             for k in range(ndim):
                 s = strides(_I64(k))
                 b = canonicalize_index(begin(_I64(k)), x.shape[k], s)
-                idx.append(O.add(O.mul(i[k], s), b))
+                idx.append(te_ops.add(te_ops.mul(i[k], s), b))
             return x(*idx)
         return te.compute(out_shape, f, name="T_strided_slice_dynamic", index_names=_names(ndim))
 
@@ -439,21 +443,21 @@ def _dyn_slice_legalize(call, ctx):
 
 def _gather_elements_infer(call, ctx):
     """OP.gather_elements.C1-C4 (TVM's ``InferStructInfoGatherElements``)."""
-    C.check_num_args(call, 2, ctx)
-    data = U.tensor_input(call, 0, ctx, "GatherElements", "data")
-    idx = U.tensor_input(call, 1, ctx, "GatherElements", "indices")  # C1
-    if idx.dtype != "void" and not U.is_int_dtype(idx.dtype):  # C2
-        raise C.error(call, "GatherElements requires the input indices to have int64 dtype. However, the "
-                            f"given indices dtype is {idx.dtype}", ctx)
+    common.check_num_args(call, 2, ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "GatherElements", "data")
+    idx = manipulate_util.tensor_input(call, 1, ctx, "GatherElements", "indices")  # C1
+    if idx.dtype != "void" and not manipulate_util.is_int_dtype(idx.dtype):  # C2
+        raise common.error(call, "GatherElements requires the input indices to have int64 dtype. However, the "
+                                 f"given indices dtype is {idx.dtype}", ctx)
     if data.ndim == -1 or idx.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     axis = call.attrs.get("axis", 0)
     if not -data.ndim <= axis < data.ndim:  # C3
-        raise C.error(call, "GatherElements requires axis to be within the input dimension range "
-                            f"[{-data.ndim}, {data.ndim - 1}]. However, the given axis is {axis}", ctx)
+        raise common.error(call, "GatherElements requires axis to be within the input dimension range "
+                                 f"[{-data.ndim}, {data.ndim - 1}]. However, the given axis is {axis}", ctx)
     if data.ndim != idx.ndim:  # C4
-        raise C.error(call, "GatherElements requires data and indices to have the same rank. However, data "
-                            f"rank is {data.ndim} while indices rank is {idx.ndim}", ctx)
+        raise common.error(call, "GatherElements requires data and indices to have the same rank. However, data "
+                                 f"rank is {data.ndim} while indices rank is {idx.ndim}", ctx)
     if idx.shape is not None:
         return TensorStructInfo(idx.shape, data.dtype, vdevice=data.vdevice)
     return TensorStructInfo(None, data.dtype, idx.ndim, data.vdevice)
@@ -464,14 +468,15 @@ def _gather_elements_ref(args, attrs, call, ctx):
     a = attrs.get("axis", 0) % x.ndim
     for d in range(x.ndim):
         if d != a and ind.shape[d] > x.shape[d]:
-            raise U.runtime_error(call, f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
+            raise manipulate_util.runtime_error(call,
+                                                f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
     _check_range(call, ind.astype(np.int64), x.shape[a], "index")
     sub = x[tuple(slice(0, ind.shape[d]) if d != a else slice(None) for d in range(x.ndim))]
-    return U.copy_out(np.take_along_axis(sub, ind.astype(np.int64), axis=a))
+    return manipulate_util.copy_out(np.take_along_axis(sub, ind.astype(np.int64), axis=a))
 
 
 def _gather_elements_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     a = call.attrs.get("axis", 0) % call.args[0].struct_info.ndim
 
@@ -487,24 +492,24 @@ def _gather_elements_legalize(call, ctx):
 
 def _gather_nd_infer(call, ctx):
     """OP.gather_nd.C1-C5 (TVM's ``InferStructInfoGatherND``)."""
-    C.check_num_args(call, 2, ctx)
-    data = U.tensor_input(call, 0, ctx, "GatherND", "data")
-    idx = U.tensor_input(call, 1, ctx, "GatherND", "indices")  # C1
+    common.check_num_args(call, 2, ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "GatherND", "data")
+    idx = manipulate_util.tensor_input(call, 1, ctx, "GatherND", "indices")  # C1
     b = call.attrs.get("batch_dims", 0)
     if b < 0:  # C3
-        raise C.error(call, f"GatherND batch_dims must be non-negative, got {b}", ctx)
+        raise common.error(call, f"GatherND batch_dims must be non-negative, got {b}", ctx)
     if idx.dtype not in ("void", "int64"):  # C2
-        raise C.error(call, "GatherND requires the input indices to have int64 dtype. However, the given "
-                            f"indices dtype is {idx.dtype}", ctx)
+        raise common.error(call, "GatherND requires the input indices to have int64 dtype. However, the given "
+                                 f"indices dtype is {idx.dtype}", ctx)
     if data.ndim == -1 or idx.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     if b > data.ndim:
-        raise C.error(call, f"GatherND batch_dims must be in range [0, data.ndim]. However, got "
-                            f"batch_dims={b}, data.ndim={data.ndim}", ctx)
+        raise common.error(call, f"GatherND batch_dims must be in range [0, data.ndim]. However, got "
+                                 f"batch_dims={b}, data.ndim={data.ndim}", ctx)
     if b > idx.ndim - 1:
-        raise C.error(call, f"GatherND batch_dims cannot exceed indices.ndim-1. However, got batch_dims={b}, "
-                            f"indices.ndim={idx.ndim}", ctx)
-    iv, dv = U.shape_expr_values(idx), U.shape_expr_values(data)
+        raise common.error(call, f"GatherND batch_dims cannot exceed indices.ndim-1. However, got batch_dims={b}, "
+                                 f"indices.ndim={idx.ndim}", ctx)
+    iv, dv = manipulate_util.shape_expr_values(idx), manipulate_util.shape_expr_values(data)
     if iv is None or not isinstance(iv[-1], P.IntImm):
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     l = iv[-1].value
@@ -512,9 +517,9 @@ def _gather_nd_infer(call, ctx):
     if dv is None:
         return TensorStructInfo(None, data.dtype, out_ndim, data.vdevice)
     if l > data.ndim - b:  # C4
-        raise C.error(call, "GatherND requires the last dimension of indices to be less than or equal to the "
-                            f"rank of data minus batch_dims. However, the given shapes are indices: {iv}, "
-                            f"data: {dv}, with batch_dims={b}", ctx)
+        raise common.error(call, "GatherND requires the last dimension of indices to be less than or equal to the "
+                                 f"rank of data minus batch_dims. However, the given shapes are indices: {iv}, "
+                                 f"data: {dv}, with batch_dims={b}", ctx)
     shape = tuple(iv[:-1]) + tuple(dv[b + l:])  # C5
     return TensorStructInfo(rx.ShapeExpr(shape), data.dtype, vdevice=data.vdevice)
 
@@ -524,9 +529,10 @@ def _gather_nd_ref(args, attrs, call, ctx):
     b = attrs.get("batch_dims", 0)
     l = ind.shape[-1]
     if l > x.ndim - b or b > ind.ndim - 1:
-        raise U.runtime_error(call, f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
+        raise manipulate_util.runtime_error(call, f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
     if tuple(ind.shape[:b]) != tuple(x.shape[:b]):
-        raise U.runtime_error(call, f"batch dims of indices {ind.shape[:b]} and data {x.shape[:b]} differ")
+        raise manipulate_util.runtime_error(call,
+                                            f"batch dims of indices {ind.shape[:b]} and data {x.shape[:b]} differ")
     lead = ind.shape[:-1]
     flat = ind.reshape(-1, l)
     coords = np.unravel_index(np.arange(flat.shape[0]), lead) if lead else ()
@@ -537,11 +543,11 @@ def _gather_nd_ref(args, attrs, call, ctx):
         _check_range(call, flat[:, j], x.shape[b + j], "index")
         key.append(flat[:, j])
     out = x[tuple(key)] if key else np.broadcast_to(x, (flat.shape[0],) + x.shape)
-    return U.copy_out(np.reshape(out, tuple(lead) + tuple(x.shape[b + l:])))
+    return manipulate_util.copy_out(np.reshape(out, tuple(lead) + tuple(x.shape[b + l:])))
 
 
 def _gather_nd_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     b = call.attrs.get("batch_dims", 0)
 
@@ -567,21 +573,21 @@ def _gather_nd_legalize(call, ctx):
 def _index_tensor_infer(call, ctx):
     """OP.index_tensor.C1-C5 (TVM's ``InferStructInfoIndexTensor``)."""
     if len(call.args) != 2:
-        raise C.error(call, "Index.Tensor op should have 2 arguments", ctx)
-    data = C.tensor_arg(call, 0, ctx, "data")
-    idx = U.tuple_tensor_fields(call, 1, ctx)  # C1
+        raise common.error(call, "Index.Tensor op should have 2 arguments", ctx)
+    data = common.tensor_arg(call, 0, ctx, "data")
+    idx = manipulate_util.tuple_tensor_fields(call, 1, ctx)  # C1
     if not idx:
-        raise C.error(call, "index_tensor expects a non-empty tuple of index tensors", ctx)
+        raise common.error(call, "index_tensor expects a non-empty tuple of index tensors", ctx)
     for i, s in enumerate(idx):  # C2
-        if s.dtype != "void" and not U.is_int_dtype(s.dtype):
-            raise C.error(call, "index_tensor requires every index tensor to have an integer dtype; index "
-                                f"{i} has dtype {s.dtype}", ctx)
+        if s.dtype != "void" and not manipulate_util.is_int_dtype(s.dtype):
+            raise common.error(call, "index_tensor requires every index tensor to have an integer dtype; index "
+                                     f"{i} has dtype {s.dtype}", ctx)
     if data.ndim != -1 and len(idx) > data.ndim:  # C3
-        raise C.error(call, f"index_tensor received {len(idx)} index tensors, but data has only {data.ndim} "
-                            "dimensions", ctx)
+        raise common.error(call, f"index_tensor received {len(idx)} index tensors, but data has only {data.ndim} "
+                                 "dimensions", ctx)
     shapes, all_known, max_nd = [], True, 0
     for s in idx:
-        v = U.shape_expr_values(s)
+        v = manipulate_util.shape_expr_values(s)
         if v is None:
             all_known = False
         else:
@@ -605,9 +611,9 @@ def _index_tensor_infer(call, ctx):
                 if isinstance(rhs, P.IntImm) and rhs.value == 1:
                     continue
                 if isinstance(lhs, P.IntImm) and isinstance(rhs, P.IntImm) and lhs.value != rhs.value:
-                    raise C.error(call, f"index_tensor: cannot broadcast index shapes. Mismatch at axis {li}: "
-                                        f"{lhs} vs {rhs}", ctx)
-                if not C.prove_equal(ctx, lhs, rhs):
+                    raise common.error(call, f"index_tensor: cannot broadcast index shapes. Mismatch at axis {li}: "
+                                             f"{lhs} vs {rhs}", ctx)
+                if not common.prove_equal(ctx, lhs, rhs):
                     unknown = True
                     break
             if unknown:
@@ -622,7 +628,7 @@ def _index_tensor_infer(call, ctx):
         elif not unknown:
             out_ndim = max_nd + tail
     if bshape is not None:
-        dv = U.shape_expr_values(data)
+        dv = manipulate_util.shape_expr_values(data)
         if dv is not None:  # C5
             return TensorStructInfo(rx.ShapeExpr(tuple(bshape) + tuple(dv[len(idx):])), data.dtype,
                                     vdevice=data.vdevice)
@@ -635,16 +641,16 @@ def _index_tensor_ref(args, attrs, call, ctx):
     try:
         ind = np.broadcast_arrays(*ind)
     except ValueError:
-        raise U.runtime_error(call, "the index tensors cannot be broadcast together") from None
+        raise manipulate_util.runtime_error(call, "the index tensors cannot be broadcast together") from None
     for k, i in enumerate(ind):
         _check_range(call, i, x.shape[k], f"index (tensor {k})")
-    return U.copy_out(x[tuple(ind)])
+    return manipulate_util.copy_out(x[tuple(ind)])
 
 
 def _index_tensor_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
-    fields = U.tuple_fields(call.args[1])
+    fields = manipulate_util.tuple_fields(call.args[1])
     bshape = list(call.struct_info.shape.values[:call.struct_info.ndim - (call.args[0].struct_info.ndim
                                                                             - len(fields))])
 
@@ -671,31 +677,31 @@ def _index_tensor_legalize(call, ctx):
 
 def _one_hot_infer(call, ctx):
     """OP.one_hot.C1-C5 (TVM's ``InferStructInfoOneHot``)."""
-    C.check_num_args(call, 3, ctx)
-    idx = C.tensor_arg(call, 0, ctx, "indices")
-    on = C.prim_value_arg(call, 1, ctx, "on_value")  # C1
-    off = C.prim_value_arg(call, 2, ctx, "off_value")
+    common.check_num_args(call, 3, ctx)
+    idx = common.tensor_arg(call, 0, ctx, "indices")
+    on = common.prim_value_arg(call, 1, ctx, "on_value")  # C1
+    off = common.prim_value_arg(call, 2, ctx, "off_value")
     if on.value.dtype != off.value.dtype:  # C2
-        raise C.error(call, "one_hot: on_value and off_value must have the same dtype, but got "
-                            f"{on.value.dtype} and {off.value.dtype}", ctx)
+        raise common.error(call, "one_hot: on_value and off_value must have the same dtype, but got "
+                                 f"{on.value.dtype} and {off.value.dtype}", ctx)
     depth = call.attrs["depth"]
     if depth <= 0:  # C3
-        raise C.error(call, f"one_hot: depth must be positive, but got {depth}", ctx)
+        raise common.error(call, f"one_hot: depth must be positive, but got {depth}", ctx)
     dtype = on.value.dtype
-    if idx.dtype != "void" and not U.is_int_or_uint(idx.dtype):  # C4
-        raise C.error(call, "one_hot op requires the input indices to have integer dtype. However, the given "
-                            f"indices dtype is {idx.dtype}", ctx)
+    if idx.dtype != "void" and not manipulate_util.is_int_or_uint(idx.dtype):  # C4
+        raise common.error(call, "one_hot op requires the input indices to have integer dtype. However, the given "
+                                 f"indices dtype is {idx.dtype}", ctx)
     if idx.ndim == -1:
         return TensorStructInfo(None, dtype, -1, idx.vdevice)
-    vals = U.shape_expr_values(idx)
+    vals = manipulate_util.shape_expr_values(idx)
     if vals is None:
         return TensorStructInfo(None, dtype, idx.ndim + 1, idx.vdevice)
     axis = call.attrs.get("axis", -1)
     if axis < 0:
         axis += len(vals) + 1
     if not 0 <= axis <= len(vals):  # C5
-        raise C.error(call, f"one_hot: axis must be in the range of [0, {len(vals)}], but got "
-                            f"{call.attrs.get('axis', -1)}", ctx)
+        raise common.error(call, f"one_hot: axis must be in the range of [0, {len(vals)}], but got "
+                                 f"{call.attrs.get('axis', -1)}", ctx)
     shape = list(vals)
     shape.insert(axis, _I64(depth))
     return TensorStructInfo(rx.ShapeExpr(tuple(shape)), dtype, vdevice=idx.vdevice)
@@ -709,11 +715,11 @@ def _one_hot_ref(args, attrs, call, ctx):
     np_dt = _dt.to_numpy(on.dtype)
     hot = np.expand_dims(ind, axis) == np.reshape(np.arange(depth), (1,) * axis + (depth,)
                                                   + (1,) * (ind.ndim - axis))
-    return U.copy_out(np.where(hot, np.array(on.value).astype(np_dt), np.array(off.value).astype(np_dt)))
+    return manipulate_util.copy_out(np.where(hot, np.array(on.value).astype(np_dt), np.array(off.value).astype(np_dt)))
 
 
 def _one_hot_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     depth = call.attrs["depth"]
     axis = call.attrs.get("axis", -1)
@@ -726,7 +732,7 @@ def _one_hot_legalize(call, ctx):
 
         def f(*o):
             pos = [v for k, v in enumerate(o) if k != true_axis]
-            return O.select(O.eq(ind(*pos), O.cast(ind.dtype, o[true_axis])), on, off)
+            return te_ops.select(te_ops.eq(ind(*pos), te_ops.cast(ind.dtype, o[true_axis])), on, off)
 
         return te.compute(shape, f, name="T_one_hot", index_names=_names(len(shape)))
 

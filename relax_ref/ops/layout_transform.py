@@ -31,14 +31,14 @@ from ..ir import tir
 from ..ir.attrs import Attrs
 from ..ir.functor import prim_vars_in, substitute_prim
 from ..ir.struct_info import TensorStructInfo
-from . import common as C
-from . import te_ops as O
-from . import manipulate_util as U
+from . import common
+from . import te_ops
+from . import manipulate_util
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
 from .scatter import _Kernel
 
-_I64 = U.int64
+_I64 = manipulate_util.int64
 #: the largest input domain whose map is evaluated point by point to find static output extents
 MAX_EVAL_POINTS = 1 << 22
 
@@ -142,7 +142,7 @@ def _symbolic_extent(f: P.PrimExpr, dim_of, ctx) -> Optional[P.PrimExpr]:
         if isinstance(f, P.FloorMod):
             return _I64(f.b.value)
         d, c = dim_of[f.a], f.b.value
-        return U.simplify(ctx, O.floordiv(O.add(d, _I64(c - 1)), _I64(c)))
+        return manipulate_util.simplify(ctx, te_ops.floordiv(te_ops.add(d, _I64(c - 1)), _I64(c)))
     return None
 
 
@@ -153,20 +153,20 @@ def _symbolic_extent(f: P.PrimExpr, dim_of, ctx) -> Optional[P.PrimExpr]:
 
 def _infer(call, ctx):
     """OP.layout_transform.C1-C3 (TVM's ``InferStructInfoLayoutTransform``)."""
-    data = C.tensor_args(call, 1, ctx)[0]
+    data = common.tensor_args(call, 1, ctx)[0]
     imap = call.attrs["index_map"]
     if not isinstance(imap, IndexMap):
-        raise C.error(call, "layout_transform requires an index map", ctx)
+        raise common.error(call, "layout_transform requires an index map", ctx)
     pad = call.attrs.get("pad_value")
     if pad is not None and pad.value.dtype != data.dtype:  # C1
-        raise C.error(call, f"layout_transform pad_value dtype ({pad.value.dtype}) and input dtype "
-                            f"({data.dtype}) must be the same", ctx)
+        raise common.error(call, f"layout_transform pad_value dtype ({pad.value.dtype}) and input dtype "
+                                 f"({data.dtype}) must be the same", ctx)
     n_out = len(imap.final_indices)
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, n_out, data.vdevice)
     if len(imap.initial_indices) != data.ndim:  # C2
-        raise C.error(call, "number of dimensions in input must match the number of source dimensions in "
-                            f"index map, but got {data.ndim} != {len(imap.initial_indices)}", ctx)
+        raise common.error(call, "number of dimensions in input must match the number of source dimensions in "
+                                 f"index map, but got {data.ndim} != {len(imap.initial_indices)}", ctx)
     vals = data.shape_values
     if vals is None:
         return TensorStructInfo(None, data.dtype, n_out, data.vdevice)
@@ -203,24 +203,25 @@ def _reference(args, attrs, call, ctx):
         env = _grid(imap, x.shape, list(imap.initial_indices))
         idx = tuple(np.broadcast_to(np.asarray(_np_eval(f, env)), (x.size,)) for f in imap.final_indices)
         out[idx] = np.reshape(x, (-1,))
-    U.check_result_shape(call, ctx, out)
+    manipulate_util.check_result_shape(call, ctx, out)
     return out
 
 
 def _legalize(call, ctx):
     """A two-phase kernel (as TVM's ``transform_layout`` of a copy): fill the output with the pad
     value, then store every input element at its mapped position."""
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     imap: IndexMap = call.attrs["index_map"]
     k = _Kernel()
     x = k.buffer(call.args[0].struct_info, "x")
     out = k.buffer(call.struct_info, "te_layout_transform")
     pad = call.attrs.get("pad_value")
-    pv = O.const(0, x.dtype) if pad is None else O.cast(x.dtype, pad.value)
+    pv = te_ops.const(0, x.dtype) if pad is None else te_ops.cast(x.dtype, pad.value)
     fill = k.loops(out.shape, lambda i: tir.BufferStore(out, pv, tuple(i)), "i")
     store = k.loops(x.shape, lambda i: tir.BufferStore(out, tir.BufferLoad(x, tuple(i)),
-                                                        tuple(O.cast("int64", e) for e in imap.map_indices(i))), "j")
+                                                        tuple(te_ops.cast("int64", e) for e in imap.map_indices(i))),
+                                                        "j")
     n_in = int(np.prod([d.value for d in x.shape])) if all(isinstance(d, P.IntImm) for d in x.shape) else None
     n_out = int(np.prod([d.value for d in out.shape])) if all(isinstance(d, P.IntImm) for d in out.shape) else None
     name = "te_layout_transform" + ("_with_pad" if n_in != n_out else "")
@@ -304,7 +305,8 @@ OPS.append(OpDef(
     name="relax.layout_transform", script="R.layout_transform",
     params=(arg("x"), attr("index_map", "any"), attr("pad_value", "any", None), attr("axis_separators", "any", None),
             attr("input_axis_separators", "any", None)),
-    infer=_infer, check=_check, reference=_reference, legalize=_legalize, parse_call=_parse_call, print_call=_print_call,
+    infer=_infer, check=_check, reference=_reference, legalize=_legalize, parse_call=_parse_call,
+    print_call=_print_call,
     category="manipulation",
     doc="``R.layout_transform(x, index_map, pad_value=None, axis_separators=None, input_axis_separators=None)``: "
         "move every element to the position given by the index map (OP.layout_transform.C1)."))

@@ -32,9 +32,9 @@ from ..errors import OpRuntimeError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo
-from . import common as C
+from . import common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
 from .statistical import dtype_of, known_shapes, np_dtype, tir_cast
@@ -54,17 +54,17 @@ def _matmul_vdevice(a: TensorStructInfo, b: TensorStructInfo):
 
 def infer_matmul(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.matmul.C1-C4 (TVM's ``InferStructInfoMatmul``)."""
-    x1, x2 = C.tensor_args(call, 2, ctx, ("x1", "x2"))
+    x1, x2 = common.tensor_args(call, 2, ctx, ("x1", "x2"))
     vdev = _matmul_vdevice(x1, x2)
     out_dtype = call.attrs.get("out_dtype") or "void"
     if out_dtype == "void":
-        out_dtype = C.binary_arith_dtype(call, x1, x2, ctx)
+        out_dtype = common.binary_arith_dtype(call, x1, x2, ctx)
     if x1.ndim == -1 or x2.ndim == -1:
         return TensorStructInfo(None, out_dtype, -1, vdev)
     for side, s in (("LHS", x1), ("RHS", x2)):
         if s.ndim == 0:
-            raise C.error(call, f"matmul operands must not be scalar, but the {side} has struct info "
-                                f"{C.describe_sinfo(s)}, which is a zero-dimensional tensor", ctx)
+            raise common.error(call, f"matmul operands must not be scalar, but the {side} has struct info "
+                                     f"{common.describe_sinfo(s)}, which is a zero-dimensional tensor", ctx)
     n1, n2 = x1.ndim, x2.ndim
     pre, app = int(n1 == 1), int(n2 == 1)
     n1, n2 = max(n1, 2), max(n2, 2)
@@ -74,16 +74,17 @@ def infer_matmul(call: rx.Call, ctx: Any) -> TensorStructInfo:
     s1, s2 = x1.shape.values, x2.shape.values
     prefix1 = s1[:len(s1) - 2 + pre]
     prefix2 = s2[:len(s2) - 2 + app]
-    prefix = C.broadcast_shapes_or_error(call, ctx, prefix1, prefix2)
+    prefix = common.broadcast_shapes_or_error(call, ctx, prefix1, prefix2)
     if prefix is None:
         return TensorStructInfo(None, out_dtype, out_ndim, vdev)
     k1, k2 = s1[-1], s2[n2 - 2]
     analyzer = getattr(ctx, "analyzer", None)
     if (isinstance(k1, P.IntImm) and isinstance(k2, P.IntImm) and k1.value != k2.value) or \
-            (analyzer is not None and analyzer.can_prove(O.ne(k1, k2))):
-        raise C.error(call, "matmul requires the reduction length of the operands to be equal, but the LHS "
-                            f"has shape {C.describe_sinfo(x1)} and the RHS has shape {C.describe_sinfo(x2)}: the "
-                            f"reduction dimensions {k1} and {k2} are not equal", ctx)
+            (analyzer is not None and analyzer.can_prove(te_ops.ne(k1, k2))):
+        raise common.error(call, "matmul requires the reduction length of the operands to be equal, but the LHS "
+                                 f"has shape {common.describe_sinfo(x1)} and the RHS has shape "
+                                 f"{common.describe_sinfo(x2)}: the "
+                                 f"reduction dimensions {k1} and {k2} are not equal", ctx)
     out = list(prefix)
     if not pre:
         out.append(s1[n1 - 2])
@@ -175,8 +176,8 @@ def _zero_guard(red: te.Tensor, count: P.PrimExpr, dtype: str, name: str) -> te.
     never runs ``T.init``)."""
     if isinstance(count, P.IntImm) and count.value > 0:
         return red
-    return te.compute(red.shape, lambda *i: O.select(O.lt(P.IntImm(0, "int64"), count), red(*i),
-                                                       O.const(0, dtype)), name=name)
+    return te.compute(red.shape, lambda *i: te_ops.select(te_ops.lt(P.IntImm(0, "int64"), count), red(*i),
+                                                                 te_ops.const(0, dtype)), name=name)
 
 
 def _legalize_matmul(call, ctx):
@@ -198,16 +199,16 @@ def _legalize_matmul(call, ctx):
             b_shape.append(P.IntImm(1, "int64"))
         a_larger = len(a_shape) > len(b_shape)
         offset = abs(len(a_shape) - len(b_shape))
-        prefix = C.broadcast_shapes(ctx, a_shape[:-2], b_shape[:-2]).shape
+        prefix = common.broadcast_shapes(ctx, a_shape[:-2], b_shape[:-2]).shape
         out_shape = list(prefix)
         if not a_pre:
             out_shape.append(a_shape[-2])
         if not b_app:
             out_shape.append(b_shape[-1])
         kext = a_shape[-1]
-        prod_dt = od if od != "void" else O.match_types(P.PrimVar("a", a.dtype), P.PrimVar("b", b.dtype))[0].dtype
+        prod_dt = od if od != "void" else te_ops.match_types(P.PrimVar("a", a.dtype), P.PrimVar("b", b.dtype))[0].dtype
         if isinstance(kext, P.IntImm) and kext.value == 0:
-            res = te.compute(out_shape, lambda *i: O.const(0, prod_dt), name="matmul")
+            res = te.compute(out_shape, lambda *i: te_ops.const(0, prod_dt), name="matmul")
         else:
             def compute(*idx):
                 k = te.reduce_axis(kext, "k")
@@ -230,15 +231,15 @@ def _legalize_matmul(call, ctx):
                 if not b_app:
                     bi.append(idx[-1])
                 if od != "void":
-                    term = O.mul(O.cast(od, a(*ai)), O.cast(od, b(*bi)))
+                    term = te_ops.mul(te_ops.cast(od, a(*ai)), te_ops.cast(od, b(*bi)))
                 else:
-                    term = O.mul(a(*ai), b(*bi))
+                    term = te_ops.mul(a(*ai), b(*bi))
                 return te.sum(term, axis=k)
 
             red = te.compute(out_shape, compute, name="matmul")
             res = _zero_guard(red, kext, red.dtype, "T_select")
         if res.dtype != out_sinfo.dtype:
-            res = te.compute(res.shape, lambda *i: O.cast(out_sinfo.dtype, res(*i)), name="T_cast")
+            res = te.compute(res.shape, lambda *i: te_ops.cast(out_sinfo.dtype, res(*i)), name="T_cast")
         return res
 
     return ctx.call_te(te_matmul, call.args[0], call.args[1], primfunc_name_hint="matmul")
@@ -319,14 +320,14 @@ def _einsum_broadcast_extent(call, ctx, e1: P.PrimExpr, e2: P.PrimExpr) -> P.Pri
             return e1
         if c1 == 1 or c2 == 1:
             return P.IntImm(max(c1, c2), "int64")
-        raise C.error(call, f"einsum cannot broadcast the extents {c1} and {c2} of one label", ctx)
+        raise common.error(call, f"einsum cannot broadcast the extents {c1} and {c2} of one label", ctx)
     if c1 is not None:
         return e2
     if c2 is not None:
         return e1
     if e1 == e2:
         return e1
-    return O.max_(e1, e2)
+    return te_ops.max_(e1, e2)
 
 
 def _einsum_broadcast_shapes(call, ctx, s1: Sequence[P.PrimExpr], s2: Sequence[P.PrimExpr]) -> List[P.PrimExpr]:
@@ -344,13 +345,13 @@ def _einsum_broadcast_shapes(call, ctx, s1: Sequence[P.PrimExpr], s2: Sequence[P
         elif cb == 1:
             out.append(a)
         elif ca is None and cb is None:
-            out.append(O.max_(a, b))
+            out.append(te_ops.max_(a, b))
         elif ca is None:
             out.append(b)
         elif cb is None:
             out.append(a)
         else:
-            raise C.error(call, f"einsum: incompatible broadcast dims {a} and {b} of the ellipsis", ctx)
+            raise common.error(call, f"einsum: incompatible broadcast dims {a} and {b} of the ellipsis", ctx)
     longer = s1 if n1 > n2 else s2
     for i in range(min(n1, n2) + 1, max(n1, n2) + 1):
         out.append(longer[max(n1, n2) - i])
@@ -363,7 +364,7 @@ class EinsumShapes:
 
     def __init__(self, call, ctx, eq: EinsumEquation, shapes: Sequence[Sequence[P.PrimExpr]]):
         def fail(msg):
-            raise C.error(call, f"einsum: {msg}", ctx)
+            raise common.error(call, f"einsum: {msg}", ctx)
 
         if len(eq.inputs) != len(shapes):
             fail(f"the equation has {len(eq.inputs)} operands but {len(shapes)} tensors are given")
@@ -412,15 +413,16 @@ def _einsum_equation(call, ctx) -> EinsumEquation:
     try:
         return EinsumEquation.parse(call.attrs.get("subscripts", ""))
     except ValueError as e:
-        raise C.error(call, f"cannot parse the einsum equation {call.attrs.get('subscripts')!r}: {e}", ctx) from None
+        raise common.error(call, f"cannot parse the einsum equation {call.attrs.get('subscripts')!r}: {e}",
+                           ctx) from None
 
 
 def infer_einsum(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.einsum.C1-C3 (TVM's ``InferStructInfoEinsum``)."""
-    C.check_num_args(call, 1, ctx)
-    ops = C.tuple_of_tensors_arg(call, 0, ctx)
+    common.check_num_args(call, 1, ctx)
+    ops = common.tuple_of_tensors_arg(call, 0, ctx)
     if not ops:
-        raise C.error(call, "einsum expects at least one tensor in the input tuple, but the tuple is empty", ctx)
+        raise common.error(call, "einsum expects at least one tensor in the input tuple, but the tuple is empty", ctx)
     vdev = None
     unknown = False
     for s in ops:
@@ -435,8 +437,8 @@ def infer_einsum(call: rx.Call, ctx: Any) -> TensorStructInfo:
     shapes = []
     for s in ops:
         if s.dtype != dt:
-            raise C.error(call, "einsum expects all input tensors to have the same dtype, but the input contains "
-                                f"tensors with dtype {dt} and {s.dtype}", ctx)
+            raise common.error(call, "einsum expects all input tensors to have the same dtype, but the input contains "
+                                     f"tensors with dtype {dt} and {s.dtype}", ctx)
         if not isinstance(s.shape, rx.ShapeExpr):
             return TensorStructInfo(None, dt, s.ndim, vdev)
         shapes.append(s.shape.values)
@@ -554,7 +556,7 @@ def _legalize_einsum(call, ctx):
         ell = info.ellipsis or []
         count: P.PrimExpr = P.IntImm(1, "int64")
         for lab in red_labels:
-            count = C.shape_product([count] + (list(ell) if lab == ELLIPSIS else [info.extent[lab]]))
+            count = common.shape_product([count] + (list(ell) if lab == ELLIPSIS else [info.extent[lab]]))
 
         def compute(*idx):
             lab_idx: Dict[str, Any] = {}
@@ -591,13 +593,13 @@ def _legalize_einsum(call, ctx):
                         ind.append(_bcast_index(lab_idx[lab], x.shape[dim], info.extent[lab]))
                         dim += 1
                 term = x(*ind)
-                result = term if result is None else O.mul(result, term)
+                result = term if result is None else te_ops.mul(result, term)
             if raxes:
                 return te.sum(result, axis=raxes)
             return result
 
         if any(isinstance(e, P.IntImm) and e.value == 0 for e in _reduced_extents(red_labels, info)):
-            return te.compute(info.output_shape, lambda *i: O.const(0, xs[0].dtype), name="T_einsum")
+            return te.compute(info.output_shape, lambda *i: te_ops.const(0, xs[0].dtype), name="T_einsum")
         red = te.compute(info.output_shape, compute, name="T_einsum")
         return _zero_guard(red, count, red.dtype, "T_select") if red_labels else red
 
@@ -627,10 +629,10 @@ def _bcast_index(index, extent: P.PrimExpr, bextent: P.PrimExpr):
 def infer_outer(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.outer.C1: two tensors of rank exactly 1 (an unknown rank is rejected, as TVM); the result is
     ``(n, m)`` with ``x1``'s dtype, rank 2 when a shape is unknown; no vdevice."""
-    x1, x2 = C.tensor_args(call, 2, ctx, ("x1", "x2"))
+    x1, x2 = common.tensor_args(call, 2, ctx, ("x1", "x2"))
     if x1.ndim != 1 or x2.ndim != 1:
-        raise C.error(call, "outer requires both inputs to be 1-D tensors, but they have ranks "
-                            f"{x1.ndim} and {x2.ndim}", ctx)
+        raise common.error(call, "outer requires both inputs to be 1-D tensors, but they have ranks "
+                                 f"{x1.ndim} and {x2.ndim}", ctx)
     if not isinstance(x1.shape, rx.ShapeExpr) or not isinstance(x2.shape, rx.ShapeExpr):
         return TensorStructInfo(None, x1.dtype, 2)
     return TensorStructInfo(rx.ShapeExpr((x1.shape.values[0], x2.shape.values[0])), x1.dtype)
@@ -655,7 +657,8 @@ def _legalize_outer(call, ctx):
     out_dt = call.struct_info.dtype
 
     def te_outer(a, b):
-        return te.compute((a.shape[0], b.shape[0]), lambda i, j: O.cast(out_dt, O.mul(a[i], b[j])), name="outer")
+        return te.compute((a.shape[0], b.shape[0]), lambda i, j: te_ops.cast(out_dt, te_ops.mul(a[i], b[j])),
+                          name="outer")
 
     return ctx.call_te(te_outer, call.args[0], call.args[1], primfunc_name_hint="outer")
 
@@ -672,12 +675,14 @@ OPS: List[OpDef] = []
 def _define_all() -> None:
     OPS.append(OpDef(name="relax.matmul", script="R.matmul",
                    params=(arg("x1"), arg("x2"), attr("out_dtype", "dtype", "void")),
-                   infer=infer_matmul, check=_check_matmul, reference=_ref_matmul, legalize=_legalize_matmul, category="linalg",
+                   infer=infer_matmul, check=_check_matmul, reference=_ref_matmul, legalize=_legalize_matmul,
+                   category="linalg",
                    doc="``R.matmul(x1, x2, out_dtype=None)``: numpy-style (batched, broadcasting) matrix "
                        "product (OP.matmul.C1)."))
     OPS.append(OpDef(name="relax.einsum", script="R.einsum",
                    params=(arg("operands", "tuple"), attr("subscripts", "str")),
-                   infer=infer_einsum, check=_check_einsum, reference=_ref_einsum, legalize=_legalize_einsum, category="linalg",
+                   infer=infer_einsum, check=_check_einsum, reference=_ref_einsum, legalize=_legalize_einsum,
+                   category="linalg",
                    doc="``R.einsum(operands, subscripts)``: Einstein summation over a tuple of tensors "
                        "(OP.einsum.C1)."))
     OPS.append(OpDef(name="relax.outer", script="R.outer", params=(arg("x1"), arg("x2")), infer=infer_outer,

@@ -37,13 +37,13 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import ShapeStructInfo, TensorStructInfo, TupleStructInfo
-from . import common as C
+from . import common
 from . import te
-from . import te_ops as O
-from . import manipulate_util as U
+from . import te_ops
+from . import manipulate_util
 from .opdef import OpDef, arg, attr
 
-_I64 = U.int64
+_I64 = manipulate_util.int64
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -57,7 +57,7 @@ def ravel_index(indices: Sequence[P.PrimExpr], shape: Sequence[P.PrimExpr]) -> P
         return _I64(0)
     idx = indices[0]
     for i, s in zip(indices[1:], shape[1:]):
-        idx = O.add(O.mul(idx, s), i)
+        idx = te_ops.add(te_ops.mul(idx, s), i)
     return idx
 
 
@@ -65,8 +65,8 @@ def unravel_index(idx: P.PrimExpr, shape: Sequence[P.PrimExpr]) -> List[P.PrimEx
     """TOPI's ``UnravelIndex`` (every coordinate taken modulo its extent)."""
     out: List[P.PrimExpr] = []
     for s in reversed(list(shape)):
-        out.append(O.floormod(idx, s))
-        idx = O.floordiv(idx, s)
+        out.append(te_ops.floormod(idx, s))
+        idx = te_ops.floordiv(idx, s)
     return list(reversed(out))
 
 
@@ -78,7 +78,7 @@ def te_reshape(x: te.Tensor, newshape: Sequence[P.PrimExpr], name: str = "T_resh
     """TOPI ``reshape``: ``x[unravel(ravel(i, newshape), x.shape)]`` (zeros for an empty shape)."""
     newshape = [te._int64(d) for d in newshape]
     if _is_empty(newshape) or _is_empty(x.shape):
-        return te.compute(newshape, lambda *i: O.cast(x.dtype, 0), name=name,
+        return te.compute(newshape, lambda *i: te_ops.cast(x.dtype, 0), name=name,
                           index_names=[f"ax{k}" for k in range(len(newshape))])
     return te.compute(newshape, lambda *i: x(*unravel_index(ravel_index(list(i), newshape), x.shape)),
                       name=name, index_names=[f"ax{k}" for k in range(len(newshape))])
@@ -96,21 +96,21 @@ def _axes_names(n: int) -> List[str]:
 def _reshape_infer(call, ctx):
     """OP.reshape.C1-C4 (TVM's ``InferStructInfoReshape``)."""
     if len(call.args) != 2:
-        raise C.error(call, "Reshape op should take 2 arguments", ctx)
-    data = U.tensor_input(call, 0, ctx, "Reshape", "data")  # C1
-    new = U.shape_input(call, 1, ctx, "Reshape", "new shape")  # C2
+        raise common.error(call, "Reshape op should take 2 arguments", ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "Reshape", "data")  # C1
+    new = manipulate_util.shape_input(call, 1, ctx, "Reshape", "new shape")  # C2
     target = call.args[1]
     if call.attrs.get(_UNRESOLVED):  # C5: built before the input's struct info was known
         target = rx.ShapeExpr(resolve_new_shape(call.args[0], target.values, call.span, StructInfoError))
         new = ShapeStructInfo(target.values)
     old_values = data.shape_values
     if new.values is not None and old_values is not None:  # C3
-        new_prod = C.shape_product(new.values)
-        old_prod = C.shape_product(old_values)
-        if U.prove_not_equal(ctx, old_prod, new_prod):
-            raise C.error(call, "Reshape expects the new shape to be convertible from the old shape. However, "
-                                f"the old shape has {old_prod} elements while the new shape "
-                                f"{', '.join(map(str, new.values))} has {new_prod}", ctx)
+        new_prod = common.shape_product(new.values)
+        old_prod = common.shape_product(old_values)
+        if manipulate_util.prove_not_equal(ctx, old_prod, new_prod):
+            raise common.error(call, "Reshape expects the new shape to be convertible from the old shape. However, "
+                                     f"the old shape has {old_prod} elements while the new shape "
+                                     f"{', '.join(map(str, new.values))} has {new_prod}", ctx)
     if isinstance(target, rx.Var) and new.values is not None:  # C4
         return TensorStructInfo(rx.ShapeExpr(new.values), data.dtype, vdevice=data.vdevice)
     return TensorStructInfo(target, data.dtype, vdevice=data.vdevice)
@@ -144,7 +144,7 @@ def resolve_new_shape(x: rx.Expr, values: Sequence[Any], span=None, error=ParseE
             raise error(f"R.reshape: the new shape must be integers or integer expressions, got {v!r}",
                              span)
         e = _I64(v) if isinstance(v, int) else v
-        if not U.is_int_dtype(e.dtype):
+        if not manipulate_util.is_int_dtype(e.dtype):
             raise error("R.reshape requires the new shape values to be all integers, got a value of "
                              f"dtype {e.dtype}", span)
         vals.append(e)
@@ -173,8 +173,8 @@ def resolve_new_shape(x: rx.Expr, values: Sequence[Any], span=None, error=ParseE
                              f"{len(old)}", span)
         vals[i] = old[i]
     if infer_at != -1:
-        vals[infer_at] = U.simplify(None, _cancel_floordiv(list(old), [e for i, e in enumerate(vals)
-                                                                         if i != infer_at]))
+        vals[infer_at] = manipulate_util.simplify(None, _cancel_floordiv(list(old), [e for i, e in enumerate(vals)
+                                                                                       if i != infer_at]))
     return tuple(vals)
 
 
@@ -186,7 +186,7 @@ def _cancel_floordiv(num: List[P.PrimExpr], den: List[P.PrimExpr]) -> P.PrimExpr
         if not isinstance(d, P.IntImm) and d in num:
             num.remove(d)
             den.remove(d)
-    return O.floordiv(C.shape_product(num), C.shape_product(den))
+    return te_ops.floordiv(common.shape_product(num), common.shape_product(den))
 
 
 def reshape_call(x: rx.Expr, shape: Any, span=None) -> rx.Call:
@@ -246,23 +246,23 @@ def _reshape_ref(args, attrs, call, ctx):
     x, shape = args
     shape = tuple(int(d) for d in shape)
     if int(np.prod(shape, dtype=np.int64)) != x.size or any(d < 0 for d in shape):  # C3 at run time
-        raise U.runtime_error(call, f"cannot reshape a tensor of shape {x.shape} ({x.size} elements) to "
-                                    f"{shape}")
-    return U.copy_out(np.reshape(x, shape))
+        raise manipulate_util.runtime_error(call, f"cannot reshape a tensor of shape {x.shape} ({x.size} elements) to "
+                                                  f"{shape}")
+    return manipulate_util.copy_out(np.reshape(x, shape))
 
 
 def _reshape_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     newshape = list(call.struct_info.shape.values)
     checks: List[Tuple[P.PrimExpr, str]] = []
 
     def fte(x, *dims):
-        checks.append((O.eq(C.shape_product(x.shape), C.shape_product(dims)),
+        checks.append((te_ops.eq(common.shape_product(x.shape), common.shape_product(dims)),
                        "reshape: the element count of the input differs from the new shape's"))
         return te_reshape(x, dims)
 
-    return U.call_te_with_asserts(ctx, fte, [call.args[0]] + newshape, "reshape", checks)
+    return manipulate_util.call_te_with_asserts(ctx, fte, [call.args[0]] + newshape, "reshape", checks)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -274,26 +274,26 @@ def _permute_axes(call, ctx, ndim: int) -> List[int]:
     axes = call.attrs.get("axes")
     if axes is None:
         return list(range(ndim - 1, -1, -1))
-    return C.normalize_axes(call, ndim, axes, ctx)
+    return common.normalize_axes(call, ndim, axes, ctx)
 
 
 def _permute_infer(call, ctx):
     """OP.permute_dims.C1-C3 (TVM's ``InferStructInfoPermuteDims``)."""
-    data = C.tensor_args(call, 1, ctx)[0]
+    data = common.tensor_args(call, 1, ctx)[0]
     axes = call.attrs.get("axes")
     if axes is None and data.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     if axes is not None and data.ndim != -1 and len(axes) != data.ndim:  # C1
-        raise C.error(call, "PermuteDims expects the number of input axes to equal the ndim of the input "
-                            f"tensor. However, the tensor ndim is {data.ndim} while the given number of axes "
-                            f"is {len(axes)}", ctx)
+        raise common.error(call, "PermuteDims expects the number of input axes to equal the ndim of the input "
+                                 f"tensor. However, the tensor ndim is {data.ndim} while the given number of axes "
+                                 f"is {len(axes)}", ctx)
     if data.ndim == -1:  # C2: TVM normalizes the axes against the rank -1, which rejects every axis
-        raise C.error(call, f"the input axis {axes[0] if axes else 0} is out of range: the input tensor has "
-                            "an unknown number of dimensions", ctx)
+        raise common.error(call, f"the input axis {axes[0] if axes else 0} is out of range: the input tensor has "
+                                 "an unknown number of dimensions", ctx)
     perm = _permute_axes(call, ctx, data.ndim)  # C2
     if perm == list(range(data.ndim)):
         return data
-    vals = U.shape_expr_values(data)
+    vals = manipulate_util.shape_expr_values(data)
     if vals is None:
         return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
     return TensorStructInfo(rx.ShapeExpr(tuple(vals[a] for a in perm)), data.dtype, vdevice=data.vdevice)
@@ -303,7 +303,7 @@ def _permute_ref(args, attrs, call, ctx):
     x = args[0]
     axes = attrs.get("axes")
     perm = list(range(x.ndim - 1, -1, -1)) if axes is None else [a % x.ndim for a in axes]
-    return U.copy_out(np.transpose(x, perm))
+    return manipulate_util.copy_out(np.transpose(x, perm))
 
 
 def te_transpose(x: te.Tensor, axes: Sequence[int]) -> te.Tensor:
@@ -320,7 +320,7 @@ def te_transpose(x: te.Tensor, axes: Sequence[int]) -> te.Tensor:
 
 
 def _permute_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     perm = _permute_axes(call, ctx, call.args[0].struct_info.ndim)
     return ctx.call_te(lambda x: te_transpose(x, perm), call.args[0], primfunc_name_hint="transpose")
@@ -333,15 +333,15 @@ def _permute_legalize(call, ctx):
 
 def _expand_infer(call, ctx):
     """OP.expand_dims.C1-C2 (TVM's ``InferStructInfoExpandDims``)."""
-    data = C.tensor_args(call, 1, ctx)[0]
+    data = common.tensor_args(call, 1, ctx)[0]
     axis = list(call.attrs["axis"])
     if not axis:
         return data
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     out_ndim = data.ndim + len(axis)
-    axes = C.normalize_axes(call, out_ndim, axis, ctx)  # C1
-    vals = U.shape_expr_values(data)
+    axes = common.normalize_axes(call, out_ndim, axis, ctx)  # C1
+    vals = manipulate_util.shape_expr_values(data)
     if vals is None:
         return TensorStructInfo(None, data.dtype, out_ndim, data.vdevice)
     return TensorStructInfo(rx.ShapeExpr(_expanded_shape(vals, axes)), data.dtype, vdevice=data.vdevice)
@@ -356,11 +356,11 @@ def _expanded_shape(vals: Sequence[Any], axes: Sequence[int]) -> Tuple[Any, ...]
 def _expand_ref(args, attrs, call, ctx):
     x = args[0]
     out_ndim = x.ndim + len(attrs["axis"])
-    return U.copy_out(np.expand_dims(x, tuple(a % out_ndim for a in attrs["axis"])))
+    return manipulate_util.copy_out(np.expand_dims(x, tuple(a % out_ndim for a in attrs["axis"])))
 
 
 def _expand_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     out_ndim = call.struct_info.ndim
     axes = [a % out_ndim for a in call.attrs["axis"]]
@@ -381,7 +381,7 @@ def _expand_legalize(call, ctx):
 
 def _squeeze_infer(call, ctx):
     """OP.squeeze.C1-C3 (TVM's ``InferStructInfoSqueeze``)."""
-    data = C.tensor_args(call, 1, ctx)[0]
+    data = common.tensor_args(call, 1, ctx)[0]
     axis = call.attrs.get("axis")
     if axis is not None and len(axis) == 0:
         return data
@@ -390,7 +390,7 @@ def _squeeze_infer(call, ctx):
     vals = data.shape_values
     remove = [False] * data.ndim
     if axis is not None:
-        axes = C.normalize_axes(call, data.ndim, axis, ctx)  # C1
+        axes = common.normalize_axes(call, data.ndim, axis, ctx)  # C1
         if vals is None:
             return TensorStructInfo(None, data.dtype, data.ndim - len(axes), data.vdevice)
         for a in axes:  # C2: a static dim other than 1 is kept
@@ -423,7 +423,7 @@ def _squeeze_ref(args, attrs, call, ctx):
     x = args[0]
     axis = attrs.get("axis")
     if axis is None:
-        return U.copy_out(np.squeeze(x))
+        return manipulate_util.copy_out(np.squeeze(x))
     static = _static_dims(call.args[0].struct_info) if call.args else None
     keep = []
     for a in sorted({a % x.ndim for a in axis}) if x.ndim else []:
@@ -433,13 +433,14 @@ def _squeeze_ref(args, attrs, call, ctx):
         if isinstance(d, P.IntImm):
             keep.append(a)  # C2: statically known non-1 dims are kept (TVM)
             continue
-        raise U.runtime_error(call, f"cannot squeeze axis {a} of extent {x.shape[a]} (it must be 1)")  # C3
+        raise manipulate_util.runtime_error(call,
+                                            f"cannot squeeze axis {a} of extent {x.shape[a]} (it must be 1)")  # C3
     drop = tuple(a % x.ndim for a in axis if a % x.ndim not in keep and x.shape[a % x.ndim] == 1)
-    return U.copy_out(np.squeeze(x, axis=tuple(sorted(set(drop)))) if drop else x)
+    return manipulate_util.copy_out(np.squeeze(x, axis=tuple(sorted(set(drop)))) if drop else x)
 
 
 def _squeeze_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     axis = call.attrs.get("axis")
     checks: List[Tuple[P.PrimExpr, str]] = []
@@ -453,7 +454,7 @@ def _squeeze_legalize(call, ctx):
                               if not isinstance(x.shape[a % ndim], P.IntImm) or x.shape[a % ndim].value == 1})
         for a in removed:
             if not isinstance(x.shape[a], P.IntImm):
-                checks.append((O.eq(x.shape[a], 1), f"squeeze: axis {a} must have extent 1"))
+                checks.append((te_ops.eq(x.shape[a], 1), f"squeeze: axis {a} must have extent 1"))
         shape = [d for i, d in enumerate(x.shape) if i not in removed]
 
         def f(*i):
@@ -462,7 +463,7 @@ def _squeeze_legalize(call, ctx):
 
         return te.compute(shape, f, name="T_squeeze", index_names=_axes_names(len(shape)))
 
-    return U.call_te_with_asserts(ctx, fte, [call.args[0]], "squeeze", checks)
+    return manipulate_util.call_te_with_asserts(ctx, fte, [call.args[0]], "squeeze", checks)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -472,25 +473,25 @@ def _squeeze_legalize(call, ctx):
 
 def _flatten_infer(call, ctx):
     """OP.flatten.C1 (TVM's ``InferStructInfoFlatten``)."""
-    data = C.tensor_args(call, 1, ctx)[0]
+    data = common.tensor_args(call, 1, ctx)[0]
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, 1, data.vdevice)
     if data.ndim == 0:
         return TensorStructInfo(rx.ShapeExpr((_I64(1),)), data.dtype, vdevice=data.vdevice)
     if data.ndim == 1:
         return data
-    vals = U.shape_expr_values(data)
+    vals = manipulate_util.shape_expr_values(data)
     if vals is None:
         return TensorStructInfo(None, data.dtype, 1, data.vdevice)
-    return TensorStructInfo(rx.ShapeExpr((C.shape_product(vals),)), data.dtype, vdevice=data.vdevice)
+    return TensorStructInfo(rx.ShapeExpr((common.shape_product(vals),)), data.dtype, vdevice=data.vdevice)
 
 
 def _flatten_ref(args, attrs, call, ctx):
-    return U.copy_out(np.reshape(args[0], (-1,)))
+    return manipulate_util.copy_out(np.reshape(args[0], (-1,)))
 
 
 def _flatten_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     return ctx.call_te(lambda x, *dims: te_reshape(x, dims), call.args[0], *call.struct_info.shape.values,
                        primfunc_name_hint="reshape")
@@ -510,8 +511,8 @@ def _tuple_common(call, ctx, fields: Sequence[TensorStructInfo], title: str):
         elif dtype == "void":
             dtype = s.dtype
         elif s.dtype != dtype:
-            raise C.error(call, f"{title} expects all input tensors to have the same dtype. However, the "
-                                f"input contains tensors with dtype {dtype} and {s.dtype}", ctx)
+            raise common.error(call, f"{title} expects all input tensors to have the same dtype. However, the "
+                                     f"input contains tensors with dtype {dtype} and {s.dtype}", ctx)
         if not vdev_unknown and s.vdevice is not None:
             if vdev is None:
                 vdev = s.vdevice
@@ -537,23 +538,23 @@ def _shape_values_for_check(fields: Sequence[TensorStructInfo]):
 def _concat_infer(call, ctx):
     """OP.concat.C1-C5 (TVM's ``InferStructInfoConcat``)."""
     if len(call.args) != 1:
-        raise C.error(call, "Concat op should have 1 argument", ctx)
-    fields = U.tuple_tensor_fields(call, 0, ctx)  # C1
+        raise common.error(call, "Concat op should have 1 argument", ctx)
+    fields = manipulate_util.tuple_tensor_fields(call, 0, ctx)  # C1
     if not fields:
-        raise C.error(call, "Concat op expects at least one tensor in the input Tuple. However, the given "
-                            "input Tuple is empty.", ctx)
+        raise common.error(call, "Concat op expects at least one tensor in the input Tuple. However, the given "
+                                 "input Tuple is empty.", ctx)
     axis_attr = call.attrs.get("axis", 0)
     out_ndim = -1 if axis_attr is not None else 1
     for s in fields:  # C3
         if out_ndim == -1:
             out_ndim = s.ndim
         elif s.ndim != -1 and s.ndim != out_ndim:
-            raise C.error(call, "Concat expects all input tensors to have same ndim. However, the input "
-                                f"contains tensors with ndim {out_ndim} and {s.ndim}", ctx)
+            raise common.error(call, "Concat expects all input tensors to have same ndim. However, the input "
+                                     f"contains tensors with ndim {out_ndim} and {s.ndim}", ctx)
     dtype, vdev = _tuple_common(call, ctx, fields, "Concat")  # C2
     if out_ndim == -1:
         return fields[0] if len(fields) == 1 else TensorStructInfo(None, dtype, -1, vdev)
-    axis = C.normalize_axis(call, out_ndim, axis_attr, ctx) if axis_attr is not None else 0  # C4
+    axis = common.normalize_axis(call, out_ndim, axis_attr, ctx) if axis_attr is not None else 0  # C4
     if len(fields) == 1:
         return fields[0]
     values, unknown = _shape_values_for_check(fields)
@@ -568,22 +569,22 @@ def _concat_infer(call, ctx):
 def _concat_shape(call, ctx, values, axis):
     first = values[0][axis]
     if all(v[axis] == first for v in values):
-        total = O.mul(first, _I64(len(values)))
+        total = te_ops.mul(first, _I64(len(values)))
     else:
         total = _I64(0)
         for v in values:
-            total = O.add(total, v[axis])
+            total = te_ops.add(total, v[axis])
     unknown = False
     for d in range(len(values[0])):
         if d == axis:
             continue
         for v in values[1:]:
-            if U.prove_not_equal(ctx, v[d], values[0][d]):
-                raise C.error(call, "Concat expects the input tensors to have the same shape on every "
-                                    "dimension except the one indicated by the input axis. However, the input "
-                                    f"contains tensors whose shapes on dimension {d} is {values[0][d]} and "
-                                    f"{v[d]}", ctx)
-            if not C.prove_equal(ctx, v[d], values[0][d]):
+            if manipulate_util.prove_not_equal(ctx, v[d], values[0][d]):
+                raise common.error(call, "Concat expects the input tensors to have the same shape on every "
+                                         "dimension except the one indicated by the input axis. However, the input "
+                                         f"contains tensors whose shapes on dimension {d} is {values[0][d]} and "
+                                         f"{v[d]}", ctx)
+            if not common.prove_equal(ctx, v[d], values[0][d]):
                 unknown = True
     if unknown:
         return None
@@ -602,12 +603,12 @@ def _concat_ref(args, attrs, call, ctx):
     ndim = xs[0].ndim
     axis = _concat_axis(attrs, ndim)
     if attrs.get("axis", 0) is None and any(x.ndim != 1 for x in xs):
-        raise U.runtime_error(call, "concat without an axis needs 1-D tensors")
+        raise manipulate_util.runtime_error(call, "concat without an axis needs 1-D tensors")
     for x in xs[1:]:
         if x.ndim != ndim or any(x.shape[d] != xs[0].shape[d] for d in range(ndim) if d != axis):
-            raise U.runtime_error(call, f"tensors of shapes {xs[0].shape} and {x.shape} cannot be "
-                                        f"concatenated on axis {axis}")  # C5 at run time
-    return U.copy_out(np.concatenate(xs, axis=axis))
+            raise manipulate_util.runtime_error(call, f"tensors of shapes {xs[0].shape} and {x.shape} cannot be "
+                                                      f"concatenated on axis {axis}")  # C5 at run time
+    return manipulate_util.copy_out(np.concatenate(xs, axis=axis))
 
 
 def te_concat(xs: Sequence[te.Tensor], axis: int) -> te.Tensor:
@@ -615,27 +616,27 @@ def te_concat(xs: Sequence[te.Tensor], axis: int) -> te.Tensor:
     sizes = [x.shape[axis] for x in xs]
     total = sizes[0]
     for s in sizes[1:]:
-        total = O.add(total, s)
+        total = te_ops.add(total, s)
     shape = list(xs[0].shape)
-    shape[axis] = U.simplify(None, total)
+    shape[axis] = manipulate_util.simplify(None, total)
 
     def f(*i):
         ret = xs[0](*i)
         ind = i[axis]
         for k in range(len(xs) - 1):
-            ind = O.sub(ind, sizes[k])
+            ind = te_ops.sub(ind, sizes[k])
             idx = list(i)
             idx[axis] = ind
-            ret = O.if_then_else(O.ge(ind, _I64(0)), xs[k + 1](*idx), ret)
+            ret = te_ops.if_then_else(te_ops.ge(ind, _I64(0)), xs[k + 1](*idx), ret)
         return ret
 
     return te.compute(shape, f, name="T_concat", index_names=_axes_names(len(shape)))
 
 
 def _concat_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
-    fields = U.tuple_fields(call.args[0])
+    fields = manipulate_util.tuple_fields(call.args[0])
     axis = _concat_axis(call.attrs, call.struct_info.ndim)
     checks: List[Tuple[P.PrimExpr, str]] = []
 
@@ -643,10 +644,10 @@ def _concat_legalize(call, ctx):
         for x in xs[1:]:
             for d in range(len(x.shape)):
                 if d != axis:
-                    checks.append((O.eq(x.shape[d], xs[0].shape[d]), f"concat: dimension {d} differs"))
+                    checks.append((te_ops.eq(x.shape[d], xs[0].shape[d]), f"concat: dimension {d} differs"))
         return te_concat(xs, axis)
 
-    return U.call_te_with_asserts(ctx, fte, fields, "concatenate", checks)
+    return manipulate_util.call_te_with_asserts(ctx, fte, fields, "concatenate", checks)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -655,13 +656,13 @@ def _concat_legalize(call, ctx):
 
 
 def _ceildiv(a: P.PrimExpr, b: int) -> P.PrimExpr:
-    return O.floordiv(O.add(a, _I64(b - 1)), _I64(b))
+    return te_ops.floordiv(te_ops.add(a, _I64(b - 1)), _I64(b))
 
 
 def _split_parts(call, ctx, d: P.PrimExpr, ios) -> List[P.PrimExpr]:
     """The extents of the parts along the split axis (OP.split.C2-C3)."""
     def simp(e):
-        return U.simplify(ctx, e)
+        return manipulate_util.simplify(ctx, e)
 
     if isinstance(ios, int):
         n = ios
@@ -671,27 +672,27 @@ def _split_parts(call, ctx, d: P.PrimExpr, ios) -> List[P.PrimExpr]:
             parts = [min((i + 1) * cv, dv) - min(i * cv, dv) for i in range(n - 1)]
             parts.append(dv - min((n - 1) * cv, dv))
             return [_I64(p) for p in parts]
-        last = simp(O.sub(d, O.mul(c, _I64(n - 1))))
+        last = simp(te_ops.sub(d, te_ops.mul(c, _I64(n - 1))))
         return [c] * (n - 1) + [last]
     out = []
     for i in range(len(ios) + 1):
         left = _I64(0) if i == 0 else _I64(ios[i - 1])
         right = _I64(ios[i]) if i < len(ios) else d
-        left = O.min_(O.max_(left, _I64(0)), d)
-        right = O.min_(O.max_(right, _I64(0)), d)
-        out.append(simp(O.max_(O.sub(right, left), _I64(0))))
+        left = te_ops.min_(te_ops.max_(left, _I64(0)), d)
+        right = te_ops.min_(te_ops.max_(right, _I64(0)), d)
+        out.append(simp(te_ops.max_(te_ops.sub(right, left), _I64(0))))
     return out
 
 
 def _split_infer(call, ctx):
     """OP.split.C1-C4 (TVM's ``InferStructInfoSplit``)."""
-    data = C.tensor_args(call, 1, ctx)[0]
+    data = common.tensor_args(call, 1, ctx)[0]
     ios = call.attrs["indices_or_sections"]
     if isinstance(ios, int) and ios <= 0:  # C1
-        raise C.error(call, "Split op expects the input number of sections to be a positive integer. "
-                            f"However, the given number of sections is {ios}", ctx)
-    vals = U.shape_expr_values(data)
-    axis = -1 if data.ndim == -1 else C.normalize_axis(call, data.ndim, call.attrs.get("axis", 0), ctx)
+        raise common.error(call, "Split op expects the input number of sections to be a positive integer. "
+                                 f"However, the given number of sections is {ios}", ctx)
+    vals = manipulate_util.shape_expr_values(data)
+    axis = -1 if data.ndim == -1 else common.normalize_axis(call, data.ndim, call.attrs.get("axis", 0), ctx)
     n_out = ios if isinstance(ios, int) else len(ios) + 1
     if n_out == 1:
         return data
@@ -722,15 +723,15 @@ def _split_ref(args, attrs, call, ctx):
     ios = attrs["indices_or_sections"]
     axis = attrs.get("axis", 0) % x.ndim
     if (ios if isinstance(ios, int) else len(ios) + 1) == 1:
-        return U.copy_out(x)
-    parts = tuple(U.copy_out(np.take(x, np.arange(b, e), axis=axis))
+        return manipulate_util.copy_out(x)
+    parts = tuple(manipulate_util.copy_out(np.take(x, np.arange(b, e), axis=axis))
                   for b, e in _split_bounds(x.shape[axis], ios))
-    U.check_result_shape(call, ctx, parts)
+    manipulate_util.check_result_shape(call, ctx, parts)
     return parts
 
 
 def _split_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     s = call.struct_info
     if isinstance(s, TensorStructInfo):  # one part: the identity
@@ -744,9 +745,13 @@ def _split_legalize(call, ctx):
     begins: List[P.PrimExpr] = []
     for i in range(len(sizes)):
         if isinstance(ios, int):
-            begins.append(U.simplify(ctx, O.min_(O.mul(U.simplify(ctx, _ceildiv(d, ios)), _I64(i)), d)))
+            begins.append(manipulate_util.simplify(ctx,
+                                                   te_ops.min_(te_ops.mul(manipulate_util.simplify(ctx,
+                                                                                                   _ceildiv(d, ios)),
+                                                                                                   _I64(i)), d)))
         else:
-            begins.append(U.simplify(ctx, _I64(0) if i == 0 else O.min_(O.max_(_I64(ios[i - 1]), _I64(0)), d)))
+            begins.append(manipulate_util.simplify(ctx, _I64(0) if i == 0 else te_ops.min_(te_ops.max_(_I64(ios[i - 1]),
+                                                                                                       _I64(0)), d)))
     name = "T_split_sections" if isinstance(ios, int) else "T_split"
 
     def fte(x, sizes, begins):
@@ -757,7 +762,7 @@ def _split_legalize(call, ctx):
 
             def f(*i, _b=begin):
                 idx = list(i)
-                idx[axis] = O.add(i[axis], _b)
+                idx[axis] = te_ops.add(i[axis], _b)
                 return x(*idx)
 
             outs.append(te.compute(shape, f, name=name, index_names=_axes_names(len(shape))))
@@ -774,13 +779,13 @@ def _split_legalize(call, ctx):
 def _broadcast_to_infer(call, ctx):
     """OP.broadcast_to.C1-C4 (TVM's ``InferStructInfoBroadcastTo``)."""
     if len(call.args) != 2:
-        raise C.error(call, "broadcast_to should take 2 arguments.", ctx)
-    data = U.tensor_input(call, 0, ctx, "broadcast_to", "data")  # C1
-    tgt = U.shape_input(call, 1, ctx, "broadcast_to", "new shape")
+        raise common.error(call, "broadcast_to should take 2 arguments.", ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "broadcast_to", "data")  # C1
+    tgt = manipulate_util.shape_input(call, 1, ctx, "broadcast_to", "new shape")
     if data.ndim != -1 and tgt.ndim != -1 and tgt.ndim < data.ndim:  # C2
-        raise C.error(call, "broadcast_to expects the input shape to have the number of ndim at least as "
-                            f"the input tensor's. However, the given tensor has ndim {data.ndim} while the "
-                            f"target shape has ndim {tgt.ndim}", ctx)
+        raise common.error(call, "broadcast_to expects the input shape to have the number of ndim at least as "
+                                 f"the input tensor's. However, the given tensor has ndim {data.ndim} while the "
+                                 f"target shape has ndim {tgt.ndim}", ctx)
     result = TensorStructInfo(call.args[1], data.dtype, vdevice=data.vdevice)
     old = data.shape_values
     if old is None or tgt.values is None:
@@ -789,10 +794,10 @@ def _broadcast_to_infer(call, ctx):
         o, t = old[-i], tgt.values[-i]
         if isinstance(o, P.IntImm) and o.value == 1:
             continue
-        if U.prove_not_equal(ctx, o, t):
-            raise C.error(call, "broadcast_to expects the input tensor shape is broadcastable to the target "
-                                f"shape. The target shape at dim {len(tgt.values) - i} is {t} while the input "
-                                f"tensor shape at dim {len(old) - i} is {o}, which are not equal.", ctx)
+        if manipulate_util.prove_not_equal(ctx, o, t):
+            raise common.error(call, "broadcast_to expects the input tensor shape is broadcastable to the target "
+                                     f"shape. The target shape at dim {len(tgt.values) - i} is {t} while the input "
+                                     f"tensor shape at dim {len(old) - i} is {o}, which are not equal.", ctx)
     return result
 
 
@@ -801,8 +806,8 @@ def _broadcast_to_ref(args, attrs, call, ctx):
     shape = tuple(int(d) for d in shape)
     ok = len(shape) >= x.ndim and all(d == 1 or d == t for d, t in zip(x.shape[::-1], shape[::-1]))
     if not ok:  # C3 at run time
-        raise U.runtime_error(call, f"cannot broadcast a tensor of shape {x.shape} to {shape}")
-    return U.copy_out(np.broadcast_to(x, shape))
+        raise manipulate_util.runtime_error(call, f"cannot broadcast a tensor of shape {x.shape} to {shape}")
+    return manipulate_util.copy_out(np.broadcast_to(x, shape))
 
 
 def te_broadcast_to(x: te.Tensor, shape: Sequence[P.PrimExpr], checks: Optional[list] = None) -> te.Tensor:
@@ -825,7 +830,7 @@ def te_broadcast_to(x: te.Tensor, shape: Sequence[P.PrimExpr], checks: Optional[
             elif static_eq(d, t) or isinstance(d, P.IntImm):
                 idx.append(i[off + k])
             else:
-                idx.append(O.if_then_else(O.eq(d, _I64(1)), _I64(0), i[off + k]))
+                idx.append(te_ops.if_then_else(te_ops.eq(d, _I64(1)), _I64(0), i[off + k]))
         return x(*idx)
 
     if checks is not None:
@@ -833,18 +838,20 @@ def te_broadcast_to(x: te.Tensor, shape: Sequence[P.PrimExpr], checks: Optional[
             t = shape[off + k]
             if isinstance(d, P.IntImm) and d.value == 1 or static_eq(d, t):
                 continue
-            ok = O.eq(d, t) if isinstance(d, P.IntImm) else O.logical_or(O.eq(d, _I64(1)), O.eq(d, t))
+            ok = te_ops.eq(d, t) if isinstance(d, P.IntImm) else te_ops.logical_or(te_ops.eq(d, _I64(1)), te_ops.eq(d,
+                                                                                                                    t))
             checks.append((ok, f"broadcast_to: dimension {k} of the input must be 1 or equal to the target "
                                "dimension"))
     return te.compute(shape, f, name="T_broadcast_to", index_names=_axes_names(len(shape)))
 
 
 def _broadcast_to_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     checks: List[Tuple[P.PrimExpr, str]] = []
-    return U.call_te_with_asserts(ctx, lambda x, *dims: te_broadcast_to(x, dims, checks),
-                                  [call.args[0]] + list(call.struct_info.shape_values), "broadcast_to", checks)
+    return manipulate_util.call_te_with_asserts(ctx, lambda x, *dims: te_broadcast_to(x, dims, checks),
+                                                [call.args[0]] + list(call.struct_info.shape_values), "broadcast_to",
+                                                checks)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -860,20 +867,20 @@ def _check_collapse(call, ctx, data: Sequence[P.PrimExpr], target: Sequence[P.Pr
         if t_ax < 0:
             continue
         d0, d1 = data[d_ax], target[t_ax]
-        if C.prove_equal(ctx, d0, d1) or (isinstance(d1, P.IntImm) and d1.value == 1):
+        if common.prove_equal(ctx, d0, d1) or (isinstance(d1, P.IntImm) and d1.value == 1):
             t_ax -= 1
         elif isinstance(d0, P.IntImm) and isinstance(d1, P.IntImm):
-            raise C.error(call, f"the data shape at dim {d_ax} is {d0} and the target shape at dim {t_ax} is "
-                                f"{d1}, which do not match the rule of collapse sum.", ctx)
+            raise common.error(call, f"the data shape at dim {d_ax} is {d0} and the target shape at dim {t_ax} is "
+                                     f"{d1}, which do not match the rule of collapse sum.", ctx)
         else:
-            raise C.error(call, "fails to match the axes because of unknown dim or symbolic shape. In this "
-                                f"position the dim of data shape is {d0} while the dim of target shape is "
-                                f"{d1}. If it is symbolic, consider use MatchCast first.", ctx)
+            raise common.error(call, "fails to match the axes because of unknown dim or symbolic shape. In this "
+                                     f"position the dim of data shape is {d0} while the dim of target shape is "
+                                     f"{d1}. If it is symbolic, consider use MatchCast first.", ctx)
 
 
 def _collapse_like_infer(call, ctx):
     """OP.collapse_sum_like.C1-C3 (TVM's ``InferStructInfoCollapseSumLike``)."""
-    data, target = C.tensor_args(call, 2, ctx)
+    data, target = common.tensor_args(call, 2, ctx)
     if data.shape_values is not None and target.shape_values is not None:
         _check_collapse(call, ctx, data.shape_values, target.shape_values)
     if target.shape is not None:
@@ -884,9 +891,9 @@ def _collapse_like_infer(call, ctx):
 def _collapse_to_infer(call, ctx):
     """OP.collapse_sum_to.C1-C4 (TVM's ``InferStructInfoCollapseSumTo``)."""
     if len(call.args) != 2:
-        raise C.error(call, "CollapseSumTo should have 2 arguments", ctx)
-    data = U.tensor_input(call, 0, ctx, "CollapseSumTo", "data")
-    shape = U.shape_input(call, 1, ctx, "CollapseSumTo", "shape")
+        raise common.error(call, "CollapseSumTo should have 2 arguments", ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "CollapseSumTo", "data")
+    shape = manipulate_util.shape_input(call, 1, ctx, "CollapseSumTo", "shape")
     if data.shape_values is not None and shape.values is not None:
         _check_collapse(call, ctx, data.shape_values, shape.values)
     return TensorStructInfo(call.args[1], data.dtype, vdevice=data.vdevice)
@@ -895,7 +902,7 @@ def _collapse_to_infer(call, ctx):
 def collapse_sum_np(call, x: np.ndarray, target: Sequence[int]) -> np.ndarray:
     target = tuple(int(t) for t in target)
     if len(target) > x.ndim:
-        raise U.runtime_error(call, f"cannot collapse a tensor of shape {x.shape} to {target}")
+        raise manipulate_util.runtime_error(call, f"cannot collapse a tensor of shape {x.shape} to {target}")
     lead = x.ndim - len(target)
     axes = list(range(lead))
     for k, t in enumerate(target):
@@ -905,10 +912,10 @@ def collapse_sum_np(call, x: np.ndarray, target: Sequence[int]) -> np.ndarray:
         if t == 1:
             axes.append(lead + k)
             continue
-        raise U.runtime_error(call, f"cannot collapse a tensor of shape {x.shape} to {target}")
+        raise manipulate_util.runtime_error(call, f"cannot collapse a tensor of shape {x.shape} to {target}")
     with np.errstate(all="ignore"):
         out = np.sum(x, axis=tuple(axes), keepdims=True, dtype=x.dtype) if axes else x
-    return U.copy_out(np.reshape(out, target))
+    return manipulate_util.copy_out(np.reshape(out, target))
 
 
 def _collapse_like_ref(args, attrs, call, ctx):
@@ -953,7 +960,7 @@ def te_collapse_sum(x: te.Tensor, target: Sequence[P.PrimExpr]) -> te.Tensor:
 
 
 def _collapse_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     target = list(call.struct_info.shape_values)
     return ctx.call_te(lambda x, *t: te_collapse_sum(x, t), call.args[0], *target,
@@ -967,26 +974,26 @@ def _collapse_legalize(call, ctx):
 
 def _repeat_infer(call, ctx):
     """OP.repeat.C1-C3 (TVM's ``InferStructInfoRepeat``)."""
-    data = C.tensor_args(call, 1, ctx)[0]
+    data = common.tensor_args(call, 1, ctx)[0]
     repeats = call.attrs["repeats"]
     axis = call.attrs.get("axis")
     if repeats < 0:  # C2 (TVM infers a negative extent)
-        raise C.error(call, f"Repeat requires a non-negative number of repeats, got {repeats}", ctx)
+        raise common.error(call, f"Repeat requires a non-negative number of repeats, got {repeats}", ctx)
     if axis is not None and data.ndim != -1 and not -data.ndim <= axis < data.ndim:  # C1
-        raise C.error(call, "Repeat requires the input axis belongs range [-data.struct_info.ndim, "
-                            f"data.struct_info.ndim - 1]. However, the input axis is {axis}, while ndim is "
-                            f"{data.ndim}", ctx)
-    vals = U.shape_expr_values(data)
+        raise common.error(call, "Repeat requires the input axis belongs range [-data.struct_info.ndim, "
+                                 f"data.struct_info.ndim - 1]. However, the input axis is {axis}, while ndim is "
+                                 f"{data.ndim}", ctx)
+    vals = manipulate_util.shape_expr_values(data)
     if vals is None:
         if axis is not None:
             return data if repeats == 1 else TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
         return TensorStructInfo(None, data.dtype, 1, data.vdevice)
     if axis is None:
-        n = U.simplify(ctx, O.mul(C.shape_product(vals), _I64(repeats)))
+        n = manipulate_util.simplify(ctx, te_ops.mul(common.shape_product(vals), _I64(repeats)))
         return TensorStructInfo(rx.ShapeExpr((n,)), data.dtype, vdevice=data.vdevice)
     a = axis % data.ndim
     shape = list(vals)
-    shape[a] = U.simplify(ctx, O.mul(shape[a], _I64(repeats)))
+    shape[a] = manipulate_util.simplify(ctx, te_ops.mul(shape[a], _I64(repeats)))
     return TensorStructInfo(rx.ShapeExpr(tuple(shape)), data.dtype, vdevice=data.vdevice)
 
 
@@ -994,27 +1001,27 @@ def _repeat_ref(args, attrs, call, ctx):
     x = args[0]
     axis = attrs.get("axis")
     if axis is None:
-        return U.copy_out(np.repeat(np.reshape(x, (-1,)), attrs["repeats"]))
-    return U.copy_out(np.repeat(x, attrs["repeats"], axis=axis % x.ndim))
+        return manipulate_util.copy_out(np.repeat(np.reshape(x, (-1,)), attrs["repeats"]))
+    return manipulate_util.copy_out(np.repeat(x, attrs["repeats"], axis=axis % x.ndim))
 
 
 def _repeat_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     repeats, axis = call.attrs["repeats"], call.attrs.get("axis")
 
     def fte(x):
         if axis is None:
-            x = te_reshape(x, [C.shape_product(x.shape)])
+            x = te_reshape(x, [common.shape_product(x.shape)])
             a = 0
         else:
             a = axis % len(x.shape)
         shape = list(x.shape)
-        shape[a] = O.mul(_I64(repeats), shape[a])
+        shape[a] = te_ops.mul(_I64(repeats), shape[a])
 
         def f(*i):
             idx = list(i)
-            idx[a] = O.floordiv(i[a], _I64(repeats)) if repeats else i[a]
+            idx[a] = te_ops.floordiv(i[a], _I64(repeats)) if repeats else i[a]
             return x(*idx)
 
         return te.compute(shape, f, name="T_repeat", index_names=_axes_names(len(shape)))
@@ -1024,11 +1031,11 @@ def _repeat_legalize(call, ctx):
 
 def _tile_infer(call, ctx):
     """OP.tile.C1-C2 (TVM's ``InferStructInfoTile``)."""
-    data = C.tensor_args(call, 1, ctx)[0]
+    data = common.tensor_args(call, 1, ctx)[0]
     reps = list(call.attrs["repeats"])
     if any(r < 0 for r in reps):  # C1
-        raise C.error(call, f"Tile requires non-negative repeats, got {reps}", ctx)
-    vals = U.shape_expr_values(data)
+        raise common.error(call, f"Tile requires non-negative repeats, got {reps}", ctx)
+    vals = manipulate_util.shape_expr_values(data)
     ndim, l = data.ndim, len(reps)
     if vals is None:
         if ndim == -1:
@@ -1047,12 +1054,12 @@ def _tile_infer(call, ctx):
         elif i < nd_delta:
             shape.append(_I64(reps[i - l_delta]))
         else:
-            shape.append(U.simplify(ctx, O.mul(vals[i - nd_delta], _I64(reps[i - l_delta]))))
+            shape.append(manipulate_util.simplify(ctx, te_ops.mul(vals[i - nd_delta], _I64(reps[i - l_delta]))))
     return TensorStructInfo(rx.ShapeExpr(tuple(shape)), data.dtype, vdevice=data.vdevice)
 
 
 def _tile_ref(args, attrs, call, ctx):
-    return U.copy_out(np.tile(args[0], tuple(attrs["repeats"])))
+    return manipulate_util.copy_out(np.tile(args[0], tuple(attrs["repeats"])))
 
 
 def te_tile(x: te.Tensor, reps: Sequence[int]) -> te.Tensor:
@@ -1062,17 +1069,17 @@ def te_tile(x: te.Tensor, reps: Sequence[int]) -> te.Tensor:
         dshape, rshape = list(x.shape), [_I64(1)] * (ndim - rdim) + [_I64(r) for r in reps]
     else:
         dshape, rshape = [_I64(1)] * (rdim - ndim) + list(x.shape), [_I64(r) for r in reps]
-    shape = [O.mul(d, r) for d, r in zip(dshape, rshape)]
+    shape = [te_ops.mul(d, r) for d, r in zip(dshape, rshape)]
     names = _axes_names(len(shape))
     if _is_empty(shape):
-        return te.compute(shape, lambda *i: O.cast(x.dtype, 0), name="T_tile", index_names=names)
+        return te.compute(shape, lambda *i: te_ops.cast(x.dtype, 0), name="T_tile", index_names=names)
     off = max(rdim - ndim, 0)
-    return te.compute(shape, lambda *i: x(*[O.floormod(i[off + k], x.shape[k]) for k in range(ndim)]),
+    return te.compute(shape, lambda *i: x(*[te_ops.floormod(i[off + k], x.shape[k]) for k in range(ndim)]),
                       name="T_tile", index_names=names)
 
 
 def _tile_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     reps = list(call.attrs["repeats"])
     return ctx.call_te(lambda x: te_tile(x, reps), call.args[0], primfunc_name_hint="tile")
@@ -1081,29 +1088,29 @@ def _tile_legalize(call, ctx):
 def _flip_infer(call, ctx):
     """OP.flip.C1 (TVM's ``InferStructInfoFlip``)."""
     if len(call.args) != 1:
-        raise C.error(call, "Flip op should take 1 argument", ctx)
-    data = C.tensor_args(call, 1, ctx)[0]
+        raise common.error(call, "Flip op should take 1 argument", ctx)
+    data = common.tensor_args(call, 1, ctx)[0]
     axis = call.attrs["axis"]
     if data.ndim != -1 and not -data.ndim <= axis < data.ndim:
-        raise C.error(call, "Flip requires the input axis belongs range [-ndim, ndim - 1]. However, the input "
-                            f"axis is {axis}, while ndim is {data.ndim}", ctx)
+        raise common.error(call, "Flip requires the input axis belongs range [-ndim, ndim - 1]. However, the input "
+                                 f"axis is {axis}, while ndim is {data.ndim}", ctx)
     return data
 
 
 def _flip_ref(args, attrs, call, ctx):
     x = args[0]
-    return U.copy_out(np.flip(x, axis=attrs["axis"] % x.ndim))
+    return manipulate_util.copy_out(np.flip(x, axis=attrs["axis"] % x.ndim))
 
 
 def _flip_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     axis = call.attrs["axis"] % call.args[0].struct_info.ndim
 
     def fte(x):
         def f(*i):
             idx = list(i)
-            idx[axis] = O.sub(O.sub(x.shape[axis], _I64(1)), i[axis])
+            idx[axis] = te_ops.sub(te_ops.sub(x.shape[axis], _I64(1)), i[axis])
             return x(*idx)
         return te.compute(x.shape, f, name="T_reverse_sequence", index_names=_axes_names(len(x.shape)))
 
@@ -1118,19 +1125,19 @@ def _flip_legalize(call, ctx):
 def _stack_infer(call, ctx):
     """OP.stack.C1-C5 (TVM's ``InferStructInfoStack``)."""
     if len(call.args) != 1:
-        raise C.error(call, "Stack op should have 1 argument", ctx)
-    fields = U.tuple_tensor_fields(call, 0, ctx)  # C1
+        raise common.error(call, "Stack op should have 1 argument", ctx)
+    fields = manipulate_util.tuple_tensor_fields(call, 0, ctx)  # C1
     if not fields:
-        raise C.error(call, "Stack op expects at least one tensor in the input Tuple. However, the given "
-                            "input Tuple is empty.", ctx)
+        raise common.error(call, "Stack op expects at least one tensor in the input Tuple. However, the given "
+                                 "input Tuple is empty.", ctx)
     first_ndim = fields[0].ndim
     for s in fields:  # C3
         if s.ndim != -1 and first_ndim != -1 and s.ndim != first_ndim:
-            raise C.error(call, f"Stack expects all input tensors to have same ndim. Found {first_ndim} and "
-                                f"{s.ndim}", ctx)
+            raise common.error(call, f"Stack expects all input tensors to have same ndim. Found {first_ndim} and "
+                                     f"{s.ndim}", ctx)
     dtype, vdev = _tuple_common(call, ctx, fields, "Stack")  # C2
     out_ndim = first_ndim + 1  # TVM: an unknown first rank gives 0 output dims, so every axis fails
-    axis = C.normalize_axis(call, out_ndim, call.attrs.get("axis", 0) or 0, ctx)  # C4
+    axis = common.normalize_axis(call, out_ndim, call.attrs.get("axis", 0) or 0, ctx)  # C4
     values, unknown = _shape_values_for_check(fields)
     if len(fields) == 1:
         if not values:
@@ -1143,10 +1150,10 @@ def _stack_infer(call, ctx):
     maybe = False
     for d in range(len(values[0])):  # C5
         for v in values[1:]:
-            if U.prove_not_equal(ctx, v[d], values[0][d]):
-                raise C.error(call, "Stack expects all input tensors to have identical shapes. Dimension "
-                                    f"{d} differs between tensors: {values[0][d]} vs {v[d]}", ctx)
-            if not C.prove_equal(ctx, v[d], values[0][d]):
+            if manipulate_util.prove_not_equal(ctx, v[d], values[0][d]):
+                raise common.error(call, "Stack expects all input tensors to have identical shapes. Dimension "
+                                         f"{d} differs between tensors: {values[0][d]} vs {v[d]}", ctx)
+            if not common.prove_equal(ctx, v[d], values[0][d]):
                 maybe = True
     if unknown or maybe:
         return TensorStructInfo(None, dtype, out_ndim, vdev)
@@ -1159,22 +1166,22 @@ def _stack_ref(args, attrs, call, ctx):
     xs = list(args[0])
     for x in xs[1:]:
         if x.shape != xs[0].shape:  # C5 at run time
-            raise U.runtime_error(call, f"cannot stack tensors of shapes {xs[0].shape} and {x.shape}")
+            raise manipulate_util.runtime_error(call, f"cannot stack tensors of shapes {xs[0].shape} and {x.shape}")
     axis = (attrs.get("axis", 0) or 0) % (xs[0].ndim + 1)
-    return U.copy_out(np.stack(xs, axis=axis))
+    return manipulate_util.copy_out(np.stack(xs, axis=axis))
 
 
 def _stack_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
-    fields = U.tuple_fields(call.args[0])
+    fields = manipulate_util.tuple_fields(call.args[0])
     axis = (call.attrs.get("axis", 0) or 0) % call.struct_info.ndim
     checks: List[Tuple[P.PrimExpr, str]] = []
 
     def fte(*xs):
         for x in xs[1:]:
             for d in range(len(x.shape)):
-                checks.append((O.eq(x.shape[d], xs[0].shape[d]), f"stack: dimension {d} differs"))
+                checks.append((te_ops.eq(x.shape[d], xs[0].shape[d]), f"stack: dimension {d} differs"))
         shape = list(xs[0].shape)
         shape.insert(axis, _I64(len(xs)))
 
@@ -1182,12 +1189,12 @@ def _stack_legalize(call, ctx):
             idx = [v for k, v in enumerate(i) if k != axis]
             ret = xs[0](*idx)
             for k in range(len(xs) - 1):
-                ret = O.if_then_else(O.eq(i[axis], _I64(k + 1)), xs[k + 1](*idx), ret)
+                ret = te_ops.if_then_else(te_ops.eq(i[axis], _I64(k + 1)), xs[k + 1](*idx), ret)
             return ret
 
         return te.compute(shape, f, name="T_stack", index_names=_axes_names(len(shape)))
 
-    return U.call_te_with_asserts(ctx, fte, fields, "stack", checks)
+    return manipulate_util.call_te_with_asserts(ctx, fte, fields, "stack", checks)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1198,28 +1205,28 @@ def _stack_legalize(call, ctx):
 def _meshgrid_infer(call, ctx):
     """OP.meshgrid.C1-C4 (TVM's ``InferStructInfoMeshgrid``)."""
     if len(call.args) != 1:
-        raise C.error(call, "meshgrid op expects 1 Tuple input argument.", ctx)
-    fields = U.tuple_tensor_fields(call, 0, ctx)
+        raise common.error(call, "meshgrid op expects 1 Tuple input argument.", ctx)
+    fields = manipulate_util.tuple_tensor_fields(call, 0, ctx)
     if not fields:
-        raise C.error(call, "meshgrid expects at least one 1D tensor in the input Tuple.", ctx)
+        raise common.error(call, "meshgrid expects at least one 1D tensor in the input Tuple.", ctx)
     indexing = call.attrs.get("indexing", "ij") or "ij"
     if indexing not in ("ij", "xy"):  # C4
-        raise C.error(call, f"meshgrid indexing must be 'ij' or 'xy', got {indexing!r}", ctx)
+        raise common.error(call, f"meshgrid indexing must be 'ij' or 'xy', got {indexing!r}", ctx)
     lengths, unknown = [], False
     dtype, vdev = "void", None
     vdev_unknown = False
     for i, s in enumerate(fields):
         if s.ndim != 1:  # C1
-            raise C.error(call, f"meshgrid expects each input tensor to be 1D. Got ndim = {s.ndim} at index {i}",
-                          ctx)
+            raise common.error(call, f"meshgrid expects each input tensor to be 1D. Got ndim = {s.ndim} at index {i}",
+                               ctx)
         if s.dtype == "void":
             continue
         if dtype == "void":
             dtype = s.dtype
         elif s.dtype != dtype:  # C2
-            raise C.error(call, "meshgrid expects all input tensors to have the same dtype. Found "
-                                f"{s.dtype} and {dtype}", ctx)
-        vals = U.shape_expr_values(s)
+            raise common.error(call, "meshgrid expects all input tensors to have the same dtype. Found "
+                                     f"{s.dtype} and {dtype}", ctx)
+        vals = manipulate_util.shape_expr_values(s)
         if vals is not None:
             lengths.append(vals[0])
         else:
@@ -1245,13 +1252,13 @@ def _meshgrid_infer(call, ctx):
 def _meshgrid_ref(args, attrs, call, ctx):
     xs = list(args[0])
     indexing = attrs.get("indexing", "ij") or "ij"
-    return tuple(U.copy_out(g) for g in np.meshgrid(*xs, indexing=indexing))
+    return tuple(manipulate_util.copy_out(g) for g in np.meshgrid(*xs, indexing=indexing))
 
 
 def _meshgrid_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
-    fields = U.tuple_fields(call.args[0])
+    fields = manipulate_util.tuple_fields(call.args[0])
     cart = (call.attrs.get("indexing", "ij") or "ij") == "xy" and len(fields) >= 2
 
     def fte(*xs):

@@ -31,7 +31,7 @@ from ..ir import tir
 from ..ir.struct_info import (
     PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
 )
-from . import common as C
+from . import common
 
 # ---------------------------------------------------------------------------------------------------
 # Inference helpers
@@ -51,24 +51,24 @@ def int64(v: int) -> P.IntImm:
 
 def tensor_input(call: rx.Call, i: int, ctx: Any, op_title: str, what: str) -> TensorStructInfo:
     """Argument ``i`` must be a tensor: ``<op_title> requires the input <what> to be a Tensor``."""
-    s = C.arg_sinfo(call, i, ctx)
+    s = common.arg_sinfo(call, i, ctx)
     if not isinstance(s, TensorStructInfo):
-        raise C.error(call, f"{op_title} requires the input {what} to be a Tensor. However, the given one "
-                            f"has struct info {C.describe_sinfo(s)}", ctx)
+        raise common.error(call, f"{op_title} requires the input {what} to be a Tensor. However, the given one "
+                                 f"has struct info {common.describe_sinfo(s)}", ctx)
     return s
 
 
 def shape_input(call: rx.Call, i: int, ctx: Any, op_title: str, what: str = "shape") -> ShapeStructInfo:
-    s = C.arg_sinfo(call, i, ctx)
+    s = common.arg_sinfo(call, i, ctx)
     if not isinstance(s, ShapeStructInfo):
-        raise C.error(call, f"{op_title} requires the input {what} to be Shape. However, the given one has "
-                            f"struct info {C.describe_sinfo(s)}", ctx)
+        raise common.error(call, f"{op_title} requires the input {what} to be Shape. However, the given one has "
+                                 f"struct info {common.describe_sinfo(s)}", ctx)
     return s
 
 
 def tuple_tensor_fields(call: rx.Call, i: int, ctx: Any) -> List[TensorStructInfo]:
     """TVM's ``GetTensorStructInfoFromTuple``: argument ``i`` is a tuple of tensors."""
-    return C.tuple_of_tensors_arg(call, i, ctx)
+    return common.tuple_of_tensors_arg(call, i, ctx)
 
 
 def simplify(ctx: Any, e: P.PrimExpr) -> P.PrimExpr:
@@ -128,7 +128,7 @@ def int_value(v: Any) -> int:
 
 
 def runtime_error(call: rx.Call, message: str) -> OpRuntimeError:
-    return OpRuntimeError(f"{C.op_name(call)}: {message}", call.span)
+    return OpRuntimeError(f"{common.op_name(call)}: {message}", call.span)
 
 
 def _eval_dims(ctx: Any, dims: Sequence[P.PrimExpr]) -> Optional[Tuple[int, ...]]:

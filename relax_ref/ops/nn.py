@@ -30,10 +30,10 @@ from ..errors import OpRuntimeError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from . import common as C
-from . import nn_common as N
+from . import common
+from . import nn_common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .args import OpArgs
 from .checks import check_axis, float_only
 from .opdef import OpDef, arg, attr
@@ -71,13 +71,13 @@ def _axis_names(n: int, prefix: str = "i") -> List[str]:
 def _softmax_infer(call, ctx):
     """OP.nn.softmax.C1-C2 (TVM's ``InferStructInfoSoftmax``): a float or bfloat16 tensor; the axis
     in range; the result is the input's struct info."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     if x.ndim == -1:
         return x
     if x.dtype != "void" and not (is_float(x.dtype) or x.dtype == "bfloat16"):
-        raise C.error(call, "Softmax requires the input tensor to have float dtype. However, the given input "
-                            f"dtype is {x.dtype}", ctx)
-    C.normalize_axis(call, x.ndim, int(call.attrs["axis"]), ctx)
+        raise common.error(call, "Softmax requires the input tensor to have float dtype. However, the given input "
+                                 f"dtype is {x.dtype}", ctx)
+    common.normalize_axis(call, x.ndim, int(call.attrs["axis"]), ctx)
     return x
 
 
@@ -93,18 +93,18 @@ def _softmax_axis(call, x: np.ndarray) -> int:
 
 def softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
     """OP.nn.softmax.C3: TOPI's four stages, each rounded to the dtype."""
-    dt = N.dtype_of(x)
-    f = N.FloatOps(dt)
-    m = N.tir_max_reduce(x, axis, keepdims=True)
+    dt = nn_common.dtype_of(x)
+    f = nn_common.FloatOps(dt)
+    m = nn_common.tir_max_reduce(x, axis, keepdims=True)
     e = f.intrin("exp", f.sub(x, m))
     s = f.sum(e, axis=axis, keepdims=True)
     return f.div(e, s)
 
 
 def log_softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
-    dt = N.dtype_of(x)
-    f = N.FloatOps(dt)
-    m = N.tir_max_reduce(x, axis, keepdims=True)
+    dt = nn_common.dtype_of(x)
+    f = nn_common.FloatOps(dt)
+    m = nn_common.tir_max_reduce(x, axis, keepdims=True)
     s = f.sum(f.intrin("exp", f.sub(x, m)), axis=axis, keepdims=True)
     return f.sub(f.sub(x, m), f.intrin("log", s))
 
@@ -136,12 +136,12 @@ def te_softmax(x: te.Tensor, axis: int) -> te.Tensor:
     k1 = te.reduce_axis(shape[axis], "k")
     maxelem = te.compute(reduced, lambda *i: te.max(x(*_insert(i, axis, k1)), axis=k1), name="T_softmax_maxelem",
                          index_names=_axis_names(len(reduced)))
-    exp = te.compute(shape, lambda *i: te.exp(O.sub(x(*i), maxelem(*_drop(i, axis)))), name="T_softmax_exp",
+    exp = te.compute(shape, lambda *i: te.exp(te_ops.sub(x(*i), maxelem(*_drop(i, axis)))), name="T_softmax_exp",
                      index_names=_axis_names(len(shape)))
     k2 = te.reduce_axis(shape[axis], "k")
     expsum = te.compute(reduced, lambda *i: te.sum(exp(*_insert(i, axis, k2)), axis=k2), name="T_softmax_expsum",
                         index_names=_axis_names(len(reduced)))
-    return te.compute(shape, lambda *i: O.div(exp(*i), expsum(*_drop(i, axis))), name="T_softmax_norm",
+    return te.compute(shape, lambda *i: te_ops.div(exp(*i), expsum(*_drop(i, axis))), name="T_softmax_norm",
                       attrs={"axis": axis}, index_names=_axis_names(len(shape)))
 
 
@@ -154,10 +154,10 @@ def te_log_softmax(x: te.Tensor, axis: int) -> te.Tensor:
     maxelem = te.compute(reduced, lambda *i: te.max(x(*_insert(i, axis, k1)), axis=k1), name="T_softmax_maxelem",
                          index_names=_axis_names(len(reduced)))
     k2 = te.reduce_axis(shape[axis], "k")
-    expsum = te.compute(reduced, lambda *i: te.sum(te.exp(O.sub(x(*_insert(i, axis, k2)), maxelem(*i))), axis=k2),
+    expsum = te.compute(reduced, lambda *i: te.sum(te.exp(te_ops.sub(x(*_insert(i, axis, k2)), maxelem(*i))), axis=k2),
                         name="compute", index_names=_axis_names(len(reduced)))
-    return te.compute(shape, lambda *i: O.sub(O.sub(x(*i), maxelem(*_drop(i, axis))),
-                                              te.log(expsum(*_drop(i, axis)))),
+    return te.compute(shape, lambda *i: te_ops.sub(te_ops.sub(x(*i), maxelem(*_drop(i, axis))),
+                                                   te.log(expsum(*_drop(i, axis)))),
                       name="compute", attrs={"axis": axis}, index_names=_axis_names(len(shape)))
 
 
@@ -180,18 +180,18 @@ PAD_MODES = ("constant", "reflect", "replicate", "circular")
 def _pad_infer(call, ctx):
     """OP.nn.pad.C1-C3 (TVM's ``InferStructInfoPad``): ``pad_width`` has two values per dim; each dim
     grows by ``before + after``; the result has no vdevice (as TVM)."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     mode = call.attrs.get("pad_mode", "constant")
     if mode not in PAD_MODES:
-        raise C.error(call, f"unknown pad_mode {mode!r}; expected one of {', '.join(PAD_MODES)}", ctx)
+        raise common.error(call, f"unknown pad_mode {mode!r}; expected one of {', '.join(PAD_MODES)}", ctx)
     widths = tuple(int(v) for v in call.attrs["pad_width"])
     if x.ndim == -1 or len(widths) != 2 * x.ndim:
-        raise C.error(call, f"Illegal pad_width {list(widths)} for a tensor of "
-                            f"{'unknown rank' if x.ndim == -1 else f'rank {x.ndim}'} (two values per dim)", ctx)
-    vals = N.shape_expr_values(x)
+        raise common.error(call, f"Illegal pad_width {list(widths)} for a tensor of "
+                                 f"{'unknown rank' if x.ndim == -1 else f'rank {x.ndim}'} (two values per dim)", ctx)
+    vals = nn_common.shape_expr_values(x)
     if vals is None:
         return TensorStructInfo(None, x.dtype, x.ndim)
-    out = [O.add(v, N.i64(widths[2 * i] + widths[2 * i + 1])) for i, v in enumerate(vals)]
+    out = [te_ops.add(v, nn_common.i64(widths[2 * i] + widths[2 * i + 1])) for i, v in enumerate(vals)]
     return TensorStructInfo(rx.ShapeExpr(tuple(out)), x.dtype)
 
 
@@ -238,10 +238,11 @@ def pad_plan(op: str, shape: Sequence[int], widths: Sequence[int], mode: str
 
 def pad_np(call, x: np.ndarray, widths: Sequence[int], mode: str, value: float) -> np.ndarray:
     """OP.nn.pad.C4: out[i] = x[map(i - before)] per axis (the plan of :func:`pad_plan`)."""
-    idx_per_axis, valid_per_axis = pad_plan(C.op_name(call), x.shape, widths, mode)
+    idx_per_axis, valid_per_axis = pad_plan(common.op_name(call), x.shape, widths, mode)
     if x.size == 0:
         out_shape = tuple(len(i) for i in idx_per_axis)
-        return np.full(out_shape, N.tir_cast(np.array(value, dtype=np.float64), N.dtype_of(x)), dtype=x.dtype)
+        return np.full(out_shape, nn_common.tir_cast(np.array(value, dtype=np.float64), nn_common.dtype_of(x)),
+                       dtype=x.dtype)
     out = x[np.ix_(*idx_per_axis)] if x.ndim else x.copy()
     if mode == "constant" and x.ndim:
         mask = np.ones(out.shape, dtype=bool)
@@ -249,7 +250,7 @@ def pad_np(call, x: np.ndarray, widths: Sequence[int], mode: str, value: float) 
             shape = [1] * x.ndim
             shape[d] = len(v)
             mask &= v.reshape(shape)
-        fill = N.tir_cast(np.array(value, dtype=np.float64), N.dtype_of(x))
+        fill = nn_common.tir_cast(np.array(value, dtype=np.float64), nn_common.dtype_of(x))
         out = np.where(mask, out, fill).astype(x.dtype)
     return np.ascontiguousarray(out)
 
@@ -281,26 +282,26 @@ def te_pad(x: te.Tensor, before: Sequence[Any], after: Sequence[Any], pad_value:
     """TOPI ``pad`` (constant): ``if_then_else(inside, x[i - before], pad_value)``; axes without
     padding index directly."""
     n = x.ndim
-    out_shape = [O.add(O.add(x.shape[i], before[i]), after[i]) for i in range(n)]
-    value = pad_value if isinstance(pad_value, P.PrimExpr) else O.const(pad_value, x.dtype)
+    out_shape = [te_ops.add(te_ops.add(x.shape[i], before[i]), after[i]) for i in range(n)]
+    value = pad_value if isinstance(pad_value, P.PrimExpr) else te_ops.const(pad_value, x.dtype)
 
     def f(*i):
         conds = []
         idx = []
         for d in range(n):
             b, a = before[d], after[d]
-            if O.is_const(O.as_expr(b), 0) and O.is_const(O.as_expr(a), 0):
+            if te_ops.is_const(te_ops.as_expr(b), 0) and te_ops.is_const(te_ops.as_expr(a), 0):
                 idx.append(i[d])
             else:
-                idx.append(O.sub(i[d], b))
-                conds.append(O.le(b, i[d]))
-                conds.append(O.lt(i[d], O.add(x.shape[d], b)))
+                idx.append(te_ops.sub(i[d], b))
+                conds.append(te_ops.le(b, i[d]))
+                conds.append(te_ops.lt(i[d], te_ops.add(x.shape[d], b)))
         if not conds:
             return x(*idx)
         c = conds[0]
         for more in conds[1:]:
-            c = O.logical_and(c, more)
-        return O.if_then_else(c, x(*idx), value)
+            c = te_ops.logical_and(c, more)
+        return te_ops.if_then_else(c, x(*idx), value)
 
     names = index_names or _axis_names(n)
     return te.compute(out_shape, f, name=name, index_names=names)
@@ -308,22 +309,23 @@ def te_pad(x: te.Tensor, before: Sequence[Any], after: Sequence[Any], pad_value:
 
 def _te_mode_pad(x: te.Tensor, before, after, mode: str) -> te.Tensor:
     n = x.ndim
-    out_shape = [O.add(O.add(x.shape[i], before[i]), after[i]) for i in range(n)]
+    out_shape = [te_ops.add(te_ops.add(x.shape[i], before[i]), after[i]) for i in range(n)]
 
     def f(*i):
         idx = []
         for d in range(n):
             size = x.shape[d]
-            orig = O.sub(i[d], before[d])
+            orig = te_ops.sub(i[d], before[d])
             if mode == "reflect":
-                idx.append(O.if_then_else(O.lt(orig, 0), O.neg(orig),
-                                          O.if_then_else(O.ge(orig, size), O.sub(O.sub(O.mul(2, size), 2), orig),
-                                                         orig)))
+                idx.append(te_ops.if_then_else(te_ops.lt(orig, 0), te_ops.neg(orig),
+                                               te_ops.if_then_else(te_ops.ge(orig, size),
+                                                                   te_ops.sub(te_ops.sub(te_ops.mul(2, size), 2), orig),
+                                                              orig)))
             elif mode == "replicate":
-                idx.append(O.if_then_else(O.lt(orig, 0), N.i64(0),
-                                          O.if_then_else(O.ge(orig, size), O.sub(size, 1), orig)))
+                idx.append(te_ops.if_then_else(te_ops.lt(orig, 0), nn_common.i64(0),
+                                               te_ops.if_then_else(te_ops.ge(orig, size), te_ops.sub(size, 1), orig)))
             else:
-                idx.append(O.floormod(O.add(orig, size), size))
+                idx.append(te_ops.floormod(te_ops.add(orig, size), size))
         return x(*idx)
 
     names = {"reflect": "ReflectPadInput", "replicate": "ReplicatePadInput", "circular": "CircularPadInput"}
@@ -334,7 +336,7 @@ def _pad_legalize(call, ctx):
     if not legalizable(call):
         return None
     widths = [int(v) for v in call.attrs["pad_width"]]
-    before, after = [N.i64(v) for v in widths[::2]], [N.i64(v) for v in widths[1::2]]
+    before, after = [nn_common.i64(v) for v in widths[::2]], [nn_common.i64(v) for v in widths[1::2]]
     mode = call.attrs.get("pad_mode", "constant")
     if mode == "constant":
         value = float(call.attrs.get("pad_value", 0.0))
@@ -354,15 +356,15 @@ def _prelu_infer(call, ctx):
     rejected) and an axis in range; ``alpha`` must be a tensor and is otherwise unchecked; the
     result is the data's struct info."""
     if len(call.args) != 2:
-        raise C.error(call, f"the operator expects 2 arguments, but was called with {len(call.args)}", ctx)
-    x = C.tensor_arg(call, 0, ctx, "data")
-    C.tensor_arg(call, 1, ctx, "alpha")
+        raise common.error(call, f"the operator expects 2 arguments, but was called with {len(call.args)}", ctx)
+    x = common.tensor_arg(call, 0, ctx, "data")
+    common.tensor_arg(call, 1, ctx, "alpha")
     if x.ndim == -1:
         return x
     if x.dtype != "void" and not is_float(x.dtype):
-        raise C.error(call, "Prelu requires the input tensor to have float dtype. However, the given input dtype "
-                            f"is {x.dtype}", ctx)
-    C.normalize_axis(call, x.ndim, int(call.attrs["axis"]), ctx)
+        raise common.error(call, "Prelu requires the input tensor to have float dtype. However, the given input dtype "
+                                 f"is {x.dtype}", ctx)
+    common.normalize_axis(call, x.ndim, int(call.attrs["axis"]), ctx)
     return x
 
 
@@ -387,13 +389,13 @@ def _check_prelu(args: OpArgs) -> None:
 
 def _prelu_ref(args, attrs, call, ctx):
     x, alpha = args
-    dt = N.dtype_of(x)
+    dt = nn_common.dtype_of(x)
     axis = int(attrs["axis"]) % max(x.ndim, 1)
     shape = [1] * x.ndim
     shape[axis] = alpha.shape[0]
-    a = N.tir_cast(alpha, dt).reshape(shape)
-    f = N.FloatOps(dt)
-    return np.where(x > N.float_const(0, dt), x, f.mul(x, a)).astype(x.dtype)
+    a = nn_common.tir_cast(alpha, dt).reshape(shape)
+    f = nn_common.FloatOps(dt)
+    return np.where(x > nn_common.float_const(0, dt), x, f.mul(x, a)).astype(x.dtype)
 
 
 def te_prelu(x: te.Tensor, slope: te.Tensor, axis: int) -> te.Tensor:
@@ -402,8 +404,8 @@ def te_prelu(x: te.Tensor, slope: te.Tensor, axis: int) -> te.Tensor:
     if isinstance(slope.shape[0], P.IntImm) and slope.shape[0].value == 1:
         s0 = slope
         slope = te.compute((x.shape[axis],), lambda c: s0(0), name="slope_broadcasted")
-    return te.compute(x.shape, lambda *i: O.select(O.gt(x(*i), O.const(0, x.dtype)), x(*i),
-                                                   O.mul(x(*i), slope(i[axis]))),
+    return te.compute(x.shape, lambda *i: te_ops.select(te_ops.gt(x(*i), te_ops.const(0, x.dtype)), x(*i),
+                                                        te_ops.mul(x(*i), slope(i[axis]))),
                       name="compute", index_names=_axis_names(x.ndim))
 
 
@@ -415,7 +417,7 @@ def _prelu_legalize(call, ctx):
     a0 = alpha.shape.values[0] if alpha.ndim == 1 else None
     if alpha.ndim != 1:
         return None
-    if not (isinstance(a0, P.IntImm) and a0.value == 1 or C.prove_equal(ctx, a0, x.shape.values[axis])):
+    if not (isinstance(a0, P.IntImm) and a0.value == 1 or common.prove_equal(ctx, a0, x.shape.values[axis])):
         return None  # TOPI's prelu requires a static match of the slope length
     return ctx.call_te(lambda d, s: te_prelu(d, s, axis), call.args[0], call.args[1], primfunc_name_hint="prelu")
 
@@ -427,20 +429,20 @@ def _prelu_legalize(call, ctx):
 
 def _batch_flatten_infer(call, ctx):
     """OP.nn.batch_flatten.C1-C2: rank >= 2; ``(d0, d1 * d2 * ...)`` (rank 2 is returned unchanged)."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     if x.ndim == -1:
         return TensorStructInfo(None, x.dtype, 2, x.vdevice)
     if x.ndim < 2:
-        raise C.error(call, f"batch_flatten expects input tensor to have at least 2 dimensions, but got {x.ndim}",
-                      ctx)
+        raise common.error(call, f"batch_flatten expects input tensor to have at least 2 dimensions, but got {x.ndim}",
+                           ctx)
     if x.ndim == 2:
         return x
-    vals = N.shape_expr_values(x)
+    vals = nn_common.shape_expr_values(x)
     if vals is None:
         return TensorStructInfo(None, x.dtype, 2, x.vdevice)
-    flat = N.i64(1)
+    flat = nn_common.i64(1)
     for v in vals[1:]:
-        flat = O.mul(flat, v)
+        flat = te_ops.mul(flat, v)
     return TensorStructInfo(rx.ShapeExpr((vals[0], flat)), x.dtype, vdevice=x.vdevice)
 
 
@@ -473,25 +475,25 @@ def _batch_flatten_legalize(call, ctx):
 def _pixel_shuffle_infer(call, ctx):
     """OP.nn.pixel_shuffle.C1-C3: ``upscale_factor > 0``; rank >= 3; the channel dim (``-3``) must be
     divisible by ``r * r`` when constant; ``(.., C / r^2, H * r, W * r)``; no vdevice (as TVM)."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     r = int(call.attrs["upscale_factor"])
     if r <= 0:
-        raise C.error(call, f"Upscale factor must be positive, got {r}", ctx)
+        raise common.error(call, f"Upscale factor must be positive, got {r}", ctx)
     if x.ndim == -1 or x.ndim < 3:
-        raise C.error(call, "PixelShuffle requires at least 3D input tensor"
-                            f"{'' if x.ndim == -1 else f', got rank {x.ndim}'}", ctx)
-    vals = N.shape_expr_values(x)
+        raise common.error(call, "PixelShuffle requires at least 3D input tensor"
+                                 f"{'' if x.ndim == -1 else f', got rank {x.ndim}'}", ctx)
+    vals = nn_common.shape_expr_values(x)
     if vals is None:
         return TensorStructInfo(None, x.dtype, x.ndim)
     c, h, w = vals[-3:]
     if isinstance(c, P.IntImm):
         if c.value % (r * r) != 0:
-            raise C.error(call, "Number of input channels must be divisible by the square of the upscale factor, "
-                                f"got {c.value} channels and factor {r}", ctx)
-        c_out: P.PrimExpr = N.i64(c.value // (r * r))
+            raise common.error(call, "Number of input channels must be divisible by the square of the upscale factor, "
+                                     f"got {c.value} channels and factor {r}", ctx)
+        c_out: P.PrimExpr = nn_common.i64(c.value // (r * r))
     else:
-        c_out = N.simplify(ctx, P.floordiv(c, N.i64(r * r)))
-    out = list(vals[:-3]) + [c_out, O.mul(h, N.i64(r)), O.mul(w, N.i64(r))]
+        c_out = nn_common.simplify(ctx, P.floordiv(c, nn_common.i64(r * r)))
+    out = list(vals[:-3]) + [c_out, te_ops.mul(h, nn_common.i64(r)), te_ops.mul(w, nn_common.i64(r))]
     return TensorStructInfo(rx.ShapeExpr(tuple(out)), x.dtype)
 
 
@@ -514,15 +516,15 @@ def _pixel_shuffle_ref(args, attrs, call, ctx):
 
 
 def te_pixel_shuffle(x: te.Tensor, r: int) -> te.Tensor:
-    rc = O.const(r, "int32")
+    rc = te_ops.const(r, "int32")
     c, h, w = x.shape[-3:]
-    out_shape = list(x.shape[:-3]) + [O.floordiv(c, O.mul(rc, rc)), O.mul(h, rc), O.mul(w, rc)]
+    out_shape = list(x.shape[:-3]) + [te_ops.floordiv(c, te_ops.mul(rc, rc)), te_ops.mul(h, rc), te_ops.mul(w, rc)]
 
     def f(*i):
         co, ho, wo = i[-3:]
-        hi, ho_off = O.floordiv(ho, rc), O.floormod(ho, rc)
-        wi, wo_off = O.floordiv(wo, rc), O.floormod(wo, rc)
-        ci = O.add(O.add(O.mul(O.mul(co, rc), rc), O.mul(ho_off, rc)), wo_off)
+        hi, ho_off = te_ops.floordiv(ho, rc), te_ops.floormod(ho, rc)
+        wi, wo_off = te_ops.floordiv(wo, rc), te_ops.floormod(wo, rc)
+        ci = te_ops.add(te_ops.add(te_ops.mul(te_ops.mul(co, rc), rc), te_ops.mul(ho_off, rc)), wo_off)
         return x(*(list(i[:-3]) + [ci, hi, wi]))
 
     return te.compute(out_shape, f, name="PixelShuffle", index_names=_axis_names(x.ndim))
@@ -542,7 +544,7 @@ def _pixel_shuffle_legalize(call, ctx):
 
 def _dropout_infer(call, ctx):
     """OP.nn.dropout.C1: one tensor; the result is ``(data, data)`` struct info."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     return TupleStructInfo((x, x))
 
 
@@ -563,7 +565,8 @@ OPS: List[OpDef] = []
 
 def _define_all() -> None:
     OPS.append(OpDef(name="relax.nn.softmax", script="R.nn.softmax",
-                   params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, check=_check_softmax, reference=_softmax_ref,
+                   params=(arg("data"), attr("axis", "int", -1)), infer=_softmax_infer, check=_check_softmax,
+                   reference=_softmax_ref,
                    legalize=_softmax_legalize(te_softmax, "softmax"), category="nn",
                    doc="``R.nn.softmax(data, axis=-1)``: exp(x - max) / sum(exp(x - max)) along axis "
                        "(OP.nn.softmax.C1-C3)."))
@@ -577,19 +580,21 @@ def _define_all() -> None:
                    params=(arg("data"), attr("pad_width", "ints"), attr("pad_mode", "str", "constant"),
                            attr("pad_value", "float", 0.0)),
                    infer=_pad_infer, check=_check_pad, reference=_pad_ref, legalize=_pad_legalize, category="nn",
-                   print_call=N.print_in_order(("pad_width", "pad_value", "pad_mode")),
+                   print_call=nn_common.print_in_order(("pad_width", "pad_value", "pad_mode")),
                    doc="``R.nn.pad(data, pad_width, pad_mode='constant', pad_value=0.0)`` (OP.nn.pad.C1-C4)."))
     OPS.append(OpDef(name="relax.nn.prelu", script="R.nn.prelu",
                    params=(arg("data"), arg("alpha"), attr("axis", "int", 1)), infer=_prelu_infer,
                    check=_check_prelu, reference=_prelu_ref, legalize=_prelu_legalize, category="nn",
                    doc="``R.nn.prelu(data, alpha, axis=1)``: x > 0 ? x : alpha[c] * x (OP.nn.prelu.C1-C3)."))
     OPS.append(OpDef(name="relax.nn.batch_flatten", script="R.nn.batch_flatten", params=(arg("data"),),
-                   infer=_batch_flatten_infer, check=_check_batch_flatten, reference=_batch_flatten_ref, legalize=_batch_flatten_legalize,
+                   infer=_batch_flatten_infer, check=_check_batch_flatten, reference=_batch_flatten_ref,
+                   legalize=_batch_flatten_legalize,
                    category="nn", doc="``R.nn.batch_flatten(data)``: reshape to (d0, d1*d2*...) "
                                       "(OP.nn.batch_flatten.C1-C2)."))
     OPS.append(OpDef(name="relax.nn.pixel_shuffle", script="R.nn.pixel_shuffle",
                    params=(arg("data"), attr("upscale_factor", "int")), infer=_pixel_shuffle_infer,
-                   check=_check_pixel_shuffle, reference=_pixel_shuffle_ref, legalize=_pixel_shuffle_legalize, category="nn",
+                   check=_check_pixel_shuffle, reference=_pixel_shuffle_ref, legalize=_pixel_shuffle_legalize,
+                   category="nn",
                    doc="``R.nn.pixel_shuffle(data, upscale_factor)``: (.., C*r*r, H, W) -> (.., C, H*r, W*r) "
                        "(OP.nn.pixel_shuffle.C1-C4)."))
     OPS.append(OpDef(name="relax.nn.dropout", script="R.nn.dropout", params=(arg("data"), attr("rate", "float", 0.5)),

@@ -33,10 +33,10 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import TensorStructInfo
-from . import common as C
-from . import nn_common as N
+from . import common
+from . import nn_common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .nn import legalizable, te_softmax
 from .args import OpArgs
 from .checks import float_only
@@ -81,31 +81,34 @@ def _parse(opdef: OpDef, args: list, kwargs: dict, span) -> rx.Call:
 
 def _attention_infer(call, ctx):
     """OP.nn.attention.C1-C4 (TVM's ``InferStructInfoAttention``)."""
-    n = 4 if C.op_name(call) == "relax.nn.attention_bias" else 3
+    n = 4 if common.op_name(call) == "relax.nn.attention_bias" else 3
     names = ("query", "key", "value", "bias")[:n]
-    ts = C.tensor_args(call, n, ctx, names)
+    ts = common.tensor_args(call, n, ctx, names)
     mask = call.attrs.get("causal_mask")
     if mask is not None and mask not in CAUSAL_MASKS:
-        raise C.error(call, f"causal_mask must be None, 'TopLeft' or 'BottomRight', got {mask!r}", ctx)
+        raise common.error(call, f"causal_mask must be None, 'TopLeft' or 'BottomRight', got {mask!r}", ctx)
     for t, nm in zip(ts[:3], names):
         if t.ndim != 4:
-            raise C.error(call, f"The {nm} should have 4 dimension, namely [batch size, sequence length, number of "
-                                "heads, dimension of heads].", ctx)
-    q, k, v = (N.shape_expr_values(t) for t in ts[:3])
+            raise common.error(call,
+                               f"The {nm} should have 4 dimension, namely [batch size, sequence length, number of "
+                                     "heads, dimension of heads].", ctx)
+    q, k, v = (nn_common.shape_expr_values(t) for t in ts[:3])
     if q is None or k is None or v is None:
         return TensorStructInfo(None, ts[0].dtype, 4, ts[0].vdevice)
     b, s, h, e = q
     skv, ev = k[1], v[3]
 
     def equal(a, c, m1, m2, dim):
-        if N.provably_unequal(ctx, a, c):
-            raise C.error(call, f"The {m1} {dim} and the {m2} {dim} should be the same. However, the {dim} of {m1} is "
-                                f"{a} while the {dim} of {m2} is {c}", ctx)
+        if nn_common.provably_unequal(ctx, a, c):
+            raise common.error(call,
+                               f"The {m1} {dim} and the {m2} {dim} should be the same. However, the {dim} of {m1} is "
+                                     f"{a} while the {dim} of {m2} is {c}", ctx)
 
     def multiple(a, c, m1, m2, dim):
-        if N.can_prove(ctx, P.ne(P.floormod(a, c), N.i64(0))):
-            raise C.error(call, f"The {m1} {dim} should be a multiple of {m2} {dim}. However, the {dim} of {m1} is {a} "
-                                f"while the {dim} of {m2} is {c}", ctx)
+        if nn_common.can_prove(ctx, P.ne(P.floormod(a, c), nn_common.i64(0))):
+            raise common.error(call,
+                               f"The {m1} {dim} should be a multiple of {m2} {dim}. However, the {dim} of {m1} is {a} "
+                                     f"while the {dim} of {m2} is {c}", ctx)
 
     equal(b, k[0], "query", "key", "batch size")
     equal(b, v[0], "query", "value", "batch size")
@@ -116,14 +119,14 @@ def _attention_infer(call, ctx):
     if n == 4:
         bias = ts[3]
         if bias.ndim != 4:
-            raise C.error(call, f"The bias should have 4 dimensions. However, the bias input has {bias.ndim} "
-                                "dimensions.", ctx)
-        bv = N.shape_expr_values(bias)
+            raise common.error(call, f"The bias should have 4 dimensions. However, the bias input has {bias.ndim} "
+                                     "dimensions.", ctx)
+        bv = nn_common.shape_expr_values(bias)
         if bv is not None:
             for a, c, dim in ((b, bv[0], "batch size"), (h, bv[1], "number of heads"), (s, bv[2], "sequence length")):
-                if N.provably_unequal(ctx, a, c) and not (isinstance(c, P.IntImm) and c.value == 1):
-                    raise C.error(call, f"The query {dim} and the bias {dim} should be the same or broadcastable. "
-                                        f"However, the {dim} of query is {a} while the {dim} of bias is {c}", ctx)
+                if nn_common.provably_unequal(ctx, a, c) and not (isinstance(c, P.IntImm) and c.value == 1):
+                    raise common.error(call, f"The query {dim} and the bias {dim} should be the same or broadcastable. "
+                                             f"However, the {dim} of query is {a} while the {dim} of bias is {c}", ctx)
             equal(skv, bv[3], "key", "bias", "sequence length")
     return TensorStructInfo(rx.ShapeExpr((b, s, h, ev)), ts[0].dtype, vdevice=ts[0].vdevice)
 
@@ -134,8 +137,8 @@ def _attention_infer(call, ctx):
 
 
 def attention_np(call, q, k, v, bias, scale: Optional[float], causal_mask: Optional[str]) -> np.ndarray:
-    dt = N.dtype_of(q)
-    f = N.FloatOps(dt)
+    dt = nn_common.dtype_of(q)
+    f = nn_common.FloatOps(dt)
     bsz, s, nh, e = q.shape
     skv, nkv = k.shape[1], k.shape[2]
     rep = nh // nkv
@@ -144,9 +147,9 @@ def attention_np(call, q, k, v, bias, scale: Optional[float], causal_mask: Optio
     vt = np.repeat(np.transpose(v, (0, 2, 1, 3)), rep, axis=1)
     cd = f.cd
     with np.errstate(all="ignore"):
-        p = N.rounded(np.matmul(qt.astype(cd), np.swapaxes(kt, -1, -2).astype(cd)), dt)
+        p = nn_common.rounded(np.matmul(qt.astype(cd), np.swapaxes(kt, -1, -2).astype(cd)), dt)
     if scale is not None:
-        p = f.mul(p, np.array(scale, dtype=np.float32).astype(N.np_dtype(dt)))
+        p = f.mul(p, np.array(scale, dtype=np.float32).astype(nn_common.np_dtype(dt)))
     else:
         p = f.div(p, f.intrin("sqrt", f.const(float(e))))
     if bias is not None:
@@ -160,12 +163,12 @@ def attention_np(call, q, k, v, bias, scale: Optional[float], causal_mask: Optio
         ex, ssum = _exp_sum(f, pm, keep)
         sm = f.div(ex, ssum)
     with np.errstate(all="ignore"):
-        o = N.rounded(np.matmul(sm.astype(cd), vt.astype(cd)), dt)  # (B, N, S, Hv)
+        o = nn_common.rounded(np.matmul(sm.astype(cd), vt.astype(cd)), dt)  # (B, N, S, Hv)
     return np.ascontiguousarray(np.transpose(o, (0, 2, 1, 3)))
 
 
-def _exp_sum(f: N.FloatOps, p: np.ndarray, keep: Optional[np.ndarray]):
-    m = N.tir_max_reduce(p, p.ndim - 1, keepdims=True)
+def _exp_sum(f: nn_common.FloatOps, p: np.ndarray, keep: Optional[np.ndarray]):
+    m = nn_common.tir_max_reduce(p, p.ndim - 1, keepdims=True)
     ex = f.intrin("exp", f.sub(p, m))
     if keep is not None:
         ex = np.where(keep, ex, f.const(0))
@@ -196,52 +199,53 @@ def te_attention(q: te.Tensor, k: te.Tensor, v: te.Tensor, bias: Optional[te.Ten
 
     b, s, nh, e = q.shape
     skv, ev = v.shape[1], v.shape[3]
-    bs = O.mul(b, nh)
+    bs = te_ops.mul(b, nh)
     q3 = te_reshape(te_transpose(q, [0, 2, 1, 3]), [bs, s, e])
     k3 = te_reshape(te_transpose(k, [0, 2, 1, 3]), [bs, skv, e])
     v3 = te_reshape(te_transpose(v, [0, 2, 1, 3]), [bs, skv, ev])
     r = te.reduce_axis(e, "k")
-    p = te.compute([bs, s, skv], lambda i, j, kk: te.sum(O.mul(q3(i, j, r), k3(i, kk, r)), axis=r),
+    p = te.compute([bs, s, skv], lambda i, j, kk: te.sum(te_ops.mul(q3(i, j, r), k3(i, kk, r)), axis=r),
                    name="T_batch_matmul_NT", index_names=["b", "i", "j"])
     if scale is not None:
-        p = te.compute(p.shape, lambda *i: O.mul(p(*i), O.cast(p.dtype, scale)), name="T_multiply",
+        p = te.compute(p.shape, lambda *i: te_ops.mul(p(*i), te_ops.cast(p.dtype, scale)), name="T_multiply",
                        index_names=_names(3))
     else:
-        p = te.compute(p.shape, lambda *i: O.div(p(*i), te.sqrt(O.cast(p.dtype, e))), name="T_divide",
+        p = te.compute(p.shape, lambda *i: te_ops.div(p(*i), te.sqrt(te_ops.cast(p.dtype, e))), name="T_divide",
                        index_names=_names(3))
     if bias is not None:
         p4 = te_reshape(p, [b, nh, s, skv])
 
         def add_bias(i0, i1, i2, i3):
             idx = [i0, i1, i2, i3]
-            bidx = [N.i64(0) if isinstance(bias.shape[d], P.IntImm) and bias.shape[d].value == 1 else idx[d]
+            bidx = [nn_common.i64(0) if isinstance(bias.shape[d], P.IntImm) and bias.shape[d].value == 1 else idx[d]
                     for d in range(4)]
-            return O.add(p4(*idx), bias(*bidx))
+            return te_ops.add(p4(*idx), bias(*bidx))
 
         p = te_reshape(te.compute([b, nh, s, skv], add_bias, name="T_add", index_names=_names(4)), [bs, s, skv])
     if causal_mask is None:
         sm = te_softmax(p, -1)
     else:
-        offset = N.i64(0) if causal_mask == "TopLeft" else O.abs_(O.sub(s, skv))
+        offset = nn_common.i64(0) if causal_mask == "TopLeft" else te_ops.abs_(te_ops.sub(s, skv))
 
         def keep(i, j):
-            return O.le(j, O.add(i, offset))
+            return te_ops.le(j, te_ops.add(i, offset))
 
-        zero = O.const(0, p.dtype)
-        pm = te.compute(p.shape, lambda a, i, j: O.select(keep(i, j), p(a, i, j), zero), name="trilu",
+        zero = te_ops.const(0, p.dtype)
+        pm = te.compute(p.shape, lambda a, i, j: te_ops.select(keep(i, j), p(a, i, j), zero), name="trilu",
                         index_names=["i0", "i1", "i2"])
         kk = te.reduce_axis(skv, "k")
         mx = te.compute([bs, s, 1], lambda a, i, _: te.max(pm(a, i, kk), axis=kk), name="T_max",
                         index_names=_names(3))
-        ex = te.compute(p.shape, lambda a, i, j: O.select(keep(i, j), te.exp(O.sub(pm(a, i, j), mx(a, i, N.i64(0)))),
-                                                          zero), name="trilu", index_names=["i0", "i1", "i2"])
+        ex = te.compute(p.shape, lambda a, i,
+                        j: te_ops.select(keep(i, j), te.exp(te_ops.sub(pm(a, i, j), mx(a, i, nn_common.i64(0)))),
+                                                               zero), name="trilu", index_names=["i0", "i1", "i2"])
         k2 = te.reduce_axis(skv, "k")
         ssum = te.compute([bs, s, 1], lambda a, i, _: te.sum(ex(a, i, k2), axis=k2), name="T_sum",
                           index_names=_names(3))
-        sm = te.compute(p.shape, lambda a, i, j: O.div(ex(a, i, j), ssum(a, i, N.i64(0))), name="T_divide",
+        sm = te.compute(p.shape, lambda a, i, j: te_ops.div(ex(a, i, j), ssum(a, i, nn_common.i64(0))), name="T_divide",
                         index_names=_names(3))
     r2 = te.reduce_axis(skv, "k")
-    o = te.compute([bs, s, ev], lambda i, j, kk: te.sum(O.mul(sm(i, j, r2), v3(i, r2, kk)), axis=r2),
+    o = te.compute([bs, s, ev], lambda i, j, kk: te.sum(te_ops.mul(sm(i, j, r2), v3(i, r2, kk)), axis=r2),
                    name="T_batch_matmul_NN", index_names=["b", "i", "j"])
     return te_transpose(te_reshape(o, [b, nh, s, ev]), [0, 2, 1, 3])
 
@@ -251,15 +255,15 @@ def _attention_legalize(call, ctx):
         return None
     a = call.attrs
     if a.get("window_size") is not None:
-        raise UnsupportedError(f"{C.op_name(call)}: sliding-window attention (window_size) cannot be legalized "
+        raise UnsupportedError(f"{common.op_name(call)}: sliding-window attention (window_size) cannot be legalized "
                                "(TVM 0.25 asserts the same)", call.span)
     q, k = call.args[0].struct_info, call.args[1].struct_info
     v = call.args[2].struct_info
-    if not (C.prove_equal(ctx, q.shape.values[2], k.shape.values[2])
-            and C.prove_equal(ctx, q.shape.values[2], v.shape.values[2])):
+    if not (common.prove_equal(ctx, q.shape.values[2], k.shape.values[2])
+            and common.prove_equal(ctx, q.shape.values[2], v.shape.values[2])):
         return None  # grouped-query attention: TVM's kernel assumes equal head counts
     scale, mask = a.get("scale"), a.get("causal_mask")
-    if C.op_name(call) == "relax.nn.attention_bias":
+    if common.op_name(call) == "relax.nn.attention_bias":
         return ctx.call_te(lambda q_, k_, v_, b_: te_attention(q_, k_, v_, b_, scale, mask), *call.args,
                            primfunc_name_hint="attention_bias")
     return ctx.call_te(lambda q_, k_, v_: te_attention(q_, k_, v_, None, scale, mask), *call.args,
@@ -338,8 +342,9 @@ def _define_all() -> None:
     for name, plain in _PLAIN.items():
         short = name.replace("relax.", "")
         OPS.append(OpDef(name=name, script=plain.script, params=plain.params, infer=_attention_infer,
-                       check=_check_attention, reference=_attention_ref, legalize=_attention_legalize, parse_call=_parse, category="nn",
-                       print_call=N.print_in_order(("scale", "causal_mask", "window_size")),
+                       check=_check_attention, reference=_attention_ref, legalize=_attention_legalize,
+                       parse_call=_parse, category="nn",
+                       print_call=nn_common.print_in_order(("scale", "causal_mask", "window_size")),
                        doc=f"``{plain.script}(query, key, value, bias=None, scale=None, causal_mask=None, "
                            f"window_size=None)``: scaled dot-product attention (OP.{short}.C1-C5)."))
 

@@ -31,7 +31,7 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from . import common as C
+from . import common
 from .opdef import OpDef, build_call
 
 I64 = "int64"
@@ -118,15 +118,15 @@ def layout_perm(call: rx.Call, layout: str, target: str, what: str, ctx: Any = N
     """``perm[i]`` = position in ``layout`` of the ``i``-th axis of ``target``. StructInfoError when
     the layout is not a permutation of ``target``; UnsupportedError for packed layouts."""
     if not isinstance(layout, str) or not layout:
-        raise C.error(call, f"the {what} layout must be a non-empty string, got {layout!r}", ctx)
+        raise common.error(call, f"the {what} layout must be a non-empty string, got {layout!r}", ctx)
     if any(not ch.isalpha() or ch.islower() for ch in layout):
         if all(ch.isalnum() for ch in layout):
-            raise UnsupportedError(f"{C.op_name(call)}: the packed {what} layout {layout!r} is not supported "
+            raise UnsupportedError(f"{common.op_name(call)}: the packed {what} layout {layout!r} is not supported "
                                    "(only permutations of the canonical layout are)", call.span)
-        raise C.error(call, f"the {what} layout {layout!r} is not a valid layout", ctx)
+        raise common.error(call, f"the {what} layout {layout!r} is not a valid layout", ctx)
     if len(set(layout)) != len(layout) or sorted(layout) != sorted(target):
-        raise C.error(call, f"the operator requires the given {what} layout to be convertible from {target} "
-                            f"layout. However, the given layout {layout} is not convertible.", ctx)
+        raise common.error(call, f"the operator requires the given {what} layout to be convertible from {target} "
+                                 f"layout. However, the given layout {layout} is not convertible.", ctx)
     return tuple(layout.index(a) for a in target)
 
 
@@ -154,8 +154,8 @@ def from_canonical(y: np.ndarray, perm: Sequence[int]) -> np.ndarray:
 def check_ndim(call: rx.Call, s: TensorStructInfo, ndim: int, layout: str, ctx: Any = None) -> None:
     """TVM's ``CheckNdimPerLayoutAndGetShape``: a known rank must equal the layout's."""
     if s.ndim != -1 and s.ndim != ndim:
-        raise C.error(call, f"layout {layout} requires the input to be {ndim}-dim tensor. However, the given "
-                            f"input has ndim {s.ndim}", ctx)
+        raise common.error(call, f"layout {layout} requires the input to be {ndim}-dim tensor. However, the given "
+                                 f"input has ndim {s.ndim}", ctx)
 
 
 def shape_expr_values(s: TensorStructInfo) -> Optional[Tuple[P.PrimExpr, ...]]:
@@ -211,7 +211,7 @@ def require_attr_len(call: rx.Call, name: str, n: int, ctx: Any = None) -> Tuple
     """An integer-list attribute of exactly ``n`` values (calls built without the constructor)."""
     v = call.attrs.get(name)
     if not isinstance(v, (list, tuple)) or len(v) != n:
-        raise C.error(call, f"the attribute {name} must have {n} values, got {v!r}", ctx)
+        raise common.error(call, f"the attribute {name} must have {n} values, got {v!r}", ctx)
     return tuple(int(x) for x in v)
 
 
@@ -344,7 +344,7 @@ def tir_max_reduce(x: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarr
 def check_float_tensor(call: rx.Call, x: np.ndarray, what: str = "data") -> str:
     dt = dtype_of(x)
     if not _dt.is_float(dt):
-        raise UnsupportedError(f"{C.op_name(call)}: {what} of dtype {dt} (only floats are supported)", call.span)
+        raise UnsupportedError(f"{common.op_name(call)}: {what} of dtype {dt} (only floats are supported)", call.span)
     return dt
 
 

@@ -35,10 +35,10 @@ from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo
-from . import common as C
-from . import nn_common as N
+from . import common
+from . import nn_common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .nn import legalizable, te_pad
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
@@ -68,9 +68,9 @@ def _make_constructor(op: str):
 
     def complete(attrs: Dict[str, Any], span):
         # conv1d does not repeat a single stride or dilation: TVM's constructor requires length 1
-        attrs["padding"] = N.complete_padding(attrs["padding"], nsp, script, span)
+        attrs["padding"] = nn_common.complete_padding(attrs["padding"], nsp, script, span)
         for key in ("strides", "dilation") + (("output_padding",) if transpose else ()):
-            attrs[key] = N.repeat_to(attrs[key], nsp, key, script, span)
+            attrs[key] = nn_common.repeat_to(attrs[key], nsp, key, script, span)
         if int(attrs["groups"]) <= 0:
             from ..errors import ParseError
 
@@ -91,67 +91,76 @@ def _make_constructor(op: str):
 
 def _conv_infer(call, ctx):
     """OP.nn.conv2d.C1-C6 (and the 1-d/3-d/transposed analogues)."""
-    nsp, transpose = _spec(C.op_name(call))
-    data, weight = C.tensor_args(call, 2, ctx, ("data", "weight"))
+    nsp, transpose = _spec(common.op_name(call))
+    data, weight = common.tensor_args(call, 2, ctx, ("data", "weight"))
     a = call.attrs
     dtgt, ktgt = _canonical(nsp, transpose)
-    strides = N.require_attr_len(call, "strides", nsp, ctx)
-    padding = N.require_attr_len(call, "padding", 2 * nsp, ctx)
-    dilation = N.require_attr_len(call, "dilation", nsp, ctx)
-    opad = N.require_attr_len(call, "output_padding", nsp, ctx) if transpose else (0,) * nsp
+    strides = nn_common.require_attr_len(call, "strides", nsp, ctx)
+    padding = nn_common.require_attr_len(call, "padding", 2 * nsp, ctx)
+    dilation = nn_common.require_attr_len(call, "dilation", nsp, ctx)
+    opad = nn_common.require_attr_len(call, "output_padding", nsp, ctx) if transpose else (0,) * nsp
     groups = int(a["groups"])
     if groups <= 0:
-        raise C.error(call, f"the number of groups must be positive, got {groups}", ctx)
-    dperm = N.layout_perm(call, a["data_layout"], dtgt, "data", ctx)
-    kperm = N.layout_perm(call, a["kernel_layout"], ktgt, "kernel", ctx)
-    operm = N.layout_perm(call, a["out_layout"], dtgt, "output", ctx)
-    N.check_ndim(call, data, nsp + 2, a["data_layout"], ctx)
-    N.check_ndim(call, weight, nsp + 2, a["kernel_layout"], ctx)
+        raise common.error(call, f"the number of groups must be positive, got {groups}", ctx)
+    dperm = nn_common.layout_perm(call, a["data_layout"], dtgt, "data", ctx)
+    kperm = nn_common.layout_perm(call, a["kernel_layout"], ktgt, "kernel", ctx)
+    operm = nn_common.layout_perm(call, a["out_layout"], dtgt, "output", ctx)
+    nn_common.check_ndim(call, data, nsp + 2, a["data_layout"], ctx)
+    nn_common.check_ndim(call, weight, nsp + 2, a["kernel_layout"], ctx)
     out_dtype = a.get("out_dtype", "void") or "void"
     if out_dtype == "void":
-        out_dtype = C.binary_arith_dtype(call, data, weight, ctx)
-    vdev = C.binary_vdevice(call, data, weight, ctx)
-    dvals, kvals = N.shape_expr_values(data), N.shape_expr_values(weight)
+        out_dtype = common.binary_arith_dtype(call, data, weight, ctx)
+    vdev = common.binary_vdevice(call, data, weight, ctx)
+    dvals, kvals = nn_common.shape_expr_values(data), nn_common.shape_expr_values(weight)
     if dvals is None or kvals is None:
         return TensorStructInfo(None, out_dtype, nsp + 2, vdev)
-    d = N.forward_shape(dvals, dperm)
-    k = N.forward_shape(kvals, kperm)
-    g = N.i64(groups)
+    d = nn_common.forward_shape(dvals, dperm)
+    k = nn_common.forward_shape(kvals, kperm)
+    g = nn_common.i64(groups)
     if not transpose:
-        if N.provably_unequal(ctx, d[1], P.mul(k[1], g)):
-            raise C.error(call, "The channel size of the data should equal to the product of input channel size of "
-                                f"the weight and the number of groups. However, the data channel size is {d[1]} while "
-                                f"the weight input channel size and number of groups are {k[1]} and {groups}", ctx)
-        if N.can_prove(ctx, P.ne(P.floormod(k[0], g), N.i64(0))):
-            raise C.error(call, "the operator expects the number of output channels to be divisible by the number of "
-                                f"groups. However, the number of output channels is {k[0]} while the number of groups "
-                                f"is {groups}", ctx)
+        if nn_common.provably_unequal(ctx, d[1], P.mul(k[1], g)):
+            raise common.error(call,
+                               "The channel size of the data should equal to the product of input channel size of "
+                                     f"the weight and the number of groups. However, the data channel size is {d[1]} "
+                                     "while "
+                                     f"the weight input channel size and number of groups are {k[1]} and {groups}", ctx)
+        if nn_common.can_prove(ctx, P.ne(P.floormod(k[0], g), nn_common.i64(0))):
+            raise common.error(call,
+                               "the operator expects the number of output channels to be divisible by the number of "
+                                     f"groups. However, the number of output channels is {k[0]} while the number of "
+                                     "groups "
+                                     f"is {groups}", ctx)
     else:
-        if N.provably_unequal(ctx, d[1], k[0]):
-            raise C.error(call, "the operator expects the channel size of the data should equal to the input channel "
-                                f"size of the weight. However, the data channel size is {d[1]} while the weight input "
-                                f"channel size is {k[0]}", ctx)
-        if N.can_prove(ctx, P.ne(P.floormod(k[0], g), N.i64(0))):
-            raise C.error(call, "the operator expects the number of input channels to be divisible by the number of "
-                                f"groups. However, the number of input channels is {k[0]} while the number of "
-                                f"groups is {groups}", ctx)
+        if nn_common.provably_unequal(ctx, d[1], k[0]):
+            raise common.error(call,
+                               "the operator expects the channel size of the data should equal to the input channel "
+                                     f"size of the weight. However, the data channel size is {d[1]} while the weight "
+                                     "input "
+                                     f"channel size is {k[0]}", ctx)
+        if nn_common.can_prove(ctx, P.ne(P.floormod(k[0], g), nn_common.i64(0))):
+            raise common.error(call,
+                               "the operator expects the number of input channels to be divisible by the number of "
+                                     f"groups. However, the number of input channels is {k[0]} while the number of "
+                                     f"groups is {groups}", ctx)
         if any(op >= s for op, s in zip(opad, strides)):
-            raise C.error(call, f"the operator expects the output padding less than the strides, but the output "
-                                f"padding is {list(opad)} while the strides are {list(strides)}", ctx)
+            raise common.error(call, f"the operator expects the output padding less than the strides, but the output "
+                                     f"padding is {list(opad)} while the strides are {list(strides)}", ctx)
     out = [d[0], P.mul(k[1], g) if transpose else k[0]]
     for i in range(nsp):
         x_in, kk = d[2 + i], k[2 + i]
-        pad = N.i64(padding[i] + padding[i + nsp])
+        pad = nn_common.i64(padding[i] + padding[i + nsp])
         if transpose:
-            e = P.add(P.add(P.add(P.sub(P.mul(P.sub(x_in, N.i64(1)), N.i64(strides[i])), pad),
-                                  P.mul(N.i64(dilation[i]), P.sub(kk, N.i64(1)))), N.i64(opad[i])), N.i64(1))
+            e = P.add(P.add(P.add(P.sub(P.mul(P.sub(x_in, nn_common.i64(1)), nn_common.i64(strides[i])), pad),
+                                  P.mul(nn_common.i64(dilation[i]), P.sub(kk, nn_common.i64(1)))),
+                                  nn_common.i64(opad[i])), nn_common.i64(1))
         else:
-            num = P.sub(P.sub(P.add(x_in, pad), P.mul(N.i64(dilation[i]), P.sub(kk, N.i64(1)))), N.i64(1))
-            e = P.add(P.floordiv(num, N.i64(strides[i])), N.i64(1))
-        out.append(N.simplify(ctx, e))
+            num = P.sub(P.sub(P.add(x_in, pad), P.mul(nn_common.i64(dilation[i]), P.sub(kk, nn_common.i64(1)))),
+                        nn_common.i64(1))
+            e = P.add(P.floordiv(num, nn_common.i64(strides[i])), nn_common.i64(1))
+        out.append(nn_common.simplify(ctx, e))
     if transpose:
-        out[1] = N.simplify(ctx, out[1])
-    return TensorStructInfo(rx.ShapeExpr(tuple(N.backward_shape(out, operm))), out_dtype, vdevice=vdev)
+        out[1] = nn_common.simplify(ctx, out[1])
+    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(out, operm))), out_dtype, vdevice=vdev)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -161,13 +170,13 @@ def _conv_infer(call, ctx):
 
 def _acc_dtype(out_dtype: str) -> np.dtype:
     if _dt.is_float(out_dtype):
-        return np.dtype("float32") if N.low_precision(out_dtype) else N.np_dtype(out_dtype)
+        return np.dtype("float32") if nn_common.low_precision(out_dtype) else nn_common.np_dtype(out_dtype)
     return np.dtype("int64")
 
 
 def _to_acc(x: np.ndarray, out_dtype: str) -> np.ndarray:
     """Operands converted to the output dtype (TIR Cast), then widened for accumulation."""
-    v = N.tir_cast(x, out_dtype) if N.dtype_of(x) != out_dtype else x
+    v = nn_common.tir_cast(x, out_dtype) if nn_common.dtype_of(x) != out_dtype else x
     if out_dtype == "bool":
         return v.astype(np.int64)
     return v.astype(_acc_dtype(out_dtype))
@@ -177,7 +186,7 @@ def _finish(acc: np.ndarray, out_dtype: str) -> np.ndarray:
     if out_dtype == "bool":
         return acc != 0
     with np.errstate(all="ignore"):
-        return acc.astype(N.np_dtype(out_dtype))
+        return acc.astype(nn_common.np_dtype(out_dtype))
 
 
 def conv_out_sizes(op: str, xs: Sequence[int], ws: Sequence[int], strides, padding, dilation,
@@ -237,13 +246,13 @@ def _check_conv(args: OpArgs) -> None:
     op = args.op_name
     nsp, transpose = _spec(op)
     dtgt, ktgt = _canonical(nsp, transpose)
-    dperm = N.layout_perm(args.call, args.attrs["data_layout"], dtgt, "data")
-    kperm = N.layout_perm(args.call, args.attrs["kernel_layout"], ktgt, "kernel")
-    N.layout_perm(args.call, args.attrs["out_layout"], dtgt, "output")
+    dperm = nn_common.layout_perm(args.call, args.attrs["data_layout"], dtgt, "data")
+    kperm = nn_common.layout_perm(args.call, args.attrs["kernel_layout"], ktgt, "kernel")
+    nn_common.layout_perm(args.call, args.attrs["out_layout"], dtgt, "output")
     if args.ndim(0) != nsp + 2 or args.ndim(1) != nsp + 2:
         raise args.error(OpRuntimeError, f"{op}: expects rank-{nsp + 2} data and weight, got {args.ndim(0)} and "
                                          f"{args.ndim(1)}")
-    xs, ws = N.forward_shape(args.shape(0), dperm), N.forward_shape(args.shape(1), kperm)
+    xs, ws = nn_common.forward_shape(args.shape(0), dperm), nn_common.forward_shape(args.shape(1), kperm)
     strides, padding, dilation, groups = _conv_params(args.attrs)
     try:
         if transpose:
@@ -262,7 +271,7 @@ def conv_np(call, x: np.ndarray, w: np.ndarray, strides, padding, dilation, grou
     o, cg = w.shape[:2]
     ksz = w.shape[2:]
     pads = [(padding[i], padding[i + nsp]) for i in range(nsp)]
-    osz = conv_out_sizes(C.op_name(call), x.shape, w.shape, strides, padding, dilation, groups)
+    osz = conv_out_sizes(common.op_name(call), x.shape, w.shape, strides, padding, dilation, groups)
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
     xp = np.pad(xa, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads])
     crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
@@ -290,7 +299,7 @@ def conv_transpose_np(call, x: np.ndarray, w: np.ndarray, strides, padding, outp
     og = w.shape[1]
     ksz = w.shape[2:]
     cg = c // groups
-    full_len, out_len = conv_transpose_sizes(C.op_name(call), x.shape, w.shape, strides, padding, output_padding,
+    full_len, out_len = conv_transpose_sizes(common.op_name(call), x.shape, w.shape, strides, padding, output_padding,
                                              dilation, groups)
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
     xg = xa.reshape((n, groups, cg, -1))
@@ -312,20 +321,20 @@ def conv_transpose_np(call, x: np.ndarray, w: np.ndarray, strides, padding, outp
 
 def _conv_ref(args, attrs, call, ctx):
     x, w = args
-    nsp, transpose = _spec(C.op_name(call))
+    nsp, transpose = _spec(common.op_name(call))
     dtgt, ktgt = _canonical(nsp, transpose)
-    dperm = N.layout_perm(call, attrs["data_layout"], dtgt, "data")
-    kperm = N.layout_perm(call, attrs["kernel_layout"], ktgt, "kernel")
-    operm = N.layout_perm(call, attrs["out_layout"], dtgt, "output")
-    out_dtype = N.inferred_tensor_dtype(call, N.dtype_of(x))
-    xc, wc = N.to_canonical(x, dperm), N.to_canonical(w, kperm)
+    dperm = nn_common.layout_perm(call, attrs["data_layout"], dtgt, "data")
+    kperm = nn_common.layout_perm(call, attrs["kernel_layout"], ktgt, "kernel")
+    operm = nn_common.layout_perm(call, attrs["out_layout"], dtgt, "output")
+    out_dtype = nn_common.inferred_tensor_dtype(call, nn_common.dtype_of(x))
+    xc, wc = nn_common.to_canonical(x, dperm), nn_common.to_canonical(w, kperm)
     strides, padding, dilation, groups = _conv_params(attrs)
     if transpose:
         opad = tuple(int(v) for v in attrs["output_padding"])
         y = conv_transpose_np(call, xc, wc, strides, padding, opad, dilation, groups, out_dtype)
     else:
         y = conv_np(call, xc, wc, strides, padding, dilation, groups, out_dtype)
-    return np.ascontiguousarray(N.from_canonical(y, operm))
+    return np.ascontiguousarray(nn_common.from_canonical(y, operm))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -345,10 +354,10 @@ def te_conv(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], strides, paddi
     dshape = [x.shape[p] for p in dperm]
     kshape = [w.shape[p] for p in kperm]
     in_c, num_filter = dshape[1], kshape[0]
-    before = [N.i64(0), N.i64(0)] + [N.i64(padding[i]) for i in range(nsp)]
-    after = [N.i64(0), N.i64(0)] + [N.i64(padding[i + nsp]) for i in range(nsp)]
+    before = [nn_common.i64(0), nn_common.i64(0)] + [nn_common.i64(padding[i]) for i in range(nsp)]
+    after = [nn_common.i64(0), nn_common.i64(0)] + [nn_common.i64(padding[i + nsp]) for i in range(nsp)]
     temp = te_pad(x, [before[i] for i in dfrom], [after[i] for i in dfrom], 0.0, name="pad_temp")
-    cg = O.floordiv(in_c, N.i64(groups))
+    cg = te_ops.floordiv(in_c, nn_common.i64(groups))
     rc = te.reduce_axis(cg, "rc")
     rs = [te.reduce_axis(kshape[2 + i], f"r{'yxz'[i]}") for i in range(nsp)]
     red_order = [rc] + rs
@@ -363,17 +372,19 @@ def te_conv(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], strides, paddi
         if groups == 1:
             ch = rc.var
         else:
-            ch = O.add(O.mul(O.floordiv(ff, O.floordiv(num_filter, N.i64(groups))), cg), rc.var)
-        src = [nn_, ch] + [O.add(O.mul(dims[i], N.i64(strides[i])), O.mul(rs[i].var, N.i64(dilation[i])))
+            ch = te_ops.add(te_ops.mul(te_ops.floordiv(ff, te_ops.floordiv(num_filter, nn_common.i64(groups))), cg),
+                            rc.var)
+        src = [nn_, ch] + [te_ops.add(te_ops.mul(dims[i], nn_common.i64(strides[i])),
+                                      te_ops.mul(rs[i].var, nn_common.i64(dilation[i])))
                            for i in range(nsp)]
         xv = temp(*[src[i] for i in dfrom])
         kidx = [ff, rc.var] + [r.var for r in rs]
         wv = w(*[kidx[i] for i in kfrom])
         if xv.dtype != out_dtype:
-            xv = O.cast(out_dtype, xv)
+            xv = te_ops.cast(out_dtype, xv)
         if wv.dtype != out_dtype:
-            wv = O.cast(out_dtype, wv)
-        return te.sum(O.mul(xv, wv), axis=red_axes)
+            wv = te_ops.cast(out_dtype, wv)
+        return te.sum(te_ops.mul(xv, wv), axis=red_axes)
 
     names = ["nn", "ff", "yy", "xx", "zz"][: nsp + 2]
     prefix = "group_" if groups > 1 else ""
@@ -385,7 +396,8 @@ def _te_dilate(x: te.Tensor, strides: Sequence[int]) -> te.Tensor:
     """TOPI ``dilate`` on the spatial dims (``data_dilate``)."""
     nsp = x.ndim - 2
     full = [1, 1] + list(strides)
-    out_shape = [x.shape[i] if full[i] == 1 else O.add(O.mul(O.sub(x.shape[i], 1), N.i64(full[i])), N.i64(1))
+    out_shape = [x.shape[i] if full[i] == 1 else te_ops.add(te_ops.mul(te_ops.sub(x.shape[i], 1),
+                                                                       nn_common.i64(full[i])), nn_common.i64(1))
                  for i in range(x.ndim)]
 
     def f(*i):
@@ -394,14 +406,14 @@ def _te_dilate(x: te.Tensor, strides: Sequence[int]) -> te.Tensor:
             if full[d] == 1:
                 idx.append(i[d])
             else:
-                idx.append(O.floordiv(i[d], N.i64(full[d])))
-                conds.append(O.eq(O.floormod(i[d], N.i64(full[d])), N.i64(0)))
+                idx.append(te_ops.floordiv(i[d], nn_common.i64(full[d])))
+                conds.append(te_ops.eq(te_ops.floormod(i[d], nn_common.i64(full[d])), nn_common.i64(0)))
         if not conds:
             return x(*idx)
         c = conds[0]
         for more in conds[1:]:
-            c = O.logical_and(c, more)
-        return O.if_then_else(c, x(*idx), O.const(0, x.dtype))
+            c = te_ops.logical_and(c, more)
+        return te_ops.if_then_else(c, x(*idx), te_ops.const(0, x.dtype))
 
     return te.compute(out_shape, f, name="data_dilate", index_names=[f"i{k}" for k in range(x.ndim)])
 
@@ -413,18 +425,21 @@ def te_conv_transpose(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], stri
     nsp = x.ndim - 2
     ksz = list(w.shape[2:])
     dil = _te_dilate(x, strides)
-    before = [N.i64(0), N.i64(0)] + [O.sub(O.sub(ksz[i], 1), N.i64(padding[i])) for i in range(nsp)]
-    after = [N.i64(0), N.i64(0)] + [O.add(O.sub(O.sub(ksz[i], 1), N.i64(padding[i + nsp])), N.i64(output_padding[i]))
-                                    for i in range(nsp)]
+    before = [nn_common.i64(0), nn_common.i64(0)] + [te_ops.sub(te_ops.sub(ksz[i], 1),
+                                                                nn_common.i64(padding[i])) for i in range(nsp)]
+    after = [nn_common.i64(0),
+             nn_common.i64(0)] + [te_ops.add(te_ops.sub(te_ops.sub(ksz[i], 1), nn_common.i64(padding[i + nsp])),
+                                             nn_common.i64(output_padding[i]))
+                                                    for i in range(nsp)]
     dpad = te_pad(dil, before, after, 0.0, name="data_pad")
     in_c, og = w.shape[0], w.shape[1]
 
     def kt(o, i, *h):
-        return w(*([i, o] + [O.sub(O.sub(ksz[d], 1), h[d]) for d in range(nsp)]))
+        return w(*([i, o] + [te_ops.sub(te_ops.sub(ksz[d], 1), h[d]) for d in range(nsp)]))
 
     ktrans = te.compute([og, in_c] + ksz, kt, name="kernel_transform",
                         index_names=["o", "i"] + ["h", "w", "d"][:nsp] if nsp > 1 else ["o", "i", "w"])
-    cg = O.floordiv(in_c, N.i64(groups))
+    cg = te_ops.floordiv(in_c, nn_common.i64(groups))
     dc = te.reduce_axis(cg, "dc")
     ds = [te.reduce_axis(ksz[i], "d" + ("hwd"[i] if nsp > 1 else "w")) for i in range(nsp)]
 
@@ -432,15 +447,15 @@ def te_conv_transpose(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], stri
         if groups == 1:
             ch, ko = dc.var, c
         else:
-            ch = O.add(O.mul(O.floordiv(c, og), cg), dc.var)
-            ko = O.floormod(c, og)
-        xv = dpad(*([b, ch] + [O.add(sp[i], ds[i].var) for i in range(nsp)]))
+            ch = te_ops.add(te_ops.mul(te_ops.floordiv(c, og), cg), dc.var)
+            ko = te_ops.floormod(c, og)
+        xv = dpad(*([b, ch] + [te_ops.add(sp[i], ds[i].var) for i in range(nsp)]))
         wv = ktrans(*([ko, ch] + [r.var for r in ds]))
         if xv.dtype != out_dtype:
-            xv = O.cast(out_dtype, xv)
+            xv = te_ops.cast(out_dtype, xv)
         if wv.dtype != out_dtype:
-            wv = O.cast(out_dtype, wv)
-        return te.sum(O.mul(xv, wv), axis=[dc] + ds)
+            wv = te_ops.cast(out_dtype, wv)
+        return te.sum(te_ops.mul(xv, wv), axis=[dc] + ds)
 
     return te.compute(out_shape, body, name="compute", index_names=["b", "c"] + (["h", "w", "d"][:nsp] if nsp > 1
                                                                                   else ["w"]))
@@ -449,7 +464,7 @@ def te_conv_transpose(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], stri
 def _conv_legalize(call, ctx):
     if not legalizable(call):
         return None
-    nsp, transpose = _spec(C.op_name(call))
+    nsp, transpose = _spec(common.op_name(call))
     a = call.attrs
     if a["out_layout"] != a["data_layout"]:
         return None
@@ -496,7 +511,7 @@ def _make(nsp: int, transpose: bool) -> OpDef:
     d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=tuple(params), infer=_conv_infer,
               check=_check_conv, reference=_conv_ref, legalize=_conv_legalize, category="nn",
               doc=f"``R.nn.{name}(data, weight, ...)``: {nsp}-d {what} (OP.nn.{name}.C1-C6).")
-    return N.with_constructor(d, _make_constructor(d.name))
+    return nn_common.with_constructor(d, _make_constructor(d.name))
 
 
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)

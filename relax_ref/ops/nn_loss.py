@@ -23,10 +23,10 @@ from ..errors import DivisionByZeroError, OpRuntimeError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir.struct_info import TensorStructInfo
-from . import common as C
-from . import nn_common as N
+from . import common
+from . import nn_common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .nn import legalizable
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
@@ -42,28 +42,31 @@ REDUCTIONS = ("none", "sum", "mean")
 def _ce_infer(call, ctx):
     """OP.nn.cross_entropy_with_logits.C1-C3: two tensors of equal rank whose dims are not provably
     different; a scalar result with the binary-arithmetic dtype."""
-    x, y = C.tensor_args(call, 2, ctx, ("predictions", "labels"))
-    dtype = C.binary_arith_dtype(call, x, y, ctx)
-    vdev = C.binary_vdevice(call, x, y, ctx)
+    x, y = common.tensor_args(call, 2, ctx, ("predictions", "labels"))
+    dtype = common.binary_arith_dtype(call, x, y, ctx)
+    vdev = common.binary_vdevice(call, x, y, ctx)
     if x.ndim != -1 and y.ndim != -1 and x.ndim != y.ndim:
-        raise C.error(call, "CrossEntropy requires predictions and labels to have the same ndim. However, the ndim "
-                            f"of predictions is {x.ndim} while the ndim of labels is {y.ndim}", ctx)
-    xv, yv = N.shape_expr_values(x), N.shape_expr_values(y)
+        raise common.error(call,
+                           "CrossEntropy requires predictions and labels to have the same ndim. However, the ndim "
+                                 f"of predictions is {x.ndim} while the ndim of labels is {y.ndim}", ctx)
+    xv, yv = nn_common.shape_expr_values(x), nn_common.shape_expr_values(y)
     if xv is not None and yv is not None:
         for i, (a, b) in enumerate(zip(xv, yv)):
-            if N.provably_unequal(ctx, a, b):
-                raise C.error(call, "CrossEntropy requires the predictions and labels to have the same shape. However, "
-                                    f"the shape of predictions at dim {i} is {a} while the shape of labels at this dim "
-                                    f"is {b}", ctx)
+            if nn_common.provably_unequal(ctx, a, b):
+                raise common.error(call,
+                                   "CrossEntropy requires the predictions and labels to have the same shape. However, "
+                                         f"the shape of predictions at dim {i} is {a} while the shape of labels at "
+                                         "this dim "
+                                         f"is {b}", ctx)
     return TensorStructInfo(rx.ShapeExpr(()), dtype, vdevice=vdev)
 
 
 def _ce_ref(args, attrs, call, ctx):
     x, y = args
-    dt = N.inferred_tensor_dtype(call, N.dtype_of(x))
-    x, y = N.tir_cast(x, dt), N.tir_cast(y, dt)
+    dt = nn_common.inferred_tensor_dtype(call, nn_common.dtype_of(x))
+    x, y = nn_common.tir_cast(x, dt), nn_common.tir_cast(y, dt)
     if _dt.is_float(dt):
-        f = N.FloatOps(dt)
+        f = nn_common.FloatOps(dt)
         s = f.sum(f.mul(x, y), axis=None)
         neg = -s
         if x.ndim > 1:
@@ -80,16 +83,16 @@ def _ce_ref(args, attrs, call, ctx):
 
 
 def te_cross_entropy(x: te.Tensor, y: te.Tensor) -> te.Tensor:
-    prod = te.compute(x.shape, lambda *i: O.mul(x(*i), y(*i)), name="T_multiply",
+    prod = te.compute(x.shape, lambda *i: te_ops.mul(x(*i), y(*i)), name="T_multiply",
                       index_names=[f"ax{k}" for k in range(x.ndim)])
     ks = [te.reduce_axis(d, f"k{i}") for i, d in enumerate(x.shape)]
     s = te.compute((), lambda: te.sum(prod(*ks), axis=ks) if ks else prod(), name="T_multiply_red")
-    neg = te.compute((), lambda: O.neg(s()), name="T_negative")
+    neg = te.compute((), lambda: te_ops.neg(s()), name="T_negative")
     if x.ndim > 1:
         n = x.shape[0]
         if _dt.is_float(x.dtype):
-            return te.compute((), lambda: O.div(neg(), O.cast(x.dtype, n)), name="T_divide")
-        return te.compute((), lambda: O.truncdiv(neg(), O.cast(x.dtype, n)), name="T_divide")
+            return te.compute((), lambda: te_ops.div(neg(), te_ops.cast(x.dtype, n)), name="T_divide")
+        return te.compute((), lambda: te_ops.truncdiv(neg(), te_ops.cast(x.dtype, n)), name="T_divide")
     return neg
 
 
@@ -109,37 +112,41 @@ def _ce_legalize(call, ctx):
 def _nll_infer(call, ctx):
     """OP.nn.nll_loss.C1-C6 (TVM's ``InferStructInfoNLLLoss``)."""
     if len(call.args) not in (2, 3):
-        raise C.error(call, "NLLLoss op should take 2 or 3 arguments", ctx)
+        raise common.error(call, "NLLLoss op should take 2 or 3 arguments", ctx)
     reduction = call.attrs.get("reduction", "mean")
     if reduction not in REDUCTIONS:
-        raise C.error(call, "The argument reduction of NLLLoss should be one of the following values: none, mean, "
-                            f"sum. However, the given value is {reduction}", ctx)
-    pred = C.tensor_arg(call, 0, ctx, "predictions")
-    tgt = C.tensor_arg(call, 1, ctx, "targets")
-    wgt = C.tensor_arg(call, 2, ctx, "weights") if len(call.args) == 3 else None
+        raise common.error(call, "The argument reduction of NLLLoss should be one of the following values: none, mean, "
+                                 f"sum. However, the given value is {reduction}", ctx)
+    pred = common.tensor_arg(call, 0, ctx, "predictions")
+    tgt = common.tensor_arg(call, 1, ctx, "targets")
+    wgt = common.tensor_arg(call, 2, ctx, "weights") if len(call.args) == 3 else None
     if wgt is not None:
-        dtype = C.binary_arith_dtype(call, pred, wgt, ctx)
-        vdev = C.binary_vdevice(call, pred, wgt, ctx)
+        dtype = common.binary_arith_dtype(call, pred, wgt, ctx)
+        vdev = common.binary_vdevice(call, pred, wgt, ctx)
     else:
         dtype, vdev = pred.dtype, pred.vdevice
     if tgt.dtype != "void" and not (tgt.dtype.startswith("int") or tgt.dtype.startswith("uint")):
-        raise C.error(call, "NLLLoss expects the dtype of targets to be int/uint. However, the dtype of targets is "
-                            f"{tgt.dtype}", ctx)
+        raise common.error(call,
+                           "NLLLoss expects the dtype of targets to be int/uint. However, the dtype of targets is "
+                                 f"{tgt.dtype}", ctx)
     k = None
     if pred.ndim != -1:
         if pred.ndim < 1:
-            raise C.error(call, "NLLLoss expects the ndim of predictions >= 1. However, the ndim of predictions is "
-                                f"{pred.ndim}", ctx)
+            raise common.error(call,
+                               "NLLLoss expects the ndim of predictions >= 1. However, the ndim of predictions is "
+                                     f"{pred.ndim}", ctx)
         k = 0 if pred.ndim <= 2 else pred.ndim - 2
     if tgt.ndim != -1:
         k_tgt = 0 if tgt.ndim <= 1 else tgt.ndim - 1
         if k is not None and k != k_tgt:
-            raise C.error(call, "NLLLoss expects number of dimensions K inferred from different arguments to be equal. "
-                                f"However, K from predictions is {k} while K from targets is {k_tgt}", ctx)
+            raise common.error(call,
+                               "NLLLoss expects number of dimensions K inferred from different arguments to be equal. "
+                                     f"However, K from predictions is {k} while K from targets is {k_tgt}", ctx)
     if wgt is not None and wgt.ndim not in (-1, 1):
-        raise C.error(call, f"NLLLoss expects the ndim of weights == 1. However, the ndim of weights is {wgt.ndim}",
-                      ctx)
-    pv = N.shape_expr_values(pred)
+        raise common.error(call,
+                           f"NLLLoss expects the ndim of weights == 1. However, the ndim of weights is {wgt.ndim}",
+                           ctx)
+    pv = nn_common.shape_expr_values(pred)
     n_dim = c_dim = None
     out_shape = []
     if pv is not None:
@@ -148,29 +155,32 @@ def _nll_infer(call, ctx):
         else:
             n_dim, c_dim = pv[0], pv[1]
             out_shape = [pv[0]] + list(pv[2:])
-    tv = N.shape_expr_values(tgt)
+    tv = nn_common.shape_expr_values(tgt)
     if tv is not None:
         if len(tv) == 0:
             if n_dim is not None:
-                raise C.error(call, "Shape mismatch for NLLLoss. Predictions shape is (N, C, ...) while targets is a "
-                                    "scalar", ctx)
+                raise common.error(call,
+                                   "Shape mismatch for NLLLoss. Predictions shape is (N, C, ...) while targets is a "
+                                         "scalar", ctx)
         else:
-            if n_dim is not None and N.provably_unequal(ctx, n_dim, tv[0]):
-                raise C.error(call, "NLLLoss expects minibatch size N inferred from different arguments to be equal. "
-                                    f"However, N from predictions is {n_dim} while N from targets is {tv[0]}", ctx)
+            if n_dim is not None and nn_common.provably_unequal(ctx, n_dim, tv[0]):
+                raise common.error(call,
+                                   "NLLLoss expects minibatch size N inferred from different arguments to be equal. "
+                                         f"However, N from predictions is {n_dim} while N from targets is {tv[0]}", ctx)
             if n_dim is None and c_dim is not None:
-                raise C.error(call, "Shape mismatch for NLLLoss. Predictions shape is (C,) while targets is not a "
-                                    "scalar", ctx)
+                raise common.error(call, "Shape mismatch for NLLLoss. Predictions shape is (C,) while targets is not a "
+                                         "scalar", ctx)
             if len(tv) > 1 and pv is not None:
                 for i in range(1, len(tv)):
-                    if N.provably_unequal(ctx, out_shape[i], tv[i]):
-                        raise C.error(call, "Shape mismatch for NLLLoss. The prediction shape at this dim is "
-                                            f"{out_shape[i]} while the target shape at this dim is {tv[i]}", ctx)
+                    if nn_common.provably_unequal(ctx, out_shape[i], tv[i]):
+                        raise common.error(call, "Shape mismatch for NLLLoss. The prediction shape at this dim is "
+                                                 f"{out_shape[i]} while the target shape at this dim is {tv[i]}", ctx)
     if wgt is not None:
-        wv = N.shape_expr_values(wgt)
-        if wv is not None and c_dim is not None and N.provably_unequal(ctx, c_dim, wv[0]):
-            raise C.error(call, "NLLLoss expects number of classes C inferred from different arguments to be equal. "
-                                f"However, C from predictions is {c_dim} while C from weights is {wv[0]}", ctx)
+        wv = nn_common.shape_expr_values(wgt)
+        if wv is not None and c_dim is not None and nn_common.provably_unequal(ctx, c_dim, wv[0]):
+            raise common.error(call,
+                               "NLLLoss expects number of classes C inferred from different arguments to be equal. "
+                                     f"However, C from predictions is {c_dim} while C from weights is {wv[0]}", ctx)
     if reduction == "none":
         if pv is not None:
             return TensorStructInfo(rx.ShapeExpr(tuple(out_shape)), dtype, vdevice=vdev)
@@ -179,10 +189,10 @@ def _nll_infer(call, ctx):
 
 
 def nll_loss_np(call, pred, targets, weights, reduction: str, ignore_index: int) -> np.ndarray:
-    dt = N.dtype_of(pred)
-    f = N.FloatOps(dt)
+    dt = nn_common.dtype_of(pred)
+    f = nn_common.FloatOps(dt)
     ncls = pred.shape[0] if pred.ndim == 1 else pred.shape[1]
-    w = np.ones((ncls,), dtype=pred.dtype) if weights is None else N.tir_cast(weights, dt)
+    w = np.ones((ncls,), dtype=pred.dtype) if weights is None else nn_common.tir_cast(weights, dt)
     t = targets.astype(np.int64)
     valid = t != ignore_index
     tc = np.where(valid, t, 0)
@@ -214,20 +224,21 @@ def te_nll_loss(pred: te.Tensor, targets: te.Tensor, weights: te.Tensor, reducti
                 ignore_index: int) -> te.Tensor:
     """``topi.nn.nll_loss`` with ``if_then_else`` instead of ``Select`` (the ignored branch does not read
     the predictions at ``ignore_index``)."""
-    zero = O.const(0, pred.dtype)
+    zero = te_ops.const(0, pred.dtype)
 
     def cls(*i):
-        return O.cast("int64", targets(*i))
+        return te_ops.cast("int64", targets(*i))
 
     def is_valid(c):
-        return O.ne(c, O.const(ignore_index, "int64"))
+        return te_ops.ne(c, te_ops.const(ignore_index, "int64"))
 
     if pred.ndim == 1:
-        t = te.compute((), lambda: O.if_then_else(is_valid(cls()), O.mul(O.neg(pred(cls())), weights(cls())), zero),
+        t = te.compute((), lambda: te_ops.if_then_else(is_valid(cls()), te_ops.mul(te_ops.neg(pred(cls())),
+                                                                                   weights(cls())), zero),
                        name="nll_loss")
         if reduction == "mean":
-            wt = te.compute((), lambda: O.if_then_else(is_valid(cls()), weights(cls()), zero), name="nll_loss")
-            return te.compute((), lambda: O.div(t(), wt()), name="T_divide")
+            wt = te.compute((), lambda: te_ops.if_then_else(is_valid(cls()), weights(cls()), zero), name="nll_loss")
+            return te.compute((), lambda: te_ops.div(t(), wt()), name="T_divide")
         return t
     tshape = list(targets.shape)
     names = [f"ax{k}" for k in range(len(tshape))]
@@ -235,7 +246,7 @@ def te_nll_loss(pred: te.Tensor, targets: te.Tensor, weights: te.Tensor, reducti
     def loss(*i):
         c = cls(*i)
         pidx = [i[0], c] + list(i[1:])
-        return O.if_then_else(is_valid(c), O.mul(O.neg(pred(*pidx)), weights(c)), zero)
+        return te_ops.if_then_else(is_valid(c), te_ops.mul(te_ops.neg(pred(*pidx)), weights(c)), zero)
 
     t = te.compute(tshape, loss, name="nll_loss", index_names=names)
     if reduction == "none":
@@ -244,11 +255,11 @@ def te_nll_loss(pred: te.Tensor, targets: te.Tensor, weights: te.Tensor, reducti
     tsum = te.compute((), lambda: te.sum(t(*ks), axis=ks), name="nll_loss_red")
     if reduction == "sum":
         return tsum
-    w = te.compute(tshape, lambda *i: O.if_then_else(is_valid(cls(*i)), weights(cls(*i)), zero), name="nll_loss",
+    w = te.compute(tshape, lambda *i: te_ops.if_then_else(is_valid(cls(*i)), weights(cls(*i)), zero), name="nll_loss",
                    index_names=names)
     ks2 = [te.reduce_axis(d, f"k{i}") for i, d in enumerate(tshape)]
     wsum = te.compute((), lambda: te.sum(w(*ks2), axis=ks2), name="nll_loss_red")
-    return te.compute((), lambda: O.div(tsum(), wsum()), name="T_divide")
+    return te.compute((), lambda: te_ops.div(tsum(), wsum()), name="T_divide")
 
 
 def _nll_legalize(call, ctx):
@@ -264,7 +275,7 @@ def _nll_legalize(call, ctx):
 
     def without_weight(p, t):
         c = p.shape[1] if p.ndim > 1 else p.shape[0]
-        w = te.compute((c,), lambda i: O.const(1, p.dtype), name="T_full", index_names=["ax0"])
+        w = te.compute((c,), lambda i: te_ops.const(1, p.dtype), name="T_full", index_names=["ax0"])
         return te_nll_loss(p, t, w, reduction, ignore)
 
     return ctx.call_te(without_weight, *call.args, primfunc_name_hint="nll_loss")
@@ -283,7 +294,7 @@ def _check_ce(args: OpArgs) -> None:
     if xs != ys:
         raise args.error(OpRuntimeError, f"{op}: predictions {args.size_text(xs)} and labels {args.size_text(ys)} "
                                          "differ")
-    dt = N.inferred_tensor_dtype(args.call, args.dtype(0))
+    dt = nn_common.inferred_tensor_dtype(args.call, args.dtype(0))
     if _dt.is_float(dt):
         return
     if dt == "bool":

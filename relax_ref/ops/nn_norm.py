@@ -31,10 +31,10 @@ import numpy as np
 from ..errors import OpRuntimeError
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from . import common as C
-from . import nn_common as N
+from . import common
+from . import nn_common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .nn import is_float, legalizable
 from .args import OpArgs
 from .checks import check_axis, float_only
@@ -62,41 +62,42 @@ def _axes_attr(call) -> List[int]:
 def norm_check(call, ctx, axes: Sequence[int]) -> Tuple[List[TensorStructInfo], bool]:
     """TVM's ``NormCheckDtypeAndShape`` (OP.NN.NORM.C1-C3): returns the argument struct infos and
     whether the shape relation is unknown."""
-    names = _ARG_NAMES[C.op_name(call)]
-    ts = C.tensor_args(call, len(names), ctx, names)
+    names = _ARG_NAMES[common.op_name(call)]
+    ts = common.tensor_args(call, len(names), ctx, names)
     data = ts[0]
     axes_nn: List[int] = []
     if data.ndim != -1:
-        axes_nn = C.normalize_axes(call, data.ndim, list(axes), ctx)
+        axes_nn = common.normalize_axes(call, data.ndim, list(axes), ctx)
     n_axis = len(axes)
     if data.dtype != "void" and not (is_float(data.dtype) or data.dtype == "bfloat16"):
-        raise C.error(call, f"the operator requires the input data to have float dtype. However, the given data "
-                            f"dtype is {data.dtype}", ctx)
+        raise common.error(call, f"the operator requires the input data to have float dtype. However, the given data "
+                                 f"dtype is {data.dtype}", ctx)
     for i in range(1, len(ts)):
         if ts[i].dtype != data.dtype:
-            raise C.error(call, "the operator requires all the input tensors to have the same dtype. However, the "
-                                f"{names[i]} has dtype {ts[i].dtype} which is other than the input data's dtype "
-                                f"{data.dtype}", ctx)
+            raise common.error(call, "the operator requires all the input tensors to have the same dtype. However, the "
+                                     f"{names[i]} has dtype {ts[i].dtype} which is other than the input data's dtype "
+                                     f"{data.dtype}", ctx)
         if ts[i].ndim != n_axis:
-            raise C.error(call, f"the operator requires the input {names[i]} to have as many dimensions as the "
-                                f"length of input axes. However, the given one has ndim {ts[i].ndim}, which is "
-                                f"other than the length of axes {n_axis}", ctx)
+            raise common.error(call, f"the operator requires the input {names[i]} to have as many dimensions as the "
+                                     f"length of input axes. However, the given one has ndim {ts[i].ndim}, which is "
+                                     f"other than the length of axes {n_axis}", ctx)
     lengths: List[Sequence[P.PrimExpr]] = []
-    dvals = N.shape_expr_values(data)
+    dvals = nn_common.shape_expr_values(data)
     if dvals is not None:
         lengths.append([dvals[a] for a in axes_nn])
     for t in ts[1:]:
-        v = N.shape_expr_values(t)
+        v = nn_common.shape_expr_values(t)
         if v is not None:
             lengths.append(list(v))
     for other in lengths[1:]:
         for d in range(n_axis):
             a, b = lengths[0][d], other[d]
-            if N.provably_unequal(ctx, a, b):
-                raise C.error(call, "the operator requires the input gamma, beta, etc., to have size same as the "
-                                    f"lengths of the data on the given axes. However, there exists {list(lengths[0])} "
-                                    f"and {list(other)} that are unequal.", ctx)
-            if not C.prove_equal(ctx, a, b):
+            if nn_common.provably_unequal(ctx, a, b):
+                raise common.error(call, "the operator requires the input gamma, beta, etc., to have size same as the "
+                                         "lengths of the data on the given axes. However, there exists "
+                                         f"{list(lengths[0])} "
+                                         f"and {list(other)} that are unequal.", ctx)
+            if not common.prove_equal(ctx, a, b):
                 return ts, True
     return ts, False
 
@@ -124,38 +125,43 @@ def _batch_norm_infer(call, ctx):
 
 def _channel_norm_check(call, ctx, group: bool) -> TensorStructInfo:
     """OP.nn.group_norm.C1-C4 / OP.nn.instance_norm.C1-C3."""
-    names = _ARG_NAMES[C.op_name(call)]
-    ts = C.tensor_args(call, 3, ctx, names)
+    names = _ARG_NAMES[common.op_name(call)]
+    ts = common.tensor_args(call, 3, ctx, names)
     data = ts[0]
     channel_axis = -1
     if data.ndim != -1:
-        channel_axis = C.normalize_axis(call, data.ndim, int(call.attrs["channel_axis"]), ctx)
-        axes = C.normalize_axes(call, data.ndim, _axes_attr(call), ctx)
+        channel_axis = common.normalize_axis(call, data.ndim, int(call.attrs["channel_axis"]), ctx)
+        axes = common.normalize_axes(call, data.ndim, _axes_attr(call), ctx)
         if channel_axis in axes:
-            raise C.error(call, f"the operator expects that channel_axis must not be in axes, but got channel_axis: "
-                                f"{channel_axis}, axes: {_axes_attr(call)}", ctx)
-    dvals = N.shape_expr_values(data)
+            raise common.error(call,
+                               f"the operator expects that channel_axis must not be in axes, but got channel_axis: "
+                                     f"{channel_axis}, axes: {_axes_attr(call)}", ctx)
+    dvals = nn_common.shape_expr_values(data)
     if group:
         if data.dtype != "void" and not is_float(data.dtype):
-            raise C.error(call, f"the operator expects that data must be float, but got {data.dtype}", ctx)
+            raise common.error(call, f"the operator expects that data must be float, but got {data.dtype}", ctx)
         g = int(call.attrs["num_groups"])
         if g <= 0:
-            raise C.error(call, f"num_groups must be positive, got {g}", ctx)
-        if dvals is not None and channel_axis != -1 and N.can_prove(
-                ctx, P.ne(P.floormod(dvals[channel_axis], N.i64(g)), N.i64(0))):
-            raise C.error(call, f"the operator expects that the size of channel_axis must be divisible by {g}, but "
-                                f"got {dvals[channel_axis]}", ctx)
+            raise common.error(call, f"num_groups must be positive, got {g}", ctx)
+        if dvals is not None and channel_axis != -1 and nn_common.can_prove(
+                ctx, P.ne(P.floormod(dvals[channel_axis], nn_common.i64(g)), nn_common.i64(0))):
+            raise common.error(call,
+                               f"the operator expects that the size of channel_axis must be divisible by {g}, but "
+                                     f"got {dvals[channel_axis]}", ctx)
     for i in (1, 2):
         if ts[i].dtype != data.dtype:
-            raise C.error(call, f"the operator expects that all inputs must have the same dtype, but got {ts[i].dtype} "
-                                f"and {data.dtype}", ctx)
+            raise common.error(call,
+                               f"the operator expects that all inputs must have the same dtype, but got {ts[i].dtype} "
+                                     f"and {data.dtype}", ctx)
         if ts[i].ndim != 1:
-            raise C.error(call, f"the operator expects that all inputs must have ndim=1, but got {ts[i].ndim}", ctx)
-        v = N.shape_expr_values(ts[i])
+            raise common.error(call, f"the operator expects that all inputs must have ndim=1, but got {ts[i].ndim}",
+                               ctx)
+        v = nn_common.shape_expr_values(ts[i])
         if v is not None and dvals is not None and channel_axis != -1:
-            if N.provably_unequal(ctx, dvals[channel_axis], v[0]):
-                raise C.error(call, f"the operator expects that the size of input {i} must be equal to the size of "
-                                    f"channel_axis, but got {v[0]} and {dvals[channel_axis]}", ctx)
+            if nn_common.provably_unequal(ctx, dvals[channel_axis], v[0]):
+                raise common.error(call,
+                                   f"the operator expects that the size of input {i} must be equal to the size of "
+                                         f"channel_axis, but got {v[0]} and {dvals[channel_axis]}", ctx)
     return data
 
 
@@ -255,18 +261,19 @@ def _param_along(call, p: np.ndarray, x: np.ndarray, axes: Sequence[int], what: 
 
 
 def layer_norm_np(call, x, gamma, beta, axes: Sequence[int], eps: float) -> np.ndarray:
-    dt = N.dtype_of(x)
-    cd = N.compute_dtype(dt)
+    dt = nn_common.dtype_of(x)
+    cd = nn_common.compute_dtype(dt)
     ax = tuple(sorted(axes))
-    xs = x.astype(N.np_dtype(cd))
-    n = np.array(float(np.prod([x.shape[a] for a in ax], dtype=np.int64)), dtype=N.np_dtype(cd))
+    xs = x.astype(nn_common.np_dtype(cd))
+    n = np.array(float(np.prod([x.shape[a] for a in ax], dtype=np.int64)), dtype=nn_common.np_dtype(cd))
     with np.errstate(all="ignore"):
         mean = (np.sum(xs, axis=ax, keepdims=True) / n).astype(xs.dtype)
         d = (xs - mean).astype(xs.dtype)
         var_sum = np.sum((d * d).astype(xs.dtype), axis=ax, keepdims=True)
-        r = N.intrin("rsqrt", cd, ((var_sum / n).astype(xs.dtype) + np.array(eps, dtype=xs.dtype)).astype(xs.dtype))
-        norm = N.rounded((d * r).astype(xs.dtype), dt)
-    f = N.FloatOps(dt)
+        r = nn_common.intrin("rsqrt", cd, ((var_sum / n).astype(xs.dtype) + np.array(eps,
+                                                                                     dtype=xs.dtype)).astype(xs.dtype))
+        norm = nn_common.rounded((d * r).astype(xs.dtype), dt)
+    f = nn_common.FloatOps(dt)
     g = _param_along(call, gamma, x, axes, "gamma")
     b = _param_along(call, beta, x, axes, "beta")
     return f.add(f.mul(norm, g), b)
@@ -275,20 +282,20 @@ def layer_norm_np(call, x, gamma, beta, axes: Sequence[int], eps: float) -> np.n
 def rms_norm_np(call, x, weight, axes: Sequence[int], eps: float) -> np.ndarray:
     """TOPI's kernel: the squares are summed in float32; ``eps`` is a constant of the data dtype, so
     the rest is computed in float32, or float64 for float64 data."""
-    dt = N.dtype_of(x)
+    dt = nn_common.dtype_of(x)
     wd = "float64" if dt == "float64" else "float32"
     ax = tuple(sorted(axes))
-    x32 = N.tir_cast(x, "float32")
-    w = _param_along(call, N.tir_cast(weight, "float32"), x, axes, "weight")
+    x32 = nn_common.tir_cast(x, "float32")
+    w = _param_along(call, nn_common.tir_cast(weight, "float32"), x, axes, "weight")
     n = np.float32(float(np.prod([x.shape[a] for a in ax], dtype=np.int64)))
-    eps_c = np.array(eps, dtype=N.np_dtype(dt)).astype(N.np_dtype(wd))
-    f = N.FloatOps(wd)
+    eps_c = np.array(eps, dtype=nn_common.np_dtype(dt)).astype(nn_common.np_dtype(wd))
+    f = nn_common.FloatOps(wd)
     with np.errstate(all="ignore"):
         ss = np.sum((x32 * x32).astype(np.float32), axis=ax, keepdims=True)
         mean_sq = (ss / n).astype(np.float32)
     r = f.intrin("rsqrt", f.add(mean_sq, eps_c))
     out = f.mul(f.mul(r, x32), w)
-    return N.tir_cast(out, dt)
+    return nn_common.tir_cast(out, dt)
 
 
 def _group_stats(xs: np.ndarray, red_axes: Tuple[int, ...], n: np.ndarray, eps: float):
@@ -297,59 +304,60 @@ def _group_stats(xs: np.ndarray, red_axes: Tuple[int, ...], n: np.ndarray, eps: 
         sx2 = np.sum((xs * xs).astype(xs.dtype), axis=red_axes, keepdims=True)
         mean = (sx / n).astype(xs.dtype)
         var = ((sx2 / n).astype(xs.dtype) - (mean * mean).astype(xs.dtype)).astype(xs.dtype)
-        r = N.intrin("rsqrt", N.dtype_of(xs), (var + np.array(eps, dtype=xs.dtype)).astype(xs.dtype))
+        r = nn_common.intrin("rsqrt", nn_common.dtype_of(xs), (var + np.array(eps, dtype=xs.dtype)).astype(xs.dtype))
     return mean, r
 
 
 def group_norm_np(call, x, gamma, beta, num_groups: int, channel_axis: int, axes: Sequence[int],
                   eps: float) -> np.ndarray:
-    dt = N.dtype_of(x)
-    cd = N.compute_dtype(dt)
+    dt = nn_common.dtype_of(x)
+    cd = nn_common.compute_dtype(dt)
     ca = channel_axis % x.ndim
     c = x.shape[ca]
     shape = list(x.shape)
     gshape = shape[:ca] + [num_groups, c // num_groups] + shape[ca + 1:]
-    xs = x.reshape(gshape).astype(N.np_dtype(cd))
+    xs = x.reshape(gshape).astype(nn_common.np_dtype(cd))
     red = [ca + 1] + [a if a < ca else a + 1 for a in (ax % x.ndim for ax in axes)]
     red_t = tuple(sorted(red))
     n = np.array(float(np.prod([gshape[a] for a in red_t], dtype=np.int64)), dtype=np.float32).astype(xs.dtype)
     mean, r = _group_stats(xs, red_t, n, eps)
     with np.errstate(all="ignore"):
-        norm = N.rounded((((xs - mean).astype(xs.dtype)) * r).astype(xs.dtype), dt).reshape(shape)
+        norm = nn_common.rounded((((xs - mean).astype(xs.dtype)) * r).astype(xs.dtype), dt).reshape(shape)
     bshape = [1] * x.ndim
     bshape[ca] = c
-    f = N.FloatOps(dt)
+    f = nn_common.FloatOps(dt)
     return f.add(f.mul(norm, gamma.reshape(bshape)), beta.reshape(bshape))
 
 
 def instance_norm_np(call, x, gamma, beta, channel_axis: int, axes: Sequence[int], eps: float) -> np.ndarray:
-    dt = N.dtype_of(x)
-    cd = N.compute_dtype(dt)
+    dt = nn_common.dtype_of(x)
+    cd = nn_common.compute_dtype(dt)
     ca = channel_axis % x.ndim
     c = x.shape[ca]
-    xs = x.astype(N.np_dtype(cd))
+    xs = x.astype(nn_common.np_dtype(cd))
     red = tuple(sorted(a % x.ndim for a in axes))
     # TVM's reduce extent is a constant of the data dtype (float16 for float16 data)
-    n = np.array(float(np.prod([x.shape[a] for a in red], dtype=np.int64)), dtype=N.np_dtype(dt)).astype(xs.dtype)
+    n = np.array(float(np.prod([x.shape[a] for a in red], dtype=np.int64)),
+                 dtype=nn_common.np_dtype(dt)).astype(xs.dtype)
     mean, r = _group_stats(xs, red, n, eps)
     with np.errstate(all="ignore"):
-        norm = N.rounded((((xs - mean).astype(xs.dtype)) * r).astype(xs.dtype), dt)
+        norm = nn_common.rounded((((xs - mean).astype(xs.dtype)) * r).astype(xs.dtype), dt)
     bshape = [1] * x.ndim
     bshape[ca] = c
-    f = N.FloatOps(dt)
+    f = nn_common.FloatOps(dt)
     return f.add(f.mul(norm, gamma.reshape(bshape)), beta.reshape(bshape))
 
 
 def batch_norm_np(call, x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, scale: bool,
                   momentum: float, training: bool):
-    dt = N.dtype_of(x)
+    dt = nn_common.dtype_of(x)
     ax = axis % x.ndim
     c = x.shape[ax]
     bshape = [1] * x.ndim
     bshape[ax] = c
-    f = N.FloatOps(dt)
-    wide = "float32" if N.low_precision(dt) else dt
-    fw = N.FloatOps(wide)
+    f = nn_common.FloatOps(dt)
+    wide = "float32" if nn_common.low_precision(dt) else dt
+    fw = nn_common.FloatOps(wide)
     red = tuple(a for a in range(x.ndim) if a != ax)
     if training:
         count = float(np.prod([x.shape[a] for a in red], dtype=np.int64))
@@ -361,13 +369,13 @@ def batch_norm_np(call, x, gamma, beta, mm, mv, axis: int, eps: float, center: b
     else:
         m_b, v_b = mm.reshape(bshape), mv.reshape(bshape)
         d = f.sub(x, m_b)
-    denom = fw.intrin("sqrt", fw.add(N.tir_cast(v_b, wide), fw.const(eps)))
-    out = fw.div(N.tir_cast(d, wide), denom)
+    denom = fw.intrin("sqrt", fw.add(nn_common.tir_cast(v_b, wide), fw.const(eps)))
+    out = fw.div(nn_common.tir_cast(d, wide), denom)
     if scale:
-        out = fw.mul(out, N.tir_cast(gamma.reshape(bshape), wide))
+        out = fw.mul(out, nn_common.tir_cast(gamma.reshape(bshape), wide))
     if center:
-        out = fw.add(out, N.tir_cast(beta.reshape(bshape), wide))
-    out = N.tir_cast(out, dt)
+        out = fw.add(out, nn_common.tir_cast(beta.reshape(bshape), wide))
+    out = nn_common.tir_cast(out, dt)
     if training:
         new_mean = f.add(f.mul(f.const(1 - momentum), mm), f.mul(f.const(momentum), mean))
         new_var = f.add(f.mul(f.const(1 - momentum), mv), f.mul(f.const(momentum), var))
@@ -433,9 +441,9 @@ def _with_reduce(kept: Sequence[Any], raxes: Sequence[Any], red: Sequence[int], 
 
 
 def _extent(shape, red, dtype: str) -> P.PrimExpr:
-    e = O.const(1, dtype)
+    e = te_ops.const(1, dtype)
     for a in red:
-        e = O.mul(e, O.cast(dtype, shape[a]))
+        e = te_ops.mul(e, te_ops.cast(dtype, shape[a]))
     return e
 
 
@@ -448,35 +456,35 @@ def te_layer_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, axes: Sequenc
     nd = x.ndim
     axes = [a % nd for a in axes]
     red = sorted(set(axes))
-    low = N.low_precision(x.dtype)
+    low = nn_common.low_precision(x.dtype)
     cd = "float32" if low else x.dtype
     kept_shape = [x.shape[i] for i in range(nd) if i not in red]
 
     def load(idx):
         v = x(*idx)
-        return O.cast("float32", v) if low else v
+        return te_ops.cast("float32", v) if low else v
 
     k1 = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
     s = te.compute(kept_shape, lambda *i: te.sum(load(_with_reduce(i, k1, red, nd)), axis=k1), name=f"{x.name}_sum",
                    index_names=_names(len(kept_shape)))
     ext = _extent(x.shape, red, cd)
-    mean = te.compute(kept_shape, lambda *i: O.div(s(*i), ext), name=f"{x.name}_mean",
+    mean = te.compute(kept_shape, lambda *i: te_ops.div(s(*i), ext), name=f"{x.name}_mean",
                       index_names=_names(len(kept_shape)))
     k2 = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
 
     def var_body(*i):
-        d = O.sub(load(_with_reduce(i, k2, red, nd)), mean(*i))
-        return te.sum(O.mul(d, d), axis=k2)
+        d = te_ops.sub(load(_with_reduce(i, k2, red, nd)), mean(*i))
+        return te.sum(te_ops.mul(d, d), axis=k2)
 
     var_sum = te.compute(kept_shape, var_body, name=f"{x.name}_var_sum", index_names=_names(len(kept_shape)))
 
     def out(*i):
         kept, _ = _split(i, red)
-        v = O.mul(O.sub(load(i), mean(*kept)),
-                  te.rsqrt(O.add(O.div(var_sum(*kept), ext), O.const(eps, cd))))
+        v = te_ops.mul(te_ops.sub(load(i), mean(*kept)),
+                       te.rsqrt(te_ops.add(te_ops.div(var_sum(*kept), ext), te_ops.const(eps, cd))))
         if low:
-            v = O.cast(x.dtype, v)
-        return O.add(O.mul(v, gamma(*_param_index(axes, i))), beta(*_param_index(axes, i)))
+            v = te_ops.cast(x.dtype, v)
+        return te_ops.add(te_ops.mul(v, gamma(*_param_index(axes, i))), beta(*_param_index(axes, i)))
 
     return te.compute(x.shape, out, name="T_layer_norm", index_names=_names(nd))
 
@@ -488,24 +496,26 @@ def te_rms_norm(x: te.Tensor, w: te.Tensor, axes: Sequence[int], eps: float) -> 
     axes = [a % nd for a in axes]
     red = sorted(set(axes))
     names = _names(nd)
-    x32 = te.compute(x.shape, lambda *i: O.cast("float32", x(*i)), name="T_cast", index_names=names)
-    w32 = te.compute(w.shape, lambda *i: O.cast("float32", w(*i)), name="T_cast", index_names=_names(w.ndim))
-    sq = te.compute(x.shape, lambda *i: O.mul(x32(*i), x32(*i)), name="T_multiply", index_names=names)
+    x32 = te.compute(x.shape, lambda *i: te_ops.cast("float32", x(*i)), name="T_cast", index_names=names)
+    w32 = te.compute(w.shape, lambda *i: te_ops.cast("float32", w(*i)), name="T_cast", index_names=_names(w.ndim))
+    sq = te.compute(x.shape, lambda *i: te_ops.mul(x32(*i), x32(*i)), name="T_multiply", index_names=names)
     kept_shape = [x.shape[i] for i in range(nd) if i not in red]
     ks = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
     ssum = te.compute(kept_shape, lambda *i: te.sum(sq(*_with_reduce(i, ks, red, nd)), axis=ks),
                       name="T_multiply_red", index_names=_names(len(kept_shape)))
     ext = _extent(x.shape, red, "float32")
-    r = te.compute(kept_shape, lambda *i: te.rsqrt(O.add(O.div(ssum(*i), ext), O.const(eps, x.dtype))), name="rsqrt",
+    r = te.compute(kept_shape, lambda *i: te.rsqrt(te_ops.add(te_ops.div(ssum(*i), ext), te_ops.const(eps, x.dtype))),
+                   name="rsqrt",
                    index_names=_names(len(kept_shape)))
-    y = te.compute(x.shape, lambda *i: O.mul(O.mul(r(*_split(i, red)[0]), x32(*i)), w32(*_param_index(axes, i))),
+    y = te.compute(x.shape, lambda *i: te_ops.mul(te_ops.mul(r(*_split(i, red)[0]), x32(*i)), w32(*_param_index(axes,
+                                                                                                                i))),
                    name="T_rms_norm", index_names=names)
-    return te.compute(x.shape, lambda *i: O.cast(x.dtype, y(*i)), name="T_cast", index_names=names)
+    return te.compute(x.shape, lambda *i: te_ops.cast(x.dtype, y(*i)), name="T_cast", index_names=names)
 
 
 def _tuple_sum():
-    return te.comm_reducer(lambda a, b: tuple(O.add(p, q) for p, q in zip(a, b)),
-                           lambda *ts: tuple(O.const(0, t) for t in ts), name="tuple_sum")
+    return te.comm_reducer(lambda a, b: tuple(te_ops.add(p, q) for p, q in zip(a, b)),
+                           lambda *ts: tuple(te_ops.const(0, t) for t in ts), name="tuple_sum")
 
 
 def te_instance_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, channel_axis: int, axes: Sequence[int],
@@ -514,12 +524,12 @@ def te_instance_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, channel_ax
     nd = x.ndim
     ca = channel_axis % nd
     red = sorted(set(a % nd for a in axes))
-    low = N.low_precision(x.dtype)
+    low = nn_common.low_precision(x.dtype)
     cd = "float32" if low else x.dtype
 
     def load(idx):
         v = x(*idx)
-        return O.cast("float32", v) if low else v
+        return te_ops.cast("float32", v) if low else v
 
     kept_shape = [x.shape[i] for i in range(nd) if i not in red]
     ks = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
@@ -527,19 +537,19 @@ def te_instance_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, channel_ax
 
     def stats(*i):
         v = load(_with_reduce(i, ks, red, nd))
-        return reducer((v, O.mul(v, v)), axis=ks)
+        return reducer((v, te_ops.mul(v, v)), axis=ks)
 
     sx, sx2 = te.compute(kept_shape, stats, name=f"{x.name}_red_temp", index_names=_names(len(kept_shape)))
     ext = _extent(x.shape, red, x.dtype)
 
     def out(*i):
         kept, _ = _split(i, red)
-        mean = O.div(sx(*kept), ext)
-        var = O.sub(O.div(sx2(*kept), ext), O.mul(mean, mean))
-        v = O.mul(O.sub(load(i), mean), te.rsqrt(O.add(var, O.const(eps, cd))))
+        mean = te_ops.div(sx(*kept), ext)
+        var = te_ops.sub(te_ops.div(sx2(*kept), ext), te_ops.mul(mean, mean))
+        v = te_ops.mul(te_ops.sub(load(i), mean), te.rsqrt(te_ops.add(var, te_ops.const(eps, cd))))
         if low:
-            v = O.cast(x.dtype, v)
-        return O.add(O.mul(v, gamma(i[ca])), beta(i[ca]))
+            v = te_ops.cast(x.dtype, v)
+        return te_ops.add(te_ops.mul(v, gamma(i[ca])), beta(i[ca]))
 
     return te.compute(x.shape, out, name="T_instance_norm", index_names=_names(nd))
 
@@ -551,16 +561,16 @@ def te_group_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, num_groups: i
 
     nd = x.ndim
     ca = channel_axis % nd
-    low = N.low_precision(x.dtype)
+    low = nn_common.low_precision(x.dtype)
     cd = "float32" if low else x.dtype
     shape = list(x.shape)
-    gsize = O.floordiv(shape[ca], N.i64(num_groups))
-    gshape = shape[:ca] + [N.i64(num_groups), gsize] + shape[ca + 1:]
+    gsize = te_ops.floordiv(shape[ca], nn_common.i64(num_groups))
+    gshape = shape[:ca] + [nn_common.i64(num_groups), gsize] + shape[ca + 1:]
     xr = te_reshape(x, gshape)
     if low:
-        xr = te.compute(gshape, lambda *i: O.cast("float32", xr(*i)), name="T_cast", index_names=_names(nd + 1))
-    gr = te_reshape(gamma, [N.i64(num_groups), gsize])
-    br = te_reshape(beta, [N.i64(num_groups), gsize])
+        xr = te.compute(gshape, lambda *i: te_ops.cast("float32", xr(*i)), name="T_cast", index_names=_names(nd + 1))
+    gr = te_reshape(gamma, [nn_common.i64(num_groups), gsize])
+    br = te_reshape(beta, [nn_common.i64(num_groups), gsize])
     red = sorted([ca + 1] + [a if a < ca else a + 1 for a in (b % nd for b in axes)])
     kept_shape = [gshape[i] for i in range(nd + 1) if i not in red]
     ks = [te.reduce_axis(gshape[a], f"k{a}") for a in red]
@@ -568,21 +578,21 @@ def te_group_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, num_groups: i
 
     def stats(*i):
         v = xr(*_with_reduce(i, ks, red, nd + 1))
-        return reducer((v, O.mul(v, v)), axis=ks)
+        return reducer((v, te_ops.mul(v, v)), axis=ks)
 
     sx, sx2 = te.compute(kept_shape, stats, name=f"{x.name}_red_temp", index_names=_names(len(kept_shape)))
-    ext = O.const(1.0, "float32")
+    ext = te_ops.const(1.0, "float32")
     for a in red:
-        ext = O.mul(ext, O.cast("float32", gshape[a]))
+        ext = te_ops.mul(ext, te_ops.cast("float32", gshape[a]))
 
     def out(*i):
         kept, _ = _split(i, red)
-        mean = O.div(sx(*kept), ext)
-        var = O.sub(O.div(sx2(*kept), ext), O.mul(mean, mean))
-        v = O.mul(O.sub(xr(*i), mean), te.rsqrt(O.add(var, O.cast(cd, O.const(eps, x.dtype)))))
+        mean = te_ops.div(sx(*kept), ext)
+        var = te_ops.sub(te_ops.div(sx2(*kept), ext), te_ops.mul(mean, mean))
+        v = te_ops.mul(te_ops.sub(xr(*i), mean), te.rsqrt(te_ops.add(var, te_ops.cast(cd, te_ops.const(eps, x.dtype)))))
         if low:
-            v = O.cast(x.dtype, v)
-        return O.add(O.mul(v, gr(i[ca], i[ca + 1])), br(i[ca], i[ca + 1]))
+            v = te_ops.cast(x.dtype, v)
+        return te_ops.add(te_ops.mul(v, gr(i[ca], i[ca + 1])), br(i[ca], i[ca + 1]))
 
     y = te.compute(gshape, out, name="T_group_norm", index_names=_names(nd + 1))
     return te_reshape(y, shape)
@@ -594,52 +604,52 @@ def te_batch_norm(x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, s
     nd = x.ndim
     ax = axis % nd
     dt = x.dtype
-    wide = "float32" if N.low_precision(dt) else dt
+    wide = "float32" if nn_common.low_precision(dt) else dt
     names = _names(nd)
     red = [a for a in range(nd) if a != ax]
     if training:
-        count = N.i64(1)
+        count = nn_common.i64(1)
         for a in red:
-            count = O.mul(count, x.shape[a])
+            count = te_ops.mul(count, x.shape[a])
         ks = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
         s = te.compute((x.shape[ax],), lambda c: te.sum(x(*_with_reduce([c], ks, red, nd)), axis=ks),
                        name=f"{x.name}_red", index_names=["ax0"])
-        mean = te.compute((x.shape[ax],), lambda c: O.div(s(c), O.cast(dt, count)), name="T_divide",
+        mean = te.compute((x.shape[ax],), lambda c: te_ops.div(s(c), te_ops.cast(dt, count)), name="T_divide",
                           index_names=["ax0"])
         ks2 = [te.reduce_axis(x.shape[a], f"k{a}") for a in red]
 
         def vbody(c):
-            d = O.sub(x(*_with_reduce([c], ks2, red, nd)), mean(c))
-            return te.sum(O.mul(d, d), axis=ks2)
+            d = te_ops.sub(x(*_with_reduce([c], ks2, red, nd)), mean(c))
+            return te.sum(te_ops.mul(d, d), axis=ks2)
 
         vs = te.compute((x.shape[ax],), vbody, name="T_multiply_red", index_names=["ax0"])
-        var = te.compute((x.shape[ax],), lambda c: O.div(vs(c), O.cast(dt, count)), name="T_divide",
+        var = te.compute((x.shape[ax],), lambda c: te_ops.div(vs(c), te_ops.cast(dt, count)), name="T_divide",
                          index_names=["ax0"])
     else:
         mean, var = mm, mv
 
     def out(*i):
         c = i[ax]
-        d = O.sub(x(*i), mean(c))
-        v = O.div(O.cast(wide, d), te.sqrt(O.add(O.cast(wide, var(c)), O.const(eps, wide))))
+        d = te_ops.sub(x(*i), mean(c))
+        v = te_ops.div(te_ops.cast(wide, d), te.sqrt(te_ops.add(te_ops.cast(wide, var(c)), te_ops.const(eps, wide))))
         if scale:
-            v = O.mul(v, O.cast(wide, gamma(c)))
+            v = te_ops.mul(v, te_ops.cast(wide, gamma(c)))
         if center:
-            v = O.add(v, O.cast(wide, beta(c)))
-        return O.cast(dt, v) if wide != dt else v
+            v = te_ops.add(v, te_ops.cast(wide, beta(c)))
+        return te_ops.cast(dt, v) if wide != dt else v
 
     y = te.compute(x.shape, out, name="T_batch_norm", index_names=names)
     if training:
-        m1 = te.compute((x.shape[ax],), lambda c: O.add(O.mul(O.const(1 - momentum, dt), mm(c)),
-                                                        O.mul(O.const(momentum, dt), mean(c))),
+        m1 = te.compute((x.shape[ax],), lambda c: te_ops.add(te_ops.mul(te_ops.const(1 - momentum, dt), mm(c)),
+                                                             te_ops.mul(te_ops.const(momentum, dt), mean(c))),
                         name="T_add", index_names=["ax0"])
-        v1 = te.compute((x.shape[ax],), lambda c: O.add(O.mul(O.const(1 - momentum, dt), mv(c)),
-                                                        O.mul(O.const(momentum, dt), var(c))),
+        v1 = te.compute((x.shape[ax],), lambda c: te_ops.add(te_ops.mul(te_ops.const(1 - momentum, dt), mv(c)),
+                                                             te_ops.mul(te_ops.const(momentum, dt), var(c))),
                         name="T_add", index_names=["ax0"])
     else:
-        m1 = te.compute((x.shape[ax],), lambda c: O.mul(mm(c), O.const(1, dt)), name="T_multiply",
+        m1 = te.compute((x.shape[ax],), lambda c: te_ops.mul(mm(c), te_ops.const(1, dt)), name="T_multiply",
                         index_names=["ax0"])
-        v1 = te.compute((x.shape[ax],), lambda c: O.mul(mv(c), O.const(1, dt)), name="T_multiply",
+        v1 = te.compute((x.shape[ax],), lambda c: te_ops.mul(mv(c), te_ops.const(1, dt)), name="T_multiply",
                         index_names=["ax0"])
     return [y, m1, v1]
 
@@ -702,31 +712,35 @@ OPS: List[OpDef] = []
 
 def _define_all() -> None:
     eps = attr("epsilon", "float", 1e-5)
-    OPS.append(N.with_constructor(OpDef(
+    OPS.append(nn_common.with_constructor(OpDef(
         name="relax.nn.layer_norm", script="R.nn.layer_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("axes", "int_or_ints"), eps,
                 attr("center", "bool", True), attr("scale", "bool", True)),
-        infer=_layer_rms_infer, check=_make_check_layer_norm(((1, "gamma"), (2, "beta"))), reference=_layer_norm_ref, legalize=_legalize_layer_norm, category="nn",
+        infer=_layer_rms_infer, check=_make_check_layer_norm(((1, "gamma"), (2, "beta"))), reference=_layer_norm_ref,
+        legalize=_legalize_layer_norm, category="nn",
         doc="``R.nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)`` "
             "(OP.nn.layer_norm.C1-C4)."), _norm_axes_constructor))
-    OPS.append(N.with_constructor(OpDef(
+    OPS.append(nn_common.with_constructor(OpDef(
         name="relax.nn.rms_norm", script="R.nn.rms_norm",
         params=(arg("data"), arg("weight"), attr("axes", "int_or_ints", (-1,)), eps),
-        infer=_layer_rms_infer, check=_make_check_layer_norm(((1, "weight"),)), reference=_rms_norm_ref, legalize=_legalize_rms_norm, category="nn",
+        infer=_layer_rms_infer, check=_make_check_layer_norm(((1, "weight"),)), reference=_rms_norm_ref,
+        legalize=_legalize_rms_norm, category="nn",
         doc="``R.nn.rms_norm(data, weight, axes=-1, epsilon=1e-5)`` (OP.nn.rms_norm.C1-C4)."),
         _norm_axes_constructor))
-    OPS.append(N.with_constructor(OpDef(
+    OPS.append(nn_common.with_constructor(OpDef(
         name="relax.nn.group_norm", script="R.nn.group_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("num_groups", "int"), attr("channel_axis", "int"),
                 attr("axes", "int_or_ints"), eps, attr("center", "bool", True), attr("scale", "bool", True)),
-        infer=_group_norm_infer, check=_make_check_channel_norm(True), reference=_group_norm_ref, legalize=_legalize_group_norm, category="nn",
+        infer=_group_norm_infer, check=_make_check_channel_norm(True), reference=_group_norm_ref,
+        legalize=_legalize_group_norm, category="nn",
         doc="``R.nn.group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, center=True, "
             "scale=True)`` (OP.nn.group_norm.C1-C5)."), _norm_axes_constructor))
-    OPS.append(N.with_constructor(OpDef(
+    OPS.append(nn_common.with_constructor(OpDef(
         name="relax.nn.instance_norm", script="R.nn.instance_norm",
         params=(arg("data"), arg("gamma"), arg("beta"), attr("channel_axis", "int"), attr("axes", "int_or_ints"),
                 eps, attr("center", "bool", True), attr("scale", "bool", True)),
-        infer=_instance_norm_infer, check=_make_check_channel_norm(False), reference=_instance_norm_ref, legalize=_legalize_instance_norm, category="nn",
+        infer=_instance_norm_infer, check=_make_check_channel_norm(False), reference=_instance_norm_ref,
+        legalize=_legalize_instance_norm, category="nn",
         doc="``R.nn.instance_norm(data, gamma, beta, channel_axis, axes, epsilon=1e-5, center=True, scale=True)`` "
             "(OP.nn.instance_norm.C1-C4)."), _norm_axes_constructor))
     OPS.append(OpDef(
@@ -734,7 +748,8 @@ def _define_all() -> None:
         params=(arg("data"), arg("gamma"), arg("beta"), arg("moving_mean"), arg("moving_var"), attr("axis", "int"),
                 eps, attr("center", "bool", True), attr("scale", "bool", True), attr("momentum", "float", 0.1),
                 attr("training", "bool", True)),
-        infer=_batch_norm_infer, check=_check_batch_norm, reference=_batch_norm_ref, legalize=_legalize_batch_norm, category="nn",
+        infer=_batch_norm_infer, check=_check_batch_norm, reference=_batch_norm_ref, legalize=_legalize_batch_norm,
+        category="nn",
         doc="``R.nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon=1e-5, center=True, "
             "scale=True, momentum=0.1, training=True)`` -> (out, new_mean, new_var) (OP.nn.batch_norm.C1-C5)."))
 

@@ -33,10 +33,10 @@ from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo
-from . import common as C
-from . import nn_common as N
+from . import common
+from . import nn_common
 from . import te
-from . import te_ops as O
+from . import te_ops
 from .nn import legalizable, te_pad
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
@@ -63,9 +63,9 @@ def _pool_constructor(op: str):
     script = "R.nn." + op.replace("relax.nn.", "")
 
     def complete(attrs: Dict[str, Any], span):
-        attrs["padding"] = N.complete_padding(attrs["padding"], nsp, script, span)
+        attrs["padding"] = nn_common.complete_padding(attrs["padding"], nsp, script, span)
         for key in ("pool_size", "strides", "dilation"):
-            attrs[key] = N.repeat_to(attrs[key], nsp, key, script, span, allow_one=nsp > 1)
+            attrs[key] = nn_common.repeat_to(attrs[key], nsp, key, script, span, allow_one=nsp > 1)
         if attrs.get("out_layout") is None:
             attrs["out_layout"] = attrs["layout"]
         return attrs
@@ -80,7 +80,7 @@ def _adaptive_constructor(op: str):
     def complete(attrs: Dict[str, Any], span):
         v = attrs.get("output_size")
         if v is not None:
-            attrs["output_size"] = N.repeat_to(v, nsp, "output_size", script, span, allow_one=nsp > 1)
+            attrs["output_size"] = nn_common.repeat_to(v, nsp, "output_size", script, span, allow_one=nsp > 1)
         if attrs.get("out_layout") is None:
             attrs["out_layout"] = attrs["layout"]
         return attrs
@@ -96,68 +96,69 @@ def _adaptive_constructor(op: str):
 def pool_out_dim(ctx, x_in: P.PrimExpr, k: int, s: int, pb: int, pe: int, d: int, ceil_mode: bool) -> P.PrimExpr:
     """OP.NN.POOL.C2: ``(in + pb + pe - d*(k-1) - 1 [+ s - 1]) // s + 1``, minus one in ceil mode when
     the last window would start in the end padding."""
-    num = P.sub(P.sub(P.add(x_in, N.i64(pb + pe)), N.i64(d * (k - 1))), N.i64(1))
+    num = P.sub(P.sub(P.add(x_in, nn_common.i64(pb + pe)), nn_common.i64(d * (k - 1))), nn_common.i64(1))
     if ceil_mode:
-        num = P.add(num, N.i64(s - 1))
-    raw = P.add(P.floordiv(num, N.i64(s)), N.i64(1))
+        num = P.add(num, nn_common.i64(s - 1))
+    raw = P.add(P.floordiv(num, nn_common.i64(s)), nn_common.i64(1))
     if not ceil_mode:
-        return N.simplify(ctx, raw)
-    invalid = P.ge(P.mul(P.sub(raw, N.i64(1)), N.i64(s)), P.add(x_in, N.i64(pb)))
-    if N.can_prove(ctx, invalid):
-        return N.simplify(ctx, P.sub(raw, N.i64(1)))
-    if N.can_prove(ctx, P.logical_not(invalid)):
-        return N.simplify(ctx, raw)
-    return N.simplify(ctx, P.PrimCall("int64", "tir.if_then_else", (invalid, P.sub(raw, N.i64(1)), raw)))
+        return nn_common.simplify(ctx, raw)
+    invalid = P.ge(P.mul(P.sub(raw, nn_common.i64(1)), nn_common.i64(s)), P.add(x_in, nn_common.i64(pb)))
+    if nn_common.can_prove(ctx, invalid):
+        return nn_common.simplify(ctx, P.sub(raw, nn_common.i64(1)))
+    if nn_common.can_prove(ctx, P.logical_not(invalid)):
+        return nn_common.simplify(ctx, raw)
+    return nn_common.simplify(ctx, P.PrimCall("int64", "tir.if_then_else", (invalid, P.sub(raw, nn_common.i64(1)),
+                                                                            raw)))
 
 
 def _pool_infer(call, ctx):
     """OP.nn.max_pool2d.C1-C3 (and the other pools)."""
-    _, nsp = _kind(C.op_name(call))
-    x = C.tensor_args(call, 1, ctx)[0]
+    _, nsp = _kind(common.op_name(call))
+    x = common.tensor_args(call, 1, ctx)[0]
     a = call.attrs
     tgt = "NC" + _SPATIAL[nsp]
-    kernel = N.require_attr_len(call, "pool_size", nsp, ctx)
-    strides = N.require_attr_len(call, "strides", nsp, ctx)
-    padding = N.require_attr_len(call, "padding", 2 * nsp, ctx)
-    dilation = N.require_attr_len(call, "dilation", nsp, ctx)
+    kernel = nn_common.require_attr_len(call, "pool_size", nsp, ctx)
+    strides = nn_common.require_attr_len(call, "strides", nsp, ctx)
+    padding = nn_common.require_attr_len(call, "padding", 2 * nsp, ctx)
+    dilation = nn_common.require_attr_len(call, "dilation", nsp, ctx)
     if any(v <= 0 for v in kernel + strides + dilation):
-        raise C.error(call, "pool_size, strides and dilation must be positive, got "
-                            f"{list(kernel)}, {list(strides)}, {list(dilation)}", ctx)
-    perm = N.layout_perm(call, a["layout"], tgt, "data", ctx)
-    operm = N.layout_perm(call, a["out_layout"], tgt, "output", ctx)
-    N.check_ndim(call, x, nsp + 2, a["layout"], ctx)
-    vals = N.shape_expr_values(x)
+        raise common.error(call, "pool_size, strides and dilation must be positive, got "
+                                 f"{list(kernel)}, {list(strides)}, {list(dilation)}", ctx)
+    perm = nn_common.layout_perm(call, a["layout"], tgt, "data", ctx)
+    operm = nn_common.layout_perm(call, a["out_layout"], tgt, "output", ctx)
+    nn_common.check_ndim(call, x, nsp + 2, a["layout"], ctx)
+    vals = nn_common.shape_expr_values(x)
     if vals is None:
         return TensorStructInfo(None, x.dtype, nsp + 2, x.vdevice)
-    d = N.forward_shape(vals, perm)
+    d = nn_common.forward_shape(vals, perm)
     out = [d[0], d[1]]
     for i in range(nsp):
         out.append(pool_out_dim(ctx, d[2 + i], kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i],
                                 bool(a["ceil_mode"])))
-    return TensorStructInfo(rx.ShapeExpr(tuple(N.backward_shape(out, operm))), x.dtype, vdevice=x.vdevice)
+    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(out, operm))), x.dtype, vdevice=x.vdevice)
 
 
 def _adaptive_infer(call, ctx):
     """OP.nn.adaptive_avg_pool2d.C1-C2 (and 1-d/3-d)."""
-    _, nsp = _kind(C.op_name(call))
-    x = C.tensor_args(call, 1, ctx)[0]
+    _, nsp = _kind(common.op_name(call))
+    x = common.tensor_args(call, 1, ctx)[0]
     a = call.attrs
     tgt = "NC" + _SPATIAL[nsp]
     size = a.get("output_size")
     if size is not None:
-        size = N.require_attr_len(call, "output_size", nsp, ctx)
-    perm = N.layout_perm(call, a["layout"], tgt, "data", ctx)
-    operm = N.layout_perm(call, a["out_layout"], tgt, "output", ctx)
-    N.check_ndim(call, x, nsp + 2, a["layout"], ctx)
-    vals = N.shape_expr_values(x)
+        size = nn_common.require_attr_len(call, "output_size", nsp, ctx)
+    perm = nn_common.layout_perm(call, a["layout"], tgt, "data", ctx)
+    operm = nn_common.layout_perm(call, a["out_layout"], tgt, "output", ctx)
+    nn_common.check_ndim(call, x, nsp + 2, a["layout"], ctx)
+    vals = nn_common.shape_expr_values(x)
     if vals is None:
         if x.shape is not None and a["out_layout"] == a["layout"] and size is None:
             return x
         return TensorStructInfo(None, x.dtype, nsp + 2, x.vdevice)
-    d = N.forward_shape(vals, perm)
+    d = nn_common.forward_shape(vals, perm)
     if size is not None:
-        d = d[:2] + [N.i64(v) for v in size]
-    return TensorStructInfo(rx.ShapeExpr(tuple(N.backward_shape(d, operm))), x.dtype, vdevice=x.vdevice)
+        d = d[:2] + [nn_common.i64(v) for v in size]
+    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(d, operm))), x.dtype, vdevice=x.vdevice)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -257,11 +258,11 @@ def _check_pool(args: OpArgs) -> None:
     op = args.op_name
     kind, nsp = _kind(op)
     tgt = "NC" + _SPATIAL[nsp]
-    perm = N.layout_perm(args.call, args.attrs["layout"], tgt, "data")
-    N.layout_perm(args.call, args.attrs["out_layout"], tgt, "output")
+    perm = nn_common.layout_perm(args.call, args.attrs["layout"], tgt, "data")
+    nn_common.layout_perm(args.call, args.attrs["out_layout"], tgt, "output")
     if args.ndim(0) != nsp + 2:
         raise args.error(OpRuntimeError, f"{op}: expects a rank-{nsp + 2} tensor, got rank {args.ndim(0)}")
-    spatial = N.forward_shape(args.shape(0), perm)[2:]
+    spatial = nn_common.forward_shape(args.shape(0), perm)[2:]
     integer = not _dt.is_float(args.dtype(0))
     try:
         if kind == "adaptive":
@@ -280,8 +281,8 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
             count_include_pad: bool) -> np.ndarray:
     """OP.NN.POOL.SEM.1-3 in the canonical layout (N, C, *S)."""
     nsp = x.ndim - 2
-    dt = N.dtype_of(x)
-    pads, outs = pool_plan(C.op_name(call), x.shape[2:], kernel, strides, padding, dilation, ceil_mode)
+    dt = nn_common.dtype_of(x)
+    pads, outs = pool_plan(common.op_name(call), x.shape[2:], kernel, strides, padding, dilation, ceil_mode)
     fill = _dt.min_value(dt) if kind == "max" else 0
     xp = np.pad(x, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads], constant_values=fill)
     crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
@@ -291,7 +292,7 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
         acc = np.full(out_shape, fill, dtype=x.dtype)
     else:
         acc = np.zeros(out_shape, dtype=x.dtype)
-    f = N.FloatOps(dt) if _dt.is_float(dt) else None
+    f = nn_common.FloatOps(dt) if _dt.is_float(dt) else None
     if acc.size:
         for kk in itertools.product(*[range(k) for k in kernel]):
             sl = tuple(slice(kk[i] * dilation[i], kk[i] * dilation[i] + (outs[i] - 1) * strides[i] + 1, strides[i])
@@ -307,10 +308,10 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
                         else (acc | v)
     if kind == "max":
         return acc
-    count = pool_counts(C.op_name(call), x.shape[2:], outs, kernel, strides, padding, dilation, count_include_pad,
+    count = pool_counts(common.op_name(call), x.shape[2:], outs, kernel, strides, padding, dilation, count_include_pad,
                         f is None)
     if f is not None:
-        return f.div(acc, count.astype(N.np_dtype(dt)))
+        return f.div(acc, count.astype(nn_common.np_dtype(dt)))
     a64 = acc.astype(np.int64)
     q = np.abs(a64) // count
     return np.where(a64 < 0, -q, q).astype(x.dtype)
@@ -319,10 +320,10 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
 def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray:
     """OP.NN.POOL.SEM.4 in the canonical layout."""
     nsp = x.ndim - 2
-    dt = N.dtype_of(x)
-    ranges = adaptive_ranges(C.op_name(call), x.shape[2:], out_size, not _dt.is_float(dt))
+    dt = nn_common.dtype_of(x)
+    ranges = adaptive_ranges(common.op_name(call), x.shape[2:], out_size, not _dt.is_float(dt))
     out = np.zeros(x.shape[:2] + tuple(out_size), dtype=x.dtype)
-    f = N.FloatOps(dt) if _dt.is_float(dt) else None
+    f = nn_common.FloatOps(dt) if _dt.is_float(dt) else None
     for pos in itertools.product(*[range(m) for m in out_size]):
         win = tuple(slice(*ranges[i][pos[i]]) for i in range(nsp))
         block = x[(slice(None), slice(None)) + win]
@@ -342,11 +343,11 @@ def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray
 
 def _pool_ref(args, attrs, call, ctx):
     x = args[0]
-    kind, nsp = _kind(C.op_name(call))
+    kind, nsp = _kind(common.op_name(call))
     tgt = "NC" + _SPATIAL[nsp]
-    perm = N.layout_perm(call, attrs["layout"], tgt, "data")
-    operm = N.layout_perm(call, attrs["out_layout"], tgt, "output")
-    xc = N.to_canonical(x, perm)
+    perm = nn_common.layout_perm(call, attrs["layout"], tgt, "data")
+    operm = nn_common.layout_perm(call, attrs["out_layout"], tgt, "output")
+    xc = nn_common.to_canonical(x, perm)
     if kind == "adaptive":
         size = attrs.get("output_size")
         size = tuple(xc.shape[2:]) if size is None else tuple(int(v) for v in size)
@@ -354,7 +355,7 @@ def _pool_ref(args, attrs, call, ctx):
     else:
         k, s, p, d = pool_attrs(attrs)
         y = pool_np(call, xc, kind, k, s, p, d, bool(attrs["ceil_mode"]), bool(attrs["count_include_pad"]))
-    return np.ascontiguousarray(N.from_canonical(y, operm))
+    return np.ascontiguousarray(nn_common.from_canonical(y, operm))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -373,22 +374,23 @@ def te_pool(x: te.Tensor, out_shape, kind: str, kernel, strides, padding, dilati
     nsp = len(kernel)
     axes = [layout.index(c) for c in _SPATIAL[nsp]]
     nd = x.ndim
-    before = [N.i64(0)] * nd
-    after = [N.i64(0)] * nd
+    before = [nn_common.i64(0)] * nd
+    after = [nn_common.i64(0)] * nd
     offset = [strides[i] - 1 if ceil_mode else 0 for i in range(nsp)]
     do_pad = False
     for i, ax in enumerate(axes):
-        before[ax] = N.i64(padding[i])
-        after[ax] = N.i64(padding[i + nsp] + offset[i])
+        before[ax] = nn_common.i64(padding[i])
+        after[ax] = nn_common.i64(padding[i + nsp] + offset[i])
         do_pad = do_pad or padding[i] != 0 or padding[i + nsp] + offset[i] != 0
-    fill = O.min_value(x.dtype) if kind == "max" else O.const(0, x.dtype)
+    fill = te_ops.min_value(x.dtype) if kind == "max" else te_ops.const(0, x.dtype)
     temp = te_pad(x, before, after, fill, name="pad_temp", index_names=_names(nd)) if do_pad else x
-    rv = [te.reduce_axis(N.i64(kernel[i]), f"rv{i}") for i in range(nsp)]
+    rv = [te.reduce_axis(nn_common.i64(kernel[i]), f"rv{i}") for i in range(nsp)]
 
     def window(*o):
         idx = list(o)
         for i, ax in enumerate(axes):
-            idx[ax] = O.add(O.mul(o[ax], N.i64(strides[i])), O.mul(rv[i].var, N.i64(dilation[i])))
+            idx[ax] = te_ops.add(te_ops.mul(o[ax], nn_common.i64(strides[i])), te_ops.mul(rv[i].var,
+                                                                                          nn_common.i64(dilation[i])))
         return temp(*idx)
 
     if kind == "max":
@@ -397,25 +399,28 @@ def te_pool(x: te.Tensor, out_shape, kind: str, kernel, strides, padding, dilati
     psum = te.compute(out_shape, lambda *o: te.sum(window(*o), axis=rv), name="pool_sum", index_names=_names(nd))
 
     def avg(*o):
-        num = O.const(1, "int64")
+        num = te_ops.const(1, "int64")
         for i, ax in enumerate(axes):
-            d = N.i64(dilation[i])
-            start = O.sub(O.mul(o[ax], N.i64(strides[i])), N.i64(padding[i]))
-            end = O.add(start, N.i64((kernel[i] - 1) * dilation[i]))
+            d = nn_common.i64(dilation[i])
+            start = te_ops.sub(te_ops.mul(o[ax], nn_common.i64(strides[i])), nn_common.i64(padding[i]))
+            end = te_ops.add(start, nn_common.i64((kernel[i] - 1) * dilation[i]))
             if count_include_pad:
-                end = O.min_(end, O.sub(O.add(x.shape[ax], N.i64(padding[i + nsp])), N.i64(1)))
-                cnt = O.add(O.truncdiv(O.sub(end, start), d), N.i64(1))
+                end = te_ops.min_(end, te_ops.sub(te_ops.add(x.shape[ax], nn_common.i64(padding[i + nsp])),
+                                                  nn_common.i64(1)))
+                cnt = te_ops.add(te_ops.truncdiv(te_ops.sub(end, start), d), nn_common.i64(1))
             else:
-                jumps = O.max_(O.truncdiv(O.sub(O.sub(d, N.i64(1)), start), d), N.i64(0))
-                end = O.min_(end, O.sub(x.shape[ax], N.i64(1)))
-                cnt = O.add(O.truncdiv(O.sub(end, O.add(start, O.mul(d, jumps))), d), N.i64(1))
-            num = O.mul(num, cnt)
+                jumps = te_ops.max_(te_ops.truncdiv(te_ops.sub(te_ops.sub(d, nn_common.i64(1)), start), d),
+                                    nn_common.i64(0))
+                end = te_ops.min_(end, te_ops.sub(x.shape[ax], nn_common.i64(1)))
+                cnt = te_ops.add(te_ops.truncdiv(te_ops.sub(end, te_ops.add(start, te_ops.mul(d, jumps))), d),
+                                 nn_common.i64(1))
+            num = te_ops.mul(num, cnt)
         if not count_include_pad:
-            num = O.max_(num, N.i64(1))
+            num = te_ops.max_(num, nn_common.i64(1))
         s = psum(*o)
         if _dt.is_float(x.dtype):
-            return O.div(s, O.cast(x.dtype, num))
-        return O.cast(x.dtype, O.truncdiv(O.cast("int64", s), num))
+            return te_ops.div(s, te_ops.cast(x.dtype, num))
+        return te_ops.cast(x.dtype, te_ops.truncdiv(te_ops.cast("int64", s), num))
 
     return te.compute(out_shape, avg, name="pool_avg", attrs={"schedule_rule": "meta_schedule.pool_avg"},
                       index_names=_names(nd))
@@ -431,8 +436,8 @@ def _max_window(n: Any, m: Any) -> Any:
             t = ((o + 1) * nv) // mv
             end = t if ((o + 1) * nv) % mv == 0 else t + 1
             best = max(best, end - (o * nv) // mv)
-        return N.i64(best)
-    return O.add(O.floordiv(n, m), N.i64(2))
+        return nn_common.i64(best)
+    return te_ops.add(te_ops.floordiv(n, m), nn_common.i64(2))
 
 
 def te_adaptive_avg_pool(x: te.Tensor, out_shape, layout: str, nsp: int) -> te.Tensor:
@@ -445,9 +450,10 @@ def te_adaptive_avg_pool(x: te.Tensor, out_shape, layout: str, nsp: int) -> te.T
     def bounds(o, i):
         ax = axes[i]
         n, m = x.shape[ax], out_shape[ax]
-        start = O.floordiv(O.mul(o[ax], n), m)
-        t = O.floordiv(O.mul(O.add(o[ax], N.i64(1)), n), m)
-        end = O.select(O.eq(O.floormod(O.mul(O.add(o[ax], N.i64(1)), n), m), N.i64(0)), t, O.add(t, N.i64(1)))
+        start = te_ops.floordiv(te_ops.mul(o[ax], n), m)
+        t = te_ops.floordiv(te_ops.mul(te_ops.add(o[ax], nn_common.i64(1)), n), m)
+        end = te_ops.select(te_ops.eq(te_ops.floormod(te_ops.mul(te_ops.add(o[ax], nn_common.i64(1)), n), m),
+                                      nn_common.i64(0)), t, te_ops.add(t, nn_common.i64(1)))
         return start, end
 
     rv = [te.reduce_axis(_max_window(x.shape[axes[i]], out_shape[axes[i]]), f"rv{i}") for i in range(nsp)]
@@ -457,21 +463,21 @@ def te_adaptive_avg_pool(x: te.Tensor, out_shape, layout: str, nsp: int) -> te.T
         conds = []
         for i, ax in enumerate(axes):
             start, end = bounds(o, i)
-            idx[ax] = O.add(start, rv[i].var)
-            conds.append(O.lt(idx[ax], end))
+            idx[ax] = te_ops.add(start, rv[i].var)
+            conds.append(te_ops.lt(idx[ax], end))
         c = conds[0]
         for more in conds[1:]:
-            c = O.logical_and(c, more)
-        return te.sum(O.if_then_else(c, x(*idx), O.const(0, x.dtype)), axis=rv)
+            c = te_ops.logical_and(c, more)
+        return te.sum(te_ops.if_then_else(c, x(*idx), te_ops.const(0, x.dtype)), axis=rv)
 
     psum = te.compute(out_shape, body, name="adaptive_pool_sum", index_names=_names(nd))
 
     def avg(*o):
-        factor = O.const(1, x.dtype)
+        factor = te_ops.const(1, x.dtype)
         for i in range(nsp):
             start, end = bounds(o, i)
-            factor = O.mul(factor, O.cast(x.dtype, O.cast("int32", O.sub(end, start))))
-        return O.div(psum(*o), factor)
+            factor = te_ops.mul(factor, te_ops.cast(x.dtype, te_ops.cast("int32", te_ops.sub(end, start))))
+        return te_ops.div(psum(*o), factor)
 
     return te.compute(out_shape, avg, name="adaptive_pool_avg",
                       attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"}, index_names=_names(nd))
@@ -483,10 +489,10 @@ def _pool_legalize(call, ctx):
     a = call.attrs
     if a.get("out_layout") != a["layout"]:
         return None
-    kind, nsp = _kind(C.op_name(call))
+    kind, nsp = _kind(common.op_name(call))
     out_shape = list(call.struct_info.shape.values)
     layout = a["layout"]
-    name = C.op_name(call).replace("relax.nn.", "")
+    name = common.op_name(call).replace("relax.nn.", "")
     if kind == "adaptive":
         if not _dt.is_float(call.struct_info.dtype):
             return None
@@ -514,11 +520,11 @@ def _make_pool(kind: str, nsp: int) -> OpDef:
     d = OpDef(name=f"relax.nn.{name}", script=f"R.nn.{name}", params=params, infer=_pool_infer,
               check=_check_pool, reference=_pool_ref,
               legalize=_pool_legalize, category="nn",
-              print_call=N.print_in_order(("pool_size", "strides", "dilation", "padding", "ceil_mode",
-                                           "count_include_pad", "layout", "out_layout")),
+              print_call=nn_common.print_in_order(("pool_size", "strides", "dilation", "padding", "ceil_mode",
+                                                   "count_include_pad", "layout", "out_layout")),
               doc=f"``R.nn.{name}(data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, "
                   f"layout, out_layout)``: {nsp}-d {kind} pooling (OP.nn.{name}.C1-C3).")
-    return N.with_constructor(d, _pool_constructor(d.name))
+    return nn_common.with_constructor(d, _pool_constructor(d.name))
 
 
 def _make_adaptive(nsp: int) -> OpDef:
@@ -529,7 +535,7 @@ def _make_adaptive(nsp: int) -> OpDef:
               check=_check_pool, reference=_pool_ref, legalize=_pool_legalize, category="nn",
               doc=f"``R.nn.{name}(data, output_size=None, layout, out_layout)``: {nsp}-d adaptive average pooling "
                   f"(OP.nn.{name}.C1-C3).")
-    return N.with_constructor(d, _adaptive_constructor(d.name))
+    return nn_common.with_constructor(d, _adaptive_constructor(d.name))
 
 
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)

@@ -40,13 +40,13 @@ from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.functor import prim_vars_in, substitute_prim
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from . import common as C
+from . import common
 from . import te
-from . import te_ops as O
-from . import manipulate_util as U
+from . import te_ops
+from . import manipulate_util
 from .opdef import OpDef, arg, attr
 
-_I64 = U.int64
+_I64 = manipulate_util.int64
 SCATTER_ELEMENTS_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
 SCATTER_ND_REDUCTIONS = ("update", "add", "mul", "min", "max")
 
@@ -104,23 +104,23 @@ def _copy(k: _Kernel, src: tir.Buffer, dst: tir.Buffer) -> tir.Stmt:
 
 def _wrap_negative(v: P.PrimExpr, extent: P.PrimExpr) -> P.PrimExpr:
     """TVM's ``k + (k < 0) * extent`` on an int64 index."""
-    v = O.cast("int64", v)
-    return O.add(v, O.mul(O.cast("int64", O.lt(v, _I64(0))), extent))
+    v = te_ops.cast("int64", v)
+    return te_ops.add(v, te_ops.mul(te_ops.cast("int64", te_ops.lt(v, _I64(0))), extent))
 
 
 def _combine(reduction: str, old: P.PrimExpr, new: P.PrimExpr) -> P.PrimExpr:
     if reduction == "update":
         return new
     if reduction == "add":
-        return O.add(old, new)
+        return te_ops.add(old, new)
     if reduction == "mul":
-        return O.mul(old, new)
+        return te_ops.mul(old, new)
     if reduction == "mean":
-        return O.div(O.add(old, new), O.const(2, old.dtype))
+        return te_ops.div(te_ops.add(old, new), te_ops.const(2, old.dtype))
     if reduction == "min":
-        return O.min_(old, new)
+        return te_ops.min_(old, new)
     if reduction == "max":
-        return O.max_(old, new)
+        return te_ops.max_(old, new)
     raise RelaxError(f"internal: unknown reduction {reduction!r}")
 
 
@@ -153,7 +153,7 @@ def _tensor_args(call: rx.Call) -> List[rx.Expr]:
     out = []
     for a in call.args[1:]:
         if isinstance(a.struct_info, TupleStructInfo):
-            out.extend(U.tuple_fields(a))
+            out.extend(manipulate_util.tuple_fields(a))
         else:
             out.append(a)
     return out
@@ -162,7 +162,7 @@ def _tensor_args(call: rx.Call) -> List[rx.Expr]:
 def _check_reduction(call, ctx, allowed: Sequence[str], title: str) -> str:
     r = call.attrs.get("reduction", "update")
     if r not in allowed:
-        raise C.error(call, f"{title} reduction must be one of [{', '.join(allowed)}], got {r!r}", ctx)
+        raise common.error(call, f"{title} reduction must be one of [{', '.join(allowed)}], got {r!r}", ctx)
     return r
 
 
@@ -173,36 +173,36 @@ def _check_reduction(call, ctx, allowed: Sequence[str], title: str) -> str:
 
 def _scatter_elements_infer(call, ctx):
     """OP.scatter_elements.C1-C6 (TVM's ``InferStructInfoScatterElements``)."""
-    C.check_num_args(call, 3, ctx)
-    data = U.tensor_input(call, 0, ctx, "ScatterElements", "data")  # C1
-    idx = U.tensor_input(call, 1, ctx, "ScatterElements", "indices")
-    upd = U.tensor_input(call, 2, ctx, "ScatterElements", "updates")
+    common.check_num_args(call, 3, ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "ScatterElements", "data")  # C1
+    idx = manipulate_util.tensor_input(call, 1, ctx, "ScatterElements", "indices")
+    upd = manipulate_util.tensor_input(call, 2, ctx, "ScatterElements", "updates")
     _check_reduction(call, ctx, SCATTER_ELEMENTS_REDUCTIONS, "ScatterElements")  # C6
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     if idx.ndim != -1 and upd.ndim != -1:  # C2
         if data.ndim != idx.ndim:
-            raise C.error(call, "ScatterElements op requires the data tensor to have the same rank with indices "
-                                f"tensor. However, the given dimensions are indices: {idx.ndim}, data: "
-                                f"{data.ndim}", ctx)
+            raise common.error(call, "ScatterElements op requires the data tensor to have the same rank with indices "
+                                     f"tensor. However, the given dimensions are indices: {idx.ndim}, data: "
+                                     f"{data.ndim}", ctx)
         if idx.ndim != upd.ndim:
-            raise C.error(call, "ScatterElements op requires the indices tensor to have the same rank with "
-                                f"updates tensor. However, the given dimensions are indices: {idx.ndim}, "
-                                f"updates: {upd.ndim}", ctx)
+            raise common.error(call, "ScatterElements op requires the indices tensor to have the same rank with "
+                                     f"updates tensor. However, the given dimensions are indices: {idx.ndim}, "
+                                     f"updates: {upd.ndim}", ctx)
     if data.dtype != "void" and upd.dtype != "void" and data.dtype != upd.dtype:  # C3
-        raise C.error(call, "ScatterElements op requires the input data to have same type with updates. "
-                            f"However, the given types are data: {data.dtype}, updates: {upd.dtype}", ctx)
-    if idx.dtype != "void" and not U.is_int_or_uint(idx.dtype):  # C4
-        raise C.error(call, "ScatterElements op requires the input indices to have integer dtype. However, the "
-                            f"given indices dtype is {idx.dtype}", ctx)
-    iv, uv = U.shape_expr_values(idx), U.shape_expr_values(upd)
+        raise common.error(call, "ScatterElements op requires the input data to have same type with updates. "
+                                 f"However, the given types are data: {data.dtype}, updates: {upd.dtype}", ctx)
+    if idx.dtype != "void" and not manipulate_util.is_int_or_uint(idx.dtype):  # C4
+        raise common.error(call, "ScatterElements op requires the input indices to have integer dtype. However, the "
+                                 f"given indices dtype is {idx.dtype}", ctx)
+    iv, uv = manipulate_util.shape_expr_values(idx), manipulate_util.shape_expr_values(upd)
     if iv is not None and uv is not None:  # C5
         for a, b in zip(iv, uv):
-            if U.prove_not_equal(ctx, a, b):
-                raise C.error(call, "ScatterElements op requires the indices tensor to have the same shape with "
-                                    f"updates tensor. However, the given shapes are indices: {iv}, updates: {uv}",
-                              ctx)
-    dv = U.shape_expr_values(data)
+            if manipulate_util.prove_not_equal(ctx, a, b):
+                raise common.error(call, "ScatterElements op requires the indices tensor to have the same shape with "
+                                         f"updates tensor. However, the given shapes are indices: {iv}, updates: {uv}",
+                                   ctx)
+    dv = manipulate_util.shape_expr_values(data)
     if dv is not None:
         return TensorStructInfo(rx.ShapeExpr(dv), data.dtype, vdevice=data.vdevice)
     return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
@@ -210,28 +210,31 @@ def _scatter_elements_infer(call, ctx):
 
 def _scatter_elements_ref(args, attrs, call, ctx):
     data, ind, upd = args
-    out = U.copy_out(data)
+    out = manipulate_util.copy_out(data)
     a = attrs.get("axis", 0) % data.ndim
     red = attrs.get("reduction", "update")
     if ind.shape != upd.shape[:ind.ndim] or any(u < i for u, i in zip(upd.shape, ind.shape)):
         if ind.shape != upd.shape:
-            raise U.runtime_error(call, f"indices of shape {ind.shape} and updates of shape {upd.shape} differ")
+            raise manipulate_util.runtime_error(call,
+                                                f"indices of shape {ind.shape} and updates of shape {upd.shape} differ")
     for d in range(data.ndim):
         if d != a and ind.shape[d] > data.shape[d]:
-            raise U.runtime_error(call, f"indices of shape {ind.shape} do not fit data of shape {data.shape}")
+            raise manipulate_util.runtime_error(call,
+                                                f"indices of shape {ind.shape} do not fit data of shape {data.shape}")
     ext = data.shape[a]
     for pos in np.ndindex(*ind.shape):
         k = int(ind[pos])
         k = k + ext if k < 0 else k  # OP.SCATTER.2
         if not 0 <= k < ext:
-            raise U.runtime_error(call, f"index {int(ind[pos])} is out of range for an axis of extent {ext}")
+            raise manipulate_util.runtime_error(call,
+                                                f"index {int(ind[pos])} is out of range for an axis of extent {ext}")
         tgt = pos[:a] + (k,) + pos[a + 1:]
         out[tgt] = _np_combine(red, out[tgt], upd[pos], out.dtype)
     return out
 
 
 def _scatter_elements_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     a = call.attrs.get("axis", 0) % call.args[0].struct_info.ndim
     red = call.attrs.get("reduction", "update")
@@ -254,39 +257,41 @@ def _scatter_elements_legalize(call, ctx):
 
 def _scatter_nd_infer(call, ctx):
     """OP.scatter_nd.C1-C7 (TVM's ``InferStructInfoScatterND``)."""
-    C.check_num_args(call, 3, ctx)
-    data = U.tensor_input(call, 0, ctx, "ScatterND", "data")  # C1
-    idx = U.tensor_input(call, 1, ctx, "ScatterND", "indices")
-    upd = U.tensor_input(call, 2, ctx, "ScatterND", "updates")
+    common.check_num_args(call, 3, ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "ScatterND", "data")  # C1
+    idx = manipulate_util.tensor_input(call, 1, ctx, "ScatterND", "indices")
+    upd = manipulate_util.tensor_input(call, 2, ctx, "ScatterND", "updates")
     _check_reduction(call, ctx, SCATTER_ND_REDUCTIONS, "ScatterND")  # C7
     if data.dtype == "void" or upd.dtype == "void":  # C2
-        raise C.error(call, "ScatterND op requires the input data and updates to have known dtype. However, "
-                            f"the given types are data: {data.dtype}, updates: {upd.dtype}", ctx)
+        raise common.error(call, "ScatterND op requires the input data and updates to have known dtype. However, "
+                                 f"the given types are data: {data.dtype}, updates: {upd.dtype}", ctx)
     if data.dtype != upd.dtype:
-        raise C.error(call, "ScatterND op requires the input data to have same type with updates. However, "
-                            f"the given types are data: {data.dtype}, updates: {upd.dtype}", ctx)
-    if idx.dtype != "void" and not U.is_int_or_uint(idx.dtype):  # C3
-        raise C.error(call, "ScatterND op requires the input indices to have integer dtype. However, the given "
-                            f"indices dtype is {idx.dtype}", ctx)
-    dv, iv, uv = U.shape_expr_values(data), U.shape_expr_values(idx), U.shape_expr_values(upd)
+        raise common.error(call, "ScatterND op requires the input data to have same type with updates. However, "
+                                 f"the given types are data: {data.dtype}, updates: {upd.dtype}", ctx)
+    if idx.dtype != "void" and not manipulate_util.is_int_or_uint(idx.dtype):  # C3
+        raise common.error(call, "ScatterND op requires the input indices to have integer dtype. However, the given "
+                                 f"indices dtype is {idx.dtype}", ctx)
+    dv, iv, uv = (manipulate_util.shape_expr_values(data), manipulate_util.shape_expr_values(idx),
+                  manipulate_util.shape_expr_values(upd))
     if dv is not None and iv is not None and uv is not None:
         kdim = iv[-1] if iv else None
         if not isinstance(kdim, P.IntImm):  # C4
-            raise C.error(call, f"ScatterND needs a static shape for the last axis of indices, got {iv}", ctx)
+            raise common.error(call, f"ScatterND needs a static shape for the last axis of indices, got {iv}", ctx)
         K = kdim.value
         if len(dv) + len(iv) - K - 1 != len(uv):  # C5
-            raise C.error(call, "ScatterND op requires the updates tensor to have the rank of `data tensor + "
-                                "indices tensor - last axis of indices tensor - 1`. However, the given shapes "
-                                f"are data: {dv}, indices: {iv}, updates: {uv}", ctx)
+            raise common.error(call, "ScatterND op requires the updates tensor to have the rank of `data tensor + "
+                                     "indices tensor - last axis of indices tensor - 1`. However, the given shapes "
+                                     f"are data: {dv}, indices: {iv}, updates: {uv}", ctx)
         if K > len(dv):
-            raise C.error(call, "ScatterND op requires the last axis of indices tensor to be less than or equal "
-                                f"to the rank of data tensor. However, the given shapes are data: {dv}, "
-                                f"indices: {iv}", ctx)
+            raise common.error(call, "ScatterND op requires the last axis of indices tensor to be less than or equal "
+                                     f"to the rank of data tensor. However, the given shapes are data: {dv}, "
+                                     f"indices: {iv}", ctx)
         expected = tuple(iv[:-1]) + tuple(dv[K:])
-        if len(expected) != len(uv) or not all(U.can_prove(ctx, O.eq(e, u)) for e, u in zip(expected, uv)):
-            raise C.error(call, "ScatterND op requires the updates tensor to have the shape with constraint: "
-                                f"`updates.shape = indices.shape[:-1] + data.shape[K:]`, but got updates.shape: "
-                                f"{uv}, indices.shape: {iv}, data.shape: {dv}", ctx)  # C6
+        if len(expected) != len(uv) or not all(manipulate_util.can_prove(ctx, te_ops.eq(e, u)) for e, u in zip(expected,
+                                                                                                               uv)):
+            raise common.error(call, "ScatterND op requires the updates tensor to have the shape with constraint: "
+                                     f"`updates.shape = indices.shape[:-1] + data.shape[K:]`, but got updates.shape: "
+                                     f"{uv}, indices.shape: {iv}, data.shape: {dv}", ctx)  # C6
     if dv is not None:
         return TensorStructInfo(rx.ShapeExpr(dv), data.dtype, vdevice=data.vdevice)
     return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
@@ -294,25 +299,27 @@ def _scatter_nd_infer(call, ctx):
 
 def _scatter_nd_ref(args, attrs, call, ctx):
     data, ind, upd = args
-    out = U.copy_out(data)
+    out = manipulate_util.copy_out(data)
     red = attrs.get("reduction", "update")
     K = ind.shape[-1]
     lead = ind.shape[:-1]
     if K > data.ndim or tuple(upd.shape) != tuple(lead) + tuple(data.shape[K:]):  # C6 at run time
-        raise U.runtime_error(call, f"updates of shape {upd.shape} do not match indices {ind.shape} and data "
-                                    f"{data.shape}")
+        raise manipulate_util.runtime_error(call,
+                                            f"updates of shape {upd.shape} do not match indices {ind.shape} and data "
+                                                  f"{data.shape}")
     for pos in np.ndindex(*lead):
         tgt = tuple(int(v) for v in ind[pos])
         for j, v in enumerate(tgt):
             if not 0 <= v < data.shape[j]:  # OP.SCATTER.2: no wrapping
-                raise U.runtime_error(call, f"index {v} is out of range for an axis of extent {data.shape[j]}")
+                raise manipulate_util.runtime_error(call,
+                                                    f"index {v} is out of range for an axis of extent {data.shape[j]}")
         for rest in np.ndindex(*data.shape[K:]):
             out[tgt + rest] = _np_combine(red, out[tgt + rest], upd[pos + rest], out.dtype)
     return out
 
 
 def _scatter_nd_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     red = call.attrs.get("reduction", "update")
     k = _Kernel()
@@ -324,7 +331,7 @@ def _scatter_nd_legalize(call, ctx):
 
     def body(i):
         p, r = i[:len(lead)], i[len(lead):]
-        tgt = tuple(O.cast("int64", tir.BufferLoad(ind, tuple(p) + (_I64(j),))) for j in range(K)) + tuple(r)
+        tgt = tuple(te_ops.cast("int64", tir.BufferLoad(ind, tuple(p) + (_I64(j),))) for j in range(K)) + tuple(r)
         return tir.BufferStore(out, _combine(red, tir.BufferLoad(out, tgt), tir.BufferLoad(upd, tuple(i))), tgt)
 
     return _finish(ctx, call, k, "scatter_nd", _copy(k, data, out), k.loops(lead + rest, body, "j"))
@@ -336,43 +343,43 @@ def _scatter_nd_legalize(call, ctx):
 
 
 def _index_put_indices(call, ctx) -> List[TensorStructInfo]:
-    s = C.arg_sinfo(call, 1, ctx)
+    s = common.arg_sinfo(call, 1, ctx)
     if isinstance(s, TupleStructInfo):
         out = []
         for i, f in enumerate(s.fields):
             if not isinstance(f, TensorStructInfo):
-                raise C.error(call, "IndexPut requires each index in the indices tuple to be a Tensor. However, "
-                                    f"element {i} has struct info {C.describe_sinfo(f)}", ctx)
+                raise common.error(call, "IndexPut requires each index in the indices tuple to be a Tensor. However, "
+                                         f"element {i} has struct info {common.describe_sinfo(f)}", ctx)
             out.append(f)
         return out
     if isinstance(s, TensorStructInfo):
         return [s]
-    raise C.error(call, "IndexPut requires indices to be a Tensor or a tuple of Tensors. However, the given one "
-                        f"has struct info {C.describe_sinfo(s)}", ctx)
+    raise common.error(call, "IndexPut requires indices to be a Tensor or a tuple of Tensors. However, the given one "
+                             f"has struct info {common.describe_sinfo(s)}", ctx)
 
 
 def _index_put_infer(call, ctx):
     """OP.index_put.C1-C5 (TVM's ``InferStructInfoIndexPut``)."""
-    C.check_num_args(call, 3, ctx)
-    data = U.tensor_input(call, 0, ctx, "IndexPut", "data")  # C1
-    vals = U.tensor_input(call, 2, ctx, "IndexPut", "values")
+    common.check_num_args(call, 3, ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "IndexPut", "data")  # C1
+    vals = manipulate_util.tensor_input(call, 2, ctx, "IndexPut", "values")
     idx = _index_put_indices(call, ctx)
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     for i, s in enumerate(idx):
         if s.ndim != -1 and s.ndim < 1:  # C2
-            raise C.error(call, "IndexPut requires each index tensor to have at least 1 dimension. However, "
-                                f"index tensor {i} has ndim={s.ndim}", ctx)
-        if s.dtype != "void" and not U.is_int_or_uint(s.dtype):  # C3
-            raise C.error(call, "IndexPut requires each index tensor to have integer dtype. However, index "
-                                f"tensor {i} has dtype={s.dtype}", ctx)
+            raise common.error(call, "IndexPut requires each index tensor to have at least 1 dimension. However, "
+                                     f"index tensor {i} has ndim={s.ndim}", ctx)
+        if s.dtype != "void" and not manipulate_util.is_int_or_uint(s.dtype):  # C3
+            raise common.error(call, "IndexPut requires each index tensor to have integer dtype. However, index "
+                                     f"tensor {i} has dtype={s.dtype}", ctx)
     if len(idx) != data.ndim:  # C4
-        raise C.error(call, f"IndexPut requires the number of index tensors ({len(idx)}) to match the data "
-                            f"tensor dimensions ({data.ndim})", ctx)
+        raise common.error(call, f"IndexPut requires the number of index tensors ({len(idx)}) to match the data "
+                                 f"tensor dimensions ({data.ndim})", ctx)
     if data.dtype != "void" and vals.dtype != "void" and data.dtype != vals.dtype:  # C5
-        raise C.error(call, "IndexPut requires the input data to have the same type as values. However, the "
-                            f"given types are data: {data.dtype}, values: {vals.dtype}", ctx)
-    dv = U.shape_expr_values(data)
+        raise common.error(call, "IndexPut requires the input data to have the same type as values. However, the "
+                                 f"given types are data: {data.dtype}, values: {vals.dtype}", ctx)
+    dv = manipulate_util.shape_expr_values(data)
     if dv is not None:
         return TensorStructInfo(rx.ShapeExpr(dv), data.dtype, vdevice=data.vdevice)
     return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
@@ -381,14 +388,14 @@ def _index_put_infer(call, ctx):
 def _index_put_ref(args, attrs, call, ctx):
     data, ind, vals = args
     ind = list(ind) if isinstance(ind, tuple) else [ind]
-    out = U.copy_out(data)
+    out = manipulate_util.copy_out(data)
     try:
         b = np.broadcast_arrays(*[np.asarray(i).astype(np.int64) for i in ind])
     except ValueError:
-        raise U.runtime_error(call, "the index tensors cannot be broadcast together") from None
+        raise manipulate_util.runtime_error(call, "the index tensors cannot be broadcast together") from None
     n = b[0].size
     if vals.size != n:  # OP.SCATTER.5
-        raise U.runtime_error(call, f"values has {vals.size} elements for {n} index positions")
+        raise manipulate_util.runtime_error(call, f"values has {vals.size} elements for {n} index positions")
     flat_vals = np.reshape(vals, (-1,))
     acc = bool(attrs.get("accumulate", False))
     for k, pos in enumerate(np.ndindex(*b[0].shape)):
@@ -397,8 +404,8 @@ def _index_put_ref(args, attrs, call, ctx):
             v = int(i[pos])
             v = v + data.shape[d] if v < 0 else v  # OP.SCATTER.2
             if not 0 <= v < data.shape[d]:
-                raise U.runtime_error(call, f"index {int(i[pos])} is out of range for an axis of extent "
-                                            f"{data.shape[d]}")
+                raise manipulate_util.runtime_error(call, f"index {int(i[pos])} is out of range for an axis of extent "
+                                                          f"{data.shape[d]}")
             tgt.append(v)
         t = tuple(tgt)
         out[t] = _np_combine("add" if acc else "update", out[t], flat_vals[k], out.dtype)
@@ -406,7 +413,7 @@ def _index_put_ref(args, attrs, call, ctx):
 
 
 def _index_put_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     acc = bool(call.attrs.get("accumulate", False))
     k = _Kernel()
@@ -439,7 +446,7 @@ def _index_put_legalize(call, ctx):
         t = tuple(tgt)
         return tir.BufferStore(out, _combine("add" if acc else "update", tir.BufferLoad(out, t), v), t)
 
-    check = tir.AssertStmt(O.eq(C.shape_product(vals.shape), C.shape_product(bshape)),
+    check = tir.AssertStmt(te_ops.eq(common.shape_product(vals.shape), common.shape_product(bshape)),
                            "index_put: values must have one element per index position",
                            k.loops(bshape, body, "j"))
     return _finish(ctx, call, k, "index_put", _copy(k, data, out), check)
@@ -452,48 +459,48 @@ def _index_put_legalize(call, ctx):
 
 def _slice_scatter_infer(call, ctx):
     """OP.slice_scatter.C1-C7 (TVM's ``InferStructInfoSliceScatter``)."""
-    C.check_num_args(call, 5, ctx)
-    data = U.tensor_input(call, 0, ctx, "SliceScatter", "data")  # C1
-    src = U.tensor_input(call, 1, ctx, "SliceScatter", "src")
+    common.check_num_args(call, 5, ctx)
+    data = manipulate_util.tensor_input(call, 0, ctx, "SliceScatter", "data")  # C1
+    src = manipulate_util.tensor_input(call, 1, ctx, "SliceScatter", "src")
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     ndim, axis = data.ndim, call.attrs.get("axis", 0)
     if not -ndim <= axis < ndim:  # C2
-        raise C.error(call, f"SliceScatter requires the input axis to be in the range [{-ndim}, {ndim - 1}]. "
-                            f"However, the input axis is {axis}, while ndim is {ndim}", ctx)
+        raise common.error(call, f"SliceScatter requires the input axis to be in the range [{-ndim}, {ndim - 1}]. "
+                                 f"However, the input axis is {axis}, while ndim is {ndim}", ctx)
     if src.ndim != -1 and data.ndim != src.ndim:  # C3
-        raise C.error(call, "SliceScatter op requires the data tensor to have the same rank as the src tensor. "
-                            f"However, the given dimensions are src: {src.ndim}, data: {data.ndim}", ctx)
+        raise common.error(call, "SliceScatter op requires the data tensor to have the same rank as the src tensor. "
+                                 f"However, the given dimensions are src: {src.ndim}, data: {data.ndim}", ctx)
     if data.dtype != "void" and src.dtype != "void" and data.dtype != src.dtype:  # C4
-        raise C.error(call, "SliceScatter op requires the input data to have the same type as src. However, "
-                            f"the given types are data: {data.dtype}, src: {src.dtype}", ctx)
+        raise common.error(call, "SliceScatter op requires the input data to have the same type as src. However, "
+                                 f"the given types are data: {data.dtype}, src: {src.dtype}", ctx)
     bounds = []
     for i, key in ((2, "start"), (3, "end"), (4, "step")):  # C5
         a = call.args[i]
         if not isinstance(a, rx.PrimValue):
-            raise C.error(call, f"SliceScatter expects the `{key}` argument to be a PrimValue, but got "
-                                f"{type(a).__name__}", ctx)
-        if not U.is_int_or_uint(a.value.dtype):
-            raise C.error(call, f"SliceScatter expects `{key}` ({a.value}) to be an integer PrimValue, but got "
-                                f"dtype {a.value.dtype}", ctx)
+            raise common.error(call, f"SliceScatter expects the `{key}` argument to be a PrimValue, but got "
+                                     f"{type(a).__name__}", ctx)
+        if not manipulate_util.is_int_or_uint(a.value.dtype):
+            raise common.error(call, f"SliceScatter expects `{key}` ({a.value}) to be an integer PrimValue, but got "
+                                     f"dtype {a.value.dtype}", ctx)
         bounds.append(a.value)
     start, stop, step = bounds
-    if U.can_prove(ctx, O.lt(step, O.const(1, step.dtype))):  # C6
-        raise C.error(call, f"SliceScatter op requires the step ({step}) to be >= 1.", ctx)
-    if U.can_prove(ctx, O.lt(*O.match_types(stop, start))):
-        raise C.error(call, f"SliceScatter op requires start ({start}) <= end ({stop}).", ctx)
+    if manipulate_util.can_prove(ctx, te_ops.lt(step, te_ops.const(1, step.dtype))):  # C6
+        raise common.error(call, f"SliceScatter op requires the step ({step}) to be >= 1.", ctx)
+    if manipulate_util.can_prove(ctx, te_ops.lt(*te_ops.match_types(stop, start))):
+        raise common.error(call, f"SliceScatter op requires start ({start}) <= end ({stop}).", ctx)
     a = axis % ndim
-    dv, sv = U.shape_expr_values(data), U.shape_expr_values(src)
+    dv, sv = manipulate_util.shape_expr_values(data), manipulate_util.shape_expr_values(src)
     if dv is not None and sv is not None:  # C7
-        num = O.floordiv(O.sub(O.add(O.sub(stop, start), step), O.const(1, step.dtype)), step)
+        num = te_ops.floordiv(te_ops.sub(te_ops.add(te_ops.sub(stop, start), step), te_ops.const(1, step.dtype)), step)
         for i in range(ndim):
-            if i != a and U.prove_not_equal(ctx, dv[i], sv[i]):
-                raise C.error(call, "SliceScatter op requires the data tensor to have the same shape as the src "
-                                    f"tensor except at the scatter axis ({a}). Mismatch at dimension {i}.", ctx)
-        if U.prove_not_equal(ctx, sv[a], num):
-            raise C.error(call, "SliceScatter op requires the src tensor's dimension at scatter axis "
-                                f"({a}) to match the number of elements in the slice. Actual src dimension at "
-                                f"axis {a}: {sv[a]}, Expected elements in slice (num_elem): {num}", ctx)
+            if i != a and manipulate_util.prove_not_equal(ctx, dv[i], sv[i]):
+                raise common.error(call, "SliceScatter op requires the data tensor to have the same shape as the src "
+                                         f"tensor except at the scatter axis ({a}). Mismatch at dimension {i}.", ctx)
+        if manipulate_util.prove_not_equal(ctx, sv[a], num):
+            raise common.error(call, "SliceScatter op requires the src tensor's dimension at scatter axis "
+                                     f"({a}) to match the number of elements in the slice. Actual src dimension at "
+                                     f"axis {a}: {sv[a]}, Expected elements in slice (num_elem): {num}", ctx)
     if data.shape is not None:
         return TensorStructInfo(data.shape, data.dtype, vdevice=data.vdevice)
     return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
@@ -501,16 +508,18 @@ def _slice_scatter_infer(call, ctx):
 
 def _slice_scatter_ref(args, attrs, call, ctx):
     data, src = args[0], args[1]
-    start, stop, step = (U.int_value(v) for v in args[2:5])
+    start, stop, step = (manipulate_util.int_value(v) for v in args[2:5])
     a = attrs.get("axis", 0) % data.ndim
     if step < 1 or stop < start:
-        raise U.runtime_error(call, f"invalid slice start={start}, end={stop}, step={step}")
+        raise manipulate_util.runtime_error(call, f"invalid slice start={start}, end={stop}, step={step}")
     num = (stop - start + step - 1) // step
     if src.ndim != data.ndim or src.shape[a] != num or any(
             src.shape[d] != data.shape[d] for d in range(data.ndim) if d != a):  # C7 at run time
-        raise U.runtime_error(call, f"src of shape {src.shape} does not fit the slice [{start}:{stop}:{step}] of "
-                                    f"axis {a} of data of shape {data.shape}")
-    out = U.copy_out(data)
+        raise manipulate_util.runtime_error(call,
+                                            f"src of shape {src.shape} does not fit the slice [{start}:{stop}:{step}] "
+                                            "of "
+                                                  f"axis {a} of data of shape {data.shape}")
+    out = manipulate_util.copy_out(data)
     for i in range(max(start, 0), min(stop, data.shape[a])):
         if (i - start) % step == 0:  # OP.SCATTER.6
             sel = [slice(None)] * data.ndim
@@ -521,20 +530,21 @@ def _slice_scatter_ref(args, attrs, call, ctx):
 
 
 def _slice_scatter_legalize(call, ctx):
-    if not U.legalizable(call):
+    if not manipulate_util.legalizable(call):
         return None
     a = call.attrs.get("axis", 0) % call.args[0].struct_info.ndim
 
     def fte(x, src, start, stop, step):
-        start, stop, step = (O.cast("int64", v) for v in (start, stop, step))
+        start, stop, step = (te_ops.cast("int64", v) for v in (start, stop, step))
 
         def f(*i):
             v = i[a]
-            rel = O.sub(v, start)
-            hit = O.logical_and(O.logical_and(O.ge(v, start), O.lt(v, stop)), O.eq(O.floormod(rel, step), _I64(0)))
+            rel = te_ops.sub(v, start)
+            hit = te_ops.logical_and(te_ops.logical_and(te_ops.ge(v, start), te_ops.lt(v, stop)),
+                                     te_ops.eq(te_ops.floormod(rel, step), _I64(0)))
             sidx = list(i)
-            sidx[a] = O.floordiv(rel, step)
-            return O.if_then_else(hit, src(*sidx), x(*i))
+            sidx[a] = te_ops.floordiv(rel, step)
+            return te_ops.if_then_else(hit, src(*sidx), x(*i))
 
         return te.compute(x.shape, f, name="T_where", index_names=[f"ax{k}" for k in range(len(x.shape))])
 

@@ -42,10 +42,10 @@ from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.attrs import Attrs
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from . import common as C
+from . import common
 from . import te
-from . import te_ops as O
-from . import tir_kernels as K
+from . import te_ops
+from . import tir_kernels
 from .args import OpArgs
 from .checks import element_count, no_kernel, reduce_axes
 from .opdef import OpDef, arg, attr
@@ -62,12 +62,12 @@ def _infer_arg_extreme(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.argmax.C1 (TVM's ``InferStructInfoArgmaxArgmin``): one tensor; ``axis`` (an int or None)
     normalized; the axis (all axes for None) removed or kept as 1 with ``keepdims``; int64 result --
     with a ShapeExpr of rank > 0 the dtype of its first dim, as TVM."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     axis = call.attrs.get("axis")
     keepdims = bool(call.attrs.get("keepdims", False))
     ax = -1
     if x.ndim != -1 and axis is not None:
-        ax = C.normalize_axis(call, x.ndim, int(axis), ctx)
+        ax = common.normalize_axis(call, x.ndim, int(axis), ctx)
     if keepdims:
         out_ndim = x.ndim
     elif axis is None:
@@ -145,12 +145,12 @@ def _make_legalize_arg_extreme(is_max: bool):
         def fcombine(lhs, rhs):
             li, lv = lhs
             ri, rv = rhs
-            better = O.gt(lv, rv) if is_max else O.lt(lv, rv)
-            upd = O.logical_or(better, O.logical_and(O.eq(lv, rv), O.lt(li, ri)))
-            return O.select(upd, li, ri), O.select(better, lv, rv)
+            better = te_ops.gt(lv, rv) if is_max else te_ops.lt(lv, rv)
+            upd = te_ops.logical_or(better, te_ops.logical_and(te_ops.eq(lv, rv), te_ops.lt(li, ri)))
+            return te_ops.select(upd, li, ri), te_ops.select(better, lv, rv)
 
         def fidentity(ti, tv):
-            return O.const(-1, ti), (O.min_value(tv) if is_max else O.max_value(tv))
+            return te_ops.const(-1, ti), (te_ops.min_value(tv) if is_max else te_ops.max_value(tv))
 
         reducer = te.comm_reducer(fcombine, fidentity, name=f"{name}_reducer")
 
@@ -159,9 +159,9 @@ def _make_legalize_arg_extreme(is_max: bool):
                          if keepdims or i not in axes]
             names = [f"ax{i}" for i in range(len(out_shape))]
             exts = [x.shape[a] for a in axes]
-            holder["count"] = C.shape_product(exts)
+            holder["count"] = common.shape_product(exts)
             if not axes:
-                return te.compute(out_shape, lambda *i: O.const(0, out_dt), name=f"{x.name}_red",
+                return te.compute(out_shape, lambda *i: te_ops.const(0, out_dt), name=f"{x.name}_red",
                                   index_names=names)
 
             def f(*idx):
@@ -176,11 +176,11 @@ def _make_legalize_arg_extreme(is_max: bool):
                         src.append(next(it))
                 flat: P.PrimExpr = P.IntImm(0, "int64")
                 for a in axes:
-                    flat = O.add(O.mul(flat, x.shape[a]), rax[a].var)
+                    flat = te_ops.add(te_ops.mul(flat, x.shape[a]), rax[a].var)
                 return reducer((flat, x(*src)), axis=[rax[a] for a in axes])
 
             temp = te.compute(out_shape, f, name=f"{x.name}_red_temp", index_names=names)
-            return te.compute(out_shape, lambda *i: O.cast(out_dt, temp[0](*i)), name=f"{x.name}_red",
+            return te.compute(out_shape, lambda *i: te_ops.cast(out_dt, temp[0](*i)), name=f"{x.name}_red",
                               index_names=names)
 
         from .te_bridge import gen_call_tir_inputs
@@ -190,7 +190,7 @@ def _make_legalize_arg_extreme(is_max: bool):
         count = holder["count"]
         if not (isinstance(count, P.IntImm) and count.value > 0):
             kcount = _kernel_count(func, len(xs.shape.values), axes)
-            func = _with_assert(func, O.lt(P.IntImm(0, "int64"), kcount), f"{name}: the reduced axis is empty")
+            func = _with_assert(func, te_ops.lt(P.IntImm(0, "int64"), kcount), f"{name}: the reduced axis is empty")
         gv = ctx.add_prim_func(func, name)
         return ctx.call_tir(gv, pieces.args, pieces.out_sinfo, pieces.tir_vars)
     return legalize
@@ -199,7 +199,7 @@ def _make_legalize_arg_extreme(is_max: bool):
 def _kernel_count(func: tir.PrimFunc, ndim: int, axes: Sequence[int]) -> P.PrimExpr:
     """The number of reduced elements in terms of the kernel's own input buffer."""
     buf = func.buffer_map[0][1]
-    return C.shape_product([buf.shape[a] for a in axes])
+    return common.shape_product([buf.shape[a] for a in axes])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -209,20 +209,20 @@ def _kernel_count(func: tir.PrimFunc, ndim: int, axes: Sequence[int]) -> P.PrimE
 
 def _check_sort_axis(call, ctx, x: TensorStructInfo) -> None:
     if x.ndim != -1:
-        C.normalize_axis(call, x.ndim, int(call.attrs.get("axis", -1)), ctx)
+        common.normalize_axis(call, x.ndim, int(call.attrs.get("axis", -1)), ctx)
 
 
 def _infer_sort(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.sort.C1: the input struct info (TVM's ``InferStructInfoSort``); a known rank must contain
     ``axis`` (OP.SEARCH.DIV.1)."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     _check_sort_axis(call, ctx, x)
     return x
 
 
 def _infer_argsort(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.argsort.C1: the input shape with dtype ``dtype`` (the input's for void)."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     _check_sort_axis(call, ctx, x)
     dt = call.attrs.get("dtype") or "void"
     out = x.dtype if dt == "void" else dt
@@ -238,11 +238,11 @@ def _infer_topk(call: rx.Call, ctx: Any):
     """OP.topk.C1 (TVM's ``InferStructInfoTopK``): values keep the input dtype, indices have
     ``dtype``; along ``axis`` the length is ``k`` when ``k > 0`` and the dim is symbolic or larger
     than ``k``; ``ret_type`` selects the tuple or one of its fields."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     _check_sort_axis(call, ctx, x)
     ret = call.attrs.get("ret_type", "both")
     if ret not in _RET_TYPES:
-        raise C.error(call, f"unsupported ret_type {ret!r}; expected one of {', '.join(_RET_TYPES)}", ctx)
+        raise common.error(call, f"unsupported ret_type {ret!r}; expected one of {', '.join(_RET_TYPES)}", ctx)
     dt = call.attrs.get("dtype") or "void"
     idt = x.dtype if dt == "void" else dt
     k = int(call.attrs.get("k", 1))
@@ -320,20 +320,20 @@ def _legalize_sort_family(kind: str):
         if ndim == 0:
             raise unsupported(call, f"{kind} of a 0-d tensor")
         axis = int(call.attrs.get("axis", -1)) % ndim
-        kb = K.KernelBuilder()
+        kb = tir_kernels.KernelBuilder()
         x = kb.input(call.args[0], "data")
         allocs = []
         if kind == "sort":
             vals = kb.output(x.shape, xs.dtype, "out")
             idx = tir.Buffer("sort_index", x.shape, "int64")
             allocs.append(idx)
-            body = K.sort_rows_kernel(x, vals, idx, axis, bool(call.attrs.get("descending")), lambda lv: None)
+            body = tir_kernels.sort_rows_kernel(x, vals, idx, axis, bool(call.attrs.get("descending")), lambda lv: None)
             return kb.call(ctx, body, "sort", allocs)
         if kind == "argsort":
             vals = tir.Buffer("sorted_values", x.shape, xs.dtype)
             allocs.append(vals)
             idx = kb.output(x.shape, call.struct_info.dtype, "out")
-            body = K.sort_rows_kernel(x, vals, idx, axis, bool(call.attrs.get("descending")), lambda lv: None)
+            body = tir_kernels.sort_rows_kernel(x, vals, idx, axis, bool(call.attrs.get("descending")), lambda lv: None)
             return kb.call(ctx, body, "argsort", allocs)
         # topk
         ret = call.attrs.get("ret_type", "both")
@@ -358,10 +358,10 @@ def _legalize_sort_family(kind: str):
                     st.append(tir.BufferStore(vo, tir.BufferLoad(vals, at), at))
                 if io is not None:
                     st.append(tir.BufferStore(io, tir.BufferLoad(idx, at), at))
-                return K.seq(*st)
-            return K.loop_nest([kk], ["j"], copy)
+                return tir_kernels.seq(*st)
+            return tir_kernels.loop_nest([kk], ["j"], copy)
 
-        body = K.sort_rows_kernel(x, vals, idx, axis, bool(call.attrs.get("largest", True)), emit)
+        body = tir_kernels.sort_rows_kernel(x, vals, idx, axis, bool(call.attrs.get("largest", True)), emit)
         return kb.call(ctx, body, "topk", allocs)
     return legalize
 
@@ -374,9 +374,9 @@ def _legalize_sort_family(kind: str):
 def _infer_bucketize(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.bucketize.C1: two tensors; ``boundaries`` must be 1-d when its rank is known; the result
     has the shape of ``input_tensor`` and dtype int64 (int32 with ``out_int32``)."""
-    x, b = C.tensor_args(call, 2, ctx, ("input_tensor", "boundaries"))
+    x, b = common.tensor_args(call, 2, ctx, ("input_tensor", "boundaries"))
     if b.ndim not in (-1, 1):
-        raise C.error(call, f"bucketize requires boundaries to be a 1-D tensor, but got one of rank {b.ndim}", ctx)
+        raise common.error(call, f"bucketize requires boundaries to be a 1-D tensor, but got one of rank {b.ndim}", ctx)
     out = "int32" if call.attrs.get("out_int32") else "int64"
     if isinstance(x.shape, rx.ShapeExpr):
         return TensorStructInfo(rx.ShapeExpr(x.shape.values), out, vdevice=x.vdevice)
@@ -415,29 +415,29 @@ def _legalize_bucketize(call, ctx):
     if not known_shapes(call):
         return None
     out_dt = call.struct_info.dtype
-    kb = K.KernelBuilder()
+    kb = tir_kernels.KernelBuilder()
     x = kb.input(call.args[0], "input_tensor")
     b = kb.input(call.args[1], "boundaries")
     out = kb.output(x.shape, out_dt, "out")
-    lo = tir.Buffer("lo", (K.i64(1),), out_dt, scope="local")
-    hi = tir.Buffer("hi", (K.i64(1),), out_dt, scope="local")
-    zero = (K.i64(0),)
+    lo = tir.Buffer("lo", (tir_kernels.i64(1),), out_dt, scope="local")
+    hi = tir.Buffer("hi", (tir_kernels.i64(1),), out_dt, scope="local")
+    zero = (tir_kernels.i64(0),)
     right = bool(call.attrs.get("right"))
 
     def body(lv):
         lo_v, hi_v = tir.BufferLoad(lo, zero), tir.BufferLoad(hi, zero)
-        mid = O.add(lo_v, O.shift_right(O.sub(hi_v, lo_v), O.const(1, out_dt)))
-        cur = tir.BufferLoad(b, (O.cast("int64", mid),))
+        mid = te_ops.add(lo_v, te_ops.shift_right(te_ops.sub(hi_v, lo_v), te_ops.const(1, out_dt)))
+        cur = tir.BufferLoad(b, (te_ops.cast("int64", mid),))
         v = tir.BufferLoad(x, tuple(lv))
-        cond = O.le(cur, v) if right else O.lt(cur, v)
-        step = tir.IfThenElse(cond, tir.BufferStore(lo, O.add(mid, O.const(1, out_dt)), zero),
+        cond = te_ops.le(cur, v) if right else te_ops.lt(cur, v)
+        step = tir.IfThenElse(cond, tir.BufferStore(lo, te_ops.add(mid, te_ops.const(1, out_dt)), zero),
                               tir.BufferStore(hi, mid, zero))
-        return K.seq(tir.BufferStore(lo, O.const(0, out_dt), zero),
-                     tir.BufferStore(hi, O.cast(out_dt, b.shape[0]), zero),
-                     tir.While(O.lt(lo_v, hi_v), step),
-                     tir.BufferStore(out, tir.BufferLoad(lo, zero), tuple(lv)))
+        return tir_kernels.seq(tir.BufferStore(lo, te_ops.const(0, out_dt), zero),
+                               tir.BufferStore(hi, te_ops.cast(out_dt, b.shape[0]), zero),
+                               tir.While(te_ops.lt(lo_v, hi_v), step),
+                               tir.BufferStore(out, tir.BufferLoad(lo, zero), tuple(lv)))
 
-    stmt = K.loop_nest(list(x.shape), [f"i{k}" for k in range(len(x.shape))], body)
+    stmt = tir_kernels.loop_nest(list(x.shape), [f"i{k}" for k in range(len(x.shape))], body)
     return kb.call(ctx, stmt, "bucketize", allocs=(lo, hi))
 
 
@@ -448,7 +448,7 @@ def _legalize_bucketize(call, ctx):
 
 def _infer_nonzero(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.nonzero.C1: one tensor; ``R.Tensor(ndim=2, dtype="int64")``."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     return TensorStructInfo(None, "int64", 2, x.vdevice)
 
 
@@ -467,7 +467,7 @@ _UNIQUE_FLAGS = ("sorted", "return_index", "return_inverse", "return_counts")
 def _flag_value(call, i: int, ctx, name: str) -> int:
     a = call.args[i]
     if not isinstance(a, rx.PrimValue) or not isinstance(a.value, P.IntImm):
-        raise C.error(call, f"the argument '{name}' must be a PrimValue holding an integer constant", ctx)
+        raise common.error(call, f"the argument '{name}' must be a PrimValue holding an integer constant", ctx)
     return int(a.value.value)
 
 
@@ -477,15 +477,15 @@ def _infer_unique(call: rx.Call, ctx: Any):
     must be in range. The unique values are 1-d (same rank with ``axis``; shape ``(1,)`` for a 0-d
     input); each requested extra output is an int64 1-d tensor (``(1,)`` for a 0-d input)."""
     if len(call.args) not in (5, 6):
-        raise C.error(call, f"the operator expects 5 or 6 arguments, but was called with {len(call.args)}", ctx)
-    x = C.tensor_arg(call, 0, ctx, "x")
+        raise common.error(call, f"the operator expects 5 or 6 arguments, but was called with {len(call.args)}", ctx)
+    x = common.tensor_arg(call, 0, ctx, "x")
     axis_given = False
     if len(call.args) == 6:
         a = call.args[5]
         if isinstance(a, rx.PrimValue):
             axis_given = True
             if x.ndim != -1 and isinstance(a.value, P.IntImm):
-                C.normalize_axis(call, x.ndim, int(a.value.value), ctx)
+                common.normalize_axis(call, x.ndim, int(a.value.value), ctx)
     flags = [_flag_value(call, i, ctx, n) for i, n in zip((2, 3, 4), _UNIQUE_FLAGS[1:])]
     one = rx.ShapeExpr((P.IntImm(1, "int64"),))
     vd = x.vdevice
@@ -657,11 +657,13 @@ OPS: List[OpDef] = []
 def _define_all() -> None:
     arg_params = (arg("x"), attr("axis", "optional_int", None), attr("keepdims", "bool", False))
     OPS.append(OpDef(name="relax.argmax", script="R.argmax", params=arg_params, infer=_infer_arg_extreme,
-                   check=_make_check_arg_extreme("argmax"), reference=_make_ref_arg_extreme(True), legalize=_make_legalize_arg_extreme(True),
+                   check=_make_check_arg_extreme("argmax"), reference=_make_ref_arg_extreme(True),
+                   legalize=_make_legalize_arg_extreme(True),
                    category="search", doc="``R.argmax(x, axis=None, keepdims=False)``: int64 index of the "
                                           "first largest element (OP.argmax.C1)."))
     OPS.append(OpDef(name="relax.argmin", script="R.argmin", params=arg_params, infer=_infer_arg_extreme,
-                   check=_make_check_arg_extreme("argmin"), reference=_make_ref_arg_extreme(False), legalize=_make_legalize_arg_extreme(False),
+                   check=_make_check_arg_extreme("argmin"), reference=_make_ref_arg_extreme(False),
+                   legalize=_make_legalize_arg_extreme(False),
                    category="search", doc="``R.argmin(x, axis=None, keepdims=False)``: int64 index of the "
                                           "first smallest element (OP.argmin.C1)."))
     OPS.append(OpDef(name="relax.sort", script="R.sort",
@@ -672,7 +674,8 @@ def _define_all() -> None:
     OPS.append(OpDef(name="relax.argsort", script="R.argsort",
                    params=(arg("data"), attr("axis", "int", -1), attr("descending", "bool", False),
                            attr("dtype", "dtype", "int32")),
-                   infer=_infer_argsort, check=_check_sort, reference=_ref_argsort, legalize=_legalize_sort_family("argsort"),
+                   infer=_infer_argsort, check=_check_sort, reference=_ref_argsort,
+                   legalize=_legalize_sort_family("argsort"),
                    category="search", notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.argsort(data, axis=-1, descending=False, dtype='int32')``: the stable sorting "
                        "permutation (OP.argsort.C1)."))
@@ -687,7 +690,8 @@ def _define_all() -> None:
     OPS.append(OpDef(name="relax.bucketize", script="R.bucketize",
                    params=(arg("input_tensor"), arg("boundaries"), attr("out_int32", "bool", False),
                            attr("right", "bool", False)),
-                   infer=_infer_bucketize, check=_check_bucketize, reference=_ref_bucketize, legalize=_legalize_bucketize,
+                   infer=_infer_bucketize, check=_check_bucketize, reference=_ref_bucketize,
+                   legalize=_legalize_bucketize,
                    category="search",
                    doc="``R.bucketize(input_tensor, boundaries, out_int32=False, right=False)``: bucket "
                        "index of every element by binary search (OP.bucketize.C1)."))

@@ -44,10 +44,10 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from . import common as C
+from . import common
 from . import te
-from . import te_ops as O
-from . import tir_kernels as K
+from . import te_ops
+from . import tir_kernels
 from .args import OpArgs
 from .checks import check_axis, element_count, no_kernel, reduce_axes
 from .opdef import OpDef, arg, attr
@@ -91,7 +91,7 @@ def known_shapes(call: rx.Call) -> bool:
 
 
 def unsupported(call: rx.Call, what: str) -> UnsupportedError:
-    return UnsupportedError(f"{C.op_name(call)}: {what} (TVM 0.25 has no kernel for it)", call.span)
+    return UnsupportedError(f"{common.op_name(call)}: {what} (TVM 0.25 has no kernel for it)", call.span)
 
 
 def reduce_axes_of(axis: Optional[Sequence[int]], ndim: int) -> List[int]:
@@ -183,7 +183,7 @@ def _reduction_out(call, ctx, x: TensorStructInfo, axis, keepdims: bool):
     """The pieces of TVM's reduction inference: (out_ndim, out_shape or None, normalized axes)."""
     axes: List[int] = []
     if x.ndim != -1 and axis is not None:
-        axes = C.normalize_axes(call, x.ndim, list(axis), ctx)
+        axes = common.normalize_axes(call, x.ndim, list(axis), ctx)
     if keepdims:
         out_ndim = x.ndim
     elif axis is None:
@@ -209,7 +209,7 @@ def infer_statistical(call: rx.Call, ctx: Any) -> TensorStructInfo:
     reduced axes are removed (or kept as 1 with ``keepdims``), all of them when ``axis`` is None; the
     dtype and vdevice are kept. Without a ShapeExpr: ``axis=None, keepdims`` gives all-ones of the
     input rank, rank 0 gives ``()``, otherwise only the rank is known."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     axis, keepdims = call.attrs.get("axis"), bool(call.attrs.get("keepdims", False))
     out_ndim, shape, _ = _reduction_out(call, ctx, x, axis, keepdims)
     if shape is None:
@@ -225,7 +225,7 @@ def infer_median(call: rx.Call, ctx: Any):
     """OP.median.C1 (TVM's ``InferStructInfoStatisticalExtension``): as OP.STAT.C1, but with exactly
     one axis the result is the tuple ``(values, int64 indices)``; without a ShapeExpr and with a
     non-zero output rank the tuple is returned whatever the number of axes."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     axis, keepdims = call.attrs.get("axis"), bool(call.attrs.get("keepdims", False))
     out_ndim, shape, axes = _reduction_out(call, ctx, x, axis, keepdims)
     vd = x.vdevice
@@ -247,7 +247,7 @@ def infer_scan(call: rx.Call, ctx: Any) -> TensorStructInfo:
     the input's; ``axis=None`` flattens to ``(prod(shape),)``; otherwise the input shape is kept.
     relax-ref also rejects an ``axis`` outside ``[-ndim, ndim)`` when the rank is known (TVM does not
     check it: OP.STAT.DIV.1)."""
-    x = C.tensor_args(call, 1, ctx)[0]
+    x = common.tensor_args(call, 1, ctx)[0]
     dt = call.attrs.get("dtype") or "void"
     out = x.dtype if dt == "void" else dt
     axis = call.attrs.get("axis")
@@ -255,9 +255,9 @@ def infer_scan(call: rx.Call, ctx: Any) -> TensorStructInfo:
         shape = x.shape_values if isinstance(x.shape, rx.ShapeExpr) else None
         if shape is None:
             return TensorStructInfo(None, out, x.ndim, x.vdevice)
-        return TensorStructInfo(rx.ShapeExpr((C.shape_product(shape),)), out, vdevice=x.vdevice)
+        return TensorStructInfo(rx.ShapeExpr((common.shape_product(shape),)), out, vdevice=x.vdevice)
     if x.ndim != -1:
-        C.normalize_axis(call, x.ndim, int(axis), ctx)
+        common.normalize_axis(call, x.ndim, int(axis), ctx)
     if x.shape is not None:
         return TensorStructInfo(x.shape, out, vdevice=x.vdevice)
     return TensorStructInfo(None, out, x.ndim, x.vdevice)
@@ -431,8 +431,8 @@ def guarded_reduce(x: te.Tensor, axes: Sequence[int], keepdims: bool, reducer, i
     red = te_reduce(x, axes, keepdims, reducer)
     if all(c is not None for c in consts):
         return red
-    count = C.shape_product(exts)
-    return te.compute(out_shape, lambda *i: O.select(O.lt(P.IntImm(0, "int64"), count), red(*i), identity),
+    count = common.shape_product(exts)
+    return te.compute(out_shape, lambda *i: te_ops.select(te_ops.lt(P.IntImm(0, "int64"), count), red(*i), identity),
                       name="T_select", index_names=names)
 
 
@@ -453,11 +453,11 @@ def _make_legalize_simple(kind: str):
         axes, keepdims = _legal_axes(call)
         reducer, ident = reducers[kind]
         if kind == "max":
-            ident_e = O.min_value(dt)
+            ident_e = te_ops.min_value(dt)
         elif kind == "min":
-            ident_e = O.max_value(dt)
+            ident_e = te_ops.max_value(dt)
         else:
-            ident_e = O.const(ident, dt)
+            ident_e = te_ops.const(ident, dt)
 
         def fte(x):
             return guarded_reduce(x, axes, keepdims, reducer, ident_e)
@@ -469,9 +469,9 @@ def _make_legalize_simple(kind: str):
 def te_mean(x: te.Tensor, axes: Sequence[int], keepdims: bool) -> te.Tensor:
     """``T_divide = sum / count``: the count is int64; TIR's type matching converts it to the float
     dtype, or divides integers (truncating) in int64."""
-    s = guarded_reduce(x, axes, keepdims, te.sum, O.const(0, x.dtype))
-    count = C.shape_product([x.shape[a] for a in axes])
-    return te.compute(s.shape, lambda *i: O.div(s(*i), count), name="T_divide",
+    s = guarded_reduce(x, axes, keepdims, te.sum, te_ops.const(0, x.dtype))
+    count = common.shape_product([x.shape[a] for a in axes])
+    return te.compute(s.shape, lambda *i: te_ops.div(s(*i), count), name="T_divide",
                       index_names=[f"ax{k}" for k in range(len(s.shape))])
 
 
@@ -481,17 +481,17 @@ def te_variance(x: te.Tensor, axes: Sequence[int], keepdims: bool) -> te.Tensor:
 
     def dev(*i):
         midx = [P.IntImm(0, "int64") if d in axes else i[d] for d in range(x.ndim)]
-        return O.sub(x(*i), m(*midx))
+        return te_ops.sub(x(*i), m(*midx))
 
     d = te.compute(x.shape, dev, name="T_subtract", index_names=names)
-    sq = te.compute(x.shape, lambda *i: O.mul(d(*i), d(*i)), name="T_multiply", index_names=names)
+    sq = te.compute(x.shape, lambda *i: te_ops.mul(d(*i), d(*i)), name="T_multiply", index_names=names)
     return te_mean(sq, axes, keepdims)
 
 
 def _final_cast(t: te.Tensor, dtype: str) -> te.Tensor:
     if t.dtype == dtype:
         return t
-    return te.compute(t.shape, lambda *i: O.cast(dtype, t(*i)), name="T_cast",
+    return te.compute(t.shape, lambda *i: te_ops.cast(dtype, t(*i)), name="T_cast",
                       index_names=[f"ax{k}" for k in range(len(t.shape))])
 
 
@@ -512,7 +512,7 @@ def _make_legalize_moment(kind: str):
             if _dt.is_float(out_dt):
                 r = te.compute(v.shape, lambda *i: te.sqrt(v(*i)), name="compute", index_names=names)
             else:
-                r = te.compute(v.shape, lambda *i: te.sqrt(O.cast("float32", v(*i))), name="compute",
+                r = te.compute(v.shape, lambda *i: te.sqrt(te_ops.cast("float32", v(*i))), name="compute",
                                index_names=names)
             return _final_cast(r, out_dt)
 
@@ -529,15 +529,15 @@ def _legalize_scan(op: str):
         if out_dt == "bool":
             raise unsupported(call, f"{'cumsum' if op == 'add' else 'cumprod'} with bool accumulation")
         axis = call.attrs.get("axis")
-        kb = K.KernelBuilder()
+        kb = tir_kernels.KernelBuilder()
         x = kb.input(call.args[0], "data")
         if axis is None:
-            out = kb.output((C.shape_product(x.shape),), out_dt, "out")
+            out = kb.output((common.shape_product(x.shape),), out_dt, "out")
             ax = None
         else:
             ax = int(axis) % xs.ndim
             out = kb.output(x.shape, out_dt, "out")
-        body = K.scan_kernel(kb, x, out, ax, op, bool(call.attrs.get("exclusive")))
+        body = tir_kernels.scan_kernel(kb, x, out, ax, op, bool(call.attrs.get("exclusive")))
         return kb.call(ctx, body, "cumsum" if op == "add" else "cumprod")
     return legalize
 
@@ -549,12 +549,12 @@ def _legalize_median(call, ctx):
         return None
     xs = call.args[0].struct_info
     axes, keepdims = _legal_axes(call)
-    kb = K.KernelBuilder()
+    kb = tir_kernels.KernelBuilder()
     x = kb.input(call.args[0], "data")
     ndim = len(x.shape)
     kept = [d for d in range(ndim) if d not in axes]
     red_ext = [x.shape[a] for a in axes]
-    n = C.shape_product(red_ext)
+    n = common.shape_product(red_ext)
     out_shape = [P.IntImm(1, "int64") if d in axes else x.shape[d] for d in range(ndim)
                  if keepdims or d not in axes]
     with_index = isinstance(call.struct_info, TupleStructInfo)
@@ -564,19 +564,19 @@ def _legalize_median(call, ctx):
     rowv = tir.Buffer("row", tuple(row_shape), xs.dtype)
     rowi = tir.Buffer("row_index", tuple(row_shape), "int64")
     src = tir.Buffer("gathered", tuple(row_shape), xs.dtype)
-    mid = O.floordiv(O.sub(n, P.IntImm(1, "int64")), P.IntImm(2, "int64"))
+    mid = te_ops.floordiv(te_ops.sub(n, P.IntImm(1, "int64")), P.IntImm(2, "int64"))
 
     def gather(lv):
         def inner(rv):
             (j,) = rv
-            ridx = K.unravel(j, red_ext)
+            ridx = tir_kernels.unravel(j, red_ext)
             full, it_k, it_r = [], iter(lv), iter(ridx)
             for d in range(ndim):
                 full.append(next(it_r) if d in axes else next(it_k))
             return tir.BufferStore(src, tir.BufferLoad(x, tuple(full)), tuple(lv) + (j,))
-        return K.loop_nest([n], ["j"], inner)
+        return tir_kernels.loop_nest([n], ["j"], inner)
 
-    gather_stmt = K.loop_nest([x.shape[d] for d in kept], [f"i{k}" for k in range(len(kept))], gather)
+    gather_stmt = tir_kernels.loop_nest([x.shape[d] for d in kept], [f"i{k}" for k in range(len(kept))], gather)
 
     def emit(lv):
         out_idx, it = [], iter(lv)
@@ -590,10 +590,10 @@ def _legalize_median(call, ctx):
         st = [tir.BufferStore(vals_out, tir.BufferLoad(rowv, at), tuple(out_idx))]
         if with_index:
             st.append(tir.BufferStore(idx_out, tir.BufferLoad(rowi, at), tuple(out_idx)))
-        return K.seq(*st)
+        return tir_kernels.seq(*st)
 
-    sort = K.sort_rows_kernel(src, rowv, rowi, len(kept), False, emit)
-    return kb.call(ctx, K.seq(gather_stmt, sort), "median", allocs=(src, rowv, rowi))
+    sort = tir_kernels.sort_rows_kernel(src, rowv, rowi, len(kept), False, emit)
+    return kb.call(ctx, tir_kernels.seq(gather_stmt, sort), "median", allocs=(src, rowv, rowi))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -676,12 +676,14 @@ def _define_all() -> None:
                    doc="``R.median(x, axis=None, keepdims=False)``: lower median over ``axis``; with one "
                        "axis also the index of the median (OP.median.C1)."))
     OPS.append(OpDef(name="relax.cumsum", script="R.cumsum", params=_SCAN_PARAMS, infer=infer_scan,
-                   check=_make_check_scan("add"), reference=_make_ref_scan("add"), legalize=_legalize_scan("add"), category="statistical",
+                   check=_make_check_scan("add"), reference=_make_ref_scan("add"), legalize=_legalize_scan("add"),
+                   category="statistical",
                    notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.cumsum(data, axis=None, dtype=None, exclusive=False)``: running sum "
                        "(OP.cumsum.C1)."))
     OPS.append(OpDef(name="relax.cumprod", script="R.cumprod", params=_SCAN_PARAMS, infer=infer_scan,
-                   check=_make_check_scan("mul"), reference=_make_ref_scan("mul"), legalize=_legalize_scan("mul"), category="statistical",
+                   check=_make_check_scan("mul"), reference=_make_ref_scan("mul"), legalize=_legalize_scan("mul"),
+                   category="statistical",
                    notes="TVM 0.25 lowers it in DispatchSortScan, not LegalizeOps",
                    doc="``R.cumprod(data, axis=None, dtype=None, exclusive=False)``: running product "
                        "(OP.cumprod.C1)."))

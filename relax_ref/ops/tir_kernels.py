@@ -33,7 +33,7 @@ from ..ir import prim_expr as P
 from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.functor import prim_vars_in, substitute_prim
-from . import te_ops as O
+from . import te_ops
 
 I64 = "int64"
 
@@ -146,8 +146,8 @@ def unravel(flat: P.PrimExpr, shape: Sequence[P.PrimExpr]) -> List[P.PrimExpr]:
         if d == 0:
             idx.append(rest)
         else:
-            idx.append(O.floormod(rest, shape[d]))
-            rest = O.floordiv(rest, shape[d])
+            idx.append(te_ops.floormod(rest, shape[d]))
+            rest = te_ops.floordiv(rest, shape[d])
     return list(reversed(idx))
 
 
@@ -167,24 +167,24 @@ def scan_kernel(kb: KernelBuilder, x: tir.Buffer, out: tir.Buffer, axis: Optiona
     (0 / 1) when ``exclusive``, in which case element ``j`` combines ``x`` up to ``j - 1``. With
     ``axis=None`` the scan runs over the row-major flattening of ``x`` into the 1-D ``out``."""
     dt = out.dtype
-    combine = O.add if op == "add" else O.mul
-    ident = O.const(0 if op == "add" else 1, dt)
+    combine = te_ops.add if op == "add" else te_ops.mul
+    ident = te_ops.const(0 if op == "add" else 1, dt)
 
     def elem(read_idx) -> P.PrimExpr:
-        return O.cast(dt, tir.BufferLoad(x, read_idx))
+        return te_ops.cast(dt, tir.BufferLoad(x, read_idx))
 
     def step(out_idx, prev_idx, read_cur, read_prev, j) -> tir.Stmt:
         first = tir.BufferStore(out, ident if exclusive else elem(read_cur), out_idx)
         rest_val = combine(tir.BufferLoad(out, prev_idx), elem(read_prev if exclusive else read_cur))
         rest = tir.BufferStore(out, rest_val, out_idx)
-        return tir.IfThenElse(O.eq(j, i64(0)), first, rest)
+        return tir.IfThenElse(te_ops.eq(j, i64(0)), first, rest)
 
     if axis is None:
         n = out.shape[0]
 
         def body(lv):
             (j,) = lv
-            jm1 = O.sub(j, i64(1))
+            jm1 = te_ops.sub(j, i64(1))
             return step((j,), (jm1,), tuple(unravel(j, x.shape)), tuple(unravel(jm1, x.shape)), j)
 
         return loop_nest([n], ["j"], body)
@@ -195,7 +195,7 @@ def scan_kernel(kb: KernelBuilder, x: tir.Buffer, out: tir.Buffer, axis: Optiona
     def body(lv):
         def inner(jv):
             (j,) = jv
-            jm1 = O.sub(j, i64(1))
+            jm1 = te_ops.sub(j, i64(1))
             cur = _with_axis(lv, axis, j)
             prev = _with_axis(lv, axis, jm1)
             return step(cur, prev, cur, prev, j)
@@ -214,12 +214,12 @@ def before(a: P.PrimExpr, b: P.PrimExpr, descending: bool) -> P.PrimExpr:
     """OP.SEARCH.KERNEL.2: whether ``a`` must be placed before ``b``."""
     from ..ir import dtype as _dt
 
-    strict = O.gt(a, b) if descending else O.lt(a, b)
+    strict = te_ops.gt(a, b) if descending else te_ops.lt(a, b)
     if not _dt.is_float(a.dtype):
         return strict
-    nan_first = O.logical_and(O.isnan(a), O.logical_not(O.isnan(b))) if descending else \
-        O.logical_and(O.isnan(b), O.logical_not(O.isnan(a)))
-    return O.logical_or(strict, nan_first)
+    nan_first = te_ops.logical_and(te_ops.isnan(a), te_ops.logical_not(te_ops.isnan(b))) if descending else \
+        te_ops.logical_and(te_ops.isnan(b), te_ops.logical_not(te_ops.isnan(a)))
+    return te_ops.logical_or(strict, nan_first)
 
 
 def sort_rows_kernel(x: tir.Buffer, vals: tir.Buffer, idx: tir.Buffer, axis: int, descending: bool,
@@ -241,12 +241,12 @@ def sort_rows_kernel(x: tir.Buffer, vals: tir.Buffer, idx: tir.Buffer, axis: int
 
         fill = loop_nest([n], ["j"], lambda jv: seq(
             tir.BufferStore(vals, tir.BufferLoad(x, at(jv[0])), at(jv[0])),
-            tir.BufferStore(idx, O.cast(idx.dtype, jv[0]), at(jv[0]))))
+            tir.BufferStore(idx, te_ops.cast(idx.dtype, jv[0]), at(jv[0]))))
 
         def sweep(lvs):
             i, t = lvs
-            j = O.sub(i, t)
-            jm1 = O.sub(j, i64(1))
+            j = te_ops.sub(i, t)
+            jm1 = te_ops.sub(j, i64(1))
             swap = seq(
                 tir.Bind(vt, tir.BufferLoad(vals, at(j))),
                 tir.BufferStore(vals, tir.BufferLoad(vals, at(jm1)), at(j)),
@@ -259,7 +259,7 @@ def sort_rows_kernel(x: tir.Buffer, vals: tir.Buffer, idx: tir.Buffer, axis: int
 
         iv = P.PrimVar("i", I64)
         tv = P.PrimVar("t", I64)
-        sort = tir.For(iv, i64(1), O.sub(n, i64(1)), "serial",
+        sort = tir.For(iv, i64(1), te_ops.sub(n, i64(1)), "serial",
                        tir.For(tv, i64(0), iv, "serial", sweep([iv, tv])))
         # the loop above runs i = 1 .. n-1 (extent n - 1); for n <= 1 it does nothing
         return seq(fill, sort, emit(lv))

@@ -60,7 +60,7 @@ from ..ir import expr as rx
 from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.struct_info import ShapeStructInfo, TupleStructInfo
-from .annotate_tir_op_pattern import OpPatternKind as K
+from .annotate_tir_op_pattern import OpPatternKind
 from .pass_infra import Pass, PassContext
 from .utils import BindingMutator, copy_function, fresh_name, renormalize
 
@@ -80,8 +80,8 @@ class _Node:
         self.ref = None
         self.index = -1
         self.extern_ref = False
-        self.pattern: Optional[K] = None
-        self.outputs: List[Tuple["_Node", K]] = []
+        self.pattern: Optional[OpPatternKind] = None
+        self.outputs: List[Tuple["_Node", OpPatternKind]] = []
 
 
 class _Graph:
@@ -125,7 +125,7 @@ class _GraphCreator:
         for p in func.params:
             n = self.create_node(p)
             n.extern_ref = True
-            n.pattern = K.kOpaque
+            n.pattern = OpPatternKind.kOpaque
             self.add_to_post_dfs(n, p)
         num_input = func.attrs.get("num_input")
         if num_input is not None:
@@ -160,7 +160,7 @@ class _GraphCreator:
     def visit_binding(self, b: rx.Binding) -> None:
         node = self.create_node(b.var)
         if isinstance(b, rx.MatchCast):
-            node.pattern = K.kOpaque
+            node.pattern = OpPatternKind.kOpaque
             self.add_to_post_dfs(node, b.var)
             return
         if not isinstance(b.var, rx.DataflowVar):
@@ -169,25 +169,26 @@ class _GraphCreator:
         if isinstance(v, rx.Call):
             self.visit_call(v, node)
         elif isinstance(v, rx.TupleGetItem):
-            pattern = K.kOpaque if (isinstance(v.tuple_value, rx.Var) and id(v.tuple_value) in self.input_params) \
-                else K.kInjective
+            pattern = OpPatternKind.kOpaque if (isinstance(v.tuple_value,
+                                                           rx.Var) and id(v.tuple_value) in self.input_params) \
+                else OpPatternKind.kInjective
             node.pattern = pattern
             self.visit_leaf(v.tuple_value, node, pattern)
         else:
-            node.pattern = K.kOpaque
+            node.pattern = OpPatternKind.kOpaque
             for leaf in _post_order_leaves(v):
-                self.visit_leaf(leaf, node, K.kOpaque)
+                self.visit_leaf(leaf, node, OpPatternKind.kOpaque)
         self.add_to_post_dfs(node, b.var)
 
     def visit_call(self, call: rx.Call, node: _Node) -> None:
-        pattern = K.kOpaque
+        pattern = OpPatternKind.kOpaque
         args = call.args
         if isinstance(call.op, rx.Op) and call.op.name in ("relax.call_tir", "relax.call_tir_inplace"):
             gv = call.args[0]
             func = self.mod[gv.name_hint] if isinstance(gv, rx.GlobalVar) and gv.name_hint in self.mod else None
             args = call.args[1].fields if isinstance(call.args[1], rx.Tuple) else (call.args[1],)
             op_pattern = func.attrs.get("op_pattern") if func is not None else None
-            pattern = K(int(op_pattern)) if op_pattern is not None else K.kOpaque
+            pattern = OpPatternKind(int(op_pattern)) if op_pattern is not None else OpPatternKind.kOpaque
         node.pattern = pattern
         for a in args:
             if not (isinstance(a, _LEAF_NODE_TYPES) or isinstance(a, (rx.Tuple, rx.GlobalVar, rx.ExternFunc, rx.Op))):
@@ -195,7 +196,7 @@ class _GraphCreator:
                                  call.span)
             self.visit_leaf(a, node, pattern)
 
-    def visit_leaf(self, leaf: rx.Expr, node: _Node, pattern: K) -> None:
+    def visit_leaf(self, leaf: rx.Expr, node: _Node, pattern: OpPatternKind) -> None:
         if isinstance(leaf, rx.Tuple):
             for f in leaf.fields:
                 self.visit_leaf(f, node, pattern)
@@ -205,7 +206,7 @@ class _GraphCreator:
         leaf_node = self.graph.node_map.get(id(leaf))
         if leaf_node is None:
             leaf_node = self.create_node(leaf)
-            leaf_node.pattern = K.kOpaque
+            leaf_node.pattern = OpPatternKind.kOpaque
             self.add_to_post_dfs(leaf_node, leaf)
         leaf_node.outputs.append((node, pattern))
 
@@ -254,10 +255,10 @@ class _DomNode:
         self.gnode = gnode
         self.parent: Optional["_DomNode"] = None
         self.depth = 0
-        self.pattern = K.kOpaque
+        self.pattern = OpPatternKind.kOpaque
 
 
-def _lca(lhs: Optional[_DomNode], rhs: Optional[_DomNode], pattern: List[K]) -> Optional[_DomNode]:
+def _lca(lhs: Optional[_DomNode], rhs: Optional[_DomNode], pattern: List[OpPatternKind]) -> Optional[_DomNode]:
     while lhs is not rhs:
         if lhs is None or rhs is None:
             return None
@@ -282,9 +283,9 @@ def _post_dom_tree(graph: _Graph) -> List[_DomNode]:
         if gnode.extern_ref:
             t.depth = 1
             t.parent = None
-            t.pattern = K.kOpaque
+            t.pattern = OpPatternKind.kOpaque
         else:
-            pattern = [K.kElemWise]
+            pattern = [OpPatternKind.kElemWise]
             parent: Optional[_DomNode] = None
             if gnode.outputs:
                 first, epat = gnode.outputs[0]
@@ -308,11 +309,11 @@ def _post_dom_tree(graph: _Graph) -> List[_DomNode]:
 class _Group:
     __slots__ = ("parent", "pattern", "root_ref", "anchor_ref", "num_nodes", "attrs")
 
-    def __init__(self, pattern: K, ref) -> None:
+    def __init__(self, pattern: OpPatternKind, ref) -> None:
         self.parent: Optional["_Group"] = None
         self.pattern = pattern
         self.root_ref = ref
-        self.anchor_ref = ref if pattern == K.kOutEWiseFusable else None
+        self.anchor_ref = ref if pattern == OpPatternKind.kOutEWiseFusable else None
         self.num_nodes = 1
         self.attrs: Dict[str, object] = {}
 
@@ -328,8 +329,8 @@ class _Group:
         return root
 
 
-def _combine_pattern(lhs: K, rhs: K) -> K:
-    if lhs > K.kBroadcast and rhs > K.kBroadcast:
+def _combine_pattern(lhs: OpPatternKind, rhs: OpPatternKind) -> OpPatternKind:
+    if lhs > OpPatternKind.kBroadcast and rhs > OpPatternKind.kBroadcast:
         raise RelaxError("FuseOps: cannot merge two complex groups together")
     return max(lhs, rhs)
 
@@ -410,7 +411,7 @@ class _Partitioner:
             graph_node = graph.post_dfs_order[nid]
             dom_node = tree[nid]
             group_node = self.groups[nid]
-            if group_node.pattern == K.kOpaque:
+            if group_node.pattern == OpPatternKind.kOpaque:
                 continue
             if dom_node.parent is None:
                 continue
@@ -419,39 +420,42 @@ class _Partitioner:
             if self.count_fused_nodes_with_new_child(graph_node, dom_parent) > self.max_fuse_depth:
                 continue
             if phase == 2:
-                if group_node.pattern > K.kInjective:
+                if group_node.pattern > OpPatternKind.kInjective:
                     continue
                 dom_parent_group = self.groups[dom_parent_gindex]
                 dom_root_group = dom_parent_group.find_root()
-                if dom_root_group.pattern == K.kTuple:
+                if dom_root_group.pattern == OpPatternKind.kTuple:
                     continue
-                if dom_parent_group.pattern == K.kTuple and dom_root_group.pattern <= K.kInjective:
-                    if self.check_path(graph_node, dom_parent, lambda k, sink: k <= K.kInjective):
+                if dom_parent_group.pattern == OpPatternKind.kTuple and \
+                        dom_root_group.pattern <= OpPatternKind.kInjective:
+                    if self.check_path(graph_node, dom_parent, lambda k, sink: k <= OpPatternKind.kInjective):
                         self.commit_fuse(graph_node, dom_parent)
                 continue
             if group_node.find_root() is self.groups[dom_parent_gindex].find_root():
                 continue
-            if self.groups[dom_parent_gindex].pattern == K.kTuple:
+            if self.groups[dom_parent_gindex].pattern == OpPatternKind.kTuple:
                 continue
-            if group_node.pattern == K.kOutEWiseFusable:
+            if group_node.pattern == OpPatternKind.kOutEWiseFusable:
                 if phase != 0:
                     continue
-                if dom_node.pattern == K.kElemWise:
-                    if self.check_path(graph_node, dom_parent, lambda k, sink: k <= K.kBroadcast):
+                if dom_node.pattern == OpPatternKind.kElemWise:
+                    if self.check_path(graph_node, dom_parent, lambda k, sink: k <= OpPatternKind.kBroadcast):
                         self.commit_fuse(graph_node, dom_parent)
-            elif group_node.pattern <= K.kBroadcast:
-                if dom_node.pattern <= K.kInjective or dom_node.pattern == K.kCommReduce:
+            elif group_node.pattern <= OpPatternKind.kBroadcast:
+                if dom_node.pattern <= OpPatternKind.kInjective or dom_node.pattern == OpPatternKind.kCommReduce:
                     def fcond(k, is_sink):
                         if not is_sink:
-                            return k <= K.kInjective
-                        return k <= K.kBroadcast or k in (K.kCommReduce, K.kInjective, K.kOutEWiseFusable)
+                            return k <= OpPatternKind.kInjective
+                        return k <= OpPatternKind.kBroadcast or k in (OpPatternKind.kCommReduce,
+                                                                      OpPatternKind.kInjective,
+                                                                      OpPatternKind.kOutEWiseFusable)
 
                     if self.check_path(graph_node, dom_parent, fcond):
                         self.commit_fuse(graph_node, dom_parent)
-            elif group_node.pattern in (K.kInjective, K.kTuple):
+            elif group_node.pattern in (OpPatternKind.kInjective, OpPatternKind.kTuple):
                 if phase != 1:
                     continue
-                if self.check_path(graph_node, dom_parent, lambda k, sink: k <= K.kInjective):
+                if self.check_path(graph_node, dom_parent, lambda k, sink: k <= OpPatternKind.kInjective):
                     self.commit_fuse(graph_node, dom_parent)
             # kCommReduce: nothing to do
 

@@ -10,6 +10,7 @@ from typing import Optional
 import jax.numpy as jnp
 import numpy as np
 
+from relax_ref.ops import nn_common as ref_nn_common
 
 from ..prim_jax import np_dtype
 from ..values import SymInt, TVal
@@ -72,9 +73,7 @@ SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
 
 def layout_perm(ctx, layout: str, target: str, what: str):
-    from relax_ref.ops import nn_common as N
-
-    return N.layout_perm(ctx.call, layout, target, what)
+    return ref_nn_common.layout_perm(ctx.call, layout, target, what)
 
 
 def to_canonical(x, perm):

@@ -21,7 +21,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...builder import BlockBuilder
-from ...builder import values as V
+from ...builder import values
 from ...builder._span import caller_span
 from ...errors import StructInfoError, WellFormedError
 from ...ir import dtype as _dt
@@ -55,7 +55,7 @@ class Parameter:
 
     @property
     def struct_info(self):
-        return V.Tensor(self.shape, self.dtype)
+        return values.Tensor(self.shape, self.dtype)
 
     @property
     def expr(self) -> rx.Var:
