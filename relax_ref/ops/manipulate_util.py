@@ -12,7 +12,8 @@ Reference semantics
 Legalization
     :func:`legalizable`, :func:`tuple_fields` (the fields of a tuple argument as expressions usable
     by ``call_te``), :func:`call_te_with_asserts` (``call_te`` plus run-time ``T.Assert`` checks
-    wrapped around the generated kernel).
+    wrapped around the generated kernel); TE building blocks :func:`ravel_index`,
+    :func:`unravel_index`, :func:`te_reshape`, :func:`axes_names`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from ..ir import tir
 from ..ir.struct_info import (
     PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
 )
-from . import common
+from . import common, te, te_ops
+from .opdef import OpDef
 
 # ---------------------------------------------------------------------------------------------------
 # Inference helpers
@@ -223,9 +225,60 @@ def call_te_with_asserts(ctx: Any, fte: Callable[..., Any], args: Sequence[Any],
     return ctx.call_tir(gv, pieces.args, pieces.out_sinfo, pieces.tir_vars)
 
 
+# ---------------------------------------------------------------------------------------------------
+# TE building blocks (TOPI's ravel/unravel, reshape)
+# ---------------------------------------------------------------------------------------------------
+
+
+def ravel_index(indices: Sequence[P.PrimExpr], shape: Sequence[P.PrimExpr]) -> P.PrimExpr:
+    """TOPI's ``RavelIndex``: row-major flat index."""
+    if not indices:
+        return int64(0)
+    idx = indices[0]
+    for i, s in zip(indices[1:], shape[1:]):
+        idx = te_ops.add(te_ops.mul(idx, s), i)
+    return idx
+
+
+def unravel_index(idx: P.PrimExpr, shape: Sequence[P.PrimExpr]) -> List[P.PrimExpr]:
+    """TOPI's ``UnravelIndex`` (every coordinate taken modulo its extent)."""
+    out: List[P.PrimExpr] = []
+    for s in reversed(list(shape)):
+        out.append(te_ops.floormod(idx, s))
+        idx = te_ops.floordiv(idx, s)
+    return list(reversed(out))
+
+
+def is_empty(shape: Sequence[P.PrimExpr]) -> bool:
+    """A shape with a dimension statically 0."""
+    return any(isinstance(d, P.IntImm) and d.value == 0 for d in shape)
+
+
+def te_reshape(x: te.Tensor, newshape: Sequence[P.PrimExpr], name: str = "T_reshape") -> te.Tensor:
+    """TOPI ``reshape``: ``x[unravel(ravel(i, newshape), x.shape)]`` (zeros for an empty shape)."""
+    newshape = [te._int64(d) for d in newshape]
+    if is_empty(newshape) or is_empty(x.shape):
+        return te.compute(newshape, lambda *i: te_ops.cast(x.dtype, 0), name=name,
+                          index_names=[f"ax{k}" for k in range(len(newshape))])
+    return te.compute(newshape, lambda *i: x(*unravel_index(ravel_index(list(i), newshape), x.shape)),
+                      name=name, index_names=[f"ax{k}" for k in range(len(newshape))])
+
+
+def axes_names(n: int) -> List[str]:
+    """TOPI's iteration-variable names ``ax0 .. ax{n-1}``."""
+    return [f"ax{k}" for k in range(n)]
+
+
+def manipulation_op(name: str, params, infer, ref, legalize, doc: str, **kw) -> OpDef:
+    """The entry of the manipulation operator ``relax.<name>`` (script name ``R.<name>``)."""
+    return OpDef(name=f"relax.{name}", script=f"R.{name}", params=params, infer=infer, reference=ref,
+                 legalize=legalize, category="manipulation", doc=doc, **kw)
+
+
 __all__ = [
     "shape_expr_values", "int64", "tensor_input", "shape_input", "tuple_tensor_fields", "simplify",
     "can_prove", "prove_not_equal", "is_int_dtype", "is_int_or_uint", "as_array", "int_value",
     "runtime_error", "check_result_shape", "copy_out", "legalizable", "tuple_fields",
-    "call_te_with_asserts",
+    "call_te_with_asserts", "ravel_index", "unravel_index", "is_empty", "te_reshape", "axes_names",
+    "manipulation_op",
 ]
