@@ -79,13 +79,13 @@ from . import te
 from . import te_ops
 from .args import OpArgs
 from .checks import no_kernel
-from .opdef import OpDef, arg, build_call
+from .elementwise_activation import ACTIVATIONS, NN_OPS
+from .elementwise_binary import BINARY_OPS, EWISE_FMA, WHERE, binary_op
 from .elementwise_util import (
     F32, broadcast_compute, dtype_of, elemwise_compute, fcompute, low_precision, matched_dtype, np_const, np_dtype,
     np_intrinsic, shapes_known, try_scalar_const, tvm_max, tvm_min, unsupported,
 )
-from .elementwise_binary import BINARY_OPS, EWISE_FMA, WHERE, binary_op
-from .elementwise_activation import ACTIVATIONS, NN_OPS
+from .opdef import OpDef, arg, build_call
 
 # ---------------------------------------------------------------------------------------------------
 # Unary operators

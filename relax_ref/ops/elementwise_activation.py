@@ -13,11 +13,11 @@ import numpy as np
 from . import common
 from . import te
 from . import te_ops
-from .opdef import OpDef, arg, attr
 from .elementwise_util import (
     F32, broadcast_compute, dtype_of, elemwise_compute, fcompute, np_const, np_intrinsic, shapes_known, tvm_max,
     tvm_min,
 )
+from .opdef import OpDef, arg, attr
 
 
 def _relu_ref(args, attrs, call, ctx):

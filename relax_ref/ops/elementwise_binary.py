@@ -19,11 +19,11 @@ from . import te
 from . import te_ops
 from .args import OpArgs
 from .checks import check_broadcast, no_kernel
-from .opdef import OpDef, arg
 from .elementwise_util import (
     as_array, broadcast_compute, dtype_of, fcompute, finish, inferred_dtype, matched_dtype, np_dtype, np_intrinsic,
     result_shape, shapes_known, try_scalar_const, tvm_max, tvm_min, unsupported,
 )
+from .opdef import OpDef, arg
 
 
 def _trunc_div(a, b):

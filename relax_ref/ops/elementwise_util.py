@@ -11,11 +11,11 @@ import numpy as np
 
 from ..arith import lookup_intrinsic
 from ..errors import UnsupportedError
-from ..values import PrimScalar
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import PrimStructInfo, TensorStructInfo
+from ..values import PrimScalar
 from . import common
 from . import te
 from . import te_ops

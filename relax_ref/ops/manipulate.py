@@ -42,10 +42,10 @@ from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import ShapeStructInfo, TensorStructInfo
 from . import common
+from . import manipulate_broadcast, manipulate_join
+from . import manipulate_util
 from . import te
 from . import te_ops
-from . import manipulate_util
-from . import manipulate_broadcast, manipulate_join
 from .manipulate_broadcast import collapse_sum_np, te_broadcast_to, te_collapse_sum, te_tile
 from .manipulate_join import te_concat
 from .manipulate_util import manipulation_op, ravel_index, te_reshape, unravel_index

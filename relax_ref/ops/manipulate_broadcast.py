@@ -13,9 +13,9 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo
 from . import common
+from . import manipulate_util
 from . import te
 from . import te_ops
-from . import manipulate_util
 from .manipulate_util import manipulation_op
 from .opdef import arg, attr
 

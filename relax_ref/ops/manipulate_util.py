@@ -24,7 +24,6 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import OpRuntimeError
-from ..values import PrimScalar
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -32,6 +31,7 @@ from ..ir import tir
 from ..ir.struct_info import (
     PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
 )
+from ..values import PrimScalar
 from . import common, te, te_ops
 from .opdef import OpDef
 
