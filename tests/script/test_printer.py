@@ -16,7 +16,7 @@ from relax_ref.ir import tir
 from relax_ref.ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo, VDevice,
 )
-from relax_ref.analysis.normalize import normalize_module
+from relax_ref.static.normalize import normalize_module
 from relax_ref.analysis.structural_equal import structural_equal
 from relax_ref.script.dialect import DIALECTS, get_dialect, installed_tvm_dialect
 from relax_ref.script.parser import parse

@@ -3,6 +3,7 @@
 :data:`HANDLERS` maps a canonical dotted name (``R.Tensor``, ``T.Buffer``, ``I.vdevice``) to the function
 that evaluates a call of it; the builtin modules (``relax_builtins``, ``tir_builtins``, ``prim_builtins``,
 ``module``) fill it when they are imported, and the evaluator (:mod:`.evaluator`) dispatches through it.
+:func:`check_attr_value` checks the value of an attribute given as a keyword argument.
 """
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+
+from ...ir import expr as rx
+from ...ir import prim_expr as P
+from . import prim
 
 if TYPE_CHECKING:
     from .evaluator import Evaluator
@@ -85,4 +90,18 @@ class _Required:
 REQUIRED = _Required()
 
 
-__all__ = ["HANDLERS", "STATEMENT_ONLY", "CallInfo", "bind_params", "REQUIRED"]
+def check_attr_value(ev: Evaluator, v: Any, node: ast.AST) -> Any:
+    """Attribute values are literals (numbers, strings, bools, None), scalar expressions, or lists and
+    dicts of them (TEXT.FUNC.3)."""
+    if v is None or isinstance(v, (bool, int, float, str, P.PrimExpr)):
+        return v
+    if isinstance(v, (tuple, list)):
+        return tuple(check_attr_value(ev, x, node) for x in v)
+    if isinstance(v, dict):
+        return {str(k) if not isinstance(k, P.PrimVar) else k: check_attr_value(ev, x, node) for k, x in v.items()}
+    if isinstance(v, (rx.StringImm,)):
+        return v.value
+    raise ev.error(node, f"unsupported attribute value: {prim.describe(v)}")
+
+
+__all__ = ["HANDLERS", "STATEMENT_ONLY", "CallInfo", "bind_params", "REQUIRED", "check_attr_value"]

@@ -16,7 +16,7 @@ from ...ir import prim_expr as P
 from ...ir import struct_info as si
 from ...ir.attrs import Attrs
 from . import prim
-from .calls import HANDLERS, REQUIRED, STATEMENT_ONLY, CallInfo, bind_params
+from .calls import HANDLERS, REQUIRED, STATEMENT_ONLY, CallInfo, bind_params, check_attr_value
 from .struct_info import is_si_ref, to_struct_info
 from .values import (
     CallableProxy, MatchCastPair, ObjectProxy, PrimProxy, ShapeProxy, SIProxy, TensorProxy, TupleProxy,
@@ -326,8 +326,6 @@ def _sinfo_list(ev, info, v, what):
 def _call_packed(ev: Evaluator, info: CallInfo):
     """``R.call_packed("f", *args, sinfo_args=..., **attrs)``: other keywords are the call's
     attributes, as TVM prints them (TEXT.RELAX.1)."""
-    from .relax_func import check_attr_value
-
     kw = dict(info.kwargs)
     sinfo_value = kw.pop("sinfo_args", None)
     attrs = {k: check_attr_value(ev, kw.pop(k), info.node_of(k)) for k in list(kw) if k != "func"}

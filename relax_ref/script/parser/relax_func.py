@@ -26,6 +26,7 @@ from ...ir import prim_expr as P
 from ...ir import struct_info as si
 from ...ir.attrs import Attrs
 from . import prim
+from .calls import check_attr_value
 from .evaluator import Evaluator
 from .function_options import function_options
 from .relax_builtins import const_array, to_relax_expr
@@ -632,20 +633,6 @@ def symbol_used(fn: rx.Function, pv: P.PrimVar, params: List[rx.Var]) -> bool:
             for f in dataclasses.fields(x):
                 stack.append(getattr(x, f.name, None))
     return False
-
-
-def check_attr_value(ev: Evaluator, v: Any, node: ast.AST) -> Any:
-    """Attribute values are literals (numbers, strings, bools, None), scalar expressions, or lists and
-    dicts of them (TEXT.FUNC.3)."""
-    if v is None or isinstance(v, (bool, int, float, str, P.PrimExpr)):
-        return v
-    if isinstance(v, (tuple, list)):
-        return tuple(check_attr_value(ev, x, node) for x in v)
-    if isinstance(v, dict):
-        return {str(k) if not isinstance(k, P.PrimVar) else k: check_attr_value(ev, x, node) for k, x in v.items()}
-    if isinstance(v, (rx.StringImm,)):
-        return v.value
-    raise ev.error(node, f"unsupported attribute value: {prim.describe(v)}")
 
 
 __all__ = ["RelaxFunctionParser", "SeqBuilder", "DataflowState", "call_path", "bound_names", "is_recursive",
