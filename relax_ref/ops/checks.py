@@ -55,8 +55,8 @@ def operand_shape(args: OpArgs, i: int) -> Tuple[Any, ...]:
 
 def check_broadcast(args: OpArgs, idx: Sequence[int]) -> Tuple[Any, ...]:
     """OpRuntimeError when the (logical) shapes of the operands ``idx`` cannot be broadcast together
-    (OP.ELEMWISE.C2 at run time); returns the broadcast shape. Two sizes that are not static must be
-    equal where neither is a static 1."""
+    (NORM.OP.BCAST.1 on the actual sizes, OP.SEM.2); returns the broadcast shape. Two sizes that are
+    not static must be equal where neither is a static 1."""
     shapes = [operand_shape(args, i) for i in idx]
     nd = max((len(s) for s in shapes), default=0)
     cols = [(None,) * (nd - len(s)) + tuple(s) for s in shapes]
@@ -86,7 +86,8 @@ def check_broadcast(args: OpArgs, idx: Sequence[int]) -> Tuple[Any, ...]:
 
 
 def float_only(args: OpArgs, i: int, what: str) -> str:
-    """The dtype of argument ``i``; UnsupportedError unless it is a float (OP.NN.DTYPE.1)."""
+    """The dtype of argument ``i``; UnsupportedError unless it is a float (a run-time error of the nn
+    pages, OP.SEM.2)."""
     dt = args.dtype(i)
     if not _dt.is_float(dt):
         raise args.error(UnsupportedError, f"{args.op_name}: {what} of dtype {dt} (only floats are supported)")

@@ -141,7 +141,7 @@ def _check_builtin_alloc_tensor(args: OpArgs) -> None:
 
 
 def _check_storage_tensor(args: OpArgs) -> None:
-    """CALL.ALLOC.2: ``(storage, offset, shape, dtype)``."""
+    """CALL.ALLOC.1: ``(storage, offset, shape, dtype)``."""
     if len(args) < 4:
         raise args.error(UnsupportedError, f"{args.op_name} expects (storage, offset, shape, dtype)")
     _expect_dtype(args, 3)

@@ -591,7 +591,7 @@ def _check_trilu(args: OpArgs) -> None:
 
 
 def _check_eye(args: OpArgs) -> None:
-    """OP.eye.C2: sizes that are not negative."""
+    """The run-time error of ``eye`` (OP.SEM.2, its page's error table): sizes that are not negative."""
     n, m = args.prim(0), args.prim(1)
     if any(args.is_static(v) and v < 0 for v in (n, m)):
         text = ", ".join(str(int(v)) if args.is_static(v) else "?" for v in (n, m))
@@ -599,7 +599,7 @@ def _check_eye(args: OpArgs) -> None:
 
 
 def _check_eye_like(args: OpArgs) -> None:
-    """OP.eye_like.C2: a 2-d tensor."""
+    """OP.eye_like.C1 at run time: a 2-d tensor."""
     if args.ndim(0) != 2:
         raise args.error(OpRuntimeError, f"relax.eye_like: the input must be 2-D, got shape "
                                          f"{args.size_text(args.shape(0))}")

@@ -240,7 +240,7 @@ def _conv_params(attrs) -> Tuple[Tuple[int, ...], Tuple[int, ...], Tuple[int, ..
 
 
 def _check_conv(args: OpArgs) -> None:
-    """OP.NN.CONV.C5 at run time: layouts that permute the canonical ones; data and weight of rank
+    """OP.NN.LAYOUT.1 at run time: layouts that permute the canonical ones; data and weight of rank
     ``2 + spatial dims``; channels, groups and windows that fit (:func:`conv_out_sizes`,
     :func:`conv_transpose_sizes`)."""
     op = args.op_name

@@ -212,9 +212,9 @@ def _make_check_layer_norm(params: Sequence[Tuple[int, str]]):
 
 
 def _make_check_channel_norm(grouped: bool):
-    """OP.nn.group_norm.C5 / OP.nn.instance_norm.C5 at run time: float data; the channel axis and axes
-    within its rank; (group_norm) channels that split into the groups; gamma and beta of one value per
-    channel."""
+    """OP.nn.group_norm.C5, and the run-time errors of ``instance_norm`` (OP.SEM.2), at run time: float
+    data; the channel axis and axes within its rank; (group_norm) channels that split into the groups;
+    gamma and beta of one value per channel."""
 
     def check(args: OpArgs) -> None:
         float_only(args, 0, "data")

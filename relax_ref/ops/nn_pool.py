@@ -252,7 +252,7 @@ def pool_attrs(attrs) -> Tuple[Tuple[int, ...], ...]:
 
 
 def _check_pool(args: OpArgs) -> None:
-    """OP.NN.POOL.C4 at run time: layouts that permute the canonical one; a tensor of rank ``2 +
+    """OP.NN.LAYOUT.1 at run time: layouts that permute the canonical one; a tensor of rank ``2 +
     spatial dims``; windows that fit (:func:`pool_plan`, :func:`adaptive_ranges`); no integer average
     over an empty window."""
     op = args.op_name

@@ -610,7 +610,8 @@ def _make_check_arg_extreme(name: str):
 
 
 def _check_sort(args: OpArgs) -> None:
-    """OP.sort.C2: no bool kernel; a 0-d tensor cannot be sorted."""
+    """The run-time errors of ``sort`` (OP.SEM.2, its page's error table): no bool kernel; a 0-d tensor
+    cannot be sorted."""
     if args.dtype(0) == "bool":
         raise no_kernel(args, f"{args.op_name[len('relax.'):]} of a bool tensor")
     if args.ndim(0) == 0:
