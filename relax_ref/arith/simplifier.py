@@ -18,6 +18,10 @@ Bounds (ARITH.BOUND.*) are intervals computed from atom bounds (variables: an ex
 ``[0, max]`` when symbolic variables are non-negative, else the dtype's range), refined by rewriting the
 polynomial: ``x // c`` replaced by ``(x - x % c) / c``, ``x % c`` by ``x - c * (x // c)``, a case split
 on ``min``/``max``/``Select`` atoms, and substitution of variables that have symbolic ranges.
+
+The class is assembled from three modules: this one (atoms, conversion to and from polynomials,
+``min``/``max``/``Select``/casts/calls, booleans), :mod:`.division` (``//`` and ``%``) and
+:mod:`.bounds` (the bound computations); interval arithmetic is in :mod:`.interval`.
 """
 
 from __future__ import annotations
@@ -31,8 +35,11 @@ from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.functor import prim_vars_in, substitute_prim
 from . import semantics as _sem
+from .bounds import BoundsMixin
+from .division import DivisionMixin, mod_key
+from .interval import dtype_bound
 from .intrinsics import canonical_name as _intrinsic_name
-from .poly import Poly, mono_divides
+from .poly import Poly
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analyzer import Analyzer
@@ -43,51 +50,11 @@ _FOLDABLE_INT_CALLS = frozenset({
     "tir.shift_left", "tir.shift_right", "tir.bitwise_and", "tir.bitwise_or", "tir.bitwise_xor",
     "tir.bitwise_not", "tir.popcount", "tir.clz",
 })
-_BOUND_DEPTH = 2
 
 
 def is_index_dtype(dtype: str) -> bool:
     """Integer dtypes reasoned about as polynomials (bool is not one)."""
     return _dt.is_integer(dtype)
-
-
-INF = float("inf")
-
-
-def _fdiv(a, b: int):
-    """Floor division of a bound (an int or +-INF) by a non-zero int."""
-    if a == INF or a == -INF:
-        return a if b > 0 else -a
-    return a // b
-
-
-def _cdiv(a, b: int):
-    """Ceiling division of a bound by a positive int."""
-    if a == INF or a == -INF:
-        return a
-    return -((-a) // b)
-
-
-def _finite(*xs) -> bool:
-    return all(x != INF and x != -INF for x in xs)
-
-
-def dtype_bound(dtype: str) -> tuple:
-    """The value range of an integer dtype as used by bounds: 64-bit limits count as infinite
-    (ARITH.BOUND.1), so that ``n - 1`` has no upper bound rather than ``2**63 - 2``."""
-    bits, signed, lo, hi = _sem.int_info(dtype)
-    if bits >= 64:
-        return (-INF if signed else 0), INF
-    return lo, hi
-
-
-def _tdiv(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
-def _lcm(a: int, b: int) -> int:
-    return a * b // gcd(a, b)
 
 
 def _size(e: P.PrimExpr) -> int:
@@ -100,26 +67,6 @@ def _size(e: P.PrimExpr) -> int:
     return n
 
 
-def _ipow(lo, hi, n: int) -> tuple:
-    if n == 1:
-        return lo, hi
-    a, b = lo ** n, hi ** n  # (+-INF) ** n is +-INF
-    if n % 2 == 0:
-        if lo <= 0 <= hi:
-            return 0, max(a, b)
-        return min(a, b), max(a, b)
-    return a, b
-
-
-def _smul(a, b):
-    return 0 if a == 0 or b == 0 else a * b  # 0 * INF is 0 for bounds
-
-
-def _imul(x: tuple, y: tuple) -> tuple:
-    c = (_smul(x[0], y[0]), _smul(x[0], y[1]), _smul(x[1], y[0]), _smul(x[1], y[1]))
-    return min(c), max(c)
-
-
 def _negates(x: P.PrimExpr, y: P.PrimExpr) -> bool:
     """``y`` is syntactically the negation of ``x`` (``not x``, or the complementary integer
     comparison of the same operands)."""
@@ -130,12 +77,7 @@ def _negates(x: P.PrimExpr, y: P.PrimExpr) -> bool:
             and x.a == y.a and x.b == y.b)
 
 
-def _mod_key(X: Poly, c: int) -> tuple:
-    """A key equal for polynomials that are congruent modulo ``c``."""
-    return tuple(sorted((m, k % c) for m, k in X.terms.items() if k % c)), X.const % c
-
-
-class _Atom:
+class Atom:
     __slots__ = ("idx", "kind", "expr", "dtype", "a", "b", "c", "bound", "vars", "src_dtype")
 
     def __init__(self, idx, kind, expr, dtype, a=None, b=None, c=None, src_dtype=None):
@@ -151,12 +93,12 @@ class _Atom:
         self.src_dtype = src_dtype
 
 
-class SimplifyContext:
+class SimplifyContext(DivisionMixin, BoundsMixin):
     """State of one query: the atom table, memoized bounds and the analyzer's facts."""
 
     def __init__(self, analyzer: "Analyzer"):
         self.an = analyzer
-        self.atoms: list[_Atom] = []
+        self.atoms: list[Atom] = []
         self.index: dict = {}
         self.subst_poly: dict = {}
         self.sym_poly: dict = {}
@@ -173,11 +115,11 @@ class SimplifyContext:
         idx = self.index.get(key)
         if idx is None:
             idx = len(self.atoms)
-            self.atoms.append(_Atom(idx, kind, expr, dtype, **payload))
+            self.atoms.append(Atom(idx, kind, expr, dtype, **payload))
             self.index[key] = idx
         return idx
 
-    def _atom_vars(self, at: _Atom) -> dict:
+    def _atom_vars(self, at: Atom) -> dict:
         if at.vars is None:
             at.vars = {at.expr: None} if at.kind == "var" else prim_vars_in(at.expr)
         return at.vars
@@ -366,7 +308,7 @@ class SimplifyContext:
                 continue
             at = atoms[i]
             if at.kind == "floormod" and at.c is not None:
-                for qi in self.fd_by_mod.get((_mod_key(at.a, at.c), at.c), ()):
+                for qi in self.fd_by_mod.get((mod_key(at.a, at.c), at.c), ()):
                     if Pl.terms.get((qi,)) == k * at.c:  # c * (Xq // c) + Xq % c == Xq
                         Pl = Pl.add(Poly({(i,): k, (qi,): k * at.c}), -1).add(self.atoms[qi].a.scale(k))
                         break
@@ -425,189 +367,6 @@ class SimplifyContext:
             hi = _sem.int_info(d)[3]
             acc = P.Sub(acc, P.IntImm(-c, d), d) if -c <= hi else P.Add(acc, P.IntImm(c, d), d)
         return acc
-
-    # ---------------------------------------------------------------------------------------------
-    # Division and modulo
-    # ---------------------------------------------------------------------------------------------
-
-    def _div_atom(self, kind: str, X: Poly, c: int, d: str) -> Poly:
-        """The atom ``X // c`` or ``X % c`` (constant divisor ``c > 0``), without further rewriting.
-
-        Atoms are shared between congruent dividends (ARITH.CANON.4): ``X % c`` depends only on ``X``
-        modulo ``c`` (``(n - 1) % 8`` is ``(n + 7) % 8``), and ``(X + c*j) // c == X // c + j``, so a
-        floor quotient is the atom of the first dividend seen plus a constant.
-        """
-        EX = self.expand(X)
-        if kind == "floormod":
-            key = ("floormod", _mod_key(EX, c), c)
-            idx = self.index.get(key)
-            if idx is None:
-                node = P.FloorMod(self.best(X, d), P.IntImm(c, d), d)
-                idx = self._register(key, kind, node, d, a=EX, c=c)
-            return Poly.of_atom(idx)
-        key = ("floordiv", tuple(sorted(EX.terms.items())), EX.const % c, c)
-        idx = self.index.get(key)
-        if idx is None:
-            node = P.FloorDiv(self.best(X, d), P.IntImm(c, d), d)
-            idx = self._register(key, kind, node, d, a=EX, c=c)
-            self.fd_by_mod.setdefault((_mod_key(EX, c), c), []).append(idx)
-        return Poly.of_atom(idx).add_const(EX.const // c - self.atoms[idx].a.const // c)
-
-    def _floor_divmod(self, A: Poly, B: Poly, d: str, is_div: bool) -> Poly:
-        if not B.terms:
-            c = B.const
-            return self._floordiv_const(A, c, d) if is_div else self._floormod_const(A, c, d)
-        return self._sym_divmod(A, B, d, "floordiv" if is_div else "floormod")
-
-    def _floordiv_const(self, A: Poly, c: int, d: str) -> Poly:
-        """(ARITH.DIV.1) ``(c*q + r) // c == q + r // c``; (ARITH.DIV.2) ``(g*x + r) // (g*c') ==
-        (x + r // g) // c'``; (ARITH.DIV.3) a quotient fixed by the bounds folds."""
-        if c == 0:
-            return self._sym_divmod(A, Poly({}, 0), d, "floordiv")
-        if not A.terms:
-            return Poly({}, _sem.floordiv(_sem.wrap(A.const, d), c, d))
-        if c == 1:
-            return A
-        if c < 0:
-            return self._floordiv_const(A.scale(-1), -c, d)
-        EA = self.expand(A)
-        Q, R = {}, {}
-        for m, k in EA.terms.items():
-            if k % c == 0:
-                Q[m] = k // c
-            else:
-                R[m] = k
-        if not R:
-            return Poly(Q, EA.const // c)
-        g = c
-        for k in R.values():
-            g = gcd(g, k)
-        r0 = EA.const
-        c2 = c
-        if g > 1:
-            R = {m: k // g for m, k in R.items()}
-            r0 //= g
-            c2 = c // g
-        X = Poly(R, r0)
-        if c2 == 1:
-            return Poly(Q).add(X)
-        lo, hi = self.bound(X)
-        if _finite(lo, hi) and lo // c2 == hi // c2:
-            return Poly(Q, lo // c2)
-        if not Q and g == 1:
-            return self._div_atom("floordiv", A, c, d)
-        return Poly(Q).add(self._div_atom("floordiv", X, c2, d))
-
-    def _floormod_const(self, A: Poly, c: int, d: str) -> Poly:
-        """(ARITH.MOD.1) multiples of ``c`` drop out of ``x % c``; (ARITH.MOD.2) ``(g*x + r) % (g*c') ==
-        g * ((x + r // g) % c') + r % g``; (ARITH.MOD.3) a remainder fixed by the bounds folds."""
-        if c == 0:
-            return self._sym_divmod(A, Poly({}, 0), d, "floormod")
-        if not A.terms:
-            return Poly({}, _sem.floormod(_sem.wrap(A.const, d), c, d))
-        if c in (1, -1):
-            return Poly({}, 0)
-        if c < 0:
-            return self._floormod_const(A.scale(-1), -c, d).scale(-1)
-        EA = self.expand(A)
-        R = {}
-        for m, k in EA.terms.items():
-            k2 = k - c * _tdiv(k, c)
-            if k2:
-                R[m] = k2
-        r0 = EA.const - c * _tdiv(EA.const, c)
-        if not R:
-            return Poly({}, r0 % c)
-        changed = r0 != EA.const or len(R) != len(EA.terms) or any(EA.terms[m] != k for m, k in R.items())
-        g = c
-        for k in R.values():
-            g = gcd(g, k)
-        s = 0
-        c2 = c
-        if g > 1:
-            R = {m: k // g for m, k in R.items()}
-            r0, s = divmod(r0, g)
-            c2 = c // g
-        X = Poly(R, r0)
-        if c2 == 1:
-            return Poly({}, s)
-        lo, hi = self.bound(X)
-        if _finite(lo, hi) and lo // c2 == hi // c2:
-            inner = X.add_const(-(lo // c2) * c2)
-        elif not changed and g == 1:
-            inner = self._div_atom("floormod", A, c, d)
-        else:
-            inner = self._div_atom("floormod", X, c2, d)
-        return inner.scale(g).add_const(s)
-
-    def _sym_divmod(self, A: Poly, B: Poly, d: str, kind: str) -> Poly:
-        """Division by a non-constant (or zero) divisor. (ARITH.DIV.4) ``(b*q + r) // b == q + r // b``
-        and ``(b*q + r) % b == r % b`` for a monomial ``b``; a common integer factor cancels
-        (``n*4 // (m*2) -> n*2 // m``); a dividend provably in ``[0, b)`` gives ``0`` / itself. The divisor
-        is assumed non-zero (ARITH.ASSUME.2); a literal zero divisor is left for evaluation to report."""
-        is_div = kind == "floordiv"
-        cls = P.FloorDiv if is_div else P.FloorMod
-        EA, EB = self.expand(A), self.expand(B)
-        if EB.is_zero():
-            key = (kind, EA.key(), "zero")
-            idx = self.index.get(key)
-            if idx is None:
-                idx = self._register(key, "opaque", cls(self.best(A, d), P.IntImm(0, d), d), d)
-            return Poly.of_atom(idx)
-        if not EB.terms:
-            return self._floor_divmod(A, EB, d, is_div)
-        if EA.key() == EB.key():
-            return Poly({}, 1 if is_div else 0)
-        scale = 1
-        g = gcd(EA.content(), EB.content())
-        if g > 1:
-            EA, EB = EA.exact_div(g), EB.exact_div(g)
-            A, B = EA, EB
-            scale = 1 if is_div else g
-        sb = EB.single()
-        if sb is not None:
-            mb, kb = sb
-            Q, R = {}, {}
-            for m, k in EA.terms.items():
-                rest = mono_divides(mb, m) if k % kb == 0 else None
-                if rest is not None:
-                    Q[rest] = k // kb
-                else:
-                    R[m] = k
-            if Q:
-                Rp = Poly(R, EA.const)
-                if is_div:
-                    qp = Poly({m: k for m, k in Q.items() if m}, Q.get((), 0))
-                    return qp if Rp.is_zero() else qp.add(self._sym_divmod(Rp, EB, d, kind))
-                return Poly() if Rp.is_zero() else self._sym_divmod(Rp, EB, d, kind).scale(scale)
-        if (self.bound(EB)[0] > 0 and self.bound(EA)[0] >= 0
-                and self.bound(EA.add(EB, -1))[1] < 0):
-            return Poly() if is_div else EA.scale(scale)
-        key = (kind, EA.key(), EB.key())
-        idx = self.index.get(key)
-        if idx is None:
-            node = cls(self.best(A, d), self.best(B, d), d)
-            idx = self._register(key, kind, node, d, a=EA, b=EB)
-        return Poly.of_atom(idx, scale)
-
-    def _trunc_divmod(self, A: Poly, B: Poly, d: str, is_div: bool) -> Poly:
-        """(ARITH.DIV.5) truncating division equals floor division when the dividend is non-negative
-        and the divisor positive; constants fold."""
-        if not A.terms and not B.terms and B.const != 0:
-            a = _sem.wrap(A.const, d)
-            fn = _sem.truncdiv if is_div else _sem.truncmod
-            return Poly({}, fn(a, _sem.wrap(B.const, d), d))
-        EA, EB = self.expand(A), self.expand(B)
-        if (not EB.terms and EB.const > 0) or (EB.terms and self.bound(EB)[0] > 0):
-            if self.bound(EA)[0] >= 0:
-                return self._floor_divmod(A, B, d, is_div)
-        kind = "truncdiv" if is_div else "truncmod"
-        key = (kind, EA.key(), EB.key())
-        idx = self.index.get(key)
-        if idx is None:
-            cls = P.Div if is_div else P.Mod
-            idx = self._register(key, kind, cls(self.best(A, d), self.best(B, d), d), d, a=EA, b=EB)
-        return Poly.of_atom(idx)
 
     # ---------------------------------------------------------------------------------------------
     # min / max / select / cast / calls / let
@@ -821,225 +580,6 @@ class SimplifyContext:
         if t in _NEGATE and not _dt.is_float(x.a.dtype):
             return _NEGATE[t](x.a, x.b)
         return e if x is e.a else P.Not(x)
-
-    # ---------------------------------------------------------------------------------------------
-    # Bounds
-    # ---------------------------------------------------------------------------------------------
-
-    @staticmethod
-    def _clip(b: tuple, d: str) -> tuple:
-        lo, hi = dtype_bound(d)
-        return max(b[0], lo), min(b[1], hi)
-
-    def _var_bound(self, v: P.PrimVar) -> tuple:
-        lo, hi = dtype_bound(v.dtype)
-        r = self.local_bounds.get(v)
-        if r is None:
-            r = self.an._ranges.get(v)
-        if r is not None:
-            return max(lo, r[0]), min(hi, r[1])
-        if self.an.symbolic_nonneg:
-            return max(lo, 0), hi
-        return lo, hi
-
-    def atom_bound(self, i: int) -> tuple:
-        at = self.atoms[i]
-        if at.bound is not None:
-            return at.bound
-        full = dtype_bound(at.dtype)
-        at.bound = full  # guards against re-entry
-        b = self._compute_atom_bound(at, full)
-        at.bound = b = (max(b[0], full[0]), min(b[1], full[1]))
-        return b
-
-    def _compute_atom_bound(self, at: _Atom, full: tuple) -> tuple:
-        k = at.kind
-        if k == "var":
-            return self._var_bound(at.expr)
-        if k == "prod":
-            return self.bound(at.a)
-        if k in ("floordiv", "floormod", "truncdiv", "truncmod"):
-            xl, xh = self.bound(at.a)
-            if at.c is not None:
-                c = at.c
-                if k == "floordiv":
-                    return _fdiv(xl, c), _fdiv(xh, c)
-                if _finite(xl, xh) and xl // c == xh // c:
-                    return xl - (xl // c) * c, xh - (xl // c) * c
-                return 0, c - 1
-            bl, bh = self.bound(at.b)
-            if bl > bh or xl > xh:
-                return full
-            m = max(abs(xl), abs(xh))
-            if k in ("floordiv", "truncdiv"):
-                if (bl > 0 or bh < 0) and _finite(xl, xh, bl, bh):
-                    # monotone in both operands: the corners are the extremes
-                    qs = [x // y if k == "floordiv" else _tdiv(x, y) for x in (xl, xh) for y in (bl, bh)]
-                    return min(qs), max(qs)
-                return -m, m  # |b| >= 1 whenever the division is defined
-            mb = max(abs(bl), abs(bh)) - 1
-            if mb < 0:  # the divisor is always zero: the expression never has a value
-                return full
-            if k == "floormod":
-                if bl > 0:
-                    return (0, min(mb, xh)) if xl >= 0 else (0, mb)
-                if bh < 0:
-                    return -mb, 0
-                return -mb, mb
-            # truncmod: the sign of the dividend, magnitude below |b|
-            lo = 0 if xl >= 0 else max(-mb, xl)
-            hi = 0 if xh <= 0 else min(mb, xh)
-            return lo, hi
-        if k in ("min", "max"):
-            al, ah = self.bound(at.a)
-            bl, bh = self.bound(at.b)
-            if k == "min":
-                return min(al, bl), min(ah, bh)
-            return max(al, bl), max(ah, bh)
-        if k == "select":
-            al, ah = self.bound(at.a)
-            bl, bh = self.bound(at.b)
-            return min(al, bl), max(ah, bh)
-        if k == "cast":
-            src = at.src_dtype
-            if src == "bool":
-                return 0, 1
-            if at.a is not None:
-                xl, xh = self.bound(at.a)
-                if full[0] <= xl and xh <= full[1]:
-                    return xl, xh
-            return full
-        if k == "opaque":
-            e = at.expr
-            if e.dtype == "bool":
-                return 0, 1
-            if type(e) is P.PrimCall:
-                name = _intrinsic_name(e.op)
-                if name in ("tir.popcount", "tir.clz"):
-                    return 0, _sem.int_info(e.dtype)[0]
-                if name == "tir.if_then_else" and len(e.args) == 3:
-                    tl, th = self.bound(self.expand(self.poly(e.args[1])))
-                    fl, fh = self.bound(self.expand(self.poly(e.args[2])))
-                    return min(tl, fl), max(th, fh)
-            return full
-        raise UnsupportedError(f"unknown atom kind {k}")
-
-    def base_bound(self, Pl: Poly) -> tuple:
-        lo = hi = Pl.const
-        for m, k in Pl.terms.items():
-            if len(m) == 1:
-                a, b = self.atom_bound(m[0])
-            else:
-                a, b = self._mono_bound(m)
-            if k > 0:
-                lo += k * a
-                hi += k * b
-            else:
-                lo += k * b
-                hi += k * a
-        return lo, hi
-
-    def _mono_bound(self, m) -> tuple:
-        r = (1, 1)
-        i = 0
-        while i < len(m):
-            j = i
-            while j < len(m) and m[j] == m[i]:
-                j += 1
-            lo, hi = self.atom_bound(m[i])
-            r = _imul(r, _ipow(lo, hi, j - i))
-            i = j
-        return r
-
-    def bound(self, Pl: Poly, depth: int = _BOUND_DEPTH, allow: str = "dmcs") -> tuple:
-        """An interval ``(lo, hi)`` containing the value of ``Pl`` (ARITH.BOUND.1-5)."""
-        if not Pl.terms:
-            return Pl.const, Pl.const
-        key = (Pl.key(), depth, allow)
-        r = self.bound_memo.get(key)
-        if r is not None:
-            return r
-        lo, hi = self.base_bound(Pl)
-        if depth > 0 and lo < hi:
-            for vlo, vhi in self._variants(Pl, depth - 1, allow):
-                lo, hi = max(lo, vlo), min(hi, vhi)
-                if lo >= hi:
-                    break
-        r = self.bound_memo[key] = (lo, hi)
-        return r
-
-    def _variants(self, Pl: Poly, depth: int, allow: str):
-        atoms = self.atoms
-        linear = {}
-        nonlinear = set()
-        for m, k in Pl.terms.items():
-            if len(m) == 1:
-                linear[m[0]] = k
-            else:
-                nonlinear.update(m)
-        lin = [(i, k) for i, k in linear.items() if i not in nonlinear]
-        # (ARITH.BOUND.2) x // c == (x - x % c) / c
-        if "d" in allow:
-            fds = [(i, k) for i, k in lin if atoms[i].kind == "floordiv" and atoms[i].c is not None]
-            if fds:
-                L = 1
-                for i, _k in fds:
-                    L = _lcm(L, atoms[i].c)
-                Q = Pl.scale(L)
-                for i, k in fds:
-                    at = atoms[i]
-                    r = self._div_atom("floormod", at.a, at.c, at.dtype)
-                    Q = Q.add(Poly.of_atom(i, k * L), -1).add(at.a.add(r, -1).scale(k * (L // at.c)))
-                blo, bhi = self.bound(Q, depth, allow.replace("m", ""))
-                yield _cdiv(blo, L), _fdiv(bhi, L)
-        # (ARITH.BOUND.3) x % c == x - c * (x // c)
-        if "m" in allow:
-            fms = [(i, k) for i, k in lin if atoms[i].kind == "floormod" and atoms[i].c is not None]
-            if fms:
-                Q = Pl
-                for i, k in fms:
-                    at = atoms[i]
-                    q = self._div_atom("floordiv", at.a, at.c, at.dtype)
-                    Q = Q.add(Poly.of_atom(i, k), -1).add(at.a.add(q.scale(at.c), -1).scale(k))
-                yield self.bound(Q, depth, allow.replace("d", ""))
-        # (ARITH.BOUND.4) case split on min / max / select
-        if "c" in allow:
-            for i, k in lin:
-                at = atoms[i]
-                if at.kind not in ("min", "max", "select"):
-                    continue
-                rest = Pl.add(Poly.of_atom(i, k), -1)
-                la, ha = self.bound(rest.add(at.a.scale(k)), depth, allow)
-                lb, hb = self.bound(rest.add(at.b.scale(k)), depth, allow)
-                if at.kind == "select":
-                    yield min(la, lb), max(ha, hb)
-                elif (at.kind == "min") == (k > 0):  # the value is below both alternatives
-                    yield min(la, lb), min(ha, hb)
-                else:
-                    yield max(la, lb), max(ha, hb)
-                break
-        # (ARITH.BOUND.5) variables with symbolic ranges
-        if "s" in allow and self.an._sym_ranges:
-            for i, k in lin:
-                at = atoms[i]
-                if at.kind != "var" or at.expr not in self.an._sym_ranges:
-                    continue
-                v = at.expr
-                if any(j != i and v in self._atom_vars(atoms[j]) for m in Pl.terms for j in m):
-                    continue
-                pmin, pmax = self._sym_polys(v)
-                rest = Pl.add(Poly.of_atom(i, k), -1)
-                lo_src, hi_src = (pmin, pmax) if k > 0 else (pmax, pmin)
-                lo = self.bound(rest.add(lo_src.scale(k)), depth, allow)[0]
-                hi = self.bound(rest.add(hi_src.scale(k)), depth, allow)[1]
-                yield lo, hi
-
-    def _sym_polys(self, v: P.PrimVar) -> tuple:
-        r = self.sym_poly.get(v)
-        if r is None:
-            mn, mx = self.an._sym_ranges[v]
-            r = self.sym_poly[v] = (self.expand(self.poly(mn)), self.expand(self.poly(mx)))
-        return r
 
 
 __all__ = ["SimplifyContext", "is_index_dtype"]
