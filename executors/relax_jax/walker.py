@@ -37,7 +37,7 @@ from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
 from relax_ref.ops import registry
-from relax_ref.static.normalize import operator_struct_info
+from relax_ref.static.inference import operator_struct_info
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .lowering import LOWERINGS, LowerCtx

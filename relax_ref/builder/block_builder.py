@@ -35,7 +35,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
-from ..static.normalize import Normalizer, normalize_blocks
+from ..static.blocks import normalize_blocks
+from ..static.normalize import Normalizer
 from ..analysis.signatures import global_struct_info
 from ..analysis.struct_info_ops import definable_sym_vars, erase_to_well_defined
 from ..static.well_formed import check_well_formed

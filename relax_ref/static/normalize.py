@@ -71,6 +71,9 @@ well-formedness check; relax-ref applies the hooks (``apply_op_normalize=True``,
 ``relax.transform.Normalize``), which inlines the tuple. An annotation on an ``If``/``SeqExpr``
 value is treated like one on a typed value (TVMScript cannot express it).
 
+The struct info of leaves, calls and functions that needs no normalizer state is in
+:mod:`.inference`, the merging of blocks in :mod:`.blocks`.
+
 ``InferContext`` (see :mod:`relax_ref.analysis.context`) fields: ``analyzer``, ``module``, ``span``,
 ``binding``, ``function``, ``lookup_binding``; helpers ``error(msg)``, ``vdevice(i)``,
 ``lookup_function(gv)``.
@@ -81,24 +84,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..errors import ParseError, RelaxError, Span, StructInfoError, UnsupportedError, WellFormedError
+from ..analysis.context import InferContext, make_analyzer
+from ..analysis.signatures import function_struct_info, global_struct_info
+from ..analysis.struct_info_ops import (
+    BaseCheckResult, definable_sym_vars, erase_to_well_defined, format_struct_info, struct_info_base_check,
+    struct_info_lca,
+)
+from ..errors import ParseError, RelaxError, Span, StructInfoError, WellFormedError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.attrs import Attrs
 from ..ir.module import IRModule
-from ..ir.struct_info import (
-    FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo,
-    TupleStructInfo, is_unit,
-)
-from ..analysis.context import InferContext, make_analyzer
-from ..analysis.signatures import extern_func_struct_info, function_struct_info, global_struct_info
-from ..analysis.struct_info_ops import (
-    BaseCheckResult, definable_sym_vars, derive_call_ret_struct_info, erase_to_well_defined,
-    format_struct_info, is_base_of, signature_sym_vars, struct_info_base_check, struct_info_lca,
-)
+from ..ir.struct_info import StructInfo, TupleStructInfo, is_unit
 from ..ops import registry
-from ..analysis.free_vars import free_vars
+from .blocks import normalize_blocks
+from .inference import (
+    constant_struct_info, function_return_struct_info, infer_call_struct_info, leaf_struct_info,
+    operator_struct_info,
+)
 
 _LEAVES = (rx.Var, rx.Constant, rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.DataTypeImm, rx.GlobalVar,
            rx.ExternFunc, rx.Op)
@@ -108,27 +112,6 @@ _MAX_OP_NORMALIZE_ROUNDS = 16
 def _is_leaf_or_tuple(e) -> bool:
     """TVM's ``IsLeafOrTuple``: a leaf, or any Tuple (its fields are handled separately)."""
     return isinstance(e, _LEAVES) or isinstance(e, rx.Tuple)
-
-
-def constant_struct_info(c: rx.Constant) -> TensorStructInfo:
-    """``R.Tensor(shape, dtype)`` of a constant (NORM.INFER.3)."""
-    return TensorStructInfo(rx.ShapeExpr(tuple(P.IntImm(int(d), "int64") for d in c.data.shape)), c.dtype)
-
-
-def leaf_struct_info(e: rx.Expr) -> Optional[StructInfo]:
-    """Struct info of a leaf that does not depend on context (NORM.INFER.3); None for Var,
-    GlobalVar and Op."""
-    if isinstance(e, rx.Constant):
-        return constant_struct_info(e)
-    if isinstance(e, rx.ShapeExpr):
-        return ShapeStructInfo(e.values)
-    if isinstance(e, rx.PrimValue):
-        return PrimStructInfo(e.value.dtype, e.value)
-    if isinstance(e, (rx.StringImm, rx.DataTypeImm)):
-        return ObjectStructInfo()
-    if isinstance(e, rx.ExternFunc):
-        return extern_func_struct_info()
-    return None
 
 
 class _NameSupply:
@@ -799,101 +782,6 @@ class _GlobalVarRemapper:
                 binding = replace(binding, value=v)
             new.append(binding)
         return replace(b, bindings=tuple(new)) if changed else b
-
-
-def infer_call_struct_info(call: rx.Call, ctx: InferContext) -> StructInfo:
-    """Struct info of a call whose callee and arguments carry struct info (NORM.INFER.1-2): the
-    operator's ``infer`` for ``Op`` callees, :func:`derive_call_ret_struct_info` otherwise."""
-    if isinstance(call.op, rx.Op):
-        try:
-            opdef = registry.get(call.op.name)
-        except RelaxError as err:
-            raise StructInfoError(err.message, call.span) from None
-        if opdef.infer is None:
-            raise UnsupportedError(f"operator {call.op.name} has no struct-info inference", call.span)
-        si = opdef.infer(call, ctx)
-        if not isinstance(si, StructInfo):
-            raise StructInfoError(f"internal: inference of {call.op.name} returned {si!r}", call.span)
-        return si
-    fsi = call.op.struct_info
-    if fsi is None and isinstance(call.op, rx.ExternFunc):
-        fsi = extern_func_struct_info()
-    if not isinstance(fsi, FuncStructInfo):
-        raise StructInfoError(
-            f"the callee of a call must have function struct info, but it has "
-            f"{format_struct_info(fsi)}", call.span)
-    return derive_call_ret_struct_info(fsi, call, ctx)
-
-
-def operator_struct_info(call: rx.Call, module: Optional[IRModule] = None) -> Optional[StructInfo]:
-    """What the operator itself infers for ``call`` (NORM.INFER.1) with only the module as context:
-    an evaluator compares results with it, since an annotation on the binding may be less precise than
-    the call (or wrong, which the run-time result check reports, EVAL.CALL.3). None for a call that is
-    not an operator call without ``sinfo_args``, and when the inference needs more than the module
-    (it then raises a RelaxError)."""
-    if not isinstance(call.op, rx.Op) or call.sinfo_args:
-        return None
-    opdef = registry.lookup(call.op.name)
-    if opdef is None or opdef.infer is None:
-        return None
-    try:
-        sinfo = opdef.infer(call, InferContext(make_analyzer(), module))
-    except RelaxError:
-        return None
-    return sinfo if isinstance(sinfo, StructInfo) else None
-
-
-def function_return_struct_info(params: Sequence[rx.Var], body_sinfo: StructInfo,
-                                declared: Optional[StructInfo], analyzer=None) -> StructInfo:
-    """TVM's Function constructor rule (NORM.FUNC.1): the body's struct info, erased to the symbolic
-    variables definable from the parameters, when ``declared`` is None or a base of it; otherwise
-    ``declared``."""
-    if declared is None or is_base_of(declared, body_sinfo, analyzer):
-        defs = signature_sym_vars(p.struct_info for p in params)
-        return erase_to_well_defined(body_sinfo, defs, None, analyzer)
-    return declared
-
-
-def normalize_blocks(blocks: Sequence[rx.BindingBlock]) -> List[rx.BindingBlock]:
-    """Flatten SeqExpr-valued bindings, drop empty blocks and merge adjacent blocks of the same kind
-    (NORM.BLOCK.1-2)."""
-    flat: List[rx.BindingBlock] = []
-    for block in blocks:
-        is_df = isinstance(block, rx.DataflowBlock)
-        current: List[rx.Binding] = []
-        for b in block.bindings:
-            if isinstance(b.value, rx.SeqExpr):
-                seq = b.value
-                flat.append(type(block)(tuple(current), span=block.span))
-                current = []
-                for inner in seq.blocks:
-                    if is_df and not isinstance(inner, rx.DataflowBlock):
-                        used = [v for v in free_vars(rx.SeqExpr((inner,), rx.Tuple(())))
-                                if isinstance(v, rx.DataflowVar)]
-                        if used:
-                            raise WellFormedError(
-                                "A DataflowVar may only be used within a DataflowBlock. The variable "
-                                f"{b.var.name_hint} is defined within a DataflowBlock, but is bound to a "
-                                f"SeqExpr whose non-dataflow blocks use the DataflowVars "
-                                f"{', '.join(v.name_hint for v in used)}", b.span, binding=b.var.name_hint)
-                    flat.append(inner)
-                if isinstance(b, rx.MatchCast):
-                    current.append(rx.MatchCast(b.var, seq.body, b.struct_info, span=b.span))
-                else:
-                    current.append(rx.VarBinding(b.var, seq.body, span=b.span))
-            else:
-                current.append(b)
-        flat.append(type(block)(tuple(current), span=block.span))
-    out: List[rx.BindingBlock] = []
-    for block in flat:
-        if not block.bindings:
-            continue
-        if out and type(out[-1]) is type(block):
-            prev = out.pop()
-            out.append(type(prev)(prev.bindings + block.bindings, span=prev.span))
-        else:
-            out.append(block)
-    return out
 
 
 def normalize_module(mod: IRModule, *, script_annotations: bool = True,
