@@ -22,11 +22,9 @@ import numpy as np
 
 from ..errors import AssertionFailedError
 from ..ir import dtype as _dt
-from ..ir import struct_info as si
+from ..ops.core_calls import dps_outputs
 from ..values import DTypeValue, PrimFuncRef, PrimScalar, ShapeValue
-from .builtins import (
-    alloc_storage, closure_with_captures, format_values, storage_tensor, tensor_to_shape,
-)
+from .builtins import alloc_storage, closure_with_captures, format_values, storage_tensor, tensor_to_shape
 from .checks import check_value
 
 CORE: Dict[str, Callable[..., Any]] = {}
@@ -43,16 +41,6 @@ def _core(*names: str):
 # ---------------------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------------------
-
-
-def _out_infos(call) -> List[si.StructInfo]:
-    """The output struct infos of a DPS call and whether the result is a tuple."""
-    sinfos = list(call.sinfo_args)
-    if len(sinfos) == 1 and isinstance(sinfos[0], si.TupleStructInfo):
-        return list(sinfos[0].fields), True
-    if len(sinfos) == 1:
-        return sinfos, False
-    return sinfos, True
 
 
 def _tuple_arg(v: Any) -> tuple:
@@ -92,7 +80,7 @@ def call_tir(args, attrs, call, ctx):
     behaves the same."""
     ref = args[0]
     inputs = _tuple_arg(args[1])
-    infos, is_tuple = _out_infos(call)
+    infos, is_tuple = dps_outputs(call)
     outs = [ctx.alloc(s) for s in infos]
     ctx.run_prim_func(ref, [*inputs, *outs, *_tir_vars(args, 2)], readonly=inputs)
     return _result(outs, is_tuple)
@@ -105,7 +93,7 @@ def call_tir_inplace(args, attrs, call, ctx):
     PrimFunc receives ``(inputs..., fresh outputs..., tir_vars...)``; the other inputs are read-only."""
     ref = args[0]
     inputs = _tuple_arg(args[1])
-    infos, is_tuple = _out_infos(call)
+    infos, is_tuple = dps_outputs(call)
     idx = attrs.get("inplace_indices")
     idx = [idx] if isinstance(idx, int) else list(idx or ())
     outs, fresh = [], []
@@ -131,7 +119,7 @@ def call_dps_packed(args, attrs, call, ctx):
     a PrimFunc's inputs are read-only), return the outputs."""
     fn = args[0]
     inputs = _tuple_arg(args[1])
-    infos, is_tuple = _out_infos(call)
+    infos, is_tuple = dps_outputs(call)
     outs = [ctx.alloc(s) for s in infos]
     if isinstance(fn, PrimFuncRef):
         ctx.run_prim_func(fn, [*inputs, *outs], readonly=inputs)

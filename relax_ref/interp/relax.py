@@ -56,20 +56,17 @@ from typing import Any, Callable, Dict, List, Mapping, Optional
 import numpy as np
 
 from ..arith.evaluate import eval_prim
-from ..errors import RelaxError, RelaxRuntimeError, ShapeMismatchError, TypeMismatchError, UnsupportedError
+from ..errors import RelaxError, RelaxRuntimeError, ShapeMismatchError, TypeMismatchError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.module import IRModule
+from ..ops.core_calls import allocatable, unknown_output_shape
 from ..static.well_formed import check_well_formed
-from ..values import (
-    Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public,
-)
+from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public
 from . import op_table
-from .builtins import (
-    bound_builtins, coerce_result, condition_value, from_host, lookup_packed, wrap_host_function,
-)
+from .builtins import bound_builtins, coerce_result, condition_value, from_host, lookup_packed, wrap_host_function
 from .checks import Matcher
 from .evaluator import ExprEvaluator, Frame, result_hint
 from .tir import compiled as _compiled_prim_func
@@ -215,15 +212,13 @@ class Interpreter(ExprEvaluator):
         return ShapeValue(dims)
 
     def _alloc(self, s: si.StructInfo, frame: Frame, span) -> np.ndarray:
-        if not isinstance(s, si.TensorStructInfo) or s.dtype == "void":
-            raise UnsupportedError(f"cannot allocate an output for struct info {s!r}: a tensor with known "
-                                   "shape and dtype is required", span)
+        s = allocatable(s, span)
         if isinstance(s.shape, rx.ShapeExpr):
             shape = self._shape(s.shape.values, frame, span)
         elif s.shape is not None and isinstance(frame.env.get(s.shape), ShapeValue):
             shape = frame.env[s.shape]
         else:
-            raise UnsupportedError("cannot allocate an output whose shape is unknown", span)
+            raise unknown_output_shape(span)
         return np.zeros(tuple(shape), dtype=_dt.to_numpy(s.dtype))
 
     def _run_prim_func(self, ref: PrimFuncRef, args: List[Any], span, readonly=()) -> None:

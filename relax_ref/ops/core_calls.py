@@ -7,9 +7,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
-from ..errors import ParseError
+from ..errors import ParseError, Span, UnsupportedError
 from ..ir import expr as rx
 from ..ir.attrs import Attrs
 from ..ir.struct_info import (
@@ -310,6 +310,36 @@ def _parse_call_builtin_with_ctx(opdef, args, kwargs, span):
 
 
 _CALL_TIR_DOC = "Call a TensorIR PrimFunc in destination-passing style (spec OP.call_tir)."
+
+
+# ---------------------------------------------------------------------------------------------------
+# The outputs of a destination-passing call (read by both evaluators)
+# ---------------------------------------------------------------------------------------------------
+
+
+def dps_outputs(call: rx.Call) -> Tuple[List[StructInfo], bool]:
+    """The struct infos of the outputs a ``call_tir``-family or ``call_dps_packed`` call allocates, and
+    whether the call returns them as a tuple (CALL.TIR.1)."""
+    sinfos = list(call.sinfo_args)
+    if len(sinfos) == 1 and isinstance(sinfos[0], TupleStructInfo):
+        return list(sinfos[0].fields), True
+    if len(sinfos) == 1:
+        return sinfos, False
+    return sinfos, True
+
+
+def allocatable(s: StructInfo, span: Optional[Span]) -> TensorStructInfo:
+    """``s`` as the struct info of an output to allocate (CALL.ALLOC.1): a tensor of known dtype, whose
+    shape the evaluator then evaluates (:func:`unknown_output_shape` when it cannot)."""
+    if not isinstance(s, TensorStructInfo) or s.dtype == "void":
+        raise UnsupportedError(f"cannot allocate an output for struct info {s!r}: a tensor with known shape and "
+                               "dtype is required", span)
+    return s
+
+
+def unknown_output_shape(span: Optional[Span]) -> UnsupportedError:
+    """The error for an output whose shape the evaluator cannot evaluate (CALL.ALLOC.1)."""
+    return UnsupportedError("cannot allocate an output whose shape is unknown", span)
 
 
 #: the entries of this module in definition order (the first of :data:`relax_ref.ops.core.OPS`)

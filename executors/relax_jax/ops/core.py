@@ -15,25 +15,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from relax_ref import values as rv
-from relax_ref.errors import AssertionFailedError, OpRuntimeError, TypeMismatchError, UnsupportedError
+from relax_ref.errors import AssertionFailedError, OpRuntimeError, TypeMismatchError
 from relax_ref.interp.builtins import format_values, tensor_to_shape
 from relax_ref.interp.evaluator import Frame
 from relax_ref.ir import struct_info as si
+from relax_ref.ops.core_calls import allocatable, dps_outputs, unknown_output_shape
 
 from ..errors import TraceAbort
 from ..lowering import lowering
 from ..prim_jax import is_static, np_dtype
 from ..tir.call import apply_prim_func
 from ..values import ClosureV, PrimFuncV, PrimV, ShapeV, StorageV, TVal, describe
-
-
-def _out_infos(call):
-    sinfos = list(call.sinfo_args)
-    if len(sinfos) == 1 and isinstance(sinfos[0], si.TupleStructInfo):
-        return list(sinfos[0].fields), True
-    if len(sinfos) == 1:
-        return sinfos, False
-    return sinfos, True
 
 
 def _tuple_arg(v: Any) -> tuple:
@@ -49,12 +41,10 @@ def _tir_vars(vals: List[Any], i: int) -> list:
 
 
 def _alloc(ctx, s: si.StructInfo) -> TVal:
-    if not isinstance(s, si.TensorStructInfo) or s.dtype == "void":
-        raise ctx.error(UnsupportedError, f"cannot allocate an output for struct info {s!r}: a tensor with known "
-                        "shape and dtype is required")
+    s = allocatable(s, ctx.call.span)
     dims = ctx.walker.sinfo_dims(s, ctx.frame)
     if dims is None:
-        raise ctx.error(UnsupportedError, "cannot allocate an output whose shape is unknown")
+        raise unknown_output_shape(ctx.call.span)
     for d in dims:
         if d.is_static and int(d.val) < 0:
             from relax_ref.errors import ShapeMismatchError
@@ -80,7 +70,7 @@ def _call_tir(ctx, *args):
     vals = ctx.vals
     pf = vals[0]
     inputs = list(_tuple_arg(vals[1]))
-    infos, is_tuple = _out_infos(ctx.call)
+    infos, is_tuple = dps_outputs(ctx.call)
     outs = [_alloc(ctx, s) for s in infos]
     tv = _tir_vars(vals, 2)
     apply_prim_func(ctx.walker, pf, inputs + outs + tv,
@@ -94,7 +84,7 @@ def _call_tir_inplace(ctx, *args):
     vals = ctx.vals
     pf = vals[0]
     inputs = list(_tuple_arg(vals[1]))
-    infos, is_tuple = _out_infos(ctx.call)
+    infos, is_tuple = dps_outputs(ctx.call)
     idx = ctx.attrs.get("inplace_indices")
     idx = [idx] if isinstance(idx, int) else list(idx or ())
     outs, fresh = [], []
@@ -125,7 +115,7 @@ def _call_dps_packed(ctx, *args):
     vals = ctx.vals
     fn = vals[0]
     inputs = list(_tuple_arg(vals[1]))
-    infos, is_tuple = _out_infos(ctx.call)
+    infos, is_tuple = dps_outputs(ctx.call)
     outs = [_alloc(ctx, s) for s in infos]
     if isinstance(fn, PrimFuncV):
         apply_prim_func(ctx.walker, fn, inputs + outs, [True] * len(inputs) + [False] * len(outs), ctx.call)
