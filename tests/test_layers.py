@@ -206,3 +206,10 @@ def _cycles() -> List[List[str]]:
 def test_no_import_cycles():
     cycles = _cycles()
     assert not cycles, "modules importing each other:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_architecture_notes_list_the_layers_in_this_order():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    block = text.split("## Layers", 1)[1].split("```", 2)[1]
+    names = [line.split()[0] for line in block.splitlines() if line and not line.startswith(" ")]
+    assert names == [name for name, _ in reversed(LAYERS)]
