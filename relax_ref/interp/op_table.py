@@ -50,9 +50,14 @@ def apply(call: rx.Call, args: Sequence[Any], ctx: Any = None) -> Any:
     :class:`~relax_ref.interp.relax.EvalContext` (operators whose semantics call back into the
     evaluator need it; the others accept ``None``)."""
     opdef, impl = resolve(call)
+    return run(opdef, impl, call, args, ctx)
+
+
+def run(opdef: OpDef, impl: Callable[..., Any], call: rx.Call, args: Sequence[Any], ctx: Any = None) -> Any:
+    """:func:`apply` with the entry and implementation already resolved (:func:`resolve`)."""
     if opdef.check is not None:
         opdef.check(ValueArgs(call, args))
     return impl(args, call.attrs, call, ctx)
 
 
-__all__ = ["IMPLEMENTATIONS", "resolve", "apply"]
+__all__ = ["IMPLEMENTATIONS", "resolve", "apply", "run"]

@@ -283,10 +283,10 @@ class Interpreter(ExprEvaluator):
         return PrimScalar(self._prim(e.value, frame), e.value.dtype)
 
     def call_op(self, e: rx.Call, frame: Frame) -> Any:
-        op_table.resolve(e)         # an unknown or unimplemented operator fails before its arguments
+        opdef, impl = op_table.resolve(e)   # an unknown or unimplemented operator fails before its arguments
         args = [self.eval(a, frame) for a in e.args]
         try:
-            r = op_table.apply(e, args, EvalContext(self, frame, e))
+            r = op_table.run(opdef, impl, e, args, EvalContext(self, frame, e))
         except RelaxError as err:
             raise err.with_span(e.span)
         return _normalize_op_result(r, e.struct_info)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any, Dict
 
 import numpy as np
 
@@ -111,15 +112,26 @@ def to_numpy(dtype: str) -> np.dtype:
     raise StructInfoError(f"data type '{dtype}' has no tensor representation")
 
 
+#: numpy dtype (or type) -> Relax dtype, filled by :func:`from_numpy` (a dtype's ``name`` is slow to compute)
+_FROM_NUMPY: Dict[Any, str] = {}
+
+
 def from_numpy(dt) -> str:
     """The Relax dtype string for a numpy dtype."""
+    try:
+        return _FROM_NUMPY[dt]
+    except (KeyError, TypeError):
+        pass
+    key = dt
     dt = np.dtype(dt)
     name = dt.name
-    if name in TENSOR_DTYPES:
-        return name
     if name == "bool_":
-        return "bool"
-    raise StructInfoError(f"numpy dtype '{dt}' has no Relax equivalent")
+        name = "bool"
+    elif name not in TENSOR_DTYPES:
+        raise StructInfoError(f"numpy dtype '{dt}' has no Relax equivalent")
+    if isinstance(key, (np.dtype, type)):
+        _FROM_NUMPY[key] = name
+    return name
 
 
 def min_value(dtype: str):

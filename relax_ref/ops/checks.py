@@ -58,6 +58,9 @@ def check_broadcast(args: OpArgs, idx: Sequence[int]) -> Tuple[Any, ...]:
     (NORM.OP.BCAST.1 on the actual sizes, OP.SEM.2); returns the broadcast shape. Two sizes that are
     not static must be equal where neither is a static 1."""
     shapes = [operand_shape(args, i) for i in idx]
+    first = shapes[0] if shapes else ()
+    if all(args.is_static(n) for n in first) and all(s == first for s in shapes[1:]):
+        return tuple(first)             # equal static shapes (the common case) broadcast to themselves
     nd = max((len(s) for s in shapes), default=0)
     cols = [(None,) * (nd - len(s)) + tuple(s) for s in shapes]
     out: List[Any] = []
