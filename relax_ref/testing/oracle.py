@@ -202,16 +202,6 @@ def _poisoning_interpreter():
 _PoisonInterpreter = None
 
 
-def mark_well_formed(mod: IRModule) -> None:
-    """Tell the interpreter that ``mod`` was just checked (it checks every module once, EVAL.PROG.2),
-    so that evaluating it at several sizes does not check it again."""
-    try:
-        from ..interp.relax import _CHECKED
-    except ImportError:  # pragma: no cover - the interpreter's cache moved; it then checks again
-        return
-    _CHECKED[mod] = True
-
-
 def _copy_inputs(inputs: Sequence[Any]) -> List[Any]:
     return [x.copy() if isinstance(x, np.ndarray) else copy.deepcopy(x) for x in inputs]
 
@@ -312,8 +302,7 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
         if not isinstance(new, IRModule):
             return fail("crash", i, f"the pass returned {type(new).__name__}, not an IRModule", after=mod)
         try:
-            check_well_formed(new)
-            mark_well_formed(new)
+            check_well_formed(new)  # recorded: the interpreter does not check it again (EVAL.PROG.2)
         except RelaxError as err:
             return fail("ill-formed", i, f"{type(err).__name__}: {err.message}", str(err), after=new)
         except Exception as err:  # noqa: BLE001 - the checker itself failing on the output
@@ -343,5 +332,4 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
 
 
 __all__ = ["SYMPTOMS", "Outcome", "PassCheckError", "InvalidCaseError", "check_case", "expected_results",
-           "mark_well_formed",
            "signature_problem", "run_entry", "time_limit", "pass_name"]

@@ -777,9 +777,6 @@ def generate(src: Source, cfg: GenConfig = GenConfig()) -> Program:
     except RelaxError as err:
         raise GenerationError(f"the generator made an invalid module ({type(err).__name__}: {err.message})\n"
                               f"{_safe_script(mod)}") from err
-    from .oracle import mark_well_formed
-
-    mark_well_formed(mod)
     return Program(mod, "main", tuple(specs), tuple(sym), tuple(getattr(src, "choices", ())),
                    tuple(getattr(src, "spans", ())))
 

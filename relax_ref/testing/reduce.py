@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from typing import Callable, List, Optional
 
-from ..analysis.well_formed import check_well_formed
+from ..static.well_formed import check_well_formed
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.struct_info import TensorStructInfo
