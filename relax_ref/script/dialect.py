@@ -45,7 +45,7 @@ plus its cases.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Mapping, Optional, Tuple
 
 from ..errors import UnsupportedError
@@ -127,18 +127,11 @@ TVM025 = Dialect(
     explicit_empty_ty_args=True,
 )
 
-TVM027 = Dialect(
+#: 0.27 writes what 0.25 writes, with the unified StructInfo/Type spellings on top
+TVM027 = replace(
+    TVM025,
     name="tvm-0.27",
     release=(0, 27),
-    tir_module="tirx",
-    block="sblock",
-    block_alloc="sblock_alloc_buffer",
-    block_attr="sblock_attr",
-    truncdiv="Div",
-    root_comment='# with T.sblock("root"):',
-    mark_s_tir=True,
-    tirx_lets=True,
-    header_extra=("# from tvm.tirx.layout import Axis",),
     header_first=("# from typing import TypeVar",),
     typevar_symbols=True,
     out_sinfo_kw="out_ty",
@@ -151,8 +144,6 @@ TVM027 = Dialect(
     prim_value_float="float64",
     prim_bindings=True,
     void_dtype_none=True,
-    list_format_args=True,
-    explicit_empty_ty_args=True,
     removed_keywords={"R.layout_transform": ("axis_separators", "input_axis_separators")},
 )
 
