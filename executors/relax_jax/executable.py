@@ -39,6 +39,7 @@ from jax.sharding import SingleDeviceSharding
 
 from relax_ref import values as rv
 from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError
+from relax_ref.interp.bounds import declared_bounds, violates
 from relax_ref.interp.builtins import from_host, lookup_packed, wrap_host_function
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
@@ -124,6 +125,7 @@ class _Plan:
     layouts: Optional[list] = None
     sym_vars: List[P.PrimVar] = field(default_factory=list)
     host_reason: Optional[str] = None           # set: always host mode
+    bounds: list = field(default_factory=list)  # declared bounds of the signature (CALL.FUNC.7)
     bucketing: bool = True
     hot: Optional[Callable] = None                # the per-call fast path (hotpath.make_hot)
     padded_calls: Dict[Any, int] = field(default_factory=dict)
@@ -216,7 +218,7 @@ class Executable:
         fn = self.mod[entry]
         if not isinstance(fn, rx.Function):
             raise UnsupportedError(f"'{entry}' is not a Relax function")
-        p = _Plan(entry, fn)
+        p = _Plan(entry, fn, bounds=declared_bounds(fn))
         try:
             p.layouts = [layout_of(q.struct_info) for q in fn.params]
             p.sym_vars = sym_vars_of(p.layouts)
@@ -258,7 +260,7 @@ class Executable:
         if plan.host_reason is not None or len(args) != len(fn.params):
             return self._host_call(plan, args)
         sym = self._fast_bind(plan, args)
-        if sym is None:
+        if sym is None or _out_of_bounds(plan, sym):
             return self._host_call(plan, args)
         return self._dispatch(plan, args, sym)
 
@@ -323,7 +325,7 @@ class Executable:
             return NotImplemented
         host_args = [to_user(a) for a in args]
         sym = self._fast_bind(plan, host_args)
-        if sym is None:
+        if sym is None or _out_of_bounds(plan, sym):
             return NotImplemented
         try:
             r = self._dispatch(plan, host_args, sym, keep_boxes=args)
@@ -401,7 +403,7 @@ class Executable:
             if keep_boxes is not None:
                 raise _UseHost()
             return self._host_call(plan, args)
-        if keep_boxes is None:
+        if keep_boxes is None and not plan.bounds:   # the fast paths do not check declared bounds
             if bucketing and needs_padding(args, plan.layouts, c.phys_shapes):
                 if not c.padded_hot_made:
                     c.padded_hot, c.padded_hot_made = make_padded_hot(self, plan, c, key), True
@@ -626,6 +628,11 @@ class _UseHost(Exception):
 
 
 _FALLBACK = object()
+
+
+def _out_of_bounds(plan: _Plan, sym: Dict[P.PrimVar, int]) -> bool:
+    """Whether a symbolic variable breaks its declared bound (CALL.FUNC.7): host mode reports it."""
+    return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
 __all__ = ["Executable", "Stats", "EXACT_CACHE_SIZE"]

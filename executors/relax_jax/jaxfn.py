@@ -89,6 +89,7 @@ def make_jax_function(exe, entry: str, checks: str = "raise") -> Callable[..., A
             frame = Frame({}, sym, entry)
             walker.check_values([(v, p.struct_info, p.name_hint) for v, p in zip(vals, func.params)], frame,
                               site="param", bind=True, span=func.span)
+            walker.check_bounds(func, frame, func.span)
             try:
                 result = walker.run_entry(func, entry, vals, sym)
             except TraceAbort as e:

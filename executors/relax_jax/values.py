@@ -181,14 +181,18 @@ class PackedV:
 
 
 class StorageV:
-    """A storage block from ``alloc_storage``. Tensors carved from it are independent zero-filled
-    tensors: aliasing between tensors of one storage is not modelled (memory-planned programs do not
-    observe it)."""
+    """A storage block from ``alloc_storage`` (CALL.ALLOC.2): ``nbytes`` bytes held in ``buf`` (a uint8
+    JAX array, made on first use); ``views`` are the tensors carved out of it
+    (:mod:`relax_jax.storage`), which alias its bytes; ``level`` is the traced-control-flow depth that
+    created it."""
 
-    __slots__ = ("nbytes",)
+    __slots__ = ("nbytes", "buf", "views", "level")
 
-    def __init__(self, nbytes: int) -> None:
+    def __init__(self, nbytes: int, level: int = 0) -> None:
         self.nbytes = nbytes
+        self.buf = None
+        self.views: list = []
+        self.level = level
 
     def __repr__(self) -> str:
         return f"Storage({self.nbytes} bytes)"

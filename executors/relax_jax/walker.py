@@ -30,6 +30,7 @@ import numpy as np
 
 from relax_ref import values as rv
 from relax_ref.errors import RelaxError, ShapeMismatchError, TypeMismatchError, UnsupportedError
+from relax_ref.interp.bounds import bound_error, declared_bounds, violates
 from relax_ref.interp.builtins import check_condition, coerce_result
 from relax_ref.interp.evaluator import ExprEvaluator, Frame, result_hint
 from relax_ref.ir import dtype as _dt
@@ -44,6 +45,7 @@ from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
 from .op_args import JaxArgs
 from .prim_jax import is_static
+from .storage import StorageTVal, write_through
 from .symbolic import eval_sym, eval_value, upper_bound
 from .tir.call import call_prim_func_in_place
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
@@ -115,6 +117,24 @@ class Walker(ExprEvaluator):
             return self._seq(func.body, frame)
         finally:
             self.stack.pop()
+
+    def check_bounds(self, func: rx.Function, frame: Frame, span) -> None:
+        """CALL.FUNC.7: the declared bounds of the parameters' symbolic variables."""
+        for b in declared_bounds(func):
+            s = frame.sym.get(b.var)
+            if s is None:
+                continue
+            val = s.val if isinstance(s, SymInt) else s
+            if is_static(val):
+                if violates(b, int(val)):
+                    raise bound_error(b, int(val), function=frame.function, span=span)
+                continue
+            bad = False
+            if b.upper is not None:
+                bad = jnp.logical_or(bad, val > b.upper)
+            if b.lower is not None:
+                bad = jnp.logical_or(bad, val < b.lower)
+            self.sink_check(bad, lambda b=b: bound_error(b, None, function=frame.function, span=span))
 
     def call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
         if isinstance(fn, ClosureV):
@@ -196,6 +216,8 @@ class Walker(ExprEvaluator):
         box.data = data
         if valid != "keep":
             box.valid = valid
+        if isinstance(box, StorageTVal):
+            write_through(self, box)        # tensors of one storage alias (CALL.ALLOC.2)
 
     # -- struct info dims --------------------------------------------------------------------------------
 

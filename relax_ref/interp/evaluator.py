@@ -94,6 +94,11 @@ class ExprEvaluator:
         variables in ``frame.sym``."""
         raise NotImplementedError
 
+    def check_bounds(self, func: rx.Function, frame: Frame, span) -> None:
+        """CALL.FUNC.7: the declared bounds (``tir_var_upper_bound``/``tir_var_lower_bound``) of the
+        symbolic variables the parameter check bound in ``frame.sym``."""
+        raise NotImplementedError
+
     def call_op(self, e: rx.Call, frame: Frame) -> Any:
         """An operator call (CALL.OP.1)."""
         raise NotImplementedError
@@ -132,8 +137,8 @@ class ExprEvaluator:
 
     def call_closure(self, cl: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
         """CALL.FUNC.1-3: the arity, the parameters checked together (binding symbolic variables in a
-        fresh symbolic environment: closures never capture them, EVAL.ENV.1), the body in the closure's
-        environment, the return check."""
+        fresh symbolic environment: closures never capture them, EVAL.ENV.1), their declared bounds
+        (CALL.FUNC.7), the body in the closure's environment, the return check."""
         func: rx.Function = cl.func
         name = cl.name
         span = call.span if call is not None else func.span
@@ -152,6 +157,7 @@ class ExprEvaluator:
             pairs.append((a, p.struct_info, p.name_hint))
             env[p] = a
         self.check_values(pairs, frame, site="param", bind=True, span=span)
+        self.check_bounds(func, frame, span)
         return self.run_function(func, frame)
 
     def run_function(self, func: rx.Function, frame: Frame) -> Any:

@@ -66,6 +66,7 @@ from ..ops.core_calls import allocatable, unknown_output_shape
 from ..static.well_formed import check_well_formed
 from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public
 from . import op_table
+from .bounds import check_bounds
 from .builtins import bound_builtins, coerce_result, condition_value, from_host, lookup_packed, wrap_host_function
 from .checks import Matcher
 from .evaluator import ExprEvaluator, Frame, result_hint
@@ -257,6 +258,9 @@ class Interpreter(ExprEvaluator):
         for p in pairs:
             m.match(*p)
         m.finish()
+
+    def check_bounds(self, func: rx.Function, frame: Frame, span) -> None:
+        check_bounds(func, frame.sym, function=frame.function, span=span)
 
     def make_closure(self, func: rx.Function, env: Any, name: str, global_name: Optional[str] = None) -> Closure:
         return Closure(func, env, {}, name)

@@ -24,6 +24,7 @@ from relax_ref.ops.core_calls import allocatable, dps_outputs, unknown_output_sh
 from ..errors import TraceAbort
 from ..lowering import lowering
 from ..prim_jax import is_static, np_dtype
+from ..storage import carve
 from ..tir.call import apply_prim_func
 from ..values import ClosureV, PrimFuncV, PrimV, ShapeV, StorageV, TVal, describe
 
@@ -266,7 +267,7 @@ def _alloc_storage(ctx, *args):
         raise ctx.error(TypeMismatchError, f"alloc_storage expects a size, got {describe(size)}")
     if not is_static(n):
         raise TraceAbort("a storage of data-dependent size")
-    return StorageV(max(int(n), 0))
+    return StorageV(max(int(n), 0), ctx.walker.level)
 
 
 @lowering("relax.memory.alloc_tensor", "relax.vm.alloc_tensor", padding="aware")
@@ -283,7 +284,7 @@ def _storage_tensor(ctx, *args):
     if off < 0 or off + n > storage.nbytes:
         raise ctx.error(OpRuntimeError, f"tensor of {n} bytes at offset {off} exceeds its storage of "
                         f"{storage.nbytes} bytes")
-    return TVal(jnp.zeros(shp.ints(), np_dtype(dt)), None, ctx.walker.level)
+    return carve(ctx.walker, storage, off, shp.ints(), np_dtype(dt))   # (CALL.ALLOC.2) aliases the storage
 
 
 @lowering("relax.memory.kill_storage", "relax.memory.kill_tensor", "relax.vm.kill_object", padding="aware")
