@@ -598,6 +598,32 @@ def more_cases():
                     tags=["symbolic", "if", "match_cast"],
                     description="ranks 2 and 1 join to ndim=-1; a match_cast to rank 2 is accepted statically "
                                 "and fails for the rank-1 branch"))
+    tup = module_text('''
+        @R.function
+        def main(x: R.Tensor("float32", ndim=1), c: R.Prim("bool")) -> R.Tuple(R.Tensor("float32", ndim=1), R.Shape(ndim=1)):
+            n = T.int64()
+            k = T.int64()
+            if c:
+                y = R.match_cast(x, R.Tensor((n,), "float32"))
+                z = R.add(y, y)
+                t = (z, R.shape([n]))
+            else:
+                t = (x, R.shape([0]))
+            a = t[0]
+            b = t[1]
+            u = R.match_cast(b, R.Shape([k]))
+            r = (a, u)
+            return r
+    ''')
+    runs = []
+    for n in SIZES:
+        x = f32(n)
+        runs += [([x, B(True)], (x + x, Shape([n]))), ([x, B(False)], (x, Shape([0])))]
+    out.append(Case("tuple_join_erases_a_branch_local_field", tup, runs=runs,
+                    spec=["SI.ERASE.5", "SI.LCA.5", "SI.LCA.3", "SI.SYM.7", "EVAL.MATCHCAST.2"],
+                    tags=["symbolic", "if", "tuple", "match_cast"],
+                    description="the true branch's fields mention its own n and are erased at the join; a "
+                                "match_cast after the If names the shape's entry afresh"))
     return out
 
 

@@ -580,6 +580,79 @@ def more_cases():
                     tags=["symbolic", "call", "shape"],
                     description="shape_of of the call result has struct info R.Shape([m + 1]) from the callee's "
                                 "return struct info"))
+    erased = module_text('''
+        @R.function
+        def squeeze(x: R.Tensor(ndim=2, dtype="float32")):
+            m = T.int64()
+            y = R.match_cast(x, R.Tensor((1, m), "float32"))
+            z = R.reshape(y, R.shape([m]))
+            return z
+
+        @R.function
+        def want(v: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+            return v
+
+        @R.function
+        def main(x: R.Tensor(ndim=2, dtype="float32")) -> R.Tensor((3,), "float32"):
+            cls = Module
+            s = cls.squeeze(x)
+            r = cls.want(s)
+            return r
+    ''')
+    x13 = f32(1, 3)
+    out.append(Case("return_struct_info_erases_body_variables", erased,
+                    runs=[([x13], x13.reshape(3)), Fails([f32(1, 2)], "shape_mismatch", "want's (3,) against 2"),
+                          Fails([f32(2, 3)], "match_cast_failed", "squeeze's first dimension must be 1")],
+                    spec=["SI.ERASE.5", "SI.ERASE.6", "NORM.FUNC.1", "SI.CALL.3", "CALL.FUNC.2"],
+                    tags=["symbolic", "call", "match_cast"],
+                    description="squeeze's body defines m, so its return struct info is erased to ndim=1; want "
+                                "accepts it statically (L2) and checks it at run time"))
+    negative = module_text('''
+        @R.function
+        def inc(k: R.Prim(value="n"), x: R.Tensor(("n + 1",), "float32")) -> R.Tensor(("n + 1",), "float32"):
+            y = R.add(x, x)
+            return y
+
+        @R.function
+        def main(x: R.Tensor(("m",), "float32")) -> R.Tensor(ndim=1, dtype="float32"):
+            m = T.int64()
+            cls = Module
+            r = cls.inc(R.prim_value(m - 1), x)
+            return r
+    ''')
+    runs = [([x], x + x) for x in (f32(m) for m in SIZES)]
+    out.append(Case("prim_value_binds_a_negative_value", negative, runs=runs,
+                    spec=["EVAL.CHECK.3", "EVAL.CHECK.4", "SI.SYM.6", "EVAL.PRIM.1", "CALL.FUNC.2"],
+                    tags=["symbolic", "call", "prim"],
+                    description="for m = 0 the callee's n is bound to -1 by the prim value; the checks use the "
+                                "actual values, so x of n + 1 = 0 elements fits"))
+    three = module_text('''
+        @R.function
+        def h(x: R.Tensor(("c",), "float32")) -> R.Tensor(("c + 1",), "float32"):
+            z = R.zeros(R.shape([1]), "float32")
+            y = R.concat((z, x), axis=0)
+            return y
+
+        @R.function
+        def g(x: R.Tensor(("b",), "float32")) -> R.Tensor(("b + 2",), "float32"):
+            cls = Module
+            y = cls.h(x)
+            w = cls.h(y)
+            return w
+
+        @R.function
+        def main(x: R.Tensor(("a",), "float32")) -> R.Tensor(("a + 3",), "float32"):
+            cls = Module
+            y = cls.g(x)
+            w = cls.h(y)
+            return w
+    ''')
+    runs = [([x], np.concatenate([np.zeros(3, "float32"), x])) for x in (f32(m) for m in SIZES)]
+    out.append(Case("symbolic_shape_through_nested_calls", three, runs=runs,
+                    spec=["SI.CALL.2", "SI.CALL.4", "SI.ERASE.2", "CALL.FUNC.4", "NORM.FUNC.1"],
+                    tags=["symbolic", "call"],
+                    description="main calls g, which calls h twice: each level substitutes its own variables, "
+                                "(a + 2) + 1 is proved equal to a + 3"))
     return out
 
 

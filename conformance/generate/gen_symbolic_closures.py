@@ -565,7 +565,9 @@ def more_cases():
                     head = R.strided_slice(v, axes=[0], begin=[0], end=[1])
                     tail = R.strided_slice(v, axes=[0], begin=[1], end=[k])
                     t = rev(tail)
-                    r = R.concat((t, head), axis=0)
+                    j = T.int64()
+                    u = R.match_cast(t, R.Tensor((j,), "float32"))
+                    r = R.concat((u, head), axis=0)
                 else:
                     r = v
                 return r
@@ -631,6 +633,56 @@ def more_cases():
                     tags=["symbolic", "closure", "dataflow"], rtol=1e-5, atol=1e-5,
                     description="a pure local function with a symbolic signature, defined outside the block and "
                                 "called inside it"))
+    tuple_ret = module_text('''
+        @R.function
+        def describe(f: R.Callable((R.Tensor(("n",), "float32"),), R.Tuple(R.Tensor(("n",), "float32"), R.Shape(["n", "n"]))), x: R.Tensor(("m",), "float32")) -> R.Tuple(R.Tensor(("m",), "float32"), R.Shape(["m", "m"])):
+            t = f(x)
+            return t
+
+        @R.function
+        def square(v: R.Tensor("float32", ndim=1)) -> R.Tuple(R.Tensor("float32", ndim=1), R.Shape(ndim=2)):
+            k = T.int64()
+            u = R.match_cast(v, R.Tensor((k,), "float32"))
+            w = R.multiply(u, u)
+            t = (w, R.shape([k, k]))
+            return t
+
+        @R.function
+        def main(x: R.Tensor(("m",), "float32")) -> R.Tuple(R.Tensor(("m",), "float32"), R.Shape(["m", "m"])):
+            cls = Module
+            r = cls.describe(cls.square, x)
+            return r
+    ''')
+    runs = []
+    for m in SIZES:
+        x = f32(m)
+        runs.append(([x], (x * x, Shape([m, m]))))
+    out.append(Case("callable_returning_a_tuple_of_symbolic_values", tuple_ret, runs=runs,
+                    spec=["SI.FUNC.1", "SI.CALL.4", "EVAL.CALL.3", "SI.BASE.6", "SI.BASE.7"],
+                    tags=["symbolic", "closure", "higher-order", "tuple", "shape"],
+                    description="f's result binds nothing but uses n in a tensor and a shape; the call's "
+                                "struct info substitutes m in both fields"))
+    shape_capture = module_text('''
+        @R.function
+        def main(x: R.Tensor("float32", ndim=2)) -> R.Tensor("float32", ndim=2):
+            s = R.shape_of(x)
+            @R.function
+            def flip(v: R.Tensor("float32", ndim=2)) -> R.Tensor("float32", ndim=2):
+                a = T.int64()
+                b = T.int64()
+                t = R.match_cast(s, R.Shape([a, b]))
+                u = R.match_cast(v, R.Tensor((a, b), "float32"))
+                w = R.permute_dims(u, axes=[1, 0])
+                return w
+            y = flip(x)
+            return y
+    ''')
+    runs = [([x], x.T.copy()) for x in (f32(0, 2), f32(1, 1), f32(3, 4))]
+    out.append(Case("local_function_captures_a_shape_value", shape_capture, runs=runs,
+                    spec=["EVAL.FUNC.1", "CALL.CLOSURE.1", "EVAL.MATCHCAST.2", "SI.SYM.4", "EXPR.SCOPE.7"],
+                    tags=["symbolic", "closure", "shape", "match_cast"],
+                    description="flip captures a shape value of struct info R.Shape(ndim=2) and names its "
+                                "entries a and b itself (symbolic variables are not captured)"))
     return out
 
 

@@ -313,7 +313,7 @@ def tensor_to_shape_cases():
                                 "rank at run time"))
     computed = module_text('''
         @R.function
-        def main(x: R.Tensor(("n", "m"), "float32")) -> R.Tensor(ndim=2, dtype="float32"):
+        def main(x: R.Tensor(("n", "m"), "float32")) -> R.Tuple(R.Shape(ndim=2), R.Tensor(ndim=2, dtype="float32")):
             p = T.int64()
             q = T.int64()
             s = R.shape_of(x)
@@ -322,21 +322,20 @@ def tensor_to_shape_cases():
             t1 = R.add(t2, R.const(1, "int64"))
             s1 = R.tensor_to_shape(t1)
             u = R.match_cast(s1, R.Shape([p, q]))
-            z = R.zeros(R.shape([p, q]), "float32")
-            w = R.strided_slice(z, axes=[0, 1], begin=[1, 1], end=[p, q])
-            r = R.add(w, x)
+            z = R.ones(R.shape([q, p]), "float32")
+            r = (R.shape([p * q, p + q]), z)
             return r
     ''')
     runs = []
     for n, m in ((0, 0), (1, 1), (2, 3), (5, 1)):
-        x = f32(n, m)
-        runs.append(([x], x.copy()))
+        p_, q_ = n + 1, m + 1
+        runs.append(([f32(n, m)], (Shape([p_ * q_, p_ + q_]), np.ones((q_, p_), "float32"))))
     out.append(Case("tensor_to_shape_of_computed_tensor", computed, runs=runs,
                     spec=["CALL.BUILTIN.1", "CALL.BUILTIN.2", "CALL.BUILTIN.3", "EVAL.MATCHCAST.2",
                           "OP.tensor_to_shape.C2"],
                     tags=["symbolic", "data-dependent", "match_cast", "op:tensor_to_shape", "op:shape_to_tensor"],
-                    description="x's shape plus one, through a tensor and back, names p = n + 1 and q = m + 1; "
-                                "a (p, q) allocation sliced from 1 matches x again (checked by the add)"))
+                    description="x's shape plus one, through a tensor and back, names p = n + 1 and q = m + 1, "
+                                "which size an allocation and a shape"))
     return out
 
 
@@ -421,6 +420,41 @@ def more_cases():
                     spec=["CALL.BUILTIN.1", "EVAL.MATCHCAST.2", "SI.CALL.2", "CALL.FUNC.2"],
                     tags=["symbolic", "data-dependent", "call", "op:tensor_to_shape"],
                     description="a and b read from data reach the callee's p and q through a shape argument"))
+    inverse = module_text('''
+        @R.function
+        def main(x: R.Tensor(("n",), "int32")) -> R.Tuple(R.Tensor(("n",), "int64"), R.Tensor(ndim=1, dtype="int64")):
+            n = T.int64()
+            k = T.int64()
+            t = R.unique(x, return_inverse=True, return_counts=True)
+            m = R.match_cast(t, R.Tuple(R.Tensor((k,), "int32"), R.Tensor((n,), "int64"), R.Tensor((k,), "int64")))
+            inv = m[1]
+            cnt = m[2]
+            r = (inv, cnt)
+            return r
+    ''')
+    runs = []
+    for x in UNIQUE_INPUTS:
+        u, inv, cnt = np.unique(x, return_inverse=True, return_counts=True)
+        runs.append(([x], (inv.reshape(-1).astype("int64"), cnt.astype("int64"))))
+    out.append(Case("unique_inverse_has_the_input_length", inverse, runs=runs,
+                    spec=["OP.unique.C1", "OP.unique.C2", "EVAL.MATCHCAST.2", "EVAL.CHECK.3"],
+                    tags=["symbolic", "data-dependent", "match_cast", "op:unique"],
+                    description="one match_cast: the inverse is compared with the parameter's n, the values "
+                                "and counts bind and share k"))
+    cube = module_text('''
+        @R.function
+        def main(x: R.Tensor(("a", "b", "c"), "int32")) -> R.Shape(ndim=2):
+            q = T.int64()
+            nz = R.nonzero(x)
+            p = R.match_cast(nz, R.Tensor((3, q), "int64"))
+            s = R.shape_of(p)
+            return s
+    ''')
+    xs = [np.zeros((0, 2, 2), "int32"), np.ones((1, 1, 1), "int32"), RNG.integers(0, 2, (2, 3, 4)).astype("int32")]
+    runs = [([x], Shape([3, int(np.count_nonzero(x))])) for x in xs]
+    out.append(Case("nonzero_of_a_rank_3_tensor", cube, runs=runs,
+                    spec=["OP.nonzero.C2", "EVAL.MATCHCAST.2", "CALL.BUILTIN.3"],
+                    tags=["symbolic", "data-dependent", "op:nonzero"], oracle="numpy-formula"))
     return out
 
 

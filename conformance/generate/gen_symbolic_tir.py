@@ -529,6 +529,60 @@ def more_cases():
                     tags=["symbolic", "call_tir"],
                     description="a PrimFunc called directly writes the caller's y; its buffers bind n and "
                                 "compare n * 2"))
+    both = module_text('''
+        @T.prim_func
+        def swap_into(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, (n,), "int32")
+            B = T.match_buffer(b, (n,), "int32")
+            for i in range(n):
+                A[i] = A[i] + B[i]
+                B[i] = A[i] - B[i]
+                A[i] = A[i] - B[i]
+
+        @R.function
+        def main(x: R.Tensor(("n",), "int32"), y: R.Tensor(("n",), "int32")) -> R.Tuple(R.Tensor(("n",), "int32"), R.Tensor(("n",), "int32")):
+            n = T.int64()
+            cls = Module
+            t = R.call_tir_inplace(cls.swap_into, (x, y), inplace_indices=[1, 0], out_sinfo=[R.Tensor((n,), "int32"), R.Tensor((n,), "int32")])
+            return t
+    ''')
+    runs = []
+    for n in SIZES:
+        x, y = RNG.integers(-99, 99, n).astype("int32"), RNG.integers(-99, 99, n).astype("int32")
+        runs.append(([x, y], (x.copy(), y.copy())))
+    out.append(Case("inplace_both_inputs_swapped", both, runs=runs,
+                    spec=["CALL.INPLACE.2", "CALL.INPLACE.3", "CALL.INPLACE.4"],
+                    tags=["symbolic", "call_tir", "inplace"], oracle="hand",
+                    description="the kernel swaps x and y in place; output 0 is y (now holding x's values) and "
+                                "output 1 is x"))
+    two_vars = module_text('''
+        @T.prim_func
+        def window(a: T.handle, b: T.handle, lo: T.int64, m: T.int64):
+            n = T.int64()
+            A = T.match_buffer(a, (n,), "float32")
+            B = T.match_buffer(b, (m,), "float32")
+            for i in range(m):
+                B[i] = A[lo + i]
+
+        @R.function
+        def main(x: R.Tensor(("n",), "float32"), s: R.Shape(["lo", "m"])) -> R.Tensor(("m",), "float32"):
+            lo = T.int64()
+            m = T.int64()
+            cls = Module
+            y = R.call_tir(cls.window, (x,), out_sinfo=R.Tensor((m,), "float32"), tir_vars=R.shape([lo, m]))
+            return y
+    ''')
+    runs = []
+    for n, lo, m in ((5, 1, 3), (4, 4, 0), (1, 0, 1), (7, 2, 5)):
+        x = f32(n)
+        runs.append(([x, Shape([lo, m])], x[lo:lo + m].copy()))
+    runs += [Fails([f32(4), Shape([2, 3])], "out_of_bounds", "A[4] is past the end")]
+    out.append(Case("tir_vars_with_two_entries", two_vars, runs=runs,
+                    spec=["CALL.TIR.4", "CALL.TIR.5", "TIR.FUNC.3", "TIR.BOUNDS.1", "CALL.ORDER.1"],
+                    tags=["symbolic", "call_tir", "tir_vars"],
+                    description="tir_vars (lo, m) reach the PrimFunc's scalar parameters in order, after the "
+                                "output"))
     return out
 
 

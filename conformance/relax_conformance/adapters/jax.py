@@ -20,6 +20,10 @@ from .ref import error_kind, error_site
 class JaxAdapter(Adapter):
     """relax_jax in this process."""
 
+    #: TensorIR constructs relax_jax does not lower (its executor raises ``unsupported`` for them):
+    #: block-level ``match_buffer`` windows and packed calls from TensorIR other than TVM's sort kernels
+    unsupported_features = frozenset({"tir-match-buffer", "tir-packed-calls"})
+
     def __init__(self) -> None:
         import jax
         import relax_jax
@@ -64,6 +68,7 @@ class JaxAdapter(Adapter):
     def load(self, text: str, case: Any) -> Any:
         try:
             mod = self._relax_ref.parse(text)
+            self._relax_ref.well_formed(mod)    # also when the text deferred it (TEXT.MOD.3, EVAL.PROG.2)
         except self._relax_ref.RelaxError as err:
             raise LoadError(error_kind(err), str(err), error_site(err)) from None
         exe = self._relax_jax.compile(mod)

@@ -14,7 +14,9 @@ class Module:
                 head = R.strided_slice(v, axes=[0], begin=[0], end=[1])
                 tail = R.strided_slice(v, axes=[0], begin=[1], end=[k])
                 t = rev(tail)
-                r = R.concat((t, head), axis=0)
+                j = T.int64()
+                u = R.match_cast(t, R.Tensor((j,), "float32"))
+                r = R.concat((u, head), axis=0)
             else:
                 r = v
             return r

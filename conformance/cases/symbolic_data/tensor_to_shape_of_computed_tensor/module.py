@@ -4,7 +4,7 @@ from tvm.script import ir as I, relax as R, tirx as T
 @I.ir_module
 class Module:
     @R.function
-    def main(x: R.Tensor(("n", "m"), "float32")) -> R.Tensor(ndim=2, dtype="float32"):
+    def main(x: R.Tensor(("n", "m"), "float32")) -> R.Tuple(R.Shape(ndim=2), R.Tensor(ndim=2, dtype="float32")):
         p = T.int64()
         q = T.int64()
         s = R.shape_of(x)
@@ -13,7 +13,6 @@ class Module:
         t1 = R.add(t2, R.const(1, "int64"))
         s1 = R.tensor_to_shape(t1)
         u = R.match_cast(s1, R.Shape([p, q]))
-        z = R.zeros(R.shape([p, q]), "float32")
-        w = R.strided_slice(z, axes=[0, 1], begin=[1, 1], end=[p, q])
-        r = R.add(w, x)
+        z = R.ones(R.shape([q, p]), "float32")
+        r = (R.shape([p * q, p + q]), z)
         return r
