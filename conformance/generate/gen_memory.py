@@ -661,6 +661,57 @@ def more_cases():
     out.append(Case("bound_of_a_local_function", local, runs=runs,
                     spec=["CALL.FUNC.7", "CALL.CLOSURE.1", "EXPR.FUNC.3"], tags=["symbolic", "memory", "bounds", "closure"],
                     description="a local function declares its own bound, checked when it is called"))
+    pure = '''
+        @T.prim_func
+        def copy_into(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, (n,), "float32")
+            B = T.match_buffer(b, (n,), "float32")
+            for i in range(n):
+                A[i] = B[i]
+
+        @T.prim_func
+        def add_into(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, (n,), "float32")
+            B = T.match_buffer(b, (n,), "float32")
+            for i in range(n):
+                A[i] = A[i] + B[i]
+
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("m",), "float32")):
+            n = T.int64()
+            cls = Module
+            s = R.memory.alloc_storage(R.shape([n * 4]), R.prim_value(0), R.str("global"), R.dtype("float32"))
+            t1 = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([n]), R.dtype("float32"))
+            t2 = R.memory.alloc_tensor(s, R.prim_value(@OFF@), R.shape([@M@]), R.dtype("float32"))
+            u = R.call_tir_inplace(cls.copy_into, (t1, x), inplace_indices=[0], out_sinfo=R.Tensor((n,), "float32"))
+            v = R.call_tir_inplace(cls.add_into, (t2, t2), inplace_indices=[0], out_sinfo=R.Tensor((@M@,), "float32"))
+            r = (u, v)
+            return r
+    '''
+    runs = []
+    for n in (0, 1, 5):
+        x = f32(n)
+        runs.append(([x], (x + x, x + x)))
+    out.append(Case("storage_aliasing_in_a_pure_function",
+                    module_text(pure.replace("@OFF@", "0").replace("@M@", "n").replace('R.Tensor(("m",)', 'R.Tensor(("n",)')),
+                    runs=runs, spec=["CALL.ALLOC.2", "CALL.INPLACE.4", "EVAL.ALIAS.1"],
+                    tags=["symbolic", "memory", "aliasing", "inplace"],
+                    description="two tensors over one storage, written by call_tir_inplace in a pure function: "
+                                "t1 receives x, then t2 (the same bytes) is doubled in place, which t1 shows"))
+    runs = []
+    for n in (2, 3, 6):
+        x = f32(n)
+        w = x.copy()
+        w[2:] = w[2:] * 2
+        runs.append(([x], (w, w[2:].copy())))
+    out.append(Case("storage_partial_aliasing_in_a_pure_function",
+                    module_text(pure.replace("@OFF@", "8").replace("@M@", "n - 2").replace('R.Tensor(("m",)', 'R.Tensor(("n - 2",)')),
+                    runs=runs + [Fails([f32(1)], "shape_mismatch", "n - 2 = -1")],
+                    spec=["CALL.ALLOC.2", "CALL.INPLACE.4", "EVAL.SHAPE.2", "DIV.35"],
+                    tags=["symbolic", "memory", "aliasing", "inplace"],
+                    description="t2 covers t1's elements from index 2 on: doubling t2 in place doubles them in t1"))
     return out
 
 

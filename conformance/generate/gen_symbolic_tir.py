@@ -556,6 +556,24 @@ def more_cases():
                     tags=["symbolic", "call_tir", "inplace"], oracle="hand",
                     description="the kernel swaps x and y in place; output 0 is y (now holding x's values) and "
                                 "output 1 is x"))
+    twice = module_text(ADD_INTO + '''
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32")):
+            n = T.int64()
+            cls = Module
+            z = R.call_tir_inplace(cls.add_into, (x, x), inplace_indices=[0], out_sinfo=R.Tensor((n,), "float32"))
+            r = (z, x)
+            return r
+    ''')
+    runs = []
+    for n in SIZES:
+        x = f32(n)
+        runs.append(([x], (x + x, x + x)))
+    out.append(Case("inplace_input_passed_twice", twice, runs=runs,
+                    spec=["CALL.INPLACE.3", "CALL.INPLACE.4", "EVAL.ALIAS.1", "TIR.FUNC.2"],
+                    tags=["symbolic", "call_tir", "inplace"],
+                    description="x is both the in-place input and the read-only one: A[i] = A[i] + B[i] reads the "
+                                "element before writing it, so x becomes 2x"))
     two_vars = module_text('''
         @T.prim_func
         def window(a: T.handle, b: T.handle, lo: T.int64, m: T.int64):

@@ -163,10 +163,18 @@ def apply_prim_func(walker, pf: PrimFuncV, args: List[Any], readonly: Sequence[b
             out = _host_run(walker, pf, args, readonly)
     except RelaxError as e:
         raise e.with_span(span).with_context(function=pf.name)
+    # write back only what the kernel may have changed: the same tensor may be passed twice (in place and
+    # read-only, or twice writable), and writing back an unchanged copy of it would undo the mutation
+    before = {k: args[k].data for k in out}
+    written = set()
     for k, new in out.items():
         box = args[k]
-        if new is not box.data:
-            walker.mutate(box, new)
+        if readonly[k] or new is before[k]:
+            continue
+        if id(box) in written and not walker.traced and bool(jnp.array_equal(new, before[k])):
+            continue
+        walker.mutate(box, new)
+        written.add(id(box))
 
 
 def call_prim_func_in_place(walker, pf: PrimFuncV, args: List[Any], call) -> None:
