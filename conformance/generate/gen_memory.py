@@ -214,7 +214,7 @@ def _bytes_of(*pieces):
     return b"".join(np.asarray(p).tobytes() for p in pieces)
 
 
-def storage_cases():
+def storage_overlap_cases():
     out = []
     overlap = module_text('''
         @T.prim_func
@@ -310,6 +310,11 @@ def storage_cases():
                     tags=["memory", "aliasing", "op:memory.alloc_tensor"],
                     description="int32 elements written, then read back as bytes, as int16 from byte 2 and as "
                                 "one int64 (little-endian)"))
+    return out
+
+
+def storage_reuse_cases():
+    out = []
     later = module_text('''
         @T.prim_func
         def fill(a: T.handle, b: T.handle):
@@ -401,6 +406,10 @@ def storage_cases():
     return out
 
 
+def storage_cases():
+    return storage_overlap_cases() + storage_reuse_cases()
+
+
 def overflow_cases():
     out = []
     offset = module_text('''
@@ -438,7 +447,7 @@ def overflow_cases():
     return out
 
 
-def object_cases():
+def storage_object_cases():
     out = []
     tup = module_text('''
         @T.prim_func
@@ -521,6 +530,11 @@ def object_cases():
                           "OP.vm.alloc_tensor.C2", "OP.vm.kill_object.C1"],
                     tags=["symbolic", "memory", "aliasing", "op:vm.alloc_storage", "op:vm.alloc_tensor"],
                     description="the vm.* allocation operators alias like the memory.* ones"))
+    return out
+
+
+def dtype_value_cases():
+    out = []
     dtype_value = module_text('''
         @T.prim_func
         def fill(b: T.handle):
@@ -547,7 +561,11 @@ def object_cases():
     return out
 
 
-def more_cases():
+def object_cases():
+    return storage_object_cases() + dtype_value_cases()
+
+
+def storage_layout_and_more_bounds_cases():
     out = []
     bits = module_text('''
         @R.function(pure=False)
@@ -642,6 +660,11 @@ def more_cases():
     out.append(Case("lower_bound_of_a_variable_inside_a_tuple", tup, runs=runs,
                     spec=["CALL.FUNC.7", "SI.SYM.1"], tags=["symbolic", "memory", "bounds", "tuple", "check"],
                     description="a lower bound alone, on a variable defined inside a nested tuple parameter"))
+    return out
+
+
+def local_bounds_and_pure_aliasing_cases():
+    out = []
     local = module_text('''
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n * 2",), "float32"):
@@ -713,6 +736,10 @@ def more_cases():
                     tags=["symbolic", "memory", "aliasing", "inplace"],
                     description="t2 covers t1's elements from index 2 on: doubling t2 in place doubles them in t1"))
     return out
+
+
+def more_cases():
+    return storage_layout_and_more_bounds_cases() + local_bounds_and_pure_aliasing_cases()
 
 
 def generate():

@@ -28,7 +28,7 @@ def i64(v):
 SIZES = (0, 1, 4, 5)
 
 
-def scope_cases():
+def branch_scope_cases():
     out = []
     inside = module_text('''
         @R.function
@@ -124,6 +124,11 @@ def scope_cases():
                     tags=["symbolic", "if", "match_cast"],
                     description="n is bound to the length of x in the true branch and removed with it; the "
                                 "match_cast after the If binds n afresh to the length of the result"))
+    return out
+
+
+def outer_variable_and_condition_cases():
+    out = []
     compared = module_text('''
         @R.function
         def main(x: R.Tensor(("n",), "float32"), y: R.Tensor("float32", ndim=1), c: R.Prim("bool")) -> R.Tensor(("n",), "float32"):
@@ -199,7 +204,11 @@ def scope_cases():
     return out
 
 
-def join_cases():
+def scope_cases():
+    return branch_scope_cases() + outer_variable_and_condition_cases()
+
+
+def join_loss_cases():
     out = []
     lost_dim = module_text('''
         @R.function
@@ -293,6 +302,11 @@ def join_cases():
                     tags=["symbolic", "if", "prim", "check"], oracle="hand",
                     description="branches yield 3 and 4: the join is R.Prim(\"int64\") without a value, "
                                 "accepted statically (L2) and checked by the callee"))
+    return out
+
+
+def join_of_prims_and_shapes_cases():
+    out = []
     prim_dtype = module_text('''
         @R.function
         def want(k: R.Prim("int64")) -> R.Prim("int64"):
@@ -381,6 +395,11 @@ def join_cases():
                        "struct_info", spec=["SI.LCA.4", "SI.BASE.5", "SI.BASE.9", "SI.CALL.3"],
                        tags=["symbolic", "if"],
                        description="both branches are (3,), so the join is (3,), which (4,) rejects (L0)"))
+    return out
+
+
+def join_of_tuples_cases():
+    out = []
     tuple_len = module_text('''
         @R.function
         def want(t: R.Tuple(R.Tensor(("k",), "float32"), R.Tensor(("k",), "float32"))) -> R.Tensor(("k",), "float32"):
@@ -457,6 +476,11 @@ def join_cases():
                     tags=["symbolic", "if", "match_cast", "call"],
                     description="the true branch's (m,) is erased at the join (m is branch-local); pair "
                                 "checks the result against x at run time"))
+    return out
+
+
+def function_join_cases():
+    out = []
     func_join = module_text('''
         @R.function
         def pick(x: R.Tensor(("n",), "float32"), c: R.Prim("bool")):
@@ -492,7 +516,11 @@ def join_cases():
     return out
 
 
-def more_cases():
+def join_cases():
+    return join_loss_cases() + join_of_prims_and_shapes_cases() + join_of_tuples_cases() + function_join_cases()
+
+
+def rebinding_cases():
     out = []
     bare = module_text('''
         @R.function
@@ -578,6 +606,11 @@ def more_cases():
     out.append(Case("condition_compares_two_symbolic_variables", compare, runs=runs,
                     spec=["EVAL.IF.2", "EVAL.PRIM.1", "PRIM.BOOL.1", "SI.LCA.4"], tags=["symbolic", "if", "prim"],
                     description="c = (n < m); both branches are (n + m,), which the join keeps"))
+    return out
+
+
+def join_observed_by_match_cast_cases():
+    out = []
     rank_join = module_text('''
         @R.function
         def main(x: R.Tensor(("n",), "float32"), c: R.Prim("bool")) -> R.Tensor(ndim=2, dtype="float32"):
@@ -625,6 +658,10 @@ def more_cases():
                     description="the true branch's fields mention its own n and are erased at the join; a "
                                 "match_cast after the If names the shape's entry afresh"))
     return out
+
+
+def more_cases():
+    return rebinding_cases() + join_observed_by_match_cast_cases()
 
 
 def generate():

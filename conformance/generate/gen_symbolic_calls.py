@@ -193,8 +193,7 @@ def substitution_cases():
     return out
 
 
-def tuple_cases():
-    """Nested tuples of symbolic values across calls."""
+def nested_tuple_cases():
     out = []
     nested = module_text('''
         @R.function
@@ -269,6 +268,11 @@ def tuple_cases():
                     tags=["symbolic", "call", "tuple", "shape", "prim"], oracle="hand",
                     description="a callee returns a nested tuple of a tensor, a shape and a prim value over n; "
                                 "the caller's view substitutes m"))
+    return out
+
+
+def shared_variable_tuple_cases():
+    out = []
     repeated = module_text('''
         @R.function
         def same(t: R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32"))) -> R.Tensor(("n",), "float32"):
@@ -297,7 +301,12 @@ def tuple_cases():
     return out
 
 
-def shape_and_scope_cases():
+def tuple_cases():
+    """Nested tuples of symbolic values across calls."""
+    return nested_tuple_cases() + shared_variable_tuple_cases()
+
+
+def shape_value_and_scope_cases():
     out = []
     shape_param = module_text('''
         @R.function
@@ -380,6 +389,11 @@ def shape_and_scope_cases():
                     tags=["symbolic", "call", "check"],
                     description="the callee's body has struct info ndim=1 and its annotation (n,) is kept; the "
                                 "return check fails for n > 0 inside the callee"))
+    return out
+
+
+def compound_and_prim_cases():
+    out = []
     compound = module_text('''
         @R.function
         def outer(x: R.Tensor(("n",), "float32"), y: R.Tensor(("n * n",), "float32")) -> R.Tensor(("n", "n"), "float32"):
@@ -437,7 +451,11 @@ def shape_and_scope_cases():
     return out
 
 
-def more_cases():
+def shape_and_scope_cases():
+    return shape_value_and_scope_cases() + compound_and_prim_cases()
+
+
+def erasure_and_phase_cases():
     out = []
     fieldwise = '''
         @R.function
@@ -510,6 +528,11 @@ def more_cases():
                           "CALL.FUNC.5"],
                     tags=["symbolic", "check"],
                     description="kinds, ranks and dtypes of all parameters are checked before any dimension"))
+    return out
+
+
+def dataflow_and_deep_tuple_cases():
+    out = []
     df = module_text('''
         @R.function
         def scale(x: R.Tensor(("n",), "float32"), k: R.Prim(value="n")) -> R.Tensor(("n * 2",), "float32"):
@@ -580,6 +603,11 @@ def more_cases():
                     tags=["symbolic", "call", "shape"],
                     description="shape_of of the call result has struct info R.Shape([m + 1]) from the callee's "
                                 "return struct info"))
+    return out
+
+
+def erasure_and_nesting_cases():
+    out = []
     erased = module_text('''
         @R.function
         def squeeze(x: R.Tensor(ndim=2, dtype="float32")):
@@ -654,6 +682,10 @@ def more_cases():
                     description="main calls g, which calls h twice: each level substitutes its own variables, "
                                 "(a + 2) + 1 is proved equal to a + 3"))
     return out
+
+
+def more_cases():
+    return erasure_and_phase_cases() + dataflow_and_deep_tuple_cases() + erasure_and_nesting_cases()
 
 
 def generate():

@@ -37,7 +37,7 @@ DOUBLER = '''
 '''
 
 
-def callable_param_cases():
+def callable_signature_cases():
     out = []
     honest = module_text(DOUBLER + '''
         @R.function
@@ -115,6 +115,11 @@ def callable_param_cases():
                     tags=["symbolic", "closure", "higher-order", "check"], oracle="spec-rule",
                     description="without the check at the call, shape_of(y) would return (m + 1,) from a "
                                 "function whose return struct info (m,) is statically satisfied"))
+    return out
+
+
+def callable_signature_field_cases():
+    out = []
     tuple_lie = module_text('''
         @R.function
         def first(f: R.Callable((R.Tensor(("n",), "float32"),), R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32"))), x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
@@ -195,6 +200,11 @@ def callable_param_cases():
                     tags=["symbolic", "closure", "higher-order", "prim", "check"],
                     description="f promises to return its argument's value; succ's signature (int64 to "
                                 "int64) is L2 against it, and its result is checked at the call"))
+    return out
+
+
+def callable_static_cases():
+    out = []
     rank_reject = module_text('''
         @R.function
         def apply(f: R.Callable((R.Tensor(("n",), "float32"),), R.Tensor(("n",), "float32")), x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
@@ -275,7 +285,11 @@ def callable_param_cases():
     return out
 
 
-def local_function_cases():
+def callable_param_cases():
+    return callable_signature_cases() + callable_signature_field_cases() + callable_static_cases()
+
+
+def local_function_scope_cases():
     out = []
     fresh = module_text('''
         @R.function
@@ -365,6 +379,11 @@ def local_function_cases():
                     tags=["symbolic", "closure", "match_cast"],
                     description="the closure's k comes from its parameter; the captured tensor's length is "
                                 "compared with it by a match_cast"))
+    return out
+
+
+def closure_signature_leak_cases():
+    out = []
     leaked = module_text('''
         @R.function
         def make(s: R.Tensor("float32", ndim=1)) -> R.Callable((R.Tensor("float32", ndim=1),), R.Tensor("float32", ndim=1)):
@@ -428,6 +447,11 @@ def local_function_cases():
                     tags=["symbolic", "closure", "if"],
                     description="neg's (k,) -> (k,) and sq's (j,) -> (j,) are equal up to renaming, so the join "
                                 "keeps the signature and f(x) has struct info (n,)"))
+    return out
+
+
+def closure_join_cases():
+    out = []
     diff_sig = module_text('''
         @R.function
         def pair(a: R.Tensor(("m",), "float32"), b: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
@@ -464,6 +488,10 @@ def local_function_cases():
                     description="(k,) -> (k,) and (j,) -> (j * 2,) join to a callable returning ndim=1; pair "
                                 "checks the result against x at run time"))
     return out
+
+
+def local_function_cases():
+    return local_function_scope_cases() + closure_signature_leak_cases() + closure_join_cases()
 
 
 def make_closure_cases():
@@ -510,7 +538,7 @@ def make_closure_cases():
     return out
 
 
-def more_cases():
+def tuple_field_and_recursion_cases():
     out = []
     in_tuple = module_text('''
         @R.function
@@ -581,6 +609,11 @@ def more_cases():
                     tags=["symbolic", "closure", "recursion", "if"],
                     description="rev binds k afresh at each level (a match_cast in a fresh environment) and "
                                 "recurses on k - 1 elements"))
+    return out
+
+
+def callable_shape_and_dataflow_cases():
+    out = []
     shape_sig = module_text('''
         @R.function
         def apply(f: R.Callable((R.Shape(["n"]), R.Tensor(("n",), "float32")), R.Tensor(("n",), "float32")), x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
@@ -662,6 +695,11 @@ def more_cases():
                     tags=["symbolic", "closure", "higher-order", "tuple", "shape"],
                     description="f's result binds nothing but uses n in a tensor and a shape; the call's "
                                 "struct info substitutes m in both fields"))
+    return out
+
+
+def captured_shape_cases():
+    out = []
     shape_capture = module_text('''
         @R.function
         def main(x: R.Tensor("float32", ndim=2)) -> R.Tensor("float32", ndim=2):
@@ -684,6 +722,10 @@ def more_cases():
                     description="flip captures a shape value of struct info R.Shape(ndim=2) and names its "
                                 "entries a and b itself (symbolic variables are not captured)"))
     return out
+
+
+def more_cases():
+    return tuple_field_and_recursion_cases() + callable_shape_and_dataflow_cases() + captured_shape_cases()
 
 
 def generate():

@@ -33,7 +33,7 @@ UNIQUE_INPUTS = [np.zeros(0, "int32"), np.array([4], "int32"), np.array([2, 2, 2
                  np.array([3, -1, 3, 0, -1, 7, 0], "int32"), np.array([5, 1, 4, 2], "int32")]
 
 
-def unique_cases():
+def unique_count_cases():
     out = []
     named = module_text('''
         @R.function
@@ -119,6 +119,11 @@ def unique_cases():
                     tags=["symbolic", "data-dependent", "call", "check"],
                     description="the callee binds m from the tensor and compares the prim value k + 1 (L2 "
                                 "statically: k + 1 is not provably different from k)"))
+    return out
+
+
+def unique_extent_cases():
+    out = []
     two = module_text('''
         @R.function
         def main(x: R.Tensor(("n",), "int32"), y: R.Tensor(("p",), "int32")) -> R.Tensor(ndim=1, dtype="int32"):
@@ -202,6 +207,10 @@ def unique_cases():
                     spec=["EVAL.MATCHCAST.2", "EXPR.DATAFLOW.1", "EVAL.DATAFLOW.1", "OP.unique.C2"],
                     tags=["symbolic", "data-dependent", "match_cast", "dataflow", "op:unique"]))
     return out
+
+
+def unique_cases():
+    return unique_count_cases() + unique_extent_cases()
 
 
 def nonzero_cases():
@@ -339,7 +348,7 @@ def tensor_to_shape_cases():
     return out
 
 
-def more_cases():
+def data_dependent_control_cases():
     out = []
     branch = module_text('''
         @R.function
@@ -420,6 +429,11 @@ def more_cases():
                     spec=["CALL.BUILTIN.1", "EVAL.MATCHCAST.2", "SI.CALL.2", "CALL.FUNC.2"],
                     tags=["symbolic", "data-dependent", "call", "op:tensor_to_shape"],
                     description="a and b read from data reach the callee's p and q through a shape argument"))
+    return out
+
+
+def unique_inverse_and_nonzero_rank_cases():
+    out = []
     inverse = module_text('''
         @R.function
         def main(x: R.Tensor(("n",), "int32")) -> R.Tuple(R.Tensor(("n",), "int64"), R.Tensor(ndim=1, dtype="int64")):
@@ -456,6 +470,10 @@ def more_cases():
                     spec=["OP.nonzero.C2", "EVAL.MATCHCAST.2", "CALL.BUILTIN.3"],
                     tags=["symbolic", "data-dependent", "op:nonzero"], oracle="numpy-formula"))
     return out
+
+
+def more_cases():
+    return data_dependent_control_cases() + unique_inverse_and_nonzero_rank_cases()
 
 
 def generate():

@@ -34,7 +34,7 @@ ADD_INTO = '''
 '''
 
 
-def inplace_cases():
+def inplace_alias_cases():
     out = []
     alias = module_text(ADD_INTO + '''
         @R.function
@@ -112,6 +112,11 @@ def inplace_cases():
                     tags=["symbolic", "call_tir", "inplace"],
                     description="output 0 is x (mutated), output 1 a fresh (n * 2,) tensor: the PrimFunc gets "
                                 "x, y, then only the fresh output"))
+    return out
+
+
+def inplace_dataflow_cases():
+    out = []
     dataflow = module_text('''
         @T.prim_func(s_tir=True)
         def double_into(a: T.handle):
@@ -208,7 +213,11 @@ def inplace_cases():
     return out
 
 
-def tir_vars_cases():
+def inplace_cases():
+    return inplace_alias_cases() + inplace_dataflow_cases()
+
+
+def tir_vars_extent_cases():
     out = []
     head = module_text('''
         @T.prim_func
@@ -280,6 +289,11 @@ def tir_vars_cases():
                        tags=["symbolic", "call_tir"],
                        description="the PrimFunc's output is (n,) for an (n,) input; out_sinfo (m,) is not "
                                    "provably it"))
+    return out
+
+
+def output_expression_cases():
+    out = []
     expr_sig = '''
         @T.prim_func
         def dup(a: T.handle, b: T.handle):
@@ -310,6 +324,10 @@ def tir_vars_cases():
                        spec=["CALL.TIR.4", "WF.OPVALID.1", "SI.BASE.9"], tags=["symbolic", "call_tir"],
                        description="(k * 2,) is not provably (k + 2,)"))
     return out
+
+
+def tir_vars_cases():
+    return tir_vars_extent_cases() + output_expression_cases()
 
 
 def zero_input_cases():
@@ -376,7 +394,7 @@ def zero_input_cases():
     return out
 
 
-def more_cases():
+def multi_output_and_check_cases():
     out = []
     two = module_text('''
         @T.prim_func
@@ -455,6 +473,11 @@ def more_cases():
                     tags=["symbolic", "packed", "op:call_dps_packed"],
                     description="the output (n, m) is allocated from the bound variables and filled by the "
                                 "packed function"))
+    return out
+
+
+def read_after_and_direct_call_cases():
+    out = []
     plain = module_text(ADD_INTO + '''
         @R.function
         def main(x: R.Tensor(("n",), "float32"), y: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32")):
@@ -529,6 +552,11 @@ def more_cases():
                     tags=["symbolic", "call_tir"],
                     description="a PrimFunc called directly writes the caller's y; its buffers bind n and "
                                 "compare n * 2"))
+    return out
+
+
+def swap_twice_and_window_cases():
+    out = []
     both = module_text('''
         @T.prim_func
         def swap_into(a: T.handle, b: T.handle):
@@ -602,6 +630,10 @@ def more_cases():
                     description="tir_vars (lo, m) reach the PrimFunc's scalar parameters in order, after the "
                                 "output"))
     return out
+
+
+def more_cases():
+    return multi_output_and_check_cases() + read_after_and_direct_call_cases() + swap_twice_and_window_cases()
 
 
 def generate():
