@@ -94,7 +94,7 @@ def bound_cases():
                     description="n must lie in [2, 5]"))
     prim = module_text('''
         @R.function
-        def halves(x: R.Tensor(("n * 2",), "float32"), k: R.Prim(value="n")) -> R.Tensor(("n",), "float32"):
+        def halves(k: R.Prim(value="n"), x: R.Tensor(("n * 2",), "float32")) -> R.Tensor(("n",), "float32"):
             R.func_attr({"tir_var_upper_bound": {"n": 8}})
             n = T.int64()
             y = R.reshape(x, R.shape([2, n]))
@@ -104,9 +104,9 @@ def bound_cases():
     runs = []
     for n in (0, 1, 5, 8):
         x = f32(2 * n)
-        runs.append(([x, i64(n)], x[:n] + x[n:]))
-    runs += [Fails([f32(18), i64(9)], "value_mismatch", "n = 9 > 8, defined by the prim value"),
-             Fails([f32(17), i64(9)], "shape_mismatch", "17 != 2 * 9: the parameter check fails first")]
+        runs.append(([i64(n), x], x[:n] + x[n:]))
+    runs += [Fails([i64(9), f32(18)], "value_mismatch", "n = 9 > 8, defined by the prim value"),
+             Fails([i64(9), f32(17)], "shape_mismatch", "17 != 2 * 9: the parameter check fails first")]
     out.append(Case("upper_bound_of_a_prim_defined_variable", prim, entry="halves", runs=runs,
                     spec=["CALL.FUNC.7", "CALL.FUNC.8", "CALL.FUNC.2", "SI.SYM.2"],
                     tags=["symbolic", "memory", "bounds", "check", "prim"],

@@ -8,7 +8,7 @@ Oracles: NumPy restatements; rejections from the cited rules.
 
 import numpy as np
 
-from relax_conformance.gen import TVM_IMPORT, Case, Fails, Invalid, Malformed, Prim, module_text
+from relax_conformance.gen import TVM_IMPORT, Case, Fails, Invalid, Malformed, Prim, Shape, module_text
 
 RNG = np.random.default_rng(20240731)
 
@@ -255,6 +255,38 @@ class Module:
                     runs=[([x3], (x3 + np.array([1.5, -2.0, 0.25], "float32"), np.array([[7, -8]], "float32")))],
                     spec=["TEXT.META.1", "TEXT.SAFE.2", "EVAL.CONST.1"], tags=["text", "constant"], oracle="hand",
                     description="two constants decoded from TVM's metadata JSON (data only, never executed)"))
+    sugar = module_text('''
+        @T.prim_func
+        def k(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, (n,), "float32")
+            B = T.match_buffer(b, (n,), "float32")
+            T.assume(n >= T.int64(0))
+            for i in range(n):
+                B[i] = A[i] * T.FloatImm("float32", 0.5) + T.Cast("float32", T.IntImm("int32", 3))
+
+        @R.function
+        def main(x: R.Tensor(("n",), "float32"), y: R.Tensor("float32", ndim=1)) -> R.Tuple(R.Tensor(("n",), "float16"), R.Shape(["n", 2]), R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32")):
+            n = T.int64()
+            cls = Module
+            z = R.match_cast(y, x.struct_info)
+            h = x.astype("float16")
+            s = R.ShapeExpr([n, 2])
+            t = (z, x)
+            u = R.TupleGetItem(t, 0)
+            w = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((n,), "float32"))
+            r = (h, s, u, w)
+            return r
+    ''')
+    runs = []
+    for n in SIZES:
+        x, y = f32(n), f32(n)
+        runs.append(([x, y], (x.astype("float16"), Shape([n, 2]), y, x * np.float32(0.5) + np.float32(3))))
+    runs.append(Fails([f32(3), f32(2)], "match_cast_failed", "x.struct_info is (n,) with n = 3"))
+    out.append(Case("text_sugar_for_values_and_tensorir_builtins", sugar, runs=runs,
+                    spec=["TEXT.EXPR.9", "TEXT.TIR.7", "EVAL.MATCHCAST.1"], tags=["text", "symbolic"],
+                    description="x.struct_info, x.astype, R.ShapeExpr and R.TupleGetItem in Relax; T.assume and "
+                                "typed literals in TensorIR"))
     return out
 
 

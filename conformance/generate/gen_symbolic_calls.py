@@ -535,7 +535,7 @@ def dataflow_and_deep_tuple_cases():
     out = []
     df = module_text('''
         @R.function
-        def scale(x: R.Tensor(("n",), "float32"), k: R.Prim(value="n")) -> R.Tensor(("n * 2",), "float32"):
+        def scale(k: R.Prim(value="n"), x: R.Tensor(("n",), "float32")) -> R.Tensor(("n * 2",), "float32"):
             n = T.int64()
             y = R.concat((x, x), axis=0)
             return y
@@ -546,7 +546,7 @@ def dataflow_and_deep_tuple_cases():
             cls = Module
             with R.dataflow():
                 a = R.multiply(x, x)
-                b = cls.scale(a, R.prim_value(m))
+                b = cls.scale(R.prim_value(m), a)
                 c = R.add(b, b)
                 R.output(c)
             return c

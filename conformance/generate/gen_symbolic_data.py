@@ -77,7 +77,7 @@ def unique_count_cases():
                     description="a data-dependent extent k sizes R.zeros((k, 3)) and a reshape"))
     callee = module_text('''
         @R.function
-        def scale(v: R.Tensor(("m",), "int32"), p: R.Prim(value="m")) -> R.Tensor(("m",), "int32"):
+        def scale(p: R.Prim(value="m"), v: R.Tensor(("m",), "int32")) -> R.Tensor(("m",), "int32"):
             m = T.int64()
             c = R.full(R.shape([m]), R.const(3, "int32"), "int32")
             w = R.multiply(v, c)
@@ -89,7 +89,7 @@ def unique_count_cases():
             cls = Module
             u = R.unique(x)
             v = R.match_cast(u, R.Tensor((k,), "int32"))
-            r = cls.scale(v, R.prim_value(k))
+            r = cls.scale(R.prim_value(k), v)
             return r
     ''')
     runs = [([x], (np.unique(x) * 3).astype("int32")) for x in UNIQUE_INPUTS]
@@ -100,7 +100,7 @@ def unique_count_cases():
                                 "R.Prim(value=m); the call's struct info is (k,)"))
     wrong = module_text('''
         @R.function
-        def scale(v: R.Tensor(("m",), "int32"), p: R.Prim(value="m")) -> R.Tensor(("m",), "int32"):
+        def scale(p: R.Prim(value="m"), v: R.Tensor(("m",), "int32")) -> R.Tensor(("m",), "int32"):
             return v
 
         @R.function
@@ -109,16 +109,16 @@ def unique_count_cases():
             cls = Module
             u = R.unique(x)
             v = R.match_cast(u, R.Tensor((k,), "int32"))
-            r = cls.scale(v, R.prim_value(k + 1))
+            r = cls.scale(R.prim_value(k + 1), v)
             return r
     ''')
     out.append(Case("unique_count_wrong_prim_for_callee", wrong,
-                    runs=[Fails([x], "value_mismatch", f"k = {len(np.unique(x))}, k + 1 passed")
+                    runs=[Fails([x], "shape_mismatch", f"k = {len(np.unique(x))}, k + 1 passed")
                           for x in UNIQUE_INPUTS[:4]],
                     spec=["CALL.FUNC.2", "EVAL.CHECK.3", "SI.CALL.3"], oracle="spec-rule",
                     tags=["symbolic", "data-dependent", "call", "check"],
-                    description="the callee binds m from the tensor and compares the prim value k + 1 (L2 "
-                                "statically: k + 1 is not provably different from k)"))
+                    description="the callee binds m from the prim value k + 1 and compares the tensor's k "
+                                "elements with it (L2 statically: k + 1 is not provably different from k)"))
     return out
 
 

@@ -4,7 +4,7 @@ from tvm.script import ir as I, relax as R, tirx as T
 @I.ir_module
 class Module:
     @R.function
-    def scale(x: R.Tensor(("n",), "float32"), k: R.Prim(value="n")) -> R.Tensor(("n * 2",), "float32"):
+    def scale(k: R.Prim(value="n"), x: R.Tensor(("n",), "float32")) -> R.Tensor(("n * 2",), "float32"):
         n = T.int64()
         y = R.concat((x, x), axis=0)
         return y
@@ -15,7 +15,7 @@ class Module:
         cls = Module
         with R.dataflow():
             a = R.multiply(x, x)
-            b = cls.scale(a, R.prim_value(m))
+            b = cls.scale(R.prim_value(m), a)
             c = R.add(b, b)
             R.output(c)
         return c

@@ -4,7 +4,7 @@ from tvm.script import ir as I, relax as R, tirx as T
 @I.ir_module
 class Module:
     @R.function
-    def scale(v: R.Tensor(("m",), "int32"), p: R.Prim(value="m")) -> R.Tensor(("m",), "int32"):
+    def scale(p: R.Prim(value="m"), v: R.Tensor(("m",), "int32")) -> R.Tensor(("m",), "int32"):
         m = T.int64()
         c = R.full(R.shape([m]), R.const(3, "int32"), "int32")
         w = R.multiply(v, c)
@@ -16,5 +16,5 @@ class Module:
         cls = Module
         u = R.unique(x)
         v = R.match_cast(u, R.Tensor((k,), "int32"))
-        r = cls.scale(v, R.prim_value(k))
+        r = cls.scale(R.prim_value(k), v)
         return r

@@ -4,7 +4,7 @@ from tvm.script import ir as I, relax as R, tirx as T
 @I.ir_module
 class Module:
     @R.function
-    def scale(v: R.Tensor(("m",), "int32"), p: R.Prim(value="m")) -> R.Tensor(("m",), "int32"):
+    def scale(p: R.Prim(value="m"), v: R.Tensor(("m",), "int32")) -> R.Tensor(("m",), "int32"):
         return v
 
     @R.function
@@ -13,5 +13,5 @@ class Module:
         cls = Module
         u = R.unique(x)
         v = R.match_cast(u, R.Tensor((k,), "int32"))
-        r = cls.scale(v, R.prim_value(k + 1))
+        r = cls.scale(R.prim_value(k + 1), v)
         return r
