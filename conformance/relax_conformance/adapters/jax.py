@@ -20,9 +20,8 @@ from .ref import error_kind, error_site
 class JaxAdapter(Adapter):
     """relax_jax in this process."""
 
-    #: TensorIR constructs relax_jax does not lower (its executor raises ``unsupported`` for them):
-    #: block-level ``match_buffer`` windows and packed calls from TensorIR other than TVM's sort kernels
-    unsupported_features = frozenset({"tir-match-buffer", "tir-packed-calls"})
+    #: relax_jax supports every feature a case may require (FORMAT.md section 9)
+    unsupported_features: frozenset = frozenset()
 
     def __init__(self) -> None:
         import jax

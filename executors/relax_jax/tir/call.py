@@ -139,9 +139,11 @@ def _compare(kx: KExec, want: Any, actual: Any, what: str, buf, fname: str) -> N
                                      binding=buf.name))
 
 
-def run(func: tir.PrimFunc, name: str, sink: ErrorSink, args: Sequence[Any], readonly: Sequence[bool]) -> Dict[int, Any]:
-    """Execute ``func`` (traced); returns ``{param index: new array}`` for every buffer argument."""
-    kx = KExec(func, name, sink)
+def run(func: tir.PrimFunc, name: str, sink: ErrorSink, args: Sequence[Any], readonly: Sequence[bool],
+        lookup=None) -> Dict[int, Any]:
+    """Execute ``func`` (traced); returns ``{param index: new array}`` for every buffer argument;
+    ``lookup`` finds the packed functions it calls."""
+    kx = KExec(func, name, sink, lookup)
     bound = bind(kx, func, args, readonly, name)
     kx.exec(func.body)
     return {k: kx.arrays[buf.data] for k, buf, a in bound}
@@ -157,7 +159,7 @@ def apply_prim_func(walker, pf: PrimFuncV, args: List[Any], readonly: Sequence[b
     span = call.span if call is not None else None
     try:
         if walker.traced:
-            out = run(pf.func, pf.name, walker.sink, args, readonly)
+            out = run(pf.func, pf.name, walker.sink, args, readonly, walker.exe.lookup_packed)
         else:
             _host_bind_check(pf, args)
             out = _host_run(walker, pf, args, readonly)
@@ -257,7 +259,7 @@ def _compile_kernel(exe, pf: PrimFuncV, args: List[Any], readonly: Sequence[bool
                 vals.append(PrimV(s, d))
             else:
                 vals.append(o)
-        out = run(pf.func, pf.name, sink, vals, readonly)
+        out = run(pf.func, pf.name, sink, vals, readonly, exe.lookup_packed)
         builders.extend(sink.builders)
         outs = [out[k] for k in range(len(vals)) if k in out]
         return outs, jnp.asarray(sink.code, jnp.int32)
