@@ -21,12 +21,6 @@ CATEGORIES = ("symbolic_calls", "symbolic_data", "symbolic_branches", "symbolic_
               "memory", "tir_rules", "module_rules")
 #: dialects whose round trip may give an equivalent, not an equal, module (TEXT.DIALECT.5)
 EQUIVALENT_ONLY = {"tvm-0.27"}
-#: (case, dialect) whose printed text does not read back yet
-KNOWN = {
-    ("memory/storage_disjoint_tensors_are_independent", "tvm-0.27"):
-        "tvm-0.27 writes alloc_tensor's offset R.prim_value(n * 4) as the bare scalar n * 4, which the "
-        "operator's argument conversion does not accept",
-}
 
 
 def _modules():
@@ -40,9 +34,6 @@ def _modules():
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
 @pytest.mark.parametrize("path", [pytest.param(p, id=f"{p.parent.parent.name}/{p.parent.name}") for p in _modules()])
 def test_case_module_prints_and_reads_back(path, dialect):
-    case = f"{path.parent.parent.name}/{path.parent.name}"
-    if (case, dialect) in KNOWN:
-        pytest.xfail(KNOWN[(case, dialect)])
     mod = relax_ref.parse(path.read_text())
     try:
         text = mod.script(dialect=dialect)
