@@ -117,3 +117,35 @@ def test_a_packed_function_cannot_write_a_read_only_input():
     exe.register_func("test.axpy", into_input)
     with pytest.raises(PackedFuncError):
         exe("main", np.ones(2, "float32"))
+
+
+def test_an_unknown_packed_function_fails_only_when_its_call_runs():
+    text = PACKED.replace('        T.call_packed("test.axpy"', '        if n > 3:\n            T.call_packed("nowhere"')
+    mod = relax_ref.parse(text)
+    exe = relax_jax.compile(mod)
+    for n in (0, 2):
+        x = np.ones(n, "float32")
+        assert np.asarray(exe("main", x)).shape == (n,)
+        assert relax_ref.evaluate(mod, "main", x).shape == (n,)
+    with pytest.raises(PackedFuncError, match="nowhere"):
+        relax_ref.evaluate(mod, "main", np.ones(4, "float32"))
+    with pytest.raises(PackedFuncError, match="nowhere"):
+        exe("main", np.ones(4, "float32"))
+
+
+def test_an_unconditional_check_site_keeps_its_code_when_later_sites_pass():
+    import jax
+    import jax.numpy as jnp
+
+    from relax_jax.errors import ErrorSink
+
+    def traced(x):
+        sink = ErrorSink(True)
+        sink.check(np.bool_(True), lambda: PackedFuncError("first"))
+        sink.check(x > 10, lambda: TIRBoundsError("second", buffer="b"))
+        return jnp.asarray(sink.code, jnp.int32), sink
+
+    code, sink = traced(jnp.asarray(0))
+    assert int(code) == 1 and isinstance(sink.error_for(int(code)), PackedFuncError)
+    code = jax.jit(lambda x: traced(x)[0])(jnp.asarray(0))
+    assert int(code) == 1

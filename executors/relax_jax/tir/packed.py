@@ -22,7 +22,7 @@ import numpy as np
 from jax import lax
 
 from relax_ref.arith.intrinsics import canonical_name
-from relax_ref.errors import OpRuntimeError, PackedFuncError, UnsupportedError
+from relax_ref.errors import OpRuntimeError, PackedFuncError, RelaxError, UnsupportedError
 from relax_ref.ir import prim_expr as P
 from relax_ref.values import ShapeValue
 
@@ -167,7 +167,12 @@ def host_packed_call(kx, call: P.PrimCall, mask: Any) -> None:
         raise UnsupportedError(f"packed function '{fname}' inside a vectorized loop nest")
     if kx.lookup is None:
         raise UnsupportedError(f"packed function '{fname}' called from TensorIR without a function registry")
-    fn = kx.lookup(fname).fn
+    try:
+        fn = kx.lookup(fname).fn
+    except RelaxError as err:           # looked up when the call runs: an untaken call cannot fail
+        missing = err
+        kx.check(np.bool_(True), mask, lambda: missing)
+        return
     kinds: List[Any] = []          # ("array", data var) | ("shape", n) | ("str", s) | ("scalar", dtype)
     operands: List[Any] = []
     arrays: List[Any] = []         # the distinct data variables, in the order of their operands
