@@ -18,10 +18,9 @@ from .errors import (
     StructInfoError, StructInfoMismatchError, TIRBoundsError, TypeMismatchError, UnsupportedError,
     ValueMismatchError, WellFormedError,
 )
+from ._version import __version__
 from .ir import IRModule
 from .ir import printing as _printing
-
-__version__ = "0.1.0"
 
 
 def _printer():

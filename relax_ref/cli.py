@@ -17,6 +17,7 @@ import argparse
 import sys
 from typing import List, Optional
 
+from ._version import __version__
 from .errors import RelaxError
 from .npz import DEFAULT_MAX_BYTES
 from .script.dialect import dialect_names
@@ -103,6 +104,7 @@ def _byte_count(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="relax-ref", description="The executable reference for Relax.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     c = sub.add_parser("check", help="parse, normalize and check well-formedness")

@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from relax_ref._version import __version__
+
 from .case import CaseFormatError, discover_cases
 from .gen import GenerationError, default_cases_root
 
@@ -279,6 +281,7 @@ def cmd_divergences(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="relax-conformance", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command")
 
     def case_opts(sp):
@@ -341,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[list[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv = ["run"] + argv
     args = build_parser().parse_args(argv)
     try:

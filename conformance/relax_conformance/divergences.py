@@ -56,7 +56,11 @@ class Divergence:
 
 
 def default_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "divergences.json"
+    """The shipped list: package data of an installed wheel, ``conformance/divergences.json`` in a
+    checkout."""
+    from relax_ref.resources import data_path
+
+    return data_path("divergences.json")
 
 
 def load_divergences(path: Optional[Path] = None) -> list[Divergence]:

@@ -115,6 +115,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from relax_ref._version import __version__
+
 from . import ops as _ops  # noqa: F401  (defines the lowerings)
 from .errors import NeedsExact, TraceAbort
 from .executable import EXACT_CACHE_SIZE, SPECIALIZE_AFTER, Executable, Stats
@@ -127,5 +129,5 @@ def compile(mod, *, device: Any = None, shape_buckets: Any = "pow2", **kwargs) -
     return Executable(mod, device=device, shape_buckets=shape_buckets, **kwargs)
 
 
-__all__ = ["compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering", "LOWERINGS",
-           "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER"]
+__all__ = ["__version__", "compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering",
+           "LOWERINGS", "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER"]
