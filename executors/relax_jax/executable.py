@@ -620,6 +620,13 @@ class Executable:
 
         return make_jax_function(self, entry, checks)
 
+    def export(self, entry: str = "main", **kwargs: Any) -> bytes:
+        """``entry`` exported with symbolic dimensions and serialized (``jax.export``): see
+        :func:`relax_jax.export.export`."""
+        from .export import export
+
+        return export(self, entry, **kwargs)
+
 
 class _UseHost(Exception):
     pass
