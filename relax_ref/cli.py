@@ -4,7 +4,8 @@
     relax-ref print FILE [--dialect D]   print the module as TVMScript (classic, tvm-0.25, tvm-0.27, tvm)
     relax-ref run FILE [--entry main] --inputs in.npz [--out out.npz]
     relax-ref ops [--json]               the operator status table
-    relax-ref viz FILE [--entry main] [-o out.svg|png|dot]   a picture of a Relax function
+    relax-ref viz FILE [--function main] [--collapse | --depth N] [--compact] [-o out.svg|png|dot]
+                                         a picture of a Relax function
     relax-ref export FILE [--entry main] -o main.stablehlo   StableHLO with symbolic dimensions
 
 Every error -- bad text, a bad program, a missing or malformed file, bad inputs -- is a message on
@@ -75,7 +76,7 @@ def _cmd_viz(args) -> int:
 
     mod = parse(_read(args.file), file=args.file)
     fmt = args.format or format_for_path(args.output)
-    data = render(mod, args.entry, fmt)
+    data = render(mod, args.entry, fmt, depth=args.depth, collapse=args.collapse, compact=args.compact)
     if args.output in (None, "-"):
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -150,9 +151,23 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--json", action="store_true", help="one JSON object per operator")
     o.set_defaults(fn=_cmd_ops)
 
-    v = sub.add_parser("viz", help="draw the dataflow graph of a Relax function (needs graphviz)")
+    v = sub.add_parser(
+        "viz", help="draw the dataflow graph of a Relax function (needs graphviz)",
+        description="Draw the dataflow graph of a Relax function: parameters, bindings and the return value, "
+                    "edges labelled with struct info; dataflow blocks, fused groups and If branches as boxes.")
     v.add_argument("file")
-    v.add_argument("--entry", default="main")
+    v.add_argument("--function", "--entry", dest="entry", default="main", metavar="NAME",
+                   help="the Relax function to draw (default main)")
+    v.add_argument("--collapse", action="store_true",
+                   help="draw every call of a fused or other Relax function of the module as one node that names "
+                        "what it computes (the same as --depth 0)")
+    v.add_argument("--depth", type=int, default=None, metavar="N",
+                   help="draw calls of the module's Relax functions inside their callers up to N levels deep, "
+                        "deeper ones as one node (default: fused groups inside, up to 4 levels; other calls as one "
+                        "node)")
+    v.add_argument("--compact", action="store_true",
+                   help="weights (the parameters after the function's num_input attribute) inside their users' "
+                        "labels, no edge labels, tighter spacing: a model layer reads as one column")
     v.add_argument("-o", "--output", default=None, help="output file (.svg, .png or .dot); default SVG on stdout")
     v.add_argument("--format", choices=["svg", "png", "dot"], default=None, help="override the format")
     v.set_defaults(fn=_cmd_viz)
