@@ -1,5 +1,5 @@
 """Where the data that ships with relax-ref is found: the conformance cases, the spec pages, the list
-of known divergences and the per-operator agreement with TVM.
+of known divergences, the per-operator agreement with TVM and the JSON Schemas of the case format.
 
 An installed wheel carries them as package data under ``relax_ref/_data/`` (found with
 :mod:`importlib.resources`, so ``relax-conformance run`` works from any directory); a source checkout
@@ -22,6 +22,7 @@ DATA: Dict[str, str] = {
     "cases": "conformance/cases",
     "divergences.json": "conformance/divergences.json",
     "tvm_agreement.json": "conformance/tvm_agreement.json",
+    "schemas": "conformance/schemas",
     "spec": "spec",
 }
 
