@@ -200,6 +200,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.tvm_report:
         report = json.loads(Path(a.tvm_report).read_text())
+        runs = report.get("runs") if isinstance(report.get("runs"), list) else [report]
+        report = next((r for r in runs if isinstance(r, dict) and r.get("impl") == "tvm"), runs[0] if runs else {})
         if report.get("impl") != "tvm":
             ap.error(f"{a.tvm_report} is a report for {report.get('impl')!r}, not tvm")
         source_path("tvm_agreement.json").write_text(json.dumps(agreement_from_report(report), indent=1, sort_keys=True) + "\n")
