@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .errors import UnsupportedError, WellFormedError
+from .errors import UnsupportedError, WellFormedError, did_you_mean
 from .ir import expr as rx
 from .ir import prim_expr as P
 from .ir import struct_info as si
@@ -497,7 +497,7 @@ def function_graph(mod: IRModule, entry: str = "main", *, depth: Optional[int] =
     if depth is not None and depth < 0:
         raise UnsupportedError(f"viz: the depth must be >= 0, got {depth}")
     if entry not in mod:
-        raise WellFormedError(f"the module has no function named '{entry}' (functions: {', '.join(mod)})")
+        raise WellFormedError(f"the module has no function named '{entry}'{did_you_mean(entry, mod)} (functions: {', '.join(mod)})")
     f = mod[entry]
     if not isinstance(f, rx.Function):
         raise UnsupportedError(f"viz draws Relax functions; '{entry}' is a {type(f).__name__}")

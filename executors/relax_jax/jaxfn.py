@@ -26,8 +26,9 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 
-from relax_ref.errors import UnsupportedError
 from relax_ref import values as rv
+from relax_ref.errors import RelaxError, UnsupportedError
+from relax_ref.interp.evaluator import point_at_parameter
 from relax_ref.ir import expr as rx
 
 from .dims import dim_value
@@ -88,8 +89,11 @@ def make_jax_function(exe, entry: str, checks: str = "raise") -> Callable[..., A
             vals = [_to_value(a, p.struct_info) for a, p in zip(args, func.params)]
             sym: dict = {}
             frame = Frame({}, sym, entry)
-            walker.check_values([(v, p.struct_info, p.name_hint) for v, p in zip(vals, func.params)], frame,
-                              site="param", bind=True, span=func.span)
+            try:
+                walker.check_values([(v, p.struct_info, p.name_hint) for v, p in zip(vals, func.params)], frame,
+                                    site="param", bind=True, span=func.span)
+            except RelaxError as e:
+                raise point_at_parameter(e, func)
             try:
                 result = walker.run_entry(func, entry, vals, sym)
             except TraceAbort as e:
