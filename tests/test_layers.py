@@ -24,8 +24,8 @@ PACKAGES = (
 
 #: bottom to top; a module belongs to the layer of the longest prefix naming it
 LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
-    ("errors", ("relax_ref.errors",)),
-    ("files", ("relax_ref.files", "relax_ref.npz")),
+    ("errors", ("relax_ref.errors", "relax_ref._version")),
+    ("files", ("relax_ref.files", "relax_ref.npz", "relax_ref.resources")),
     ("ir", ("relax_ref.ir",)),
     ("values", ("relax_ref.values",)),
     ("arith", ("relax_ref.arith",)),

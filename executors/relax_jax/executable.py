@@ -38,7 +38,7 @@ import numpy as np
 from jax.sharding import SingleDeviceSharding
 
 from relax_ref import values as rv
-from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError
+from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function
 from relax_ref.interp.bounds import declared_bounds, violates
 from relax_ref.interp.builtins import from_host, lookup_packed, wrap_host_function
 from relax_ref.ir import dtype as _dt
@@ -214,7 +214,7 @@ class Executable:
         if p is not None:
             return p
         if entry not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{entry}'")
+            raise RelaxRuntimeError(no_function(entry, self.mod))
         fn = self.mod[entry]
         if not isinstance(fn, rx.Function):
             raise UnsupportedError(f"'{entry}' is not a Relax function")
@@ -232,7 +232,10 @@ class Executable:
 
     # -- calling -------------------------------------------------------------------------------------------
 
-    def __call__(self, entry: str = "main", *args: Any) -> Any:
+    def __call__(self, *args: Any, entry: Optional[str] = None) -> Any:
+        """Call a function: ``exe("main", x, y)`` or ``exe(x, y, entry="main")``."""
+        if entry is None:
+            entry, args = rv.split_entry(args, None)
         plan = self._plans.get(entry)
         if plan is not None and plan.hot is not None:
             r = plan.hot(args)
@@ -241,12 +244,12 @@ class Executable:
         with jax.enable_x64(True):
             return self._call(entry, args)
 
-    def run(self, entry: str = "main", *args: Any) -> Any:
-        return self(entry, *args)
+    def run(self, *args: Any, entry: Optional[str] = None) -> Any:
+        return self(*args, entry=entry)
 
     def _call(self, entry: str, args: Sequence[Any]) -> Any:
         if entry not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{entry}'")
+            raise RelaxRuntimeError(no_function(entry, self.mod))
         fn = self.mod[entry]
         if isinstance(fn, tir.PrimFunc):
             return self._call_prim_func_entry(entry, fn, args)
@@ -621,6 +624,13 @@ class Executable:
         from .jaxfn import make_jax_function
 
         return make_jax_function(self, entry, checks)
+
+    def export(self, entry: str = "main", **kwargs: Any) -> bytes:
+        """``entry`` exported with symbolic dimensions and serialized (``jax.export``): see
+        :func:`relax_jax.export.export`."""
+        from .export import export
+
+        return export(self, entry, **kwargs)
 
 
 class _UseHost(Exception):

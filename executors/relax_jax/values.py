@@ -32,6 +32,8 @@ import numpy as np
 
 from relax_ref.ir import prim_expr as P
 
+from .dims import dim_value, is_symbolic_dim
+
 
 class SymInt:
     """An integer known to the executor: ``val`` is the logical value (a Python int, or a traced JAX
@@ -49,12 +51,14 @@ class SymInt:
 
     @staticmethod
     def static(v: int, expr: Optional[P.PrimExpr] = None) -> "SymInt":
-        v = int(v)
+        """A size known while tracing: an int, or a ``jax.export`` dimension expression
+        (:mod:`relax_jax.dims`)."""
+        v = v if is_symbolic_dim(v) else int(v)
         return SymInt(v, v, expr)
 
     @property
     def is_static(self) -> bool:
-        return isinstance(self.val, (int, np.integer))
+        return isinstance(self.val, (int, np.integer)) or is_symbolic_dim(self.val)
 
     def __repr__(self) -> str:
         return f"SymInt(phys={self.phys}, val={self.val!r})"
@@ -110,7 +114,7 @@ class ShapeV(tuple):
         return all(d.is_static for d in self)
 
     def ints(self) -> Tuple[int, ...]:
-        return tuple(int(d.val) for d in self)
+        return tuple(dim_value(d.val) for d in self)
 
     def __repr__(self) -> str:
         return f"ShapeV({[d.val if d.is_static else '?' for d in self]})"

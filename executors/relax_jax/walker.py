@@ -40,6 +40,7 @@ from relax_ref.ir import tir
 from relax_ref.ops import registry
 from relax_ref.static.inference import operator_struct_info
 
+from .dims import dim_value
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
@@ -282,7 +283,7 @@ class Walker(ExprEvaluator):
         for v in e.values:
             d = eval_sym(v, frame.sym, check=self.sink_check)
             if d.is_static:
-                if int(d.val) < 0:
+                if dim_value(d.val) < 0:
                     raise ShapeMismatchError(f"shape dimension {v} evaluates to the negative value {d.val}", e.span,
                                              function=frame.function)
             else:
@@ -439,7 +440,7 @@ def _broadcast_dims(args, shape: Tuple[int, ...]) -> Tuple[SymInt, ...]:
             d = col[ax]
             if d is None:
                 continue
-            ph = d.phys if not d.is_static else int(d.val)
+            ph = d.phys if not d.is_static else dim_value(d.val)
             if ph != shape[ax]:
                 continue
             if pick is None or (pick.is_static and not d.is_static):
@@ -500,7 +501,7 @@ def _flatten(v: Any, leaves: list) -> Any:
         out = []
         for d in v:
             if d.is_static:
-                out.append(("s", int(d.val)))
+                out.append(("s", dim_value(d.val)))
             else:
                 leaves.append(jnp.asarray(d.val, jnp.int64))
                 out.append(("t", d.phys))

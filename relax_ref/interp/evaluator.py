@@ -21,7 +21,9 @@ from __future__ import annotations
 from collections import ChainMap
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import ArityMismatchError, RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError
+from ..errors import (
+    ArityMismatchError, RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function,
+)
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
@@ -49,6 +51,17 @@ _HANDLER_NAMES = {
     rx.TupleGetItem: "_tuple_get_item", rx.Function: "_function", rx.If: "_if", rx.SeqExpr: "_seq",
     rx.Call: "_call",
 }
+
+
+def point_at_parameter(err: RelaxError, func: rx.Function) -> RelaxError:
+    """ERR.1: an error about the parameter ``err.binding`` of ``func`` raised with the span of the
+    whole function gets the parameter's own span (its name and annotation)."""
+    if err.span is None or err.span == func.span:
+        for p in func.params:
+            if p.name_hint == err.binding and p.span is not None:
+                err.span = p.span
+                break
+    return err
 
 
 class ExprEvaluator:
@@ -156,7 +169,12 @@ class ExprEvaluator:
         for p, a in zip(func.params, args):
             pairs.append((a, p.struct_info, p.name_hint))
             env[p] = a
-        self.check_values(pairs, frame, site="param", bind=True, span=span)
+        try:
+            self.check_values(pairs, frame, site="param", bind=True, span=span)
+        except RelaxError as e:
+            if call is None:  # a call from the host: point at the parameter, not at the whole def
+                point_at_parameter(e, func)
+            raise
         self.check_bounds(func, frame, span)
         return self.run_function(func, frame)
 
@@ -174,7 +192,7 @@ class ExprEvaluator:
         if v is not None:
             return v
         if name not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{name}'", span)
+            raise RelaxRuntimeError(no_function(name, self.mod), span)
         fn = self.mod[name]
         if isinstance(fn, rx.Function):
             v = self.make_closure(fn, {}, name, name)

@@ -56,7 +56,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional
 import numpy as np
 
 from ..arith.evaluate import eval_prim
-from ..errors import RelaxError, RelaxRuntimeError, ShapeMismatchError, TypeMismatchError
+from ..errors import RelaxError, RelaxRuntimeError, ShapeMismatchError, TypeMismatchError, no_function
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import struct_info as si
@@ -64,7 +64,7 @@ from ..ir import tir
 from ..ir.module import IRModule
 from ..ops.core_calls import allocatable, unknown_output_shape
 from ..static.well_formed import check_well_formed
-from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public
+from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, split_entry, to_public
 from . import op_table
 from .bounds import check_bounds
 from .builtins import bound_builtins, coerce_result, condition_value, from_host, lookup_packed, wrap_host_function
@@ -163,13 +163,15 @@ class Interpreter(ExprEvaluator):
         then the built-ins (:func:`~relax_ref.interp.builtins.lookup_packed`)."""
         return lookup_packed(name, self._local, self._bound, span)
 
-    def __call__(self, entry: str = "main", *args: Any) -> Any:
-        return self.run(entry, *args)
+    def __call__(self, *args: Any, entry: Optional[str] = None) -> Any:
+        return self.run(*args, entry=entry)
 
-    def run(self, entry: str = "main", *args: Any) -> Any:
-        """Evaluate function ``entry`` on host values and return the host value of the result."""
+    def run(self, *args: Any, entry: Optional[str] = None) -> Any:
+        """Evaluate function ``entry`` on host values and return the host value of the result:
+        ``run("main", x, y)`` or ``run(x, y, entry="main")`` (:func:`relax_ref.values.split_entry`)."""
+        entry, args = split_entry(args, entry)
         if entry not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{entry}'")
+            raise RelaxRuntimeError(no_function(entry, self.mod))
         fn = self.mod[entry]
         old = sys.getrecursionlimit()
         if old < 20000:
@@ -318,9 +320,10 @@ def _normalize_op_result(r: Any, s: Optional[si.StructInfo]) -> Any:
     return r
 
 
-def evaluate(mod: IRModule, entry: str = "main", *args: Any, vectorize: bool = True) -> Any:
-    """Evaluate ``entry`` of ``mod`` on host values (VAL.HOST.1) and return the host result."""
-    return Interpreter(mod, vectorize=vectorize)(entry, *args)
+def evaluate(mod: IRModule, *args: Any, entry: Optional[str] = None, vectorize: bool = True) -> Any:
+    """Evaluate ``entry`` of ``mod`` on host values (VAL.HOST.1) and return the host result:
+    ``evaluate(mod, "main", x)`` or ``evaluate(mod, x, entry="main")``."""
+    return Interpreter(mod, vectorize=vectorize)(*args, entry=entry)
 
 
 __all__ = ["Interpreter", "EvalContext", "Frame", "evaluate"]

@@ -21,6 +21,7 @@ from relax_ref.interp.evaluator import Frame
 from relax_ref.ir import struct_info as si
 from relax_ref.ops.core_calls import allocatable, dps_outputs, unknown_output_shape
 
+from ..dims import dim_value
 from ..errors import TraceAbort
 from ..lowering import lowering
 from ..prim_jax import is_static, np_dtype
@@ -47,7 +48,7 @@ def _alloc(ctx, s: si.StructInfo) -> TVal:
     if dims is None:
         raise unknown_output_shape(ctx.call.span)
     for d in dims:
-        if d.is_static and int(d.val) < 0:
+        if d.is_static and dim_value(d.val) < 0:
             from relax_ref.errors import ShapeMismatchError
 
             raise ctx.error(ShapeMismatchError, f"shape dimension evaluates to the negative value {d.val}")
@@ -57,7 +58,7 @@ def _alloc(ctx, s: si.StructInfo) -> TVal:
     for d in dims:
         if d.phys is None:
             raise NeedsExact("an output extent has no static bound")
-        shape.append(int(d.phys))
+        shape.append(dim_value(d.phys))
     return ctx.walker.tensor_from(jnp.zeros(tuple(shape), np_dtype(s.dtype)), dims)
 
 
@@ -252,7 +253,7 @@ def _zeros_like_shape(ctx, shape: ShapeV, dt: str) -> TVal:
     for d in shape:
         if d.phys is None:
             raise NeedsExact("an allocation extent has no static bound")
-        phys.append(int(d.phys))
+        phys.append(dim_value(d.phys))
     return ctx.walker.tensor_from(jnp.zeros(tuple(phys), np_dtype(dt)), tuple(shape))
 
 
@@ -274,7 +275,7 @@ def _alloc_storage(ctx, *args):
 def _storage_tensor(ctx, *args):
     vals = ctx.vals
     storage, offset, shape, dt = vals[0], vals[1], vals[2], _dtype(vals[3])
-    off = int(offset.val) if isinstance(offset, PrimV) and is_static(offset.val) else None
+    off = dim_value(offset.val) if isinstance(offset, PrimV) and is_static(offset.val) else None
     if off is None:
         raise TraceAbort("a tensor at a data-dependent storage offset")
     shp = ShapeV(shape) if isinstance(shape, ShapeV) else None

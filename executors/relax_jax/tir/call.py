@@ -25,6 +25,7 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 
+from ..dims import dim_value
 from ..errors import ErrorSink, NeedsExact
 from ..prim_jax import cast, is_static, np_dtype
 from ..values import PrimFuncV, PrimV, TVal, describe
@@ -93,14 +94,14 @@ def bind(kx: KExec, func: tir.PrimFunc, args: Sequence[Any], readonly: Sequence[
                 if e in kx.env:
                     _compare(kx, kx.env[e], s.val, what, buf, fname)
                 else:
-                    kx.env[e] = int(s.val) if s.is_static else cast(jnp.asarray(s.val, jnp.int64), "int64", e.dtype)
+                    kx.env[e] = dim_value(s.val) if s.is_static else cast(jnp.asarray(s.val, jnp.int64), "int64", e.dtype)
                     if s.phys is not None:
                         kx.phys[e] = int(s.phys)
             elif isinstance(e, P.IntImm):
                 _compare(kx, e.value, s.val, what, buf, fname)
             else:
                 pending.append((e, s, what, buf))
-        kx.bind_buffer(buf, a.data, tuple(int(d.val) if d.is_static else d.val for d in dims), readonly[k])
+        kx.bind_buffer(buf, a.data, tuple(dim_value(d.val) if d.is_static else d.val for d in dims), readonly[k])
     for e, s, what, buf in pending:
         _compare(kx, kx.ev(e), s.val, what, buf, fname)
     for k, p, buf, a in buffers:
