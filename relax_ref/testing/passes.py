@@ -60,6 +60,13 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     PassSpec("RewriteDataflowReshape", prepare=("LegalizeOps",)),
     PassSpec("DecomposeOpsForInference"),
     PassSpec("EliminateCommonSubexpr"),
+    PassSpec("BindParams", kwargs={"func_name": "main", "params": {}}),
+    PassSpec("BindSymbolicVars", kwargs={"binding_map": {}}),
+    PassSpec("UpdateParamStructInfo", kwargs={"sinfo_func": lambda v: None}),
+    PassSpec("RemoveUnusedOutputs"),
+    PassSpec("InlinePrivateFunctions"),
+    PassSpec("LowerAllocTensor", prepare=_LOWER + ("CallTIRRewrite",)),
+    PassSpec("KillAfterLastUse", prepare=_LOWER + ("CallTIRRewrite", "StaticPlanBlockMemory")),
 ]}
 
 #: modules of ``relax_ref.transform`` that hold pass machinery (base classes), not passes

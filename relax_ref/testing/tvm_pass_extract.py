@@ -733,7 +733,12 @@ def extract_pairs_file(path: Path) -> Tuple[List[Pair], List[Site]]:
     return interp.pairs, interp.sites
 
 
-def test_files(root: Path, pattern: str = "test_transform_*.py") -> List[Path]:
+#: The files holding TVM's Relax pass tests: ``test_transform*.py`` and a few named otherwise
+PATTERNS = ("test_transform*.py", "test_kill_after_last_use.py", "test_lower_alloc_tensor.py",
+            "test_backend_transform_shape_lower.py")
+
+
+def pass_test_files(root: Path, patterns: Sequence[str] = PATTERNS) -> List[Path]:
     """The pass test files under ``root`` (a TVM checkout or its ``tests/python/relax``)."""
     root = Path(root)
     if root.is_file():
@@ -741,18 +746,18 @@ def test_files(root: Path, pattern: str = "test_transform_*.py") -> List[Path]:
     sub = root / "tests" / "python" / "relax"
     if sub.is_dir():
         root = sub
-    return sorted(root.glob(pattern))
+    return sorted({f for pat in patterns for f in root.glob(pat)})
 
 
-def extract_pairs(root: Path, pattern: str = "test_transform_*.py") -> Tuple[List[Pair], List[Site]]:
+def extract_pairs(root: Path, patterns: Sequence[str] = PATTERNS) -> Tuple[List[Pair], List[Site]]:
     pairs: List[Pair] = []
     sites: List[Site] = []
-    for f in test_files(root, pattern):
+    for f in pass_test_files(root, patterns):
         p, s = extract_pairs_file(f)
         pairs += p
         sites += s
     return pairs, sites
 
 
-__all__ = ["Pair", "Site", "PassCall", "Lit", "extract_pairs", "extract_pairs_file", "test_files", "primary_pass",
-           "AUXILIARY"]
+__all__ = ["Pair", "Site", "PassCall", "Lit", "extract_pairs", "extract_pairs_file", "pass_test_files", "primary_pass",
+           "AUXILIARY", "PATTERNS"]
