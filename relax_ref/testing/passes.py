@@ -38,6 +38,33 @@ class PassSpec:
 
 
 _FUSION = {"op_pattern": True}
+
+
+def _offload_patterns():
+    """Patterns for FuseOpsByPattern on generated programs: binary operators, optionally followed by
+    a unary one, for one backend; matmul and reductions for another."""
+    from ..dpl import is_op, wildcard
+
+    binary = is_op("relax.add")(wildcard(), wildcard()) | is_op("relax.multiply")(wildcard(), wildcard()) | \
+        is_op("relax.subtract")(wildcard(), wildcard())
+    return [("cg.binary_unary", is_op("relax.nn.relu")(binary) | is_op("relax.exp")(binary)),
+            ("cg.binary", binary), ("other.matmul", is_op("relax.matmul")(wildcard(), wildcard())),
+            ("other.reduce", is_op("relax.sum")(wildcard()) | is_op("relax.max")(wildcard()))]
+
+
+class _LazyKwargs(dict):
+    """Keyword arguments whose values are built when the pass is (``name -> factory``)."""
+
+    def __getitem__(self, k):
+        return dict.__getitem__(self, k)()
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def __iter__(self):      # not dict's own iterator, so that dict(...) calls __getitem__
+        return iter(list(self.keys()))
+
+
 _LOWER = ("LegalizeOps", "ToNonDataflow", "RemovePurityChecking")
 
 CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
@@ -67,6 +94,8 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     PassSpec("InlinePrivateFunctions"),
     PassSpec("LowerAllocTensor", prepare=_LOWER + ("CallTIRRewrite",)),
     PassSpec("KillAfterLastUse", prepare=_LOWER + ("CallTIRRewrite", "StaticPlanBlockMemory")),
+    PassSpec("FuseOpsByPattern", kwargs=_LazyKwargs(patterns=_offload_patterns)),
+    PassSpec("MergeCompositeFunctions", prepare=("FuseOpsByPattern",)),
 ]}
 
 #: modules of ``relax_ref.transform`` that hold pass machinery (base classes), not passes

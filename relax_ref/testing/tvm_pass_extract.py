@@ -57,6 +57,7 @@ class Values:
     """A tuple or list holding values that are not all literals."""
 
     items: Tuple[Any, ...]
+    kind: str = "tuple"
 
 
 @dataclass(frozen=True)
@@ -85,21 +86,45 @@ class PassCall:
 
     @property
     def literal(self) -> bool:
-        return all(isinstance(a, Lit) for a in self.args) and all(isinstance(v, Lit) for _, v in self.kwargs)
+        """Whether every argument is data: literals, containers of data, dataflow patterns."""
+        from .tvm_pass_dpl import NotData, to_python
+
+        try:
+            for a in list(self.args) + [v for _, v in self.kwargs]:
+                to_python(a)
+        except NotData:
+            return False
+        return True
+
+    def python_args(self) -> Tuple[list, dict]:
+        from .tvm_pass_dpl import to_python
+
+        return [to_python(a) for a in self.args], {k: to_python(v) for k, v in self.kwargs}
 
     def arg(self, i: int, name: str, default: Any = None) -> Any:
-        """The literal value of argument ``i`` / keyword ``name`` (``default`` when absent)."""
-        if i < len(self.args):
-            return self.args[i].value
-        for k, v in self.kwargs:
-            if k == name:
-                return v.value
-        return default
+        """The value of argument ``i`` / keyword ``name`` (``default`` when absent)."""
+        args, kwargs = self.python_args()
+        if i < len(args):
+            return args[i]
+        return kwargs.get(name, default)
 
     def describe(self) -> str:
-        parts = [repr(a.value) if isinstance(a, Lit) else "?" for a in self.args]
-        parts += [f"{k}={v.value!r}" if isinstance(v, Lit) else f"{k}=?" for k, v in self.kwargs]
+        parts = [_short(a) for a in self.args]
+        parts += [f"{k}={_short(v)}" for k, v in self.kwargs]
         return f"{self.name}({', '.join(parts)})"
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, Lit):
+        text = repr(v.value)
+    elif isinstance(v, Values):
+        text = ("[" if v.kind == "list" else "(") + ", ".join(_short(x) for x in v.items) + \
+            ("]" if v.kind == "list" else ")")
+    elif type(v).__module__.startswith("relax_ref.dpl"):
+        text = f"<{type(v).__name__}>"
+    else:
+        text = "?"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -119,6 +144,18 @@ class Item:
 
     base: Any
     key: str
+
+
+@dataclass(frozen=True)
+class Method:
+    """A method of a dataflow pattern, looked up (``p.has_dtype``)."""
+
+    obj: Any
+    name: str
+
+
+def _is_dpl(v: Any) -> bool:
+    return type(v).__module__.startswith("relax_ref.dpl")
 
 
 @dataclass
@@ -467,7 +504,7 @@ class _Interp:
             if all(isinstance(x, Lit) for x in items):
                 vals = [x.value for x in items]
                 return Lit(tuple(vals) if isinstance(e, ast.Tuple) else vals if isinstance(e, ast.List) else set(vals))
-            return Values(tuple(items))
+            return Values(tuple(items), "tuple" if isinstance(e, ast.Tuple) else "list")
         if isinstance(e, ast.Dict):
             keys = [self.eval(k, env) if k is not None else Unknown("**") for k in e.keys]
             vals = [self.eval(v, env) for v in e.values]
@@ -482,8 +519,12 @@ class _Interp:
             return self.subscript(self.eval(e.value, env), self.eval(e.slice, env))
         if isinstance(e, ast.Call):
             return self.call(e, env)
+        if isinstance(e, ast.BinOp):
+            return self.binop(e, env)
         if isinstance(e, ast.UnaryOp):
             v = self.eval(e.operand, env)
+            if isinstance(e.op, ast.Invert) and _is_dpl(v):
+                return ~v
             if isinstance(v, Lit):
                 if isinstance(e.op, ast.Not):
                     return Lit(not v.value)
@@ -513,7 +554,23 @@ class _Interp:
             return Unknown("conditional expression")
         return Unknown(f"{type(e).__name__} expression")
 
+    def binop(self, e: ast.BinOp, env: Env) -> Any:
+        from .tvm_pass_dpl import binary
+
+        a, b = self.eval(e.left, env), self.eval(e.right, env)
+        ops = {ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^", ast.RShift: ">>"}
+        if (_is_dpl(a) or _is_dpl(b)) and type(e.op) in ops:
+            try:
+                return binary(ops[type(e.op)], a, b)
+            except Exception as err:  # noqa: BLE001 - a pattern relax-ref cannot build stays unknown
+                return Unknown(f"pattern: {err}")
+        return Unknown("binary operation")
+
     def attribute(self, obj: Any, attr: str) -> Any:
+        from .tvm_pass_dpl import METHODS
+
+        if _is_dpl(obj) and attr in METHODS:
+            return Method(obj, attr)
         if isinstance(obj, Namespace):
             return Namespace(f"{obj.path}.{attr}")
         if isinstance(obj, Inst):
@@ -546,6 +603,15 @@ class _Interp:
             return Unknown("call with * or ** arguments")
         args = [self.eval(a, env) for a in e.args]
         kwargs = {k.arg: self.eval(k.value, env) for k in e.keywords}
+        if isinstance(fn, Method) or _is_dpl(fn):
+            from . import tvm_pass_dpl as tpd
+
+            try:
+                if isinstance(fn, Method):
+                    return tpd.call_method(fn.obj, fn.name, args, kwargs)
+                return tpd.call_pattern(fn, args, kwargs)
+            except Exception as err:  # noqa: BLE001 - a pattern relax-ref cannot build stays unknown
+                return Unknown(f"pattern: {err}")
         if isinstance(fn, Namespace):
             return self.call_namespace(fn.path, args, kwargs, e.lineno)
         if isinstance(fn, (PassCall, Seq)):
@@ -557,7 +623,15 @@ class _Interp:
         return Unknown("call of an unknown function")
 
     def call_namespace(self, path: str, args: List[Any], kwargs: Dict[str, Any], line: int) -> Any:
+        from . import tvm_pass_dpl as tpd
+
         last = path.rsplit(".", 1)[-1]
+        dpl_name = tpd.is_dpl_path(path)
+        if dpl_name is not None:
+            try:
+                return tpd.call_function(dpl_name, args, kwargs)
+            except Exception as err:  # noqa: BLE001 - a pattern relax-ref cannot build stays unknown
+                return Unknown(f"pattern: {err}")
         if last in ("assert_structural_equal",) and len(args) >= 2:
             self.compare(line, args[0], args[1])
             return Lit(None)

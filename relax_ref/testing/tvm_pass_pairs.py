@@ -108,8 +108,7 @@ def build_pass(p: PassCall):
     cls = getattr(transform, p.name, None)
     if cls is None or not callable(cls):
         return None
-    args = [a.value for a in p.args]
-    kwargs = {k: v.value for k, v in p.kwargs}
+    args, kwargs = p.python_args()
     return cls(*args, **kwargs)
 
 

@@ -31,6 +31,7 @@ from .decompose_ops import DecomposeOpsForInference
 from .eliminate_common_subexpr import EliminateCommonSubexpr
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
+from .fuse_ops_by_pattern import FuseOpsByPattern, FusionPattern, MergeCompositeFunctions
 from .fuse_tir import ExpandTupleArguments, FuseTIR, RemoveUnusedParameters
 from .inline_private_functions import InlinePrivateFunctions
 from .lambda_lift import LambdaLift
@@ -59,5 +60,6 @@ __all__ = [
     "RemoveUnusedParameters", "LambdaLift", "Normalize", "RemovePurityChecking", "RewriteDataflowReshape",
     "StaticPlanBlockMemory", "ToNonDataflow", "default_pipeline", "vm_lowering", "full_pipeline",
     "BindParams", "BindSymbolicVars", "KillAfterLastUse", "LowerAllocTensor", "EliminateCommonSubexpr",
-    "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo",
+    "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo", "FuseOpsByPattern",
+    "FusionPattern", "MergeCompositeFunctions",
 ]
