@@ -96,6 +96,8 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     PassSpec("KillAfterLastUse", prepare=_LOWER + ("CallTIRRewrite", "StaticPlanBlockMemory")),
     PassSpec("FuseOpsByPattern", kwargs=_LazyKwargs(patterns=_offload_patterns)),
     PassSpec("MergeCompositeFunctions", prepare=("FuseOpsByPattern",)),
+    PassSpec("LiftTransformParams"),
+    PassSpec("BundleModelParams"),
 ]}
 
 #: modules of ``relax_ref.transform`` that hold pass machinery (base classes), not passes

@@ -36,6 +36,7 @@ from .fuse_tir import ExpandTupleArguments, FuseTIR, RemoveUnusedParameters
 from .inline_private_functions import InlinePrivateFunctions
 from .lambda_lift import LambdaLift
 from .legalize_ops import LegalizeContext, LegalizeOps
+from .lift_transform_params import BundleModelParams, LiftTransformParams
 from .lower_memory import KillAfterLastUse, LowerAllocTensor
 from .normalize import Normalize
 from .pass_infra import (
@@ -61,5 +62,5 @@ __all__ = [
     "StaticPlanBlockMemory", "ToNonDataflow", "default_pipeline", "vm_lowering", "full_pipeline",
     "BindParams", "BindSymbolicVars", "KillAfterLastUse", "LowerAllocTensor", "EliminateCommonSubexpr",
     "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo", "FuseOpsByPattern",
-    "FusionPattern", "MergeCompositeFunctions",
+    "FusionPattern", "MergeCompositeFunctions", "BundleModelParams", "LiftTransformParams",
 ]

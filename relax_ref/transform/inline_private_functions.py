@@ -16,6 +16,9 @@ Follows TVM 0.25 (``src/relax/transform/inline_functions.cc``):
 Where an argument's struct info does not give a value for a symbolic variable the callee's
 parameters define (an argument of unknown shape), relax-ref binds that parameter with a
 ``MatchCast`` to its declared struct info, which defines the variable; TVM leaves it undefined.
+A body inlined into a dataflow block has its bindings spliced into the block as dataflow bindings;
+when one of them cannot be in a dataflow block, the enclosing block becomes an ordinary block
+(PASS.INLINE.4).
 """
 
 from __future__ import annotations
@@ -137,6 +140,67 @@ class _Inliner(ExprMutator):
             finally:
                 self.stack.pop()
         return node
+
+    def visit_block(self, b: rx.BindingBlock) -> rx.BindingBlock:
+        new = super().visit_block(b)
+        if not isinstance(new, rx.DataflowBlock) or new is b:
+            return new
+        out: List[rx.Binding] = []
+        for x in new.bindings:
+            if isinstance(x, rx.VarBinding) and isinstance(x.value, rx.SeqExpr):
+                spliced = _dataflow_splice(x.value)
+                if spliced is None:          # PASS.INLINE.4: the block cannot stay a dataflow block
+                    return _demote(new, self.var_remap)
+                out.extend(spliced[0])
+                out.append(rx.VarBinding(x.var, spliced[1], span=x.span))
+            else:
+                out.append(x)
+        return rx.DataflowBlock(tuple(out), span=new.span)
+
+
+def _dataflow_splice(seq: rx.SeqExpr):
+    """The bindings and result of an inlined body as dataflow bindings (variables become
+    DataflowVars), or None when one of them may not be in a dataflow block (an ``If``, a nested
+    function or an impure value)."""
+    from ..analysis.purity import contains_impure_call
+
+    flat: List[rx.Binding] = []
+    for blk in seq.blocks:
+        for x in blk.bindings:
+            if isinstance(x.value, (rx.If, rx.SeqExpr, rx.Function)) or contains_impure_call(x.value):
+                return None
+            flat.append(x)
+    remap: Dict[rx.Var, rx.Var] = {}
+    for x in flat:
+        if not isinstance(x.var, rx.DataflowVar):
+            remap[x.var] = rx.DataflowVar(name_hint=x.var.name_hint, struct_info=x.var.struct_info)
+    m = ExprMutator()
+    m.var_remap = dict(remap)
+    out = []
+    for x in flat:
+        value = m.visit_expr(x.value)
+        var = remap.get(x.var, x.var)
+        out.append(rx.MatchCast(var, value, x.struct_info, span=x.span) if isinstance(x, rx.MatchCast)
+                   else rx.VarBinding(var, value, span=x.span))
+    return out, m.visit_expr(seq.body)
+
+
+def _demote(block: rx.DataflowBlock, outer_remap: Dict[rx.Var, rx.Expr]) -> rx.BindingBlock:
+    """The block as a non-dataflow block, its DataflowVars turned into Vars (later uses follow)."""
+    remap: Dict[rx.Var, rx.Var] = {}
+    for x in block.bindings:
+        if isinstance(x.var, rx.DataflowVar):
+            remap[x.var] = rx.Var(name_hint=x.var.name_hint, struct_info=x.var.struct_info)
+    m = ExprMutator()
+    m.var_remap = dict(remap)
+    out = []
+    for x in block.bindings:
+        value = m.visit_expr(x.value)
+        var = remap.get(x.var, x.var)
+        out.append(rx.MatchCast(var, value, x.struct_info, span=x.span) if isinstance(x, rx.MatchCast)
+                   else rx.VarBinding(var, value, span=x.span))
+    outer_remap.update(remap)
+    return rx.BindingBlock(tuple(out), span=block.span)
 
 
 def inline_functions(func: rx.Function, callees: Dict[str, rx.Function], mod: IRModule) -> rx.Function:
