@@ -31,6 +31,9 @@ class PassSpec:
     signature: bool = True
     config: Dict[str, Any] = field(default_factory=dict)
     kwargs: Dict[str, Any] = field(default_factory=dict)
+    #: for a pass with a narrow domain (Gradient): whether a module is in it; property tests apply the
+    #: pass only there (:func:`testable_pass`)
+    applicable: Optional[Any] = None
 
     def gen_config(self, base: Optional[GenConfig] = None) -> GenConfig:
         cfg = base if base is not None else GenConfig()
@@ -98,7 +101,22 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     PassSpec("MergeCompositeFunctions", prepare=("FuseOpsByPattern",)),
     PassSpec("LiftTransformParams"),
     PassSpec("BundleModelParams"),
+    PassSpec("Gradient", kwargs={"func_name": "main"}, applicable=lambda mod: _differentiable(mod, "main")),
 ]}
+
+
+def _differentiable(mod, name: str) -> bool:
+    """Gradient's domain (PASS.GRAD.1): one dataflow block returning a float scalar."""
+    from ..ir import expr as rx
+    from ..ir.struct_info import TensorStructInfo
+
+    f = mod.get(name)
+    if not isinstance(f, rx.Function) or not isinstance(f.body, rx.SeqExpr):
+        return False
+    body = f.body
+    si = body.body.struct_info
+    return (len(body.blocks) == 1 and isinstance(body.blocks[0], rx.DataflowBlock) and isinstance(body.body, rx.Var)
+            and isinstance(si, TensorStructInfo) and si.ndim == 0 and si.dtype.startswith(("float", "bfloat")))
 
 #: modules of ``relax_ref.transform`` that hold pass machinery (base classes), not passes
 _INFRA_MODULES = frozenset({"relax_ref.transform", "relax_ref.transform.pass_infra"})
@@ -123,6 +141,16 @@ def ref_pass(name: str, **kwargs) -> Optional[Any]:
     args = dict(spec_for(name).kwargs)
     args.update(kwargs)
     return cls(**args)
+
+
+def testable_pass(spec: PassSpec) -> Optional[Any]:
+    """:func:`ref_pass` of the spec, applied only to modules in its domain when it has one."""
+    p = ref_pass(spec.name)
+    if p is None or spec.applicable is None:
+        return p
+    from ..transform import module_pass
+
+    return module_pass(lambda mod: p(mod) if spec.applicable(mod) else mod, name=spec.name)
 
 
 def _constructible(cls) -> bool:
@@ -166,4 +194,4 @@ def prepare_passes(spec: PassSpec) -> List[Any]:
 
 
 __all__ = ["PassSpec", "CATALOG", "spec_for", "discover_passes", "available_passes", "ref_pass",
-           "prepare_passes"]
+           "prepare_passes", "testable_pass"]

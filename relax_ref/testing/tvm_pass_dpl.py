@@ -31,8 +31,10 @@ class NotData(Exception):
 
 def to_python(v: Any) -> Any:
     """The Python value of an abstract value of the interpreter, or NotData."""
-    from .tvm_pass_extract import Lit, Values
+    from .tvm_pass_values import Lit, ParamRef, ParamSlice, Values
 
+    if isinstance(v, (ParamRef, ParamSlice)) and (not isinstance(v, ParamRef) or v.index is not None):
+        return v           # resolved against the parsed input module when the pass is built
     if isinstance(v, Lit):
         return v.value
     if isinstance(v, Values):

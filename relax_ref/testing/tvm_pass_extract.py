@@ -26,8 +26,8 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .tvm_corpus import extract_file
 from .tvm_pass_values import (  # noqa: F401  (re-exported)
-    AUXILIARY, Applied, ClassV, Func, Inst, Item, Lit, Method, Namespace, Pair, PassCall, Script, Seq, Site, Unknown,
-    Values, primary_pass,
+    AUXILIARY, Applied, ClassV, Func, Inst, Item, Lit, Method, Namespace, Pair, ParamRef, ParamSlice, PassCall, Script,
+    Seq, Site, Unknown, Values, primary_pass,
 )
 from .tvm_pass_values import is_dpl as _is_dpl
 
@@ -316,6 +316,11 @@ class _Interp:
             return self.attribute(self.eval(e.value, env), e.attr)
         if isinstance(e, ast.Subscript):
             return self.subscript(self.eval(e.value, env), self.eval(e.slice, env))
+        if isinstance(e, ast.Slice):
+            parts = [self.eval(x, env) if x is not None else Lit(None) for x in (e.lower, e.upper, e.step)]
+            if all(isinstance(x, Lit) for x in parts):
+                return Lit(slice(*(x.value for x in parts)))
+            return Unknown("slice")
         if isinstance(e, ast.Call):
             return self.call(e, env)
         if isinstance(e, ast.BinOp):
@@ -372,6 +377,8 @@ class _Interp:
             return Method(obj, attr)
         if isinstance(obj, Namespace):
             return Namespace(f"{obj.path}.{attr}")
+        if isinstance(obj, Item) and isinstance(obj.base, Script) and attr == "params":
+            return ParamRef(obj.base, obj.key, None)
         if isinstance(obj, Inst):
             if attr in obj.attrs:
                 return obj.attrs[attr]
@@ -387,6 +394,12 @@ class _Interp:
     def subscript(self, obj: Any, key: Any) -> Any:
         if isinstance(key, Lit) and isinstance(key.value, str) and isinstance(obj, (Script, Applied)):
             return Item(obj, key.value)
+        if isinstance(obj, ParamRef) and obj.index is None and isinstance(key, Lit):
+            if isinstance(key.value, int):
+                return ParamRef(obj.script, obj.func, key.value)
+            if isinstance(key.value, slice) and all(isinstance(x, (int, type(None))) for x in
+                                                    (key.value.start, key.value.stop, key.value.step)):
+                return ParamSlice(obj.script, obj.func, key.value.start, key.value.stop)
         if isinstance(obj, Lit) and isinstance(key, Lit):
             try:
                 return Lit(obj.value[key.value])

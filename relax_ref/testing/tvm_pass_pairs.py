@@ -101,15 +101,34 @@ def _has_pass(name: str) -> bool:
     return callable(getattr(transform, name, None))
 
 
-def build_pass(p: PassCall):
-    """relax-ref's pass of the same name with the test's literal arguments (None: relax-ref has none)."""
+def _resolve(v: Any, module) -> Any:
+    """Parameter references of the test (``Before["main"].params[0]``) as the parsed module's variables."""
+    from .tvm_pass_values import ParamRef, ParamSlice
+
+    if isinstance(v, (ParamRef, ParamSlice)):
+        if module is None or v.func not in module:
+            raise LookupError(f"no function '{v.func}' to take a parameter from")
+        params = module[v.func].params
+        return params[v.index] if isinstance(v, ParamRef) else list(params[v.start:v.stop])
+    if isinstance(v, list):
+        return [_resolve(x, module) for x in v]
+    if isinstance(v, tuple):
+        return tuple(_resolve(x, module) for x in v)
+    if isinstance(v, dict):
+        return {_resolve(k, module): _resolve(x, module) for k, x in v.items()}
+    return v
+
+
+def build_pass(p: PassCall, module=None):
+    """relax-ref's pass of the same name with the test's literal arguments (None: relax-ref has none);
+    parameter references are resolved against ``module``, the parsed input."""
     from .. import transform
 
     cls = getattr(transform, p.name, None)
     if cls is None or not callable(cls):
         return None
     args, kwargs = p.python_args()
-    return cls(*args, **kwargs)
+    return cls(*[_resolve(a, module) for a in args], **{k: _resolve(v, module) for k, v in kwargs.items()})
 
 
 def _context(chain: Sequence[PassCall]):
@@ -135,7 +154,7 @@ def _context(chain: Sequence[PassCall]):
 def run_chain(mod, chain: Sequence[PassCall]):
     passes = []
     for p in chain:
-        built = build_pass(p)
+        built = build_pass(p, mod)
         if built is None:
             raise NotImplementedError(f"relax-ref has no pass {p.name}")
         passes.append(built)

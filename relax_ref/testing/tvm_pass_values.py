@@ -123,6 +123,26 @@ class Item:
 
 
 @dataclass(frozen=True)
+class ParamRef:
+    """``Module["func"].params[index]``: a parameter of a function of a TVMScript definition, resolved
+    against the parsed module when the pass is built (``index`` None: the parameter list)."""
+
+    script: Any
+    func: str
+    index: Optional[int]
+
+
+@dataclass(frozen=True)
+class ParamSlice:
+    """``Module["func"].params[start:stop]``."""
+
+    script: Any
+    func: str
+    start: Optional[int]
+    stop: Optional[int]
+
+
+@dataclass(frozen=True)
 class Method:
     """A method of a dataflow pattern, looked up (``p.has_dtype``)."""
 
@@ -218,5 +238,5 @@ def primary_pass(chain: Sequence[PassCall]) -> str:
     return main[-1] if main else (names[0] if names else "")
 
 
-__all__ = ["Unknown", "Lit", "Values", "Namespace", "Script", "PassCall", "Seq", "Applied", "Item", "Method", "Func",
+__all__ = ["ParamRef", "ParamSlice", "Unknown", "Lit", "Values", "Namespace", "Script", "PassCall", "Seq", "Applied", "Item", "Method", "Func",
            "ClassV", "Inst", "Pair", "Site", "primary_pass", "AUXILIARY", "is_dpl"]

@@ -33,6 +33,7 @@ from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .fuse_ops_by_pattern import FuseOpsByPattern, FusionPattern, MergeCompositeFunctions
 from .fuse_tir import ExpandTupleArguments, FuseTIR, RemoveUnusedParameters
+from .gradient import Gradient
 from .inline_private_functions import InlinePrivateFunctions
 from .lambda_lift import LambdaLift
 from .legalize_ops import LegalizeContext, LegalizeOps
@@ -62,5 +63,5 @@ __all__ = [
     "StaticPlanBlockMemory", "ToNonDataflow", "default_pipeline", "vm_lowering", "full_pipeline",
     "BindParams", "BindSymbolicVars", "KillAfterLastUse", "LowerAllocTensor", "EliminateCommonSubexpr",
     "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo", "FuseOpsByPattern",
-    "FusionPattern", "MergeCompositeFunctions", "BundleModelParams", "LiftTransformParams",
+    "FusionPattern", "MergeCompositeFunctions", "BundleModelParams", "LiftTransformParams", "Gradient",
 ]
