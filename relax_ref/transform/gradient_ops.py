@@ -1,4 +1,4 @@
-"""The gradients of Relax operators used by the Gradient pass (PASS.GRAD.OPS).
+"""The gradients of Relax operators used by the Gradient pass (PASS.GRAD.3).
 
 ``GRADIENTS[op](orig_var, call, out_grad, ctx)`` returns one partial per argument of ``call``: the
 adjoint contribution ``d target / d arg`` given ``out_grad = d target / d orig_var``, as a (nested)
