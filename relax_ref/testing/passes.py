@@ -102,6 +102,7 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     PassSpec("LiftTransformParams"),
     PassSpec("BundleModelParams"),
     PassSpec("Gradient", kwargs={"func_name": "main"}, applicable=lambda mod: _differentiable(mod, "main")),
+    PassSpec("ConvertLayout", kwargs={"desired_layouts": {"relax.nn.conv2d": ["NHWC", "OHWI"]}}),
 ]}
 
 

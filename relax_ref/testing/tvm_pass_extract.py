@@ -185,7 +185,8 @@ class _Interp:
         elif isinstance(s, ast.AugAssign):
             self.assign(s.target, Unknown("augmented assignment"), env)
         elif isinstance(s, ast.Expr):
-            self.eval(s.value, env)
+            if not self.exec_mutation(s.value, env):
+                self.eval(s.value, env)
         elif isinstance(s, ast.Return):
             raise _Return(self.eval(s.value, env) if s.value is not None else Lit(None))
         elif isinstance(s, ast.Assert):
@@ -199,6 +200,30 @@ class _Interp:
             self.exec_block(s.finalbody, env)
         elif isinstance(s, ast.For):
             self.exec_for(s, env)
+
+    def exec_mutation(self, e: ast.AST, env: Env) -> bool:
+        """``d.update(x)`` / ``l.append(x)`` / ``l.extend(x)`` on a name bound to a literal: the name is
+        rebound to the changed literal (literals are immutable values here)."""
+        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
+                and e.func.attr in ("update", "append", "extend") and len(e.args) == 1 and not e.keywords):
+            return False
+        name = e.func.value.id
+        cur, arg = env.get(name), self.eval(e.args[0], env)
+        if not (isinstance(cur, Lit) and isinstance(arg, Lit)):
+            return False
+        if e.func.attr == "update" and isinstance(cur.value, dict) and isinstance(arg.value, dict):
+            new = Lit({**cur.value, **arg.value})
+        elif e.func.attr == "append" and isinstance(cur.value, list):
+            new = Lit(cur.value + [arg.value])
+        elif e.func.attr == "extend" and isinstance(cur.value, list) and isinstance(arg.value, (list, tuple)):
+            new = Lit(cur.value + list(arg.value))
+        else:
+            return False
+        scope: Optional[Env] = env
+        while scope is not None and name not in scope.vars:
+            scope = scope.parent
+        (scope or env).set(name, new)
+        return True
 
     def exec_import(self, s: ast.stmt, env: Env) -> None:
         if isinstance(s, ast.Import):
