@@ -103,6 +103,9 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     PassSpec("BundleModelParams"),
     PassSpec("Gradient", kwargs={"func_name": "main"}, applicable=lambda mod: _differentiable(mod, "main")),
     PassSpec("ConvertLayout", kwargs={"desired_layouts": {"relax.nn.conv2d": ["NHWC", "OHWI"]}}),
+    # generated kernels carry no operator_name: the replacement of tagged kernels is tested on its own
+    # (tests/transform/test_alter_op_impl.py)
+    PassSpec("AlterOpImpl", kwargs={"op_impl_map": {}}),
 ]}
 
 

@@ -31,10 +31,14 @@ class NotData(Exception):
 
 def to_python(v: Any) -> Any:
     """The Python value of an abstract value of the interpreter, or NotData."""
-    from .tvm_pass_values import Lit, ParamRef, ParamSlice, Values
+    from .tvm_pass_values import LambdaV, Lit, MapV, ParamRef, ParamSlice, Script, Values
 
     if isinstance(v, (ParamRef, ParamSlice)) and (not isinstance(v, ParamRef) or v.index is not None):
         return v           # resolved against the parsed input module when the pass is built
+    if isinstance(v, (Script, LambdaV)):
+        return v           # parsed / translated when the pass is built
+    if isinstance(v, MapV):
+        return {k: to_python(x) for k, x in v.items}
     if isinstance(v, Lit):
         return v.value
     if isinstance(v, Values):
@@ -82,3 +86,34 @@ def binary(op: str, a: Any, b: Any) -> Any:
 
 __all__ = ["FUNCTIONS", "METHODS", "NotData", "to_python", "is_dpl_path", "call_function", "call_method",
            "call_pattern", "binary"]
+
+
+def index_map_from_lambda(node):
+    """An index map from ``lambda i, j: (i // 4, ...)`` read as syntax (``int64`` indices; integer
+    constants, the parameters, ``+ - * // %`` and unary minus only)."""
+    import ast
+
+    from ..ir import prim_expr as P
+    from ..ops import te_ops as O
+    from ..ops.layout_transform import IndexMap
+
+    if node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
+        raise NotData("lambda with * or keyword parameters")
+    params = [P.PrimVar(a.arg, "int64") for a in node.args.args]
+    env = {a.arg: p for a, p in zip(node.args.args, params)}
+    ops = {ast.Add: O.add, ast.Sub: O.sub, ast.Mult: O.mul, ast.FloorDiv: O.floordiv, ast.Mod: O.floormod}
+
+    def ev(e):
+        if isinstance(e, ast.Name) and e.id in env:
+            return env[e.id]
+        if isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool):
+            return P.IntImm(e.value, "int64")
+        if isinstance(e, ast.BinOp) and type(e.op) in ops:
+            return ops[type(e.op)](ev(e.left), ev(e.right))
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            return O.neg(ev(e.operand))
+        raise NotData(f"index expression {type(e).__name__}")
+
+    body = node.body
+    outs = [ev(x) for x in body.elts] if isinstance(body, (ast.Tuple, ast.List)) else [ev(body)]
+    return IndexMap(tuple(params), tuple(outs))

@@ -26,7 +26,8 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .tvm_corpus import extract_file
 from .tvm_pass_values import (  # noqa: F401  (re-exported)
-    AUXILIARY, Applied, ClassV, Func, Inst, Item, Lit, Method, Namespace, Pair, ParamRef, ParamSlice, PassCall, Script,
+    AUXILIARY, Applied, ClassV, Func, Inst, Item, LambdaV, Lit, MapV, Method, Namespace, Pair, ParamRef, ParamSlice,
+    PassCall, Script,
     Seq, Site, Unknown, Values, primary_pass,
 )
 from .tvm_pass_values import is_dpl as _is_dpl
@@ -334,7 +335,11 @@ class _Interp:
             vals = [self.eval(v, env) for v in e.values]
             if all(isinstance(x, Lit) for x in keys + vals):
                 return Lit({k.value: v.value for k, v in zip(keys, vals)})
+            if all(isinstance(k, Lit) for k in keys):
+                return MapV(tuple((k.value, v) for k, v in zip(keys, vals)))
             return Unknown("dict of values")
+        if isinstance(e, ast.Lambda):
+            return LambdaV(e)
         if isinstance(e, ast.Name):
             return env.get(e.id)
         if isinstance(e, ast.Attribute):

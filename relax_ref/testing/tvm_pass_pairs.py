@@ -55,6 +55,10 @@ class _Timeout(Exception):
     pass
 
 
+class _Unreadable(Exception):
+    """A TVMScript argument of a pass that relax-ref cannot read."""
+
+
 @contextmanager
 def _time_limit(seconds: float):
     if seconds <= 0 or not hasattr(signal, "SIGALRM"):
@@ -103,8 +107,19 @@ def _has_pass(name: str) -> bool:
 
 def _resolve(v: Any, module) -> Any:
     """Parameter references of the test (``Before["main"].params[0]``) as the parsed module's variables."""
-    from .tvm_pass_values import ParamRef, ParamSlice
+    from .tvm_pass_values import LambdaV, ParamRef, ParamSlice, Script
 
+    if isinstance(v, Script):
+        if not v.defn.standalone:
+            raise _Unreadable(f"argument {v.defn.name}: uses Python names {', '.join(v.defn.free_names)}")
+        try:
+            return load_definition(v.defn, v.wrap)
+        except Exception as e:  # noqa: BLE001 - an argument relax-ref cannot read
+            raise _Unreadable(f"argument {v.defn.name}: {type(e).__name__}: {_first_line(str(e))}") from None
+    if isinstance(v, LambdaV):
+        from .tvm_pass_dpl import index_map_from_lambda
+
+        return index_map_from_lambda(v.node)
     if isinstance(v, (ParamRef, ParamSlice)):
         if module is None or v.func not in module:
             raise LookupError(f"no function '{v.func}' to take a parameter from")
@@ -197,6 +212,9 @@ def check_pair(pair: Pair, timeout: float = 60.0) -> Outcome:
                 expected = run_chain(expected, pair.expected_chain)
     except _Timeout:
         out.status, out.detail = "raised", f"timeout after {timeout:.0f} s"
+        return out
+    except _Unreadable as e:
+        out.status, out.detail = "unreadable", str(e)
         return out
     except Exception as e:  # noqa: BLE001 - counted as raised, the message kept
         out.status, out.detail = "raised", f"{type(e).__name__}: {_first_line(str(e))}"

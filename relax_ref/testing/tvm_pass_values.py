@@ -37,6 +37,20 @@ class Values:
 
 
 @dataclass(frozen=True)
+class MapV:
+    """A dict literal holding values that are not all literals (keys are literals)."""
+
+    items: Tuple[Tuple[Any, Any], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class LambdaV:
+    """``lambda i, j: (i // 4, j)``: kept as syntax; an index map when a pass needs one."""
+
+    node: Any
+
+
+@dataclass(frozen=True)
 class Namespace:
     """A dotted path of the TVM API (``tvm.relax.transform``) or a builtin name."""
 
@@ -238,5 +252,5 @@ def primary_pass(chain: Sequence[PassCall]) -> str:
     return main[-1] if main else (names[0] if names else "")
 
 
-__all__ = ["ParamRef", "ParamSlice", "Unknown", "Lit", "Values", "Namespace", "Script", "PassCall", "Seq", "Applied", "Item", "Method", "Func",
+__all__ = ["MapV", "LambdaV", "ParamRef", "ParamSlice", "Unknown", "Lit", "Values", "Namespace", "Script", "PassCall", "Seq", "Applied", "Item", "Method", "Func",
            "ClassV", "Inst", "Pair", "Site", "primary_pass", "AUXILIARY", "is_dpl"]

@@ -21,6 +21,7 @@ FoldConstant, LambdaLift, RewriteDataflowReshape, DecomposeOpsForInference; pipe
 
 from __future__ import annotations
 
+from .alter_op_impl import AlterOpImpl
 from .annotate_tir_op_pattern import AnnotateTIROpPattern, OpPatternKind
 from .bind import BindParams, BindSymbolicVars
 from .call_tir_rewrite import CallTIRRewrite
@@ -65,5 +66,5 @@ __all__ = [
     "BindParams", "BindSymbolicVars", "KillAfterLastUse", "LowerAllocTensor", "EliminateCommonSubexpr",
     "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo", "FuseOpsByPattern",
     "FusionPattern", "MergeCompositeFunctions", "BundleModelParams", "LiftTransformParams", "Gradient",
-    "ConvertLayout",
+    "ConvertLayout", "AlterOpImpl",
 ]
