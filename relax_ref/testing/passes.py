@@ -106,6 +106,7 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     # generated kernels carry no operator_name: the replacement of tagged kernels is tested on its own
     # (tests/transform/test_alter_op_impl.py)
     PassSpec("AlterOpImpl", kwargs={"op_impl_map": {}}),
+    PassSpec("ComputePrimValue"),
 ]}
 
 

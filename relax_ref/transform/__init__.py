@@ -26,6 +26,7 @@ from .annotate_tir_op_pattern import AnnotateTIROpPattern, OpPatternKind
 from .bind import BindParams, BindSymbolicVars
 from .call_tir_rewrite import CallTIRRewrite
 from .canonicalize_bindings import CanonicalizeBindings
+from .compute_prim_value import ComputePrimValue
 from .convert_layout import ConvertLayout
 from .convert_to_dataflow import ConvertToDataflow
 from .dead_code_elimination import DeadCodeElimination
@@ -66,5 +67,5 @@ __all__ = [
     "BindParams", "BindSymbolicVars", "KillAfterLastUse", "LowerAllocTensor", "EliminateCommonSubexpr",
     "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo", "FuseOpsByPattern",
     "FusionPattern", "MergeCompositeFunctions", "BundleModelParams", "LiftTransformParams", "Gradient",
-    "ConvertLayout", "AlterOpImpl",
+    "ConvertLayout", "AlterOpImpl", "ComputePrimValue",
 ]
