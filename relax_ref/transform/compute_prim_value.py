@@ -12,6 +12,9 @@ Follows TVM 0.25 (``src/relax/transform/compute_prim_value.cc``):
 * (PASS.PRIMVALUE.2) The rewritten call is bound where the prim value was a leaf (an ``If`` condition
   gets a binding ``R.Prim(dtype)`` before the ``If``); the module is otherwise unchanged, and unchanged
   when no prim value is rewritten.
+* (PASS.PRIMVALUE.3) Deviation: an operator argument whose operator accepts only a prim value literal
+  there (``R.clip``'s bounds, ...) is left alone; TVM 0.25 rewrites it too and leaves a call its own
+  struct-info inference rejects.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ..ir import tir
 from ..ir.attrs import Attrs
 from ..ir.functor import prim_vars_in, substitute_prim
 from ..ir.module import IRModule
+from ..ir.struct_info import PrimStructInfo
 from .pass_infra import Pass
 from .utils import BindingMutator, fresh_name, renormalize
 
@@ -64,6 +68,30 @@ class _Injector(BindingMutator):
             return e
         func, free = compute_func(e.value)
         return rx.Call(self._global(func), tuple(rx.PrimValue(v) for v in free))
+
+    def visit_Call(self, c: rx.Call) -> rx.Expr:
+        if not isinstance(c.op, rx.Op):
+            return self.generic_mutate_expr(c)
+        # (PASS.PRIMVALUE.3) an operator argument that must be a prim value literal stays one
+        keep = [i for i, a in enumerate(c.args) if isinstance(a, rx.PrimValue)
+                and not isinstance(a.value, (P.IntImm, P.PrimVar)) and not self._accepts_var(c, i)]
+        if not keep:
+            return self.generic_mutate_expr(c)
+        args = tuple(a if i in keep else self.visit_expr(a) for i, a in enumerate(c.args))
+        if all(x is y for x, y in zip(args, c.args)):
+            return c
+        return rx.Call(c.op, args, c.attrs, c.sinfo_args, span=c.span)
+
+    def _accepts_var(self, c: rx.Call, i: int) -> bool:
+        from ..errors import RelaxError
+
+        probe = rx.Var("probe", struct_info=PrimStructInfo(c.args[i].value.dtype))
+        args = tuple(probe if k == i else a for k, a in enumerate(c.args))
+        try:
+            self.value_struct_info(rx.Call(c.op, args, c.attrs, c.sinfo_args))
+        except RelaxError:
+            return False
+        return True
 
 
 class ComputePrimValue(Pass):

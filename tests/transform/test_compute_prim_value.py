@@ -127,3 +127,19 @@ class M:
 
 def test_preserves_meaning_on_symbolic_expressions():
     check_pass(ComputePrimValue(), strategy=_prim_programs(), max_examples=25)
+
+
+def test_literal_operator_arguments_stay():
+    before = _mod('''
+@I.ir_module
+class M:
+    @R.function(pure=False)
+    def main(z: R.Tensor((4,), "float32"), _n: R.Prim(value="N")):
+        N = T.int64()
+        gv = R.clip(z, R.prim_value(T.float64(-1.0)), R.prim_value(T.float64(0.0)))
+        _ = R.assert_op(R.prim_value(N > T.int64(0)))
+        return gv
+''')
+    after = ComputePrimValue()(before)
+    prims = [k for k, f in after.items() if isinstance(f, tir.PrimFunc)]
+    assert prims == ["compute_symbolic_expr"] and after["compute_symbolic_expr"].ret_type == "bool"
