@@ -62,10 +62,11 @@ Generated structure (TIR.TE.GEN.*):
    in that dimension. ``T.writes`` is the output point (TIR.TE.GEN.6).
 7. The body is wrapped in the root block, which allocates the intermediate buffers; attrs
    ``{"tir.noalias": True}`` (TIR.TE.GEN.7).
+8. The integer parts of bodies and sources are simplified as ``create_prim_func`` does
+   (:mod:`relax_ref.ops.te_simplify`, TIR.TE.GEN.8).
 
 Limitations (documented, not silently approximated): axes whose extents depend on other axes are
-rejected (UnsupportedError); TVM's general rewrite simplifier is not reproduced beyond rule 4, so a
-legalization that needs canonical index arithmetic should build it with the folding operators.
+rejected (UnsupportedError); TVM's general simplifier is reproduced only as far as rules 4 and 8 go.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ from .te_ops import *  # noqa: F401,F403  (the scalar operator vocabulary)
 from .te_ops import __all__ as _ops_all
 from .te_ops import as_expr, call, cast, const, max_value, min_value
 from . import te_ops as _ops
+from .te_simplify import simplify_compute
 
 # ---------------------------------------------------------------------------------------------------
 # Unary intrinsic shorthands (``te.exp(x)`` etc.)
@@ -744,7 +746,7 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
     true = P.IntImm(1, "bool")
 
     def prep(e: P.PrimExpr, rebind: _Rebind) -> P.PrimExpr:
-        return _normalize_value(flip.visit(rebind.visit(e)))
+        return simplify_compute(_normalize_value(flip.visit(rebind.visit(e))))
 
     if op.is_reduction:
         iter_vars, bindings, vmap = _block_iters(axes, loop_vars)
