@@ -162,6 +162,16 @@ def _mod_split(e: P.FloorMod) -> P.PrimExpr:
 
 
 class _Comparisons(PrimExprMutator):
+    def visit_Mul(self, e):
+        a, b = self.visit(e.a), self.visit(e.b)
+        if e.dtype in _INDEX and not isinstance(a, P.IntImm) and isinstance(b, P.Mul):
+            # TVM's rewrite rule x * (c1 * y) -> (x * y) * c1
+            if isinstance(b.a, P.IntImm) and not isinstance(b.b, P.IntImm):
+                return P.Mul(P.Mul(a, b.b), b.a)
+            if isinstance(b.b, P.IntImm) and not isinstance(b.a, P.IntImm):
+                return P.Mul(P.Mul(a, b.a), b.b)
+        return e if a is e.a and b is e.b else P.Mul(a, b)
+
     def visit_FloorDiv(self, e):
         a, b = self.visit(e.a), self.visit(e.b)
         return _div_split(P.FloorDiv(a, b) if a is not e.a or b is not e.b else e)
@@ -202,7 +212,72 @@ def _has_load(e: P.PrimExpr) -> bool:
 def _full(e: P.PrimExpr) -> P.PrimExpr:
     from ..arith.analyzer import simplify
 
-    return _Comparisons().visit(_negation(simplify(e)))
+    return _Comparisons().visit(_SumOrder().visit(_negation(simplify(e))))
+
+
+def _split_key(t: P.PrimExpr) -> Tuple[int, float]:
+    """``(lower, upper)`` of a term seen as TVM's split ``index % upper // lower``."""
+    lower, upper = 1, float("inf")
+    if isinstance(t, P.FloorDiv) and _pos(t.b):
+        lower, t = t.b.value, t.a
+    if isinstance(t, P.FloorMod) and _pos(t.b):
+        upper = t.b.value
+    return lower, upper
+
+
+class _SumOrder(PrimExprMutator):
+    """TVM's canonical order of a sum's terms: by scale, then the split's lower and upper factors,
+    all descending (stable); rendered positive terms, a positive constant, subtracted terms, a
+    negative constant."""
+
+    def visit_Add(self, e):
+        return self._sum(e)
+
+    def visit_Sub(self, e):
+        return self._sum(e)
+
+    def _sum(self, e):
+        if e.dtype not in _INDEX:
+            return self.generic_visit(e)
+        terms: list = []
+        base = [0]
+
+        def walk(x, sign):
+            if isinstance(x, P.Add):
+                walk(x.a, sign)
+                walk(x.b, sign)
+            elif isinstance(x, P.Sub):
+                walk(x.a, sign)
+                walk(x.b, -sign)
+            elif isinstance(x, P.IntImm):
+                base[0] += sign * x.value
+            elif isinstance(x, P.Mul) and isinstance(x.b, P.IntImm):
+                terms.append((self.visit(x.a), sign * x.b.value))
+            else:
+                terms.append((self.visit(x), sign))
+        walk(e, 1)
+        if len(terms) < 2:
+            return self.generic_visit(e)
+        order = sorted(range(len(terms)), key=lambda i: (-terms[i][1], -_split_key(terms[i][0])[0],
+                                                         -_split_key(terms[i][0])[1], i))
+        d = e.dtype
+
+        def term(x, k):
+            return x if k == 1 else P.Mul(x, P.IntImm(k, d))
+        res = None
+        for i in order:
+            x, k = terms[i]
+            if k > 0:
+                res = term(x, k) if res is None else P.Add(res, term(x, k))
+        if base[0] > 0:
+            res = P.IntImm(base[0], d) if res is None else P.Add(res, P.IntImm(base[0], d))
+        for i in order:
+            x, k = terms[i]
+            if k < 0:
+                res = P.Sub(P.IntImm(0, d) if res is None else res, term(x, -k))
+        if base[0] < 0:
+            res = P.Sub(res, P.IntImm(-base[0], d))
+        return res
 
 
 def _negation(e: P.PrimExpr) -> P.PrimExpr:
@@ -212,19 +287,43 @@ def _negation(e: P.PrimExpr) -> P.PrimExpr:
     return e
 
 
+def _linear(e: P.PrimExpr) -> bool:
+    """No product of two non-constants and no division or modulo by a non-constant."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, P.Mul) and not isinstance(x.a, P.IntImm) and not isinstance(x.b, P.IntImm):
+            return False
+        if isinstance(x, (P.FloorDiv, P.FloorMod, P.Div, P.Mod)) and not isinstance(x.b, P.IntImm):
+            return False
+        stack.extend(P.children(x))
+    return True
+
+
 class _Scoped(PrimExprMutator):
     """Simplifies the integer parts of a kernel expression: load-free integer sub-expressions, load
     indices and integer comparisons; float and other values keep their form."""
 
+    def __init__(self) -> None:
+        self.index = False    # inside a load index: loads are atoms
+
     def visit(self, e: P.PrimExpr) -> P.PrimExpr:
-        if e.dtype in _INDEX and not isinstance(e, (P.IntImm, P.PrimVar)) and not _has_load(e):
-            return _full(e)
+        if e.dtype in _INDEX and not isinstance(e, (P.IntImm, P.PrimVar)) and (self.index or not _has_load(e)):
+            if _linear(e):
+                return _full(e)
+            # TVM's canonical form keeps a product of two non-constants, and a division by one, opaque
+            # (its operands are simplified on their own)
+            return _Comparisons().visit(super().visit(e))
         return super().visit(e)
 
     def visit_BufferLoad(self, e):
         from ..ir import tir
 
-        idx = tuple(_full(i) if not isinstance(i, (P.IntImm, P.PrimVar)) else i for i in e.indices)
+        saved, self.index = self.index, True
+        try:
+            idx = tuple(self.visit(i) for i in e.indices)
+        finally:
+            self.index = saved
         if all(a is b for a, b in zip(idx, e.indices)):
             return e
         return tir.BufferLoad(e.buffer, idx, e.dtype)
@@ -241,4 +340,49 @@ def simplify_compute(e: P.PrimExpr) -> P.PrimExpr:
     return _Scoped().visit(e)
 
 
-__all__ = ["simplify_compute"]
+def _has_float(e: P.PrimExpr) -> bool:
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x.dtype.startswith(("float", "bfloat")):
+            return True
+        stack.extend(P.children(x))
+    return False
+
+
+def _interval(e: P.PrimExpr):
+    """``(lo, hi)`` bounds of an index with a float part, as TVM's interval evaluation gives them: a
+    float-valued cast is unbounded (None), ``min``/``max`` clamp, other parts are points."""
+    if isinstance(e, P.Cast) and _has_float(e.value):
+        return None, None
+    if isinstance(e, (P.Min, P.Max)):
+        (alo, ahi), (blo, bhi) = _interval(e.a), _interval(e.b)
+        op = P.Min if isinstance(e, P.Min) else P.Max
+
+        def pick(x, y, keep_none):
+            if x is None or y is None:
+                return None if keep_none else (y if x is None else x)
+            return op(x, y)
+        if isinstance(e, P.Min):   # min: the lower bound needs both, the upper bound either
+            return pick(alo, blo, True), pick(ahi, bhi, False)
+        return pick(alo, blo, False), pick(ahi, bhi, True)
+    if _has_float(e):
+        return None, None
+    return e, e
+
+
+def float_index_range(e: P.PrimExpr, extent: P.PrimExpr):
+    """(TIR.TE.GEN.6) The region one index with a float part covers: its interval (TVM's int-set
+    evaluation) within ``[0, extent)``; None for an index without one (a point)."""
+    if not _has_float(e):
+        return None
+    from ..arith.analyzer import simplify
+    from ..ir import tir
+
+    lo, hi = _interval(e)
+    lo = P.IntImm(0, "int64") if lo is None else simplify(lo)
+    hi = simplify(P.Sub(extent, P.IntImm(1, extent.dtype))) if hi is None else simplify(hi)
+    return tir.Range(lo, simplify(P.Add(P.Sub(hi, lo), P.IntImm(1, hi.dtype))))
+
+
+__all__ = ["simplify_compute", "float_index_range"]
