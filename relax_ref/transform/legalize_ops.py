@@ -203,6 +203,7 @@ class LegalizeOps(Pass):
     """Lower operator calls to ``call_tir`` (see the module docstring)."""
 
     name = "LegalizeOps"
+    rebuilds_returns = True   # PASS.UTIL.4
 
     def __init__(self, skip_ops: Iterable[str] = (), customize: Optional[Mapping[str, LegalizeFunc]] = None):
         self.skip_ops = frozenset(skip_ops)

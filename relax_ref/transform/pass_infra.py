@@ -265,6 +265,9 @@ class Pass:
     name: str = "Pass"
     opt_level: int = 0
     required: Tuple[str, ...] = ()
+    #: whether changed functions get their return struct info as TVM's expression mutator rebuilds
+    #: them (PASS.UTIL.4)
+    rebuilds_returns: bool = False
 
     @property
     def info(self) -> PassInfo:
@@ -284,7 +287,7 @@ class Pass:
         out = self.transform(mod)
         if not isinstance(out, IRModule):
             raise RelaxError(f"pass {self.name} returned {type(out).__name__}, not an IRModule")
-        if out is not mod:
+        if self.rebuilds_returns and out is not mod:
             out = _rebuilt_returns(mod, out)
         ctx._after(out, info)
         return out
