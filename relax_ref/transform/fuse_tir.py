@@ -177,7 +177,9 @@ def remove_unused_parameters(mod: IRModule) -> IRModule:
         defined: Set[P.PrimVar] = set()
         for p in params:
             defined.update(definable_sym_vars(p.struct_info))
-        free_tir = [v for v in free_symbolic_vars(f.body) if v not in defined]
+        # TVM 0.25 collects these in an unordered set; for the few variables at stake its iteration
+        # order is the reverse of first occurrence (the order relax-ref fixes)
+        free_tir = [v for v in free_symbolic_vars(f.body) if v not in defined][::-1]
         for v in free_tir:
             params.append(rx.Var(name_hint=f"param_{v.name}", struct_info=PrimStructInfo(v.dtype, v)))
         replaced[gv.name_hint] = rx.Function(tuple(params), f.body, f.ret_struct_info, f.is_pure, attrs=f.attrs,
