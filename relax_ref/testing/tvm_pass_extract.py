@@ -137,7 +137,9 @@ class _Interp:
         self.raises = 0
         self.expected_failure = _marked_failing(fn.node) or (
             isinstance(fn.self_obj, Inst) and _marked_failing(fn.self_obj.cls.node))
-        self.changes_registry = _changes_registry(fn.node)
+        self.changes_registry = _changes_registry(fn.node) or any(
+            _changes_registry(f) for f in self.tree.body if isinstance(f, ast.FunctionDef)
+            and f.name in {a.arg for a in fn.node.args.args})     # through a fixture
         try:
             self.call_func(fn, [], kwargs)
         except RecursionError:
@@ -611,7 +613,8 @@ class _Interp:
                                ebase.wrap, echain, asel, esel))
 
 
-_REGISTRY_CHANGES = ("reset_attr", "set_attr", "register_legalize", "register_op_attr", "register_gradient")
+_REGISTRY_CHANGES = ("reset_attr", "set_attr", "register_legalize", "register_op_attr", "register_gradient",
+                     "register_te_gradient", "register_func")
 
 
 def _changes_registry(node: ast.AST) -> bool:
