@@ -32,7 +32,7 @@ class PassSpec:
     config: Dict[str, Any] = field(default_factory=dict)
     kwargs: Dict[str, Any] = field(default_factory=dict)
     #: for a pass with a narrow domain (Gradient): whether a module is in it; property tests apply the
-    #: pass only there (:func:`testable_pass`)
+    #: pass only there (:func:`pass_for_property_tests`)
     applicable: Optional[Any] = None
 
     def gen_config(self, base: Optional[GenConfig] = None) -> GenConfig:
@@ -148,7 +148,7 @@ def ref_pass(name: str, **kwargs) -> Optional[Any]:
     return cls(**args)
 
 
-def testable_pass(spec: PassSpec) -> Optional[Any]:
+def pass_for_property_tests(spec: PassSpec) -> Optional[Any]:
     """:func:`ref_pass` of the spec, applied only to modules in its domain when it has one."""
     p = ref_pass(spec.name)
     if p is None or spec.applicable is None:
@@ -199,4 +199,4 @@ def prepare_passes(spec: PassSpec) -> List[Any]:
 
 
 __all__ = ["PassSpec", "CATALOG", "spec_for", "discover_passes", "available_passes", "ref_pass",
-           "prepare_passes", "testable_pass"]
+           "prepare_passes", "pass_for_property_tests"]
