@@ -23,6 +23,8 @@ pair of that pass, where the two modules first differ; ``--diff FILE:LINE`` prin
 
 from __future__ import annotations
 
+from ..errors import RelaxError
+
 import argparse
 import inspect
 import json
@@ -328,6 +330,18 @@ def _print_func(f) -> str:
         return repr(f)
 
 
+def _script(mod) -> str:
+    """The module in the newest dialect that can write it."""
+    if not hasattr(mod, "script"):
+        return _print_func(mod)
+    for dialect in ("tvm", "tvm-0.25", "classic"):
+        try:
+            return mod.script(dialect=dialect)
+        except RelaxError:
+            continue
+    return mod.script()
+
+
 def _print_diff(root: Path, where: str) -> int:
     fname, _, line = where.partition(":")
     pairs, _ = extract_pairs(root)
@@ -340,7 +354,7 @@ def _print_diff(root: Path, where: str) -> int:
         try:
             after = _select(run_chain(load_definition(pair.input, pair.input_wrap), pair.chain), pair.select)
             print("--- relax-ref ---")
-            print(after.script(dialect="tvm") if hasattr(after, "script") else _print_func(after))
+            print(_script(after))
         except Exception as e:  # noqa: BLE001 - shown
             print(f"--- relax-ref raised {type(e).__name__}: {e}")
         print("--- expected ---")
