@@ -373,7 +373,13 @@ class _OperatorFusor(BindingMutator):
             if len(creator.output_vars) > 1:
                 # several outputs: the function returns a tuple; every output is re-bound
                 # (PASS.FUSEOPS.5)
-                for k, v in enumerate(creator.output_vars):
+                # re-bound in the order of their bindings, as TVM emits them (the index is the
+                # output's position in the returned tuple)
+                index = {v: k for k, v in enumerate(creator.output_vars)}
+                order = [b.var for b in creator.bindings if b.var in index]
+                order += [v for v in creator.output_vars if v not in order]
+                for v in order:
+                    k = index[v]
                     cls = rx.DataflowVar if isinstance(v, rx.DataflowVar) else rx.Var
                     tv = cls(name_hint=self.names.fresh("lv" if cls is rx.DataflowVar else "gv"))
                     out.append(rx.VarBinding(tv, rx.TupleGetItem(nv, k), span=binding.span))

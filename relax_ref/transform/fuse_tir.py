@@ -488,19 +488,26 @@ class _FusedTIRBuilder:
         args = call.args[1].fields
         if len(func.params) < len(args):
             raise RelaxError(f"FuseTIR: {gv.name_hint} has fewer parameters than arguments", call.span)
-        callee_bufs = [func.buffer_of(func.params[i]) for i in range(len(args))]
+        # arguments bind the leading parameters in order: a tensor its buffer, a prim value (TVM 0.27
+        # passes scalars among the arguments) a scalar parameter
         k = 0
         for a in args:
-            if isinstance(a, rx.Var):
-                for target in self.buffers(a) or ():
-                    if k >= len(callee_bufs) or callee_bufs[k] is None:
-                        raise RelaxError(f"FuseTIR: argument/buffer mismatch calling {gv.name_hint}", call.span)
-                    self.matcher.match_all(callee_bufs[k].shape, target.shape)
-                    self.buffer_pairs.append((callee_bufs[k], target))
-                    k += 1
-        if k != len(callee_bufs):
-            raise RelaxError(f"FuseTIR: every argument of {gv.name_hint} must be a parameter or an "
-                             f"intermediate tensor of the primitive function", call.span)
+            if isinstance(a, rx.PrimValue):
+                if k >= len(func.params) or func.params[k].dtype == "handle":
+                    raise RelaxError(f"FuseTIR: argument/parameter mismatch calling {gv.name_hint}", call.span)
+                self.matcher.match(func.params[k], a.value)
+                k += 1
+                continue
+            if not isinstance(a, rx.Var):
+                raise RelaxError(f"FuseTIR: every argument of {gv.name_hint} must be a parameter or an "
+                                 f"intermediate tensor of the primitive function", call.span)
+            for target in self.buffers(a) or ():
+                callee = func.buffer_of(func.params[k]) if k < len(func.params) else None
+                if callee is None:
+                    raise RelaxError(f"FuseTIR: argument/buffer mismatch calling {gv.name_hint}", call.span)
+                self.matcher.match_all(callee.shape, target.shape)
+                self.buffer_pairs.append((callee, target))
+                k += 1
         # outputs
         si = call.sinfo_args[0]
         out_sinfos = list(si.fields) if isinstance(si, TupleStructInfo) else [si]
@@ -509,7 +516,7 @@ class _FusedTIRBuilder:
             if not (isinstance(s, TensorStructInfo) and isinstance(s.shape, rx.ShapeExpr)):
                 raise RelaxError("FuseTIR expects outputs with known shapes", call.span)
             shapes.append(s.shape.values)
-        num_inputs = len(args)
+        num_inputs = k
         if call.op.name == "relax.call_tir_inplace":
             idx = call.attrs.get("inplace_indices")
             idx = [idx] if isinstance(idx, int) else list(idx)
