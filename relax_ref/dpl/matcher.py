@@ -255,3 +255,5 @@ def extract_matched_expr(pattern: D.DFPattern, expr: rx.Expr,
 
 
 __all__ = ["Matcher", "match", "extract_matched_expr"]
+
+D.MATCHER.update(match=match, extract_matched_expr=extract_matched_expr)

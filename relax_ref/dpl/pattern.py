@@ -55,14 +55,10 @@ class DFPattern:
         return ShapePattern(self, tuple(_as_dim(d) for d in shape))
 
     def match(self, expr: rx.Expr, var2val: Optional[Dict[rx.Var, rx.Expr]] = None) -> bool:
-        from .matcher import match
-
-        return match(self, expr, var2val)
+        return _matcher("match")(self, expr, var2val)
 
     def extract_matched_expr(self, expr: rx.Expr, var2val: Optional[Dict[rx.Var, rx.Expr]] = None):
-        from .matcher import extract_matched_expr
-
-        return extract_matched_expr(self, expr, var2val)
+        return _matcher("extract_matched_expr")(self, expr, var2val)
 
     def used_by(self, other, index: int = -1) -> "PatternSeq":
         return _chain(self, other, index, only=False)
@@ -266,6 +262,18 @@ def _as_pattern(x) -> DFPattern:
     if isinstance(x, rx.Expr):
         return ExprPattern(x)
     raise RelaxError(f"expected a dataflow pattern, got {type(x).__name__}")
+
+
+#: The matcher's entry points (``match``, ``extract_matched_expr``), filled by
+#: :mod:`relax_ref.dpl.matcher` when it is imported (it builds on this module, so this is a hook)
+MATCHER: Dict[str, Any] = {}
+
+
+def _matcher(name: str) -> Any:
+    fn = MATCHER.get(name)
+    if fn is None:
+        raise RelaxError("pattern matching needs relax_ref.dpl.matcher (import relax_ref.dpl)")
+    return fn
 
 
 def _as_dim(d) -> P.PrimExpr:

@@ -86,7 +86,7 @@ class _Rewriter(ExprMutator):
 def rewrite_call(pattern: DFPattern, rewriter: Callable[[rx.Expr, Dict[DFPattern, rx.Expr]], Optional[rx.Expr]],
                  func: rx.Function, module=None) -> rx.Function:
     """(PASS.DPL.REWRITE.1) ``func`` with every match of ``pattern`` replaced by ``rewriter``'s result."""
-    from ..analysis.normalize import normalize_function
+    from ..static.normalize import normalize_function
 
     if not isinstance(func, rx.Function):
         raise RelaxError("rewrite_call rewrites a Relax function")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from .. import dpl as _dpl
-from ..dpl import pattern as _pat
+from .tvm_pass_values import NotData, to_python
 
 #: Functions of ``tvm.relax.dpl`` answered by relax-ref's (by name)
 FUNCTIONS = frozenset({
@@ -23,30 +23,6 @@ FUNCTIONS = frozenset({
 })
 #: Methods of patterns answered by relax-ref's
 METHODS = frozenset({"has_dtype", "has_shape", "has_attr", "used_by", "only_used_by", "same_shape_as"})
-
-
-class NotData(Exception):
-    """A value that is not plain data (a literal, a container of data, or a pattern)."""
-
-
-def to_python(v: Any) -> Any:
-    """The Python value of an abstract value of the interpreter, or NotData."""
-    from .tvm_pass_values import LambdaV, Lit, MapV, ParamRef, ParamSlice, Script, Values
-
-    if isinstance(v, (ParamRef, ParamSlice)) and (not isinstance(v, ParamRef) or v.index is not None):
-        return v           # resolved against the parsed input module when the pass is built
-    if isinstance(v, (Script, LambdaV)):
-        return v           # parsed / translated when the pass is built
-    if isinstance(v, MapV):
-        return {k: to_python(x) for k, x in v.items}
-    if isinstance(v, Lit):
-        return v.value
-    if isinstance(v, Values):
-        items = [to_python(x) for x in v.items]
-        return tuple(items) if v.kind == "tuple" else items
-    if isinstance(v, (_pat.DFPattern, _pat.PatternSeq)):
-        return v
-    raise NotData(type(v).__name__)
 
 
 def is_dpl_path(path: str) -> Optional[str]:

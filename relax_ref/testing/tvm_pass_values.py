@@ -3,9 +3,11 @@ unfollowed assertion sites)."""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..dpl import pattern as _pat
 from .tvm_corpus import Definition
 
 #: Passes run around the pass a test is about (cleanup, or the analysis a pass needs first)
@@ -77,8 +79,6 @@ class PassCall:
     @property
     def literal(self) -> bool:
         """Whether every argument is data: literals, containers of data, dataflow patterns."""
-        from .tvm_pass_dpl import NotData, to_python
-
         try:
             for a in list(self.args) + [v for _, v in self.kwargs]:
                 to_python(a)
@@ -87,8 +87,6 @@ class PassCall:
         return True
 
     def python_args(self) -> Tuple[list, dict]:
-        from .tvm_pass_dpl import to_python
-
         return [to_python(a) for a in self.args], {k: to_python(v) for k, v in self.kwargs}
 
     def arg(self, i: int, name: str, default: Any = None) -> Any:
@@ -252,5 +250,27 @@ def primary_pass(chain: Sequence[PassCall]) -> str:
     return main[-1] if main else (names[0] if names else "")
 
 
-__all__ = ["MapV", "LambdaV", "ParamRef", "ParamSlice", "Unknown", "Lit", "Values", "Namespace", "Script", "PassCall", "Seq", "Applied", "Item", "Method", "Func",
+class NotData(Exception):
+    """A value that is not plain data (a literal, a container of data, or a pattern)."""
+
+
+def to_python(v: Any) -> Any:
+    """The Python value of an abstract value of the interpreter, or NotData."""
+    if isinstance(v, (ParamRef, ParamSlice)) and (not isinstance(v, ParamRef) or v.index is not None):
+        return v           # resolved against the parsed input module when the pass is built
+    if isinstance(v, (Script, LambdaV)):
+        return v           # parsed / translated when the pass is built
+    if isinstance(v, MapV):
+        return {k: to_python(x) for k, x in v.items}
+    if isinstance(v, Lit):
+        return v.value
+    if isinstance(v, Values):
+        items = [to_python(x) for x in v.items]
+        return tuple(items) if v.kind == "tuple" else items
+    if isinstance(v, (_pat.DFPattern, _pat.PatternSeq)):
+        return v
+    raise NotData(type(v).__name__)
+
+
+__all__ = ["NotData", "to_python", "MapV", "LambdaV", "ParamRef", "ParamSlice", "Unknown", "Lit", "Values", "Namespace", "Script", "PassCall", "Seq", "Applied", "Item", "Method", "Func",
            "ClassV", "Inst", "Pair", "Site", "primary_pass", "AUXILIARY", "is_dpl"]

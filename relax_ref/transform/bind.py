@@ -185,7 +185,7 @@ def infer_symbolic_var_map(var_map: Mapping[rx.Var, rx.Expr]) -> Dict[P.PrimVar,
 def _struct_info_of(e: rx.Expr) -> Optional[StructInfo]:
     if e.struct_info is not None:
         return e.struct_info
-    from ..analysis.normalize import leaf_struct_info
+    from ..static.normalize import leaf_struct_info
 
     return leaf_struct_info(e)
 
@@ -202,7 +202,7 @@ def _as_expr(value: Any) -> rx.Expr:
     if arr.dtype == object:
         raise RelaxError(f"cannot bind a value of type {type(value).__name__} to a parameter")
     c = rx.Constant(arr)
-    from ..analysis.normalize import constant_struct_info
+    from ..static.normalize import constant_struct_info
 
     return c.with_struct_info(constant_struct_info(c))
 

@@ -261,7 +261,7 @@ class _Function(ExprMutator):
         self.n = None
 
     def visit_Function(self, f: rx.Function) -> rx.Expr:
-        from ..analysis.normalize import Normalizer
+        from ..static.normalize import Normalizer
 
         saved = self.n
         self.n = Normalizer(self.mod, script_annotations=False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from ..analysis.purity import contains_impure_call
+from ..static.purity import contains_impure_call
 from ..analysis.structural_equal import structural_equal, structural_hash
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator

@@ -52,6 +52,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from ..dpl import pattern as D
+from ..dpl.matcher import extract_matched_expr
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator
@@ -176,9 +178,6 @@ class _Partitioner:
         return self.group_map.get(id(v)) if v is not None else None
 
     def try_match(self, b: rx.VarBinding) -> None:
-        from ..dpl import pattern as D
-        from ..dpl.matcher import extract_matched_expr
-
         call = b.value
         matches = extract_matched_expr(self.fp.pattern, call, self.bindings)
         if matches is None:

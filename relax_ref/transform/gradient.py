@@ -29,7 +29,7 @@ class _Ctx:
     """The block builder of the adjoint function plus struct-info inference without emission."""
 
     def __init__(self, mod: IRModule, params: Sequence[rx.Var]) -> None:
-        from ..analysis.normalize import Normalizer
+        from ..static.normalize import Normalizer
 
         self.mod = mod
         self.n = Normalizer(mod, script_annotations=False)
@@ -43,7 +43,7 @@ class _Ctx:
             t = self.struct_info(e.tuple_value)
             if isinstance(t, TupleStructInfo):
                 return t.fields[e.index]
-        from ..analysis.normalize import Normalizer
+        from ..static.normalize import Normalizer
 
         scratch = Normalizer(self.mod, script_annotations=False)
         scratch.begin_scope(self.params)
@@ -240,7 +240,7 @@ def simplify_gradient(func: rx.Function, mod: IRModule) -> rx.Function:
     """(PASS.GRAD.4) ``permute_dims(permute_dims(a))`` is ``a`` and ``permute_dims(matmul(a, b))`` is
     ``matmul(permute_dims(b), permute_dims(a))`` (a transpose of a transposed operand being that
     operand), for transposes of the last two dimensions and operands of at least two dimensions."""
-    from ..analysis.normalize import normalize_function
+    from ..static.normalize import normalize_function
     from .dead_code_elimination import remove_all_unused
     from .utils import BindingMutator
 
@@ -345,7 +345,7 @@ def gradient(mod: IRModule, func_name: str, require_grads=None, target_index: in
     result = back.epilogue(require, body.body)
     block = ctx.n.end_block()
     new = rx.Function(g.params, rx.SeqExpr((block,), result), None, g.is_pure, attrs=g.attrs)
-    from ..analysis.normalize import normalize_function
+    from ..static.normalize import normalize_function
     from .dead_code_elimination import remove_all_unused
 
     new = remove_all_unused(normalize_function(new, mod, script_annotations=False))

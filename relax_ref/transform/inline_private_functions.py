@@ -162,7 +162,7 @@ def _dataflow_splice(seq: rx.SeqExpr):
     """The bindings and result of an inlined body as dataflow bindings (variables become
     DataflowVars), or None when one of them may not be in a dataflow block (an ``If``, a nested
     function or an impure value)."""
-    from ..analysis.purity import contains_impure_call
+    from ..static.purity import contains_impure_call
 
     flat: List[rx.Binding] = []
     for blk in seq.blocks:
@@ -205,7 +205,7 @@ def _demote(block: rx.DataflowBlock, outer_remap: Dict[rx.Var, rx.Expr]) -> rx.B
 
 def inline_functions(func: rx.Function, callees: Dict[str, rx.Function], mod: IRModule) -> rx.Function:
     """(PASS.INLINE.2-3) ``func`` with calls of ``callees`` inlined (re-normalized when changed)."""
-    from ..analysis.normalize import normalize_function
+    from ..static.normalize import normalize_function
     from .canonicalize_bindings import canonicalize_bindings
     from .dead_code_elimination import remove_all_unused
 

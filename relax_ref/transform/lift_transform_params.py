@@ -124,7 +124,7 @@ class BundleModelParams(Pass):
 
 
 def _cleanup(func: rx.Function, mod: Optional[IRModule]) -> rx.Function:
-    from ..analysis.normalize import normalize_function
+    from ..static.normalize import normalize_function
     from .canonicalize_bindings import canonicalize_bindings
 
     func = normalize_function(func, mod, script_annotations=False)
@@ -386,7 +386,7 @@ def _compile_time_function(params: Sequence[rx.Var], bindings: Sequence[rx.Bindi
     body = rx.SeqExpr((rx.DataflowBlock(tuple(bindings)), rx.DataflowBlock(tuple(out_bindings))), tup)
     f = rx.Function(tuple(params), body, None, True, attrs={NUM_INPUT: 0})
     f = copy_function(f)
-    from ..analysis.normalize import normalize_function
+    from ..static.normalize import normalize_function
 
     f = normalize_function(f, mod, script_annotations=False)
     f = bundle_model_params(f)

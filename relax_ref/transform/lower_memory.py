@@ -227,7 +227,7 @@ class _KillInserter(ExprMutator):
 
 def kill_after_last_use(func: rx.Function, mod: Optional[IRModule] = None) -> rx.Function:
     """(PASS.KILL.1-3) on one function (re-normalized)."""
-    from ..analysis.normalize import normalize_function
+    from ..static.normalize import normalize_function
     from .canonicalize_bindings import canonicalize_bindings
 
     func = normalize_function(canonicalize_bindings(func), mod, script_annotations=False)

@@ -300,7 +300,7 @@ def _rebuilt_returns(before: IRModule, after: IRModule) -> IRModule:
     """(PASS.UTIL.4) A Relax function the pass changed whose declared return struct info and body
     struct info are incompatible (neither is a base of the other) returns its body's struct info, as a
     function rebuilt by TVM's ``ExprMutator`` does; the module is then re-normalized."""
-    from ..analysis.normalize import function_return_struct_info
+    from ..static.normalize import function_return_struct_info
     from ..analysis.struct_info_ops import is_base_of
     from ..ir import expr as rx
 

@@ -171,7 +171,7 @@ def test_bind_params_preserves_meaning(prog, seed, which):
         if sum(p.name_hint == f.params[i].name_hint for p in f.params) == 1 else None
     if out is None:
         return
-    relax_ref.analysis.well_formed.check_well_formed(out)
+    relax_ref.static.well_formed.check_well_formed(out)
     got = run_entry(out, prog.entry, inputs[:i] + inputs[i + 1:])
     problem = compare(result, got)
     assert problem is None, problem

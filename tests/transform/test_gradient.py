@@ -100,7 +100,7 @@ def _with_loss(mod: IRModule):
     loss = rx.Var(name_hint="loss")
     block = rx.DataflowBlock(body.blocks[0].bindings + (rx.VarBinding(loss, rx.Call(rx.Op("relax.sum"), (r,))),))
     g = rx.Function(f.params, rx.SeqExpr((block,), loss), None, f.is_pure, attrs=f.attrs)
-    from relax_ref.analysis.normalize import normalize_module
+    from relax_ref.static.normalize import normalize_module
 
     return normalize_module(IRModule({gv: (g if gv.name_hint == "main" else h) for gv, h in mod.functions_items()}),
                             script_annotations=False)
@@ -120,7 +120,7 @@ def test_gradient_matches_jax_grad(prog, seed):
     except RelaxError:
         return                          # not a valid input for this program
     out = Gradient("main")(mod)
-    relax_ref.analysis.well_formed.check_well_formed(out)
+    relax_ref.static.well_formed.check_well_formed(out)
     loss, grads = relax_ref.evaluate(out, "main_adjoint", *args)
     np.testing.assert_allclose(loss, expected_loss, rtol=1e-5, atol=1e-6)
     f = relax_jax.compile(mod).as_jax_function("main")

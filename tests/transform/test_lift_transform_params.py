@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.analysis.normalize import normalize_module
+from relax_ref.static.normalize import normalize_module
 from relax_ref.errors import RelaxError
 from relax_ref.ir import expr as rx
 from relax_ref.ir.module import IRModule
