@@ -121,7 +121,17 @@ def _differentiable(mod, name: str) -> bool:
     body = f.body
     si = body.body.struct_info
     return (len(body.blocks) == 1 and isinstance(body.blocks[0], rx.DataflowBlock) and isinstance(body.body, rx.Var)
-            and isinstance(si, TensorStructInfo) and si.ndim == 0 and si.dtype.startswith(("float", "bfloat")))
+            and isinstance(si, TensorStructInfo) and si.ndim == 0 and si.dtype.startswith(("float", "bfloat"))
+            and all(_float_tensors(p.struct_info) for p in f.params))
+
+
+def _float_tensors(si) -> bool:
+    """A float tensor or a tuple of them (what Gradient differentiates by default, PASS.GRAD.1)."""
+    from ..ir.struct_info import TensorStructInfo, TupleStructInfo
+
+    if isinstance(si, TupleStructInfo):
+        return all(_float_tensors(f) for f in si.fields)
+    return isinstance(si, TensorStructInfo) and si.dtype.startswith(("float", "bfloat"))
 
 #: modules of ``relax_ref.transform`` that hold pass machinery (base classes), not passes
 _INFRA_MODULES = frozenset({"relax_ref.transform", "relax_ref.transform.pass_infra"})

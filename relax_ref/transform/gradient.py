@@ -311,6 +311,10 @@ def gradient(mod: IRModule, func_name: str, require_grads=None, target_index: in
     g = copier.expr(f)
     if require_grads is None:
         require = list(g.params)
+        for r in f.params:
+            if not _float_leaves(r.struct_info):
+                raise RelaxError(f"Gradient: parameter {r.name_hint} (required by default) is not a float tensor "
+                                 "or a tuple of them", function=func_name)
     else:
         if isinstance(require_grads, (rx.Var, str)):
             require_grads = [require_grads]

@@ -347,9 +347,16 @@ def _stack(call, desired, lay):
     _no_desired(call, desired)
     layouts = lay(call.args[0], nested=True)
     layout = layouts[0]
-    axis = int(call.attrs.get("axis") or 0)
-    name = layout.name[:axis] + "S" + layout.name[axis:]
-    return Inferred([[layout] * len(layouts)], [SLayout(name)], _attrs(call, axis=find_axis(layout, axis)))
+    ndim = layout.ndim
+    if _packed(layout):
+        layout = initial_layout(ndim)
+    axis = int(call.attrs.get("axis") or 0) % (ndim + 1)
+    # (PASS.LAYOUT.8) the new axis is the output's initial axis ``axis``, placed where the input's axis
+    # ``axis`` is (last for ``axis == ndim``); the input's axes from ``axis`` on are renamed one letter up
+    pos = find_axis(layout, axis) if axis < ndim else ndim
+    shifted = [c if ord(c) - ord("A") < axis else chr(ord(c) + 1) for c in layout.name]
+    name = "".join(shifted[:pos]) + chr(ord("A") + axis) + "".join(shifted[pos:])
+    return Inferred([[layout] * len(layouts)], [SLayout(name)], _attrs(call, axis=pos))
 
 
 @register("split")

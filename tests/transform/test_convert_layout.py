@@ -72,6 +72,33 @@ def test_conv_chain_to_nhwc():
                                rtol=1e-5, atol=1e-5)
 
 
+STACK = '''
+@I.ir_module
+class M:
+    @R.function
+    def main(x: R.Tensor((2, 3, 5, 5), "float32"), w: R.Tensor((4, 3, 3, 3), "float32"), y: R.Tensor((4,), "float32")):
+        with R.dataflow():
+            c = R.nn.conv2d(x, w)
+            s = R.stack((c, c), axis=AXIS)
+            t = R.stack((y, y), axis=0)
+            R.output(s, t)
+        return (s, t)
+'''
+
+
+@pytest.mark.parametrize("axis,physical", [(0, 0), (1, 3), (2, 1), (4, 4), (-1, 4)])
+def test_stack_of_converted_tensors(axis, physical):
+    """(PASS.LAYOUT.8) stack in the converted layout, and back to the initial one for the output."""
+    mod = _mod(STACK.replace("AXIS", str(axis)))
+    out = ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})(mod)
+    stacks = [b.value for b in out["main"].body.blocks[0].bindings if b.value.op.name == "relax.stack"]
+    assert [int(c.attrs["axis"]) for c in stacks] == [physical, 0]
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal(s).astype("float32") for s in ((2, 3, 5, 5), (4, 3, 3, 3), (4,))]
+    for got, want in zip(relax_ref.evaluate(out, "main", *args), relax_ref.evaluate(mod, "main", *args)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def test_packed_layouts_leave_the_module():
     mod = _mod(CONV)
     out = ConvertLayout({"relax.nn.conv2d": ["NCHW4c", "OIHW4o"]})(mod)   # 3 channels do not split by 4

@@ -72,6 +72,10 @@ def test_require_grads_by_name_and_errors():
     vec = _mod(MLP.replace("loss = R.mean(s)", "loss = R.mean(s, axis=[1])"))
     with pytest.raises(RelaxError):          # the target must be a scalar
         Gradient("main")(vec)
+    flag = _mod(MLP.replace("):\n", ', flag: R.Prim("bool")):\n', 1))
+    with pytest.raises(RelaxError, match="flag"):   # every parameter is required by default (PASS.GRAD.1)
+        Gradient("main")(flag)
+    assert "main_adjoint" in Gradient("main", require_grads=["w"])(flag)
 
 
 # ---------------------------------------------------------------------------------------------------
