@@ -102,7 +102,10 @@ def _make_pass(tvm, relax, item, objects):  # pragma: no cover - runs in the wor
 
 
 def _handle(tvm, relax, req, send, objects=()) -> dict:  # pragma: no cover - runs in the worker process
-    """Apply the passes, streaming ``{"text": ...}`` after each one, and return the final status."""
+    """Apply the passes, streaming ``{"text": ...}`` after each one, and return the final status; a
+    request with ``compare`` instead compares the two texts under TVM's structural equality."""
+    if "compare" in req:
+        return _compare(tvm, req["text"], req["compare"])
     source = _IMPORT_LINE.sub("", req["text"])
     try:
         mod = tvm.script.from_source(source)
@@ -130,6 +133,21 @@ def _handle(tvm, relax, req, send, objects=()) -> dict:  # pragma: no cover - ru
         if not ok:
             return {"status": "ill-formed", "at": i, "message": wf_error}
     return {"status": "ok"}
+
+
+def _compare(tvm, text: str, other: str) -> dict:  # pragma: no cover - runs in the worker process
+    """``equal`` / ``different`` (with TVM's message) for two texts read by TVM, or ``load-error``."""
+    objs = []
+    for which, t in (("first", text), ("second", other)):
+        try:
+            objs.append(tvm.script.from_source(_IMPORT_LINE.sub("", t)))
+        except Exception as err:  # noqa: BLE001 - every TVM error is reported
+            return {"status": "load-error", "message": f"{which}: {type(err).__name__}: {err}"[:4000]}
+    try:
+        tvm.ir.assert_structural_equal(objs[0], objs[1])
+    except Exception as err:  # noqa: BLE001 - TVM reports a mismatch as an error
+        return {"status": "different", "message": str(err)[:4000]}
+    return {"status": "equal"}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -190,13 +208,22 @@ class TvmPassRunner:
             self.proc = None
 
     def run(self, text: str, passes: Sequence[str]) -> TvmReply:
+        """Read ``text`` with TVM and apply ``passes`` (see the module docstring)."""
+        return self._request({"text": text, "passes": list(passes)})
+
+    def compare(self, text: str, other: str) -> TvmReply:
+        """Whether TVM reads the two texts as structurally equal: status ``equal``, ``different``
+        (TVM's message), ``load-error``, ``timeout`` or ``died``."""
+        return self._request({"text": text, "compare": other})
+
+    def _request(self, request: dict) -> TvmReply:
         if self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self.restarts += 1
             self._start()
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            data = (json.dumps({"text": text, "passes": list(passes)}) + "\n").encode("utf-8")
+            data = (json.dumps(request) + "\n").encode("utf-8")
             while data:
                 data = data[self.proc.stdin.write(data):]
         except BrokenPipeError:

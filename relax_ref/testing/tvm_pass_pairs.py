@@ -51,6 +51,8 @@ class Outcome:
     chain: str
     status: str          # one of STATUSES
     detail: str = ""
+    tvm: str = ""        # with --tvm: equal / different / unreadable under TVM's structural equality
+    tvm_detail: str = ""
 
 
 class _Timeout(Exception):
@@ -187,8 +189,10 @@ def _select(x, name: Optional[str]):
     return x[name]
 
 
-def check_pair(pair: Pair, timeout: float = 60.0) -> Outcome:
-    """Run one pair (see the module docstring)."""
+def check_pair(pair: Pair, timeout: float = 60.0, dialect: Optional[str] = None,
+               texts: Optional[List[Tuple[Outcome, str, str]]] = None) -> Outcome:
+    """Run one pair (see the module docstring). With ``texts``, a compared pair's two modules are
+    appended to it printed in ``dialect`` (for :func:`compare_with_tvm`)."""
     from ..analysis.structural_equal import first_difference
 
     chain = " -> ".join(p.describe() for p in pair.chain)
@@ -230,11 +234,41 @@ def check_pair(pair: Pair, timeout: float = 60.0) -> Outcome:
         return out
     if diff is not None:
         out.status, out.detail = "different", _first_line(diff)
+    if texts is not None:
+        try:
+            texts.append((out, _script(a, dialect), _script(b, dialect)))
+        except Exception as e:  # noqa: BLE001 - counted, the message kept
+            out.tvm, out.tvm_detail = "unprintable", f"{type(e).__name__}: {_first_line(str(e))}"
     return out
 
 
+def compare_with_tvm(texts: Sequence[Tuple[Outcome, str, str]], timeout: float = 60.0,
+                     progress: bool = False) -> str:
+    """(PASS.FIDELITY.2) Set ``tvm`` of each outcome: whether the installed TVM, reading both modules
+    as relax-ref prints them, finds them structurally equal (TVM's own ``assert_structural_equal``, in a
+    worker process). Returns TVM's version."""
+    from .tvm_bridge import TvmPassRunner
+
+    with TvmPassRunner(timeout=timeout) as runner:
+        for i, (out, a, b) in enumerate(texts):
+            r = runner.compare(a, b)
+            out.tvm = {"equal": "equal", "different": "different"}.get(r.status, "unreadable")
+            out.tvm_detail = "" if r.status == "equal" else _first_line(r.message)
+            if progress and (i + 1) % 100 == 0:
+                print(f"  {i + 1} pairs compared by TVM", file=sys.stderr)
+        return runner.version
+
+
 def measure(root: Path, passes: Optional[Sequence[str]] = None, timeout: float = 60.0,
-            progress: bool = False) -> Tuple[List[Outcome], List[Site]]:
+            progress: bool = False, with_tvm: bool = False) -> Tuple[List[Outcome], List[Site]]:
+    """Every pair of ``root`` (only those about ``passes``); ``with_tvm`` also compares each compared
+    pair under the installed TVM's structural equality (:func:`compare_with_tvm`)."""
+    dialect = None
+    texts: Optional[List[Tuple[Outcome, str, str]]] = None
+    if with_tvm:
+        from ..script.dialect import installed_tvm_dialect
+
+        dialect, texts = installed_tvm_dialect(), []
     pairs, sites = extract_pairs(root)
     seen = set()
     outcomes = []
@@ -246,9 +280,11 @@ def measure(root: Path, passes: Optional[Sequence[str]] = None, timeout: float =
         if key in seen:
             continue
         seen.add(key)
-        outcomes.append(check_pair(pair, timeout))
+        outcomes.append(check_pair(pair, timeout, dialect, texts))
         if progress and len(outcomes) % 100 == 0:
             print(f"  {len(outcomes)} pairs", file=sys.stderr)
+    if texts:
+        compare_with_tvm(texts, timeout, progress)
     if passes:
         sites = [s for s in sites if s.pass_name in passes]
     return outcomes, sites
@@ -259,26 +295,38 @@ def table(outcomes: Sequence[Outcome]) -> Dict[str, Counter]:
     for o in outcomes:
         rows[o.pass_name]["pairs"] += 1
         rows[o.pass_name][o.status] += 1
+        if o.tvm:
+            rows[o.pass_name]["tvm " + o.tvm] += 1
+            rows[o.pass_name]["tvm compared"] += 1
     return dict(rows)
 
 
 def format_table(rows: Dict[str, Counter]) -> str:
+    """The per-pass table; with TVM's comparison (``--tvm``) two more columns: the pairs TVM finds
+    equal, and their share of the readable pairs."""
+    with_tvm = any(r["tvm compared"] for r in rows.values())
     head = "| pass | pairs | equal | different | unreadable | raised | no pass | equal of readable |"
-    lines = [head, "|" + "---|" * 8]
+    if with_tvm:
+        head += " TVM: equal | TVM: equal of readable |"
+    lines = [head, "|" + "---|" * (10 if with_tvm else 8)]
     total: Counter = Counter()
     for name in sorted(rows, key=lambda n: (-rows[n]["pairs"], n)):
         r = rows[name]
         total.update(r)
-        lines.append(_row(name, r))
-    lines.append(_row("**total**", total))
+        lines.append(_row(name, r, with_tvm))
+    lines.append(_row("**total**", total, with_tvm))
     return "\n".join(lines)
 
 
-def _row(name: str, r: Counter) -> str:
+def _row(name: str, r: Counter, with_tvm: bool = False) -> str:
     readable = r["pairs"] - r["unreadable"] - r["no pass"]
     pct = f"{100.0 * r['equal'] / readable:.0f}%" if readable else "-"
-    return (f"| {name} | {r['pairs']} | {r['equal']} | {r['different']} | {r['unreadable']} | {r['raised']} | "
-            f"{r['no pass']} | {pct} |")
+    row = (f"| {name} | {r['pairs']} | {r['equal']} | {r['different']} | {r['unreadable']} | {r['raised']} | "
+           f"{r['no pass']} | {pct} |")
+    if with_tvm:
+        tpct = f"{100.0 * r['tvm equal'] / readable:.0f}%" if readable else "-"
+        row += f" {r['tvm equal']} | {tpct} |"
+    return row
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -291,11 +339,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--diff", metavar="FILE:LINE", help="print both modules of the pair at FILE:LINE")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per pair (default 60)")
     ap.add_argument("--json", type=Path, help="write every outcome as JSON")
+    ap.add_argument("--tvm", action="store_true",
+                    help="also compare under the installed TVM's structural equality (both modules printed in "
+                         "its dialect and read by TVM in a worker process)")
     args = ap.parse_args(argv)
     t0 = time.time()
     if args.diff:
         return _print_diff(args.root, args.diff)
-    outcomes, sites = measure(args.root, args.passes, args.timeout, progress=True)
+    outcomes, sites = measure(args.root, args.passes, args.timeout, progress=True, with_tvm=args.tvm)
     rows = table(outcomes)
     if not args.all:
         rows = {k: v for k, v in rows.items() if v["pairs"] != v["no pass"]}
@@ -312,8 +363,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.show:
         print(f"\n{args.show}: pairs not equal")
         for o in outcomes:
-            if o.pass_name == args.show and o.status != "equal":
-                print(f"  {Path(o.file).name}:{o.line} {o.test} [{o.status}] {o.detail}")
+            if o.pass_name == args.show and (o.status != "equal" or o.tvm not in ("", "equal")):
+                tvm = f" [TVM: {o.tvm}] {o.tvm_detail}" if o.tvm else ""
+                print(f"  {Path(o.file).name}:{o.line} {o.test} [{o.status}] {o.detail}{tvm}")
     if args.json:
         args.json.write_text(json.dumps({"outcomes": [asdict(o) for o in outcomes],
                                          "sites": [asdict(s) for s in sites]}, indent=1))
@@ -330,8 +382,14 @@ def _print_func(f) -> str:
         return repr(f)
 
 
-def _script(mod) -> str:
-    """The module in the newest dialect that can write it."""
+def _script(mod, dialect: Optional[str] = None) -> str:
+    """The module in ``dialect``, by default in the newest dialect that can write it."""
+    if dialect is not None:
+        if hasattr(mod, "script"):
+            return mod.script(dialect=dialect)
+        from ..script.printer import print_function
+
+        return print_function(mod, dialect=dialect)
     if not hasattr(mod, "script"):
         return _print_func(mod)
     for dialect in ("tvm", "tvm-0.25", "classic"):

@@ -3,6 +3,8 @@ shapes TVM's pass tests use (our own sources, never TVM's), and the per-pass tal
 
 import textwrap
 
+import pytest
+
 from relax_ref.testing.tvm_pass_extract import extract_pairs, primary_pass
 from relax_ref.testing.tvm_pass_pairs import format_table, measure, table
 
@@ -204,3 +206,15 @@ def test_primary_pass():
     chain = [PassCall("AnnotateTIROpPattern"), PassCall("FuseOps"), PassCall("DeadCodeElimination")]
     assert primary_pass(chain) == "FuseOps"
     assert primary_pass([PassCall("CanonicalizeBindings"), PassCall("DeadCodeElimination")]) == "CanonicalizeBindings"
+
+
+@pytest.mark.tvm
+def test_measurement_under_tvm_equality(tmp_path):
+    """(PASS.FIDELITY.2) --tvm: the compared pairs again, under the installed TVM's structural equality."""
+    pytest.importorskip("tvm")
+    root = _write(tmp_path)
+    outcomes, _ = measure(root, with_tvm=True)
+    assert sorted((o.status, o.tvm) for o in outcomes if o.pass_name == "ToNonDataflow") == \
+        [("different", "different"), ("equal", "equal"), ("equal", "equal")]
+    text = format_table(table(outcomes))
+    assert "TVM: equal of readable" in text and "| ToNonDataflow | 3 | 2 | 1 | 0 | 0 | 0 | 67% | 2 | 67% |" in text
