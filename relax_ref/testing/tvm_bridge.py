@@ -105,7 +105,8 @@ def _handle(tvm, relax, req, send, objects=()) -> dict:  # pragma: no cover - ru
     """Apply the passes, streaming ``{"text": ...}`` after each one, and return the final status; a
     request with ``compare`` instead compares the two texts under TVM's structural equality."""
     if "compare" in req:
-        return _compare(tvm, req["text"], req["compare"])
+        return _compare(tvm, req["text"], req["compare"], req.get("select") or [None, None],
+                        bool(req.get("map_free_vars")))
     source = _IMPORT_LINE.sub("", req["text"])
     try:
         mod = tvm.script.from_source(source)
@@ -135,16 +136,18 @@ def _handle(tvm, relax, req, send, objects=()) -> dict:  # pragma: no cover - ru
     return {"status": "ok"}
 
 
-def _compare(tvm, text: str, other: str) -> dict:  # pragma: no cover - runs in the worker process
-    """``equal`` / ``different`` (with TVM's message) for two texts read by TVM, or ``load-error``."""
+def _compare(tvm, text: str, other: str, select, map_free_vars: bool) -> dict:  # pragma: no cover - worker side
+    """``equal`` / ``different`` (with TVM's message) for two texts read by TVM (or the functions named
+    by ``select`` of the modules they denote), or ``load-error``."""
     objs = []
-    for which, t in (("first", text), ("second", other)):
+    for which, t, name in (("first", text, select[0]), ("second", other, select[1])):
         try:
-            objs.append(tvm.script.from_source(_IMPORT_LINE.sub("", t)))
+            obj = tvm.script.from_source(_IMPORT_LINE.sub("", t))
+            objs.append(obj[name] if name else obj)
         except Exception as err:  # noqa: BLE001 - every TVM error is reported
             return {"status": "load-error", "message": f"{which}: {type(err).__name__}: {err}"[:4000]}
     try:
-        tvm.ir.assert_structural_equal(objs[0], objs[1])
+        tvm.ir.assert_structural_equal(objs[0], objs[1], map_free_vars=map_free_vars)
     except Exception as err:  # noqa: BLE001 - TVM reports a mismatch as an error
         return {"status": "different", "message": str(err)[:4000]}
     return {"status": "equal"}
@@ -211,10 +214,13 @@ class TvmPassRunner:
         """Read ``text`` with TVM and apply ``passes`` (see the module docstring)."""
         return self._request({"text": text, "passes": list(passes)})
 
-    def compare(self, text: str, other: str) -> TvmReply:
-        """Whether TVM reads the two texts as structurally equal: status ``equal``, ``different``
-        (TVM's message), ``load-error``, ``timeout`` or ``died``."""
-        return self._request({"text": text, "compare": other})
+    def compare(self, text: str, other: str, select: Sequence[Optional[str]] = (None, None),
+                map_free_vars: bool = False) -> TvmReply:
+        """Whether TVM reads the two texts as structurally equal (or, where ``select`` names them, the
+        functions of those names of the two modules): status ``equal``, ``different`` (TVM's message),
+        ``load-error``, ``timeout`` or ``died``."""
+        return self._request({"text": text, "compare": other, "select": list(select),
+                              "map_free_vars": map_free_vars})
 
     def _request(self, request: dict) -> TvmReply:
         if self.proc is None or self.proc.poll() is not None:

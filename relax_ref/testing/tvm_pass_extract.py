@@ -479,7 +479,8 @@ class _Interp:
             except Exception as err:  # noqa: BLE001 - a pattern relax-ref cannot build stays unknown
                 return Unknown(f"pattern: {err}")
         if last in ("assert_structural_equal",) and len(args) >= 2:
-            self.compare(line, args[0], args[1])
+            free = kwargs.get("map_free_vars", args[2] if len(args) > 2 else None)
+            self.compare(line, args[0], args[1], isinstance(free, Lit) and free.value is True)
             return Lit(None)
         name = _is_pass_path(path)
         if name is not None:
@@ -573,7 +574,7 @@ class _Interp:
     def site(self, line: int, reason: str, pass_name: str = "") -> None:
         self.sites.append(Site(str(self.path), line, self.test, reason, pass_name))
 
-    def compare(self, line: int, a: Any, b: Any) -> None:
+    def compare(self, line: int, a: Any, b: Any, map_free_vars: bool = False) -> None:
         sides = [_unpack(a), _unpack(b)]
         n = [len(s[1]) if s else 0 for s in sides]
         chains = [s[1] for s in sides if s]
@@ -610,7 +611,7 @@ class _Interp:
             self.site(line, f"arguments of {bad[0].name} are not literals", pass_name)
             return
         self.pairs.append(Pair(str(self.path), line, self.test, abase.defn, abase.wrap, achain, ebase.defn,
-                               ebase.wrap, echain, asel, esel))
+                               ebase.wrap, echain, asel, esel, map_free_vars))
 
 
 _REGISTRY_CHANGES = ("reset_attr", "set_attr", "register_legalize", "register_op_attr", "register_gradient",

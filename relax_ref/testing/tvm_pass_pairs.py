@@ -190,7 +190,7 @@ def _select(x, name: Optional[str]):
 
 
 def check_pair(pair: Pair, timeout: float = 60.0, dialect: Optional[str] = None,
-               texts: Optional[List[Tuple[Outcome, str, str]]] = None) -> Outcome:
+               texts: Optional[List[tuple]] = None) -> Outcome:
     """Run one pair (see the module docstring). With ``texts``, a compared pair's two modules are
     appended to it printed in ``dialect`` (for :func:`compare_with_tvm`)."""
     from ..analysis.structural_equal import first_difference
@@ -228,7 +228,7 @@ def check_pair(pair: Pair, timeout: float = 60.0, dialect: Optional[str] = None,
     try:
         a = _select(after, pair.select)
         b = _select(expected, pair.expected_select)
-        diff = first_difference(a, b)
+        diff = first_difference(a, b, map_free_vars=pair.map_free_vars)
     except Exception as e:  # noqa: BLE001
         out.status, out.detail = "raised", f"comparison: {type(e).__name__}: {_first_line(str(e))}"
         return out
@@ -236,13 +236,16 @@ def check_pair(pair: Pair, timeout: float = 60.0, dialect: Optional[str] = None,
         out.status, out.detail = "different", _first_line(diff)
     if texts is not None:
         try:
-            texts.append((out, _script(a, dialect), _script(b, dialect)))
+            # a selected function is compared within its module (it may call the module's functions)
+            texts.append((out, _script(after, dialect), _script(expected, dialect),
+                          (pair.select if hasattr(after, "script") else None,
+                           pair.expected_select if hasattr(expected, "script") else None), pair.map_free_vars))
         except Exception as e:  # noqa: BLE001 - counted, the message kept
             out.tvm, out.tvm_detail = "unprintable", f"{type(e).__name__}: {_first_line(str(e))}"
     return out
 
 
-def compare_with_tvm(texts: Sequence[Tuple[Outcome, str, str]], timeout: float = 60.0,
+def compare_with_tvm(texts: Sequence[tuple], timeout: float = 60.0,
                      progress: bool = False) -> str:
     """(PASS.FIDELITY.2) Set ``tvm`` of each outcome: whether the installed TVM, reading both modules
     as relax-ref prints them, finds them structurally equal (TVM's own ``assert_structural_equal``, in a
@@ -250,8 +253,8 @@ def compare_with_tvm(texts: Sequence[Tuple[Outcome, str, str]], timeout: float =
     from .tvm_bridge import TvmPassRunner
 
     with TvmPassRunner(timeout=timeout) as runner:
-        for i, (out, a, b) in enumerate(texts):
-            r = runner.compare(a, b)
+        for i, (out, a, b, select, map_free_vars) in enumerate(texts):
+            r = runner.compare(a, b, select, map_free_vars)
             out.tvm = {"equal": "equal", "different": "different"}.get(r.status, "unreadable")
             out.tvm_detail = "" if r.status == "equal" else _first_line(r.message)
             if progress and (i + 1) % 100 == 0:
@@ -264,7 +267,7 @@ def measure(root: Path, passes: Optional[Sequence[str]] = None, timeout: float =
     """Every pair of ``root`` (only those about ``passes``); ``with_tvm`` also compares each compared
     pair under the installed TVM's structural equality (:func:`compare_with_tvm`)."""
     dialect = None
-    texts: Optional[List[Tuple[Outcome, str, str]]] = None
+    texts: Optional[List[tuple]] = None
     if with_tvm:
         from ..script.dialect import installed_tvm_dialect
 

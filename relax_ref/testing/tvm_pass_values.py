@@ -226,6 +226,7 @@ class Pair:
     expected_chain: Tuple[PassCall, ...] = ()
     select: Optional[str] = None
     expected_select: Optional[str] = None
+    map_free_vars: bool = False      # as the assertion asks (``map_free_vars=True``)
 
     @property
     def pass_name(self) -> str:
