@@ -323,6 +323,17 @@ def _inplace_output_indices(indices, num_inputs: int) -> List[int]:
     return out
 
 
+def _kept_offset(buf: tir.Buffer, shape) -> Optional[P.PrimExpr]:
+    """(PASS.FUSETIR.3) The element offset of an intermediate buffer made from ``buf`` with a new
+    ``shape``, as TVM's ``WithShape`` keeps it: a default offset is 0 of the old shape's index type,
+    spelled out when the new shape's index type differs."""
+    if buf.elem_offset is not None:
+        return buf.elem_offset
+    old = buf.shape[0].dtype if buf.shape else "int32"
+    new = shape[0].dtype if shape else "int32"
+    return None if old == new else P.IntImm(0, old)
+
+
 class _FusedTIRBuilder:
     def __init__(self, mod: IRModule, name: str) -> None:
         from ..arith import Analyzer
@@ -539,7 +550,7 @@ class _FusedTIRBuilder:
             while name in names:
                 k2 += 1
                 name = f"{name}_{k2}"
-            nb = tir.Buffer(name, tuple(shape), buf.dtype, None, buf.strides, buf.elem_offset, buf.scope,
+            nb = tir.Buffer(name, tuple(shape), buf.dtype, None, buf.strides, _kept_offset(buf, shape), buf.scope,
                             buf.axis_separators, buf.align, buf.offset_factor)
             self.alloc_buffers.append(nb)
             outs.append(nb)
