@@ -348,8 +348,13 @@ def _call_packed(ev: Evaluator, info: CallInfo):
 
 
 def _emit_with_sinfo(ev: Evaluator, info: CallInfo):
-    """``R.emit_with_sinfo("relax.op", (args...), (sinfo...))``: a call of the named operator with the
-    given arguments and struct-info arguments and no attributes (TEXT.RELAX.1)."""
+    """``R.emit_with_sinfo("relax.op", (args...), (sinfo...))`` (tvm-0.27: ``R.emit_with_ty`` /
+    ``R.emit_with_type``, keyword ``ty_args``): a call of the named operator with the given arguments
+    and struct-info arguments and no attributes (TEXT.RELAX.1)."""
+    if "ty_args" in info.kwargs:  # tvm-0.27's name of the keyword
+        info = CallInfo(info.node, info.path, info.args,
+                        {("sinfo_args" if k == "ty_args" else k): v for k, v in info.kwargs.items()},
+                        info.arg_nodes, {("sinfo_args" if k == "ty_args" else k): v for k, v in info.kw_nodes.items()})
     b = bind_params(ev, info, (("op", REQUIRED), ("args", REQUIRED), ("sinfo_args", None)))
     name = b["op"].value if isinstance(b["op"], rx.StringImm) else b["op"]
     if not isinstance(name, str) or registry.lookup(name) is None:
@@ -437,6 +442,8 @@ HANDLERS["R.tuple"] = _tuple_value
 HANDLERS["R.match_cast"] = _match_cast
 HANDLERS["R.call_packed"] = _call_packed
 HANDLERS["R.emit_with_sinfo"] = _emit_with_sinfo
+HANDLERS["R.emit_with_ty"] = _emit_with_sinfo     # tvm-0.27's spellings
+HANDLERS["R.emit_with_type"] = _emit_with_sinfo
 HANDLERS["R.ExternFunc"] = _extern_func
 HANDLERS["R.device"] = _device
 HANDLERS["R.ShapeExpr"] = _shape_expr
