@@ -1,6 +1,6 @@
 """Measure how closely relax-ref's passes do what TVM's passes do, on TVM's own pass tests (PASS.FIDELITY.1).
 
-``python -m relax_ref.testing.tvm_pass_pairs DIR [--pass NAME] [--show NAME] [--json OUT]``
+``python -m relax_ref.testing.tvm_pass_pairs DIR [--pass NAME] [--show NAME] [--json OUT] [--tvm]``
 
 ``DIR`` is an apache/tvm checkout (or its ``tests/python/relax``) that the user brings; nothing of it is
 stored in the project. The (input module, passes, expected module) triples of its
@@ -15,6 +15,11 @@ about, :func:`~relax_ref.testing.tvm_pass_extract.primary_pass`) the table count
 * ``unreadable`` -- relax-ref cannot parse the input or the expected module;
 * ``raised`` -- a relax-ref pass raised an error (or ran past the time limit);
 * ``no pass`` -- relax-ref has no pass of one of the names in the chain.
+
+With ``--tvm`` (TVM installed) every compared pair is compared again under TVM's own structural
+equality: both modules are printed in the installed TVM's dialect and read by TVM in a worker process
+(:func:`compare_with_tvm`); two more columns count the pairs TVM finds equal. Since relax-ref's
+equality compares TIR block names and TVM's does not, the two columns can differ.
 
 It also lists the assertion sites that did not give a pair, by reason (a module built with Python, a
 pass argument that is not a literal, an expected error). ``--show NAME`` prints, for every differing
