@@ -32,6 +32,7 @@ LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("analysis", ("relax_ref.analysis",)),
     ("ops", ("relax_ref.ops",)),
     ("static", ("relax_ref.static",)),
+    ("dpl", ("relax_ref.dpl",)),
     ("script", ("relax_ref.script",)),
     ("interp", ("relax_ref.interp",)),
     ("transform", ("relax_ref.transform",)),

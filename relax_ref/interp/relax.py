@@ -32,7 +32,8 @@ Constructs:
   first, compound ones (``n * 2``) compared afterwards (EVAL.CHECK.2) -- then the body runs and the
   result is checked against ``ret_struct_info`` (no new bindings, EVAL.CHECK.4). Every parameter is
   checked, including weights past ``num_input`` (TVM skips statically shaped weights);
-* (CALL.PRIMFUNC.1) calling a PrimFunc reference runs it in place on the arguments; the result is unit;
+* (CALL.PRIMFUNC.1) calling a PrimFunc reference runs it in place on the arguments; the result is unit
+  (the value of ``T.ret`` for a PrimFunc with a return type, TIR.FUNC.5);
 * (CALL.PACKED.1, CALL.PACKED.3, CALL.PACKED.7) calling a packed function passes the argument values (see :mod:`.builtins`);
 * (CALL.OP.1) an operator call evaluates its arguments left to right, runs the registry entry's
   ``check`` and then the interpreter's implementation (:func:`~relax_ref.interp.op_table.apply`); an
@@ -224,14 +225,14 @@ class Interpreter(ExprEvaluator):
             raise unknown_output_shape(span)
         return np.zeros(tuple(shape), dtype=_dt.to_numpy(s.dtype))
 
-    def _run_prim_func(self, ref: PrimFuncRef, args: List[Any], span, readonly=()) -> None:
+    def _run_prim_func(self, ref: PrimFuncRef, args: List[Any], span, readonly=()) -> Any:
         locked = []
         try:
             for t in readonly:
                 if isinstance(t, np.ndarray) and t.flags.writeable and all(t is not x for x in locked):
                     t.flags.writeable = False
                     locked.append(t)
-            _compiled_prim_func(ref.func, ref.name)(args, self.vectorize, self.lookup_packed)
+            return _compiled_prim_func(ref.func, ref.name)(args, self.vectorize, self.lookup_packed)
         except RelaxError as e:
             raise e.with_span(span).with_context(function=ref.name)
         finally:
@@ -244,8 +245,9 @@ class Interpreter(ExprEvaluator):
         if isinstance(fn, Closure):
             return self.call_closure(fn, args, call)
         if isinstance(fn, PrimFuncRef):
-            self._run_prim_func(fn, args, call.span if call is not None else None)
-            return ()
+            r = self._run_prim_func(fn, args, call.span if call is not None else None)
+            rt = fn.func.ret_type
+            return () if rt in (None, "void", "") else PrimScalar(r, rt)
         if isinstance(fn, PackedFunc):
             try:
                 r = fn(*args)
