@@ -15,6 +15,9 @@ Contenders per workload (when applicable):
 * ``tvm``: ``relax.build(target="llvm")`` + VM (needs TVM);
 * ``numpy``.
 
+Section ``fp`` measures the cost of the spec's floating-point rules: the executor's default
+``float_rules="strict"`` against ``float_rules="fast"`` on each workload, alternated in one run.
+
 Sections ``overhead`` (per-call host overhead over a bare jitted call with 12 arguments) and ``dynamic``
 (64 decode steps with the cache growing 64..127, cold: fresh executor / fresh jit, counting XLA
 compilations) measure the executor's own costs.
@@ -403,8 +406,87 @@ def bench_dynamic(args, use_tvm: bool) -> None:
            ["variant", "total s", "ratio", "XLA compiles (all)", "exe.stats.compiles"])
 
 
+ELEMWISE_SRC = '''
+from tvm.script import ir as I, relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1024, 1024), "float32"), s: R.Tensor((1024, 1024), "float32")) -> R.Tensor((1024, 1024), "float32"):
+        with R.dataflow():
+            q = R.round(R.divide(x, R.const(0.3, "float32")))
+            c = R.clip(q, -128, 127)
+            d = R.multiply(c, R.const(0.3, "float32"))
+            e = R.subtract(R.multiply(d, s), R.multiply(x, s))
+            f = R.add(R.multiply(e, e), R.const(1.0, "float32"))
+            R.output(f)
+        return f
+'''
+
+
+def _elementwise_jax():
+    import jax.numpy as jnp
+
+    def f(x, s):
+        q = jnp.clip(jnp.round(x / jnp.float32(0.3)), -128, 127) * jnp.float32(0.3)
+        e = q * s - x * s
+        return e * e + jnp.float32(1)
+    return f
+
+
+def bench_fp(args, use_tvm: bool) -> None:
+    """The cost of the spec's floating-point rules (PRIM.FLOAT.1): the default ``float_rules="strict"``
+    against ``float_rules="fast"`` (XLA's own rewrites), alternated call by call on each workload, on the
+    graph path and (with TVM) the TensorIR path; ratios against the fast executor and ``jax.jit``."""
+    import jax
+    import jax.numpy as jnp
+
+    import relax_jax
+    import relax_ref
+
+    rng = np.random.default_rng(3)
+    fns = W.jax_functions()
+    w1, w2 = W.mlp_weights(rng)
+    ws = W.decoder_weights(rng)
+    jws = [jnp.asarray(w) for w in ws]
+    cx, cw = W.conv_inputs(rng)
+    ex = (rng.standard_normal((1024, 1024)) * 40).astype(np.float32)
+    es = rng.standard_normal((1024, 1024)).astype(np.float32)
+    x256 = jnp.asarray(rng.standard_normal((256, 512)).astype(np.float32))
+    x128 = jnp.asarray(rng.standard_normal((128, 512)).astype(np.float32))
+    x1 = jnp.asarray(rng.standard_normal((1, 512)).astype(np.float32))
+    kc = jnp.asarray(rng.standard_normal((100, 8, 64)).astype(np.float32))
+    vc = jnp.asarray(rng.standard_normal((100, 8, 64)).astype(np.float32))
+    work = [("elementwise 1024x1024", ELEMWISE_SRC, "main", (jnp.asarray(ex), jnp.asarray(es)),
+             jax.jit(_elementwise_jax())),
+            ("MLP n=256", W.MLP, "main", (x256, jnp.asarray(w1), jnp.asarray(w2)), jax.jit(fns["mlp"])),
+            ("prefill L=128", W.DECODER, "prefill", (x128, *jws), jax.jit(fns["prefill"])),
+            ("decode L=100", W.DECODER, "decode", (x1, kc, vc, *jws), jax.jit(fns["decode"])),
+            ("conv block", W.CONV, "main", (jnp.asarray(cx), jnp.asarray(cw)), jax.jit(fns["conv"]))]
+    results, vs_jit = {}, {}
+    for label, src, entry, xs, jf in work:
+        paths = [("", src)] + ([("[TIR]", W.tvm_lowered_text(src))] if use_tvm else [])
+        for tag, text in paths:
+            mod = relax_ref.parse(text)
+            strict = relax_jax.compile(mod)
+            fast = relax_jax.compile(mod, float_rules="fast")
+            want = jf(*xs)
+            for exe in (strict, fast):
+                for _ in range(40 if entry == "decode" else 1):
+                    _block(exe(entry, *xs))
+                _check(label + tag, exe(entry, *xs), want)
+            c = {"strict": lambda s=strict: s(entry, *xs), "fast": lambda f=fast: f(entry, *xs),
+                 "jax.jit": lambda: jf(*xs)}
+            calls = max(args.calls // 2, 3)
+            res = interleaved(c, args.rounds, calls)
+            results[label + tag] = {"strict": res["strict"], "fast": res["fast"]}
+            vs_jit[label + tag] = res
+    _report("Float rules: relax_jax strict vs fast", results, base="fast")
+    _report("Float rules: both against jax.jit", vs_jit)
+
+
 SECTIONS = {"mlp": bench_mlp, "decoder": bench_decoder, "conv": bench_conv, "overhead": bench_overhead,
-            "dynamic": bench_dynamic}
+            "dynamic": bench_dynamic, "fp": bench_fp}
 
 
 def main(argv=None) -> int:

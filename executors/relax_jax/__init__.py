@@ -4,7 +4,7 @@ API
 ===
 
 ``relax_jax.compile(mod, *, device=None, shape_buckets="pow2", exact_cache_size=32, specialize_after=32,
-reuse_padded=True, pad_poison=False, stdout=None) -> Executable``
+reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict") -> Executable``
     ``mod`` is a normalized IRModule (``relax_ref.parse``) or TVMScript text. ``device``: a JAX device or a
     platform name (``"cpu"``, ``"gpu"``); default the first CPU device. ``shape_buckets``: ``"pow2"``, a
     list of sizes, a function ``n -> bucket >= n``, or ``None`` for exact shapes (see Bucketing).
@@ -13,6 +13,10 @@ reuse_padded=True, pad_poison=False, stdout=None) -> Executable``
     padding it again -- the decode loop of a growing KV cache then pads only on its first step (costs
     the padded buffer's memory while the result lives). ``pad_poison``: fill padding with NaN / the
     integer maximum / True instead of zeros, a check that no result depends on the padding.
+    ``float_rules``: ``"strict"`` keeps PRIM.FLOAT.1 (one rounding per node: no reciprocal for a
+    division, no reassociation, no fused multiply-add; :mod:`relax_jax.float_rules`), ``"fast"`` lets
+    XLA rewrite float arithmetic. ``as_jax_function`` keeps the multiply barriers; the enclosing
+    ``jax.jit``'s compiler options are the caller's.
 
 ``exe(entry, *args)`` / ``exe.run(entry, *args)``
     Calls a function of the module. Arguments follow the reference's host convention (VAL.HOST.1):

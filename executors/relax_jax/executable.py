@@ -50,6 +50,7 @@ from relax_ref.ir.module import IRModule
 from relax_ref.script.parser import parse as parse_script
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
+from .float_rules import check_mode, compiler_options, tracing_mode
 from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
 from .layouts import (
@@ -152,7 +153,7 @@ class Executable:
     def __init__(self, mod: IRModule, *, device: Any = None, shape_buckets: Any = "pow2",
                  exact_cache_size: int = EXACT_CACHE_SIZE, stdout: Any = None,
                  specialize_after: Optional[int] = SPECIALIZE_AFTER, reuse_padded: bool = True,
-                 pad_poison: bool = False) -> None:
+                 pad_poison: bool = False, float_rules: str = "strict") -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
@@ -183,6 +184,10 @@ class Executable:
         #: result depends on what lies beyond the logical extents
         self.pad_poison = bool(pad_poison)
         self._padded_src: Dict[int, Tuple[Any, Any]] = {}
+        #: ``"strict"``: the spec's floating-point rules (PRIM.FLOAT.1; :mod:`relax_jax.float_rules`);
+        #: ``"fast"``: XLA's own rewrites (reciprocal division, reassociation, fused multiply-add)
+        self.float_rules = check_mode(float_rules)
+        self.compiler_options = compiler_options(self.float_rules)
 
     def _print(self, text: str) -> None:
         import sys
@@ -524,8 +529,9 @@ class Executable:
             return tuple(outs)
 
         jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding)
-        lowered = jitted.lower(*specs)
-        compiled = lowered.compile()
+        with tracing_mode(self.float_rules):
+            lowered = jitted.lower(*specs)
+        compiled = lowered.compile(self.compiler_options)
         return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
                          phys_shapes)
 

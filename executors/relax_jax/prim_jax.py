@@ -39,6 +39,8 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 
+from .float_rules import rounded_multiply
+
 StaticTypes = (bool, int, float, np.generic)
 
 
@@ -446,7 +448,7 @@ class PrimLowering:
             if op == "sub":
                 return jnp.subtract(a, b)
             if op == "mul":
-                return jnp.multiply(a, b)
+                return rounded_multiply(a, b)
             if op == "div":
                 return jnp.divide(a, b).astype(np_dtype(d))
             if op == "mod":
@@ -454,7 +456,7 @@ class PrimLowering:
             if op == "floordiv":
                 return jnp.floor(jnp.divide(a, b)).astype(np_dtype(d))
             if op == "floormod":
-                return (a - jnp.floor(jnp.divide(a, b)) * b).astype(np_dtype(d))
+                return (a - rounded_multiply(jnp.floor(jnp.divide(a, b)).astype(np_dtype(d)), b)).astype(np_dtype(d))
             if op == "min":
                 return jnp.where(jnp.less(a, b), a, b)
             if op == "max":

@@ -11,6 +11,7 @@ from relax_ref.ir import dtype as _dt
 
 from ..dims import dim_value
 from ..errors import NeedsExact
+from ..float_rules import rounded_multiply
 from ..lowering import LowerCtx
 from ..prim_jax import is_static, np_dtype
 from ..values import PrimV, SymInt, TVal
@@ -33,6 +34,8 @@ def fcompute(dtype: str, fn: Callable[..., Any], *xs: Any) -> Any:
     """A float function as TVM's CPU kernels compute it: 16-bit floats through float32, rounded back
     after each call (OP.ELEMWISE.SEM.7)."""
     t = np_dtype(dtype)
+    if fn is jnp.multiply:
+        fn = rounded_multiply           # one rounding per node, never contracted (PRIM.FLOAT.1)
     if low_precision(dtype):
         return jnp.asarray(fn(*[jnp.asarray(x).astype(F32) for x in xs])).astype(t)
     return jnp.asarray(fn(*[jnp.asarray(x) for x in xs])).astype(t)

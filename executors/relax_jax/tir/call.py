@@ -27,6 +27,7 @@ from relax_ref.ir import tir
 
 from ..dims import dim_value
 from ..errors import ErrorSink, NeedsExact
+from ..float_rules import tracing_mode
 from ..prim_jax import cast, is_static, np_dtype
 from ..values import PrimFuncV, PrimV, TVal, describe
 from .kernel import KExec
@@ -249,6 +250,10 @@ def _compile_kernel(exe, pf: PrimFuncV, args: List[Any], readonly: Sequence[bool
     builders: list = []
 
     def kernel(arrays, scalars):
+        with tracing_mode(exe.float_rules):
+            return traced_kernel(arrays, scalars)
+
+    def traced_kernel(arrays, scalars):
         sink = ErrorSink(True)
         ai, si_ = iter(arrays), iter(scalars)
         vals = []
@@ -268,9 +273,9 @@ def _compile_kernel(exe, pf: PrimFuncV, args: List[Any], readonly: Sequence[bool
     exe.stats.kernel_compiles += 1
     if static_scalars:
         consts = [a.val if is_static(a.val) else np.asarray(a.val).item() for a in args if isinstance(a, PrimV)]
-        fixed = jax.jit(lambda arrays, scalars: kernel(arrays, consts))
+        fixed = jax.jit(lambda arrays, scalars: kernel(arrays, consts), compiler_options=exe.compiler_options)
         return fixed, builders
-    return jax.jit(kernel), builders
+    return jax.jit(kernel, compiler_options=exe.compiler_options), builders
 
 
 __all__ = ["bind", "run", "apply_prim_func", "call_prim_func_in_place"]

@@ -1,0 +1,102 @@
+"""The spec's floating-point rules on XLA (PRIM.FLOAT.1, PRIM.FLOAT.4).
+
+PRIM.FLOAT.1: every float ``Add``/``Sub``/``Mul``/``Div`` of a Relax or TensorIR node is rounded once to
+the node's dtype; no fused multiply-add, no reciprocal in place of a division, no reassociation across
+nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
+
+* **HLO rewrites** of the algebraic simplifier (``algsimp``), applied whatever the fast-math flags say:
+  ``A / C`` becomes ``A * (1 / C)`` for a constant ``C``, ``(A / B) / C`` becomes ``A / (B * C)``,
+  ``A / sqrt(B)`` becomes ``A * rsqrt(B)``, ``(A + C1) + C2`` becomes ``A + (C1 + C2)``. The strict
+  compiler options turn that pass off for the executor's compilations (:data:`STRICT_OPTIONS`).
+  ``xla_allow_excess_precision=false`` keeps the rounding of 16-bit floats between nodes.
+* **Contraction in LLVM**: inside a fused loop a multiply that feeds an add or a subtract becomes one
+  ``fma`` (XLA's CPU backend always allows it; no option turns it off, an ``optimization_barrier``
+  is gone before code generation, and LLVM folds a product computed in ``float64`` and rounded back
+  into a ``float32`` multiply). :func:`rounded_multiply` is the barrier: the ``float32`` product goes
+  through ``float64`` and a ``reduce_precision`` that keeps every ``float32`` value (which LLVM cannot
+  see through) and back, so the value that leaves the node is the rounded product. ``float16``/``bfloat16`` products are computed in
+  ``float32`` and converted (exact, then rounded once). ``float64`` products have no wider type and
+  stay contractable: the known gap of this executor (docs of :func:`rounded_multiply`).
+
+Both are the default (``relax_jax.compile(mod, float_rules="strict")``); ``float_rules="fast"`` gives
+XLA's own rewrites back (results may then differ from the reference in the last bit, which rounding,
+``floor`` and ``ceil`` can turn into a whole unit). ``benchmarks/jax_bench.py --only fp`` measures the
+cost of the strict rules side by side.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Dict
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+#: the rule sets an executable can compile with
+MODES = ("strict", "fast")
+
+#: XLA compiler options that keep PRIM.FLOAT.1 at the HLO level (see the module docstring)
+STRICT_OPTIONS: Dict[str, Any] = {"xla_disable_hlo_passes": "algsimp", "xla_allow_excess_precision": False}
+
+_state = threading.local()
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        from relax_ref.errors import TypeMismatchError
+
+        raise TypeMismatchError(f"float_rules must be one of {', '.join(MODES)}, got {mode!r}")
+    return mode
+
+
+def compiler_options(mode: str) -> Dict[str, Any]:
+    """The XLA compiler options of an executable compiled with ``float_rules=mode``."""
+    return dict(STRICT_OPTIONS) if mode == "strict" else {}
+
+
+def strict() -> bool:
+    """Whether the lowering being traced keeps the strict rules (the default outside an executable)."""
+    return getattr(_state, "mode", "strict") == "strict"
+
+
+class tracing_mode:  # noqa: N801 - used as a context manager, reads like a function
+    """``with tracing_mode(mode):`` -- lower the operators of one trace under ``mode``."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        self.prev = getattr(_state, "mode", "strict")
+        _state.mode = self.mode
+
+    def __exit__(self, *exc: Any) -> None:
+        _state.mode = self.prev
+
+
+_F32 = np.dtype("float32")
+_F64 = np.dtype("float64")
+_HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
+
+
+def rounded_multiply(a: Any, b: Any) -> Any:
+    """``a * b`` rounded once to the operands' (common) float dtype, never contracted with the node that
+    consumes it (PRIM.FLOAT.1). Under ``float_rules="fast"``, or for ``float64`` (no wider type to
+    compute in; XLA may then fuse the product into an ``fma`` of the consumer), the plain product.
+    Operands promote as ``jnp.multiply`` promotes them (Python scalars are weakly typed)."""
+    if not strict():
+        return jnp.multiply(a, b)
+    t = np.dtype(jnp.result_type(a, b))
+    if t == _F32:
+        p = jnp.multiply(jnp.asarray(a, t), jnp.asarray(b, t))
+        # through float64 and back, with a reduce_precision to a 10-bit exponent between: a no-op on
+        # every float32 value (exponents -149..127), but not one that LLVM can see through, so ``p``
+        # stays a rounded product and never becomes the multiply of an fma
+        return lax.reduce_precision(p.astype(_F64), exponent_bits=10, mantissa_bits=52).astype(_F32)
+    if t in _HALF:
+        return jnp.multiply(jnp.asarray(a, t).astype(_F32), jnp.asarray(b, t).astype(_F32)).astype(t)
+    return jnp.multiply(a, b)
+
+
+__all__ = ["MODES", "STRICT_OPTIONS", "check_mode", "compiler_options", "strict", "tracing_mode",
+           "rounded_multiply"]

@@ -1,0 +1,83 @@
+"""relax_jax keeps PRIM.FLOAT.1 (one rounding per float node) on both paths: the division by a constant,
+the multiply-subtract chain feeding ``ceil`` and the multiply-subtract residual of the ``float_rules``
+conformance cases agree bit for bit with the reference under the default ``float_rules="strict"``; under
+``"fast"`` XLA's rewrites (reciprocal, folded constants, fused multiply-add) change them, which is what
+the strict rules cost to prevent (``benchmarks/jax_bench.py --only fp``)."""
+
+import numpy as np
+import pytest
+
+import relax_jax
+import relax_ref
+from relax_jax import float_rules
+from relax_ref.errors import TypeMismatchError
+
+MOD = '''
+from tvm.script import ir as I, relax as R, tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def k(A: T.Buffer((T.int64(16),), "float32"), Y: T.Buffer((T.int64(16),), "float32"),
+          Z: T.Buffer((T.int64(16),), "float32"), B: T.Buffer((T.int64(16),), "float32"),
+          C: T.Buffer((T.int64(16),), "float32"), D: T.Buffer((T.int64(16),), "float32")):
+        for i in range(T.int64(16)):
+            B[i] = T.ceil((A[i] + T.float32(0.5)) * T.float32(0.6666667) - T.float32(0.5) - T.float32(0.5))
+            C[i] = T.round(A[i] / T.float32(0.3))
+            D[i] = A[i] * Y[i] - Z[i]
+
+    @R.function
+    def main(x: R.Tensor((16,), "float32"), y: R.Tensor((16,), "float32"), z: R.Tensor((16,), "float32")):
+        a = R.add(x, R.const(0.5, "float32"))
+        b = R.multiply(a, R.const(0.6666667, "float32"))
+        c = R.ceil(R.subtract(R.subtract(b, R.const(0.5, "float32")), R.const(0.5, "float32")))
+        q = R.round(R.divide(x, R.const(0.3, "float32")))
+        d = R.subtract(R.multiply(x, y), z)
+        cls = Module
+        t = R.call_tir(cls.k, (x, y, z), out_sinfo=[R.Tensor((16,), "float32"), R.Tensor((16,), "float32"),
+                                                    R.Tensor((16,), "float32")])
+        return (c, q, d, t[0], t[1], t[2])
+'''
+
+
+def _inputs():
+    rng = np.random.default_rng(3)
+    x = np.concatenate([np.arange(8, dtype="float32"), np.array([-38.25, 38.25, -35.25, 1, 3, 5, 7, 2], "float32")])
+    y = rng.standard_normal(16).astype("float32")
+    return x, y, (x * y).astype("float32")
+
+
+def _differences(mode):
+    mod = relax_ref.parse(MOD)
+    args = _inputs()
+    want = relax_ref.evaluate(mod, "main", *args)
+    got = relax_jax.compile(mod, float_rules=mode)("main", *args)
+    return [int(np.sum(np.asarray(g) != w)) for g, w in zip(got, want)]
+
+
+def test_strict_rules_agree_with_the_reference_bit_for_bit():
+    assert _differences("strict") == [0] * 6
+
+
+def test_fast_rules_are_what_the_strict_ones_prevent():
+    diff = _differences("fast")
+    assert diff[1] > 0 and diff[4] > 0              # division by a constant: graph and TensorIR path
+    assert diff[2] > 0 and diff[5] > 0              # multiply-subtract fused into an fma
+
+
+def test_rule_sets():
+    assert float_rules.compiler_options("fast") == {}
+    assert float_rules.compiler_options("strict")["xla_disable_hlo_passes"] == "algsimp"
+    with pytest.raises(TypeMismatchError):
+        relax_jax.compile(relax_ref.parse(MOD), float_rules="loose")
+
+
+def test_rounded_multiply_rounds_like_numpy():
+    import jax
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(64).astype("float32")
+    b = (rng.standard_normal(64) * 1e-30).astype("float32")
+    with jax.enable_x64(True):
+        got = np.asarray(jax.jit(float_rules.rounded_multiply)(a, b))
+    assert np.array_equal(got, a * b)
