@@ -201,7 +201,11 @@ def format_expr(v: Any, span: Optional[Span]) -> rx.Expr:
 
 
 def dtype_imm(v: Any, what: str, span: Optional[Span]) -> rx.Expr:
+    """A dtype argument written as a string: a known dtype (VAL.DTYPE.1), so that the printed
+    ``R.dtype(...)`` reads back (TEXT.RT.1)."""
     if isinstance(v, str):
+        if _dt.canonical(v) != "void" and not _dt.is_valid(v):
+            raise ParseError(f"{what}: unknown data type '{v}'", span)
         return rx.DataTypeImm(_dt.canonical(v), span=span)
     return as_expr(v, what, span)
 

@@ -34,7 +34,7 @@ from ...errors import UnsupportedError
 from ...ir import prim_expr as P
 from ...ir import tir
 from ...ir.attrs import Attrs
-from ...ir.functor import post_order_visit_stmt, prim_vars_in, stmt_prim_exprs
+from ...ir.functor import post_order_visit_stmt, prim_vars_in, stmt_children, stmt_prim_exprs
 from ._format import format_str
 from .context import PrintContext
 from .prim import PrimPrinter
@@ -72,6 +72,28 @@ def contains_block(s: Optional[tir.Stmt]) -> bool:
     return bool(found)
 
 
+def _statements_per_buffer(body: tir.Stmt) -> Dict[int, int]:
+    """For each buffer (by id), how many statements without child statements load or store it."""
+    counts: Dict[int, int] = {}
+
+    def visit(s):
+        if stmt_children(s):
+            return
+        seen = {id(s.buffer)} if isinstance(s, tir.BufferStore) else set()
+        stack = list(stmt_prim_exprs(s))
+        while stack:
+            x = stack.pop()
+            if isinstance(x, tir.BufferLoad):
+                seen.add(id(x.buffer))
+            if isinstance(x, P.PrimExpr):
+                stack.extend(P.children(x))
+        for b in seen:
+            counts[b] = counts.get(b, 0) + 1
+
+    post_order_visit_stmt(body, visit)
+    return counts
+
+
 def _uses_var(stmt: tir.Stmt, v: P.PrimVar) -> bool:
     """Whether ``v`` occurs in an expression of ``stmt`` (buffers included)."""
     hit = []
@@ -102,6 +124,8 @@ class TIRPrinter:
         self.func_level = 0
         self.data_alias: Dict[P.PrimVar, str] = {}
         self.data_owner: Dict[P.PrimVar, tir.Buffer] = {}
+        self.param_data: List[P.PrimVar] = []
+        self.shared_views: Dict[int, int] = {}
 
     # ------------------------------------------------------------------------------------------
     # names
@@ -123,9 +147,13 @@ class TIRPrinter:
         name = self.ctx.names.get(b)
         if name is None:
             data_known = b.data is not None and (b.data in self.data_alias or self.ctx.names.is_defined(b.data))
-            target = self.pending if self.pending is not None else self.late_decls
-            name = self.ctx.names.define(b, b.name, level=None if self.pending is not None else self.func_level,
-                                         default="buffer")
+            # a view over a parameter's data that several statements use is declared once, at the top
+            # of the body: declared per statement it would read back as one buffer per statement
+            # (TEXT.RT.1); a view one statement uses is declared right before it, as TVM prints it
+            local = self.pending is not None and not (self.shared_views.get(id(b), 0) > 1
+                                                      and any(b.data is d for d in self.param_data))
+            target = self.pending if local else self.late_decls
+            name = self.ctx.names.define(b, b.name, level=None if local else self.func_level, default="buffer")
             target.append(f"{name} = {self.buffer_call('T.Buffer', b, [], force_dtype=True)}")
             if not data_known:
                 self.data_alias.setdefault(b.data, f"{name}.data")
@@ -224,6 +252,8 @@ class TIRPrinter:
 
     def _prim_func(self, f: tir.PrimFunc, name: str) -> List[str]:
         buffer_of = {id(p): b for p, b in f.buffer_map}
+        self.param_data = [b.data for _, b in f.buffer_map if b.data is not None]
+        self.shared_views = _statements_per_buffer(f.body) if f.body is not None else {}
         data_count: Dict[int, int] = {}
         for _, b in f.buffer_map:
             data_count[id(b.data)] = data_count.get(id(b.data), 0) + 1
