@@ -1,0 +1,306 @@
+"""Evaluation for the fuzzer in a worker process: whatever a program does to its evaluator (an XLA abort,
+a hang, a memory runaway) is an outcome of that program, never the end of the campaign.
+
+:class:`Worker` owns one child process (``spawn``: the parent never imports JAX) that serves requests
+over a pipe: parse a text, print it back (the round trip of TEXT.RT.1, on the reference), then evaluate
+the entry on each argument list with one implementation (``"ref"``: :func:`relax_ref.evaluate`;
+``"jax"``: :func:`relax_jax.compile`; ``"module:function"``: ``function(mod, entry, args)``, how the
+tests plant bugs). Every step becomes an :class:`Outcome`:
+
+* ``value`` -- the public result (arrays of more than :data:`MAX_VALUE_BYTES` become a digest);
+* ``error`` -- a :class:`~relax_ref.errors.RelaxError` (its class and message);
+* ``crash`` -- any other exception (class, message, the innermost frame of the project's code);
+* ``abort`` -- the child died (a signal, an exit); ``hang`` -- it did not answer within the timeout
+  (it is killed). The worker starts a fresh child for the next request.
+
+The child runs under an address-space limit (``mem_limit`` bytes, ``RLIMIT_AS``) so that a memory
+runaway ends as a ``MemoryError`` (a crash) or an abort, not a machine out of memory.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import multiprocessing as mp
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+#: results larger than this are compared by digest (shape, dtype and a hash of the bytes)
+MAX_VALUE_BYTES = 1 << 20
+#: default address-space limit of a worker child
+DEFAULT_MEM_LIMIT = 6 << 30
+#: path fragments of the project's code, for the frame that names a crash
+_OUR_CODE = ("relax_ref" + os.sep, "relax_jax" + os.sep)
+
+
+@dataclass(frozen=True)
+class Digest:
+    """A result too large to send back: its shape, dtype and a hash of its bytes."""
+
+    shape: Tuple[int, ...]
+    dtype: str
+    sha256: str
+
+
+@dataclass
+class Outcome:
+    """What one step did: ``kind`` is ``value``, ``error``, ``crash``, ``abort`` or ``hang``."""
+
+    kind: str
+    cls: str = ""
+    message: str = ""
+    where: str = ""
+    value: Any = None
+
+    def describe(self) -> str:
+        if self.kind == "value":
+            return "value"
+        return f"{self.kind} {self.cls}".strip() + (f" at {self.where}" if self.where else "")
+
+
+@dataclass
+class Response:
+    """The outcome of parsing, of the print/parse round trip and of each run."""
+
+    parse: Outcome
+    roundtrip: Optional[Outcome] = None
+    runs: List[Outcome] = field(default_factory=list)
+    #: the argument lists evaluated, with what each is (``right``, ``case``, or what was made wrong)
+    inputs: List[Tuple[str, List[Any]]] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------------
+# the child
+# ---------------------------------------------------------------------------------------------------
+
+
+def _host(value: Any) -> Any:
+    """A picklable, comparable form of a public result (big arrays as digests)."""
+    import numpy as np
+
+    if isinstance(value, (list, tuple)):
+        return tuple(_host(v) for v in value)
+    if hasattr(value, "__array__") and not isinstance(value, (int, float, bool, str)):
+        a = np.asarray(value)
+        if a.nbytes > MAX_VALUE_BYTES:
+            h = hashlib.sha256(np.ascontiguousarray(a).view(np.uint8).tobytes()).hexdigest()[:16]
+            return Digest(tuple(a.shape), str(a.dtype), h)
+        return a
+    return value
+
+
+def _frame(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    for fr in reversed(frames):
+        if any(p in fr.filename for p in _OUR_CODE) and "fuzz_" not in fr.filename:
+            tail = fr.filename.split(os.sep)
+            return f"{'/'.join(tail[-2:])}:{fr.name}"
+    return f"{frames[-1].name}" if frames else ""
+
+
+def _outcome_of(exc: BaseException) -> Outcome:
+    from relax_ref.errors import RelaxError
+
+    msg = str(exc).splitlines()[0][:300] if str(exc) else ""
+    if isinstance(exc, RelaxError):
+        return Outcome("error", type(exc).__name__, msg)
+    return Outcome("crash", type(exc).__name__, msg, _frame(exc))
+
+
+def _evaluator(impl: str):
+    if impl == "ref":
+        import relax_ref
+
+        return lambda mod, entry, args: relax_ref.evaluate(mod, entry, *args)
+    if impl == "jax":
+        import relax_jax
+
+        cache: Dict[int, Any] = {}
+
+        def run(mod, entry, args):
+            exe = cache.get(id(mod))
+            if exe is None:
+                cache.clear()
+                exe = cache[id(mod)] = (mod, relax_jax.compile(mod))
+            return exe[1](entry, *args)
+        return run
+    import importlib
+
+    module, _, name = impl.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _roundtrip(mod: Any) -> Optional[Outcome]:
+    """``None`` when ``mod`` prints to a text that parses back structurally equal (TEXT.RT.1)."""
+    import relax_ref
+
+    try:
+        text = mod.script()
+    except Exception as e:  # noqa: BLE001 - every failure is an outcome
+        o = _outcome_of(e)
+        return None if o.kind == "error" and o.cls == "UnsupportedError" else o
+    try:
+        back = relax_ref.parse(text)
+    except Exception as e:  # noqa: BLE001
+        o = _outcome_of(e)
+        o.message = f"the printed text does not parse: {o.message}"
+        return o
+    if not relax_ref.structural_equal(mod, back):
+        return Outcome("error", "RoundTrip", "the printed text parses to a different module")
+    return None
+
+
+def _make_inputs(mod: Any, req: Dict[str, Any]) -> List[Tuple[str, List[Any]]]:
+    """Right arguments from the entry's struct info (or the case's own, ``base``), then ``wrong`` wrong
+    variants of them (:func:`~relax_ref.testing.fuzz_mutate.wrong_inputs`)."""
+    import numpy as np
+
+    from .fuzz_mutate import wrong_inputs
+    from .inputs import module_inputs
+
+    rng = np.random.default_rng(req["seed"])
+    out: List[Tuple[str, List[Any]]] = []
+    try:
+        out.append(("right", module_inputs(mod, req["entry"], 2, req["seed"])))
+    except Exception:  # noqa: BLE001 - no struct info to draw from: the case's own arguments
+        out += [("case", list(b)) for b in req.get("base", [])[:1]]
+    if out:
+        out += wrong_inputs(out[0][1], rng, req.get("wrong", 0))
+    return out
+
+
+def _handle(req: Dict[str, Any], evaluate) -> Response:
+    import relax_ref
+
+    try:
+        mod = relax_ref.parse(req["text"])
+    except Exception as e:  # noqa: BLE001
+        return Response(_outcome_of(e))
+    resp = Response(Outcome("value"))
+    if req.get("roundtrip"):
+        resp.roundtrip = _roundtrip(mod)
+    resp.inputs = req["inputs"] if req.get("inputs") is not None else _make_inputs(mod, req)
+    for _, args in resp.inputs:
+        try:
+            resp.runs.append(Outcome("value", value=_host(evaluate(mod, req["entry"], copy.deepcopy(args)))))
+        except Exception as e:  # noqa: BLE001 - RecursionError and MemoryError included
+            resp.runs.append(_outcome_of(e))
+    return resp
+
+
+def _serve(conn, impl: str, mem_limit: int) -> None:  # pragma: no cover - runs in the child
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))     # an abort leaves no core file behind
+    except (ImportError, ValueError, OSError):
+        pass
+    evaluate = _evaluator(impl)
+    conn.send("ready")
+    while True:
+        req = conn.recv()
+        if req is None:
+            return
+        resp = _handle(req, evaluate)
+        try:
+            conn.send(resp)
+        except Exception as e:  # noqa: BLE001 - a result that cannot be sent back is a crash
+            conn.send(Response(resp.parse, resp.roundtrip, [Outcome("crash", type(e).__name__,
+                                                                   f"result not transferable: {e}"[:300])]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# the parent's handle
+# ---------------------------------------------------------------------------------------------------
+
+
+class Worker:
+    """A child process evaluating with ``impl``; :meth:`request` never raises for what the program
+    does. ``timeout``: seconds per request (parse, round trip and every run)."""
+
+    def __init__(self, impl: str, timeout: float = 20.0, mem_limit: int = DEFAULT_MEM_LIMIT,
+                 startup_timeout: float = 180.0) -> None:
+        self.impl = impl
+        self.timeout = timeout
+        self.mem_limit = mem_limit
+        self.startup_timeout = startup_timeout
+        self.proc: Optional[Any] = None
+        self.conn: Optional[Any] = None
+        self.restarts = 0
+        self.requests = 0
+
+    def _start(self) -> None:
+        ctx = mp.get_context("spawn")
+        parent, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, self.impl, self.mem_limit), daemon=True)
+        self.proc.start()
+        child.close()
+        self.conn = parent
+        # the start-up (importing the implementation) is not charged to the first program
+        try:
+            ok = parent.poll(self.startup_timeout) and parent.recv() == "ready"
+        except (EOFError, OSError):
+            ok = False
+        if not ok:
+            self._kill()
+            raise RuntimeError(f"the {self.impl} worker did not start")
+
+    def _kill(self) -> None:
+        if self.proc is not None:
+            if self.proc.is_alive():
+                self.proc.kill()
+            self.proc.join(5)
+        if self.conn is not None:
+            self.conn.close()
+        self.proc = self.conn = None
+        self.restarts += 1
+
+    def request(self, text: str, entry: str, *, inputs: Optional[Sequence[Tuple[str, List[Any]]]] = None,
+                seed: int = 0, wrong: int = 0, base: Sequence[Sequence[Any]] = (), roundtrip: bool = False,
+                timeout: Optional[float] = None) -> Response:
+        """Parse ``text`` and evaluate ``entry`` on ``inputs`` (labelled argument lists), or on arguments
+        the child makes (right ones from the struct info, else the first of ``base``; ``wrong`` wrong
+        variants of them; drawn from ``seed``)."""
+        if self.proc is None or not self.proc.is_alive():
+            self._start()
+        self.requests += 1
+        try:
+            self.conn.send({"text": text, "entry": entry, "inputs": None if inputs is None else list(inputs),
+                            "seed": seed, "wrong": wrong, "base": [list(b) for b in base],
+                            "roundtrip": roundtrip})
+            limit = self.timeout if timeout is None else timeout
+            deadline = time.monotonic() + limit
+            while time.monotonic() < deadline:
+                if self.conn.poll(0.05):
+                    return self.conn.recv()
+                if not self.proc.is_alive():
+                    raise EOFError
+            self._kill()
+            return Response(Outcome("hang", message=f"no answer within {limit:g} s"))
+        except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+            code = self.proc.exitcode if self.proc is not None else None
+            if self.proc is not None:
+                self.proc.join(5)
+                code = self.proc.exitcode
+            self._kill()
+            how = f"signal {-code}" if isinstance(code, int) and code < 0 else f"exit {code}"
+            return Response(Outcome("abort", how, "the worker process died"))
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.is_alive():
+            try:
+                self.conn.send(None)
+                self.proc.join(5)
+            except (BrokenPipeError, OSError):
+                pass
+        if self.proc is not None and self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(5)
+        self.proc = self.conn = None
+
+
+__all__ = ["Digest", "Outcome", "Response", "Worker", "MAX_VALUE_BYTES", "DEFAULT_MEM_LIMIT"]

@@ -1,0 +1,139 @@
+"""The fuzzing harness (relax_ref.testing.fuzz): mutations, the worker processes and their outcomes,
+findings by signature, minimization, and a short campaign on the suite with a fixed seed.
+
+The planted evaluators (``fuzz_planted``: a TypeError on ``R.add``, a result off by one, an abort, a
+hang) show that each kind of finding is found, that a crashed or hung worker is replaced, and that a
+finding's example is minimized.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from relax_ref.testing.fuzz import Campaign, Seed, load_seeds, main, run_campaign
+from relax_ref.testing.fuzz_findings import FindingSet, classify, ddmin_lines
+from relax_ref.testing.fuzz_mutate import TEXT_MUTATIONS, mutate_text, wrong_inputs
+
+HERE = Path(__file__).resolve().parent
+
+MODULE = '''from tvm.script import ir as I, relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        a = R.multiply(x, y)
+        b = R.subtract(a, x)
+        c = R.add(b, y)
+        d = R.multiply(c, c)
+        return d
+'''
+
+
+@pytest.fixture
+def planted(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))    # the workers import fuzz_planted
+
+
+def _campaign(other, **kw):
+    kw.setdefault("timeout", 60.0)
+    return Campaign([Seed("t/add", MODULE, "main")], impls=("ref", f"fuzz_planted:{other}"), **kw)
+
+
+def test_text_mutations_are_deterministic_and_named():
+    a = mutate_text(MODULE, np.random.default_rng(5), 3)
+    b = mutate_text(MODULE, np.random.default_rng(5), 3)
+    assert a == b and a[0] != MODULE and a[1] and set(a[1]) <= set(TEXT_MUTATIONS)
+    for name, fn in TEXT_MUTATIONS.items():
+        assert isinstance(fn(MODULE, np.random.default_rng(1)), str), name
+
+
+def test_wrong_inputs_change_the_arguments():
+    args = [np.ones((2, 3), "float32"), 3]
+    variants = wrong_inputs(args, np.random.default_rng(0), 30)
+    assert len(variants) == 30
+    for label, v in variants:
+        assert label and (len(v) != len(args) or any(
+            type(a) is not type(b) or (isinstance(a, np.ndarray) and (a.shape != b.shape or a.dtype != b.dtype
+                                                                     or not np.array_equal(a, b, equal_nan=True)))
+            or (not isinstance(a, np.ndarray) and a != b) for a, b in zip(v, args))), label
+    assert args[0].sum() == 6 and args[1] == 3            # the originals are left alone
+
+
+def test_ddmin_keeps_the_failure_and_drops_the_rest():
+    text = "\n".join(f"line {i}" for i in range(40)) + "\nBOOM\n" + "\n".join(f"tail {i}" for i in range(9))
+    small, steps = ddmin_lines(text, lambda t: "BOOM" in t, 10.0)
+    assert small == "BOOM" and steps > 0
+
+
+def test_planted_crash_is_found_once_and_minimized(planted):
+    c = _campaign("crash_on_add", minimize_seconds=60.0, wrong=1)
+    try:
+        ref, other = c.evaluate(MODULE, "main", 1, ())
+        found = c.classify(ref, other)
+        sigs = {f[1] for f in found}
+        assert "crash|fuzz_planted:crash_on_add|run|TypeError|crash_on_add" in sigs
+        sig = "crash|fuzz_planted:crash_on_add|run|TypeError|crash_on_add"
+        new = [c.findings.add(k, s, d, r, "t/add", [], MODULE) for k, s, d, r in found]
+        assert new[0] and not new[1]                    # the right and the wrong arguments: one signature
+        f = c.findings.by_signature[sig]
+        assert f.count == 2 and f.kind == "crash"
+        c._minimize(f, Seed("t/add", MODULE, "main"), 1)
+        assert "R.add(" in f.minimized and f.minimized.count("\n") < MODULE.count("\n")
+        assert "import" not in f.minimized and f.minimize_steps > 0
+    finally:
+        for w in c.workers:
+            w.close()
+
+
+def test_planted_value_disagreement(planted):
+    c = _campaign("off_by_one", wrong=0)
+    try:
+        ref, other = c.evaluate(MODULE, "main", 1, ())
+        kinds = {f[0] for f in c.classify(ref, other)}
+        assert kinds == {"value"}
+    finally:
+        for w in c.workers:
+            w.close()
+
+
+@pytest.mark.parametrize("what", ["abort", "hang"])
+def test_a_dead_or_hung_worker_is_a_finding_and_is_replaced(planted, what):
+    c = _campaign(what, wrong=0, timeout={"abort": 30.0, "hang": 4.0}[what])
+    try:
+        c.workers[0].timeout = 120.0                    # only the planted worker is hurried
+        for _ in range(2):
+            ref, other = c.evaluate(MODULE, "main", 1, ())
+            assert other.parse.kind == what
+            assert [f[0] for f in c.classify(ref, other)] == [what]
+        assert c.workers[1].restarts == 2
+        assert c.workers[0].request(MODULE, "main", seed=1).runs[0].kind == "value"
+    finally:
+        for w in c.workers:
+            w.close()
+
+
+def test_classify_without_a_second_implementation():
+    from relax_ref.testing.fuzz_worker import Outcome, Response
+
+    r = Response(Outcome("value"), runs=[Outcome("crash", "IndexError", "x", "ops/a.py:f")],
+                 inputs=[("right", [])])
+    assert classify(r, None) == [("crash", "crash|ref|run|IndexError|ops/a.py:f", "x", "right")]
+    assert FindingSet().add("crash", "s", "", "", "o", [], "t")
+
+
+def test_short_campaign_on_the_suite(tmp_path):
+    seeds = load_seeds(Path(__file__).resolve().parents[2] / "conformance" / "cases")
+    assert len(seeds) > 1000 and sum(bool(s.base) for s in seeds) > 300
+    rep = run_campaign(120.0, seed=7, max_programs=3, minimize_seconds=1.0, wrong=2)
+    assert rep["programs"] == 3 and rep["seed"] == 7
+    assert rep["evaluations"]["ref"] > 0
+    assert set(rep) >= {"accepted_programs", "findings", "findings_by_kind", "worker_restarts", "elapsed_s"}
+    json.dumps(rep, default=str)
+    out = tmp_path / "r.json"
+    assert main(["--minutes", "2", "--max-programs", "1", "--impl", "ref", "--json", str(out), "-q",
+                 "--minimize-seconds", "1"]) == 0
+    assert json.loads(out.read_text())["programs"] == 1
