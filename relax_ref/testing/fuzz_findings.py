@@ -120,6 +120,8 @@ def classify(ref: Response, jax: Optional[Response], ref_name: str = "ref",
     out: List[Tuple[str, str, str, str]] = []
 
     def solo(impl: str, stage: str, o: Outcome, run: str) -> bool:
+        if stage == "parse" and o.kind in ("abort", "hang"):
+            stage = "program"           # the whole request: parsing, compiling or one of the runs
         if o.kind == "crash":
             out.append(("crash", f"crash|{impl}|{stage}|{o.cls}|{o.where}", o.message, run))
         elif o.kind in ("abort", "hang"):

@@ -199,6 +199,9 @@ def _serve(conn, impl: str, mem_limit: int) -> None:  # pragma: no cover - runs 
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))     # an abort leaves no core file behind
     except (ImportError, ValueError, OSError):
         pass
+    import sys
+
+    sys.stdout = open(os.devnull, "w")                       # what the programs print (R.print)
     evaluate = _evaluator(impl)
     conn.send("ready")
     while True:
