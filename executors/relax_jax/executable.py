@@ -47,9 +47,11 @@ from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
 from relax_ref.ir.module import IRModule
+from relax_ref.limits import resolve as resolve_limits
 from relax_ref.script.parser import parse as parse_script
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
+from .guard import guarded_compile
 from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
 from .layouts import (
@@ -152,12 +154,15 @@ class Executable:
     def __init__(self, mod: IRModule, *, device: Any = None, shape_buckets: Any = "pow2",
                  exact_cache_size: int = EXACT_CACHE_SIZE, stdout: Any = None,
                  specialize_after: Optional[int] = SPECIALIZE_AFTER, reuse_padded: bool = True,
-                 pad_poison: bool = False) -> None:
+                 pad_poison: bool = False, limits: Any = None, max_bytes: Optional[int] = None,
+                 max_steps: Optional[int] = None) -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"relax_jax.compile expects an IRModule, got {type(mod).__name__}")
         self.mod = mod
+        #: the budgets of RUNTIME.LIMIT.3-4 (:mod:`relax_ref.limits`), as the reference's
+        self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps)
         if device is None:
             device = jax.devices("cpu")[0]
         elif isinstance(device, str):
@@ -524,8 +529,7 @@ class Executable:
             return tuple(outs)
 
         jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding)
-        lowered = jitted.lower(*specs)
-        compiled = lowered.compile()
+        compiled = guarded_compile(jitted, specs, self.limits)
         return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
                          phys_shapes)
 

@@ -29,14 +29,18 @@ import jax.numpy as jnp
 import numpy as np
 
 from relax_ref import values as rv
-from relax_ref.errors import RelaxError, ShapeMismatchError, TypeMismatchError, UnsupportedError
+from relax_ref.arith.evaluate import eval_prim
+from relax_ref.errors import LimitExceededError, RelaxError, ShapeMismatchError, TypeMismatchError, UnsupportedError
 from relax_ref.interp.bounds import bound_error, declared_bounds, violates
 from relax_ref.interp.builtins import check_condition, coerce_result
 from relax_ref.interp.evaluator import ExprEvaluator, Frame, result_hint
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
+from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
+from relax_ref.ir.functor import prim_vars_in
+from relax_ref.limits import check_alloc
 from relax_ref.ops import registry
 from relax_ref.static.inference import operator_struct_info
 
@@ -47,7 +51,7 @@ from .matcher import TracedMatcher, host_check
 from .op_args import JaxArgs
 from .prim_jax import is_static
 from .storage import StorageTVal, write_through
-from .symbolic import eval_sym, eval_value, upper_bound
+from .symbolic import eval_sym, eval_value, is_monotone, upper_bound
 from .tir.call import call_prim_func_in_place
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
 
@@ -364,6 +368,7 @@ class Walker(ExprEvaluator):
         try:
             if opdef.check is not None:
                 opdef.check(JaxArgs(e, args, self.sink.check))
+            self._check_result_size(e.struct_info, frame, e.span)
             r = low(ctx, *[_lowering_arg(a) for a in args])
         except RelaxError as err:
             raise err.with_span(e.span)
@@ -372,6 +377,33 @@ class Walker(ExprEvaluator):
                 not isinstance(r, (TVal, PrimV)):
             return self.tensor_from(jnp.asarray(r), _broadcast_dims(args, tuple(r.shape)))
         return self._wrap_result(r, self.inferred(e), frame, padded_in)
+
+    def _check_result_size(self, s: Any, frame: Frame, span) -> None:
+        """RUNTIME.LIMIT.1/3 before an operator is lowered, as the reference checks it: a result whose
+        shape its struct info determines must fit the limits (XLA would abort on an element count
+        past int64). Under bucketing the bound of a padded size is checked; past the budget the
+        function compiles for exact shapes, where the logical sizes are checked."""
+        if isinstance(s, si.TupleStructInfo):
+            for f in s.fields:
+                self._check_result_size(f, frame, span)
+            return
+        if not isinstance(s, si.TensorStructInfo) or not isinstance(s.shape, rx.ShapeExpr) or s.dtype == "void":
+            return
+        dims = []
+        exact = True
+        for v in s.shape.values:
+            d = _static_bound(v, frame.sym)
+            if d is None:
+                return
+            dims.append(d[0])
+            exact = exact and d[1]
+        if exact:
+            check_alloc(dims, s.dtype, self.exe.limits, "result", span)
+            return
+        try:
+            check_alloc(dims, s.dtype, self.exe.limits, "result", span)
+        except LimitExceededError:
+            raise NeedsExact("a padded result would exceed the limits") from None
 
     def inferred(self, call: rx.Call) -> Any:
         """The operator's own struct info for ``call`` (an annotation on the binding may replace the
@@ -409,6 +441,34 @@ class Walker(ExprEvaluator):
 # ---------------------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------------------
+
+
+def _static_bound(e: Any, sym: Dict) -> Optional[Tuple[int, bool]]:
+    """``(value, True)`` of a size expression whose variables are static, ``(bound, False)`` from the
+    buckets of padded ones, None when unknown."""
+    if isinstance(e, P.IntImm):
+        return int(e.value), True
+    fv = prim_vars_in(e)
+    vals = {}
+    exact = True
+    for v in fv:
+        x = sym.get(v)
+        if x is None:
+            return None
+        if x.is_static:
+            vals[v] = int(x.val)
+        elif x.phys is not None:
+            vals[v] = int(x.phys)
+            exact = False
+        else:
+            return None
+    if not exact and not is_monotone(e):
+        return None
+    try:
+        r = eval_prim(e, vals)
+    except RelaxError:
+        return None
+    return (int(r), exact) if isinstance(r, (int, np.integer)) else None
 
 
 def _padded(v: Any) -> bool:

@@ -18,6 +18,7 @@ from ..ir import prim_expr as P
 from ..ir.module import IRModule
 from ..ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo,
+    TupleStructInfo,
 )
 from ..ops import registry
 
@@ -43,6 +44,24 @@ def leaf_struct_info(e: rx.Expr) -> Optional[StructInfo]:
     return None
 
 
+def _check_static_sizes(s: StructInfo, call: rx.Call) -> None:
+    """RUNTIME.LIMIT.1: a constant size an operator infers is never negative -- a
+    negative one is an int64 overflow of the operator's size arithmetic."""
+    values = None
+    if isinstance(s, TensorStructInfo) and isinstance(s.shape, rx.ShapeExpr):
+        values = s.shape.values
+    elif isinstance(s, ShapeStructInfo) and s.values is not None:
+        values = s.values
+    elif isinstance(s, TupleStructInfo):
+        for f in s.fields:
+            _check_static_sizes(f, call)
+        return
+    for v in values or ():
+        if isinstance(v, P.IntImm) and v.value < 0:
+            raise StructInfoError(f"{call.op.name}: an inferred size is {v.value}: the size overflows int64 "
+                                  "(RUNTIME.LIMIT.1)", call.span)
+
+
 def infer_call_struct_info(call: rx.Call, ctx: InferContext) -> StructInfo:
     """Struct info of a call whose callee and arguments carry struct info (NORM.INFER.1-2): the
     operator's ``infer`` for ``Op`` callees, :func:`derive_call_ret_struct_info` otherwise."""
@@ -56,6 +75,7 @@ def infer_call_struct_info(call: rx.Call, ctx: InferContext) -> StructInfo:
         si = opdef.infer(call, ctx)
         if not isinstance(si, StructInfo):
             raise StructInfoError(f"internal: inference of {call.op.name} returned {si!r}", call.span)
+        _check_static_sizes(si, call)
         return si
     fsi = call.op.struct_info
     if fsi is None and isinstance(call.op, rx.ExternFunc):
