@@ -28,6 +28,7 @@ re-runs.
 from __future__ import annotations
 
 import collections
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -246,8 +247,16 @@ class Executable:
             r = plan.hot(args)
             if r is not _MISS:
                 return r
-        with jax.enable_x64(True):
-            return self._call(entry, args)
+        old = sys.getrecursionlimit()
+        if old < 20000:
+            sys.setrecursionlimit(20000)        # as the reference (CALL.FUNC.6)
+        try:
+            with jax.enable_x64(True):
+                return self._call(entry, args)
+        except RecursionError:
+            raise RelaxRuntimeError("evaluation exceeded the recursion depth (resource exhaustion)") from None
+        finally:
+            sys.setrecursionlimit(old)
 
     def run(self, *args: Any, entry: Optional[str] = None) -> Any:
         return self(*args, entry=entry)

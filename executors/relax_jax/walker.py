@@ -42,7 +42,9 @@ from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
 from relax_ref.limits import check_alloc
 from relax_ref.ops import registry
-from relax_ref.static.inference import operator_struct_info
+from relax_ref.static.inference import (
+    check_loose_call, operator_struct_info, underspecified_tensor_args,
+)
 
 from .dims import dim_value
 from .errors import ErrorSink, NeedsExact, TraceAbort
@@ -364,9 +366,15 @@ class Walker(ExprEvaluator):
         padding = getattr(low, "padding", "none")
         if self.traced and padding == "none" and any(_padded(a) for a in args):
             raise NeedsExact(f"operator '{name}' does not support padded operands")
+        if self.traced and padding == "elementwise" and not _aligned(args):
+            raise NeedsExact(f"operator '{name}': a padded size is broadcast against a different size")
         ctx = LowerCtx(self, e, args, frame)
         try:
-            if opdef.check is not None:
+            loose = underspecified_tensor_args(e)
+            if loose:
+                check_loose_call(e, lambda: opdef.check is not None and opdef.check(JaxArgs(e, args, self.sink.check)),
+                                 {i: _value_sinfo(args[i]) for i in loose if isinstance(args[i], TVal)}, self.mod)
+            elif opdef.check is not None:
                 opdef.check(JaxArgs(e, args, self.sink.check))
             self._check_result_size(e.struct_info, frame, e.span)
             r = low(ctx, *[_lowering_arg(a) for a in args])
@@ -387,16 +395,29 @@ class Walker(ExprEvaluator):
             for f in s.fields:
                 self._check_result_size(f, frame, span)
             return
-        if not isinstance(s, si.TensorStructInfo) or not isinstance(s.shape, rx.ShapeExpr) or s.dtype == "void":
+        if not isinstance(s, si.TensorStructInfo) or s.shape is None or s.dtype == "void":
             return
         dims = []
         exact = True
-        for v in s.shape.values:
-            d = _static_bound(v, frame.sym)
-            if d is None:
+        if isinstance(s.shape, rx.ShapeExpr):
+            for v in s.shape.values:
+                d = _static_bound(v, frame.sym)
+                if d is None:
+                    return
+                dims.append(d[0])
+                exact = exact and d[1]
+        else:
+            shape = frame.env.get(s.shape)              # a shape variable
+            if not isinstance(shape, ShapeV):
                 return
-            dims.append(d[0])
-            exact = exact and d[1]
+            for d in shape:
+                if d.is_static:
+                    dims.append(int(d.val))
+                elif d.phys is not None:
+                    dims.append(int(d.phys))
+                    exact = False
+                else:
+                    return
         if exact:
             check_alloc(dims, s.dtype, self.exe.limits, "result", span)
             return
@@ -443,6 +464,15 @@ class Walker(ExprEvaluator):
 # ---------------------------------------------------------------------------------------------------
 
 
+def _value_sinfo(v: TVal) -> si.TensorStructInfo:
+    """The struct info of a tensor value: its static shape, or its rank where a size is padded."""
+    dt = _dt.from_numpy(np.dtype(v.data.dtype))
+    dims = v.dims()
+    if all(d.is_static for d in dims):
+        return si.TensorStructInfo(rx.ShapeExpr(tuple(P.IntImm(int(d.val), "int64") for d in dims)), dt)
+    return si.TensorStructInfo(None, dt, len(dims))
+
+
 def _static_bound(e: Any, sym: Dict) -> Optional[Tuple[int, bool]]:
     """``(value, True)`` of a size expression whose variables are static, ``(bound, False)`` from the
     buckets of padded ones, None when unknown."""
@@ -479,6 +509,29 @@ def _padded(v: Any) -> bool:
     if isinstance(v, tuple):
         return any(_padded(x) for x in v)
     return False
+
+
+def _aligned(args) -> bool:
+    """Whether the padded operands of an elementwise operator line up physically: on every axis a
+    padded size meets only sizes of the same bucket or a static 1 (anything else -- a static size
+    other than its bucket, another bucket -- is decided on exact shapes)."""
+    cols = []
+    for a in args:
+        if isinstance(a, TVal):
+            cols.append(a.dims())
+    if not any(not d.is_static for c in cols for d in c):
+        return True
+    nd = max(len(c) for c in cols)
+    cols = [(None,) * (nd - len(c)) + tuple(c) for c in cols]
+    for ax in range(nd):
+        col = [c[ax] for c in cols if c[ax] is not None]
+        padded = {d.phys for d in col if not d.is_static}
+        if not padded:
+            continue
+        statics = {int(d.val) for d in col if d.is_static} - {1}
+        if len(padded) > 1 or any(k not in padded for k in statics):
+            return False
+    return True
 
 
 def _broadcast_dims(args, shape: Tuple[int, ...]) -> Tuple[SymInt, ...]:

@@ -65,6 +65,8 @@ from ..ir import tir
 from ..ir.module import IRModule
 from ..limits import Limits, allocation_error, check_alloc, is_allocation_failure, resolve as resolve_limits
 from ..ops.core_calls import allocatable, unknown_output_shape
+from ..ops.args import ValueArgs
+from ..static.inference import check_loose_call, underspecified_tensor_args
 from ..static.well_formed import check_well_formed
 from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, split_entry, to_public
 from . import op_table
@@ -304,6 +306,11 @@ class Interpreter(ExprEvaluator):
         opdef, impl = op_table.resolve(e)   # an unknown or unimplemented operator fails before its arguments
         args = [self.eval(a, frame) for a in e.args]
         try:
+            loose = underspecified_tensor_args(e)
+            if loose:
+                check_loose_call(e, lambda: opdef.check is not None and opdef.check(ValueArgs(e, args)),
+                                 {i: _value_sinfo(args[i]) for i in loose if isinstance(args[i], np.ndarray)},
+                                 self.mod)
             self._check_result_size(e.struct_info, frame, e.span)
             r = op_table.run(opdef, impl, e, args, EvalContext(self, frame, e))
         except RelaxError as err:
@@ -318,16 +325,28 @@ class Interpreter(ExprEvaluator):
         """RUNTIME.LIMIT.1/3 before an operator runs: a result whose shape its struct info determines
         (symbolic sizes taken from the environment) must fit the limits."""
         if isinstance(s, si.TensorStructInfo):
-            if not isinstance(s.shape, rx.ShapeExpr) or s.dtype == "void":
+            if s.dtype == "void" or s.shape is None:
                 return
-            try:
-                dims = [self._prim(v, frame) for v in s.shape.values]
-            except RelaxError:
-                return                                  # a size bound only by the result itself
+            if isinstance(s.shape, rx.ShapeExpr):
+                try:
+                    dims = [self._prim(v, frame) for v in s.shape.values]
+                except RelaxError:
+                    return                              # a size bound only by the result itself
+            else:
+                dims = frame.env.get(s.shape)           # a shape variable
+                if not isinstance(dims, ShapeValue):
+                    return
             check_alloc(dims, s.dtype, self.limits, "result", span)
         elif isinstance(s, si.TupleStructInfo):
             for f in s.fields:
                 self._check_result_size(f, frame, span)
+
+
+def _value_sinfo(a: np.ndarray) -> si.TensorStructInfo:
+    from ..ir import prim_expr as P
+
+    return si.TensorStructInfo(rx.ShapeExpr(tuple(P.IntImm(int(d), "int64") for d in a.shape)),
+                               _dt.from_numpy(a.dtype))
 
 
 def _host_arg(a: Any, p: rx.Var, entry: str) -> Any:

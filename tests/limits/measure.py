@@ -21,6 +21,7 @@ sys.setrecursionlimit(10000)
 name, impl = sys.argv[1], sys.argv[2]
 from tests.limits.reproducers import REPRODUCERS
 import relax_ref
+import relax_ref.interp
 if impl == "jax":
     import relax_jax
 rep = {r.name: r for r in REPRODUCERS}[name]

@@ -113,6 +113,26 @@ TIR_CEILDIV = _module('''    @T.prim_func
 
 BIG = 2 ** 62
 
+
+def open_recursion() -> str:
+    return _module('''    @R.function
+    def down(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
+        cls = Module
+        c = R.less_equal(n, R.const(0, "int64"))
+        if c:
+            r = n
+        else:
+            m = R.subtract(n, R.const(1, "int64"))
+            r = cls.down(m)
+        return r
+
+    @R.function
+    def main(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
+        cls = Module
+        r = cls.down(n)
+        return r
+''')
+
 REPRODUCERS = [
     # 1. sizes XLA aborts on
     Repro("broadcast_to_2p31_squared",
@@ -171,9 +191,6 @@ REPRODUCERS = [
     Repro("repeat_2p62",
           _main('x: R.Tensor((3,), "float32")', "y = R.repeat(x, 4611686018427387904, axis=0)\nreturn y"),
           lambda: (_f32(3),), tags=("7",)),
-    Repro("gather_nd_empty_index",
-          _main('x: R.Tensor((3, 4), "float32"), i: R.Tensor((2, 0), "int64")', "y = R.gather_nd(x, i)\nreturn y"),
-          lambda: (_f32(3, 4), np.zeros((2, 0), "int64")), tags=("7",)),
     Repro("hamming_window_string",
           _main("", 'y = R.hamming_window(7, True, "a", 0.46, "float32")\nreturn y'), tags=("7",)),
     Repro("matmul_python_float",
@@ -195,5 +212,22 @@ REPRODUCERS = [
     Repro("object_array_dtypeless",
           _main("x: R.Tensor", "y = R.add(x, x)\nreturn y"), lambda: (np.array([object()], dtype=object),),
           tags=("7",)),
-    # 11. integer mean over an empty axis (defined: an empty result; see OP.mean)
+    Repro("deep_recursion", open_recursion(), lambda: (np.array(10 ** 6, "int64"),), tags=("7",)),
+    # 11. integer mean over an empty axis with an output element: a division by zero (OP.STAT.SEM.2)
+    Repro("int_mean_empty_axis",
+          _main('x: R.Tensor((2, 0), "int32")', "y = R.mean(x, axis=[1])\nreturn y"),
+          lambda: (np.zeros((2, 0), "int32"),), tags=("11",)),
+]
+
+#: reproducers of the campaign whose programs are defined: (name, text, args, expected value)
+DEFINED = [
+    # 7. gather_nd with index tuples of length 0 selects the whole data once per index position
+    ("gather_nd_empty_index",
+     _main('x: R.Tensor((3, 4), "float32"), i: R.Tensor((2, 0), "int64")', "y = R.gather_nd(x, i)\nreturn y"),
+     lambda: (np.arange(12, dtype="float32").reshape(3, 4), np.zeros((2, 0), "int64")),
+     np.broadcast_to(np.arange(12, dtype="float32").reshape(3, 4), (2, 3, 4))),
+    # 11. integer mean over an empty axis whose result is empty: nothing divides (OP.STAT.SEM.2)
+    ("int_mean_empty_result",
+     _main('x: R.Tensor((0, 0), "int32")', "y = R.mean(x, axis=[0])\nreturn y"),
+     lambda: (np.zeros((0, 0), "int32"),), np.zeros((0,), "int32")),
 ]
