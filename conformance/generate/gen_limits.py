@@ -140,6 +140,22 @@ def padding_cases():
     return out
 
 
+def host_cases():
+    from relax_conformance.gen import Prim
+
+    mod = module_text('''
+        @R.function
+        def main(n: R.Prim("int8")) -> R.Prim("int8"):
+            return n
+    ''')
+    return [Case(
+        "host_integer_outside_its_dtype", mod,
+        runs=[([np.array(127, "int64")], Prim(127, "int8")), Fails([np.array(300, "int64")], "limit_exceeded"),
+              Fails([np.array(-129, "int64")], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.2"], tags=["limits", "host"], oracle="spec-rule",
+        description="a host integer outside the parameter's dtype is limit_exceeded, never wrapped")]
+
+
 def rank_cases():
     loose = module_text('''
         @R.function
@@ -158,7 +174,7 @@ def rank_cases():
 
 
 def generate():
-    return {"limits": size_cases() + step_cases() + padding_cases() + rank_cases()}
+    return {"limits": size_cases() + step_cases() + padding_cases() + rank_cases() + host_cases()}
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ LIMIT_KINDS = {
     "broadcast_to_2p31_squared": "limit_exceeded", "tir_loop_2p62": "limit_exceeded",
     "tir_while_forever": "limit_exceeded", "zeros_2p40": "limit_exceeded",
     "prim_int64_arg_2p64_minus_1": "limit_exceeded", "host_shape_1e30": "limit_exceeded",
-    "int_tensor_1e30": "limit_exceeded", "tir_read_near_int64_max": "out_of_bounds",
+    "int_tensor_1e30": "type_mismatch", "tir_read_near_int64_max": "out_of_bounds",
     "ones_2p64_plus_3": "parse", "reshape_2p64_plus_6": "parse", "adaptive_avg_pool2d_1e30": "parse",
     "repeat_2p62": "struct_info", "conv2d_strides_0": "struct_info", "bucketed_add_broadcast": "op_runtime",
     "bucketed_multiply_broadcast": "op_runtime", "bucketed_floor_mod_broadcast": "op_runtime",
