@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Optional
 
 from .errors import (
-    ArityMismatchError, AssertionFailedError, DivisionByZeroError, DTypeMismatchError, NDimMismatchError,
+    ArityMismatchError, AssertionFailedError, DivisionByZeroError, DTypeMismatchError, LimitExceededError,
+    NDimMismatchError,
     OpRuntimeError, PackedFuncError, ParseError, RelaxError, RelaxRuntimeError, ShapeMismatchError, Span,
     StructInfoError, StructInfoMismatchError, TIRBoundsError, TypeMismatchError, UnsupportedError,
     ValueMismatchError, WellFormedError,
@@ -62,14 +63,15 @@ def assert_structural_equal(a, b, **kwargs) -> None:
     _ase(a, b, **kwargs)
 
 
-def evaluate(mod: IRModule, *args, entry: Optional[str] = None, vectorize: bool = True):
+def evaluate(mod: IRModule, *args, entry: Optional[str] = None, vectorize: bool = True, limits=None):
     """Run function ``entry`` of ``mod`` on the reference interpreter (see relax_ref.interp):
     ``evaluate(mod, "main", x, y)`` or ``evaluate(mod, x, y, entry="main")``.
 
-    ``vectorize=False`` forces the scalar TensorIR path (slow; for cross-checking)."""
+    ``vectorize=False`` forces the scalar TensorIR path (slow; for cross-checking); ``limits`` (a
+    :class:`relax_ref.limits.Limits`) replaces the default budgets of RUNTIME.LIMIT.3-4."""
     from .interp import evaluate as _evaluate
 
-    return _evaluate(mod, *args, entry=entry, vectorize=vectorize)
+    return _evaluate(mod, *args, entry=entry, vectorize=vectorize, limits=limits)
 
 
 _LAZY = {
@@ -96,5 +98,5 @@ __all__ = [
     "StructInfoError", "UnsupportedError", "RelaxRuntimeError", "StructInfoMismatchError",
     "TypeMismatchError", "ShapeMismatchError", "NDimMismatchError", "DTypeMismatchError",
     "ArityMismatchError", "ValueMismatchError", "TIRBoundsError", "DivisionByZeroError",
-    "AssertionFailedError", "PackedFuncError", "OpRuntimeError",
+    "AssertionFailedError", "PackedFuncError", "OpRuntimeError", "LimitExceededError",
 ]

@@ -242,6 +242,21 @@ def no_function(name: str, known: Iterable[str]) -> str:
     return f"module has no function named '{name}'{did_you_mean(name, known)}"
 
 
+class LimitExceededError(RelaxRuntimeError):
+    """A run-time limit of RUNTIME.LIMIT.*: a size, extent, index or integer outside the int64 range
+    (or an integer outside its dtype's range), an allocation beyond the byte budget ``max_bytes``, or
+    TensorIR loops beyond the step budget ``max_steps``. ``limit`` names the limit (``"int64"``,
+    ``"dtype"``, ``"max_bytes"``, ``"max_steps"``) and ``value`` the offending value."""
+
+    kind = "limit_exceeded"
+
+    def __init__(self, message: str, span: Optional[Span] = None, *, limit: Optional[str] = None,
+                 value: Optional[int] = None, **kw) -> None:
+        super().__init__(message, span, **kw)
+        self.limit = limit
+        self.value = value
+
+
 __all__ = [
     "did_you_mean",
     "no_function",
@@ -264,4 +279,5 @@ __all__ = [
     "AssertionFailedError",
     "PackedFuncError",
     "OpRuntimeError",
+    "LimitExceededError",
 ]

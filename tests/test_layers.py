@@ -27,7 +27,7 @@ LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("errors", ("relax_ref.errors", "relax_ref._version")),
     ("files", ("relax_ref.files", "relax_ref.npz", "relax_ref.resources")),
     ("ir", ("relax_ref.ir",)),
-    ("values", ("relax_ref.values",)),
+    ("values", ("relax_ref.values", "relax_ref.limits")),
     ("arith", ("relax_ref.arith",)),
     ("analysis", ("relax_ref.analysis",)),
     ("ops", ("relax_ref.ops",)),

@@ -321,6 +321,8 @@ INVALID = [
      ("u", tensor((1,)))], "R.scatter_elements(d, i, u)", tensor((1,)), ["OP.scatter_elements.C1"]),
     ("scatter_elements_rank", "scatter_elements", [("d", tensor((2, 2))), ("i", tensor((2,), "int64")),
      ("u", tensor((2,)))], "R.scatter_elements(d, i, u)", tensor((2, 2)), ["OP.scatter_elements.C2"]),
+    ("scatter_elements_axis_out_of_range", "scatter_elements", [("d", tensor((2, 2))), ("i", tensor((2, 2), "int64")),
+     ("u", tensor((2, 2)))], "R.scatter_elements(d, i, u, axis=2)", tensor((2, 2)), ["OP.scatter_elements.C7"]),
     ("scatter_elements_dtype", "scatter_elements", [("d", tensor((2,))), ("i", tensor((2,), "int64")),
      ("u", tensor((2,), "int32"))], "R.scatter_elements(d, i, u)", tensor((2,)), ["OP.scatter_elements.C3"]),
     ("scatter_elements_float_indices", "scatter_elements", [("d", tensor((2,))), ("i", tensor((2,))),

@@ -95,7 +95,9 @@ def conv2d_cases(rng, ids, tags):
     for name, sw, call, cid in (("conv2d_channel_mismatch", (6, 3, 3, 3), "R.nn.conv2d(x, w)", "C4"),
                                 ("conv2d_groups_not_dividing", (5, 2, 3, 3), "R.nn.conv2d(x, w, groups=2)", "C4"),
                                 ("conv2d_weight_rank", (6, 4, 3), "R.nn.conv2d(x, w)", "C1"),
-                                ("conv2d_bad_layout", (6, 4, 3, 3), 'R.nn.conv2d(x, w, data_layout="NCHD")', "C2")):
+                                ("conv2d_bad_layout", (6, 4, 3, 3), 'R.nn.conv2d(x, w, data_layout="NCHD")', "C2"),
+                                ("conv2d_zero_stride", (6, 4, 3, 3), "R.nn.conv2d(x, w, strides=0)", "C4"),
+                                ("conv2d_zero_dilation", (6, 4, 3, 3), "R.nn.conv2d(x, w, dilation=(1, 0))", "C4")):
         out.append(Invalid(name, module([("x", tensor((1, 4, 8, 8))), ("w", tensor(sw))], call),
                            "struct_info", spec=[f"OP.nn.conv2d.{cid}"], tags=tags + ["invalid"]))
     out.append(Invalid("conv2d_dtype_mismatch", module([("x", tensor((1, 4, 8, 8))), ("w", tensor((6, 4, 3, 3), "int32"))],

@@ -113,6 +113,14 @@ def edge_cases():
                         spec=[f"OP.{op}.C1", "OP.STAT.SEM.2"], tags=[f"op:{op}", "reduction", "empty"],
                         oracle="hand",
                         description=f"{op} over a zero-length axis is the reducer's identity"))
+    for op in ("mean", "variance"):
+        out.append(Case(f"{op}_int_empty_result",
+                        module([("x", tensor(("n", "m"), "int32"))], f"R.{op}(x, axis=[0])", tensor(("m",), "int32")),
+                        runs=[([np.zeros((0, 0), "int32")], np.zeros((0,), "int32")),
+                              ([np.zeros((3, 0), "int32")], np.zeros((0,), "int32"))],
+                        spec=[f"OP.{op}.C1", "OP.STAT.SEM.2"], tags=[f"op:{op}", "reduction", "empty"],
+                        oracle="hand",
+                        description=f"an integer {op} whose result has no elements divides nothing: an empty result"))
     x = np.array([[1, np.nan, 2], [1, 2, np.nan], [np.nan, 1, 2]], "float32")
     out.append(Case("max_nan_order",
                     module([("x", tensor((3, 3), "float32"))], "R.max(x, axis=[1])", tensor((3,), "float32")),

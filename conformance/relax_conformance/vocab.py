@@ -39,6 +39,7 @@ ERROR_KIND_PARENT: dict[str, Optional[str]] = {
     "assert_failed": "runtime",
     "packed_func": "runtime",
     "op_runtime": "runtime",
+    "limit_exceeded": "runtime",
 }
 
 #: The condition of ERR.KIND.3 (a struct_info_mismatch at a match_cast site).

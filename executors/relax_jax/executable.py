@@ -28,6 +28,7 @@ re-runs.
 from __future__ import annotations
 
 import collections
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -47,10 +48,12 @@ from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
 from relax_ref.ir.module import IRModule
+from relax_ref.limits import resolve as resolve_limits
 from relax_ref.script.parser import parse as parse_script
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .float_rules import check_mode, compiler_options, tracing_mode
+from .guard import guarded_compile
 from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
 from .layouts import (
@@ -153,12 +156,15 @@ class Executable:
     def __init__(self, mod: IRModule, *, device: Any = None, shape_buckets: Any = "pow2",
                  exact_cache_size: int = EXACT_CACHE_SIZE, stdout: Any = None,
                  specialize_after: Optional[int] = SPECIALIZE_AFTER, reuse_padded: bool = True,
-                 pad_poison: bool = False, float_rules: str = "strict") -> None:
+                 pad_poison: bool = False, float_rules: str = "strict", limits: Any = None,
+                 max_bytes: Optional[int] = None, max_steps: Optional[int] = None) -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"relax_jax.compile expects an IRModule, got {type(mod).__name__}")
         self.mod = mod
+        #: the budgets of RUNTIME.LIMIT.3-4 (:mod:`relax_ref.limits`), as the reference's
+        self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps)
         if device is None:
             device = jax.devices("cpu")[0]
         elif isinstance(device, str):
@@ -246,8 +252,16 @@ class Executable:
             r = plan.hot(args)
             if r is not _MISS:
                 return r
-        with jax.enable_x64(True):
-            return self._call(entry, args)
+        old = sys.getrecursionlimit()
+        if old < 20000:
+            sys.setrecursionlimit(20000)        # as the reference (CALL.FUNC.6)
+        try:
+            with jax.enable_x64(True):
+                return self._call(entry, args)
+        except RecursionError:
+            raise RelaxRuntimeError("evaluation exceeded the recursion depth (resource exhaustion)") from None
+        finally:
+            sys.setrecursionlimit(old)
 
     def run(self, *args: Any, entry: Optional[str] = None) -> Any:
         return self(*args, entry=entry)
@@ -530,8 +544,7 @@ class Executable:
 
         jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding)
         with tracing_mode(self.float_rules):
-            lowered = jitted.lower(*specs)
-        compiled = lowered.compile(self.compiler_options)
+            compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options)
         return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
                          phys_shapes)
 

@@ -24,6 +24,7 @@ from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
 from relax_ref.ir.functor import prim_vars_in
+from relax_ref.limits import INT64_MAX, dtype_range
 
 from .symbolic import eval_sym, is_monotone
 from .transfer import pad_to
@@ -161,6 +162,8 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
     if isinstance(l, TensorParam):
         if not isinstance(a, (np.ndarray, jax.Array)):
             return False
+        if a.dtype.kind in "OUSMm":
+            return False        # not a tensor: the host path reports it (VAL.HOST.1)
         shape = a.shape
         if l.ndim != -1 and len(shape) != l.ndim:
             return False
@@ -196,6 +199,9 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
         if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
             if not (_dt.is_integer(l.dtype) or _dt.is_float(l.dtype)):
                 return False
+            rng = dtype_range(l.dtype)
+            if rng is not None and not rng[0] <= int(a) <= rng[1]:
+                return False    # out of the dtype's range: the host path reports it (RUNTIME.LIMIT.2)
         if l.value is not None:
             if not _dt.is_integer(l.dtype):
                 return False
@@ -218,6 +224,8 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
             vals = tuple(int(x) for x in a)
         else:
             return False
+        if any(not 0 <= n <= INT64_MAX for n in vals):
+            return False        # RUNTIME.LIMIT.1: the host path reports it
         if l.ndim != -1 and len(vals) != l.ndim:
             return False
         if l.values is not None:

@@ -29,16 +29,22 @@ import jax.numpy as jnp
 import numpy as np
 
 from relax_ref import values as rv
-from relax_ref.errors import RelaxError, ShapeMismatchError, TypeMismatchError, UnsupportedError
+from relax_ref.arith.evaluate import eval_prim
+from relax_ref.errors import LimitExceededError, RelaxError, ShapeMismatchError, TypeMismatchError, UnsupportedError
 from relax_ref.interp.bounds import bound_error, declared_bounds, violates
 from relax_ref.interp.builtins import check_condition, coerce_result
 from relax_ref.interp.evaluator import ExprEvaluator, Frame, result_hint
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
+from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
+from relax_ref.ir.functor import prim_vars_in
+from relax_ref.limits import check_alloc
 from relax_ref.ops import registry
-from relax_ref.static.inference import operator_struct_info
+from relax_ref.static.inference import (
+    check_loose_call, operator_struct_info, underspecified_tensor_args,
+)
 
 from .dims import dim_value
 from .errors import ErrorSink, NeedsExact, TraceAbort
@@ -47,7 +53,7 @@ from .matcher import TracedMatcher, host_check
 from .op_args import JaxArgs
 from .prim_jax import is_static
 from .storage import StorageTVal, write_through
-from .symbolic import eval_sym, eval_value, upper_bound
+from .symbolic import eval_sym, eval_value, is_monotone, upper_bound
 from .tir.call import call_prim_func_in_place
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
 
@@ -360,10 +366,17 @@ class Walker(ExprEvaluator):
         padding = getattr(low, "padding", "none")
         if self.traced and padding == "none" and any(_padded(a) for a in args):
             raise NeedsExact(f"operator '{name}' does not support padded operands")
+        if self.traced and padding == "elementwise" and not _aligned(args):
+            raise NeedsExact(f"operator '{name}': a padded size is broadcast against a different size")
         ctx = LowerCtx(self, e, args, frame)
         try:
-            if opdef.check is not None:
+            loose = underspecified_tensor_args(e)
+            if loose:
+                check_loose_call(e, lambda: opdef.check is not None and opdef.check(JaxArgs(e, args, self.sink.check)),
+                                 {i: _value_sinfo(args[i]) for i in loose if isinstance(args[i], TVal)}, self.mod)
+            elif opdef.check is not None:
                 opdef.check(JaxArgs(e, args, self.sink.check))
+            self._check_result_size(e.struct_info, frame, e.span)
             r = low(ctx, *[_lowering_arg(a) for a in args])
         except RelaxError as err:
             raise err.with_span(e.span)
@@ -372,6 +385,46 @@ class Walker(ExprEvaluator):
                 not isinstance(r, (TVal, PrimV)):
             return self.tensor_from(jnp.asarray(r), _broadcast_dims(args, tuple(r.shape)))
         return self._wrap_result(r, self.inferred(e), frame, padded_in)
+
+    def _check_result_size(self, s: Any, frame: Frame, span) -> None:
+        """RUNTIME.LIMIT.1/3 before an operator is lowered, as the reference checks it: a result whose
+        shape its struct info determines must fit the limits (XLA would abort on an element count
+        past int64). Under bucketing the bound of a padded size is checked; past the budget the
+        function compiles for exact shapes, where the logical sizes are checked."""
+        if isinstance(s, si.TupleStructInfo):
+            for f in s.fields:
+                self._check_result_size(f, frame, span)
+            return
+        if not isinstance(s, si.TensorStructInfo) or s.shape is None or s.dtype == "void":
+            return
+        dims = []
+        exact = True
+        if isinstance(s.shape, rx.ShapeExpr):
+            for v in s.shape.values:
+                d = _static_bound(v, frame.sym)
+                if d is None:
+                    return
+                dims.append(d[0])
+                exact = exact and d[1]
+        else:
+            shape = frame.env.get(s.shape)              # a shape variable
+            if not isinstance(shape, ShapeV):
+                return
+            for d in shape:
+                if d.is_static:
+                    dims.append(int(d.val))
+                elif d.phys is not None:
+                    dims.append(int(d.phys))
+                    exact = False
+                else:
+                    return
+        if exact:
+            check_alloc(dims, s.dtype, self.exe.limits, "result", span)
+            return
+        try:
+            check_alloc(dims, s.dtype, self.exe.limits, "result", span)
+        except LimitExceededError:
+            raise NeedsExact("a padded result would exceed the limits") from None
 
     def inferred(self, call: rx.Call) -> Any:
         """The operator's own struct info for ``call`` (an annotation on the binding may replace the
@@ -411,6 +464,43 @@ class Walker(ExprEvaluator):
 # ---------------------------------------------------------------------------------------------------
 
 
+def _value_sinfo(v: TVal) -> si.TensorStructInfo:
+    """The struct info of a tensor value: its static shape, or its rank where a size is padded."""
+    dt = _dt.from_numpy(np.dtype(v.data.dtype))
+    dims = v.dims()
+    if all(d.is_static for d in dims):
+        return si.TensorStructInfo(rx.ShapeExpr(tuple(P.IntImm(int(d.val), "int64") for d in dims)), dt)
+    return si.TensorStructInfo(None, dt, len(dims))
+
+
+def _static_bound(e: Any, sym: Dict) -> Optional[Tuple[int, bool]]:
+    """``(value, True)`` of a size expression whose variables are static, ``(bound, False)`` from the
+    buckets of padded ones, None when unknown."""
+    if isinstance(e, P.IntImm):
+        return int(e.value), True
+    fv = prim_vars_in(e)
+    vals = {}
+    exact = True
+    for v in fv:
+        x = sym.get(v)
+        if x is None:
+            return None
+        if x.is_static:
+            vals[v] = int(x.val)
+        elif x.phys is not None:
+            vals[v] = int(x.phys)
+            exact = False
+        else:
+            return None
+    if not exact and not is_monotone(e):
+        return None
+    try:
+        r = eval_prim(e, vals)
+    except RelaxError:
+        return None
+    return (int(r), exact) if isinstance(r, (int, np.integer)) else None
+
+
 def _padded(v: Any) -> bool:
     if isinstance(v, TVal):
         return v.valid is not None
@@ -419,6 +509,29 @@ def _padded(v: Any) -> bool:
     if isinstance(v, tuple):
         return any(_padded(x) for x in v)
     return False
+
+
+def _aligned(args) -> bool:
+    """Whether the padded operands of an elementwise operator line up physically: on every axis a
+    padded size meets only sizes of the same bucket or a static 1 (anything else -- a static size
+    other than its bucket, another bucket -- is decided on exact shapes)."""
+    cols = []
+    for a in args:
+        if isinstance(a, TVal):
+            cols.append(a.dims())
+    if not any(not d.is_static for c in cols for d in c):
+        return True
+    nd = max(len(c) for c in cols)
+    cols = [(None,) * (nd - len(c)) + tuple(c) for c in cols]
+    for ax in range(nd):
+        col = [c[ax] for c in cols if c[ax] is not None]
+        padded = {d.phys for d in col if not d.is_static}
+        if not padded:
+            continue
+        statics = {int(d.val) for d in col if d.is_static} - {1}
+        if len(padded) > 1 or any(k not in padded for k in statics):
+            return False
+    return True
 
 
 def _broadcast_dims(args, shape: Tuple[int, ...]) -> Tuple[SymInt, ...]:

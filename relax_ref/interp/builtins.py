@@ -30,10 +30,12 @@ from typing import Any, Callable, Dict, Mapping, Optional
 import numpy as np
 
 from ..errors import (
-    DTypeMismatchError, NDimMismatchError, OpRuntimeError, PackedFuncError, RelaxError, Span, TypeMismatchError,
+    DTypeMismatchError, LimitExceededError, NDimMismatchError, OpRuntimeError, PackedFuncError, RelaxError, Span,
+    TypeMismatchError,
 )
 from ..ir import dtype as _dt
 from ..ir import struct_info as si
+from ..limits import check_in_dtype, check_int64
 from ..ops.search import RUNTIME_FUNCS
 from ..values import (
     Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, Storage, describe, to_public,
@@ -54,22 +56,29 @@ def from_host(v: Any, hint: Optional[si.StructInfo] = None) -> Any:
     dtype, a tuple of ints for ``R.Shape`` a shape, a numpy scalar for ``R.Tensor`` a 0-d tensor of
     its own dtype, a tuple or list for ``R.Tuple`` a tuple. A Python list or scalar for ``R.Tensor`` is
     a type mismatch (it has no dtype, and converting it to the annotated one could change its
-    values). Other values are taken as they are and left to the parameter check."""
-    if isinstance(v, (np.ndarray, ShapeValue, PrimScalar, Closure, PackedFunc, PrimFuncRef, Storage,
-                      DTypeValue, str)) or v is None:
-        if isinstance(v, np.ndarray) and isinstance(hint, si.PrimStructInfo) and v.ndim == 0:
+    values). Arrays must hold numbers or bools and shapes must be non-negative int64 (VAL.HOST.1,
+    RUNTIME.LIMIT.1). Other values are taken as they are and left to the parameter check."""
+    if isinstance(v, np.ndarray):
+        check_host_array(v)
+        if isinstance(hint, si.PrimStructInfo) and v.ndim == 0:
             return from_host(v[()], hint)
+        return v
+    if isinstance(v, ShapeValue):
+        return host_shape(v)
+    if isinstance(v, (PrimScalar, Closure, PackedFunc, PrimFuncRef, Storage, DTypeValue, str)) or v is None:
         return v
     if isinstance(hint, si.TensorStructInfo):
         if isinstance(v, np.generic):
-            return np.asarray(v)
+            arr = np.asarray(v)
+            check_host_array(arr)
+            return arr
         if isinstance(v, (list, bool, int, float)):
             dt = "" if hint.dtype == "void" else f", dtype={hint.dtype!r}"
             raise TypeMismatchError(f"a tensor argument must be an array, not a Python {type(v).__name__}: pass "
                                     f"numpy.asarray(value{dt})", expected="Tensor", actual=type(v).__name__)
     if isinstance(hint, si.ShapeStructInfo) and isinstance(v, (tuple, list)) and \
             all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in v):
-        return ShapeValue(v)
+        return host_shape(v)
     if isinstance(v, (bool, int, float, np.generic)):
         dtype = hint.dtype if isinstance(hint, si.PrimStructInfo) and hint.dtype != "void" else None
         return prim_from_host(v, dtype)
@@ -79,6 +88,32 @@ def from_host(v: Any, hint: Optional[si.StructInfo] = None) -> Any:
     if callable(v):
         return wrap_host_function(getattr(v, "__name__", "<function>"), v)
     return v
+
+
+def _not_numeric(a: np.ndarray) -> TypeMismatchError:
+    return TypeMismatchError(f"a host array of numpy dtype '{a.dtype}' is not a tensor: tensors hold numbers "
+                             "or bools (VAL.HOST.1)", site="param", expected="a tensor", actual=f"array of {a.dtype}")
+
+
+def check_host_array(a: np.ndarray) -> None:
+    """VAL.HOST.1: a host array is a tensor only when its dtype is one of the tensor dtypes (no
+    object, string, datetime or structured arrays)."""
+    try:
+        _dt.from_numpy(a.dtype)
+    except RelaxError:
+        raise _not_numeric(a) from None
+
+
+def host_shape(v: Any) -> ShapeValue:
+    """A host shape: every dimension a non-negative int64 (RUNTIME.LIMIT.1)."""
+    dims = []
+    for x in v:
+        d = check_int64(x, "a host shape dimension")
+        if d < 0:
+            raise TypeMismatchError(f"a host shape dimension is negative ({d})", site="param",
+                                    expected="a shape", actual=str(tuple(int(y) for y in v)))
+        dims.append(d)
+    return ShapeValue(dims)
 
 
 def prim_from_host(v: Any, dtype: Optional[str]) -> Any:
@@ -99,6 +134,8 @@ def prim_from_host(v: Any, dtype: Optional[str]) -> Any:
         from ..arith.semantics import to_value
 
         return PrimScalar(to_value(v, dtype), dtype)
+    if not isinstance(v, bool):
+        check_in_dtype(int(v), dtype, "the host integer")      # RUNTIME.LIMIT.2, never wrapped
     return PrimScalar(v, dtype)
 
 

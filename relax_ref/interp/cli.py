@@ -12,45 +12,30 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from ..ir import dtype as _dt
-from ..errors import DTypeMismatchError, RelaxRuntimeError, TypeMismatchError, did_you_mean
+from ..errors import LimitExceededError, RelaxRuntimeError, TypeMismatchError, did_you_mean
 from ..files import read_source
 from ..ir import expr as rx
 from ..ir import struct_info as si
+from ..limits import check_in_dtype, check_int64
 from ..npz import DEFAULT_MAX_BYTES, read_npz
 from .relax import Interpreter
 from ..values import ShapeValue
 
-_INT64 = (-(1 << 63), (1 << 63) - 1)
-
-
-def _int_range(dtype: str) -> Optional[tuple]:
-    """``(min, max)`` of an integer dtype name, None for other dtypes."""
-    if not _dt.is_integer(dtype):
-        return None
-    try:
-        return _dt.min_value(dtype), _dt.max_value(dtype)
-    except (TypeError, ValueError):   # a width numpy has no iinfo for
-        return None
-
-
 def _host_input(v: np.ndarray, sinfo: Optional[si.StructInfo], label: str) -> Any:
-    """The host value for one npz entry, checked against the parameter's struct info."""
-    if isinstance(sinfo, si.ShapeStructInfo) and v.ndim == 1 and v.dtype.kind in "iu":
-        dims = [int(x) for x in v]
-        bad = [d for d in dims if not _INT64[0] <= d <= _INT64[1]]
-        if bad:
-            raise TypeMismatchError(f"input {label}: shape dimension {bad[0]} is outside the int64 range",
-                                    site="param", expected="int64", actual=str(bad[0]))
-        return tuple(dims)
-    if isinstance(sinfo, si.PrimStructInfo) and v.ndim == 0:
-        x = v[()].item()
-        rng = _int_range(sinfo.dtype) if sinfo.dtype != "void" else None
-        if rng is not None and isinstance(x, int) and not isinstance(x, bool) and not rng[0] <= x <= rng[1]:
-            raise DTypeMismatchError(f"input {label}: {x} does not fit in {sinfo.dtype} "
-                                     f"([{rng[0]}, {rng[1]}])", site="param", expected=sinfo.dtype,
-                                     actual=str(v.dtype))
-        return x
+    """The host value for one npz entry, checked against the parameter's struct info: the ranges of
+    RUNTIME.LIMIT.1-2 (:mod:`relax_ref.limits`), with the entry named."""
+    try:
+        if isinstance(sinfo, si.ShapeStructInfo) and v.ndim == 1 and v.dtype.kind in "iu":
+            return tuple(check_int64(x, "shape dimension") for x in v.tolist())
+        if isinstance(sinfo, si.PrimStructInfo) and v.ndim == 0:
+            x = v[()].item()
+            if sinfo.dtype != "void" and isinstance(x, int) and not isinstance(x, bool):
+                check_in_dtype(x, sinfo.dtype, "the value")
+            return x
+    except LimitExceededError as err:
+        err.message = f"input {label}: {err.message}"
+        err.args = (err.message,)
+        raise
     return v
 
 

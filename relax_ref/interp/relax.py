@@ -63,7 +63,10 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.module import IRModule
+from ..limits import Limits, allocation_error, check_alloc, is_allocation_failure, resolve as resolve_limits
 from ..ops.core_calls import allocatable, unknown_output_shape
+from ..ops.args import ValueArgs
+from ..static.inference import check_loose_call, underspecified_tensor_args
 from ..static.well_formed import check_well_formed
 from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, split_entry, to_public
 from . import op_table
@@ -137,15 +140,19 @@ class Interpreter(ExprEvaluator):
     (TIR.VEC.1); ``stdout`` is the stream ``R.print`` writes to (default ``sys.stdout``).
     ``interp(entry, *args)`` / ``interp.run(entry, *args)`` evaluate a function of the module on host
     values; ``interp.register_func(name, fn)`` adds a packed function visible to this interpreter only.
+    ``limits`` / ``max_bytes`` / ``max_steps``: the budgets of RUNTIME.LIMIT.3-4
+    (:mod:`relax_ref.limits`; default :data:`~relax_ref.limits.DEFAULT_LIMITS`).
     """
 
-    def __init__(self, mod: IRModule, *, vectorize: bool = True, stdout=None) -> None:
+    def __init__(self, mod: IRModule, *, vectorize: bool = True, stdout=None, limits: Optional[Limits] = None,
+                 max_bytes: Optional[int] = None, max_steps: Optional[int] = None) -> None:
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"Interpreter expects an IRModule, got {type(mod).__name__}")
         check_well_formed(mod)      # (EVAL.PROG.2, TEXT.MOD.3) once per module object
         self.mod = mod
         self.vectorize = vectorize
         self.stdout = stdout
+        self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps)
         self._local: Dict[str, PackedFunc] = {}
         self._bound = bound_builtins(lambda fn, *a: self.call_value(fn, list(a), None))
         self._globals: Dict[str, Any] = {}
@@ -188,6 +195,10 @@ class Interpreter(ExprEvaluator):
                 value = self.call_value(self.global_value(entry), [from_host(a) for a in args], None)
         except RecursionError:
             raise RelaxRuntimeError("evaluation exceeded the recursion depth (resource exhaustion)") from None
+        except (MemoryError, ValueError) as err:       # numpy could not allocate (RUNTIME.LIMIT.3)
+            if not is_allocation_failure(err):
+                raise
+            raise allocation_error(err) from None
         finally:
             sys.setrecursionlimit(old)
         return to_public(value)
@@ -223,6 +234,7 @@ class Interpreter(ExprEvaluator):
             shape = frame.env[s.shape]
         else:
             raise unknown_output_shape(span)
+        check_alloc(shape, s.dtype, self.limits, "output tensor", span)
         return np.zeros(tuple(shape), dtype=_dt.to_numpy(s.dtype))
 
     def _run_prim_func(self, ref: PrimFuncRef, args: List[Any], span, readonly=()) -> Any:
@@ -232,7 +244,7 @@ class Interpreter(ExprEvaluator):
                 if isinstance(t, np.ndarray) and t.flags.writeable and all(t is not x for x in locked):
                     t.flags.writeable = False
                     locked.append(t)
-            return _compiled_prim_func(ref.func, ref.name)(args, self.vectorize, self.lookup_packed)
+            return _compiled_prim_func(ref.func, ref.name)(args, self.vectorize, self.lookup_packed, self.limits)
         except RelaxError as e:
             raise e.with_span(span).with_context(function=ref.name)
         finally:
@@ -294,10 +306,47 @@ class Interpreter(ExprEvaluator):
         opdef, impl = op_table.resolve(e)   # an unknown or unimplemented operator fails before its arguments
         args = [self.eval(a, frame) for a in e.args]
         try:
+            loose = underspecified_tensor_args(e)
+            if loose:
+                check_loose_call(e, lambda: opdef.check is not None and opdef.check(ValueArgs(e, args)),
+                                 {i: _value_sinfo(args[i]) for i in loose if isinstance(args[i], np.ndarray)},
+                                 self.mod)
+            self._check_result_size(e.struct_info, frame, e.span)
             r = op_table.run(opdef, impl, e, args, EvalContext(self, frame, e))
         except RelaxError as err:
             raise err.with_span(e.span)
+        except (MemoryError, ValueError) as err:
+            if not is_allocation_failure(err):
+                raise
+            raise allocation_error(err, f"{e.op.name}: result", e.span) from None
         return _normalize_op_result(r, e.struct_info)
+
+    def _check_result_size(self, s: Any, frame: Frame, span) -> None:
+        """RUNTIME.LIMIT.1/3 before an operator runs: a result whose shape its struct info determines
+        (symbolic sizes taken from the environment) must fit the limits."""
+        if isinstance(s, si.TensorStructInfo):
+            if s.dtype == "void" or s.shape is None:
+                return
+            if isinstance(s.shape, rx.ShapeExpr):
+                try:
+                    dims = [self._prim(v, frame) for v in s.shape.values]
+                except RelaxError:
+                    return                              # a size bound only by the result itself
+            else:
+                dims = frame.env.get(s.shape)           # a shape variable
+                if not isinstance(dims, ShapeValue):
+                    return
+            check_alloc(dims, s.dtype, self.limits, "result", span)
+        elif isinstance(s, si.TupleStructInfo):
+            for f in s.fields:
+                self._check_result_size(f, frame, span)
+
+
+def _value_sinfo(a: np.ndarray) -> si.TensorStructInfo:
+    from ..ir import prim_expr as P
+
+    return si.TensorStructInfo(rx.ShapeExpr(tuple(P.IntImm(int(d), "int64") for d in a.shape)),
+                               _dt.from_numpy(a.dtype))
 
 
 def _host_arg(a: Any, p: rx.Var, entry: str) -> Any:
@@ -322,10 +371,11 @@ def _normalize_op_result(r: Any, s: Optional[si.StructInfo]) -> Any:
     return r
 
 
-def evaluate(mod: IRModule, *args: Any, entry: Optional[str] = None, vectorize: bool = True) -> Any:
+def evaluate(mod: IRModule, *args: Any, entry: Optional[str] = None, vectorize: bool = True,
+             limits: Optional[Limits] = None) -> Any:
     """Evaluate ``entry`` of ``mod`` on host values (VAL.HOST.1) and return the host result:
-    ``evaluate(mod, "main", x)`` or ``evaluate(mod, x, entry="main")``."""
-    return Interpreter(mod, vectorize=vectorize)(*args, entry=entry)
+    ``evaluate(mod, "main", x)`` or ``evaluate(mod, x, entry="main")``; ``limits``: RUNTIME.LIMIT.3-4."""
+    return Interpreter(mod, vectorize=vectorize, limits=limits)(*args, entry=entry)
 
 
 __all__ = ["Interpreter", "EvalContext", "Frame", "evaluate"]

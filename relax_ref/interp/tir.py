@@ -63,8 +63,9 @@ from ..ir import tir
 from ..ir.functor import post_order_visit_stmt, prim_vars_in, stmt_prim_exprs
 from ..values import PrimScalar
 from .builtins import lookup_packed
+from ..limits import DEFAULT_LIMITS, Limits, StepBudget
 from .tir_buffers import (
-    alloc_array, bind_alloc, bounds_error, buffer_array, match_region, view_of,
+    LIMITS, STEPS, alloc_array, bind_alloc, bounds_error, buffer_array, match_region, view_of,
 )
 from .tir_expr import ScalarCompiler
 from .tir_packed import PACKED_LOOKUP
@@ -180,7 +181,9 @@ class _Compiler:
         fc, body = self.expr(s.condition), self.stmt(s.body)
 
         def loop(env):
+            steps = env[STEPS]
             while fc(env):
+                steps.take(1, s.span, "while loop")         # RUNTIME.LIMIT.4
                 body(env)
         return _spanned(loop, s.span)
 
@@ -200,8 +203,19 @@ class _Compiler:
         def loop(env):
             lo = fmin(env)
             n = fext(env)
-            if plan is not None and env.get(VECTORIZE) and plan.run(env, lo, n, scalar):
-                return
+            steps = env[STEPS]
+            steps.take(n, s.span, "for loop")               # RUNTIME.LIMIT.4: counted on entry
+            if plan is not None and env.get(VECTORIZE) and n > 0:
+                inner = plan.inner_steps(env, n)            # the nest's inner loops, counted up front
+                steps.take(inner, s.span, "for loop")
+                steps.paused += 1
+                try:
+                    done = plan.run(env, lo, n, scalar)
+                finally:
+                    steps.paused -= 1
+                if done:
+                    return
+                steps.give_back(inner)                      # the scalar path counts them itself
             scalar(env, lo, n)
         return _spanned(loop, s.span)
 
@@ -406,11 +420,13 @@ class CompiledPrimFunc:
         self.name = name
         self.body = _Compiler(func, name).stmt(func.body)
 
-    def __call__(self, args: Sequence[Any], vectorize: bool = True, packed: Callable = lookup_packed) -> Any:
+    def __call__(self, args: Sequence[Any], vectorize: bool = True, packed: Callable = lookup_packed,
+                 limits: Optional[Limits] = None) -> Any:
         """Run on ``args`` and return what ``T.ret`` returns (None for a void function); ``packed``
         resolves the names of ``T.call_packed`` (the calling evaluator's look-up; by default the
-        global one)."""
-        env: Dict = {VECTORIZE: vectorize, PACKED_LOOKUP: packed}
+        global one); ``limits`` the budgets of RUNTIME.LIMIT.3-4."""
+        lim = DEFAULT_LIMITS if limits is None else limits
+        env: Dict = {VECTORIZE: vectorize, PACKED_LOOKUP: packed, LIMITS: lim, STEPS: StepBudget(lim.max_steps)}
         bind_arguments(self.func, list(args), env, self.name)
         with np.errstate(all="ignore"):
             try:
@@ -556,13 +572,13 @@ def _check_layout(buf: tir.Buffer, a: np.ndarray, env: Dict, fname: str) -> None
 
 
 def run_prim_func(func: tir.PrimFunc, args: list, *, vectorize: bool = True,
-                  name: Optional[str] = None) -> None:
+                  name: Optional[str] = None, limits: Optional[Limits] = None) -> None:
     """Run ``func`` on ``args`` (numpy arrays for buffer parameters, mutated in place; scalars for
     scalar parameters). Returns None (TIR.FUNC.2). ``vectorize=False`` forces the scalar path
     (TIR.VEC.1). ``name`` names the function in error messages (default: its ``global_symbol``)."""
     if not isinstance(func, tir.PrimFunc):
         raise TypeMismatchError(f"run_prim_func expects a PrimFunc, got {type(func).__name__}")
-    compiled(func, name)(args, vectorize)
+    compiled(func, name)(args, vectorize, lookup_packed, limits)
 
 
 __all__ = ["run_prim_func", "bind_arguments", "CompiledPrimFunc", "compiled", "VECTORIZE"]

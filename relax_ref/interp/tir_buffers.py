@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import RelaxRuntimeError, TIRBoundsError, UnsupportedError
 from ..ir import dtype as _dt
+from ..limits import check_alloc
 from ..ir import prim_expr as P
 from ..ir import tir
 
@@ -88,13 +89,21 @@ def buffer_array(env: Dict, buf: tir.Buffer) -> np.ndarray:
     return arr
 
 
+#: key of the environment entry holding the evaluation's :class:`~relax_ref.limits.Limits`
+LIMITS = object()
+#: key of the environment entry holding the call's :class:`~relax_ref.limits.StepBudget`
+STEPS = object()
+
+
 def alloc_array(buf: tir.Buffer, env: Dict) -> np.ndarray:
     """Fresh zero-filled storage for an allocated buffer (TIR.BUF.5: allocations start at zero;
-    TVM leaves them uninitialised, so a program that reads before writing is not portable)."""
+    TVM leaves them uninitialised, so a program that reads before writing is not portable). The size
+    is checked against RUNTIME.LIMIT.1/3 before allocating."""
     shape = tuple(eval_index_expr(s, env) for s in buf.shape)
     for d, n in enumerate(shape):
         if n < 0:
             raise RelaxRuntimeError(f"buffer '{buf.name}' has negative extent {n} in dimension {d}")
+    check_alloc(shape, buf.dtype, env.get(LIMITS), f"buffer '{buf.name}'")
     return np.zeros(shape, dtype=_dt.to_numpy(buf.dtype))
 
 

@@ -194,6 +194,15 @@ class NestPlan:
 
     # -- entry ---------------------------------------------------------------------------------------
 
+    def inner_steps(self, env: Dict, n: int) -> int:
+        """The iterations of the nest's inner loops for ``n`` iterations of the outer one
+        (RUNTIME.LIMIT.4: ``n*e1 + n*e1*e2 + ...``; their bounds do not depend on the nest's variables)."""
+        total, prod = 0, int(n)
+        for fmin, fext in self.inner_bounds:
+            prod *= max(int(fext(env)), 0)
+            total += prod
+        return total
+
     def run(self, env: Dict, lo: int, n: int, scalar: Callable[[Dict, int, int], None]) -> bool:
         """Execute the nest for outer loop range ``[lo, lo + n)``; False = run the scalar path.
         ``scalar(env, lo, n)`` runs a sub-range of the outer loop on the scalar path (used when one

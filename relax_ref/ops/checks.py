@@ -55,11 +55,12 @@ def operand_shape(args: OpArgs, i: int) -> Tuple[Any, ...]:
 
 def check_broadcast(args: OpArgs, idx: Sequence[int]) -> Tuple[Any, ...]:
     """OpRuntimeError when the (logical) shapes of the operands ``idx`` cannot be broadcast together
-    (NORM.OP.BCAST.1 on the actual sizes, OP.SEM.2); returns the broadcast shape. Two sizes that are
-    not static must be equal where neither is a static 1."""
+    (NORM.OP.BCAST.1 on the actual sizes, OP.SEM.2); returns the broadcast shape. A size that is not
+    static (an evaluator's padded size) is checked against its true value: it must equal the other
+    sizes of its axis unless one of the two is 1 -- padding never changes what is legal."""
     shapes = [operand_shape(args, i) for i in idx]
     first = shapes[0] if shapes else ()
-    if all(args.is_static(n) for n in first) and all(s == first for s in shapes[1:]):
+    if all(args.is_static(n) for s in shapes for n in s) and all(s == first for s in shapes[1:]):
         return tuple(first)             # equal static shapes (the common case) broadcast to themselves
     nd = max((len(s) for s in shapes), default=0)
     cols = [(None,) * (nd - len(s)) + tuple(s) for s in shapes]
@@ -74,7 +75,12 @@ def check_broadcast(args: OpArgs, idx: Sequence[int]) -> Tuple[Any, ...]:
             bad_static = True
         if dynamic:
             ref = dynamic[0]
-            pending.extend(n != ref for n in dynamic[1:] if n is not ref)
+            xp = args.xp
+            for n in dynamic[1:]:
+                if n is not ref:
+                    pending.append(xp.logical_and(n != ref, xp.logical_and(n != 1, ref != 1)))
+            for k in statics - {1}:
+                pending.extend(xp.logical_and(n != k, n != 1) for n in dynamic)
             out.append(ref)
         else:
             out.append(max(statics) if statics else 1)

@@ -538,7 +538,7 @@ def _gather_nd_ref(args, attrs, call, ctx):
         raise manipulate_util.runtime_error(call,
                                             f"batch dims of indices {ind.shape[:b]} and data {x.shape[:b]} differ")
     lead = ind.shape[:-1]
-    flat = ind.reshape(-1, l)
+    flat = ind.reshape(int(np.prod(lead, dtype=np.int64)), l)      # -1 is ambiguous when l == 0
     coords = np.unravel_index(np.arange(flat.shape[0]), lead) if lead else ()
     key = []
     for k in range(b):

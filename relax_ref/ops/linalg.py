@@ -157,6 +157,8 @@ def _ref_matmul(args, attrs, call, ctx):
     if b.ndim == 1:
         r = r[..., 0]
     out_dt = call.struct_info.dtype if isinstance(call.struct_info, TensorStructInfo) else cd
+    if out_dt == "void":                # operands of unknown dtype: the computed one
+        out_dt = cd
     return tir_cast(np.asarray(r, dtype=x.dtype), cd, out_dt)
 
 

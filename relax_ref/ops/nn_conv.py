@@ -103,6 +103,8 @@ def _conv_infer(call, ctx):
     groups = int(a["groups"])
     if groups <= 0:
         raise common.error(call, f"the number of groups must be positive, got {groups}", ctx)
+    if any(v <= 0 for v in strides + dilation):
+        raise common.error(call, f"strides and dilation must be positive, got {list(strides)}, {list(dilation)}", ctx)
     dperm = nn_common.layout_perm(call, a["data_layout"], dtgt, "data", ctx)
     kperm = nn_common.layout_perm(call, a["kernel_layout"], ktgt, "kernel", ctx)
     operm = nn_common.layout_perm(call, a["out_layout"], dtgt, "output", ctx)

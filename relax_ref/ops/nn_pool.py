@@ -147,6 +147,8 @@ def _adaptive_infer(call, ctx):
     size = a.get("output_size")
     if size is not None:
         size = nn_common.require_attr_len(call, "output_size", nsp, ctx)
+        if any(v < 0 for v in size):
+            raise common.error(call, f"output_size must not be negative, got {list(size)}", ctx)
     perm = nn_common.layout_perm(call, a["layout"], tgt, "data", ctx)
     operm = nn_common.layout_perm(call, a["out_layout"], tgt, "output", ctx)
     nn_common.check_ndim(call, x, nsp + 2, a["layout"], ctx)

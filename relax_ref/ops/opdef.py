@@ -195,9 +195,12 @@ def convert_arg(p: Param, v: Any, span: Optional[Span]) -> Optional[rx.Expr]:
 
 
 def _int_of(v: Any, what: str, span) -> int:
+    """An integer attribute; one outside the int64 range is a ParseError (RUNTIME.LIMIT.1)."""
     if isinstance(v, bool):
         return int(v)
     if isinstance(v, int):
+        if not -(1 << 63) <= v < (1 << 63):
+            raise _err(f"{what}: {v} does not fit in int64", span)
         return v
     if isinstance(v, P.IntImm):
         return v.value

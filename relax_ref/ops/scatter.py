@@ -172,7 +172,7 @@ def _check_reduction(call, ctx, allowed: Sequence[str], title: str) -> str:
 
 
 def _scatter_elements_infer(call, ctx):
-    """OP.scatter_elements.C1-C6 (TVM's ``InferStructInfoScatterElements``)."""
+    """OP.scatter_elements.C1-C7 (TVM's ``InferStructInfoScatterElements``; C7, the axis, is ours)."""
     common.check_num_args(call, 3, ctx)
     data = manipulate_util.tensor_input(call, 0, ctx, "ScatterElements", "data")  # C1
     idx = manipulate_util.tensor_input(call, 1, ctx, "ScatterElements", "indices")
@@ -180,6 +180,9 @@ def _scatter_elements_infer(call, ctx):
     _check_reduction(call, ctx, SCATTER_ELEMENTS_REDUCTIONS, "ScatterElements")  # C6
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
+    axis = call.attrs.get("axis", 0)
+    if not -data.ndim <= axis < data.ndim:  # C7
+        raise common.error(call, f"ScatterElements axis {axis} is out of range for data of rank {data.ndim}", ctx)
     if idx.ndim != -1 and upd.ndim != -1:  # C2
         if data.ndim != idx.ndim:
             raise common.error(call, "ScatterElements op requires the data tensor to have the same rank with indices "

@@ -10,7 +10,9 @@ the decisions below where they are undefined or inconsistent:
   bool is logical or, ``prod`` of bool is logical and (TIR bool arithmetic).
 * OP.STAT.SEM.2 -- a reduction over no elements gives the reducer's identity: 0 (``sum``), 1
   (``prod``), the lowest finite value of the dtype (``max``), the largest (``min``); ``mean`` and
-  ``variance`` of no elements divide by zero (NaN for floats, DivisionByZeroError for integers).
+  ``variance`` of no elements divide by zero (NaN for floats, DivisionByZeroError for integers) --
+  each output element divides, so a result with no elements (another axis of extent 0) is an empty
+  tensor, no error.
   TVM 0.25 returns uninitialized memory there.
 * OP.STAT.SEM.3 -- ``max``/``min`` fold the elements in row-major order of the reduced axes with
   ``acc > v ? acc : v`` (``<`` for min) from the identity, TIR's ``Max``/``Min``: a NaN is kept only
@@ -625,14 +627,18 @@ _DOCS = {
 
 def _make_check_reduction(name: str):
     """OP.<op>.C2: the axes are within the rank of the tensor; ``max``/``min`` have no bool kernel;
-    the integer ``mean``/``variance``/``std`` of no elements divides by zero (OP.STAT.SEM.5)."""
+    the integer ``mean``/``variance``/``std`` of no elements divides by zero where an output element
+    exists (OP.STAT.SEM.2, OP.STAT.SEM.5)."""
 
     def check(args: OpArgs) -> None:
         if name in ("max", "min") and args.dtype(0) == "bool":
             raise no_kernel(args, f"{name} of a bool tensor")
         axes = reduce_axes(args, 0, args.attrs.get("axis"))
         if name in ("mean", "variance", "std") and not _dt.is_float(args.dtype(0)):
-            args.fail_if(element_count(args, 0, axes) == 0, lambda: DivisionByZeroError(
+            kept = [a for a in range(args.ndim(0)) if a not in axes]
+            empty = element_count(args, 0, axes) == 0
+            # only an output element divides: an empty result has no division (OP.STAT.SEM.2)
+            args.fail_if(args.xp.logical_and(empty, element_count(args, 0, kept) != 0), lambda: DivisionByZeroError(
                 "integer division by zero: the reduction has no elements"))
     return check
 

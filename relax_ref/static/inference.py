@@ -5,19 +5,20 @@ info), of what an operator alone infers for a call, and of a function from its b
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
 from ..analysis.context import InferContext, make_analyzer
 from ..analysis.signatures import extern_func_struct_info
 from ..analysis.struct_info_ops import (
     derive_call_ret_struct_info, erase_to_well_defined, format_struct_info, is_base_of, signature_sym_vars,
 )
-from ..errors import RelaxError, StructInfoError, UnsupportedError
+from ..errors import OpRuntimeError, RelaxError, StructInfoError, UnsupportedError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.module import IRModule
 from ..ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo,
+    TupleStructInfo,
 )
 from ..ops import registry
 
@@ -43,6 +44,24 @@ def leaf_struct_info(e: rx.Expr) -> Optional[StructInfo]:
     return None
 
 
+def _check_static_sizes(s: StructInfo, call: rx.Call) -> None:
+    """RUNTIME.LIMIT.1: a constant size an operator infers is never negative -- a
+    negative one is an int64 overflow of the operator's size arithmetic."""
+    values = None
+    if isinstance(s, TensorStructInfo) and isinstance(s.shape, rx.ShapeExpr):
+        values = s.shape.values
+    elif isinstance(s, ShapeStructInfo) and s.values is not None:
+        values = s.values
+    elif isinstance(s, TupleStructInfo):
+        for f in s.fields:
+            _check_static_sizes(f, call)
+        return
+    for v in values or ():
+        if isinstance(v, P.IntImm) and v.value < 0:
+            raise StructInfoError(f"{call.op.name}: an inferred size is {v.value}: the size overflows int64 "
+                                  "(RUNTIME.LIMIT.1)", call.span)
+
+
 def infer_call_struct_info(call: rx.Call, ctx: InferContext) -> StructInfo:
     """Struct info of a call whose callee and arguments carry struct info (NORM.INFER.1-2): the
     operator's ``infer`` for ``Op`` callees, :func:`derive_call_ret_struct_info` otherwise."""
@@ -56,6 +75,7 @@ def infer_call_struct_info(call: rx.Call, ctx: InferContext) -> StructInfo:
         si = opdef.infer(call, ctx)
         if not isinstance(si, StructInfo):
             raise StructInfoError(f"internal: inference of {call.op.name} returned {si!r}", call.span)
+        _check_static_sizes(si, call)
         return si
     fsi = call.op.struct_info
     if fsi is None and isinstance(call.op, rx.ExternFunc):
@@ -83,6 +103,61 @@ def operator_struct_info(call: rx.Call, module: Optional[IRModule] = None) -> Op
     except RelaxError:
         return None
     return sinfo if isinstance(sinfo, StructInfo) else None
+
+
+def underspecified_tensor_args(call: rx.Call) -> Tuple[int, ...]:
+    """Indices of the tensor arguments of an operator call whose struct info leaves the rank or the
+    dtype open (``R.Tensor``, ``R.Tensor(ndim=2)``): the operator's inference could not check them."""
+    hit = _LOOSE.get(id(call))
+    if hit is not None and hit[0] is call:
+        return hit[1]
+    out = []
+    if isinstance(call.op, rx.Op):
+        for i, a in enumerate(call.args):
+            s = a.struct_info
+            if isinstance(s, TensorStructInfo) and (s.ndim == -1 or s.dtype == "void"):
+                out.append(i)
+    if len(_LOOSE) > 100000:
+        _LOOSE.clear()
+    _LOOSE[id(call)] = (call, tuple(out))
+    return tuple(out)
+
+
+#: call id -> (call, under-specified argument indices)
+_LOOSE: Dict[int, Tuple[rx.Call, Tuple[int, ...]]] = {}
+
+
+def check_loose_call(call: rx.Call, run_check, actual: Dict[int, StructInfo], module: Optional[IRModule] = None) -> None:
+    """For a call with under-specified tensor arguments: the operator's run-time check
+    (``run_check()``), then :func:`check_inference_on_values`. A check that fails with something
+    other than a RelaxError met operands its inference would have rejected (a rank it assumes): the
+    inference's error is raised instead (OP.SEM.6)."""
+    try:
+        run_check()
+    except RelaxError:
+        raise
+    except Exception:   # noqa: BLE001 - the check assumed what inference establishes
+        check_inference_on_values(call, actual, module)
+        raise
+    check_inference_on_values(call, actual, module)
+
+
+def check_inference_on_values(call: rx.Call, actual: Dict[int, StructInfo], module: Optional[IRModule] = None) -> None:
+    """OP.SEM.6: the operator's inference rules (ranks, dtypes, attributes against shapes) applied at
+    run time to the struct info of the actual values of the arguments ``actual`` (index -> struct
+    info) that were under-specified statically (:func:`underspecified_tensor_args`). A rule that
+    fails is an OpRuntimeError with the inference's message."""
+    opdef = registry.lookup(call.op.name)
+    if opdef is None or opdef.infer is None or not actual:
+        return
+    args = tuple(rx.Var(f"arg{i}", struct_info=actual[i]) if i in actual else a for i, a in enumerate(call.args))
+    probe = rx.Call(call.op, args, call.attrs, call.sinfo_args, span=call.span)
+    try:
+        opdef.infer(probe, InferContext(make_analyzer(), module))
+    except RelaxError as err:
+        if isinstance(err, (StructInfoError, UnsupportedError)):
+            raise OpRuntimeError(err.message, call.span) from None
+        raise
 
 
 def function_return_struct_info(params: Sequence[rx.Var], body_sinfo: StructInfo,

@@ -179,5 +179,5 @@ def test_huge_integer_literal_is_a_parse_error():
 def test_nul_bytes_and_non_text_are_rejected():
     with pytest.raises(ParseError):
         parse_module(_relax("y = x") + "\x00")
-    with pytest.raises(TypeError):
+    with pytest.raises(ParseError):         # ERR.1: never another exception
         parse_module(b"@R.function\n")  # type: ignore[arg-type]

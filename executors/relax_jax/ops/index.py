@@ -242,7 +242,7 @@ def _gather_nd(ctx, x, ind):
     if tuple(ind.shape[:b]) != tuple(x.shape[:b]):
         raise runtime_error(ctx, f"batch dims of indices {ind.shape[:b]} and data {x.shape[:b]} differ")
     lead = ind.shape[:-1]
-    flat = ind.reshape(-1, last)
+    flat = ind.reshape(int(np.prod(ind.shape[:-1], dtype=np.int64)), last)   # -1 is ambiguous when last == 0
     n = flat.shape[0]
     coords = jnp.unravel_index(jnp.arange(n), lead) if lead else ()
     key = []

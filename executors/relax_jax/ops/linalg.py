@@ -92,7 +92,8 @@ def _matmul(ctx, a, b):
         r = r[..., 0, :]
     if b_vec:
         r = r[..., 0]
-    return cast(jnp.asarray(r).astype(np_dtype(cd)), cd, out_dtype_of(ctx))
+    out = out_dtype_of(ctx)
+    return cast(jnp.asarray(r).astype(np_dtype(cd)), cd, cd if out == "void" else out)
 
 
 @lowering("relax.outer", padding="aware")

@@ -28,6 +28,7 @@ from relax_ref.ir import tir
 from ..dims import dim_value
 from ..errors import ErrorSink, NeedsExact
 from ..float_rules import tracing_mode
+from ..guard import guarded_compile
 from ..prim_jax import cast, is_static, np_dtype
 from ..values import PrimFuncV, PrimV, TVal, describe
 from .kernel import KExec
@@ -142,10 +143,11 @@ def _compare(kx: KExec, want: Any, actual: Any, what: str, buf, fname: str) -> N
 
 
 def run(func: tir.PrimFunc, name: str, sink: ErrorSink, args: Sequence[Any], readonly: Sequence[bool],
-        lookup=None) -> Dict[int, Any]:
+        lookup=None, limits: Any = None) -> Dict[int, Any]:
     """Execute ``func`` (traced); returns ``{param index: new array}`` for every buffer argument;
-    ``lookup`` finds the packed functions it calls."""
-    kx = KExec(func, name, sink, lookup)
+    ``lookup`` finds the packed functions it calls; ``limits``: the budgets of RUNTIME.LIMIT.3-4
+    (:class:`relax_ref.limits.Limits`)."""
+    kx = KExec(func, name, sink, lookup, limits)
     bound = bind(kx, func, args, readonly, name)
     kx.exec(func.body)
     return {k: kx.arrays[buf.data] for k, buf, a in bound}
@@ -161,7 +163,7 @@ def apply_prim_func(walker, pf: PrimFuncV, args: List[Any], readonly: Sequence[b
     span = call.span if call is not None else None
     try:
         if walker.traced:
-            out = run(pf.func, pf.name, walker.sink, args, readonly, walker.exe.lookup_packed)
+            out = run(pf.func, pf.name, walker.sink, args, readonly, walker.exe.lookup_packed, walker.exe.limits)
         else:
             _host_bind_check(pf, args)
             out = _host_run(walker, pf, args, readonly)
@@ -265,7 +267,7 @@ def _compile_kernel(exe, pf: PrimFuncV, args: List[Any], readonly: Sequence[bool
                 vals.append(PrimV(s, d))
             else:
                 vals.append(o)
-        out = run(pf.func, pf.name, sink, vals, readonly, exe.lookup_packed)
+        out = run(pf.func, pf.name, sink, vals, readonly, exe.lookup_packed, exe.limits)
         builders.extend(sink.builders)
         outs = [out[k] for k in range(len(vals)) if k in out]
         return outs, jnp.asarray(sink.code, jnp.int32)
@@ -273,9 +275,25 @@ def _compile_kernel(exe, pf: PrimFuncV, args: List[Any], readonly: Sequence[bool
     exe.stats.kernel_compiles += 1
     if static_scalars:
         consts = [a.val if is_static(a.val) else np.asarray(a.val).item() for a in args if isinstance(a, PrimV)]
-        fixed = jax.jit(lambda arrays, scalars: kernel(arrays, consts), compiler_options=exe.compiler_options)
+        fixed = _guarded(jax.jit(lambda arrays, scalars: kernel(arrays, consts)), exe.limits, exe.compiler_options)
         return fixed, builders
-    return jax.jit(kernel, compiler_options=exe.compiler_options), builders
+    return _guarded(jax.jit(kernel), exe.limits, exe.compiler_options), builders
+
+
+def _guarded(jitted, limits, compiler_options):
+    """``jitted`` whose computation is checked (:func:`relax_jax.guard.check_jaxpr`) before it is
+    compiled, once per argument signature."""
+    compiled: Dict[Any, Any] = {}
+
+    def call(arrays, scalars):
+        key = tuple((tuple(a.shape), str(a.dtype)) for a in arrays) + \
+            tuple((tuple(np.shape(s)), str(np.asarray(s).dtype) if not hasattr(s, "dtype") else str(s.dtype)) for s in scalars)
+        fn = compiled.get(key)
+        if fn is None:
+            fn = guarded_compile(jitted, (arrays, scalars), limits, compiler_options)
+            compiled[key] = fn
+        return fn(arrays, scalars)
+    return call
 
 
 __all__ = ["bind", "run", "apply_prim_func", "call_prim_func_in_place"]

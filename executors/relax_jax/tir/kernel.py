@@ -42,12 +42,13 @@ from jax import lax
 from relax_ref.arith.evaluate import eval_prim
 from relax_ref.arith.intrinsics import canonical_name
 from relax_ref.errors import (
-    AssertionFailedError, OpRuntimeError, RelaxRuntimeError, TIRBoundsError, UnsupportedError,
+    AssertionFailedError, LimitExceededError, OpRuntimeError, RelaxRuntimeError, TIRBoundsError, UnsupportedError,
     WellFormedError,
 )
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
+from relax_ref.limits import DEFAULT_LIMITS, Limits, check_alloc
 
 from ..errors import ErrorSink, NeedsExact
 from ..prim_jax import PrimLowering, and_mask, cast, const, is_static, not_, np_dtype
@@ -87,11 +88,15 @@ class _CondScope:
 class KExec:
     """The state of one PrimFunc execution."""
 
-    def __init__(self, func: tir.PrimFunc, name: str, sink: ErrorSink, lookup=None) -> None:
+    def __init__(self, func: tir.PrimFunc, name: str, sink: ErrorSink, lookup=None,
+                 limits: Optional[Limits] = None) -> None:
         self.func = func
         self.lookup = lookup        # name -> packed function, for T.call_packed (relax_jax.tir.packed)
         self.name = name
         self.sink = sink
+        self.limits = DEFAULT_LIMITS if limits is None else limits
+        #: loop iterations so far (RUNTIME.LIMIT.4): a Python int while static, else a traced int64
+        self.steps: Any = 0
         self.env: Dict[Any, Any] = {}
         self.phys: Dict[P.PrimVar, int] = {}
         self.arrays: Dict[P.PrimVar, Any] = {}
@@ -112,6 +117,34 @@ class KExec:
             e = make()
             return e.with_context(function=name)
         self.sink.check(bad, build, mask)
+
+    def take_steps(self, n: Any, mask: Any, span, what: str) -> Any:
+        """Count ``n`` loop iterations (RUNTIME.LIMIT.4, as the reference: on entry of a loop, one per
+        ``while`` iteration). Past ``max_steps``: a LimitExceededError at once when everything is
+        static, else a check site; returns whether the budget is exceeded (static or traced), so that
+        the caller skips the loop, and the count stays past the budget, which stops every enclosing
+        loop."""
+        limit = self.limits.max_steps
+        if mask is not None and not is_static(mask):
+            n = jnp.where(mask, jnp.asarray(n, jnp.int64), jnp.int64(0))
+        if is_static(n) and is_static(self.steps):
+            total = int(self.steps) + max(int(n), 0)
+            if total > limit:
+                raise LimitExceededError(
+                    f"{what}: {total} loop iterations in one PrimFunc call exceed max_steps = {limit}", span,
+                    limit="max_steps", value=total).with_context(function=self.name)
+            self.steps = total
+            return False
+        total = jnp.asarray(self.steps, jnp.int64) + jnp.maximum(jnp.asarray(n, jnp.int64), 0)
+        over = total > limit
+        self.check(over, mask, lambda: LimitExceededError(
+            f"{what}: the loop iterations of one PrimFunc call exceed max_steps = {limit}", span,
+            limit="max_steps"))
+        self.steps = total
+        return over
+
+    def within_budget(self) -> Any:
+        return jnp.asarray(self.steps, jnp.int64) <= self.limits.max_steps
 
     # -- scalar expressions ----------------------------------------------------------------------------
 
@@ -168,6 +201,7 @@ class KExec:
             shape.append(ph)
             lv = self.ev(d)
             logical.append(int(lv) if is_static(lv) else lv)
+        check_alloc(shape, buf.dtype, self.limits, f"buffer '{buf.name}'", buf.span if hasattr(buf, "span") else None)
         dv = buf.data
         self.arrays[dv] = jnp.zeros(tuple(shape), np_dtype(buf.dtype))
         self.owner[dv] = buf
@@ -357,9 +391,10 @@ class KExec:
     def _While(self, s: tir.While, mask) -> None:
         keys = list(self.arrays)
         code0 = jnp.asarray(self.sink.code, jnp.int32)
+        steps0 = jnp.asarray(self.steps, jnp.int64)
 
         def cond_fn(carry):
-            arrays, code = carry
+            arrays, code, steps = carry
             arrays = dict(zip(keys, arrays))
             saved = dict(self.arrays), self.sink.code, self.sink.builders[:]
             self.arrays.update(arrays)
@@ -369,45 +404,64 @@ class KExec:
                 raise UnsupportedError("a while condition that can fail at run time is not supported")
             self.arrays.clear()
             self.arrays.update(saved[0])
-            c = jnp.asarray(c)
+            c = jnp.logical_and(jnp.asarray(c), steps <= self.limits.max_steps)
             if mask is not None:
                 c = jnp.logical_and(c, mask)
             return c
 
         def body_fn(carry):
-            arrays, code = carry
+            arrays, code, steps = carry
             arrays = dict(zip(keys, arrays))
             saved = dict(self.arrays)
             self.arrays.update(arrays)
             self.sink.code = code
+            self.steps = steps
             env_saved = dict(self.env)
+            self.take_steps(1, mask, s.span, "while loop")
             self.exec(s.body, mask)
             out = [self.arrays[k] for k in keys]
             code_out = jnp.asarray(self.sink.code, jnp.int32)
+            steps_out = jnp.asarray(self.steps, jnp.int64)
             self.arrays.clear()
             self.arrays.update(saved)
             self.env.clear()
             self.env.update(env_saved)
-            return out, code_out
+            return out, code_out, steps_out
 
-        arrays, code = lax.while_loop(cond_fn, body_fn, ([self.arrays[k] for k in keys], code0))
+        arrays, code, steps = lax.while_loop(cond_fn, body_fn, ([self.arrays[k] for k in keys], code0, steps0))
         self.arrays.update(dict(zip(keys, arrays)))
         self.sink.code = code
+        self.steps = steps
 
     def _For(self, s: tir.For, mask) -> None:
-
         nest = nest_of(s)
         if self.windows and nest is not None and any(b.data in self.windows for b in nest.written + nest.read_bufs):
             nest = None         # a match_buffer window is accessed element by element (relax_jax.tir.window)
-        if nest is not None and self.grid is None and run_nest(self, nest, mask):
-            return
+        if nest is not None and self.grid is None:
+            saved = self.steps
+            self.take_steps(self._nest_steps(nest), mask, s.span, "for loop")
+            if run_nest(self, nest, mask):
+                return
+            self.steps = saved          # the loops count themselves
         self._sequential(s, mask)
+
+    def _nest_steps(self, nest: Nest) -> Any:
+        """The iterations of a perfect nest: ``e0 + e0*e1 + ...`` (RUNTIME.LIMIT.4)."""
+        total: Any = 0
+        prod: Any = 1
+        for lp in nest.loops:
+            ext = self.ev(lp.extent)
+            ext = int(ext) if is_static(ext) else jnp.asarray(ext, jnp.int64)
+            prod = prod * (max(ext, 0) if is_static(ext) else jnp.maximum(ext, 0))
+            total = total + prod
+        return total
 
     def _sequential(self, s: tir.For, mask) -> None:
         lo = self.ev(s.min)
         ext = self.ev(s.extent)
         var = s.loop_var
         keys = list(self.arrays)
+        over = self.take_steps(ext, mask, s.span, "for loop")
         if is_static(lo) and is_static(ext):
             if int(ext) <= 0:
                 return
@@ -422,14 +476,16 @@ class KExec:
                 self._restrict(keys)
                 return
         code0 = jnp.asarray(self.sink.code, jnp.int32)
+        steps0 = jnp.asarray(self.steps, jnp.int64)
 
         def body(i, carry):
-            arrays, code = carry
+            arrays, code, steps = carry
             arrays = dict(zip(keys, arrays))
             saved = dict(self.arrays)
             env_saved = dict(self.env)
             self.arrays.update(arrays)
             self.sink.code = code
+            self.steps = steps
             self.env[var] = i.astype(np_dtype(var.dtype))
             mark = self.ranges.mark()
             self.ranges.push_range(var, s.min, s.extent)
@@ -439,17 +495,31 @@ class KExec:
                 self.ranges.pop_to(mark)
             out = [self.arrays[k] for k in keys]
             code_out = jnp.asarray(self.sink.code, jnp.int32)
+            steps_out = jnp.asarray(self.steps, jnp.int64)
             self.arrays.clear()
             self.arrays.update(saved)
             self.env.clear()
             self.env.update(env_saved)
-            return out, code_out
+            return out, code_out, steps_out
 
         lo_a = jnp.asarray(lo, jnp.int64)
         hi_a = lo_a + jnp.asarray(ext, jnp.int64)
-        arrays, code = lax.fori_loop(lo_a, hi_a, body, ([self.arrays[k] for k in keys], code0))
+        if not is_static(over):
+            hi_a = jnp.where(over, lo_a, hi_a)      # past the budget: the loop does not run
+
+        def cond_fn(carry):
+            i, _, _, steps = carry
+            return jnp.logical_and(i < hi_a, steps <= self.limits.max_steps)
+
+        def body_fn(carry):
+            i, arrays, code, steps = carry
+            out, code_out, steps_out = body(i, (arrays, code, steps))
+            return i + 1, out, code_out, steps_out
+
+        _, arrays, code, steps = lax.while_loop(cond_fn, body_fn, (lo_a, [self.arrays[k] for k in keys], code0, steps0))
         self.arrays.update(dict(zip(keys, arrays)))
         self.sink.code = code
+        self.steps = steps
 
     def _restrict(self, keys) -> None:
         for k in list(self.arrays):

@@ -186,6 +186,8 @@ def slice_view(kx, grid: Grid, arr, exprs, axes_out: Optional[List[int]] = None)
         last = s + st * (n - 1) if n > 0 else s
         lo = max(0, -s)
         hi = max(0, last + 1 - arr.shape[p]) if n > 0 else max(0, s + 1 - arr.shape[p])
+        if lo + hi > st * max(n, 1) + 1:
+            return None         # a slice mostly outside the array: the gather path (bounds checks) takes it
         pad.append((lo, hi))
     if any(lo or hi for lo, hi in pad):
         arr = jnp.pad(arr, pad)

@@ -36,7 +36,7 @@ from .source import Source
 def _run(src: Source, extra_aliases: Optional[Mapping[str, str]] = None,
          global_decls: Optional[Mapping[str, str]] = None, decorator_options: bool = False) -> ParseResult:
     if not isinstance(src.text, str):
-        raise TypeError("TVMScript text must be a str")
+        raise ParseError(f"TVMScript text must be a str, got {type(src.text).__name__}")
     try:
         return parse_source(src, extra_aliases=extra_aliases, global_decls=global_decls,
                             decorator_options=decorator_options)

@@ -472,6 +472,7 @@ def ceildiv(a: Any, b: Any, span: Optional[Span]) -> Any:
         if b == 0:
             raise ParseError("division by zero in a constant expression", span)
         return -((-a) // b)
+    a, b = as_prim(a, span, "T.ceildiv operand"), as_prim(b, span, "T.ceildiv operand")
     x, y = P._promote(a, b)  # noqa: SLF001
     if not _dt.is_integer(x.dtype):
         raise ParseError("T.ceildiv needs integer operands", span)

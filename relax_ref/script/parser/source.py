@@ -29,6 +29,10 @@ class Source:
     _lines: List[str] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.text, str):      # reported by the parser as a ParseError
+            self._lines = []
+            self.full_text = ""
+            return
         self._lines = self.text.splitlines()
         if self.full_text is None:
             self.full_text = ("\n" * self.line_offset + self.text) if self.line_offset else self.text

@@ -59,6 +59,8 @@ def _buffer_spec(ev: Evaluator, info: CallInfo, kind: str, b: dict, source=None)
     span = ev.span(info.node)
     dtype = prim.check_dtype(b["dtype"], span)
     strides = b["strides"]
+    if strides is not None and not isinstance(strides, (list, tuple)):
+        raise ev.error(info.node, f"{info.path}: strides must be a list or tuple, got {type(strides).__name__}")
     strides = () if strides is None else tuple(prim.as_prim(s, span, "stride") for s in strides)
     elem_offset = b["elem_offset"]
     if elem_offset is not None:
@@ -67,6 +69,9 @@ def _buffer_spec(ev: Evaluator, info: CallInfo, kind: str, b: dict, source=None)
     if not isinstance(scope, str):
         raise ev.error(info.node, f"{info.path}: scope must be a string")
     axis_sep = b["axis_separators"]
+    if axis_sep is not None and (not isinstance(axis_sep, (list, tuple)) or
+                                 any(isinstance(x, bool) or not isinstance(x, int) for x in axis_sep)):
+        raise ev.error(info.node, f"{info.path}: axis_separators must be a list of integers")
     axis_sep = () if axis_sep is None else tuple(int(x) for x in axis_sep)
     for k in ("align", "offset_factor"):
         if isinstance(b[k], bool) or not isinstance(b[k], int):

@@ -1,0 +1,183 @@
+"""Limits as semantics (spec chapter 15, RUNTIME.LIMIT.*): sizes past int64, allocations past any byte
+budget, TensorIR loops past the step budget, and padding that must not change what is legal.
+
+Every size here is far beyond any budget an implementation may configure (element counts past int64,
+petabytes, 2**62 loop iterations), so the expectation does not depend on the machine. Oracles: the
+cited rules and hand values.
+"""
+
+import numpy as np
+
+from relax_conformance.gen import Case, Fails, Invalid, Malformed, module_text
+
+
+def _tir_main(kernel: str, n: int, dtype: str) -> str:
+    return module_text(kernel + f'''
+        @R.function
+        def main(x: R.Tensor(({n},), "{dtype}")) -> R.Tensor(({n},), "{dtype}"):
+            cls = Module
+            y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor(({n},), "{dtype}"))
+            return y
+    ''')
+
+
+def size_cases():
+    out = []
+    x1 = np.array([1.5], "float32")
+    huge = module_text('''
+        @R.function
+        def main(x: R.Tensor((1,), "float32")):
+            y = R.broadcast_to(x, R.shape([2147483648, 2147483648]))
+            return y
+    ''')
+    out.append(Case(
+        "broadcast_to_past_the_byte_budget", huge, runs=[Fails([x1], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.3", "RUNTIME.LIMIT.5"], tags=["limits", "op:broadcast_to"], oracle="spec-rule",
+        description="a result of 2**62 float32 elements (2**64 bytes) is never allocated: limit_exceeded"))
+    count = module_text('''
+        @R.function
+        def main(x: R.Tensor((1,), "bool")):
+            y = R.broadcast_to(x, R.shape([4294967296, 4294967296]))
+            return y
+    ''')
+    out.append(Case(
+        "element_count_past_int64", count, runs=[Fails([np.array([True])], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.1", "RUNTIME.LIMIT.5"], tags=["limits", "op:broadcast_to"], oracle="spec-rule",
+        description="a shape whose element count (2**64) is outside int64 is limit_exceeded, never wrapped"))
+    zeros = module_text('''
+        @R.function
+        def main():
+            y = R.zeros(R.shape([1099511627776, 1024]), "float32")
+            return y
+    ''')
+    out.append(Case(
+        "zeros_of_four_petabytes", zeros, runs=[Fails([], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.3"], tags=["limits", "op:zeros"], oracle="spec-rule",
+        description="R.zeros of 2**52 bytes: the byte budget is checked before allocating"))
+    out.append(Malformed(
+        "attribute_literal_past_int64", module_text('''
+            @R.function
+            def main(x: R.Tensor((3,), "float32")):
+                y = R.repeat(x, 18446744073709551616, axis=0)
+                return y
+        '''), spec=["RUNTIME.LIMIT.1"], tags=["limits", "op:repeat"],
+        description="an integer attribute outside int64 is a parse error naming it"))
+    out.append(Invalid(
+        "inferred_size_overflows_int64", module_text('''
+            @R.function
+            def main(x: R.Tensor((3,), "float32")):
+                y = R.repeat(x, 4611686018427387904, axis=0)
+                return y
+        '''), "struct_info", spec=["RUNTIME.LIMIT.1"], tags=["limits", "op:repeat"],
+        description="3 * 2**62 overflows int64: the inferred size would be negative, a struct_info error"))
+    return out
+
+
+def step_cases():
+    out = []
+    long_loop = _tir_main('''
+        @T.prim_func
+        def k(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+            for i in range(T.int64(4611686018427387904)):
+                B[i % T.int64(4)] = A[i % T.int64(4)] + T.float32(1)
+    ''', 4, "float32")
+    x4 = np.arange(4, dtype="float32")
+    out.append(Case(
+        "loop_past_the_step_budget", long_loop, runs=[Fails([x4], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.4", "RUNTIME.LIMIT.5"], tags=["limits", "call_tir", "loop"], oracle="spec-rule",
+        description="a loop of 2**62 iterations fails when it is entered, before its first iteration"))
+    nested = _tir_main('''
+        @T.prim_func
+        def k(A: T.Buffer((T.int64(1),), "int64"), B: T.Buffer((T.int64(1),), "int64")):
+            B[0] = A[0]
+            for i in range(T.int64(2097152)):
+                for j in range(T.int64(2097152)):
+                    B[0] = B[0] + T.int64(1)
+    ''', 1, "int64")
+    out.append(Case(
+        "nested_loops_past_the_step_budget", nested, runs=[Fails([np.array([0], "int64")], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.4"], tags=["limits", "call_tir", "loop"], oracle="spec-rule",
+        description="2**21 + 2**42 iterations: every iteration of every loop counts, nested loops multiply"))
+    fine = _tir_main('''
+        @T.prim_func
+        def k(A: T.Buffer((T.int64(1),), "int64"), B: T.Buffer((T.int64(1),), "int64")):
+            B[0] = A[0]
+            for i in range(T.int64(64)):
+                for j in range(T.int64(64)):
+                    B[0] = B[0] + T.int64(1)
+    ''', 1, "int64")
+    out.append(Case(
+        "nested_loops_within_the_budget", fine, runs=[([np.array([5], "int64")], np.array([5 + 64 * 64], "int64"))],
+        spec=["RUNTIME.LIMIT.4"], tags=["limits", "call_tir", "loop"], oracle="hand",
+        description="64 + 64*64 iterations are well within any step budget"))
+    return out
+
+
+def padding_cases():
+    out = []
+    rng = np.random.default_rng(1515)
+    for op, fn, dt in (("add", np.add, "float32"), ("multiply", np.multiply, "float32"),
+                       ("floor_mod", np.mod, "int32")):
+        mod = module_text(f'''
+            @R.function
+            def main(x: R.Tensor((2, "n"), "{dt}"), y: R.Tensor((4,), "{dt}")):
+                z = R.{op}(x, y)
+                return z
+        ''')
+        if dt == "float32":
+            x3, x4, x1 = (rng.standard_normal((2, n)).astype(dt) for n in (3, 4, 1))
+            y = rng.standard_normal(4).astype(dt)
+        else:
+            x3, x4, x1 = (rng.integers(-9, 9, (2, n)).astype(dt) for n in (3, 4, 1))
+            y = rng.integers(1, 9, 4).astype(dt)
+        out.append(Case(
+            f"symbolic_broadcast_{op}", mod,
+            runs=[([x4, y], fn(x4, y)), ([x1, y], fn(x1, y)), Fails([x3, y], "op_runtime"),
+                  ([x4, y], fn(x4, y))],
+            spec=["RUNTIME.LIMIT.6", "OP.SEM.2", "NORM.OP.BCAST.1"], tags=["limits", "symbolic", f"op:{op}"],
+            oracle="numpy-formula",
+            description="n = 3 does not broadcast with 4 even where an executor pads n to 4"))
+    return out
+
+
+def host_cases():
+    from relax_conformance.gen import Prim
+
+    mod = module_text('''
+        @R.function
+        def main(n: R.Prim("int8")) -> R.Prim("int8"):
+            return n
+    ''')
+    return [Case(
+        "host_integer_outside_its_dtype", mod,
+        runs=[([np.array(127, "int64")], Prim(127, "int8")), Fails([np.array(300, "int64")], "limit_exceeded"),
+              Fails([np.array(-129, "int64")], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.2"], tags=["limits", "host"], oracle="spec-rule",
+        description="a host integer outside the parameter's dtype is limit_exceeded, never wrapped")]
+
+
+def rank_cases():
+    loose = module_text('''
+        @R.function
+        def main(x: R.Tensor, y: R.Tensor):
+            z = R.matmul(x, y)
+            return z
+    ''')
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    b = np.arange(6, dtype="float32").reshape(3, 2)
+    return [Case(
+        "ranks_checked_at_run_time", loose,
+        runs=[([a, b], a @ b), Fails([np.array(1.5, "float32"), np.array(2.5, "float32")], "op_runtime"),
+              Fails([a, a], "op_runtime")],
+        spec=["OP.SEM.6", "OP.SEM.2"], tags=["limits", "op:matmul"], oracle="numpy-formula",
+        description="a rank left open by the annotation is checked against the operator's rules at run time")]
+
+
+def generate():
+    return {"limits": size_cases() + step_cases() + padding_cases() + rank_cases() + host_cases()}
+
+
+if __name__ == "__main__":
+    from relax_conformance.regen import regenerate
+
+    regenerate(only=["gen_limits"])

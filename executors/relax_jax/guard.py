@@ -1,0 +1,76 @@
+"""The compile-time guard of the JAX executor (RUNTIME.LIMIT.1, RUNTIME.LIMIT.3): XLA aborts the whole
+process on an array whose element count overflows int64 ("overflow in static extent product"), so
+no computation reaches XLA before every array in it -- results and intermediates, inside loops and
+branches -- has been checked: its element count must fit int64 and its size must not exceed
+``max_bytes``. A violation is a :class:`~relax_ref.errors.LimitExceededError`, raised before
+lowering.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, Optional
+
+import numpy as np
+
+from relax_ref.errors import LimitExceededError
+from relax_ref.limits import INT64_MAX, Limits
+
+
+def _jaxprs_in(value: Any) -> Iterator[Any]:
+    """The jaxprs held by an equation parameter (sub-computations of loops, branches, calls)."""
+    if hasattr(value, "jaxpr") and hasattr(value, "consts"):        # ClosedJaxpr
+        yield value.jaxpr
+    elif hasattr(value, "eqns") and hasattr(value, "outvars"):      # Jaxpr
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _jaxprs_in(v)
+
+
+def _check_aval(aval: Any, limits: Limits) -> None:
+    shape = getattr(aval, "shape", None)
+    dtype = getattr(aval, "dtype", None)
+    if shape is None or dtype is None:
+        return
+    n = 1
+    for d in shape:
+        if not isinstance(d, (int, np.integer)):
+            return
+        n *= int(d)
+    if n > INT64_MAX:
+        raise LimitExceededError(f"an array of shape {tuple(shape)} has {n} elements, outside the int64 range",
+                                 limit="int64", value=n)
+    nbytes = n * np.dtype(dtype).itemsize
+    if nbytes > limits.max_bytes:
+        raise LimitExceededError(f"an array of shape {tuple(shape)} and dtype {np.dtype(dtype).name} needs "
+                                 f"{nbytes} bytes, more than max_bytes = {limits.max_bytes}",
+                                 limit="max_bytes", value=nbytes)
+
+
+def check_jaxpr(jaxpr: Any, limits: Limits) -> None:
+    """Check every array of ``jaxpr`` (a Jaxpr or ClosedJaxpr) and of its sub-jaxprs."""
+    stack = list(_jaxprs_in(jaxpr))
+    seen = set()
+    while stack:
+        jx = stack.pop()
+        if id(jx) in seen:
+            continue
+        seen.add(id(jx))
+        for v in list(jx.invars) + list(jx.outvars):
+            _check_aval(getattr(v, "aval", None), limits)
+        for eqn in jx.eqns:
+            for v in eqn.outvars:
+                _check_aval(getattr(v, "aval", None), limits)
+            for p in eqn.params.values():
+                stack.extend(_jaxprs_in(p))
+
+
+def guarded_compile(jitted: Any, args: Any, limits: Limits, compiler_options: Optional[Dict[str, Any]] = None) -> Any:
+    """``jitted.lower(*args).compile(compiler_options)`` after :func:`check_jaxpr` of the traced
+    computation."""
+    traced = jitted.trace(*args)
+    check_jaxpr(traced.jaxpr, limits)
+    return traced.lower().compile(compiler_options)
+
+
+__all__ = ["check_jaxpr", "guarded_compile"]
