@@ -46,7 +46,7 @@ from relax_ref.static.inference import (
     check_loose_call, operator_struct_info, underspecified_tensor_args,
 )
 
-from .dims import dim_value
+from .dims import dim_value, is_symbolic_dim
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
@@ -483,8 +483,8 @@ def _static_bound(e: Any, sym: Dict) -> Optional[Tuple[int, bool]]:
     exact = True
     for v in fv:
         x = sym.get(v)
-        if x is None:
-            return None
+        if x is None or is_symbolic_dim(x.val) or is_symbolic_dim(x.phys):
+            return None  # unknown, or a jax.export dimension expression (no integer bound while tracing)
         if x.is_static:
             vals[v] = int(x.val)
         elif x.phys is not None:
