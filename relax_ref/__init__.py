@@ -31,7 +31,14 @@ def _printer():
     return printer
 
 
+def _reader():
+    from .script.parser import parse as _parse
+
+    return _parse
+
+
 _printing.set_printer(_printer)
+_printing.set_reader(_reader)
 
 
 def parse(text: str, **kwargs) -> IRModule:
