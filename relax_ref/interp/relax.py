@@ -147,7 +147,7 @@ class Interpreter(ExprEvaluator):
         self.vectorize = vectorize
         self.stdout = stdout
         self._local: Dict[str, PackedFunc] = {}
-        self._bound = bound_builtins(lambda fn, *a: self.call_value(fn, list(a), None))
+        self._bound = bound_builtins(lambda fn, *a: self.call_value(fn, list(a), None), self._print)
         self._globals: Dict[str, Any] = {}
 
     # -- public API --------------------------------------------------------------------------------
