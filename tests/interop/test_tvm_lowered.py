@@ -1,8 +1,9 @@
 """What TVM's lowering passes emit reads and runs here [CALL.PACKED.6] [CALL.PACKED.8]
 [CALL.SHAPEHEAP.1-3] [TEXT.TVM.1].
 
-Each program below goes through the Relax-to-Relax passes of TVM's default build pipeline, in
-order, with the installed TVM (0.25 or 0.27); the module after each pass is read through TVM's
+Each program below is printed in the installed TVM's dialect (0.25 or 0.27), read by TVM and goes
+through the Relax-to-Relax passes of TVM's default build pipeline, in order (some first through the
+backend's sort dispatch or TVM's fusion passes); the module after each pass is read through TVM's
 printer and run on the reference interpreter and on the JAX executor. The results are checked
 against numpy formulas, the printed lines against the text ``R.print`` gives, and after
 ``VMShapeLower`` a bad argument must fail with the same error kind as before lowering.
@@ -15,6 +16,7 @@ import pytest
 
 import relax_ref
 from relax_ref.errors import DTypeMismatchError, NDimMismatchError, ShapeMismatchError
+from relax_ref.script.dialect import installed_tvm_dialect
 
 tvm = pytest.importorskip("tvm")
 pytestmark = pytest.mark.tvm
@@ -117,6 +119,53 @@ PROGRAMS = {
         r = inner(y)
         return r
 ''',
+    "call_tir_tir_vars": '''
+    @T.prim_func(private=True, s_tir=True)
+    def shift(a: T.handle, b: T.handle, k: T.int64):
+        n = T.int64()
+        A = T.match_buffer(a, (n,), "float32")
+        B = T.match_buffer(b, (n,), "float32")
+        for i in range(n):
+            with T.sblock("b"):
+                vi = T.axis.spatial(n, i)
+                B[vi] = A[vi] + T.Cast("float32", k)
+
+    @R.function
+    def main(x: R.Tensor(("n",), dtype="float32"), s: R.Shape(["k"])) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        k = T.int64()
+        cls = Module
+        y = R.call_tir(cls.shift, (x,), out_sinfo=R.Tensor((n,), dtype="float32"), tir_vars=R.shape([k]))
+        return y
+''',
+    "sort_scan": '''
+    @R.function
+    def main(x: R.Tensor((2, 5), dtype="float32")):
+        a = R.sort(x, axis=1, descending=False)
+        b = R.argsort(x, axis=1, descending=True, dtype="int32")
+        c = R.topk(x, k=2, axis=1, ret_type="both", largest=True, dtype="int32")
+        d = R.cumsum(x, axis=1)
+        return (a, b, c, d)
+''',
+    "fused": '''
+    @R.function
+    def main(x: R.Tensor(("n", 8), dtype="float32"), w: R.Tensor((8, 8), dtype="float32"), b: R.Tensor((8,), dtype="float32")):
+        R.func_attr({"tir_var_upper_bound": {"n": 16}})
+        with R.dataflow():
+            a = R.matmul(x, w)
+            c = R.add(a, b)
+            d = R.nn.relu(c)
+            e = R.mean(d, axis=[1], keepdims=True)
+            f = R.subtract(d, e)
+            R.output(f)
+        return f
+''',
+}
+
+#: passes run before the build passes: the backend dispatch of sorting, TVM's zero pipeline (fusion)
+BEFORE = {
+    "sort_scan": ("DispatchSortScan",),
+    "fused": ("LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"),
 }
 
 RNG = np.random.default_rng(14)
@@ -139,7 +188,16 @@ def _runs():
     xs, ys = _f32(3, 4), _f32(4)
     x3, x5 = _f32(3), _f32(5)
     xm = _f32(2, 3)
+    x4, x25 = _f32(4), _f32(2, 5)
+    desc = np.argsort(-x25, axis=1, kind="stable").astype(np.int32)
+    xf, wf, bf = _f32(5, 8), _f32(8, 8), _f32(8)
+    hf = np.maximum(xf.astype("float64") @ wf.astype("float64") + bf, 0)
     return {
+        "call_tir_tir_vars": ([x4, (3,)], x4 + np.float32(3), ""),
+        "sort_scan": ([x25], (np.sort(x25, axis=1), desc,
+                              (np.take_along_axis(x25, desc[:, :2], axis=1), desc[:, :2]),
+                              x25.astype("float64").cumsum(axis=1)), ""),
+        "fused": ([xf, wf, bf], hf - hf.mean(axis=1, keepdims=True), ""),
         "print": ([x23], x23 + x23, f"x={x23}\n{x23 + x23}\n"),
         "assert": ([np.array(True), x2], x2, ""),
         "shape_tensor": ([x34, t], (np.array([3, 4], np.int64), (2, 7), np.array([3, 4]) + t), ""),
@@ -156,14 +214,21 @@ def _runs():
 RUNS = _runs()
 
 
+def _pass(name):
+    if name == "DispatchSortScan":
+        return relax.backend.DispatchSortScan()
+    return getattr(relax.transform, name)()
+
+
 def _lowered(name):
-    """[(pass name, tvm.IRModule after it)] for the program ``name``."""
-    mod = tvm.script.from_source(HEADER + PROGRAMS[name])
-    mod = relax.transform.LambdaLift()(mod)
+    """[(pass name, tvm.IRModule after it)] for the program ``name``, given to TVM in its own dialect."""
+    text = relax_ref.parse(HEADER + PROGRAMS[name]).script(dialect=installed_tvm_dialect())
+    mod = relax.transform.LambdaLift()(tvm.script.from_source(text))
     out = []
-    for p in PASSES:
-        mod = getattr(relax.transform, p)()(mod)
-        out.append((p, mod))
+    with tvm.target.Target("llvm"):
+        for p in BEFORE.get(name, ()) + PASSES:
+            mod = _pass(p)(mod)
+            out.append((p, mod))
     return out
 
 
@@ -199,13 +264,13 @@ def _run(mod, impl, args):
 
 
 def test_every_lowered_module_parses(lowered):
-    """[TEXT.TVM.1] all 120 modules (10 programs after each of 12 passes) read back."""
+    """[TEXT.TVM.1] all 162 modules (13 programs after each pass) read back."""
     count = 0
     for name, stages in lowered.items():
         for p, mod in stages:
             relax_ref.parse(mod)
             count += 1
-    assert count == len(PROGRAMS) * len(PASSES)
+    assert count == len(PROGRAMS) * len(PASSES) + sum(map(len, BEFORE.values())) == 162
 
 
 @pytest.mark.parametrize("impl", ["ref", "jax"])
@@ -214,7 +279,7 @@ def test_every_lowered_module_parses(lowered):
 def test_lowered_module_runs(lowered, name, stage, impl):
     """[CALL.PACKED.6] [CALL.PACKED.8] [CALL.SHAPEHEAP.1-3] the module after ``stage`` computes the
     program's result and prints its lines."""
-    mod = relax_ref.parse(dict(lowered[name])[stage])
+    mod = relax_ref.parse(dict(lowered[name][len(BEFORE.get(name, ())):])[stage])
     args, want, printed = RUNS[name]
     got, text = _run(mod, impl, args)
     _close(got, want)
