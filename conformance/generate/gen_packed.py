@@ -244,6 +244,20 @@ def lowered_call_cases():
                     spec=["CALL.PACKED.6", "CALL.CLOSURE.2", "CALL.PACKED.1"], tags=["packed", "lowered", "closure"],
                     description="make_closure and invoke_closure as LowerRuntimeBuiltin emits them; the captured "
                                 "value comes after the argument"))
+    view = module_text('''
+        @R.function
+        def main(x: R.Tensor((2, 4), "float32"), off: R.Prim("int64")) -> R.Tensor((3,), "float32"):
+            v = R.call_pure_packed("runtime.TVMTensorCreateView", x, R.shape([3]), R.dtype("float32"), off,
+                                   sinfo_args=(R.Tensor((3,), "float32"),))
+            return v
+    ''')
+    x24 = f32(2, 4)
+    out.append(Case("tensor_create_view", view,
+                    runs=[([x24, Prim(8, "int64")], x24.reshape(-1)[2:5]),
+                          ([x24, Prim(20, "int64")], x24.reshape(-1)[5:8]),
+                          Fails([x24, Prim(24, "int64")], "op_runtime", "12 bytes from byte 24 of 32")],
+                    spec=["CALL.PACKED.6"], tags=["packed", "lowered", "view"], oracle="hand",
+                    description="what R.memory.view lowers to: the tensor's bytes from an offset, seen with a shape"))
     return out
 
 

@@ -19,7 +19,7 @@ Built-ins (CALL.PACKED.6), for modules printed after TVM's lowering passes: ``vm
 ``copy``, ``reshape``, ``null_value``, ``tensor_to_shape``, ``read_if_cond``, ``make_tuple``,
 ``tuple_getitem``, ``to_device``, ``ensure_zero_offset``, ``alloc_storage``, ``alloc_tensor``,
 ``make_closure``, ``invoke_closure`` (VM context first), ``call_tir_dyn`` (the last three need the
-interpreter and are bound to it); the shape-heap and check functions of TVM's ``VMShapeLower``
+interpreter and are bound to it), ``runtime.TVMTensorCreateView`` (what ``R.memory.view`` lowers to); the shape-heap and check functions of TVM's ``VMShapeLower``
 (CALL.SHAPEHEAP.*, :mod:`relax_ref.interp.vm_builtins`); the ``relax.run.*`` functions that TVM's
 ``LegalizeOps`` calls for operators implemented by a packed function (CALL.PACKED.8: ``print``, bound
 to the interpreter's output, ``assert_op``, ``shape_to_tensor``, ``nonzero``, ``unique``); and TVM's CPU
@@ -290,6 +290,26 @@ def _run_shape_to_tensor(shape: Any) -> np.ndarray:
     return np.array(list(shape), dtype=np.int64)
 
 
+def tensor_view(t: Any, shape: Any, dtype: Any, offset: Any = 0) -> np.ndarray:
+    """``runtime.TVMTensorCreateView(t, shape, dtype, byte_offset)`` (CALL.PACKED.6, what
+    ``R.memory.view`` lowers to): the bytes of ``t`` from ``byte_offset`` seen with ``shape`` and
+    ``dtype``, sharing memory with ``t``. A view beyond ``t``'s bytes is OpRuntimeError."""
+    if not isinstance(t, np.ndarray):
+        raise TypeMismatchError(f"TVMTensorCreateView expects a tensor, got {describe(t)}")
+    if not t.flags.c_contiguous:
+        raise OpRuntimeError(f"TVMTensorCreateView: can only view a compact tensor, got {describe(t)}")
+    if not isinstance(shape, ShapeValue):
+        raise TypeMismatchError(f"TVMTensorCreateView expects a shape, got {describe(shape)}")
+    dt = _dt.to_numpy(dtype.name if isinstance(dtype, DTypeValue) else str(dtype))
+    off = int(offset.value if isinstance(offset, PrimScalar) else offset)
+    n = int(np.prod(tuple(shape), dtype=np.int64)) * dt.itemsize
+    if off < 0 or off + n > t.nbytes:
+        raise OpRuntimeError(f"TVMTensorCreateView: a {list(shape)} {dt} view at byte {off} needs {n} bytes, but "
+                             f"{describe(t)} has {t.nbytes}")
+    flat = t.reshape(-1).view(np.uint8)
+    return flat[off:off + n].view(dt).reshape(tuple(shape))
+
+
 def _static_builtins() -> Dict[str, PackedFunc]:
     def shape_of(t):
         if not isinstance(t, np.ndarray):
@@ -323,6 +343,7 @@ def _static_builtins() -> Dict[str, PackedFunc]:
         "vm.builtin.alloc_tensor": storage_tensor,
         "relax.run.assert_op": _run_assert_op,
         "relax.run.shape_to_tensor": _run_shape_to_tensor,
+        "runtime.TVMTensorCreateView": tensor_view,
     }
     table.update(SHAPE_HEAP_FUNCS)
     out = {k: PackedFunc(k, f) for k, f in table.items()}
@@ -386,6 +407,6 @@ def closure_with_captures(call: Callable[..., Any], fn: Any, captured) -> Packed
 __all__ = [
     "register_func", "global_func", "from_host", "prim_from_host", "coerce_result", "wrap_host_function",
     "render_value", "format_values", "assert_message", "check_condition", "condition_value", "tensor_to_shape", "reshape_view",
-    "alloc_storage", "storage_tensor", "STATIC_BUILTINS", "lookup_packed", "bound_builtins",
+    "alloc_storage", "storage_tensor", "tensor_view", "STATIC_BUILTINS", "lookup_packed", "bound_builtins",
     "closure_with_captures",
 ]

@@ -300,3 +300,23 @@ def test_bad_arguments_fail_alike_before_and_after_vm_shape_lower(lowered, impl,
     for mod in (before, after):
         with pytest.raises(error):
             _run(mod, impl, args)
+
+
+def test_memory_view_runs_once_lowered():
+    """[CALL.PACKED.6] ``R.memory.view`` (an operator relax-ref does not register yet) lowers to
+    ``runtime.TVMTensorCreateView``, which runs here: after LowerRuntimeBuiltin and VMShapeLower."""
+    text = HEADER + '''
+    @R.function
+    def main(x: R.Tensor((2, 4), dtype="float32")):
+        v = R.memory.view(x, shape=R.shape([3]), dtype="float32", relative_byte_offset=R.prim_value(T.int64(8)))
+        w = R.add(v, v)
+        return w
+'''
+    mod = tvm.script.from_source(text)
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    for p in ("LegalizeOps", "RemovePurityChecking", "LowerRuntimeBuiltin", "VMShapeLower"):
+        mod = _pass(p)(mod)
+        if p in ("LowerRuntimeBuiltin", "VMShapeLower"):
+            for impl in ("ref", "jax"):
+                got, _ = _run(relax_ref.parse(mod), impl, [x])
+                np.testing.assert_array_equal(got, np.array([4.0, 6.0, 8.0], np.float32))

@@ -217,3 +217,25 @@ class Module:
     x, y = f32(2), np.array([5.0, 7.0], np.float32)
     r, _ = run(text, x, y)
     np.testing.assert_array_equal(r, y - x)
+
+
+def test_tensor_create_view(run):
+    """[CALL.PACKED.6] ``runtime.TVMTensorCreateView``: a shape, dtype and byte offset over the same
+    bytes; a view beyond them is op_runtime."""
+    text = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 4), "float32"), off: R.Prim("int64")):
+        v = R.call_pure_packed("runtime.TVMTensorCreateView", x, R.shape([3]), R.dtype("float32"), off,
+                               sinfo_args=(R.Tensor((3,), "float32"),))
+        u = R.call_pure_packed("runtime.TVMTensorCreateView", x, R.shape([2, 4]), R.dtype("int32"), R.prim_value(0),
+                               sinfo_args=(R.Tensor((2, 4), "int32"),))
+        return (v, u)
+'''
+    x = f32(2, 4)
+    (v, u), _ = run(text, x, 8)
+    np.testing.assert_array_equal(v, np.array([2.0, 3.0, 4.0], np.float32))
+    np.testing.assert_array_equal(u, x.view(np.int32))
+    with pytest.raises(OpRuntimeError, match="needs 12 bytes"):
+        run(text, x, 24)
