@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.errors import OpRuntimeError, StructInfoError, UnsupportedError
+from relax_ref.errors import OpRuntimeError, RelaxError, StructInfoError, UnsupportedError
 from relax_ref.ops.layouts import LayoutError, UnsupportedLayout, convert, parse_layout
 from relax_ref.transform import LegalizeOps
 
@@ -208,10 +208,20 @@ def pack_nchwc(y, f):
 
 
 def run(params, expr, *args, legalize=False):
+    """The reference's result; the JAX executor must compute the same (or raise the same error)."""
+    import relax_jax
+
     mod = relax_ref.parse(module(params, expr))
     if legalize:
         mod = LegalizeOps()(mod)
-    return relax_ref.evaluate(mod, "main", *args)
+    try:
+        ref = relax_ref.evaluate(mod, "main", *args)
+    except RelaxError as e:
+        with pytest.raises(type(e)):
+            relax_jax.compile(mod)("main", *args)
+        raise
+    np.testing.assert_allclose(np.asarray(relax_jax.compile(mod)("main", *args)), ref, rtol=1e-5, atol=1e-5)
+    return ref
 
 
 def test_conv2d_packed_data_and_kernel():
