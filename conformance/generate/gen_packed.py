@@ -186,9 +186,11 @@ def shape_heap_cases():
                                 "match_prim_value, read by match_shape code 3, a PrimFunc and make_shape"))
     checks = module_text('''
         @R.function(pure=False)
-        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Prim("int64")), s: R.Shape, k: R.Prim("int64")):
+        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Prim("int64")), s: R.Shape, k: R.Prim("int64"), q: R.Object):
             R.call_packed("vm.builtin.check_tuple_info", t, R.prim_value(2), R.str("param t"), sinfo_args=(R.Tuple,))
             R.call_packed("vm.builtin.check_shape_info", s, R.prim_value(2), R.str("param s"), sinfo_args=(R.Tuple,))
+            R.call_packed("vm.builtin.check_prim_value_info", q, R.dtype("int64"), R.str("param q"),
+                          sinfo_args=(R.Tuple,))
             heap = R.call_builtin_with_ctx("vm.builtin.alloc_shape_heap", (R.prim_value(1),),
                                            sinfo_args=(R.Tensor(dtype="int64", ndim=1),))
             R.call_packed("vm.builtin.match_prim_value", k, heap, R.prim_value(0), R.prim_value(4), R.str("param k"),
@@ -197,12 +199,14 @@ def shape_heap_cases():
     ''')
     a2 = f32(2)
     out.append(Case("lowered_value_checks", checks,
-                    runs=[([(a2, Prim(1, "int64")), Shape([2, 3]), Prim(4, "int64")], a2),
-                          Fails([(a2, Prim(1, "int64")), Shape([2]), Prim(4, "int64")], "ndim_mismatch",
-                                "check_shape_info: 1 dimension for 2"),
-                          Fails([(a2, Prim(1, "int64")), Shape([2, 3]), Prim(5, "int64")], "value_mismatch",
-                                "match_prim_value code 0: 5 for 4")],
-                    spec=SH + ["EVAL.CHECK.8"], tags=["packed", "lowered", "shape_heap"], oracle="hand"))
+                    runs=[([(a2, Prim(1, "int64")), Shape([2, 3]), Prim(4, "int64"), Prim(9, "int64")], a2),
+                          Fails([(a2, Prim(1, "int64")), Shape([2]), Prim(4, "int64"), Prim(9, "int64")],
+                                "ndim_mismatch", "check_shape_info: 1 dimension for 2"),
+                          Fails([(a2, Prim(1, "int64")), Shape([2, 3]), Prim(5, "int64"), Prim(9, "int64")],
+                                "value_mismatch", "match_prim_value code 0: 5 for 4"),
+                          Fails([(a2, Prim(1, "int64")), Shape([2, 3]), Prim(4, "int64"), Prim(9, "int32")],
+                                "dtype_mismatch", "check_prim_value_info: an int32 value for int64 (DIV.37)")],
+                    spec=SH + ["EVAL.CHECK.8", "DIV.37"], tags=["packed", "lowered", "shape_heap"], oracle="hand"))
     return out
 
 
