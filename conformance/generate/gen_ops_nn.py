@@ -774,28 +774,18 @@ def constraint_cases():
 
 
 def packed_layout_cases():
-    """A pool in a packed layout (NCHW4c): the canonical view of OP.NN.LAYOUT.2 and back (.3); a
-    sub-axis of another extent at run time is op_runtime."""
-    rng = rng_for("packed_layout")
+    """max_pool2d in NCHW4c (channel c*4 + i at outer c, lane i; OP.NN.LAYOUT.1-3); a sub-axis of
+    another extent at run time is op_runtime (OP.NN.LAYOUT.2)."""
+    rng, tags = rng_for("packed_layout"), ["op:nn.max_pool2d", "nn", "layout", "packed_layout"]
     x = f32(rng, 1, 2, 4, 6, 4)
-    xc = x.transpose(0, 1, 4, 2, 3).reshape(1, 8, 4, 6)  # channel c*4 + i at [c, ..., i]
-    mx = xc.reshape(1, 8, 2, 2, 3, 2).max(axis=(3, 5))
-    packed = mx.reshape(1, 2, 4, 2, 3).transpose(0, 1, 3, 4, 2)
-    tags = ["op:nn.max_pool2d", "nn", "layout", "packed_layout"]
-    ids = ["OP.NN.LAYOUT.1", "OP.NN.LAYOUT.2", "OP.NN.LAYOUT.3", "OP.NN.POOL.SEM.1", "OP.NN.POOL.SEM.2"]
-    out = [Case("max_pool2d_nchw4c",
-                module([("x", tensor((1, 2, 4, 6, 4)))],
-                       'R.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), layout="NCHW4c")',
-                       tensor((1, 2, 2, 3, 4))),
-                runs=[([x], packed)], spec=ids, tags=tags, oracle="hand",
-                description="NCHW4c: the channel c*4 + i is held at outer index c and lane i")]
-    y = f32(rng, 1, 2, 4, 4, 3)
-    out.append(Case("max_pool2d_nchw4c_sub_axis_extent",
-                    module([("x", tensor((1, 2, 4, 4, "k")))],
-                           'R.nn.max_pool2d(x, pool_size=(2, 2), layout="NCHW4c")'),
-                    runs=[Fails([y], "op_runtime", "the sub-axis c has extent 3, not 4")],
-                    spec=["OP.NN.LAYOUT.2"], tags=tags + ["error"], oracle="spec-rule"))
-    return out
+    mx = x.transpose(0, 1, 4, 2, 3).reshape(1, 8, 2, 2, 3, 2).max(axis=(3, 5))
+    call = 'R.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), layout="NCHW4c")'
+    return [Case("max_pool2d_nchw4c", module([("x", tensor((1, 2, 4, 6, 4)))], call, tensor((1, 2, 2, 3, 4))),
+                 runs=[([x], mx.reshape(1, 2, 4, 2, 3).transpose(0, 1, 3, 4, 2))], tags=tags, oracle="hand",
+                 spec=["OP.NN.LAYOUT.1", "OP.NN.LAYOUT.2", "OP.NN.LAYOUT.3", "OP.NN.POOL.SEM.1", "OP.NN.POOL.SEM.2"]),
+            Case("max_pool2d_nchw4c_sub_axis_extent", module([("x", tensor((1, 2, 4, 4, "k")))], call),
+                 runs=[Fails([f32(rng, 1, 2, 4, 4, 3)], "op_runtime", "the sub-axis c has extent 3, not 4")],
+                 spec=["OP.NN.LAYOUT.2"], tags=tags + ["error"], oracle="spec-rule")]
 
 
 def generate():
