@@ -32,15 +32,27 @@ def _printer():
     return printer
 
 
-_printing.set_printer(_printer)
-
-
-def parse(text: str, **kwargs) -> IRModule:
-    """Parse TVMScript text into a normalized, well-formed IRModule (raises ParseError,
-    WellFormedError or StructInfoError)."""
+def _reader():
     from .script.parser import parse as _parse
 
-    return _parse(text, **kwargs)
+    return _parse
+
+
+_printing.set_printer(_printer)
+_printing.set_reader(_reader)
+
+
+def parse(text, **kwargs) -> IRModule:
+    """Parse TVMScript text into a normalized, well-formed IRModule (raises ParseError,
+    WellFormedError or StructInfoError). A ``tvm.IRModule`` is read through TVM's printer
+    (TEXT.TVM.1); any other object is a TypeMismatchError naming its type."""
+    from .script.interop import as_text
+    from .script.parser import parse as _parse
+
+    source, file = as_text(text, "relax_ref.parse")
+    if file is not None:
+        kwargs.setdefault("file", file)
+    return _parse(source, **kwargs)
 
 
 def parse_file(path, **kwargs) -> IRModule:
@@ -51,27 +63,35 @@ def parse_file(path, **kwargs) -> IRModule:
 
 
 def structural_equal(a, b, **kwargs) -> bool:
-    """Structural equality up to renaming of bound variables (alpha-equivalence)."""
+    """Structural equality as TVM defines it (EXPR.EQ.3): up to renaming of bound variables,
+    ignoring name hints and spans; ``strict=True`` also compares TIR block names. A
+    ``tvm.IRModule`` on either side is converted first (EXPR.EQ.4)."""
     from .analysis.structural_equal import structural_equal as _se
+    from .script.interop import as_comparable
 
-    return _se(a, b, **kwargs)
+    return _se(as_comparable(a), as_comparable(b), **kwargs)
 
 
 def assert_structural_equal(a, b, **kwargs) -> None:
+    """Raise an AssertionError (StructuralMismatchError) with a readable report unless
+    ``structural_equal(a, b, **kwargs)``."""
     from .analysis.structural_equal import assert_structural_equal as _ase
+    from .script.interop import as_comparable
 
-    _ase(a, b, **kwargs)
+    _ase(as_comparable(a), as_comparable(b), **kwargs)
 
 
 def evaluate(mod: IRModule, *args, entry: Optional[str] = None, vectorize: bool = True, limits=None):
     """Run function ``entry`` of ``mod`` on the reference interpreter (see relax_ref.interp):
-    ``evaluate(mod, "main", x, y)`` or ``evaluate(mod, x, y, entry="main")``.
+    ``evaluate(mod, "main", x, y)`` or ``evaluate(mod, x, y, entry="main")``. ``mod`` may be a
+    ``tvm.IRModule`` (EXPR.EQ.4).
 
     ``vectorize=False`` forces the scalar TensorIR path (slow; for cross-checking); ``limits`` (a
     :class:`relax_ref.limits.Limits`) replaces the default budgets of RUNTIME.LIMIT.3-4."""
+    from .script.interop import as_module
     from .interp import evaluate as _evaluate
 
-    return _evaluate(mod, *args, entry=entry, vectorize=vectorize, limits=limits)
+    return _evaluate(as_module(mod, "relax_ref.evaluate"), *args, entry=entry, vectorize=vectorize, limits=limits)
 
 
 _LAZY = {

@@ -775,9 +775,24 @@ def constraint_cases():
     return out
 
 
+def packed_layout_cases():
+    """max_pool2d in NCHW4c (channel c*4 + i at outer c, lane i; OP.NN.LAYOUT.1-3); a sub-axis of
+    another extent at run time is op_runtime (OP.NN.LAYOUT.2)."""
+    rng, tags = rng_for("packed_layout"), ["op:nn.max_pool2d", "nn", "layout", "packed_layout"]
+    x = f32(rng, 1, 2, 4, 6, 4)
+    mx = x.transpose(0, 1, 4, 2, 3).reshape(1, 8, 2, 2, 3, 2).max(axis=(3, 5))
+    call = 'R.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2), layout="NCHW4c")'
+    return [Case("max_pool2d_nchw4c", module([("x", tensor((1, 2, 4, 6, 4)))], call, tensor((1, 2, 2, 3, 4))),
+                 runs=[([x], mx.reshape(1, 2, 4, 2, 3).transpose(0, 1, 3, 4, 2))], tags=tags, oracle="hand",
+                 spec=["OP.NN.LAYOUT.1", "OP.NN.LAYOUT.2", "OP.NN.LAYOUT.3", "OP.NN.POOL.SEM.1", "OP.NN.POOL.SEM.2"]),
+            Case("max_pool2d_nchw4c_sub_axis_extent", module([("x", tensor((1, 2, 4, 4, "k")))], call),
+                 runs=[Fails([f32(rng, 1, 2, 4, 4, 3)], "op_runtime", "the sub-axis c has extent 3, not 4")],
+                 spec=["OP.NN.LAYOUT.2"], tags=tags + ["error"], oracle="spec-rule")]
+
+
 def generate():
     return {CATEGORY: conv_cases() + pool_cases() + softmax_norm_cases() + misc_cases() + attention_cases()
-            + loss_cases() + constraint_cases()}
+            + loss_cases() + constraint_cases() + packed_layout_cases()}
 
 
 if __name__ == "__main__":

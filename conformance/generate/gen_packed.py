@@ -1,5 +1,7 @@
 """Packed functions: ``R.call_dps_packed``, ``R.call_packed``, ``R.call_pure_packed``,
-``R.call_inplace_packed``.
+``R.call_inplace_packed``; and the packed functions TVM's lowering passes leave in Relax modules
+(``VMShapeLower``'s shape heap and checks, ``LegalizeOps``' ``relax.run.*``, ``invoke_closure`` with
+the VM context), written here in the form those passes print.
 
 Only the conformance packed functions of CALL.PACKED.5 are called; their meaning is restated here as
 NumPy formulas. A missing function, a failing one, or a call outside a function's domain must give
@@ -8,7 +10,7 @@ NumPy formulas. A missing function, a failing one, or a call outside a function'
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Shape, module_text
+from relax_conformance.gen import Case, Fails, Prim, Shape, module_text
 
 from case_helpers import f32_sampler
 
@@ -135,9 +137,138 @@ def packed_failure_cases(a3, b3):
     return out
 
 
+SH = ["CALL.SHAPEHEAP.1", "CALL.SHAPEHEAP.2", "CALL.SHAPEHEAP.3", "CALL.PACKED.6"]
+
+
+def shape_heap_cases():
+    """VMShapeLower's functions: the heap written and read by every code, the checks' error kinds."""
+    out = []
+    heap = module_text('''
+        @T.prim_func(private=True)
+        def twice(H: T.Buffer((T.int64(3),), "int64")):
+            H[T.int64(2)] = H[T.int64(0)] * T.int64(2)
+
+        @R.function(pure=False)
+        def main(x: R.Tensor, k: R.Prim("int64"), y: R.Tensor):
+            cls = Module
+            heap = R.call_builtin_with_ctx("vm.builtin.alloc_shape_heap", (R.prim_value(3),),
+                                           sinfo_args=(R.Tensor(dtype="int64", ndim=1),))
+            R.call_packed("vm.builtin.check_tensor_info", x, R.prim_value(2), R.dtype("float32"), R.str("param x"),
+                          sinfo_args=(R.Tuple,))
+            R.call_packed("vm.builtin.check_prim_value_info", k, R.dtype("int64"), R.str("param k"),
+                          sinfo_args=(R.Tuple,))
+            R.call_packed("vm.builtin.check_tensor_info", y, R.prim_value(-1), R.str("param y"), sinfo_args=(R.Tuple,))
+            R.call_packed("vm.builtin.match_shape", x, heap, R.prim_value(2), R.prim_value(1), R.prim_value(0),
+                          R.prim_value(0), R.prim_value(4), R.str("param x"), sinfo_args=(R.Tuple,))
+            R.call_packed("vm.builtin.match_prim_value", k, heap, R.prim_value(1), R.prim_value(1), R.str("param k"),
+                          sinfo_args=(R.Tuple,))
+            R.call_packed("vm.builtin.match_shape", y, heap, R.prim_value(2), R.prim_value(3), R.prim_value(0),
+                          R.prim_value(2), R.prim_value(0), R.str("param y"), sinfo_args=(R.Tuple,))
+            cls.twice(heap)
+            s = R.call_packed("vm.builtin.make_shape", heap, R.prim_value(3), R.prim_value(1), R.prim_value(0),
+                              R.prim_value(1), R.prim_value(2), R.prim_value(0), R.prim_value(7),
+                              sinfo_args=(R.Shape(ndim=3),))
+            p = R.call_packed("vm.builtin.make_prim_value", heap, R.prim_value(1), R.prim_value(1),
+                              sinfo_args=(R.Prim("int64"),))
+            return (s, p, heap)
+    ''')
+    x34, y3 = f32(3, 4), f32(3, 2)
+    k5 = Prim(5, "int64")
+    out.append(Case("lowered_shape_heap", heap,
+                    runs=[([x34, k5, y3], (Shape([3, 6, 7]), Prim(5, "int64"), np.array([3, 5, 6], np.int64))),
+                          Fails([f32(3, 4, 1), k5, y3], "ndim_mismatch", "check_tensor_info: rank 3 for 2"),
+                          Fails([x34.astype(np.int32), k5, y3], "dtype_mismatch", "check_tensor_info: int32"),
+                          Fails([f32(3, 5), k5, y3], "shape_mismatch", "match_shape code 0: 5 for 4"),
+                          Fails([x34, k5, f32(2, 2)], "shape_mismatch", "match_shape code 3: 2 for heap 3")],
+                    spec=SH + ["CALL.PRIMFUNC.1", "EVAL.CHECK.8"], tags=["packed", "lowered", "shape_heap"],
+                    oracle="hand",
+                    description="a module as VMShapeLower prints it: the heap is written by match_shape code 1 and "
+                                "match_prim_value, read by match_shape code 3, a PrimFunc and make_shape"))
+    checks = module_text('''
+        @R.function(pure=False)
+        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Prim("int64")), s: R.Shape, k: R.Prim("int64"), q: R.Object):
+            R.call_packed("vm.builtin.check_tuple_info", t, R.prim_value(2), R.str("param t"), sinfo_args=(R.Tuple,))
+            R.call_packed("vm.builtin.check_shape_info", s, R.prim_value(2), R.str("param s"), sinfo_args=(R.Tuple,))
+            R.call_packed("vm.builtin.check_prim_value_info", q, R.dtype("int64"), R.str("param q"),
+                          sinfo_args=(R.Tuple,))
+            heap = R.call_builtin_with_ctx("vm.builtin.alloc_shape_heap", (R.prim_value(1),),
+                                           sinfo_args=(R.Tensor(dtype="int64", ndim=1),))
+            R.call_packed("vm.builtin.match_prim_value", k, heap, R.prim_value(0), R.prim_value(4), R.str("param k"),
+                          sinfo_args=(R.Tuple,))
+            return t[0]
+    ''')
+    a2 = f32(2)
+    out.append(Case("lowered_value_checks", checks,
+                    runs=[([(a2, Prim(1, "int64")), Shape([2, 3]), Prim(4, "int64"), Prim(9, "int64")], a2),
+                          Fails([(a2, Prim(1, "int64")), Shape([2]), Prim(4, "int64"), Prim(9, "int64")],
+                                "ndim_mismatch", "check_shape_info: 1 dimension for 2"),
+                          Fails([(a2, Prim(1, "int64")), Shape([2, 3]), Prim(5, "int64"), Prim(9, "int64")],
+                                "value_mismatch", "match_prim_value code 0: 5 for 4"),
+                          Fails([(a2, Prim(1, "int64")), Shape([2, 3]), Prim(4, "int64"), Prim(9, "int32")],
+                                "dtype_mismatch", "check_prim_value_info: an int32 value for int64 (DIV.37)")],
+                    spec=SH + ["EVAL.CHECK.8", "DIV.37"], tags=["packed", "lowered", "shape_heap"], oracle="hand"))
+    return out
+
+
+def lowered_call_cases():
+    """relax.run.* (what LegalizeOps calls for print, assert_op, shape_to_tensor) and
+    vm.builtin.invoke_closure with the VM context (what LowerRuntimeBuiltin emits)."""
+    out = []
+    run_funcs = module_text('''
+        @R.function(pure=False)
+        def main(x: R.Tensor((2, 2), "float32"), c: R.Tensor((), "bool")) -> R.Tensor((3,), "int64"):
+            R.call_packed("relax.run.print", R.str("x={} n={}"), x, R.prim_value(3), sinfo_args=(R.Tuple,))
+            R.call_packed("relax.run.assert_op", c, R.str("x={}"), x, sinfo_args=(R.Tuple,))
+            t = R.call_pure_packed("relax.run.shape_to_tensor", R.shape([2, 7, 0]), sinfo_args=(R.Tensor((3,), "int64"),))
+            return t
+    ''')
+    x22 = f32(2, 2)
+    out.append(Case("relax_run_functions", run_funcs,
+                    runs=[([x22, np.array(True)], np.array([2, 7, 0], np.int64)),
+                          Fails([x22, np.array(False)], "assert_failed", "relax.run.assert_op of a false condition")],
+                    spec=["CALL.PACKED.8", "CALL.PRINT.1", "CALL.ASSERT.1", "CALL.BUILTIN.2"],
+                    tags=["packed", "lowered"], oracle="hand",
+                    description="the packed functions LegalizeOps calls for R.print, R.assert_op, R.shape_to_tensor"))
+    closure = module_text('''
+        @R.function(private=True)
+        def inner(y: R.Tensor((2,), "float32"), x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+            z = R.subtract(y, x)
+            return z
+
+        @R.function(pure=False)
+        def main(x: R.Tensor((2,), "float32"), y: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+            cls = Module
+            c = R.call_packed("vm.builtin.make_closure", cls.inner, x, sinfo_args=(R.Object,))
+            r = R.call_builtin_with_ctx("vm.builtin.invoke_closure", (c, y), sinfo_args=(R.Object,))
+            s = R.match_cast(r, R.Tensor((2,), "float32"))
+            return s
+    ''')
+    p2, q2 = f32(2), f32(2)
+    out.append(Case("invoke_closure_with_vm_context", closure, runs=[([p2, q2], q2 - p2)],
+                    spec=["CALL.PACKED.6", "CALL.CLOSURE.2", "CALL.PACKED.1"], tags=["packed", "lowered", "closure"],
+                    description="make_closure and invoke_closure as LowerRuntimeBuiltin emits them; the captured "
+                                "value comes after the argument"))
+    view = module_text('''
+        @R.function
+        def main(x: R.Tensor((2, 4), "float32"), off: R.Prim("int64")) -> R.Tensor((3,), "float32"):
+            v = R.call_pure_packed("runtime.TVMTensorCreateView", x, R.shape([3]), R.dtype("float32"), off,
+                                   sinfo_args=(R.Tensor((3,), "float32"),))
+            return v
+    ''')
+    x24 = f32(2, 4)
+    out.append(Case("tensor_create_view", view,
+                    runs=[([x24, Prim(8, "int64")], x24.reshape(-1)[2:5]),
+                          ([x24, Prim(20, "int64")], x24.reshape(-1)[5:8]),
+                          Fails([x24, Prim(24, "int64")], "op_runtime", "12 bytes from byte 24 of 32")],
+                    spec=["CALL.PACKED.6"], tags=["packed", "lowered", "view"], oracle="hand",
+                    description="what R.memory.view lowers to: the tensor's bytes from an offset, seen with a shape"))
+    return out
+
+
 def cases():
     a3, b3, a6, b6 = f32(3), f32(3), f32(6), f32(6)
-    return packed_call_cases(a3, b3, a6, b6) + packed_failure_cases(a3, b3)
+    return packed_call_cases(a3, b3, a6, b6) + packed_failure_cases(a3, b3) + shape_heap_cases() + \
+        lowered_call_cases()
 
 
 def generate():

@@ -136,7 +136,11 @@ from .symbolic import ShapeBuckets
 
 
 def compile(mod, *, device: Any = None, shape_buckets: Any = "pow2", **kwargs) -> Executable:  # noqa: A001
-    """Compile ``mod`` (an IRModule, or TVMScript text) for JAX (see the package docstring)."""
+    """Compile ``mod`` (an IRModule, TVMScript text, or a ``tvm.IRModule`` read through TVM's
+    printer) for JAX (see the package docstring)."""
+    from relax_ref.script.interop import as_module
+
+    mod = as_module(mod, "relax_jax.compile", text=True)
     return Executable(mod, device=device, shape_buckets=shape_buckets, **kwargs)
 
 

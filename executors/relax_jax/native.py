@@ -1,5 +1,6 @@
 """The executor's built-in packed functions that call back into the evaluator (CALL.PACKED.5):
-``vm.builtin.make_closure``, ``invoke_closure`` and ``call_tir_dyn``, as the reference interpreter's
+``vm.builtin.make_closure``, ``invoke_closure``, ``call_tir_dyn`` and ``relax.run.print`` (which
+writes where ``R.print`` writes), as the reference interpreter's
 ``relax_ref.interp.builtins.bound_builtins``. They receive the walker, the executor values and the
 call (``fn.native``)."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from relax_ref.errors import TypeMismatchError
+from relax_ref.interp.builtins import format_values
 
 from .values import ClosureV, PackedV, PrimV, ShapeV
 
@@ -28,7 +30,17 @@ def native_builtins() -> Dict[str, PackedV]:
             return _with_captures(fn, captured)
 
         def invoke_closure(walker, args, call):
-            return walker.call_value(args[0], list(args[1:]), call)
+            # args[0] is the VM context (TVM calls it through call_builtin_with_ctx)
+            if len(args) < 2:
+                raise TypeMismatchError("vm.builtin.invoke_closure expects the VM context and a closure")
+            return walker.call_value(args[1], list(args[2:]), call)
+
+        def run_print(walker, args, call):
+            fmt = args[0] if args else ""
+            if not isinstance(fmt, str):
+                raise TypeMismatchError("relax.run.print: the format must be a string")
+            walker.exe._print(format_values(fmt, [walker._to_host(v, []) for v in args[1:]]))
+            return ()
 
         def call_tir_dyn(walker, args, call):
             if not args or not isinstance(args[-1], ShapeV):
@@ -41,6 +53,7 @@ def native_builtins() -> Dict[str, PackedV]:
             "vm.builtin.make_closure": PackedV("vm.builtin.make_closure", mk(make_closure)),
             "vm.builtin.invoke_closure": PackedV("vm.builtin.invoke_closure", mk(invoke_closure)),
             "vm.builtin.call_tir_dyn": PackedV("vm.builtin.call_tir_dyn", mk(call_tir_dyn)),
+            "relax.run.print": PackedV("relax.run.print", mk(run_print)),
         }
     return _NATIVE
 

@@ -18,9 +18,13 @@ exception escaping the function is reported as PackedFuncError (CALL.PACKED.3).
 Built-ins (CALL.PACKED.6), for modules printed after TVM's lowering passes: ``vm.builtin.shape_of``,
 ``copy``, ``reshape``, ``null_value``, ``tensor_to_shape``, ``read_if_cond``, ``make_tuple``,
 ``tuple_getitem``, ``to_device``, ``ensure_zero_offset``, ``alloc_storage``, ``alloc_tensor``,
-``make_closure``, ``invoke_closure``, ``call_tir_dyn`` (the last three need the interpreter and are
-bound to it); and TVM's CPU sort kernels ``tvm.contrib.sort.sort`` / ``argsort`` / ``topk`` that
-``T.call_packed`` calls from TensorIR (TIR.PACKED.3, :mod:`relax_ref.interp.tir_packed`).
+``make_closure``, ``invoke_closure`` (VM context first), ``call_tir_dyn`` (the last three need the
+interpreter and are bound to it), ``runtime.TVMTensorCreateView`` (what ``R.memory.view`` lowers to); the shape-heap and check functions of TVM's ``VMShapeLower``
+(CALL.SHAPEHEAP.*, :mod:`relax_ref.interp.vm_builtins`); the ``relax.run.*`` functions that TVM's
+``LegalizeOps`` calls for operators implemented by a packed function (CALL.PACKED.8: ``print``, bound
+to the interpreter's output, ``assert_op``, ``shape_to_tensor``, ``nonzero``, ``unique``); and TVM's CPU
+sort kernels ``tvm.contrib.sort.sort`` / ``argsort`` / ``topk`` that ``T.call_packed`` calls from
+TensorIR (TIR.PACKED.3, :mod:`relax_ref.interp.tir_packed`).
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ from typing import Any, Callable, Dict, Mapping, Optional
 import numpy as np
 
 from ..errors import (
-    DTypeMismatchError, LimitExceededError, NDimMismatchError, OpRuntimeError, PackedFuncError, RelaxError, Span,
-    TypeMismatchError,
+    AssertionFailedError, DTypeMismatchError, LimitExceededError, NDimMismatchError, OpRuntimeError, PackedFuncError,
+    RelaxError, Span, TypeMismatchError,
 )
 from ..ir import dtype as _dt
 from ..ir import struct_info as si
@@ -41,6 +45,7 @@ from ..values import (
     Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, Storage, describe, to_public,
 )
 from .tir_packed import SORT_FUNCS
+from .vm_builtins import SHAPE_HEAP_FUNCS
 
 _GLOBAL: Dict[str, PackedFunc] = {}
 
@@ -203,6 +208,16 @@ def render_value(v: Any) -> str:
     return describe(v)
 
 
+def assert_message(fmt: str, values) -> str:
+    """The message of a failed ``R.assert_op`` (CALL.ASSERT.1): ``fmt.format(*rendered)``, else the
+    rendered values joined by ", ", else "Assertion Failed"."""
+    if fmt:
+        return format_values(fmt, values)
+    if values:
+        return ", ".join(format_values("", [v]) for v in values)
+    return "Assertion Failed"
+
+
 def format_values(fmt: str, values) -> str:
     rendered = [render_value(v) for v in values]
     if fmt:
@@ -296,6 +311,42 @@ def storage_tensor(storage: Any, offset: Any, shape: Any, dtype: Any) -> np.ndar
     return storage.data[off:off + n].view(dt).reshape(shp)
 
 
+def _run_assert_op(cond: Any, fmt: Any = "", *values: Any) -> Any:
+    """``relax.run.assert_op(cond, format, values...)`` (CALL.PACKED.8): R.assert_op as a packed call."""
+    if not isinstance(fmt, str):
+        raise TypeMismatchError(f"relax.run.assert_op: the format must be a string, got {describe(fmt)}")
+    if not condition_value(cond, "relax.run.assert_op condition"):
+        raise AssertionFailedError(assert_message(fmt, values))
+    return ()
+
+
+def _run_shape_to_tensor(shape: Any) -> np.ndarray:
+    """``relax.run.shape_to_tensor(shape)`` (CALL.PACKED.8): R.shape_to_tensor as a packed call."""
+    if not isinstance(shape, ShapeValue):
+        raise TypeMismatchError(f"relax.run.shape_to_tensor expects a shape, got {describe(shape)}")
+    return np.array(list(shape), dtype=np.int64)
+
+
+def tensor_view(t: Any, shape: Any, dtype: Any, offset: Any = 0) -> np.ndarray:
+    """``runtime.TVMTensorCreateView(t, shape, dtype, byte_offset)`` (CALL.PACKED.6, what
+    ``R.memory.view`` lowers to): the bytes of ``t`` from ``byte_offset`` seen with ``shape`` and
+    ``dtype``, sharing memory with ``t``. A view beyond ``t``'s bytes is OpRuntimeError."""
+    if not isinstance(t, np.ndarray):
+        raise TypeMismatchError(f"TVMTensorCreateView expects a tensor, got {describe(t)}")
+    if not t.flags.c_contiguous:
+        raise OpRuntimeError(f"TVMTensorCreateView: can only view a compact tensor, got {describe(t)}")
+    if not isinstance(shape, ShapeValue):
+        raise TypeMismatchError(f"TVMTensorCreateView expects a shape, got {describe(shape)}")
+    dt = _dt.to_numpy(dtype.name if isinstance(dtype, DTypeValue) else str(dtype))
+    off = int(offset.value if isinstance(offset, PrimScalar) else offset)
+    n = int(np.prod(tuple(shape), dtype=np.int64)) * dt.itemsize
+    if off < 0 or off + n > t.nbytes:
+        raise OpRuntimeError(f"TVMTensorCreateView: a {list(shape)} {dt} view at byte {off} needs {n} bytes, but "
+                             f"{describe(t)} has {t.nbytes}")
+    flat = t.reshape(-1).view(np.uint8)
+    return flat[off:off + n].view(dt).reshape(tuple(shape))
+
+
 def _static_builtins() -> Dict[str, PackedFunc]:
     def shape_of(t):
         if not isinstance(t, np.ndarray):
@@ -327,7 +378,11 @@ def _static_builtins() -> Dict[str, PackedFunc]:
         "vm.builtin.ensure_zero_offset": lambda x: x,
         "vm.builtin.alloc_storage": lambda vm, size, *rest: alloc_storage(size),
         "vm.builtin.alloc_tensor": storage_tensor,
+        "relax.run.assert_op": _run_assert_op,
+        "relax.run.shape_to_tensor": _run_shape_to_tensor,
+        "runtime.TVMTensorCreateView": tensor_view,
     }
+    table.update(SHAPE_HEAP_FUNCS)
     out = {k: PackedFunc(k, f) for k, f in table.items()}
     out.update({k: wrap_host_function(k, f) for k, f in SORT_FUNCS.items()})
     out.update({k: wrap_host_function(k, f) for k, f in RUNTIME_FUNCS.items()})
@@ -348,14 +403,22 @@ def lookup_packed(name: str, local: Optional[Mapping[str, Any]] = None, bound: O
     return f
 
 
-def bound_builtins(call: Callable[..., Any]) -> Dict[str, PackedFunc]:
-    """Built-ins that call back into the interpreter (``call(fn, *args)`` invokes a function value)."""
+def bound_builtins(call: Callable[..., Any], print_text: Callable[[str], None]) -> Dict[str, PackedFunc]:
+    """Built-ins that call back into the interpreter (``call(fn, *args)`` invokes a function value,
+    ``print_text`` writes a line where ``R.print`` writes)."""
 
     def make_closure(fn, *captured):
         return closure_with_captures(call, fn, captured)
 
-    def invoke_closure(fn, *args):
+    def invoke_closure(vm, fn, *args):
+        # the VM context comes first (TVM calls it through call_builtin_with_ctx)
         return call(fn, *args)
+
+    def run_print(fmt="", *values):
+        if not isinstance(fmt, str):
+            raise TypeMismatchError(f"relax.run.print: the format must be a string, got {describe(fmt)}")
+        print_text(format_values(fmt, values))
+        return ()
 
     def call_tir_dyn(fn, *args):
         if not args or not isinstance(args[-1], ShapeValue):
@@ -367,6 +430,7 @@ def bound_builtins(call: Callable[..., Any]) -> Dict[str, PackedFunc]:
         "vm.builtin.make_closure": make_closure,
         "vm.builtin.invoke_closure": invoke_closure,
         "vm.builtin.call_tir_dyn": call_tir_dyn,
+        "relax.run.print": run_print,
     }.items()}
 
 
@@ -379,7 +443,7 @@ def closure_with_captures(call: Callable[..., Any], fn: Any, captured) -> Packed
 
 __all__ = [
     "register_func", "global_func", "from_host", "prim_from_host", "coerce_result", "wrap_host_function",
-    "render_value", "format_values", "check_condition", "condition_value", "tensor_to_shape", "reshape_view",
-    "alloc_storage", "storage_tensor", "STATIC_BUILTINS", "lookup_packed", "bound_builtins",
+    "render_value", "format_values", "assert_message", "check_condition", "condition_value", "tensor_to_shape", "reshape_view",
+    "alloc_storage", "storage_tensor", "tensor_view", "STATIC_BUILTINS", "lookup_packed", "bound_builtins",
     "closure_with_captures",
 ]

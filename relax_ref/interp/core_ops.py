@@ -24,7 +24,7 @@ from ..errors import AssertionFailedError
 from ..ir import dtype as _dt
 from ..ops.core_calls import dps_outputs
 from ..values import DTypeValue, PrimFuncRef, PrimScalar, ShapeValue
-from .builtins import alloc_storage, closure_with_captures, format_values, storage_tensor, tensor_to_shape
+from .builtins import alloc_storage, assert_message, closure_with_captures, format_values, storage_tensor, tensor_to_shape
 from .checks import check_value
 
 CORE: Dict[str, Callable[..., Any]] = {}
@@ -235,15 +235,7 @@ def assert_op(args, attrs, call, ctx):
     cond = args[0]
     ok = bool(cond.value) if isinstance(cond, PrimScalar) else bool(cond[()])
     if not ok:
-        fmt = args[1] if len(args) > 1 else ""
-        rest = args[2:]
-        if fmt:
-            msg = format_values(fmt, rest)
-        elif rest:
-            msg = ", ".join(format_values("", [v]) for v in rest)
-        else:
-            msg = "Assertion Failed"
-        raise AssertionFailedError(msg, call.span)
+        raise AssertionFailedError(assert_message(args[1] if len(args) > 1 else "", args[2:]), call.span)
     return ()
 
 

@@ -154,7 +154,7 @@ class Interpreter(ExprEvaluator):
         self.stdout = stdout
         self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps)
         self._local: Dict[str, PackedFunc] = {}
-        self._bound = bound_builtins(lambda fn, *a: self.call_value(fn, list(a), None))
+        self._bound = bound_builtins(lambda fn, *a: self.call_value(fn, list(a), None), self._print)
         self._globals: Dict[str, Any] = {}
 
     # -- public API --------------------------------------------------------------------------------

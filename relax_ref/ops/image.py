@@ -36,6 +36,7 @@ from . import common
 from . import nn_common
 from . import te
 from . import te_ops
+from .layouts import parse_layout
 from .nn import legalizable
 from .args import OpArgs
 from .opdef import OpDef, arg, attr, build_call
@@ -119,18 +120,19 @@ def _resize_infer(call, ctx):
                                ctx)
     if len(a.get("roi", ())) != 4:
         raise common.error(call, f"roi must have 4 values, got {list(a.get('roi', ()))}", ctx)
-    perm = nn_common.layout_perm(call, a["layout"], "NCHW", "data", ctx)
+    perm = nn_common.layout_conversion(call, a["layout"], "NCHW", "data", ctx)
     out_dtype = a.get("out_dtype", "void") or "void"
     if out_dtype == "void":
         out_dtype = data.dtype
-    nn_common.check_ndim(call, data, 4, a["layout"], ctx)
+    nn_common.check_ndim(call, data, perm, a["layout"], ctx)
     dvals = nn_common.shape_expr_values(data)
     sz = call.args[1]
     if dvals is None or not isinstance(sz, rx.ShapeExpr):
-        return TensorStructInfo(None, out_dtype, 4, data.vdevice)
-    d = nn_common.forward_shape(dvals, perm)
+        return TensorStructInfo(None, out_dtype, perm.ndim, data.vdevice)
+    nn_common.check_sub_axes(call, data, perm, "data", ctx)
+    d = nn_common.forward_shape(dvals, perm, ctx)
     d = d[:2] + list(sz.values)
-    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(d, perm))), out_dtype, vdevice=data.vdevice)
+    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(d, perm, ctx))), out_dtype, vdevice=data.vdevice)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -215,8 +217,8 @@ class _NonFinite(Exception):
 class _TEOps:
     """The same operations as TIR expressions (``load`` reads the TE tensor in its layout)."""
 
-    def __init__(self, data: te.Tensor, layout: str, n, c):
-        self.data, self.layout, self.n, self.c = data, layout, n, c
+    def __init__(self, data: te.Tensor, letters, at):
+        self.data, self.letters, self.at = data, letters, at
 
     def f(self, v):
         return te_ops.const(float(v), "float32")
@@ -274,8 +276,8 @@ class _TEOps:
         return te_ops.if_then_else(c, a, b)
 
     def load(self, yi, xi):
-        canon = {"N": self.n, "C": self.c, "H": yi, "W": xi}
-        return te_ops.cast("float32", self.data(*[canon[ch] for ch in self.layout]))
+        at = dict(self.at, H=yi, W=xi)
+        return te_ops.cast("float32", self.data(*[at[ch] for ch in self.letters]))
 
 
 def _in_coord(B, x, in_size, out_size, mode: str, start, end, use_int_div: bool):
@@ -413,13 +415,13 @@ def _int_div_flags(call: rx.Call, attrs) -> Tuple[bool, bool]:
 
 
 def _check_resize(args: OpArgs) -> None:
-    """OP.image.resize2d.C5 at run time: a layout permuting NCHW; a 4-d tensor; no ``align_corners``
+    """OP.image.resize2d.C5 at run time: a layout convertible to NCHW and a tensor of its rank, sub-axes
+    of their factors (OP.NN.LAYOUT.1-2); no ``align_corners``
     with an output size of 1 (TVM's kernel divides by zero); no empty image to fill a non-empty
     output."""
     op = args.op_name
-    perm = nn_common.layout_perm(args.call, args.attrs["layout"], "NCHW", "data")
-    if args.ndim(0) != 4:
-        raise args.error(OpRuntimeError, f"{op}: expects a 4-d tensor, got rank {args.ndim(0)}")
+    perm = nn_common.layout_conversion(args.call, args.attrs["layout"], "NCHW", "data")
+    nn_common.check_layout_arg(args, 0, perm, "data")
     oh, ow = (int(v) for v in args.ints(1))
     n, c, ih, iw = nn_common.forward_shape(args.shape(0), perm)
     if args.attrs["coordinate_transformation_mode"] == "align_corners" and (oh == 1 or ow == 1):
@@ -440,7 +442,7 @@ def resize_values(op: str, B, y, x, ih, iw, oh, ow, attrs: Dict[str, Any], int_d
 
 def _resize_ref(args, attrs, call, ctx):
     x, size = args
-    perm = nn_common.layout_perm(call, attrs["layout"], "NCHW", "data")
+    perm = nn_common.layout_conversion(call, attrs["layout"], "NCHW", "data")
     oh, ow = (int(v) for v in size)
     xc = nn_common.to_canonical(x, perm)
     ih, iw = xc.shape[2], xc.shape[3]
@@ -458,24 +460,36 @@ def _resize_ref(args, attrs, call, ctx):
 
 
 def te_resize2d(data: te.Tensor, out_shape, attrs, int_div, out_dtype: str) -> te.Tensor:
-    layout = attrs["layout"]
-    ih, iw = data.shape[layout.index("H")], data.shape[layout.index("W")]
-    oh, ow = out_shape[layout.index("H")], out_shape[layout.index("W")]
+    """TOPI's ``resize2d``; a sub-axis of a packed layout (``NCHW4c``) indexes the same lane of the
+    input as of the output."""
+    letters = [a for a, _ in parse_layout(attrs["layout"]).axes]
+    ih, iw = data.shape[letters.index("H")], data.shape[letters.index("W")]
+    oh, ow = out_shape[letters.index("H")], out_shape[letters.index("W")]
 
     def f(*idx):
-        canon = {ch: idx[i] for i, ch in enumerate(layout)}
-        B = _TEOps(data, layout, canon["N"], canon["C"])
-        v = resize_value(B, canon["H"], canon["W"], ih, iw, oh, ow, attrs, int_div)
+        at = {ch: idx[i] for i, ch in enumerate(letters)}
+        B = _TEOps(data, letters, at)
+        v = resize_value(B, at["H"], at["W"], ih, iw, oh, ow, attrs, int_div)
         return te_ops.cast(out_dtype, v) if out_dtype != "float32" else v
 
-    return te.compute(out_shape, f, name="resize", index_names=[f"i{k}" for k in range(4)])
+    return te.compute(out_shape, f, name="resize", index_names=[f"i{k}" for k in range(len(letters))])
+
+
+def _topi_layout(layout: str) -> bool:
+    """The layouts TOPI's ``resize2d`` takes: ``NCHW``, ``NHWC``, ``NCHW<x>c`` and ``NCHW<i>n<j>c``
+    (TVM's LegalizeOps fails on the others, OP.NN.LAYOUT.4)."""
+    if layout in ("NCHW", "NHWC"):
+        return True
+    lay = parse_layout(layout)
+    rest = lay.axes[4:]
+    return [a for a, _ in lay.axes[:4]] == list("NCHW") and [a for a, _ in rest] in (["c"], ["n", "c"])
 
 
 def _resize_legalize(call, ctx):
     if not legalizable(call) or not isinstance(call.args[1], rx.ShapeExpr):
         return None
     attrs = dict(call.attrs)
-    if attrs["layout"] not in ("NCHW", "NHWC"):
+    if not _topi_layout(attrs["layout"]):
         return None
     out_dtype = call.struct_info.dtype
     flags = _int_div_flags(call, attrs)

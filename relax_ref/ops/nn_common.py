@@ -8,10 +8,13 @@ rules OP.NN.*).
   spatial dim; ``out_layout=None`` becomes the data layout and ``out_dtype=None`` becomes ``"void"``.
   The parser applies the same completion (:func:`with_constructor`), so the IR always holds the
   complete attribute; a wrong length is a parse error, as TVM's constructor check is.
-* **Layouts** (OP.NN.LAYOUT.1). A layout is a string of distinct upper-case axis letters; it must be a
-  permutation of the operator's canonical layout (``NCHW``, ``OIHW``, ``IOHW``, ...). Shapes are
-  converted to the canonical order and back by that permutation. Packed layouts with sub-axes
-  (``NCHW4c``) are rejected with ``UnsupportedError``.
+* **Layouts** (OP.NN.LAYOUT.1-3). A layout names the axes (``NCHW``) and may split a primal axis with a
+  sub-axis of fixed extent (``NCHW4c``, ``OIHW4i4o``); its primal axes must be those of the operator's
+  canonical layout (``NCHW``, ``OIHW``, ``IOHW``, ...). :func:`layout_conversion` gives the conversion
+  (:mod:`.layouts`); shapes and arrays go to the canonical layout and back through it
+  (:func:`forward_shape`, :func:`backward_shape`, :func:`to_canonical`, :func:`from_canonical`, which
+  also take a plain permutation). :func:`layout_perm` is the permutation-only form (packed layouts
+  are ``UnsupportedError`` there).
 * **Printing** (OP.NN.ATTR.2). Some operators print their attributes in TVM's attribute order rather
   than the Python parameter order (pools: ``dilation`` before ``padding``; ``pad``: ``pad_value``
   before ``pad_mode``): :func:`print_in_order`.
@@ -25,13 +28,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import ParseError, UnsupportedError
+from ..errors import OpRuntimeError, ParseError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from . import common
+from .layouts import LayoutConversion, LayoutError, UnsupportedLayout, parse_layout
 from .opdef import OpDef, build_call
 
 I64 = "int64"
@@ -130,29 +134,105 @@ def layout_perm(call: rx.Call, layout: str, target: str, what: str, ctx: Any = N
     return tuple(layout.index(a) for a in target)
 
 
-def forward_shape(values: Sequence[Any], perm: Sequence[int]) -> List[Any]:
-    """Dims in the canonical order."""
+def layout_conversion(call: rx.Call, layout: str, target: str, what: str, ctx: Any = None) -> LayoutConversion:
+    """The conversion of ``layout`` (plain or packed) to the canonical ``target`` (OP.NN.LAYOUT.1).
+    StructInfoError (static, with TVM's wording) when the layout is invalid or not convertible."""
+    try:
+        lay = parse_layout(layout)
+    except UnsupportedLayout as e:
+        raise UnsupportedError(f"{common.op_name(call)}: {e}", call.span) from None
+    except LayoutError as e:
+        raise common.error(call, f"the {what} layout {layout!r} is not a valid layout: {e}", ctx) from None
+    if sorted(lay.primals) != sorted(target):
+        raise common.error(call, f"the operator requires the given {what} layout to be convertible from {target} "
+                            f"layout. However, the given layout {layout} is not convertible.", ctx)
+    return LayoutConversion(lay, target)
+
+
+def _const_mul(v: Any, f: int) -> Any:
+    if isinstance(v, P.IntImm):
+        return i64(v.value * f)
+    return P.mul(v, i64(f)) if isinstance(v, P.PrimExpr) else v * f
+
+
+def _const_ceildiv(v: Any, f: int) -> Any:
+    if isinstance(v, P.IntImm):
+        return i64(-(-v.value // f))
+    if not isinstance(v, P.PrimExpr):
+        return -(-v // f)
+    return P.floordiv(P.add(v, i64(f - 1)), i64(f))
+
+
+def forward_shape(values: Sequence[Any], perm: Any, ctx: Any = None) -> List[Any]:
+    """Dims in the canonical order (a packed axis times its factor, OP.NN.LAYOUT.2)."""
+    if isinstance(perm, LayoutConversion) and perm.is_permutation:
+        perm = perm.perm()
+    if isinstance(perm, LayoutConversion):
+        out = perm.forward_shape(values, _const_mul)
+        return [simplify(ctx, e) if ctx is not None and isinstance(e, P.PrimExpr) else e for e in out]
     return [values[p] for p in perm]
 
 
-def backward_shape(canonical: Sequence[Any], perm: Sequence[int]) -> List[Any]:
-    """Dims in the layout order from dims in the canonical order."""
+def backward_shape(canonical: Sequence[Any], perm: Any, ctx: Any = None) -> List[Any]:
+    """Dims in the layout order from dims in the canonical order (a packed axis rounded up to its
+    factor, OP.NN.LAYOUT.3)."""
+    if isinstance(perm, LayoutConversion) and perm.is_permutation:
+        perm = perm.perm()
+    if isinstance(perm, LayoutConversion):
+        out = perm.backward_shape(canonical, _const_ceildiv)
+        out = [i64(e) if isinstance(e, int) else e for e in out]
+        return [simplify(ctx, e) if ctx is not None else e for e in out]
     out: List[Any] = [None] * len(perm)
     for i, p in enumerate(perm):
         out[p] = canonical[i]
     return out
 
 
-def to_canonical(x: np.ndarray, perm: Sequence[int]) -> np.ndarray:
+def check_sub_axes(call: rx.Call, s: TensorStructInfo, conv: Any, what: str, ctx: Any = None) -> None:
+    """A known extent of a sub-axis must be its factor (OP.NN.LAYOUT.2; TVM's ``TransformShape``)."""
+    vals = shape_expr_values(s)
+    if not isinstance(conv, LayoutConversion) or vals is None:
+        return
+    for pos, f in conv.sub_axes():
+        v = vals[pos]
+        if isinstance(v, P.IntImm) and v.value != f:
+            raise common.error(call, f"the {what} layout {conv.layout.name} gives axis {pos} the extent {f}, but the "
+                                f"{what} has extent {v.value} there", ctx)
+
+
+def check_layout_arg(args: Any, i: int, conv: Any, what: str) -> None:
+    """At run time (``OpDef.check``): the tensor argument ``i`` has the rank of its layout and each
+    sub-axis of a packed layout has its factor as extent (OP.NN.LAYOUT.2)."""
+    ndim = conv.ndim if isinstance(conv, LayoutConversion) else len(conv)
+    if args.ndim(i) != ndim:
+        raise args.error(OpRuntimeError, f"{args.op_name}: expects a rank-{ndim} {what} tensor, got rank "
+                                         f"{args.ndim(i)}")
+    if isinstance(conv, LayoutConversion):
+        shape = args.shape(i)
+        for pos, f in conv.sub_axes():
+            if args.is_static(shape[pos]) and int(shape[pos]) != f:
+                raise args.error(OpRuntimeError, f"{args.op_name}: the {what} layout {conv.layout.name} gives axis "
+                                                 f"{pos} the extent {f}, but the {what} has extent {int(shape[pos])} "
+                                                 "there")
+
+
+def to_canonical(x: np.ndarray, perm: Any) -> np.ndarray:
+    if isinstance(perm, LayoutConversion):
+        return perm.to_canonical(x)
     return np.transpose(x, tuple(perm))
 
 
-def from_canonical(y: np.ndarray, perm: Sequence[int]) -> np.ndarray:
+def from_canonical(y: np.ndarray, perm: Any) -> np.ndarray:
+    if isinstance(perm, LayoutConversion):
+        return perm.from_canonical(y)
     return np.transpose(y, tuple(int(i) for i in np.argsort(perm)))
 
 
-def check_ndim(call: rx.Call, s: TensorStructInfo, ndim: int, layout: str, ctx: Any = None) -> None:
-    """TVM's ``CheckNdimPerLayoutAndGetShape``: a known rank must equal the layout's."""
+def check_ndim(call: rx.Call, s: TensorStructInfo, ndim: Any, layout: str, ctx: Any = None) -> None:
+    """TVM's ``CheckNdimPerLayoutAndGetShape``: a known rank must equal the layout's (``ndim`` is the
+    rank, or the layout's conversion)."""
+    if isinstance(ndim, LayoutConversion):
+        ndim = ndim.ndim
     if s.ndim != -1 and s.ndim != ndim:
         raise common.error(call, f"layout {layout} requires the input to be {ndim}-dim tensor. However, the given "
                                  f"input has ndim {s.ndim}", ctx)
@@ -350,6 +430,7 @@ def check_float_tensor(call: rx.Call, x: np.ndarray, what: str = "data") -> str:
 
 __all__ = [
     "I64", "i64", "complete_padding", "repeat_to", "with_constructor", "print_in_order", "layout_perm",
+    "layout_conversion", "check_sub_axes", "check_layout_arg",
     "forward_shape", "backward_shape", "to_canonical", "from_canonical", "check_ndim", "shape_expr_values",
     "simplify", "can_prove", "provably_unequal", "require_attr_len", "np_dtype", "dtype_of", "low_precision",
     "tir_cast", "inferred_tensor_dtype", "tuple_field_dtype", "intrin", "compute_dtype", "rounded", "staged",

@@ -105,20 +105,22 @@ def _conv_infer(call, ctx):
         raise common.error(call, f"the number of groups must be positive, got {groups}", ctx)
     if any(v <= 0 for v in strides + dilation):
         raise common.error(call, f"strides and dilation must be positive, got {list(strides)}, {list(dilation)}", ctx)
-    dperm = nn_common.layout_perm(call, a["data_layout"], dtgt, "data", ctx)
-    kperm = nn_common.layout_perm(call, a["kernel_layout"], ktgt, "kernel", ctx)
-    operm = nn_common.layout_perm(call, a["out_layout"], dtgt, "output", ctx)
-    nn_common.check_ndim(call, data, nsp + 2, a["data_layout"], ctx)
-    nn_common.check_ndim(call, weight, nsp + 2, a["kernel_layout"], ctx)
+    dperm = nn_common.layout_conversion(call, a["data_layout"], dtgt, "data", ctx)
+    kperm = nn_common.layout_conversion(call, a["kernel_layout"], ktgt, "kernel", ctx)
+    operm = nn_common.layout_conversion(call, a["out_layout"], dtgt, "output", ctx)
+    nn_common.check_ndim(call, data, dperm, a["data_layout"], ctx)
+    nn_common.check_ndim(call, weight, kperm, a["kernel_layout"], ctx)
     out_dtype = a.get("out_dtype", "void") or "void"
     if out_dtype == "void":
         out_dtype = common.binary_arith_dtype(call, data, weight, ctx)
     vdev = common.binary_vdevice(call, data, weight, ctx)
     dvals, kvals = nn_common.shape_expr_values(data), nn_common.shape_expr_values(weight)
     if dvals is None or kvals is None:
-        return TensorStructInfo(None, out_dtype, nsp + 2, vdev)
-    d = nn_common.forward_shape(dvals, dperm)
-    k = nn_common.forward_shape(kvals, kperm)
+        return TensorStructInfo(None, out_dtype, operm.ndim, vdev)
+    nn_common.check_sub_axes(call, data, dperm, "data", ctx)
+    nn_common.check_sub_axes(call, weight, kperm, "kernel", ctx)
+    d = nn_common.forward_shape(dvals, dperm, ctx)
+    k = nn_common.forward_shape(kvals, kperm, ctx)
     g = nn_common.i64(groups)
     if not transpose:
         if nn_common.provably_unequal(ctx, d[1], P.mul(k[1], g)):
@@ -163,7 +165,7 @@ def _conv_infer(call, ctx):
         out.append(nn_common.simplify(ctx, e))
     if transpose:
         out[1] = nn_common.simplify(ctx, out[1])
-    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(out, operm))), out_dtype, vdevice=vdev)
+    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(out, operm, ctx))), out_dtype, vdevice=vdev)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -243,18 +245,17 @@ def _conv_params(attrs) -> Tuple[Tuple[int, ...], Tuple[int, ...], Tuple[int, ..
 
 
 def _check_conv(args: OpArgs) -> None:
-    """OP.NN.LAYOUT.1 at run time: layouts that permute the canonical ones; data and weight of rank
-    ``2 + spatial dims``; channels, groups and windows that fit (:func:`conv_out_sizes`,
+    """OP.NN.LAYOUT.1-2 at run time: layouts convertible to the canonical ones; data and weight of the
+    layouts' ranks, sub-axes of their factors; channels, groups and windows that fit (:func:`conv_out_sizes`,
     :func:`conv_transpose_sizes`)."""
     op = args.op_name
     nsp, transpose = _spec(op)
     dtgt, ktgt = _canonical(nsp, transpose)
-    dperm = nn_common.layout_perm(args.call, args.attrs["data_layout"], dtgt, "data")
-    kperm = nn_common.layout_perm(args.call, args.attrs["kernel_layout"], ktgt, "kernel")
-    nn_common.layout_perm(args.call, args.attrs["out_layout"], dtgt, "output")
-    if args.ndim(0) != nsp + 2 or args.ndim(1) != nsp + 2:
-        raise args.error(OpRuntimeError, f"{op}: expects rank-{nsp + 2} data and weight, got {args.ndim(0)} and "
-                                         f"{args.ndim(1)}")
+    dperm = nn_common.layout_conversion(args.call, args.attrs["data_layout"], dtgt, "data")
+    kperm = nn_common.layout_conversion(args.call, args.attrs["kernel_layout"], ktgt, "kernel")
+    nn_common.layout_conversion(args.call, args.attrs["out_layout"], dtgt, "output")
+    nn_common.check_layout_arg(args, 0, dperm, "data")
+    nn_common.check_layout_arg(args, 1, kperm, "weight")
     xs, ws = nn_common.forward_shape(args.shape(0), dperm), nn_common.forward_shape(args.shape(1), kperm)
     strides, padding, dilation, groups = _conv_params(args.attrs)
     try:
@@ -326,9 +327,9 @@ def _conv_ref(args, attrs, call, ctx):
     x, w = args
     nsp, transpose = _spec(common.op_name(call))
     dtgt, ktgt = _canonical(nsp, transpose)
-    dperm = nn_common.layout_perm(call, attrs["data_layout"], dtgt, "data")
-    kperm = nn_common.layout_perm(call, attrs["kernel_layout"], ktgt, "kernel")
-    operm = nn_common.layout_perm(call, attrs["out_layout"], dtgt, "output")
+    dperm = nn_common.layout_conversion(call, attrs["data_layout"], dtgt, "data")
+    kperm = nn_common.layout_conversion(call, attrs["kernel_layout"], ktgt, "kernel")
+    operm = nn_common.layout_conversion(call, attrs["out_layout"], dtgt, "output")
     out_dtype = nn_common.inferred_tensor_dtype(call, nn_common.dtype_of(x))
     xc, wc = nn_common.to_canonical(x, dperm), nn_common.to_canonical(w, kperm)
     strides, padding, dilation, groups = _conv_params(attrs)
@@ -471,6 +472,8 @@ def _conv_legalize(call, ctx):
     a = call.attrs
     if a["out_layout"] != a["data_layout"]:
         return None
+    if len(a["data_layout"]) != nsp + 2 or len(a["kernel_layout"]) != nsp + 2:
+        return None  # packed layouts: TVM's TOPI convolutions take none (OP.NN.LAYOUT.4)
     groups = int(a["groups"])
     out_dtype = call.struct_info.dtype
     # TOPI computes the output shape itself: the inferred shape, not an annotation stamped on the call

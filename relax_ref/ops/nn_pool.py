@@ -37,6 +37,7 @@ from . import common
 from . import nn_common
 from . import te
 from . import te_ops
+from .layouts import parse_layout
 from .nn import legalizable, te_pad
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
@@ -123,19 +124,20 @@ def _pool_infer(call, ctx):
     dilation = nn_common.require_attr_len(call, "dilation", nsp, ctx)
     if any(v <= 0 for v in kernel + strides + dilation):
         raise common.error(call, "pool_size, strides and dilation must be positive, got "
-                                 f"{list(kernel)}, {list(strides)}, {list(dilation)}", ctx)
-    perm = nn_common.layout_perm(call, a["layout"], tgt, "data", ctx)
-    operm = nn_common.layout_perm(call, a["out_layout"], tgt, "output", ctx)
-    nn_common.check_ndim(call, x, nsp + 2, a["layout"], ctx)
+                            f"{list(kernel)}, {list(strides)}, {list(dilation)}", ctx)
+    perm = nn_common.layout_conversion(call, a["layout"], tgt, "data", ctx)
+    operm = nn_common.layout_conversion(call, a["out_layout"], tgt, "output", ctx)
+    nn_common.check_ndim(call, x, perm, a["layout"], ctx)
     vals = nn_common.shape_expr_values(x)
     if vals is None:
-        return TensorStructInfo(None, x.dtype, nsp + 2, x.vdevice)
-    d = nn_common.forward_shape(vals, perm)
+        return TensorStructInfo(None, x.dtype, operm.ndim, x.vdevice)
+    nn_common.check_sub_axes(call, x, perm, "data", ctx)
+    d = nn_common.forward_shape(vals, perm, ctx)
     out = [d[0], d[1]]
     for i in range(nsp):
         out.append(pool_out_dim(ctx, d[2 + i], kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i],
                                 bool(a["ceil_mode"])))
-    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(out, operm))), x.dtype, vdevice=x.vdevice)
+    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(out, operm, ctx))), x.dtype, vdevice=x.vdevice)
 
 
 def _adaptive_infer(call, ctx):
@@ -149,18 +151,19 @@ def _adaptive_infer(call, ctx):
         size = nn_common.require_attr_len(call, "output_size", nsp, ctx)
         if any(v < 0 for v in size):
             raise common.error(call, f"output_size must not be negative, got {list(size)}", ctx)
-    perm = nn_common.layout_perm(call, a["layout"], tgt, "data", ctx)
-    operm = nn_common.layout_perm(call, a["out_layout"], tgt, "output", ctx)
-    nn_common.check_ndim(call, x, nsp + 2, a["layout"], ctx)
+    perm = nn_common.layout_conversion(call, a["layout"], tgt, "data", ctx)
+    operm = nn_common.layout_conversion(call, a["out_layout"], tgt, "output", ctx)
+    nn_common.check_ndim(call, x, perm, a["layout"], ctx)
     vals = nn_common.shape_expr_values(x)
     if vals is None:
         if x.shape is not None and a["out_layout"] == a["layout"] and size is None:
             return x
-        return TensorStructInfo(None, x.dtype, nsp + 2, x.vdevice)
-    d = nn_common.forward_shape(vals, perm)
+        return TensorStructInfo(None, x.dtype, operm.ndim, x.vdevice)
+    nn_common.check_sub_axes(call, x, perm, "data", ctx)
+    d = nn_common.forward_shape(vals, perm, ctx)
     if size is not None:
         d = d[:2] + [nn_common.i64(v) for v in size]
-    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(d, operm))), x.dtype, vdevice=x.vdevice)
+    return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(d, operm, ctx))), x.dtype, vdevice=x.vdevice)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -254,16 +257,15 @@ def pool_attrs(attrs) -> Tuple[Tuple[int, ...], ...]:
 
 
 def _check_pool(args: OpArgs) -> None:
-    """OP.NN.LAYOUT.1 at run time: layouts that permute the canonical one; a tensor of rank ``2 +
-    spatial dims``; windows that fit (:func:`pool_plan`, :func:`adaptive_ranges`); no integer average
+    """OP.NN.LAYOUT.1-2 at run time: layouts convertible to the canonical one; a tensor of the layout's
+    rank, sub-axes of their factors; windows that fit (:func:`pool_plan`, :func:`adaptive_ranges`); no integer average
     over an empty window."""
     op = args.op_name
     kind, nsp = _kind(op)
     tgt = "NC" + _SPATIAL[nsp]
-    perm = nn_common.layout_perm(args.call, args.attrs["layout"], tgt, "data")
-    nn_common.layout_perm(args.call, args.attrs["out_layout"], tgt, "output")
-    if args.ndim(0) != nsp + 2:
-        raise args.error(OpRuntimeError, f"{op}: expects a rank-{nsp + 2} tensor, got rank {args.ndim(0)}")
+    perm = nn_common.layout_conversion(args.call, args.attrs["layout"], tgt, "data")
+    nn_common.layout_conversion(args.call, args.attrs["out_layout"], tgt, "output")
+    nn_common.check_layout_arg(args, 0, perm, "data")
     spatial = nn_common.forward_shape(args.shape(0), perm)[2:]
     integer = not _dt.is_float(args.dtype(0))
     try:
@@ -347,8 +349,8 @@ def _pool_ref(args, attrs, call, ctx):
     x = args[0]
     kind, nsp = _kind(common.op_name(call))
     tgt = "NC" + _SPATIAL[nsp]
-    perm = nn_common.layout_perm(call, attrs["layout"], tgt, "data")
-    operm = nn_common.layout_perm(call, attrs["out_layout"], tgt, "output")
+    perm = nn_common.layout_conversion(call, attrs["layout"], tgt, "data")
+    operm = nn_common.layout_conversion(call, attrs["out_layout"], tgt, "output")
     xc = nn_common.to_canonical(x, perm)
     if kind == "adaptive":
         size = attrs.get("output_size")
@@ -369,12 +371,25 @@ def _names(n: int) -> List[str]:
     return [f"ax{k}" for k in range(n)]
 
 
+def _spatial_axes(layout: str, nsp: int) -> List[int]:
+    """Tensor axes of the spatial dims of ``layout`` (packed layouts count a sub-axis as one axis)."""
+    lay = parse_layout(layout)
+    return [lay.index_of(c) for c in _SPATIAL[nsp]]
+
+
+def _topi_layout(layout: str, nsp: int) -> bool:
+    """TOPI's pools take a layout whose spatial axes are not split (``NCHW16c`` yes, ``NCH4hW`` no:
+    TVM's LegalizeOps fails on those, OP.NN.LAYOUT.4)."""
+    lay = parse_layout(layout)
+    return all(lay.factor(c) is None for c in _SPATIAL[nsp])
+
+
 def te_pool(x: te.Tensor, out_shape, kind: str, kernel, strides, padding, dilation, ceil_mode: bool,
             count_include_pad: bool, layout: str) -> te.Tensor:
     """TOPI ``pool_impl_nd``: ``pad_temp`` (when any padding), ``pool_max`` or ``pool_sum`` +
     ``pool_avg``."""
     nsp = len(kernel)
-    axes = [layout.index(c) for c in _SPATIAL[nsp]]
+    axes = _spatial_axes(layout, nsp)
     nd = x.ndim
     before = [nn_common.i64(0)] * nd
     after = [nn_common.i64(0)] * nd
@@ -446,7 +461,7 @@ def te_adaptive_avg_pool(x: te.Tensor, out_shape, layout: str, nsp: int) -> te.T
     """TOPI ``adaptive_pool`` (avg): ``adaptive_pool_sum`` over each window and ``adaptive_pool_avg``.
     The window extents depend on the output position, which this TE builder expresses as a
     reduction over the largest window with a guard (``if_then_else``)."""
-    axes = [layout.index(c) for c in _SPATIAL[nsp]]
+    axes = _spatial_axes(layout, nsp)
     nd = x.ndim
 
     def bounds(o, i):
@@ -494,6 +509,8 @@ def _pool_legalize(call, ctx):
     kind, nsp = _kind(common.op_name(call))
     out_shape = list(call.struct_info.shape.values)
     layout = a["layout"]
+    if not _topi_layout(layout, nsp):
+        return None
     name = common.op_name(call).replace("relax.nn.", "")
     if kind == "adaptive":
         if not _dt.is_float(call.struct_info.dtype):

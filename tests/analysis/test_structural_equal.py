@@ -47,13 +47,89 @@ def test_differences_are_detected(kw):
     assert not structural_equal(make_func(), make_func(**kw))
 
 
-def test_mismatch_message_names_the_path():
+def test_mismatch_message_names_the_path_in_words():
     with pytest.raises(StructuralMismatchError) as info:
         assert_structural_equal(make_func(), make_func(op=MUL))
-    assert ".body.blocks[0].bindings[0].value.op" in str(info.value)
-    assert isinstance(info.value, AssertionError)
+    err = info.value
+    assert isinstance(err, AssertionError)
+    assert err.path == "binding 'y' (dataflow block 1, binding 1) > value > callee"
+    assert "lhs: R.add" in str(err) and "rhs: R.multiply" in str(err)
     msg = first_difference(make_func(), make_func(ann_dtype="float16"))
-    assert "bindings[0].var.struct_info" in msg
+    assert msg.startswith("structural mismatch at binding 'y' (dataflow block 1, binding 1) > bound variable > struct info")
+    assert 'float32' in msg and 'float16' in msg
+
+
+def test_mismatch_report_prints_both_functions_and_marks_the_line():
+    with pytest.raises(StructuralMismatchError) as info:
+        assert_structural_equal(make_func(), make_func(op=MUL))
+    err = info.value
+    marked_l = [ln for ln in err.lhs_text.splitlines() if ln.startswith(">>")]
+    marked_r = [ln for ln in err.rhs_text.splitlines() if ln.startswith(">>")]
+    assert len(marked_l) == 1 and "= R.add(x, x)" in marked_l[0]
+    assert len(marked_r) == 1 and "= R.multiply(x, x)" in marked_r[0]
+    assert "def main(" in err.lhs_text and "return z" in err.rhs_text
+    assert err.lhs_text in str(err) and err.rhs_text in str(err)
+
+
+TIR_MODULE = """
+from tvm.script import ir as I, tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def scale(a: T.Buffer((8,), "float32"), b: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.sblock("compute"):
+                vi = T.axis.spatial(8, i)
+                b[vi] = a[vi] * T.float32(2)
+"""
+
+
+def test_mismatch_report_marks_tir_lines_and_block_names_need_strict():
+    import relax_ref
+
+    a = relax_ref.parse(TIR_MODULE)
+    with pytest.raises(StructuralMismatchError) as info:
+        assert_structural_equal(a, relax_ref.parse(TIR_MODULE.replace("T.float32(2)", "T.float32(3)")))
+    err = info.value
+    assert err.path == "PrimFunc 'scale' > block 'root' > loop over 'i' > block 'compute' > stored value"
+    assert [ln for ln in err.lhs_text.splitlines() if ln.startswith(">>")][0].endswith("b[vi] = a[vi] * T.float32(2.0)")
+    assert [ln for ln in err.rhs_text.splitlines() if ln.startswith(">>")][0].endswith("b[vi] = a[vi] * T.float32(3.0)")
+    renamed = relax_ref.parse(TIR_MODULE.replace('"compute"', '"scale_block"'))
+    assert_structural_equal(a, renamed)
+    with pytest.raises(StructuralMismatchError) as info:
+        assert_structural_equal(a, renamed, strict=True)
+    assert "a TIR block named 'compute'" in str(info.value) and "'scale_block'" in str(info.value)
+    assert [ln for ln in info.value.rhs_text.splitlines() if ln.startswith(">>")][0].endswith('T.sblock("scale_block"):')
+
+
+def test_mismatch_of_plain_objects_prints_them():
+    with pytest.raises(StructuralMismatchError) as info:
+        assert_structural_equal(tensor(4), tensor(5))
+    assert info.value.path == "dimension 1"
+    assert 'R.Tensor((4,), dtype="float32")' in str(info.value)
+
+
+class _ForeignModule:
+    """Stands for a tvm.IRModule: only the type's module name matters (nothing is imported)."""
+
+
+_ForeignModule.__module__ = "tvm.ir.module"
+_ForeignModule.__qualname__ = "IRModule"
+
+
+def test_foreign_objects_are_rejected_with_their_type_name():
+    from relax_ref.errors import TypeMismatchError
+
+    for fn in (structural_equal, assert_structural_equal, first_difference):
+        with pytest.raises(TypeMismatchError, match=r"tvm\.ir\.module\.IRModule"):
+            fn(_ForeignModule(), make_func())
+        with pytest.raises(TypeMismatchError, match=r"tvm\.ir\.module\.IRModule"):
+            fn(make_func(), _ForeignModule())
+    with pytest.raises(TypeMismatchError, match="structural_hash"):
+        structural_hash(_ForeignModule())
+    with pytest.raises(TypeMismatchError, match=r"got a .*_Other"):
+        structural_equal(type("_Other", (), {})(), 1)
 
 
 def test_bijection_is_enforced():

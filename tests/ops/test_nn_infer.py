@@ -94,9 +94,10 @@ def test_conv_rejections():
     rejects(X4 + ', w: R.Tensor((4, 3, 3, 3), "float32")',
             "R.nn.conv2d_transpose(x, w, strides=2, output_padding=2)", "output padding")
     rejects(X4 + ', w: R.Tensor((5, 3, 3, 3), "float32")', "R.nn.conv2d_transpose(x, w)", "channel size")
+    rejects(X4 + ', w: R.Tensor((6, 4, 3, 3), "float32")', 'R.nn.conv2d(x, w, data_layout="NCHW4c")', "5-dim")
     with pytest.raises(UnsupportedError):
         relax_ref.parse(call_text(X4 + ', w: R.Tensor((6, 4, 3, 3), "float32")',
-                                  'R.nn.conv2d(x, w, data_layout="NCHW4c")'), check_well_formed=False)
+                                  'R.nn.conv2d(x, w, data_layout="NCH[4c2w]")'), check_well_formed=False)
 
 
 # ---------------------------------------------------------------------------------------------------

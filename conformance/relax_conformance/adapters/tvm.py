@@ -168,6 +168,8 @@ RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"shape\[\d+\] mismatch|Invalid \w+\.shape\[\d+\]|Mismatched \w+\.shape\[\d+\]|Mismatched \w+\.strides",
      "shape_mismatch"),
     (r"(?i)division by zero|divide by zero", "division_by_zero"),
+    # packed/tensor_create_view (CALL.PACKED.6): a view beyond the viewed tensor's bytes
+    (r"View with shape \[[\d, ]*\] and datatype \w+ would have a size of", "op_runtime"),
     # op_search/sort_bool_unsupported (OP.SEARCH.SEM.6): TVM's CPU sort/argsort/topk kernels have no
     # kernel for the input dtype (bool)
     (r"^Unsupported input dtype: \w+$", "unsupported"),

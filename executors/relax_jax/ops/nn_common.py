@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from relax_ref.ops import nn_common as ref_nn_common
+from relax_ref.ops.layouts import LayoutConversion
 
 from ..prim_jax import np_dtype
 from ..values import SymInt, TVal
@@ -73,14 +74,21 @@ SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
 
 def layout_perm(ctx, layout: str, target: str, what: str):
-    return ref_nn_common.layout_perm(ctx.call, layout, target, what)
+    """The conversion of ``layout`` (plain or packed, ``NCHW4c``) to the canonical ``target``
+    (OP.NN.LAYOUT.1), the reference's :func:`relax_ref.ops.nn_common.layout_conversion`."""
+    return ref_nn_common.layout_conversion(ctx.call, layout, target, what)
 
 
 def to_canonical(x, perm):
+    if isinstance(perm, LayoutConversion):
+        return perm.to_canonical(x, jnp)
     return jnp.transpose(x, tuple(perm))
 
 
 def from_canonical(y, perm):
+    """``y`` in the layout; a packed axis is padded with zero lanes (OP.NN.LAYOUT.3)."""
+    if isinstance(perm, LayoutConversion):
+        return perm.from_canonical(y, jnp)
     return jnp.transpose(y, tuple(int(i) for i in np.argsort(perm)))
 
 

@@ -347,7 +347,8 @@ class RelaxPrinter:
         return attr_value(v, self.prim, self.sinfo, self.expr)
 
     def sinfo_tuple(self, items) -> str:
-        parts = [self.sinfo(s) for s in items]
+        # nested: TVM 0.27 prints a prim struct info here as T.int64 but reads only R.Prim("int64")
+        parts = [self.sinfo(s, nested=True) for s in items]
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
     def callee(self, e: rx.Expr) -> str:

@@ -55,8 +55,8 @@ class StructInfoPrinter:
             return d.object_sinfo
         if isinstance(s, si.PrimStructInfo):
             if d.prim_annotation == "T":
-                # tvm-0.27 annotates the dtype only (TEXT.DIALECT.5); inside R.Tuple / R.Callable TVM 0.27
-                # reads only R.Prim("int64") (its T.int64 there fails to parse)
+                # tvm-0.27 annotates the dtype only (TEXT.DIALECT.5); inside R.Tuple / R.Callable and in
+                # ty_args TVM 0.27 reads only R.Prim("int64") (its own T.int64 there fails to parse)
                 if nested:
                     return f'R.Prim("{s.dtype}")'
                 self.ctx.used_ns.add("T")
