@@ -776,8 +776,7 @@ def constraint_cases():
 
 
 def packed_layout_cases():
-    """max_pool2d in NCHW4c (channel c*4 + i at outer c, lane i; OP.NN.LAYOUT.1-3); a sub-axis of
-    another extent at run time is op_runtime (OP.NN.LAYOUT.2)."""
+    """max_pool2d in NCHW4c (OP.NN.LAYOUT.1-3); a sub-axis of another extent is op_runtime (LAYOUT.2)."""
     rng, tags = rng_for("packed_layout"), ["op:nn.max_pool2d", "nn", "layout", "packed_layout"]
     x = f32(rng, 1, 2, 4, 6, 4)
     mx = x.transpose(0, 1, 4, 2, 3).reshape(1, 8, 2, 2, 3, 2).max(axis=(3, 5))
