@@ -16,7 +16,7 @@ from typing import Dict, List, Mapping, Optional
 from ..errors import RelaxError
 from . import (
     core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn,
-    nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, scatter, search, statistical,
+    nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, qdq, scatter, search, statistical,
 )
 from .opdef import (
     ARG_CONVERSIONS, ATTR_CONVERSIONS, REQUIRED, OpDef, Param, arg, attr, build_call, convert_arg, convert_attr,
@@ -24,7 +24,7 @@ from .opdef import (
 
 #: the operator families (one module each), in the order their entries are read
 FAMILIES = (core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn,
-            nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, scatter, search, statistical)
+            nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, qdq, scatter, search, statistical)
 
 
 def _table() -> Dict[str, OpDef]:

@@ -138,6 +138,10 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     # op_nn/nll_loss_bad_reduction (OP.nn.nll_loss.C1): a reduction other than none, sum and mean
     (r"is false: The argument reduction of NLLLoss should be one of the following values: none, mean, sum\. "
      r"However, the given value is ", "struct_info"),
+    # op_quantize (OP.quantize.C1-C4, OP.dequantize.C1-C4)
+    (r"Unsupported (output|input) datatype (attribute )?for operation|(scale|zero_point) param datatype should be|"
+     r"relax\.(de)?quantize: (axis param is out of range|scale and zero_point must be)|"
+     r"Size mismatch: .*relax\.(de)?quantize", "struct_info"),
     # well-formedness
     (r"is annotated as pure but contains an impure call", "well_formed"),
     (r"occurs within a dataflow block", "well_formed"),

@@ -4,5 +4,5 @@ Importing this package defines every lowering, in the executor's table ``relax_j
 
 from . import (  # noqa: F401
     core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn, nn_attention,
-    nn_conv, nn_loss, nn_norm, nn_pool, scatter, search, statistical,
+    nn_conv, nn_loss, nn_norm, nn_pool, qdq, scatter, search, statistical,
 )
