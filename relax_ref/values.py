@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import weakref
+
 import numpy as np
 
 from .ir import dtype as _dt
@@ -158,5 +160,29 @@ def to_public(v: Any) -> Any:
     return v
 
 
-__all__ = ["ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "PrimFuncRef", "Storage",
+# ---------------------------------------------------------------------------------------------------
+# The byte offset of a tensor (VAL.TENSOR.VIEW.1)
+# ---------------------------------------------------------------------------------------------------
+
+#: id(array) -> (weak reference to the array, byte offset) for the tensors made by ``memory.view``
+_BYTE_OFFSETS: dict = {}
+
+
+def byte_offset(a: np.ndarray) -> int:
+    """The byte offset a tensor reports (``DLTensor::byte_offset``): 0 unless ``a`` was made by
+    ``memory.view`` with an offset (VAL.TENSOR.VIEW.1)."""
+    entry = _BYTE_OFFSETS.get(id(a))
+    if entry is not None and entry[0]() is a:
+        return entry[1]
+    return 0
+
+
+def set_byte_offset(a: np.ndarray, offset: int) -> None:
+    """Record the byte offset of a view (kept as long as the array lives)."""
+    key = id(a)
+    if offset:
+        _BYTE_OFFSETS[key] = (weakref.ref(a, lambda _r, key=key: _BYTE_OFFSETS.pop(key, None)), int(offset))
+
+
+__all__ = ["byte_offset", "set_byte_offset", "ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "PrimFuncRef", "Storage",
            "is_tensor", "describe", "to_public"]

@@ -46,6 +46,7 @@ from .op_args import JaxArgs
 from .prim_jax import is_static
 from .symbolic import eval_sym, eval_value, upper_bound
 from .tir.call import call_prim_func_in_place
+from .views import propagate
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
 
 #: deepest nesting of inlined calls while tracing before giving up (runaway recursion)
@@ -196,6 +197,8 @@ class Walker(ExprEvaluator):
         box.data = data
         if valid != "keep":
             box.valid = valid
+        if box.view is not None:
+            propagate(self, box)
 
     # -- struct info dims --------------------------------------------------------------------------------
 

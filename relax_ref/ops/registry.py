@@ -15,7 +15,7 @@ from typing import Dict, List, Mapping, Optional
 
 from ..errors import RelaxError
 from . import (
-    core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn,
+    core, create, datatype, elementwise, image, index, inspect, layout_transform, linalg, manipulate, memory, nn,
     nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, qdq, scatter, search, statistical,
 )
 from .opdef import (
@@ -23,8 +23,8 @@ from .opdef import (
 )
 
 #: the operator families (one module each), in the order their entries are read
-FAMILIES = (core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn,
-            nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, qdq, scatter, search, statistical)
+FAMILIES = (core, create, datatype, elementwise, image, index, inspect, layout_transform, linalg, manipulate,
+            memory, nn, nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, qdq, scatter, search, statistical)
 
 
 def _table() -> Dict[str, OpDef]:

@@ -142,6 +142,10 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Unsupported (output|input) datatype (attribute )?for operation|(scale|zero_point) param datatype should be|"
      r"relax\.(de)?quantize: (axis param is out of range|scale and zero_point must be)|"
      r"Size mismatch: .*relax\.(de)?quantize", "struct_info"),
+    # op_memory (OP.memory.view.C1-C5), op_inspect (OP.inspect.*.C1-C2)
+    (r"Views into an array must not exceed the bounds|may not produce a view that exceeds the bounds|"
+     r"name=\"relax\.memory\.view\".*expects (first|second|the dtype|the relative_byte_offset)|"
+     r"expects the relative_byte_offset to be a 64-bit integer", "struct_info"),
     # well-formedness
     (r"is annotated as pure but contains an impure call", "well_formed"),
     (r"occurs within a dataflow block", "well_formed"),
@@ -162,8 +166,12 @@ RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"arr->dtype\.code == kDLInt", "dtype_mismatch"),
     (r"PrimValue mismatch", "value_mismatch"),
     (r"expect an? (Tensor|Shape|Tuple|Function)\b|Mismatched type on argument", "type_mismatch"),
+    # op_memory/view_at_offset_binds_no_buffer (TIR.FUNC.7): a view at a nonzero byte offset
+    (r"Invalid \w+\.byte_offset", "shape_mismatch"),
     (r"shape\[\d+\] mismatch|Invalid \w+\.shape\[\d+\]|Mismatched \w+\.shape\[\d+\]|Mismatched \w+\.strides",
      "shape_mismatch"),
+    # op_memory/view_bounds_checked_at_run_time (OP.memory.view.C6): runtime.TVMTensorCreateView's bounds check
+    (r"relative_byte_offset \+ view_size <= curr_size", "op_runtime"),
     (r"(?i)division by zero|divide by zero", "division_by_zero"),
     # op_search/sort_bool_unsupported (OP.SEARCH.SEM.6): TVM's CPU sort/argsort/topk kernels have no
     # kernel for the input dtype (bool)
