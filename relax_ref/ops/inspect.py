@@ -1,6 +1,6 @@
 """Tensor inspection: ``inspect.tensor_dtype_code``, ``tensor_dtype_bits``, ``tensor_dtype_lanes``,
 ``tensor_ndim``, ``tensor_shape_i``, ``tensor_stride_i``, ``tensor_byte_offset`` and
-``tensor_elem_offset`` (spec pages ``spec/ops/inspect.*.md``).
+``tensor_elem_offset`` (spec pages ``spec/ops/inspect.*.md``), and ``size`` (``spec/ops/size.md``).
 
 Each reads one field of the tensor's DLPack container and returns it as a prim value of a fixed
 dtype (TVM 0.27's inference): the dtype code (DLPack's numbering), bits and lanes, the rank, the
@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Optional
 
+import numpy as np
+
 from ..errors import OpRuntimeError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
@@ -25,6 +27,7 @@ from ..ir import prim_expr as P
 from ..ir.struct_info import PrimStructInfo, TensorStructInfo
 from ..values import PrimScalar, byte_offset
 from . import common
+from . import te_ops
 from .args import OpArgs
 from .opdef import OpDef, arg
 
@@ -186,7 +189,41 @@ def _define(name: str) -> OpDef:
                      f"container as ``R.Prim('{dtype}')`` (OP.inspect.{name}.C1).")
 
 
+# ---------------------------------------------------------------------------------------------------
+# size
+# ---------------------------------------------------------------------------------------------------
+
+
+def _size_infer(call: rx.Call, ctx: Any) -> TensorStructInfo:
+    """OP.size.C1-C2: one tensor; a 0-d int64 tensor."""
+    common.check_num_args(call, 1, ctx)
+    common.tensor_arg(call, 0, ctx, "input")
+    return TensorStructInfo(rx.ShapeExpr(()), "int64")
+
+
+def _size_ref(args, attrs, call, ctx):
+    return np.asarray(int(np.prod(args[0].shape, dtype=np.int64)), dtype=np.int64)
+
+
+def _size_legalize(call: rx.Call, ctx: Any) -> Optional[rx.Expr]:
+    """A kernel computing the product of the input's extents (TVM: ``prod(shape_to_tensor(shape_of(x)))``)."""
+    from . import te
+    from .statistical import known_shapes
+
+    if not known_shapes(call):
+        return None
+
+    def fte(x: te.Tensor) -> te.Tensor:
+        return te.compute((), lambda: te_ops.cast("int64", common.shape_product(x.shape)), name="T_size")
+
+    return ctx.call_te(fte, call.args[0], primfunc_name_hint="size")
+
+
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
-OPS: List[OpDef] = [_define(n) for n in FIELDS]
+OPS: List[OpDef] = [_define(n) for n in FIELDS] + [
+    OpDef(name="relax.size", script="R.size", params=(arg("input"),), infer=_size_infer, reference=_size_ref,
+          legalize=_size_legalize, category="inspection",
+          doc="``R.size(input)``: the number of elements as a 0-d int64 tensor (OP.size.C1-C2)."),
+]
 
 __all__ = ["DLPACK_CODES", "dtype_code", "dtype_bits", "FIELDS"]

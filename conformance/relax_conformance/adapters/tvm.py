@@ -29,7 +29,9 @@ from ..values import Prim, Shape
 
 # (pattern, kind) tried in order against the message of a static (load-time) error.
 STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
-    # text problems first: TVMScript reports unknown names and forbidden constructs while parsing
+    # text problems first: TVMScript reports unknown names and forbidden constructs while parsing;
+    # op_misc/call_py_func_output_without_shape (OP.call_py_func.C1): the constructor rejects the output
+    (r"out_ty of call_py_func should have defined ShapeExpr", "parse"),
     (r"Undefined variable", "parse"),
     (r"name '.*' is not defined", "parse"),
     (r"has no attribute", "parse"),
@@ -146,6 +148,8 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Views into an array must not exceed the bounds|may not produce a view that exceeds the bounds|"
      r"name=\"relax\.memory\.view\".*expects (first|second|the dtype|the relative_byte_offset)|"
      r"expects the relative_byte_offset to be a 64-bit integer", "struct_info"),
+    # op_misc (OP.multinomial_from_uniform.C1-C3, OP.reverse_sequence.C2-C4, OP.size.C1)
+    (r"Multinomial[_ ]from[_ ]uniform op requires|ReverseSequence requires|size expects a tensor input", "struct_info"),
     # well-formedness
     (r"is annotated as pure but contains an impure call", "well_formed"),
     (r"occurs within a dataflow block", "well_formed"),
@@ -158,6 +162,8 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
 # (pattern, kind) tried in order against the message of a run-time error.
 RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Cannot find ffi::Function|conformance\.fail was called|conformance\.\w+: ", "packed_func"),
+    # op_misc/call_py_func_missing (OP.call_py_func.C4)
+    (r"Python function '[^']*' not found in registry", "packed_func"),
     (r"Invoking function \w+ expects \d+ arguments", "arity_mismatch"),
     (r"expect a Tuple with \d+ elements", "arity_mismatch"),
     (r"expect (Tensor|Shape) with ndim|match_cast shape size mismatch|Invalid \w+\.ndim|ndim mismatch",
@@ -327,6 +333,11 @@ class TvmAdapter(Adapter):
         tvm = self._tvm
         for spec in SUITE_FUNCS.values():
             tvm.register_global_func(spec.name, self._wrap_suite_func(spec), override=True)
+        # relax.call_py_func (TVM 0.27) takes its functions from the VM's Python-function registry
+        register_py = tvm.get_global_func("vm.builtin.register_py_func", allow_missing=True)
+        if register_py is not None:
+            for spec in SUITE_FUNCS.values():
+                register_py(spec.name, tvm.get_global_func(spec.name))
 
     def _wrap_suite_func(self, spec):
         if spec.style == "identity":

@@ -4,5 +4,6 @@ Importing this package defines every lowering, in the executor's table ``relax_j
 
 from . import (  # noqa: F401
     core, create, datatype, elementwise, image, index, inspect, layout_transform, linalg, manipulate, memory, nn,
-    nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, qdq, scatter, search, statistical,
+    nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling, scatter, search,
+    statistical,
 )

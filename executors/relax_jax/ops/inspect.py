@@ -3,6 +3,8 @@ tensor box, never its data, so padded inputs are fine (the logical extents are r
 
 from __future__ import annotations
 
+import jax.numpy as jnp
+
 from relax_ref.ops.inspect import dtype_bits, dtype_code
 
 from ..lowering import lowering
@@ -70,3 +72,11 @@ def _byte(ctx, x):
 @lowering("relax.inspect.tensor_elem_offset", padding="aware")
 def _elem(ctx, x):
     return PrimV(_byte_offset(ctx) // ((dtype_bits(dtype_of(x)) + 7) // 8), "uint64")
+
+
+@lowering("relax.size", padding="aware")
+def _size(ctx, x):
+    n = 1
+    for d in ctx.dims(0):
+        n = n * d.val
+    return jnp.asarray(n, jnp.int64)
