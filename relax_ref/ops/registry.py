@@ -15,8 +15,8 @@ from typing import Dict, List, Mapping, Optional
 
 from ..errors import RelaxError
 from . import (
-    core, create, datatype, elementwise, image, index, inspect, layout_transform, linalg, manipulate, memory, nn,
-    nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling, scatter, search,
+    core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate, memory,
+    nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling, scatter, search,
     statistical,
 )
 from .opdef import (
@@ -24,7 +24,7 @@ from .opdef import (
 )
 
 #: the operator families (one module each), in the order their entries are read
-FAMILIES = (core, create, datatype, elementwise, image, index, inspect, layout_transform, linalg, manipulate,
+FAMILIES = (core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate,
             memory, nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling,
             scatter, search, statistical)
 
