@@ -12,16 +12,17 @@ Stable public API::
 
 from __future__ import annotations
 
+from typing import Optional
+
 from .errors import (
     ArityMismatchError, AssertionFailedError, DivisionByZeroError, DTypeMismatchError, NDimMismatchError,
     OpRuntimeError, PackedFuncError, ParseError, RelaxError, RelaxRuntimeError, ShapeMismatchError, Span,
     StructInfoError, StructInfoMismatchError, TIRBoundsError, TypeMismatchError, UnsupportedError,
     ValueMismatchError, WellFormedError,
 )
+from ._version import __version__
 from .ir import IRModule
 from .ir import printing as _printing
-
-__version__ = "0.1.0"
 
 
 def _printer():
@@ -61,13 +62,14 @@ def assert_structural_equal(a, b, **kwargs) -> None:
     _ase(a, b, **kwargs)
 
 
-def evaluate(mod: IRModule, entry: str = "main", *args, vectorize: bool = True):
-    """Run ``entry`` of ``mod`` on the reference interpreter (see relax_ref.interp).
+def evaluate(mod: IRModule, *args, entry: Optional[str] = None, vectorize: bool = True):
+    """Run function ``entry`` of ``mod`` on the reference interpreter (see relax_ref.interp):
+    ``evaluate(mod, "main", x, y)`` or ``evaluate(mod, x, y, entry="main")``.
 
     ``vectorize=False`` forces the scalar TensorIR path (slow; for cross-checking)."""
     from .interp import evaluate as _evaluate
 
-    return _evaluate(mod, entry, *args, vectorize=vectorize)
+    return _evaluate(mod, *args, entry=entry, vectorize=vectorize)
 
 
 _LAZY = {

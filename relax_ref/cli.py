@@ -4,7 +4,9 @@
     relax-ref print FILE [--dialect D]   print the module as TVMScript (classic, tvm-0.25, tvm-0.27, tvm)
     relax-ref run FILE [--entry main] --inputs in.npz [--out out.npz]
     relax-ref ops [--json]               the operator status table
-    relax-ref viz FILE [--entry main] [-o out.svg|png|dot]   a picture of a Relax function
+    relax-ref viz FILE [--function main] [--collapse | --depth N] [--compact] [-o out.svg|png|dot]
+                                         a picture of a Relax function
+    relax-ref export FILE [--entry main] -o main.stablehlo   StableHLO with symbolic dimensions
 
 Every error -- bad text, a bad program, a missing or malformed file, bad inputs -- is a message on
 stderr (one line, followed for a program error by the source line and a caret) and exit status 1;
@@ -17,6 +19,7 @@ import argparse
 import sys
 from typing import List, Optional
 
+from ._version import __version__
 from .errors import RelaxError
 from .npz import DEFAULT_MAX_BYTES
 from .script.dialect import dialect_names
@@ -73,7 +76,7 @@ def _cmd_viz(args) -> int:
 
     mod = parse(_read(args.file), file=args.file)
     fmt = args.format or format_for_path(args.output)
-    data = render(mod, args.entry, fmt)
+    data = render(mod, args.entry, fmt, depth=args.depth, collapse=args.collapse, compact=args.compact)
     if args.output in (None, "-"):
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -101,8 +104,27 @@ def _byte_count(text: str) -> int:
     return n
 
 
+def _cmd_export(args) -> int:
+    from . import parse
+
+    try:
+        from relax_jax import compile as jax_compile
+        from relax_jax.export import cli_export
+    except ImportError as e:  # pragma: no cover - jax is a dependency
+        print(f"relax-ref export needs the JAX executor: {e}", file=sys.stderr)
+        return 1
+    mod = parse(_read(args.file), file=args.file)
+    try:
+        print(cli_export(jax_compile(mod), args.entry, args.output, constraints=args.constraint, checks=args.checks))
+    except OSError as e:
+        print(f"relax-ref: cannot write {e.filename or args.output}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="relax-ref", description="The executable reference for Relax.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     c = sub.add_parser("check", help="parse, normalize and check well-formedness")
@@ -129,12 +151,44 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--json", action="store_true", help="one JSON object per operator")
     o.set_defaults(fn=_cmd_ops)
 
-    v = sub.add_parser("viz", help="draw the dataflow graph of a Relax function (needs graphviz)")
+    v = sub.add_parser(
+        "viz", help="draw the dataflow graph of a Relax function (needs graphviz)",
+        description="Draw the dataflow graph of a Relax function: parameters, bindings and the return value, "
+                    "edges labelled with struct info; dataflow blocks, fused groups and If branches as boxes.")
     v.add_argument("file")
-    v.add_argument("--entry", default="main")
+    v.add_argument("--function", "--entry", dest="entry", default="main", metavar="NAME",
+                   help="the Relax function to draw (default main)")
+    v.add_argument("--collapse", action="store_true",
+                   help="draw every call of a fused or other Relax function of the module as one node that names "
+                        "what it computes (the same as --depth 0)")
+    v.add_argument("--depth", type=int, default=None, metavar="N",
+                   help="draw calls of the module's Relax functions inside their callers up to N levels deep, "
+                        "deeper ones as one node (default: fused groups inside, up to 4 levels; other calls as one "
+                        "node)")
+    v.add_argument("--compact", action="store_true",
+                   help="weights (the parameters after the function's num_input attribute) inside their users' "
+                        "labels, no edge labels, tighter spacing: a model layer reads as one column")
     v.add_argument("-o", "--output", default=None, help="output file (.svg, .png or .dot); default SVG on stdout")
     v.add_argument("--format", choices=["svg", "png", "dot"], default=None, help="override the format")
     v.set_defaults(fn=_cmd_viz)
+
+    x = sub.add_parser(
+        "export", help="export a function to StableHLO with symbolic dimensions (jax.export)",
+        description="Export a Relax function through the JAX executor with jax.export: the signature's "
+                    "symbolic variables become dimension variables, so the artifact runs at every size. "
+                    "Writes OUT (StableHLO, MLIR text), OUT.mlirbc (StableHLO portable bytecode) and "
+                    "OUT.jax (jax.export.deserialize reads it back).")
+    x.add_argument("file")
+    x.add_argument("--entry", default="main", help="the Relax function to export (default main)")
+    x.add_argument("-o", "--output", required=True, metavar="OUT", help="the StableHLO text file, e.g. main.stablehlo")
+    x.add_argument("--constraint", action="append", default=[], metavar="C",
+                   help='a constraint on the dimension variables in jax.export\'s syntax, e.g. "n <= 4096" '
+                        "(repeatable)")
+    x.add_argument("--checks", choices=["raise", "off"], default="raise",
+                   help="run-time checks on data (index bounds, division by zero, asserts) cannot raise in "
+                        "an exported function: 'raise' refuses to export a function that has them, 'off' drops "
+                        "them (default raise)")
+    x.set_defaults(fn=_cmd_export)
 
     return p
 

@@ -12,8 +12,9 @@ from these (see ``conformance/FORMAT.md``).
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterable, Optional
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,21 @@ class OpRuntimeError(RelaxRuntimeError):
     kind = "op_runtime"
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` naming the closest of ``known`` to a misspelled ``name`` (ERR.1: an
+    error says what to write instead), or ``""`` when none is close."""
+    close = difflib.get_close_matches(name, sorted(set(known)), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def no_function(name: str, known: Iterable[str]) -> str:
+    """The message for a call of a function the module does not have."""
+    return f"module has no function named '{name}'{did_you_mean(name, known)}"
+
+
 __all__ = [
+    "did_you_mean",
+    "no_function",
     "Span",
     "RelaxError",
     "ParseError",

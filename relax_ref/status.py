@@ -17,10 +17,19 @@ from typing import AbstractSet, Dict, List, Optional
 from .interp.op_table import IMPLEMENTATIONS
 from .ops.opdef import OpDef
 from .ops.registry import all_ops
+from .resources import DataNotFound, data_path, source_path
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES_DIR = ROOT / "conformance" / "cases"
-TVM_AGREEMENT = ROOT / "conformance" / "tvm_agreement.json"
+
+
+def _cases_dir(cases_dir: Optional[Path]) -> Path:
+    """``cases_dir``, by default the shipped suite (``relax_ref.resources``)."""
+    if cases_dir is not None:
+        return Path(cases_dir)
+    try:
+        return data_path("cases")
+    except DataNotFound:
+        return Path("<no conformance cases installed>")
 
 
 def jax_lowered() -> AbstractSet[str]:
@@ -32,10 +41,11 @@ def jax_lowered() -> AbstractSet[str]:
     return frozenset(LOWERINGS)
 
 
-def conformance_case_counts(cases_dir: Path = CASES_DIR) -> Counter:
+def conformance_case_counts(cases_dir: Optional[Path] = None) -> Counter:
     """Cases per operator: a case counts for ``relax.<op>`` when its meta.json has the tag
     ``op:<op>`` (e.g. ``op:nn.softmax``)."""
     counts: Counter = Counter()
+    cases_dir = _cases_dir(cases_dir)
     if not cases_dir.is_dir():
         return counts
     for meta in cases_dir.rglob("meta.json"):
@@ -51,24 +61,26 @@ def conformance_case_counts(cases_dir: Path = CASES_DIR) -> Counter:
 
 def spec_page_status(d: OpDef) -> Optional[str]:
     """The page path when it exists and is not the template, else None."""
-    page = ROOT / d.spec_page
+    try:
+        page = data_path("spec") / Path(d.spec_page).relative_to("spec")
+    except DataNotFound:
+        return None
     if page.is_file() and "TEMPLATE" not in page.read_text(errors="replace")[:200]:
         return d.spec_page
     return None
 
 
 def tvm_agreement() -> Dict[str, str]:
-    if TVM_AGREEMENT.is_file():
-        try:
-            return json.loads(TVM_AGREEMENT.read_text())
-        except ValueError:
-            return {}
-    return {}
+    try:
+        return json.loads(data_path("tvm_agreement.json").read_text())
+    except (DataNotFound, ValueError):
+        return {}
 
 
-def op_tags_by_case(cases_dir: Path = CASES_DIR) -> Dict[str, List[str]]:
+def op_tags_by_case(cases_dir: Optional[Path] = None) -> Dict[str, List[str]]:
     """``category/name`` -> the operators its meta.json tags (``op:<op>``)."""
     out: Dict[str, List[str]] = {}
+    cases_dir = _cases_dir(cases_dir)
     for meta in cases_dir.rglob("meta.json"):
         try:
             data = json.loads(meta.read_text())
@@ -80,7 +92,7 @@ def op_tags_by_case(cases_dir: Path = CASES_DIR) -> Dict[str, List[str]]:
     return out
 
 
-def agreement_from_report(report: dict, cases_dir: Path = CASES_DIR) -> Dict[str, str]:
+def agreement_from_report(report: dict, cases_dir: Optional[Path] = None) -> Dict[str, str]:
     """The ``tvm`` column from a ``relax-conformance run --impl tvm --json`` report: per operator,
     ``agrees (k)`` when every tagged case passed on TVM, else how many passed, how many are listed
     known divergences (conformance/DIVERGENCES.md) and how many failed unexpectedly."""
@@ -188,9 +200,11 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.tvm_report:
         report = json.loads(Path(a.tvm_report).read_text())
+        runs = report.get("runs") if isinstance(report.get("runs"), list) else [report]
+        report = next((r for r in runs if isinstance(r, dict) and r.get("impl") == "tvm"), runs[0] if runs else {})
         if report.get("impl") != "tvm":
             ap.error(f"{a.tvm_report} is a report for {report.get('impl')!r}, not tvm")
-        TVM_AGREEMENT.write_text(json.dumps(agreement_from_report(report), indent=1, sort_keys=True) + "\n")
+        source_path("tvm_agreement.json").write_text(json.dumps(agreement_from_report(report), indent=1, sort_keys=True) + "\n")
     text = render_markdown(status_rows())
     target = ROOT / "docs" / "OP_STATUS.md"
     if a.write:

@@ -24,7 +24,7 @@ Conversions at the API boundary (the stable calling convention of ``relax_ref.ev
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 import weakref
 
@@ -184,5 +184,19 @@ def set_byte_offset(a: np.ndarray, offset: int) -> None:
         _BYTE_OFFSETS[key] = (weakref.ref(a, lambda _r, key=key: _BYTE_OFFSETS.pop(key, None)), int(offset))
 
 
+
+def split_entry(args: Sequence[Any], entry: Optional[str]) -> Tuple[str, Tuple[Any, ...]]:
+    """The host calling convention (CALL.HOST.1): ``f(mod, "main", x, y)`` or ``f(mod, x, y,
+    entry="main")``; without ``entry=`` a first positional string names the function, and with no
+    arguments at all the function is ``main``."""
+    if entry is not None:
+        return entry, tuple(args)
+    if args and isinstance(args[0], str):
+        return args[0], tuple(args[1:])
+    if not args:
+        return "main", ()
+    raise TypeError("name the function to call: f('main', *args) or f(*args, entry='main')")
+
+
 __all__ = ["byte_offset", "set_byte_offset", "ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "PrimFuncRef", "Storage",
-           "is_tensor", "describe", "to_public"]
+           "is_tensor", "describe", "to_public", "split_entry"]

@@ -26,6 +26,20 @@ callee's own bindings inside the box, wired to the caller's arguments; a ``call_
 PrimFunc (named ``fused_*``, what FuseTIR produces) is drawn inside a box that lists the PrimFunc's
 blocks. The two branches of an ``If`` are boxes of their own, joined at the ``If``'s variable.
 
+How much is drawn (``relax-ref viz --function F --collapse --depth N --compact``):
+
+* ``depth``: calls of the module's Relax functions, fused or not, are drawn inside their callers up
+  to ``depth`` levels; a deeper call (or every call with ``collapse``, which is ``depth=0``) is one
+  node ``lv = cls.f`` whose second line lists what ``f`` computes (``matmul, add, relu``). Without a
+  depth, fused groups are drawn inside up to 4 levels and other calls are one node.
+* ``compact``: the function's weights (parameters after its ``num_input`` attribute, as the module
+  library and TVM's frontends mark them) are named inside their users' labels (``w: q_proj_weight``)
+  instead of being nodes with long edges, attributes share lines, edges carry no struct info and the
+  spacing is tighter. A decoder layer of a fused model then reads as one column of about twenty nodes:
+  the two-layer decode step of ``examples/llama_tiny.py`` after LegalizeOps, AnnotateTIROpPattern and
+  FuseOps is 1992x2729 pixels with ``--collapse --compact``, against 4215x6963 by default (2282x6479
+  before fusion).
+
 :func:`function_graph` returns a ``graphviz.Digraph``; :func:`render` writes SVG, PNG or DOT. The
 Python package ``graphviz`` is needed for both, the ``dot`` program (Debian package ``graphviz``) for
 SVG and PNG; without them an ``UnsupportedError`` says what to install.
@@ -35,7 +49,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .errors import UnsupportedError, WellFormedError
+from .errors import UnsupportedError, WellFormedError, did_you_mean
 from .ir import expr as rx
 from .ir import prim_expr as P
 from .ir import struct_info as si
@@ -50,6 +64,7 @@ _STYLE = {
     "call_tir": dict(shape="box3d", style="filled", fillcolor="#cfe2f3"),
     "packed": dict(shape="folder", style="filled", fillcolor="#fce5cd"),
     "func": dict(shape="component", style="filled", fillcolor="#d9ead3"),
+    "fused": dict(shape="component", style="filled,bold", fillcolor="#fff2cc", color="#b45f06"),
     "match_cast": dict(shape="diamond"),
     "tuple": dict(shape="box", style="dashed", fontsize="10"),
     "const": dict(shape="note", fontsize="10"),
@@ -149,13 +164,70 @@ class _Scope:
         self.defs = defs
 
 
+#: default nesting of fused groups drawn inside their callers when no depth is given
+FUSED_DEPTH = 4
+
+
+def _wrap(items: Sequence[str], width: int = 36) -> List[str]:
+    """``items`` joined by ``, `` into lines of about ``width`` characters (compact labels)."""
+    lines: List[str] = []
+    for it in items:
+        if lines and len(lines[-1]) + 2 + len(it) <= width:
+            lines[-1] += ", " + it
+        else:
+            lines.append(it)
+    return lines
+
+
+def _short_name(name: str, limit: int = 36) -> str:
+    """A long generated name (``fused_reshape2_strided_slice2_tir_negative1_...``) cut to ``limit``
+    characters; the node's second line says what the function computes."""
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
+def _callee_summary(mod: IRModule, f: rx.Function, limit: int = 4) -> str:
+    """What a collapsed call computes: the operators and PrimFuncs its body calls, in order, each
+    once (``matmul, add, relu``; ``+2 more`` past ``limit``)."""
+    from .ir.functor import ExprVisitor
+
+    names: List[str] = []
+
+    class _Calls(ExprVisitor):
+        def visit_Call(self, e: rx.Call) -> None:
+            self.generic_visit_expr(e)
+            add(e)
+
+    def add(e: rx.Call) -> None:
+        op = e.op
+        if isinstance(op, rx.Op):
+            if op.name in _TIR_OPS and e.args and isinstance(e.args[0], rx.GlobalVar):
+                name = e.args[0].name_hint
+            else:
+                name = op.name.replace("relax.", "")
+        elif isinstance(op, rx.GlobalVar):
+            name = f"cls.{op.name_hint}"
+        else:
+            return
+        if name not in names:
+            names.append(name)
+
+    _Calls().visit_expr(f.body)
+    head = ", ".join(names[:limit])
+    return head + (f", +{len(names) - limit} more" if len(names) > limit else "")
+
+
 class _Builder:
-    def __init__(self, mod: IRModule, max_depth: int = 4) -> None:
+    def __init__(self, mod: IRModule, depth: Optional[int] = None, compact: bool = False) -> None:
         self.gv = _graphviz()
+        self.compact = compact
+        #: weights drawn inside their users' labels (compact): id(param) -> its name
+        self.weights: Dict[int, str] = {}
         self.mod = mod
         self.count = 0
         self.clusters = 0
-        self.max_depth = max_depth
+        #: None: fused groups drawn inside their callers up to FUSED_DEPTH levels, other calls as one
+        #: node; N: calls of any Relax function of the module drawn inside up to N levels (0: none)
+        self.depth = depth
         #: edges are added to the top-level graph at the end: an edge statement inside a cluster
         #: would pull both of its nodes into that cluster
         self.edges: List[Tuple[str, str, str]] = []
@@ -180,10 +252,22 @@ class _Builder:
     def edge(self, graph, src: str, dst: str, s: Optional[si.StructInfo]) -> None:
         self.edges.append((src, dst, short_struct_info(s)))
 
+    def weight_lines(self, args: Sequence[rx.Expr]) -> List[str]:
+        """``w: NAME`` for each argument that is a weight drawn inside the label (compact)."""
+        out: List[str] = []
+        for a in args:
+            if isinstance(a, rx.Tuple):
+                out += self.weight_lines(a.fields)
+            elif isinstance(a, rx.Var) and id(a) in self.weights:
+                out.append(f"w: {self.weights[id(a)]}")
+        return out
+
     # -- inputs of a node ----------------------------------------------------------------------
     def connect(self, scope: _Scope, arg: rx.Expr, dst: str) -> None:
         """Edges for one argument: variables from their definition, tuples field by field, tensor
         constants as their own node; literals are part of the label and give no edge."""
+        if isinstance(arg, rx.Var) and id(arg) in self.weights:
+            return  # named in the label
         if isinstance(arg, rx.Var):
             d = scope.defs.get(id(arg))
             if d is None:
@@ -201,7 +285,11 @@ class _Builder:
     # -- functions and bodies ------------------------------------------------------------------
     def function(self, graph, f: rx.Function, name: str) -> None:
         scope = _Scope(graph, {})
-        for p in f.params:
+        num_input = f.attrs.get("num_input") if self.compact else None
+        for i, p in enumerate(f.params):
+            if isinstance(num_input, int) and i >= num_input:
+                self.weights[id(p)] = p.name_hint
+                continue
             nid = self.node(graph, "param", f"{p.name_hint}\n{short_struct_info(p.struct_info)}")
             scope.defs[id(p)] = (nid, p.struct_info)
         out = self.seq(scope, f.body, depth=0)
@@ -298,7 +386,9 @@ class _Builder:
             for k, val in call.attrs.items():
                 if val is not None:
                     extra.append(f"{k}={_attr_text(val)}")
-            label = "\n".join([f"{v.name_hint} = {title}"] + extra)
+            if self.compact and extra:
+                extra = _wrap(extra)
+            label = "\n".join([f"{v.name_hint} = {title}"] + extra + self.weight_lines(call.args))
             nid = self.node(scope.graph, "op", label)
             for a in call.args:
                 self.connect(scope, a, nid)
@@ -310,10 +400,18 @@ class _Builder:
             return nid
         if isinstance(op, rx.GlobalVar) and op.name_hint in self.mod:
             callee = self.mod[op.name_hint]
-            if isinstance(callee, rx.Function) and callee.attrs.get("Primitive") and depth < self.max_depth:
-                return self.fused_call(scope, v, op.name_hint, callee, call, depth)
-            kind = "call_tir" if isinstance(callee, tir.PrimFunc) else "func"
-            nid = self.node(scope.graph, kind, f"{v.name_hint} = cls.{op.name_hint}")
+            label = f"{v.name_hint} = cls.{_short_name(op.name_hint)}"
+            if isinstance(callee, rx.Function):
+                fused = bool(callee.attrs.get("Primitive"))
+                limit = (FUSED_DEPTH if fused else 0) if self.depth is None else self.depth
+                if depth < limit:
+                    return self.fused_call(scope, v, op.name_hint, callee, call, depth, fused)
+                if fused or self.depth is not None:
+                    label += f"{' (fused)' if fused else ''}\n{_callee_summary(self.mod, callee)}"
+                label = "\n".join([label] + self.weight_lines(call.args))
+                nid = self.node(scope.graph, "fused" if fused else "func", label)
+            else:
+                nid = self.node(scope.graph, "call_tir" if isinstance(callee, tir.PrimFunc) else "func", label)
         else:
             nid = self.node(scope.graph, "func", f"{v.name_hint} = call {getattr(op, 'name_hint', 'closure')}")
             if isinstance(op, rx.Var):
@@ -326,7 +424,7 @@ class _Builder:
         gv = call.args[0]
         kind = call.op.name.replace("relax.", "")
         prim = self.mod[gv.name_hint] if gv.name_hint in self.mod else None
-        lines = [f"{v.name_hint} = {kind}", gv.name_hint]
+        lines = [f"{v.name_hint} = {kind}", _short_name(gv.name_hint)] + self.weight_lines(call.args[1:2])
         if len(call.args) > 2 and _literal(call.args[2]) is not None:
             lines.append(f"tir_vars={_literal(call.args[2])}")
         fused = isinstance(prim, tir.PrimFunc) and gv.name_hint.startswith("fused")
@@ -347,20 +445,26 @@ class _Builder:
         return nid
 
     def fused_call(self, scope: _Scope, v: rx.Var, name: str, callee: rx.Function, call: rx.Call,
-                   depth: int) -> str:
-        """A call of a Primitive function: its body inside a bold box, params wired to the
-        caller's arguments."""
-        sub, g = self.cluster(scope.graph, f"{v.name_hint} = cls.{name} (fused)", style="filled,bold",
-                              fillcolor="#fff2cc", color="#b45f06")
+                   depth: int, fused: bool = True) -> str:
+        """A call of a Primitive function (or of any Relax function, ``fused=False``): its body inside
+        a box (bold and yellow when fused), params wired to the caller's arguments."""
+        if fused:
+            sub, g = self.cluster(scope.graph, f"{v.name_hint} = cls.{name} (fused)", style="filled,bold",
+                                  fillcolor="#fff2cc", color="#b45f06")
+        else:
+            sub, g = self.cluster(scope.graph, f"{v.name_hint} = cls.{name}", style="filled", fillcolor="#f1f7ee",
+                                  color="#6aa84f")
         try:
             defs = dict(scope.defs)
             inner = _Scope(g, defs)
             for p, a in zip(callee.params, call.args):
-                if isinstance(a, rx.Var) and id(a) in scope.defs:
+                if isinstance(a, rx.Var) and id(a) in self.weights:
+                    self.weights[id(p)] = self.weights[id(a)]
+                elif isinstance(a, rx.Var) and id(a) in scope.defs:
                     defs[id(p)] = scope.defs[id(a)]
                 else:
                     defs[id(p)] = self.value_node(_Scope(scope.graph, scope.defs), a)
-            out = self.seq(inner, callee.body, depth + 1, boxed=False)
+            out = self.seq(inner, callee.body, depth + 1, boxed=not fused)
         finally:
             sub.__exit__(None, None, None)
         return out[0]
@@ -378,28 +482,42 @@ class _Builder:
         return join
 
 
-def function_graph(mod: IRModule, entry: str = "main"):
-    """The ``graphviz.Digraph`` of Relax function ``entry`` of ``mod`` (see the module docstring)."""
+def function_graph(mod: IRModule, entry: str = "main", *, depth: Optional[int] = None, collapse: bool = False,
+                   compact: bool = False):
+    """The ``graphviz.Digraph`` of Relax function ``entry`` of ``mod`` (see the module docstring).
+
+    ``depth``: how many levels of calls of the module's Relax functions are drawn inside their
+    callers (fused or not); deeper calls are one node naming what they compute. Default: fused groups
+    drawn inside up to 4 levels, other calls as one node. ``collapse=True`` is ``depth=0``: every
+    called or fused function is one node. ``compact=True`` draws a function's weights (the parameters
+    after its ``num_input`` attribute, as frontends mark them) inside their users' labels and leaves
+    edges unlabelled: a layer of a model then reads as a column of operations."""
+    if collapse:
+        depth = 0
+    if depth is not None and depth < 0:
+        raise UnsupportedError(f"viz: the depth must be >= 0, got {depth}")
     if entry not in mod:
-        raise WellFormedError(f"the module has no function named '{entry}' (functions: {', '.join(mod)})")
+        raise WellFormedError(f"the module has no function named '{entry}'{did_you_mean(entry, mod)} (functions: {', '.join(mod)})")
     f = mod[entry]
     if not isinstance(f, rx.Function):
         raise UnsupportedError(f"viz draws Relax functions; '{entry}' is a {type(f).__name__}")
-    b = _Builder(mod)
-    g = b.gv.Digraph(name=entry, graph_attr=dict(rankdir="TB", fontname="Helvetica"),
+    b = _Builder(mod, depth, compact)
+    spacing = dict(nodesep="0.15", ranksep="0.25") if compact else {}
+    g = b.gv.Digraph(name=entry, graph_attr=dict(rankdir="TB", fontname="Helvetica", **spacing),
                      node_attr=dict(fontname="Helvetica", fontsize="11"),
                      edge_attr=dict(fontname="Helvetica", fontsize="9", fontcolor="#555555"))
     b.function(g, f, entry)
     for src, dst, label in b.edges:
-        g.edge(src, dst, label=label)
+        g.edge(src, dst, label="" if compact else label)
     return g
 
 
-def render(mod: IRModule, entry: str = "main", fmt: str = "svg") -> bytes:
-    """The picture of ``entry`` as SVG or PNG bytes, or DOT source (``fmt="dot"``)."""
+def render(mod: IRModule, entry: str = "main", fmt: str = "svg", **options) -> bytes:
+    """The picture of ``entry`` as SVG or PNG bytes, or DOT source (``fmt="dot"``); ``options`` are
+    those of :func:`function_graph`."""
     if fmt not in FORMATS:
         raise UnsupportedError(f"viz: unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
-    g = function_graph(mod, entry)
+    g = function_graph(mod, entry, **options)
     if fmt == "dot":
         return g.source.encode("utf-8")
     gv = _graphviz()

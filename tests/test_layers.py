@@ -24,14 +24,15 @@ PACKAGES = (
 
 #: bottom to top; a module belongs to the layer of the longest prefix naming it
 LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
-    ("errors", ("relax_ref.errors",)),
-    ("files", ("relax_ref.files", "relax_ref.npz")),
+    ("errors", ("relax_ref.errors", "relax_ref._version")),
+    ("files", ("relax_ref.files", "relax_ref.npz", "relax_ref.resources")),
     ("ir", ("relax_ref.ir",)),
     ("values", ("relax_ref.values",)),
     ("arith", ("relax_ref.arith",)),
     ("analysis", ("relax_ref.analysis",)),
     ("ops", ("relax_ref.ops",)),
     ("static", ("relax_ref.static",)),
+    ("dpl", ("relax_ref.dpl",)),
     ("script", ("relax_ref.script",)),
     ("interp", ("relax_ref.interp",)),
     ("transform", ("relax_ref.transform",)),

@@ -3,8 +3,9 @@
 It stands in for an implementation written in another language: it does not import the suite's
 package, only ``numpy`` and the standard library. It understands a very small subset -- one
 ``@R.function main`` whose parameters are fully static tensors and whose body binds
-``R.add`` / ``R.subtract`` / ``R.multiply`` results and returns a variable or a tuple of variables --
-and declares everything else unsupported, so the runner reports those cases as skipped.
+``R.add`` / ``R.subtract`` / ``R.multiply`` results (broadcasting, a ``bool`` operand, the dtype
+aliases) and returns a variable or a tuple of variables -- and declares everything else unsupported,
+so the runner reports those cases as skipped. It runs the whole suite with no unexpected result.
 
     relax-conformance run --impl cmd:"python conformance/examples/toy_impl.py"
 
@@ -24,6 +25,8 @@ BUG = os.environ.get("TOY_BUG", "")
 OPS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply}
 DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
           "float64"}
+#: TVMScript's other spellings of dtypes (spec chapter 1)
+ALIASES = {"float": "float32", "int": "int32", "double": "float64", "half": "float16", "uint1": "bool"}
 if BUG == "add_is_sub":
     OPS["add"] = np.subtract
 
@@ -56,9 +59,49 @@ def parse_param(arg):
     if not all(isinstance(d, int) for d in dims):
         raise Unsupported("symbolic dimensions")
     dtype = _const(ann.args[1])
+    if dtype == "":
+        raise Unsupported("tensors of unknown dtype")
+    dtype = ALIASES.get(dtype, dtype)
     if dtype not in DTYPES:
         raise Reject("parse", f"unknown dtype {dtype!r}")
     return arg.arg, dims, dtype
+
+
+#: the other imports TEXT.MOD.1 reads as TVM's spellings of the vocabularies (not supported here)
+OTHER_SPELLINGS = {"tvm.script.parser", "typing", "tvm"}
+
+
+def check_imports(tree):
+    """Imports are declarations (TEXT.MOD.1): the TVMScript vocabularies and ``import tvm``; TVM's other
+    spellings of the vocabularies are unsupported here; any other import is a parse error."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "tvm.script":
+            continue
+        if isinstance(node, ast.Import) and [a.name for a in node.names] == ["tvm"]:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module in OTHER_SPELLINGS:
+            raise Unsupported(f"the import spelling 'from {node.module} import ...'")
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            raise Reject("parse", f"line {node.lineno}: only the TVMScript vocabularies may be imported")
+
+
+def broadcast(op, da, db):
+    """The broadcast shape of two static shapes (aligned at the right, equal or 1), or a rejection."""
+    out = []
+    for k in range(1, max(len(da), len(db)) + 1):
+        p = da[-k] if k <= len(da) else 1
+        q = db[-k] if k <= len(db) else 1
+        if p != q and 1 not in (p, q):
+            raise Reject("struct_info", f"R.{op}: shapes {da} and {db} do not broadcast")
+        out.append(q if p == 1 else p)
+    return tuple(reversed(out))
+
+
+def result_dtype(op, ta, tb):
+    """Equal dtypes, or a bool operand: the left operand's dtype (OP.add.C2 and its siblings)."""
+    if ta != tb and "bool" not in (ta, tb):
+        raise Reject("struct_info", f"R.{op}: dtypes {ta} and {tb} differ")
+    return ta
 
 
 def parse_module(text):
@@ -66,6 +109,7 @@ def parse_module(text):
         tree = ast.parse(text)
     except SyntaxError as err:
         raise Reject("parse", f"line {err.lineno}: {err.msg}") from None
+    check_imports(tree)
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     if len(classes) != 1:
         raise Reject("parse", "expected one @I.ir_module class")
@@ -93,13 +137,8 @@ def parse_module(text):
                 if n not in types:
                     raise Reject("parse", f"undefined variable {n}")
             (da, ta), (db, tb) = (types[n] for n in names)
-            if ta != tb:
-                raise Reject("struct_info", f"R.{call.func.attr}: dtypes {ta} and {tb} differ")
-            if da != db:
-                if len(da) == len(db) and all(p == q or 1 in (p, q) for p, q in zip(da, db)):
-                    raise Unsupported("broadcasting")
-                raise Reject("struct_info", f"R.{call.func.attr}: shapes {da} and {db} do not broadcast")
-            types[stmt.targets[0].id] = (da, ta)
+            dtype = result_dtype(call.func.attr, ta, tb)
+            types[stmt.targets[0].id] = (broadcast(call.func.attr, da, db), dtype)
             steps.append((stmt.targets[0].id, call.func.attr, names))
         elif isinstance(stmt, ast.Return) and result is None:
             v = stmt.value
@@ -155,7 +194,10 @@ def run(module, args):
     env = {name: a for (name, _, _), a in zip(params, args)}
     for target, op, operands in steps:
         a, b = (env[o] for o in operands)
-        env[target] = OPS[op](a, b).astype(a.dtype)
+        # computed in the matched dtype (a bool operand takes the other's), converted to the left's
+        matched = b.dtype if a.dtype == np.bool_ else a.dtype
+        with np.errstate(over="ignore"):
+            env[target] = OPS[op](a.astype(matched), b.astype(matched)).astype(a.dtype)
     return [env[r] for r in result] if isinstance(result, list) else env[result]
 
 

@@ -15,9 +15,10 @@ from .gen import Case, Fails, Invalid, Malformed, Run, write_cases
 from .runner import CaseResult, judge_case, run_cases, select_cases
 from .values import Prim, Shape
 
-__version__ = "1.0"
+from relax_ref._version import __version__
 
 __all__ = [
+    "__version__",
     "Adapter", "AdapterError", "LoadError", "RunError", "Unsupported",
     "CaseFormatError", "CaseSpec", "RunSpec", "discover_cases", "load_case",
     "Case", "Fails", "Invalid", "Malformed", "Run", "write_cases",

@@ -157,6 +157,51 @@ def _read_json(path: Path) -> Any:
         raise _fail(path, f"not readable JSON ({err})") from None
 
 
+def _load_run(meta_path: Path, i: int, r: Any, expect: str, error_kind: Any, case_args: Any, case_outputs: Any,
+              rtol: float, atol: float) -> RunSpec:
+    """Validate ``runs[i]`` of a meta.json; its defaults come from the case."""
+    where = f"runs[{i}]"
+    if not isinstance(r, dict):
+        raise _fail(meta_path, f"{where} must be an object")
+    bad = sorted(set(r) - _RUN_KEYS)
+    if bad:
+        raise _fail(meta_path, f"{where}: unknown keys {bad}")
+    r_expect = r.get("expect", expect)
+    if r_expect not in ("return", "runtime_error"):
+        raise _fail(meta_path, f"{where}: a run expects 'return' or 'runtime_error', got {r_expect!r}")
+    r_kind = _error_kind(r, meta_path, where, error_kind if r_expect == expect else None)
+    _check_kind_phase(meta_path, where, r_expect, r_kind)
+    args = r.get("args", case_args)
+    outputs = r.get("outputs", case_outputs)
+    if not isinstance(args, list):
+        raise _fail(meta_path, f"{where}: 'args' must be a list of value specs")
+    try:
+        for j, a in enumerate(args):
+            check_spec(a, f"{where}.args[{j}]")
+        if r_expect == "return":
+            if outputs is None:
+                raise ValueSpecError(f"{where}: a 'return' run needs 'outputs'")
+            check_spec(outputs, f"{where}.outputs")
+    except ValueSpecError as err:
+        raise _fail(meta_path, str(err)) from None
+    inputs = r.get("inputs")
+    if not isinstance(inputs, str) or "/" in inputs or not inputs.endswith(".npz"):
+        raise _fail(meta_path, f"{where}: 'inputs' must name an npz file in the case directory")
+    expected = r.get("expected")
+    if r_expect == "return" and not isinstance(expected, str):
+        raise _fail(meta_path, f"{where}: a 'return' run needs an 'expected' npz file")
+    if r_expect == "runtime_error" and expected is not None:
+        raise _fail(meta_path, f"{where}: a 'runtime_error' run must have \"expected\": null")
+    if expected is not None and ("/" in expected or not expected.endswith(".npz")):
+        raise _fail(meta_path, f"{where}: 'expected' must name an npz file in the case directory")
+    note = r.get("note", "")
+    if not isinstance(note, str):
+        raise _fail(meta_path, f"{where}: 'note' must be a string")
+    return RunSpec(i, inputs, expected, r_expect, r_kind,
+                   _tol(r, "rtol", rtol, meta_path, where), _tol(r, "atol", atol, meta_path, where),
+                   tuple(args), outputs if r_expect == "return" else None, note)
+
+
 def load_case(case_dir: str | Path) -> CaseSpec:
     """Load and validate one case directory."""
     path = Path(case_dir)
@@ -205,48 +250,8 @@ def load_case(case_dir: str | Path) -> CaseSpec:
         raise _fail(meta_path, f"an '{expect}' case is decided at load time and must have no runs")
     if expect not in vocab.LOAD_EXPECTS and not runs_raw:
         raise _fail(meta_path, f"an '{expect}' case needs at least one run")
-    runs = []
-    for i, r in enumerate(runs_raw):
-        where = f"runs[{i}]"
-        if not isinstance(r, dict):
-            raise _fail(meta_path, f"{where} must be an object")
-        bad = sorted(set(r) - _RUN_KEYS)
-        if bad:
-            raise _fail(meta_path, f"{where}: unknown keys {bad}")
-        r_expect = r.get("expect", expect)
-        if r_expect not in ("return", "runtime_error"):
-            raise _fail(meta_path, f"{where}: a run expects 'return' or 'runtime_error', got {r_expect!r}")
-        r_kind = _error_kind(r, meta_path, where, error_kind if r_expect == expect else None)
-        _check_kind_phase(meta_path, where, r_expect, r_kind)
-        args = r.get("args", case_args)
-        outputs = r.get("outputs", case_outputs)
-        if not isinstance(args, list):
-            raise _fail(meta_path, f"{where}: 'args' must be a list of value specs")
-        try:
-            for j, a in enumerate(args):
-                check_spec(a, f"{where}.args[{j}]")
-            if r_expect == "return":
-                if outputs is None:
-                    raise ValueSpecError(f"{where}: a 'return' run needs 'outputs'")
-                check_spec(outputs, f"{where}.outputs")
-        except ValueSpecError as err:
-            raise _fail(meta_path, str(err)) from None
-        inputs = r.get("inputs")
-        if not isinstance(inputs, str) or "/" in inputs or not inputs.endswith(".npz"):
-            raise _fail(meta_path, f"{where}: 'inputs' must name an npz file in the case directory")
-        expected = r.get("expected")
-        if r_expect == "return" and not isinstance(expected, str):
-            raise _fail(meta_path, f"{where}: a 'return' run needs an 'expected' npz file")
-        if r_expect == "runtime_error" and expected is not None:
-            raise _fail(meta_path, f"{where}: a 'runtime_error' run must have \"expected\": null")
-        if expected is not None and ("/" in expected or not expected.endswith(".npz")):
-            raise _fail(meta_path, f"{where}: 'expected' must name an npz file in the case directory")
-        note = r.get("note", "")
-        if not isinstance(note, str):
-            raise _fail(meta_path, f"{where}: 'note' must be a string")
-        runs.append(RunSpec(i, inputs, expected, r_expect, r_kind,
-                            _tol(r, "rtol", rtol, meta_path, where), _tol(r, "atol", atol, meta_path, where),
-                            tuple(args), outputs if r_expect == "return" else None, note))
+    runs = [_load_run(meta_path, i, r, expect, error_kind, case_args, case_outputs, rtol, atol)
+            for i, r in enumerate(runs_raw)]
     case = CaseSpec(
         path=path, category=path.parent.name, name=path.name,
         text=_read_text(path / MODULE, MAX_MODULE_BYTES), entry=entry, expect=expect, error_kind=error_kind,

@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from relax_ref._version import __version__
+
 from .case import CaseFormatError, discover_cases
 from .gen import GenerationError, default_cases_root
 
@@ -65,41 +67,34 @@ def split_impls(spec: str) -> list:
     return parts or [spec]
 
 
-def _suffixed(path: str, impl: str, many: bool) -> str:
-    if not many:
-        return path
-    p = Path(path)
-    return str(p.with_name(f"{p.stem}.{impl}{p.suffix}"))
-
-
 def _run_one(args, impl: str, cases: list, many: bool):
-    """Run the cases on one implementation; returns (exit status, results or None)."""
+    """Run the cases on one implementation; returns (exit status, results or None, adapter name)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .adapters import ImplSpecError, make_adapter_factory
     from .divergences import DivergenceFileError, for_impl, load_divergences
     from .protocol import ProtocolError
-    from .report import print_summary, write_json, write_junit
+    from .report import print_summary
     from .runner import is_unexpected, run_cases
 
     try:
         divs = for_impl(load_divergences(args.divergences), (args.divergence_key if not many else None) or impl)
     except DivergenceFileError as err:
         _err(str(err))
-        return 2, None
+        return 2, None, impl
     try:
         factory = make_adapter_factory(impl, mode=args.mode, timeout=args.timeout)
         first = factory()
     except ImplSpecError as err:
         _err(str(err))
-        return 2, None
+        return 2, None, impl
     except (ProtocolError, ImportError, OSError) as err:
         _err(f"cannot start the adapter for --impl {impl!r}: {err}")
-        return 2, None
+        return 2, None, impl
     except Exception as err:  # noqa: BLE001 - an in-process adapter's constructor failed
         _err(f"cannot start the adapter for --impl {impl!r}: {type(err).__name__}: {err}")
-        return 2, None
+        return 2, None, impl
     adapter_name = getattr(first, "name", impl)
     console = Console(stderr=True)
     with Progress(TextColumn("[b]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -113,16 +108,31 @@ def _run_one(args, impl: str, cases: list, many: bool):
         results = run_cases(cases, factory, jobs=max(1, args.jobs), divergences=divs, progress=tick,
                             first_adapter=first)
     print_summary(results, impl, adapter_name, console=Console(), max_details=args.max_details)
+    return (1 if any(is_unexpected(r) for r in results) else 0), results, adapter_name
+
+
+def _write_reports(args, runs: list) -> int:
+    """``--json`` / ``--junit``: one file each, whatever the number of implementations (a JSON file of
+    several holds ``{"runs": [...]}``, a JUnit file one testsuite per implementation and category)."""
+    from .report import write_json, write_json_runs, write_junit_runs
+
     malformed = getattr(args, "malformed", [])
     try:
         if args.json:
-            write_json(_suffixed(args.json, impl, many), results, impl, adapter_name, malformed=malformed)
+            if len(runs) == 1:
+                impl, name, results = runs[0]
+                write_json(args.json, results, impl, name, malformed=malformed)
+            else:
+                write_json_runs(args.json, runs, malformed=malformed)
         if args.junit:
-            write_junit(_suffixed(args.junit, impl, many), results, impl, adapter_name, malformed=malformed)
+            write_junit_runs(args.junit, runs, malformed=malformed)
     except OSError as err:
         _err(f"cannot write the report: {err}")
-        return 2, results
-    return (1 if any(is_unexpected(r) for r in results) else 0), results
+        return 2
+    for path in (args.json, args.junit):
+        if path:
+            print(f"wrote {path} ({', '.join(impl for impl, _, _ in runs)})", file=sys.stderr)
+    return 0
 
 
 def _print_overall(per_impl: list) -> None:
@@ -168,12 +178,17 @@ def cmd_run(args) -> int:
     many = len(impls) > 1
     status = 0
     per_impl = []
+    runs = []
     for impl in impls:
-        code, results = _run_one(args, impl, cases, many)
+        code, results, adapter_name = _run_one(args, impl, cases, many)
         per_impl.append((impl, results))
+        if results is not None:
+            runs.append((impl, adapter_name, results))
         status = max(status, code)
     if many:
         _print_overall(per_impl)
+    if runs:
+        status = max(status, _write_reports(args, runs))
     if errors:
         from rich.console import Console
 
@@ -279,6 +294,7 @@ def cmd_divergences(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="relax-conformance", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command")
 
     def case_opts(sp):
@@ -341,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[list[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv = ["run"] + argv
     args = build_parser().parse_args(argv)
     try:

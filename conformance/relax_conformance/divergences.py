@@ -56,7 +56,11 @@ class Divergence:
 
 
 def default_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "divergences.json"
+    """The shipped list: package data of an installed wheel, ``conformance/divergences.json`` in a
+    checkout."""
+    from relax_ref.resources import data_path
+
+    return data_path("divergences.json")
 
 
 def load_divergences(path: Optional[Path] = None) -> list[Divergence]:
@@ -120,6 +124,13 @@ def record_behaviours(path: Optional[Path], report: dict, impl: Optional[str] = 
     passed in the report is kept and noted as stale; one whose case the report lacks is noted."""
     path = Path(path) if path is not None else default_path()
     data = _read(path)
+    runs = report.get("runs")
+    if isinstance(runs, list):  # a report of several implementations: the one of ``impl``
+        mine = [r for r in runs if isinstance(r, dict) and (impl is None or r.get("impl") == impl)]
+        if len(mine) != 1:
+            raise DivergenceFileError(f"the report holds runs of {', '.join(str(r.get('impl')) for r in runs)}: "
+                                      "name the implementation to record (--divergence-key)")
+        report = mine[0]
     impl = impl or report.get("impl")
     cases = {c.get("id"): c for c in report.get("cases", []) if isinstance(c, dict)}
     notes: list[str] = []

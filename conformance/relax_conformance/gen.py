@@ -144,7 +144,10 @@ def via_float64(fn, *arrays, dtype: Optional[str] = None):
 
 
 def default_cases_root() -> Path:
-    return Path(__file__).resolve().parent.parent / "cases"
+    """The shipped suite: package data of an installed wheel, ``conformance/cases`` in a checkout."""
+    from relax_ref.resources import data_path
+
+    return data_path("cases")
 
 
 def _normalize_text(text: str) -> str:

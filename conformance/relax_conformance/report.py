@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -97,30 +98,82 @@ def to_json(results: list[CaseResult], impl: str, adapter_name: str, malformed: 
     }
 
 
+#: one run of the suite on one implementation: ``(impl, adapter name, results)``
+Run = tuple
+
+
+def impl_label(impl: str, adapter_name: Optional[str] = None) -> str:
+    """A short name of an implementation for reports (a JUnit class name): ``ref``, ``jax``, ``tvm``;
+    the class of a ``MODULE:CLASS`` adapter; for ``cmd:PROGRAM`` the name the program gives itself in
+    the handshake, else the stem of its last word that is not an option -- never the whole command
+    line."""
+    if impl.startswith("cmd:"):
+        words = [w for w in impl[4:].split() if not w.startswith("-")]
+        name = adapter_name if adapter_name and adapter_name != impl[4:] else \
+            (Path(words[-1]).stem if words else "cmd")
+    elif ":" in impl:
+        name = impl.rpartition(":")[2]
+    else:
+        name = impl
+    return re.sub(r"[^A-Za-z0-9_+-]+", "_", name).strip("_") or "impl"
+
+
 def write_json(path: str | Path, results: list[CaseResult], impl: str, adapter_name: str,
                malformed: Sequence = ()) -> None:
+    """The report of one implementation's run (:func:`to_json`)."""
     Path(path).write_text(json.dumps(to_json(results, impl, adapter_name, malformed), indent=1) + "\n",
                           encoding="utf-8")
 
 
+def write_json_runs(path: str | Path, runs: Sequence[Run], malformed: Sequence = ()) -> None:
+    """One file for a run on several implementations: ``{"runs": [report, ...]}``, one
+    :func:`to_json` report per implementation in the order run (:func:`runs_of` reads either form)."""
+    doc = {"runs": [to_json(results, impl, name, malformed) for impl, name, results in runs]}
+    Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
+def runs_of(report: dict) -> list[dict]:
+    """The per-implementation reports of a JSON report file: its ``runs``, or the report itself."""
+    runs = report.get("runs")
+    if isinstance(runs, list):
+        return [r for r in runs if isinstance(r, dict)]
+    return [report]
+
+
 def write_junit(path: str | Path, results: list[CaseResult], impl: str,
                 adapter_name: Optional[str] = None, malformed: Sequence = ()) -> None:
-    """JUnit XML: one testsuite per category; skips and known divergences are ``<skipped>``; malformed
-    case directories are errors of a testsuite ``malformed-cases``."""
-    root = ET.Element("testsuites", name=f"relax-conformance {impl}")
+    """JUnit XML of one implementation's run (:func:`write_junit_runs`)."""
+    write_junit_runs(path, [(impl, adapter_name, results)], malformed)
+
+
+def write_junit_runs(path: str | Path, runs: Sequence[Run], malformed: Sequence = ()) -> None:
+    """JUnit XML: a ``testsuites`` root with the totals, one testsuite per implementation and category
+    (class names ``<impl>.<category>``, :func:`impl_label`); skips and known divergences are
+    ``<skipped>``; malformed case directories are errors of a testsuite ``malformed-cases``."""
+    labels = [impl_label(impl, name) for impl, name, _ in runs]
+    root = ET.Element("testsuites", name="relax-conformance " + ",".join(labels))
     if malformed:
         suite = ET.SubElement(root, "testsuite", name="malformed-cases", tests=str(len(malformed)), failures="0",
                               errors=str(len(malformed)), skipped="0", time="0")
         for e in malformed:
-            tc = ET.SubElement(suite, "testcase", classname=f"{impl}.malformed-cases",
+            tc = ET.SubElement(suite, "testcase", classname="malformed-cases",
                                name=str(getattr(e, "path", e)), time="0")
             ET.SubElement(tc, "error", message="malformed case directory").text = str(e)
+    for label, (_, _, results) in zip(labels, runs):
+        _junit_suites(root, label, results, prefix=len(runs) > 1)
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(sum(int(s.get(key, "0")) for s in root.iter("testsuite"))))
+    root.set("time", f"{sum(float(s.get('time', '0')) for s in root.iter('testsuite')):.3f}")
+    ET.ElementTree(root).write(str(path), encoding="utf-8", xml_declaration=True)
+
+
+def _junit_suites(root: ET.Element, impl: str, results: list[CaseResult], prefix: bool) -> None:
     by_cat: dict[str, list[CaseResult]] = defaultdict(list)
     for r in results:
         by_cat[r.category].append(r)
     for cat in sorted(by_cat):
         rs = by_cat[cat]
-        suite = ET.SubElement(root, "testsuite", name=cat, tests=str(len(rs)),
+        suite = ET.SubElement(root, "testsuite", name=f"{impl}.{cat}" if prefix else cat, tests=str(len(rs)),
                               failures=str(sum(r.result == "fail" or r.stale_divergence for r in rs)),
                               errors=str(sum(r.result == "error" for r in rs)),
                               skipped=str(sum(r.result in ("skip", "known-divergence") for r in rs)),
@@ -139,7 +192,7 @@ def write_junit(path: str | Path, results: list[CaseResult], impl: str,
                 ET.SubElement(tc, "skipped", type="known-divergence", message=msg).text = r.detail
             if r.stale_divergence:
                 ET.SubElement(tc, "failure", message="stale divergence: the case passes but is listed")
-    ET.ElementTree(root).write(str(path), encoding="utf-8", xml_declaration=True)
 
 
-__all__ = ["matrix", "print_summary", "to_json", "write_json", "write_junit"]
+__all__ = ["matrix", "print_summary", "to_json", "write_json", "write_json_runs", "runs_of", "write_junit",
+           "write_junit_runs", "impl_label"]

@@ -29,6 +29,12 @@ reuse_padded=True, pad_poison=False, stdout=None) -> Executable``
     A pure function of JAX arrays usable inside ``jax.jit``, ``jax.grad`` (differentiable operators) and
     ``jax.vmap`` (see :mod:`relax_jax.jaxfn`).
 
+``exe.export(entry, *, constraints=(), checks="raise") -> bytes``
+    ``entry`` exported with symbolic dimensions through ``jax.export`` and serialized; the signature's
+    symbolic variables become dimension variables, so the artifact runs at every size
+    (``relax_jax.export.deserialize(data).call(*args)``). StableHLO text and bytecode:
+    :mod:`relax_jax.export`, ``relax-ref export FILE --entry main -o main.stablehlo``.
+
 ``exe.register_func(name, fn)``: a packed function for this executable (the global registry of
 ``relax_ref.register_func`` is consulted too). ``exe.stats``: counters (``compiles``, ``cache_hits``,
 ``fallbacks``, ``host_calls``, ``error_reruns``, ``kernel_compiles``, ``specializations``,
@@ -115,6 +121,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from relax_ref._version import __version__
+
+from . import export  # noqa: F401  (relax_jax.export.deserialize, stablehlo_text, ...)
 from . import ops as _ops  # noqa: F401  (defines the lowerings)
 from .errors import NeedsExact, TraceAbort
 from .executable import EXACT_CACHE_SIZE, SPECIALIZE_AFTER, Executable, Stats
@@ -127,5 +136,5 @@ def compile(mod, *, device: Any = None, shape_buckets: Any = "pow2", **kwargs) -
     return Executable(mod, device=device, shape_buckets=shape_buckets, **kwargs)
 
 
-__all__ = ["compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering", "LOWERINGS",
-           "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER"]
+__all__ = ["__version__", "compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering",
+           "LOWERINGS", "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER"]

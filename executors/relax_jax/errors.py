@@ -77,6 +77,8 @@ class ErrorSink:
                 if bool(any_bad):
                     raise make()
                 return
+        if is_static(self.code) and int(self.code) != 0:
+            return              # an earlier site fails unconditionally: its error comes first
         self.builders.append(make)
         site = np.int32(len(self.builders))
         if is_static(self.code):

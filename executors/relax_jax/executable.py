@@ -38,7 +38,8 @@ import numpy as np
 from jax.sharding import SingleDeviceSharding
 
 from relax_ref import values as rv
-from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError
+from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function
+from relax_ref.interp.bounds import declared_bounds, violates
 from relax_ref.interp.builtins import from_host, lookup_packed, wrap_host_function
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
@@ -124,6 +125,7 @@ class _Plan:
     layouts: Optional[list] = None
     sym_vars: List[P.PrimVar] = field(default_factory=list)
     host_reason: Optional[str] = None           # set: always host mode
+    bounds: list = field(default_factory=list)  # declared bounds of the signature (CALL.FUNC.7)
     bucketing: bool = True
     hot: Optional[Callable] = None                # the per-call fast path (hotpath.make_hot)
     padded_calls: Dict[Any, int] = field(default_factory=dict)
@@ -212,11 +214,11 @@ class Executable:
         if p is not None:
             return p
         if entry not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{entry}'")
+            raise RelaxRuntimeError(no_function(entry, self.mod))
         fn = self.mod[entry]
         if not isinstance(fn, rx.Function):
             raise UnsupportedError(f"'{entry}' is not a Relax function")
-        p = _Plan(entry, fn)
+        p = _Plan(entry, fn, bounds=declared_bounds(fn))
         try:
             p.layouts = [layout_of(q.struct_info) for q in fn.params]
             p.sym_vars = sym_vars_of(p.layouts)
@@ -230,7 +232,10 @@ class Executable:
 
     # -- calling -------------------------------------------------------------------------------------------
 
-    def __call__(self, entry: str = "main", *args: Any) -> Any:
+    def __call__(self, *args: Any, entry: Optional[str] = None) -> Any:
+        """Call a function: ``exe("main", x, y)`` or ``exe(x, y, entry="main")``."""
+        if entry is None:
+            entry, args = rv.split_entry(args, None)
         plan = self._plans.get(entry)
         if plan is not None and plan.hot is not None:
             r = plan.hot(args)
@@ -239,12 +244,12 @@ class Executable:
         with jax.enable_x64(True):
             return self._call(entry, args)
 
-    def run(self, entry: str = "main", *args: Any) -> Any:
-        return self(entry, *args)
+    def run(self, *args: Any, entry: Optional[str] = None) -> Any:
+        return self(*args, entry=entry)
 
     def _call(self, entry: str, args: Sequence[Any]) -> Any:
         if entry not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{entry}'")
+            raise RelaxRuntimeError(no_function(entry, self.mod))
         fn = self.mod[entry]
         if isinstance(fn, tir.PrimFunc):
             return self._call_prim_func_entry(entry, fn, args)
@@ -258,7 +263,7 @@ class Executable:
         if plan.host_reason is not None or len(args) != len(fn.params):
             return self._host_call(plan, args)
         sym = self._fast_bind(plan, args)
-        if sym is None:
+        if sym is None or _out_of_bounds(plan, sym):
             return self._host_call(plan, args)
         return self._dispatch(plan, args, sym)
 
@@ -323,7 +328,7 @@ class Executable:
             return NotImplemented
         host_args = [to_user(a) for a in args]
         sym = self._fast_bind(plan, host_args)
-        if sym is None:
+        if sym is None or _out_of_bounds(plan, sym):
             return NotImplemented
         try:
             r = self._dispatch(plan, host_args, sym, keep_boxes=args)
@@ -401,7 +406,7 @@ class Executable:
             if keep_boxes is not None:
                 raise _UseHost()
             return self._host_call(plan, args)
-        if keep_boxes is None:
+        if keep_boxes is None and not plan.bounds:   # the fast paths do not check declared bounds
             if bucketing and needs_padding(args, plan.layouts, c.phys_shapes):
                 if not c.padded_hot_made:
                     c.padded_hot, c.padded_hot_made = make_padded_hot(self, plan, c, key), True
@@ -620,12 +625,24 @@ class Executable:
 
         return make_jax_function(self, entry, checks)
 
+    def export(self, entry: str = "main", **kwargs: Any) -> bytes:
+        """``entry`` exported with symbolic dimensions and serialized (``jax.export``): see
+        :func:`relax_jax.export.export`."""
+        from .export import export
+
+        return export(self, entry, **kwargs)
+
 
 class _UseHost(Exception):
     pass
 
 
 _FALLBACK = object()
+
+
+def _out_of_bounds(plan: _Plan, sym: Dict[P.PrimVar, int]) -> bool:
+    """Whether a symbolic variable breaks its declared bound (CALL.FUNC.7): host mode reports it."""
+    return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
 __all__ = ["Executable", "Stats", "EXACT_CACHE_SIZE"]

@@ -26,10 +26,12 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 
-from relax_ref.errors import UnsupportedError
 from relax_ref import values as rv
+from relax_ref.errors import RelaxError, UnsupportedError
+from relax_ref.interp.evaluator import point_at_parameter
 from relax_ref.ir import expr as rx
 
+from .dims import dim_value
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .values import PrimV, ShapeV, TVal
 from .walker import Frame, Walker
@@ -57,7 +59,7 @@ def _to_jax(v: Any) -> Any:
     if isinstance(v, PrimV):
         return jnp.asarray(v.val)
     if isinstance(v, ShapeV):
-        return tuple(int(d.val) if d.is_static else d.val for d in v)
+        return tuple(dim_value(d.val) if d.is_static else d.val for d in v)
     if isinstance(v, tuple):
         return tuple(_to_jax(x) for x in v)
     if isinstance(v, rv.DTypeValue):
@@ -87,8 +89,12 @@ def make_jax_function(exe, entry: str, checks: str = "raise") -> Callable[..., A
             vals = [_to_value(a, p.struct_info) for a, p in zip(args, func.params)]
             sym: dict = {}
             frame = Frame({}, sym, entry)
-            walker.check_values([(v, p.struct_info, p.name_hint) for v, p in zip(vals, func.params)], frame,
-                              site="param", bind=True, span=func.span)
+            try:
+                walker.check_values([(v, p.struct_info, p.name_hint) for v, p in zip(vals, func.params)], frame,
+                                    site="param", bind=True, span=func.span)
+            except RelaxError as e:
+                raise point_at_parameter(e, func)
+            walker.check_bounds(func, frame, func.span)
             try:
                 result = walker.run_entry(func, entry, vals, sym)
             except TraceAbort as e:
@@ -99,7 +105,7 @@ def make_jax_function(exe, entry: str, checks: str = "raise") -> Callable[..., A
                 if checks == "raise":
                     raise UnsupportedError(
                         f"'{entry}' has run-time checks on data ({len(sink.builders)} site(s), e.g. "
-                        f"{sink.builders[0]().__class__.__name__}) that cannot raise inside a JAX transformation; "
+                        f"{type(sink.builders[0]()).__name__}: {sink.builders[0]().message}) that cannot raise inside a JAX transformation; "
                         "use checks='checkify' or checks='off'")
             ok = jnp.asarray(sink.code, jnp.int32) == 0 if sink.has_checks and checks == "checkify" else None
             out = _to_jax(result)

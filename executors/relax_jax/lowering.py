@@ -63,6 +63,7 @@ from relax_ref.errors import RelaxError
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import struct_info as si
 
+from .dims import dim_value
 from .errors import NeedsExact
 from .prim_jax import is_static
 from .values import PrimV, ShapeV, SymInt, TVal
@@ -222,7 +223,7 @@ class LowerCtx:
         for d in dims:
             if d.phys is None:
                 raise NeedsExact(f"{self.op_name}: an output extent has no static bound")
-            out.append(int(d.phys))
+            out.append(dim_value(d.phys))
         return tuple(out)
 
     def out_valid(self, k: Optional[int] = None) -> Tuple[Optional[SymInt], ...]:
@@ -238,7 +239,7 @@ class LowerCtx:
             if isinstance(d, SymInt):
                 if not d.is_static:
                     raise NeedsExact(f"{self.op_name}: needs a static shape")
-                out.append(int(d.val))
+                out.append(dim_value(d.val))
             else:
                 out.append(int(d))
         return tuple(out)
@@ -256,7 +257,7 @@ class LowerCtx:
             raise TraceAbort(f"{self.op_name}: the {what} depends on data", permanent=False)
         if isinstance(v, SymInt):
             if v.is_static:
-                return int(v.val)
+                return dim_value(v.val)
             raise NeedsExact(f"{self.op_name}: the {what} must be static")
         return v
 

@@ -18,6 +18,7 @@ from relax_ref.errors import RelaxError
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.args import OpArgs
 
+from .dims import dim_value
 from .prim_jax import is_static
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, StorageV, SymInt, TVal, describe
 
@@ -102,7 +103,7 @@ class JaxArgs(OpArgs):
 def _size(d: SymInt) -> Any:
     """A logical size: static, or bounded by a bucket of 0 (then 0), or the traced value."""
     if d.is_static:
-        return int(d.val)
+        return dim_value(d.val)
     return 0 if d.phys == 0 else d.val
 
 

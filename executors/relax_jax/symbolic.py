@@ -20,6 +20,7 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.functor import prim_vars_in, substitute_prim
 
+from .dims import NotADimension, dims_equal, eval_dim, is_symbolic_dim, dim_value
 from .prim_jax import PrimLowering, is_static
 from .values import SymInt
 
@@ -164,6 +165,8 @@ def eval_sym(e: P.PrimExpr, sym: Mapping[P.PrimVar, SymInt],
             raise RelaxRuntimeError(f"symbolic variable '{v.name}' has no value", symbol=v.name)
         vals[v] = s
     if all(s.is_static for s in vals.values()):
+        if any(is_symbolic_dim(s.val) for s in vals.values()):
+            return _eval_dims(e, vals)
         r = eval_prim(e, {v: s.val for v, s in vals.items()})
         r = int(r) if not isinstance(r, float) else r
         exprs = {v: s.expr for v, s in vals.items()}
@@ -185,13 +188,23 @@ def eval_sym(e: P.PrimExpr, sym: Mapping[P.PrimVar, SymInt],
     return SymInt(phys, val, expr)
 
 
+def _eval_dims(e: P.PrimExpr, vals: Mapping[P.PrimVar, SymInt]) -> SymInt:
+    """``e`` over ``jax.export`` dimension expressions (:mod:`relax_jax.dims`)."""
+    try:
+        r = eval_dim(e, {v: s.val for v, s in vals.items()})
+    except NotADimension as err:
+        raise UnsupportedError(f"under symbolic export: {err}") from None
+    exprs = {v: s.expr for v, s in vals.items()}
+    return SymInt.static(r, substitute_prim(e, exprs) if all(x is not None for x in exprs.values()) else None)
+
+
 def upper_bound(s: SymInt, var_bounds: Mapping[P.PrimVar, int]) -> Optional[int]:
     """A static upper bound of ``s``: its value when static; else its expression over the entry
     function's variables evaluated at their bounds (``var_bounds``: under growth-aware buckets a
     variable ``v`` whose results reach ``v + c`` is at most ``bucket - c``) when the expression is
     monotone; else its physical bound ``phys`` (None when unknown)."""
     if s.is_static:
-        return int(s.val)
+        return dim_value(s.val)
     e = s.expr
     if e is not None and var_bounds:
         fv = prim_vars_in(e)
@@ -212,6 +225,8 @@ def eval_value(e: P.PrimExpr, sym: Mapping[P.PrimVar, SymInt], check=None) -> An
         if v not in sym:
             raise RelaxRuntimeError(f"symbolic variable '{v.name}' has no value", symbol=v.name)
     if all(sym[v].is_static for v in fv):
+        if any(is_symbolic_dim(sym[v].val) for v in fv):
+            return _eval_dims(e, sym).val
         return eval_prim(e, {v: sym[v].val for v in fv})
     low = _lowering_for(check)
     return low.lower(e, {v: sym[v].val for v in fv})
@@ -231,7 +246,7 @@ _ANALYZER = Analyzer()
 def provably_equal(a: SymInt, b: SymInt) -> Optional[bool]:
     """True/False when decidable without running, None when it depends on traced values."""
     if a.is_static and b.is_static:
-        return int(a.val) == int(b.val)
+        return dims_equal(a.val, b.val)
     if a.val is b.val:
         return True
     if a.expr is not None and b.expr is not None:

@@ -32,6 +32,8 @@ import numpy as np
 
 from relax_ref.ir import prim_expr as P
 
+from .dims import dim_value, is_symbolic_dim
+
 
 class SymInt:
     """An integer known to the executor: ``val`` is the logical value (a Python int, or a traced JAX
@@ -49,12 +51,14 @@ class SymInt:
 
     @staticmethod
     def static(v: int, expr: Optional[P.PrimExpr] = None) -> "SymInt":
-        v = int(v)
+        """A size known while tracing: an int, or a ``jax.export`` dimension expression
+        (:mod:`relax_jax.dims`)."""
+        v = v if is_symbolic_dim(v) else int(v)
         return SymInt(v, v, expr)
 
     @property
     def is_static(self) -> bool:
-        return isinstance(self.val, (int, np.integer))
+        return isinstance(self.val, (int, np.integer)) or is_symbolic_dim(self.val)
 
     def __repr__(self) -> str:
         return f"SymInt(phys={self.phys}, val={self.val!r})"
@@ -114,7 +118,7 @@ class ShapeV(tuple):
         return all(d.is_static for d in self)
 
     def ints(self) -> Tuple[int, ...]:
-        return tuple(int(d.val) for d in self)
+        return tuple(dim_value(d.val) for d in self)
 
     def __repr__(self) -> str:
         return f"ShapeV({[d.val if d.is_static else '?' for d in self]})"
@@ -185,14 +189,18 @@ class PackedV:
 
 
 class StorageV:
-    """A storage block from ``alloc_storage``. Tensors carved from it are independent zero-filled
-    tensors: aliasing between tensors of one storage is not modelled (memory-planned programs do not
-    observe it)."""
+    """A storage block from ``alloc_storage`` (CALL.ALLOC.2): ``nbytes`` bytes held in ``buf`` (a uint8
+    JAX array, made on first use); ``views`` are the tensors carved out of it
+    (:mod:`relax_jax.storage`), which alias its bytes; ``level`` is the traced-control-flow depth that
+    created it."""
 
-    __slots__ = ("nbytes",)
+    __slots__ = ("nbytes", "buf", "views", "level")
 
-    def __init__(self, nbytes: int) -> None:
+    def __init__(self, nbytes: int, level: int = 0) -> None:
         self.nbytes = nbytes
+        self.buf = None
+        self.views: list = []
+        self.level = level
 
     def __repr__(self) -> str:
         return f"Storage({self.nbytes} bytes)"

@@ -30,6 +30,7 @@ import numpy as np
 
 from relax_ref import values as rv
 from relax_ref.errors import RelaxError, ShapeMismatchError, TypeMismatchError, UnsupportedError
+from relax_ref.interp.bounds import bound_error, declared_bounds, violates
 from relax_ref.interp.builtins import check_condition, coerce_result
 from relax_ref.interp.evaluator import ExprEvaluator, Frame, result_hint
 from relax_ref.ir import dtype as _dt
@@ -39,11 +40,13 @@ from relax_ref.ir import tir
 from relax_ref.ops import registry
 from relax_ref.static.inference import operator_struct_info
 
+from .dims import dim_value
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
 from .op_args import JaxArgs
 from .prim_jax import is_static
+from .storage import StorageTVal, write_through
 from .symbolic import eval_sym, eval_value, upper_bound
 from .tir.call import call_prim_func_in_place
 from .views import propagate
@@ -116,6 +119,24 @@ class Walker(ExprEvaluator):
             return self._seq(func.body, frame)
         finally:
             self.stack.pop()
+
+    def check_bounds(self, func: rx.Function, frame: Frame, span) -> None:
+        """CALL.FUNC.7: the declared bounds of the parameters' symbolic variables."""
+        for b in declared_bounds(func):
+            s = frame.sym.get(b.var)
+            if s is None:
+                continue
+            val = s.val if isinstance(s, SymInt) else s
+            if is_static(val):
+                if violates(b, int(val)):
+                    raise bound_error(b, int(val), function=frame.function, span=span)
+                continue
+            bad = False
+            if b.upper is not None:
+                bad = jnp.logical_or(bad, val > b.upper)
+            if b.lower is not None:
+                bad = jnp.logical_or(bad, val < b.lower)
+            self.sink_check(bad, lambda b=b: bound_error(b, None, function=frame.function, span=span))
 
     def call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
         if isinstance(fn, ClosureV):
@@ -197,8 +218,10 @@ class Walker(ExprEvaluator):
         box.data = data
         if valid != "keep":
             box.valid = valid
+        if isinstance(box, StorageTVal):
+            write_through(self, box)        # tensors of one storage alias (CALL.ALLOC.2)
         if box.view is not None:
-            propagate(self, box)
+            propagate(self, box)            # views of one tensor alias (VAL.TENSOR.VIEW.2)
 
     # -- struct info dims --------------------------------------------------------------------------------
 
@@ -263,7 +286,7 @@ class Walker(ExprEvaluator):
         for v in e.values:
             d = eval_sym(v, frame.sym, check=self.sink_check)
             if d.is_static:
-                if int(d.val) < 0:
+                if dim_value(d.val) < 0:
                     raise ShapeMismatchError(f"shape dimension {v} evaluates to the negative value {d.val}", e.span,
                                              function=frame.function)
             else:
@@ -420,7 +443,7 @@ def _broadcast_dims(args, shape: Tuple[int, ...]) -> Tuple[SymInt, ...]:
             d = col[ax]
             if d is None:
                 continue
-            ph = d.phys if not d.is_static else int(d.val)
+            ph = d.phys if not d.is_static else dim_value(d.val)
             if ph != shape[ax]:
                 continue
             if pick is None or (pick.is_static and not d.is_static):
@@ -481,7 +504,7 @@ def _flatten(v: Any, leaves: list) -> Any:
         out = []
         for d in v:
             if d.is_static:
-                out.append(("s", int(d.val)))
+                out.append(("s", dim_value(d.val)))
             else:
                 leaves.append(jnp.asarray(d.val, jnp.int64))
                 out.append(("t", d.phys))

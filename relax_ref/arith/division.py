@@ -171,8 +171,8 @@ class DivisionMixin:
                     qp = Poly({m: k for m, k in Q.items() if m}, Q.get((), 0))
                     return qp if Rp.is_zero() else qp.add(self._sym_divmod(Rp, EB, d, kind))
                 return Poly() if Rp.is_zero() else self._sym_divmod(Rp, EB, d, kind).scale(scale)
-        if (self.bound(EB)[0] > 0 and self.bound(EA)[0] >= 0
-                and self.bound(EA.add(EB, -1))[1] < 0):
+        # 0 <= A < B (then B > 0 too)
+        if self.bound(EA)[0] >= 0 and self.bound(EA.add(EB, -1))[1] < 0:
             return Poly() if is_div else EA.scale(scale)
         key = (kind, EA.key(), EB.key())
         idx = self.index.get(key)

@@ -4,7 +4,8 @@ One :class:`SimplifyContext` serves one top-level query. Integer expressions are
 :class:`~relax_ref.arith.poly.Poly` over *atoms* -- variables and the non-polynomial nodes
 (``//``, ``%``, truncating division, ``min``/``max``, ``Select``, casts, calls, loads, and products of
 sums kept for printing) -- and rendered back in a TVM-like form: variables before constants in
-products (``n * 4``), constants last in sums (``n + 1``), positive terms before subtracted ones, terms
+products (``n * 4``), positive terms first, then a positive constant, then subtracted terms, then a
+negative constant (``n + 1``, ``w + 1 - k``, ``w - k - 1``, as TVM's canonical form), terms
 and factors in order of first appearance.
 
 Reasoning model (ARITH.ASSUME.1). The engine reasons over the mathematical integers and assumes that
@@ -359,11 +360,11 @@ class SimplifyContext(DivisionMixin, BoundsMixin):
                 acc, c = P.IntImm(c, d), 0
             else:
                 acc = P.IntImm(0, d)
+        elif c > 0:      # a positive constant precedes the subtracted terms (TVM: ``w + 1 - k``)
+            acc, c = P.Add(acc, P.IntImm(c, d), d), 0
         for m, k in neg:
             acc = P.Sub(acc, self._mono(m, -k, d), d)
-        if c > 0:
-            acc = P.Add(acc, P.IntImm(c, d), d)
-        elif c < 0:
+        if c < 0:
             hi = _sem.int_info(d)[3]
             acc = P.Sub(acc, P.IntImm(-c, d), d) if -c <= hi else P.Add(acc, P.IntImm(c, d), d)
         return acc

@@ -51,21 +51,22 @@ _GLOBAL: Dict[str, PackedFunc] = {}
 def from_host(v: Any, hint: Optional[si.StructInfo] = None) -> Any:
     """An internal value for a host value (VAL.HOST.1); ``hint`` (the parameter's struct info) guides
     the conversion (CALL.HOST.1): a Python scalar or 0-d array for ``R.Prim`` becomes a prim value of its
-    dtype, a tuple of ints for ``R.Shape`` a shape, a list or a scalar for ``R.Tensor`` a tensor
-    (``numpy.asarray`` with the annotated dtype; a *tuple* is not converted, so that a tuple passed
-    for a tensor is a type mismatch), a tuple or list for ``R.Tuple`` a tuple. Other values are taken
-    as they are and left to the parameter check."""
+    dtype, a tuple of ints for ``R.Shape`` a shape, a numpy scalar for ``R.Tensor`` a 0-d tensor of
+    its own dtype, a tuple or list for ``R.Tuple`` a tuple. A Python list or scalar for ``R.Tensor`` is
+    a type mismatch (it has no dtype, and converting it to the annotated one could change its
+    values). Other values are taken as they are and left to the parameter check."""
     if isinstance(v, (np.ndarray, ShapeValue, PrimScalar, Closure, PackedFunc, PrimFuncRef, Storage,
                       DTypeValue, str)) or v is None:
         if isinstance(v, np.ndarray) and isinstance(hint, si.PrimStructInfo) and v.ndim == 0:
             return from_host(v[()], hint)
         return v
-    if isinstance(hint, si.TensorStructInfo) and isinstance(v, (list, bool, int, float, np.generic)):
-        dt = None if hint.dtype == "void" else _dt.to_numpy(hint.dtype)
-        try:
-            return np.asarray(v, dtype=dt)
-        except (TypeError, ValueError):
-            return v
+    if isinstance(hint, si.TensorStructInfo):
+        if isinstance(v, np.generic):
+            return np.asarray(v)
+        if isinstance(v, (list, bool, int, float)):
+            dt = "" if hint.dtype == "void" else f", dtype={hint.dtype!r}"
+            raise TypeMismatchError(f"a tensor argument must be an array, not a Python {type(v).__name__}: pass "
+                                    f"numpy.asarray(value{dt})", expected="Tensor", actual=type(v).__name__)
     if isinstance(hint, si.ShapeStructInfo) and isinstance(v, (tuple, list)) and \
             all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in v):
         return ShapeValue(v)

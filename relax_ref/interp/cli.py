@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ..ir import dtype as _dt
-from ..errors import DTypeMismatchError, RelaxRuntimeError, TypeMismatchError
+from ..errors import DTypeMismatchError, RelaxRuntimeError, TypeMismatchError, did_you_mean
 from ..files import read_source
 from ..ir import expr as rx
 from ..ir import struct_info as si
@@ -114,7 +114,7 @@ def cli_run(path: str, entry: str = "main", inputs_npz: Optional[str] = None,
 
     mod = parse(read_source(path), file=path)
     if entry not in mod:
-        raise RelaxRuntimeError(f"module has no function named '{entry}' (it has {', '.join(mod) or 'none'})")
+        raise RelaxRuntimeError(f"module has no function named '{entry}'{did_you_mean(entry, mod)} (it has {', '.join(mod) or 'none'})")
     args = _load_inputs(mod[entry], inputs_npz, max_bytes)
     result = Interpreter(mod, vectorize=vectorize)(entry, *args)
     out: Dict[str, np.ndarray] = {}

@@ -21,7 +21,9 @@ from __future__ import annotations
 from collections import ChainMap
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import ArityMismatchError, RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError
+from ..errors import (
+    ArityMismatchError, RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function,
+)
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
@@ -49,6 +51,17 @@ _HANDLER_NAMES = {
     rx.TupleGetItem: "_tuple_get_item", rx.Function: "_function", rx.If: "_if", rx.SeqExpr: "_seq",
     rx.Call: "_call",
 }
+
+
+def point_at_parameter(err: RelaxError, func: rx.Function) -> RelaxError:
+    """ERR.1: an error about the parameter ``err.binding`` of ``func`` raised with the span of the
+    whole function gets the parameter's own span (its name and annotation)."""
+    if err.span is None or err.span == func.span:
+        for p in func.params:
+            if p.name_hint == err.binding and p.span is not None:
+                err.span = p.span
+                break
+    return err
 
 
 class ExprEvaluator:
@@ -94,6 +107,11 @@ class ExprEvaluator:
         variables in ``frame.sym``."""
         raise NotImplementedError
 
+    def check_bounds(self, func: rx.Function, frame: Frame, span) -> None:
+        """CALL.FUNC.7: the declared bounds (``tir_var_upper_bound``/``tir_var_lower_bound``) of the
+        symbolic variables the parameter check bound in ``frame.sym``."""
+        raise NotImplementedError
+
     def call_op(self, e: rx.Call, frame: Frame) -> Any:
         """An operator call (CALL.OP.1)."""
         raise NotImplementedError
@@ -132,8 +150,8 @@ class ExprEvaluator:
 
     def call_closure(self, cl: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
         """CALL.FUNC.1-3: the arity, the parameters checked together (binding symbolic variables in a
-        fresh symbolic environment: closures never capture them, EVAL.ENV.1), the body in the closure's
-        environment, the return check."""
+        fresh symbolic environment: closures never capture them, EVAL.ENV.1), their declared bounds
+        (CALL.FUNC.7), the body in the closure's environment, the return check."""
         func: rx.Function = cl.func
         name = cl.name
         span = call.span if call is not None else func.span
@@ -151,7 +169,13 @@ class ExprEvaluator:
         for p, a in zip(func.params, args):
             pairs.append((a, p.struct_info, p.name_hint))
             env[p] = a
-        self.check_values(pairs, frame, site="param", bind=True, span=span)
+        try:
+            self.check_values(pairs, frame, site="param", bind=True, span=span)
+        except RelaxError as e:
+            if call is None:  # a call from the host: point at the parameter, not at the whole def
+                point_at_parameter(e, func)
+            raise
+        self.check_bounds(func, frame, span)
         return self.run_function(func, frame)
 
     def run_function(self, func: rx.Function, frame: Frame) -> Any:
@@ -168,7 +192,7 @@ class ExprEvaluator:
         if v is not None:
             return v
         if name not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{name}'", span)
+            raise RelaxRuntimeError(no_function(name, self.mod), span)
         fn = self.mod[name]
         if isinstance(fn, rx.Function):
             v = self.make_closure(fn, {}, name, name)

@@ -32,7 +32,8 @@ Constructs:
   first, compound ones (``n * 2``) compared afterwards (EVAL.CHECK.2) -- then the body runs and the
   result is checked against ``ret_struct_info`` (no new bindings, EVAL.CHECK.4). Every parameter is
   checked, including weights past ``num_input`` (TVM skips statically shaped weights);
-* (CALL.PRIMFUNC.1) calling a PrimFunc reference runs it in place on the arguments; the result is unit;
+* (CALL.PRIMFUNC.1) calling a PrimFunc reference runs it in place on the arguments; the result is unit
+  (the value of ``T.ret`` for a PrimFunc with a return type, TIR.FUNC.5);
 * (CALL.PACKED.1, CALL.PACKED.3, CALL.PACKED.7) calling a packed function passes the argument values (see :mod:`.builtins`);
 * (CALL.OP.1) an operator call evaluates its arguments left to right, runs the registry entry's
   ``check`` and then the interpreter's implementation (:func:`~relax_ref.interp.op_table.apply`); an
@@ -56,7 +57,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional
 import numpy as np
 
 from ..arith.evaluate import eval_prim
-from ..errors import RelaxError, RelaxRuntimeError, ShapeMismatchError, TypeMismatchError
+from ..errors import RelaxError, RelaxRuntimeError, ShapeMismatchError, TypeMismatchError, no_function
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import struct_info as si
@@ -64,8 +65,9 @@ from ..ir import tir
 from ..ir.module import IRModule
 from ..ops.core_calls import allocatable, unknown_output_shape
 from ..static.well_formed import check_well_formed
-from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, to_public
+from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, split_entry, to_public
 from . import op_table
+from .bounds import check_bounds
 from .builtins import bound_builtins, coerce_result, condition_value, from_host, lookup_packed, wrap_host_function
 from .checks import Matcher
 from .evaluator import ExprEvaluator, Frame, result_hint
@@ -162,13 +164,15 @@ class Interpreter(ExprEvaluator):
         then the built-ins (:func:`~relax_ref.interp.builtins.lookup_packed`)."""
         return lookup_packed(name, self._local, self._bound, span)
 
-    def __call__(self, entry: str = "main", *args: Any) -> Any:
-        return self.run(entry, *args)
+    def __call__(self, *args: Any, entry: Optional[str] = None) -> Any:
+        return self.run(*args, entry=entry)
 
-    def run(self, entry: str = "main", *args: Any) -> Any:
-        """Evaluate function ``entry`` on host values and return the host value of the result."""
+    def run(self, *args: Any, entry: Optional[str] = None) -> Any:
+        """Evaluate function ``entry`` on host values and return the host value of the result:
+        ``run("main", x, y)`` or ``run(x, y, entry="main")`` (:func:`relax_ref.values.split_entry`)."""
+        entry, args = split_entry(args, entry)
         if entry not in self.mod:
-            raise RelaxRuntimeError(f"module has no function named '{entry}'")
+            raise RelaxRuntimeError(no_function(entry, self.mod))
         fn = self.mod[entry]
         old = sys.getrecursionlimit()
         if old < 20000:
@@ -221,14 +225,14 @@ class Interpreter(ExprEvaluator):
             raise unknown_output_shape(span)
         return np.zeros(tuple(shape), dtype=_dt.to_numpy(s.dtype))
 
-    def _run_prim_func(self, ref: PrimFuncRef, args: List[Any], span, readonly=()) -> None:
+    def _run_prim_func(self, ref: PrimFuncRef, args: List[Any], span, readonly=()) -> Any:
         locked = []
         try:
             for t in readonly:
                 if isinstance(t, np.ndarray) and t.flags.writeable and all(t is not x for x in locked):
                     t.flags.writeable = False
                     locked.append(t)
-            _compiled_prim_func(ref.func, ref.name)(args, self.vectorize, self.lookup_packed)
+            return _compiled_prim_func(ref.func, ref.name)(args, self.vectorize, self.lookup_packed)
         except RelaxError as e:
             raise e.with_span(span).with_context(function=ref.name)
         finally:
@@ -241,8 +245,9 @@ class Interpreter(ExprEvaluator):
         if isinstance(fn, Closure):
             return self.call_closure(fn, args, call)
         if isinstance(fn, PrimFuncRef):
-            self._run_prim_func(fn, args, call.span if call is not None else None)
-            return ()
+            r = self._run_prim_func(fn, args, call.span if call is not None else None)
+            rt = fn.func.ret_type
+            return () if rt in (None, "void", "") else PrimScalar(r, rt)
         if isinstance(fn, PackedFunc):
             try:
                 r = fn(*args)
@@ -257,6 +262,9 @@ class Interpreter(ExprEvaluator):
         for p in pairs:
             m.match(*p)
         m.finish()
+
+    def check_bounds(self, func: rx.Function, frame: Frame, span) -> None:
+        check_bounds(func, frame.sym, function=frame.function, span=span)
 
     def make_closure(self, func: rx.Function, env: Any, name: str, global_name: Optional[str] = None) -> Closure:
         return Closure(func, env, {}, name)
@@ -314,9 +322,10 @@ def _normalize_op_result(r: Any, s: Optional[si.StructInfo]) -> Any:
     return r
 
 
-def evaluate(mod: IRModule, entry: str = "main", *args: Any, vectorize: bool = True) -> Any:
-    """Evaluate ``entry`` of ``mod`` on host values (VAL.HOST.1) and return the host result."""
-    return Interpreter(mod, vectorize=vectorize)(entry, *args)
+def evaluate(mod: IRModule, *args: Any, entry: Optional[str] = None, vectorize: bool = True) -> Any:
+    """Evaluate ``entry`` of ``mod`` on host values (VAL.HOST.1) and return the host result:
+    ``evaluate(mod, "main", x)`` or ``evaluate(mod, x, entry="main")``."""
+    return Interpreter(mod, vectorize=vectorize)(*args, entry=entry)
 
 
 __all__ = ["Interpreter", "EvalContext", "Frame", "evaluate"]

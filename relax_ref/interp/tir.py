@@ -133,6 +133,12 @@ class _Compiler:
             return lambda env: None
         if isinstance(v, P.PrimCall) and canonical_name(v.op) == "tir.assume":
             return lambda env: None
+        if isinstance(v, P.PrimCall) and canonical_name(v.op) == "tir.ret" and len(v.args) == 1:
+            fr = self.expr(v.args[0])
+
+            def ret(env):
+                raise _Return(fr(env))
+            return _spanned(ret, s.span)
         fv = self.expr(v)
         return _spanned(lambda env: fv(env), s.span)
 
@@ -383,21 +389,37 @@ def _binder(env: Dict, fname: str):
 # ---------------------------------------------------------------------------------------------------
 
 
+class _Return(Exception):
+    """``T.ret(value)`` (TIR.FUNC.5): ends the PrimFunc with ``value``."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+
 class CompiledPrimFunc:
-    """A PrimFunc compiled to closures; :meth:`__call__` binds arguments and runs the body."""
+    """A PrimFunc compiled to closures; :meth:`__call__` binds arguments and runs the body, returning
+    the value of ``T.ret`` for a function with a return type (TIR.FUNC.5), else None."""
 
     def __init__(self, func: tir.PrimFunc, name: str) -> None:
         self.func = func
         self.name = name
         self.body = _Compiler(func, name).stmt(func.body)
 
-    def __call__(self, args: Sequence[Any], vectorize: bool = True, packed: Callable = lookup_packed) -> None:
-        """Run on ``args``; ``packed`` resolves the names of ``T.call_packed`` (the calling
-        evaluator's look-up; by default the global one)."""
+    def __call__(self, args: Sequence[Any], vectorize: bool = True, packed: Callable = lookup_packed) -> Any:
+        """Run on ``args`` and return what ``T.ret`` returns (None for a void function); ``packed``
+        resolves the names of ``T.call_packed`` (the calling evaluator's look-up; by default the
+        global one)."""
         env: Dict = {VECTORIZE: vectorize, PACKED_LOOKUP: packed}
         bind_arguments(self.func, list(args), env, self.name)
         with np.errstate(all="ignore"):
-            self.body(env)
+            try:
+                self.body(env)
+            except _Return as r:
+                return r.value
+        if self.func.ret_type not in (None, "void", ""):
+            raise UnsupportedError(f"{self.name}: the function ends without T.ret")
+        return None
 
 
 _CACHE: "weakref.WeakKeyDictionary[tir.PrimFunc, CompiledPrimFunc]" = weakref.WeakKeyDictionary()

@@ -207,10 +207,14 @@ def dtype_imm(v: Any, what: str, span: Optional[Span]) -> rx.Expr:
 
 
 def prim_value_arg(v: Any, what: str, span: Optional[Span]) -> rx.Expr:
+    """An ``int | Expr`` argument: an int or a scalar expression (``n * 4``, which TVM 0.27 writes bare
+    and reads as a prim value) becomes ``R.prim_value``."""
     if isinstance(v, bool):
         raise ParseError(f"{what}: expected an integer, got {_describe(v)}", span)
     if isinstance(v, int):
         return rx.PrimValue(P.IntImm(v, "int64"), span=span)
+    if isinstance(v, P.PrimExpr):
+        return rx.PrimValue(v, span=span)
     return as_expr(v, what, span)
 
 

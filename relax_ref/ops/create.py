@@ -12,9 +12,8 @@ follow TVM's TOPI kernels evaluated with TIR semantics (OP.CREATE.SEM.*):
    ``int64(ceil(float32(end - start) / step))`` otherwise. Divergences (OP.CREATE.DIV.1): for a negative
    integer constant step relax-ref infers ``(end - start + step + 1) // step`` (TVM 0.25's formula
    counts one or two elements too many), a constant negative length is 0, and a zero step is a
-   StructInfoError. A static ``arange`` is legalized to a kernel like any other: TVM's LegalizeOps
-   folds it into a constant computed by numpy, which differs for a float range
-   with an integer dtype.
+   StructInfoError. A static ``arange`` is legalized to a constant, as TVM's LegalizeOps does; TVM
+   computes it with numpy, which differs from these values for a float range with an integer dtype.
 3. ``tril``/``triu`` keep ``x[.., r, c]`` where ``r >= c - k`` (``r <= c - k``) and write 0 elsewhere;
    ``k`` is converted to int32 first (TOPI).
 4. ``eye``/``eye_like``: 1 where ``i == j - k``, else 0. ``eye_like`` uses ``dtype`` when given (TVM's
@@ -307,10 +306,14 @@ def _const_expr(v: PrimScalar) -> P.PrimExpr:
 
 
 def _legalize_arange(call, ctx):
-    """TOPI's ``arange``: ``T_arange[i] = cast(dtype, start + step * i)`` over the inferred length
-    (no constant folding, unlike TVM 0.25)."""
+    """TOPI's ``arange``: ``T_arange[i] = cast(dtype, start + step * i)`` over the inferred length.
+    With constant arguments, TVM 0.25 folds the call into a constant; relax-ref does too, with the
+    values of the reference (item 2 of the module docstring)."""
     if not known_shapes(call):
         return None
+    if all(isinstance(a.value, (P.IntImm, P.FloatImm)) for a in call.args):
+        vals = [PrimScalar(a.value.value, a.value.dtype) for a in call.args]
+        return rx.Constant(_ref_arange(vals, call.attrs, call, ctx))
     start, end, step = (a.value for a in call.args)
     n = call.struct_info.shape.values[0]
     dt = call.struct_info.dtype

@@ -246,7 +246,8 @@ class _TEOps:
         return te_ops.ceil(a)
 
     def round(self, a):
-        return te_ops.round_(a)
+        # TOPI's resize rounds with ``te.round`` (``tir.round``, ties to even like ``nearbyint``)
+        return te_ops.call("round", a)
 
     def to_int(self, a):
         return te_ops.cast("int32", a)

@@ -337,8 +337,12 @@ def _strided_slice_legalize(call, ctx):
     data = call.args[0].struct_info
     ndim = data.ndim
     axes = [a % ndim for a in axes]
-    starts = [manipulate_util.simplify(ctx, canonicalize_index(b, data.shape.values[a], s))
-              for a, b, s in zip(axes, begin, strides)]
+    if call.attrs.get("assume_inbound", False):
+        # as TOPI: the begin indices are used as given (the reference checks the assumption, C7)
+        starts = list(begin)
+    else:
+        starts = [manipulate_util.simplify(ctx, canonicalize_index(b, data.shape.values[a], s))
+                  for a, b, s in zip(axes, begin, strides)]
     out_shape = list(call.struct_info.shape.values)
 
     def fte(x, out_shape, starts, strides):

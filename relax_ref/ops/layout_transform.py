@@ -218,15 +218,40 @@ def _legalize(call, ctx):
     out = k.buffer(call.struct_info, "te_layout_transform")
     pad = call.attrs.get("pad_value")
     pv = te_ops.const(0, x.dtype) if pad is None else te_ops.cast(x.dtype, pad.value)
+    n_in = int(np.prod([d.value for d in x.shape])) if all(isinstance(d, P.IntImm) for d in x.shape) else None
+    n_out = int(np.prod([d.value for d in out.shape])) if all(isinstance(d, P.IntImm) for d in out.shape) else None
+    if n_in is not None and n_in == n_out:
+        # every output element is written: TVM's form, one block over the input's elements
+        gv = ctx.add_prim_func(_store_block(k, x, out, imap), "te_layout_transform")
+        return ctx.call_tir(gv, [call.args[0]], [call.struct_info])
     fill = k.loops(out.shape, lambda i: tir.BufferStore(out, pv, tuple(i)), "i")
     store = k.loops(x.shape, lambda i: tir.BufferStore(out, tir.BufferLoad(x, tuple(i)),
                                                         tuple(te_ops.cast("int64", e) for e in imap.map_indices(i))),
                                                         "j")
-    n_in = int(np.prod([d.value for d in x.shape])) if all(isinstance(d, P.IntImm) for d in x.shape) else None
-    n_out = int(np.prod([d.value for d in out.shape])) if all(isinstance(d, P.IntImm) for d in out.shape) else None
     name = "te_layout_transform" + ("_with_pad" if n_in != n_out else "")
     gv = ctx.add_prim_func(k.func(fill, store), name)
     return ctx.call_tir(gv, [call.args[0]], [call.struct_info])
+
+
+def _store_block(k: _Kernel, x: tir.Buffer, out: tir.Buffer, imap: "IndexMap") -> tir.PrimFunc:
+    """(OP.layout_transform legalization) ``out[map(v)] = x[v]`` in one spatial block over ``x``'s
+    shape under a root block, as TVM's ``transform_layout`` of a copy writes it when the map covers the
+    output exactly."""
+    one = P.IntImm(1, "int64")
+    loops = [P.PrimVar(f"i{d}", "int64") for d in range(len(x.shape))]
+    iters = [P.PrimVar(f"v_i{d}", "int64") for d in range(len(x.shape))]
+    dst = tuple(te_ops.cast("int64", e) for e in imap.map_indices(iters))
+    block = tir.Block(name="te_layout_transform",
+                      iter_vars=tuple(tir.IterVar(v, tir.Range(P.IntImm(0, "int64"), ext), "spatial")
+                                      for v, ext in zip(iters, x.shape)),
+                      reads=(tir.BufferRegion(x, tuple(tir.Range(v, one) for v in iters)),),
+                      writes=(tir.BufferRegion(out, tuple(tir.Range(e, one) for e in dst)),),
+                      body=tir.BufferStore(out, tir.BufferLoad(x, tuple(iters)), dst))
+    stmt: tir.Stmt = tir.BlockRealize(tuple(loops), P.IntImm(1, "bool"), block)
+    for lv, ext in reversed(list(zip(loops, x.shape))):
+        stmt = tir.For(lv, P.IntImm(0, "int64"), ext, "serial", stmt)
+    root = tir.BlockRealize((), P.IntImm(1, "bool"), tir.Block(name="root", body=stmt))
+    return tir.PrimFunc(tuple(k.params), root, tuple(k.buffer_map), attrs={"tir.noalias": True})
 
 
 def layout_transform_call(x: rx.Expr, index_map: Any, pad_value: Any = None, axis_separators: Any = None,

@@ -37,6 +37,7 @@ from . import te_ops
 from .args import OpArgs
 from .checks import check_axis, float_only
 from .opdef import OpDef, arg, attr
+from .te_simplify import simplify_compute
 
 # ---------------------------------------------------------------------------------------------------
 # Helpers
@@ -282,7 +283,7 @@ def te_pad(x: te.Tensor, before: Sequence[Any], after: Sequence[Any], pad_value:
     """TOPI ``pad`` (constant): ``if_then_else(inside, x[i - before], pad_value)``; axes without
     padding index directly."""
     n = x.ndim
-    out_shape = [te_ops.add(te_ops.add(x.shape[i], before[i]), after[i]) for i in range(n)]
+    out_shape = [simplify_compute(te_ops.add(te_ops.add(x.shape[i], before[i]), after[i])) for i in range(n)]  # TOPI's
     value = pad_value if isinstance(pad_value, P.PrimExpr) else te_ops.const(pad_value, x.dtype)
 
     def f(*i):

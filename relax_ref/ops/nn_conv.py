@@ -39,6 +39,7 @@ from . import common
 from . import nn_common
 from . import te
 from . import te_ops
+from .te_simplify import simplify_compute
 from .nn import legalizable, te_pad
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
@@ -396,8 +397,8 @@ def _te_dilate(x: te.Tensor, strides: Sequence[int]) -> te.Tensor:
     """TOPI ``dilate`` on the spatial dims (``data_dilate``)."""
     nsp = x.ndim - 2
     full = [1, 1] + list(strides)
-    out_shape = [x.shape[i] if full[i] == 1 else te_ops.add(te_ops.mul(te_ops.sub(x.shape[i], 1),
-                                                                       nn_common.i64(full[i])), nn_common.i64(1))
+    out_shape = [x.shape[i] if full[i] == 1 else
+                 simplify_compute(te_ops.add(te_ops.mul(te_ops.sub(x.shape[i], 1), nn_common.i64(full[i])), nn_common.i64(1)))  # TOPI's
                  for i in range(x.ndim)]
 
     def f(*i):
@@ -432,7 +433,7 @@ def te_conv_transpose(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], stri
                                              nn_common.i64(output_padding[i]))
                                                     for i in range(nsp)]
     dpad = te_pad(dil, before, after, 0.0, name="data_pad")
-    in_c, og = w.shape[0], w.shape[1]
+    in_c, og = x.shape[1], w.shape[1]     # TOPI takes the input channels from the data
 
     def kt(o, i, *h):
         return w(*([i, o] + [te_ops.sub(te_ops.sub(ksz[d], 1), h[d]) for d in range(nsp)]))
@@ -470,7 +471,8 @@ def _conv_legalize(call, ctx):
         return None
     groups = int(a["groups"])
     out_dtype = call.struct_info.dtype
-    out_shape = list(call.struct_info.shape.values)
+    # TOPI computes the output shape itself: the inferred shape, not an annotation stamped on the call
+    out_shape = list(_conv_infer(call, ctx).shape.values)
     strides, padding, dilation = (tuple(int(v) for v in a[k]) for k in ("strides", "padding", "dilation"))
     data_s, w_s = call.args[0].struct_info, call.args[1].struct_info
     if transpose:

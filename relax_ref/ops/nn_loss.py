@@ -278,7 +278,7 @@ def _nll_legalize(call, ctx):
         w = te.compute((c,), lambda i: te_ops.const(1, p.dtype), name="T_full", index_names=["ax0"])
         return te_nll_loss(p, t, w, reduction, ignore)
 
-    return ctx.call_te(without_weight, *call.args, primfunc_name_hint="nll_loss")
+    return ctx.call_te(without_weight, *call.args, primfunc_name_hint="nll_loss_without_weight")
 
 
 # ---------------------------------------------------------------------------------------------------

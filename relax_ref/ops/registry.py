@@ -60,13 +60,18 @@ def lookup_script(script_name: str) -> Optional[OpDef]:
     return _BY_SCRIPT.get(script_name)
 
 
+def script_names() -> List[str]:
+    """The script spellings of every entry (``"R.nn.softmax"``, ...), sorted."""
+    return sorted(_BY_SCRIPT)
+
+
 def all_ops() -> List[OpDef]:
     """Every entry, sorted by name."""
     return list(_SORTED)
 
 
 __all__ = [
-    "FAMILIES", "get", "lookup", "lookup_script", "all_ops",
+    "FAMILIES", "get", "lookup", "lookup_script", "script_names", "all_ops",
     # the entries' type and the generic call construction (relax_ref.ops.opdef)
     "REQUIRED", "Param", "arg", "attr", "OpDef", "convert_arg", "convert_attr", "build_call", "ARG_CONVERSIONS",
     "ATTR_CONVERSIONS",

@@ -62,10 +62,11 @@ Generated structure (TIR.TE.GEN.*):
    in that dimension. ``T.writes`` is the output point (TIR.TE.GEN.6).
 7. The body is wrapped in the root block, which allocates the intermediate buffers; attrs
    ``{"tir.noalias": True}`` (TIR.TE.GEN.7).
+8. The integer parts of bodies and sources are simplified as ``create_prim_func`` does
+   (:mod:`relax_ref.ops.te_simplify`, TIR.TE.GEN.8).
 
 Limitations (documented, not silently approximated): axes whose extents depend on other axes are
-rejected (UnsupportedError); TVM's general rewrite simplifier is not reproduced beyond rule 4, so a
-legalization that needs canonical index arithmetic should build it with the folding operators.
+rejected (UnsupportedError); TVM's general simplifier is reproduced only as far as rules 4 and 8 go.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ from .te_ops import *  # noqa: F401,F403  (the scalar operator vocabulary)
 from .te_ops import __all__ as _ops_all
 from .te_ops import as_expr, call, cast, const, max_value, min_value
 from . import te_ops as _ops
+from .te_simplify import float_index_range, simplify_compute
 
 # ---------------------------------------------------------------------------------------------------
 # Unary intrinsic shorthands (``te.exp(x)`` etc.)
@@ -330,7 +332,9 @@ def comm_reducer(fcombine: Callable, fidentity: Callable, name: str = "reduce") 
 
 
 sum = comm_reducer(lambda x, y: _ops.add(x, y), lambda t: const(0, t), name="sum")  # noqa: A001
-prod = comm_reducer(lambda x, y: _ops.mul(x, y), lambda t: const(1, t), name="prod")
+# TVM's ``tir.prod`` of bool values is ``all`` (logical and)
+prod = comm_reducer(lambda x, y: _ops.logical_and(x, y) if x.dtype == "bool" else _ops.mul(x, y),
+                    lambda t: const(1, t), name="prod")
 max = comm_reducer(lambda x, y: _ops.max_(x, y), lambda t: min_value(t), name="max")  # noqa: A001
 min = comm_reducer(lambda x, y: _ops.min_(x, y), lambda t: max_value(t), name="min")  # noqa: A001
 
@@ -571,7 +575,7 @@ def _regions(loads: Sequence[tir.BufferLoad], skip: Sequence[tir.Buffer]) -> Tup
             idx = [t[d] for t in tuples]
             first = idx[0]
             if all(i == first for i in idx):
-                ranges.append(tir.Range(first, one))
+                ranges.append(float_index_range(first, buf.shape[d]) or tir.Range(first, one))
                 continue
             offs = [_const_offset(first, i) for i in idx]
             if all(o is not None for o in offs):
@@ -716,7 +720,7 @@ def _block_iters(axes: Sequence[IterAxis], loop_vars: Sequence[P.PrimVar]):
     vmap: Dict[P.PrimVar, P.PrimExpr] = {}
     for a, lv in zip(axes, loop_vars):
         bv = P.PrimVar("v_" + a.var.name, "int64")
-        iter_vars.append(tir.IterVar(bv, tir.Range(a.min, a.extent), a.kind))
+        iter_vars.append(tir.IterVar(bv, tir.Range(simplify_compute(a.min), simplify_compute(a.extent)), a.kind))
         bindings.append(lv)
         vmap[a.var] = bv
     if not axes:
@@ -744,7 +748,7 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
     true = P.IntImm(1, "bool")
 
     def prep(e: P.PrimExpr, rebind: _Rebind) -> P.PrimExpr:
-        return _normalize_value(flip.visit(rebind.visit(e)))
+        return simplify_compute(_normalize_value(flip.visit(rebind.visit(e))))
 
     if op.is_reduction:
         iter_vars, bindings, vmap = _block_iters(axes, loop_vars)
@@ -784,6 +788,10 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
             value = prep(b, rebind)
             loads = []
             _loads_in(value, loads)
+            if not axes and any(ld.indices for ld in loads):
+                # TVM's int64 index rewriting widens the dummy iter var of a block that indexes a buffer
+                iter_vars = (tir.IterVar(P.PrimVar("vi", "int64"), tir.Range(P.IntImm(0, "int64"),
+                                                                         P.IntImm(1, "int64")), "spatial"),)
             block = tir.Block(name=block_names.fresh(t.name), iter_vars=iter_vars,
                               reads=_regions(loads, [out]), writes=(_point_region(out, store_idx),),
                               body=tir.BufferStore(out, _store_cast(out, value), store_idx),
@@ -791,7 +799,7 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
             realizes.append(tir.BlockRealize(bindings, true, block))
         stmt = realizes[0] if len(realizes) == 1 else tir.SeqStmt(tuple(realizes))
     for a, lv in reversed(list(zip(axes, loop_vars))):
-        stmt = tir.For(lv, a.min, a.extent, "serial", stmt)
+        stmt = tir.For(lv, simplify_compute(a.min), simplify_compute(a.extent), "serial", stmt)
     return stmt
 
 

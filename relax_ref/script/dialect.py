@@ -19,6 +19,7 @@ symbolic variables       ``R.Tensor(("n", 4))``       as classic                
                          ``n = T.int64()`` in body                                 names ``R.Tensor((n, 4))``
 output struct info       ``out_sinfo=``               ``out_sinfo=``               ``out_ty=``
 struct-info arguments    ``sinfo_args=``              ``sinfo_args=``              ``ty_args=``
+calls spelled out        ``R.emit_with_sinfo``        as classic                   ``R.emit_with_ty``
 any object               ``R.Object``                 ``R.Object``                 ``R.Any``
 scalar annotations       ``R.Prim("int64")``          ``R.Prim("int64")``          ``T.int64``
 scalar parameters        ``k: R.Prim(value="k")``     as classic                   ``k: T.int64`` (the
@@ -45,7 +46,7 @@ plus its cases.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Mapping, Optional, Tuple
 
 from ..errors import UnsupportedError
@@ -70,6 +71,7 @@ class Dialect:
     typevar_symbols: bool = False       # module-level ``n = TypeVar("n")``, bare names in signatures
     out_sinfo_kw: str = "out_sinfo"     # keyword of call_tir's output struct info
     sinfo_args_kw: str = "sinfo_args"   # keyword of struct-info arguments
+    emit_with_sinfo: str = "R.emit_with_sinfo"   # an operator call with struct-info arguments, spelled out
     object_sinfo: str = "R.Object"
     prim_annotation: str = "R.Prim"     # "R.Prim": R.Prim("int64"); "T": T.int64
     bare_prim_values: bool = False      # scalar values print bare (``n + 1``), not R.prim_value(...)
@@ -127,22 +129,16 @@ TVM025 = Dialect(
     explicit_empty_ty_args=True,
 )
 
-TVM027 = Dialect(
+#: 0.27 writes what 0.25 writes, with the unified StructInfo/Type spellings on top
+TVM027 = replace(
+    TVM025,
     name="tvm-0.27",
     release=(0, 27),
-    tir_module="tirx",
-    block="sblock",
-    block_alloc="sblock_alloc_buffer",
-    block_attr="sblock_attr",
-    truncdiv="Div",
-    root_comment='# with T.sblock("root"):',
-    mark_s_tir=True,
-    tirx_lets=True,
-    header_extra=("# from tvm.tirx.layout import Axis",),
     header_first=("# from typing import TypeVar",),
     typevar_symbols=True,
     out_sinfo_kw="out_ty",
     sinfo_args_kw="ty_args",
+    emit_with_sinfo="R.emit_with_ty",
     object_sinfo="R.Any",
     prim_annotation="T",
     bare_prim_values=True,
@@ -151,8 +147,6 @@ TVM027 = Dialect(
     prim_value_float="float64",
     prim_bindings=True,
     void_dtype_none=True,
-    list_format_args=True,
-    explicit_empty_ty_args=True,
     removed_keywords={"R.layout_transform": ("axis_separators", "input_axis_separators")},
 )
 
@@ -168,7 +162,7 @@ ALIASES = {"tvm": NEWEST.name}
 #: the metadata key
 TVM027_MARKERS = {
     "keywords": frozenset({"out_ty", "ty_args"}),
-    "names": frozenset({"R.Any", "R.PackedFunc", "I.StringType"}),
+    "names": frozenset({"R.Any", "R.PackedFunc", "I.StringType", "R.emit_with_ty", "R.emit_with_type"}),
     "calls": frozenset({"TypeVar"}),
     "metadata": frozenset({"ir.GenericConst"}),
 }

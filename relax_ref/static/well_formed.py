@@ -40,6 +40,8 @@ W21    WF.SINFO.2          every call's struct info is re-inferable and not prov
                            (``base_check(stored, inferred) >= FAIL_L1``)
 W22    WF.SINFO.3          ``VarBinding``: ``is_base_of(var, value)``
 W23    WF.SHAPE.1          ShapeExpr values have an integer dtype
+--     WF.ATTR.1           ``tir_var_upper_bound`` / ``tir_var_lower_bound`` map names to integers
+                           (TVM 0.25 rejects other values when building)
 --     WF.TIR.1-3          PrimFuncs: ``buffer_map`` keys are parameters; variables and buffers are
                            declared before use (loop / block / let variables scoped)
 --     WF.DATAFLOW.4       (spec only, ``spec_strict=True``) no call that may recurse into the
@@ -238,6 +240,8 @@ class _Checker:
             if p.struct_info is not None:
                 self.visit_struct_info(p.struct_info)
         self.mode = old_mode
+        for key in ("tir_var_upper_bound", "tir_var_lower_bound"):
+            self._bounds_attr(f, key)
         force_pure = bool(f.attrs.get("relax.force_pure", False))
         if force_pure and not f.is_pure:
             raise self.err("relax.force_pure is set on a function declared impure (pure=False)",
@@ -262,6 +266,18 @@ class _Checker:
         self.var_set, self.df_vars, self.sym_vars, self.is_dataflow, self.span = saved
         if outermost:
             self.cur_func = None
+
+    def _bounds_attr(self, f: rx.Function, key: str) -> None:
+        """(WF.ATTR.1) a declared-bounds attribute maps names to integers."""
+        value = f.attrs.get(key)
+        if value is None:
+            return
+        items = getattr(value, "items", None)
+        ok = callable(items) and all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                                     for k, v in items())
+        if not ok:
+            raise self.err(f"attribute {key} must map names of symbolic variables to integers, got {value!r}",
+                           f)
 
     def visit_Call(self, call: rx.Call) -> None:
         if not _is_leaf_or_tuple(call.op):

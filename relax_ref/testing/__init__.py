@@ -22,7 +22,8 @@ Modules: :mod:`.source` (choice sources), :mod:`.domain` (true dims, value range
 :mod:`.bundle`, :mod:`.passes` (the catalog), :mod:`.mutants` (the zoo), :mod:`.shrink`,
 :mod:`.pytest_plugin`, :mod:`.tvm_bridge` and :mod:`.campaign`
 (differential testing of TVM's passes: ``python -m relax_ref.testing.campaign``).
-Names are loaded lazily so that importing the package does not import Hypothesis.
+Names are loaded lazily so that importing the package does not import Hypothesis. Hypothesis is not a
+dependency of relax-ref itself: ``pip install "relax-ref[testing]"`` installs it.
 """
 
 from __future__ import annotations
@@ -43,13 +44,23 @@ _EXPORTS = {
 }
 
 
+def _import(module: str):
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name != "hypothesis":
+            raise
+        raise ModuleNotFoundError(f"{module} needs Hypothesis, which relax-ref installs only with the extra "
+                                  f"'testing': pip install \"relax-ref[testing]\"", name="hypothesis") from None
+
+
 def __getattr__(name: str):
     if name == "strategies":
-        return importlib.import_module("relax_ref.testing.strategies")
+        return _import("relax_ref.testing.strategies")
     mod = _EXPORTS.get(name)
     if mod is None:
         raise AttributeError(f"module 'relax_ref.testing' has no attribute '{name}'")
-    return getattr(importlib.import_module(f"relax_ref.testing.{mod}"), name)
+    return getattr(_import(f"relax_ref.testing.{mod}"), name)
 
 
 __all__ = sorted(_EXPORTS) + ["strategies"]

@@ -31,6 +31,9 @@ class PassSpec:
     signature: bool = True
     config: Dict[str, Any] = field(default_factory=dict)
     kwargs: Dict[str, Any] = field(default_factory=dict)
+    #: for a pass with a narrow domain (Gradient): whether a module is in it; property tests apply the
+    #: pass only there (:func:`pass_for_property_tests`)
+    applicable: Optional[Any] = None
 
     def gen_config(self, base: Optional[GenConfig] = None) -> GenConfig:
         cfg = base if base is not None else GenConfig()
@@ -38,6 +41,33 @@ class PassSpec:
 
 
 _FUSION = {"op_pattern": True}
+
+
+def _offload_patterns():
+    """Patterns for FuseOpsByPattern on generated programs: binary operators, optionally followed by
+    a unary one, for one backend; matmul and reductions for another."""
+    from ..dpl import is_op, wildcard
+
+    binary = is_op("relax.add")(wildcard(), wildcard()) | is_op("relax.multiply")(wildcard(), wildcard()) | \
+        is_op("relax.subtract")(wildcard(), wildcard())
+    return [("cg.binary_unary", is_op("relax.nn.relu")(binary) | is_op("relax.exp")(binary)),
+            ("cg.binary", binary), ("other.matmul", is_op("relax.matmul")(wildcard(), wildcard())),
+            ("other.reduce", is_op("relax.sum")(wildcard()) | is_op("relax.max")(wildcard()))]
+
+
+class _LazyKwargs(dict):
+    """Keyword arguments whose values are built when the pass is (``name -> factory``)."""
+
+    def __getitem__(self, k):
+        return dict.__getitem__(self, k)()
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def __iter__(self):      # not dict's own iterator, so that dict(...) calls __getitem__
+        return iter(list(self.keys()))
+
+
 _LOWER = ("LegalizeOps", "ToNonDataflow", "RemovePurityChecking")
 
 CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
@@ -60,7 +90,48 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     PassSpec("RewriteDataflowReshape", prepare=("LegalizeOps",)),
     PassSpec("DecomposeOpsForInference"),
     PassSpec("EliminateCommonSubexpr"),
+    PassSpec("BindParams", kwargs={"func_name": "main", "params": {}}),
+    PassSpec("BindSymbolicVars", kwargs={"binding_map": {}}),
+    PassSpec("UpdateParamStructInfo", kwargs={"sinfo_func": lambda v: None}),
+    PassSpec("RemoveUnusedOutputs"),
+    PassSpec("InlinePrivateFunctions"),
+    PassSpec("LowerAllocTensor", prepare=_LOWER + ("CallTIRRewrite",)),
+    PassSpec("KillAfterLastUse", prepare=_LOWER + ("CallTIRRewrite", "StaticPlanBlockMemory")),
+    PassSpec("FuseOpsByPattern", kwargs=_LazyKwargs(patterns=_offload_patterns)),
+    PassSpec("MergeCompositeFunctions", prepare=("FuseOpsByPattern",)),
+    PassSpec("LiftTransformParams"),
+    PassSpec("BundleModelParams"),
+    PassSpec("Gradient", kwargs={"func_name": "main"}, applicable=lambda mod: _differentiable(mod, "main")),
+    PassSpec("ConvertLayout", kwargs={"desired_layouts": {"relax.nn.conv2d": ["NHWC", "OHWI"]}}),
+    # generated kernels carry no operator_name: the replacement of tagged kernels is tested on its own
+    # (tests/transform/test_alter_op_impl.py)
+    PassSpec("AlterOpImpl", kwargs={"op_impl_map": {}}),
+    PassSpec("ComputePrimValue"),
 ]}
+
+
+def _differentiable(mod, name: str) -> bool:
+    """Gradient's domain (PASS.GRAD.1): one dataflow block returning a float scalar."""
+    from ..ir import expr as rx
+    from ..ir.struct_info import TensorStructInfo
+
+    f = mod.get(name)
+    if not isinstance(f, rx.Function) or not isinstance(f.body, rx.SeqExpr):
+        return False
+    body = f.body
+    si = body.body.struct_info
+    return (len(body.blocks) == 1 and isinstance(body.blocks[0], rx.DataflowBlock) and isinstance(body.body, rx.Var)
+            and isinstance(si, TensorStructInfo) and si.ndim == 0 and si.dtype.startswith(("float", "bfloat"))
+            and all(_float_tensors(p.struct_info) for p in f.params))
+
+
+def _float_tensors(si) -> bool:
+    """A float tensor or a tuple of them (what Gradient differentiates by default, PASS.GRAD.1)."""
+    from ..ir.struct_info import TensorStructInfo, TupleStructInfo
+
+    if isinstance(si, TupleStructInfo):
+        return all(_float_tensors(f) for f in si.fields)
+    return isinstance(si, TensorStructInfo) and si.dtype.startswith(("float", "bfloat"))
 
 #: modules of ``relax_ref.transform`` that hold pass machinery (base classes), not passes
 _INFRA_MODULES = frozenset({"relax_ref.transform", "relax_ref.transform.pass_infra"})
@@ -85,6 +156,16 @@ def ref_pass(name: str, **kwargs) -> Optional[Any]:
     args = dict(spec_for(name).kwargs)
     args.update(kwargs)
     return cls(**args)
+
+
+def pass_for_property_tests(spec: PassSpec) -> Optional[Any]:
+    """:func:`ref_pass` of the spec, applied only to modules in its domain when it has one."""
+    p = ref_pass(spec.name)
+    if p is None or spec.applicable is None:
+        return p
+    from ..transform import module_pass
+
+    return module_pass(lambda mod: p(mod) if spec.applicable(mod) else mod, name=spec.name)
 
 
 def _constructible(cls) -> bool:
@@ -128,4 +209,4 @@ def prepare_passes(spec: PassSpec) -> List[Any]:
 
 
 __all__ = ["PassSpec", "CATALOG", "spec_for", "discover_passes", "available_passes", "ref_pass",
-           "prepare_passes"]
+           "prepare_passes", "pass_for_property_tests"]

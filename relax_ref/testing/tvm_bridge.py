@@ -102,7 +102,11 @@ def _make_pass(tvm, relax, item, objects):  # pragma: no cover - runs in the wor
 
 
 def _handle(tvm, relax, req, send, objects=()) -> dict:  # pragma: no cover - runs in the worker process
-    """Apply the passes, streaming ``{"text": ...}`` after each one, and return the final status."""
+    """Apply the passes, streaming ``{"text": ...}`` after each one, and return the final status; a
+    request with ``compare`` instead compares the two texts under TVM's structural equality."""
+    if "compare" in req:
+        return _compare(tvm, req["text"], req["compare"], req.get("select") or [None, None],
+                        bool(req.get("map_free_vars")))
     source = _IMPORT_LINE.sub("", req["text"])
     try:
         mod = tvm.script.from_source(source)
@@ -130,6 +134,23 @@ def _handle(tvm, relax, req, send, objects=()) -> dict:  # pragma: no cover - ru
         if not ok:
             return {"status": "ill-formed", "at": i, "message": wf_error}
     return {"status": "ok"}
+
+
+def _compare(tvm, text: str, other: str, select, map_free_vars: bool) -> dict:  # pragma: no cover - worker side
+    """``equal`` / ``different`` (with TVM's message) for two texts read by TVM (or the functions named
+    by ``select`` of the modules they denote), or ``load-error``."""
+    objs = []
+    for which, t, name in (("first", text, select[0]), ("second", other, select[1])):
+        try:
+            obj = tvm.script.from_source(_IMPORT_LINE.sub("", t))
+            objs.append(obj[name] if name else obj)
+        except Exception as err:  # noqa: BLE001 - every TVM error is reported
+            return {"status": "load-error", "message": f"{which}: {type(err).__name__}: {err}"[:4000]}
+    try:
+        tvm.ir.assert_structural_equal(objs[0], objs[1], map_free_vars=map_free_vars)
+    except Exception as err:  # noqa: BLE001 - TVM reports a mismatch as an error
+        return {"status": "different", "message": str(err)[:4000]}
+    return {"status": "equal"}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -190,13 +211,25 @@ class TvmPassRunner:
             self.proc = None
 
     def run(self, text: str, passes: Sequence[str]) -> TvmReply:
+        """Read ``text`` with TVM and apply ``passes`` (see the module docstring)."""
+        return self._request({"text": text, "passes": list(passes)})
+
+    def compare(self, text: str, other: str, select: Sequence[Optional[str]] = (None, None),
+                map_free_vars: bool = False) -> TvmReply:
+        """Whether TVM reads the two texts as structurally equal (or, where ``select`` names them, the
+        functions of those names of the two modules): status ``equal``, ``different`` (TVM's message),
+        ``load-error``, ``timeout`` or ``died``."""
+        return self._request({"text": text, "compare": other, "select": list(select),
+                              "map_free_vars": map_free_vars})
+
+    def _request(self, request: dict) -> TvmReply:
         if self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self.restarts += 1
             self._start()
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            data = (json.dumps({"text": text, "passes": list(passes)}) + "\n").encode("utf-8")
+            data = (json.dumps(request) + "\n").encode("utf-8")
             while data:
                 data = data[self.proc.stdin.write(data):]
         except BrokenPipeError:

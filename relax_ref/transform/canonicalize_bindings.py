@@ -168,8 +168,29 @@ class _SymbolicCanonicalizer(_Copier):
                 out.append(rx.MatchCast(self.new_var(x.var), value, self.si(x.struct_info), span=x.span))
             else:
                 value = self.expr(x.value)
-                out.append(rx.VarBinding(self.new_var(x.var), value, span=x.span))
+                var = self.new_var(x.var)
+                si = self._reinferred(x.value, value)
+                if si is not None:
+                    # as TVM's mutator re-emits a binding whose call changed: the call's struct info
+                    # is inferred again and the variable takes it (PASS.UTIL.3)
+                    value = value.with_struct_info(si)
+                    if var.struct_info is None or not structural_equal(si, var.struct_info):
+                        var = type(x.var)(name_hint=x.var.name_hint, struct_info=si, span=x.var.span)
+                        self.var_map[x.var] = var
+                out.append(rx.VarBinding(var, value, span=x.span))
         return type(b)(tuple(out), span=b.span)
+
+    def _reinferred(self, old: rx.Expr, new: rx.Expr):
+        """The struct info of an operator call whose operands changed, inferred again (or None)."""
+        if not (isinstance(old, rx.Call) and isinstance(new, rx.Call) and isinstance(new.op, rx.Op)):
+            return None
+        if all(a is b for a, b in zip(old.args, new.args)):
+            return None
+        fresh = rx.Call(new.op, new.args, new.attrs, new.sinfo_args, span=new.span)
+        try:
+            return BindingMutator().value_struct_info(fresh)
+        except RelaxError:
+            return None
 
 
 def canonicalize_tir_variables(func: rx.Function) -> rx.Function:

@@ -288,7 +288,7 @@ class _FunctionTable:
         for name, f in self.by_hash.get(h, ()):
             if structural_equal(f, func):
                 return self.gvars[name]
-        name = fresh_name(self.names, hint)
+        name = fresh_name(self.names, "".join(c if c.isalnum() or c == "_" else "_" for c in hint))
         self.names.add(name)
         gv = rx.GlobalVar(name)
         self.gvars[name] = gv
@@ -299,8 +299,9 @@ class _FunctionTable:
 
 class _OperatorFusor(BindingMutator):
     def __init__(self, module: IRModule, obj2group: Dict[int, Group], table: _FunctionTable,
-                 names: _Names) -> None:
+                 names: _Names, lift_constants: bool = True) -> None:
         super().__init__(module)
+        self.lift_constants = lift_constants
         self.module = module
         self.obj2group = obj2group
         self.table = table
@@ -325,7 +326,7 @@ class _OperatorFusor(BindingMutator):
             if g.num_nodes == 1 and not g.attrs:
                 continue
             if id(g) not in group2func:
-                group2func[id(g)] = (g, _FunctionCreator(True))
+                group2func[id(g)] = (g, _FunctionCreator(self.lift_constants))
             group2func[id(g)][1].append_binding(binding)
         # the boundary of each group
         for binding in bindings:
@@ -372,7 +373,13 @@ class _OperatorFusor(BindingMutator):
             if len(creator.output_vars) > 1:
                 # several outputs: the function returns a tuple; every output is re-bound
                 # (PASS.FUSEOPS.5)
-                for k, v in enumerate(creator.output_vars):
+                # re-bound in the order of their bindings, as TVM emits them (the index is the
+                # output's position in the returned tuple)
+                index = {v: k for k, v in enumerate(creator.output_vars)}
+                order = [b.var for b in creator.bindings if b.var in index]
+                order += [v for v in creator.output_vars if v not in order]
+                for v in order:
+                    k = index[v]
                     cls = rx.DataflowVar if isinstance(v, rx.DataflowVar) else rx.Var
                     tv = cls(name_hint=self.names.fresh("lv" if cls is rx.DataflowVar else "gv"))
                     out.append(rx.VarBinding(tv, rx.TupleGetItem(nv, k), span=binding.span))
@@ -424,16 +431,26 @@ def fuse_ops(mod: IRModule, opt_level: int = 2, max_fuse_depth: int = MAX_FUSED_
     graph = creator.create()
     groups = Partitioner(opt_level, max_fuse_depth).partition(graph)
     obj2group = {id(graph.post_dfs_order[i].ref): groups[i].find_root() for i in range(len(groups))}
+    return make_grouped_functions(mod, obj2group)
+
+
+def make_grouped_functions(mod: IRModule, obj2group: Dict[int, Group], lift_constants: bool = True,
+                           entry_functions: Optional[List[str]] = None) -> IRModule:
+    """(PASS.FUSEOPS.4) The rewriting of every dataflow block of the entry functions (default: every
+    Relax function that is neither ``Primitive`` nor ``Codegen``) under a partition of its variables
+    (``id(var) -> group``); shared by FuseOps, FuseOpsByPattern and MergeCompositeFunctions."""
     table = _FunctionTable(mod)
     replace: Dict[str, rx.Function] = {}
-    for gv, f in mod.functions_items():
+    names_ = list(entry_functions) if entry_functions else [gv.name_hint for gv, _ in mod.functions_items()]
+    for name in names_:
+        f = mod[name]
         if not isinstance(f, rx.Function) or is_primitive(f):
             continue
         names = _Names()
         names.taken |= _var_names(f)
-        new = _OperatorFusor(mod, obj2group, table, names).visit_expr(f)
+        new = _OperatorFusor(mod, obj2group, table, names, lift_constants).visit_expr(f)
         if new is not f:
-            replace[gv.name_hint] = new
+            replace[name] = new
     if not replace and not table.added:
         return mod
     items = {}
@@ -460,4 +477,4 @@ class FuseOps(Pass):
         return fuse_ops(mod, level, depth)
 
 
-__all__ = ["FuseOps", "fuse_ops", "MAX_FUSED_OPS"]
+__all__ = ["FuseOps", "fuse_ops", "make_grouped_functions", "MAX_FUSED_OPS"]

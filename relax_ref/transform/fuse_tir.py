@@ -177,7 +177,9 @@ def remove_unused_parameters(mod: IRModule) -> IRModule:
         defined: Set[P.PrimVar] = set()
         for p in params:
             defined.update(definable_sym_vars(p.struct_info))
-        free_tir = [v for v in free_symbolic_vars(f.body) if v not in defined]
+        # TVM 0.25 collects these in an unordered set; for the few variables at stake its iteration
+        # order is the reverse of first occurrence (the order relax-ref fixes)
+        free_tir = [v for v in free_symbolic_vars(f.body) if v not in defined][::-1]
         for v in free_tir:
             params.append(rx.Var(name_hint=f"param_{v.name}", struct_info=PrimStructInfo(v.dtype, v)))
         replaced[gv.name_hint] = rx.Function(tuple(params), f.body, f.ret_struct_info, f.is_pure, attrs=f.attrs,
@@ -319,6 +321,17 @@ def _inplace_output_indices(indices, num_inputs: int) -> List[int]:
             out.append(last)
             last += 1
     return out
+
+
+def _kept_offset(buf: tir.Buffer, shape) -> Optional[P.PrimExpr]:
+    """(PASS.FUSETIR.3) The element offset of an intermediate buffer made from ``buf`` with a new
+    ``shape``, as TVM's ``WithShape`` keeps it: a default offset is 0 of the old shape's index type,
+    spelled out when the new shape's index type differs."""
+    if buf.elem_offset is not None:
+        return buf.elem_offset
+    old = buf.shape[0].dtype if buf.shape else "int32"
+    new = shape[0].dtype if shape else "int32"
+    return None if old == new else P.IntImm(0, old)
 
 
 class _FusedTIRBuilder:
@@ -486,19 +499,26 @@ class _FusedTIRBuilder:
         args = call.args[1].fields
         if len(func.params) < len(args):
             raise RelaxError(f"FuseTIR: {gv.name_hint} has fewer parameters than arguments", call.span)
-        callee_bufs = [func.buffer_of(func.params[i]) for i in range(len(args))]
+        # arguments bind the leading parameters in order: a tensor its buffer, a prim value (TVM 0.27
+        # passes scalars among the arguments) a scalar parameter
         k = 0
         for a in args:
-            if isinstance(a, rx.Var):
-                for target in self.buffers(a) or ():
-                    if k >= len(callee_bufs) or callee_bufs[k] is None:
-                        raise RelaxError(f"FuseTIR: argument/buffer mismatch calling {gv.name_hint}", call.span)
-                    self.matcher.match_all(callee_bufs[k].shape, target.shape)
-                    self.buffer_pairs.append((callee_bufs[k], target))
-                    k += 1
-        if k != len(callee_bufs):
-            raise RelaxError(f"FuseTIR: every argument of {gv.name_hint} must be a parameter or an "
-                             f"intermediate tensor of the primitive function", call.span)
+            if isinstance(a, rx.PrimValue):
+                if k >= len(func.params) or func.params[k].dtype == "handle":
+                    raise RelaxError(f"FuseTIR: argument/parameter mismatch calling {gv.name_hint}", call.span)
+                self.matcher.match(func.params[k], a.value)
+                k += 1
+                continue
+            if not isinstance(a, rx.Var):
+                raise RelaxError(f"FuseTIR: every argument of {gv.name_hint} must be a parameter or an "
+                                 f"intermediate tensor of the primitive function", call.span)
+            for target in self.buffers(a) or ():
+                callee = func.buffer_of(func.params[k]) if k < len(func.params) else None
+                if callee is None:
+                    raise RelaxError(f"FuseTIR: argument/buffer mismatch calling {gv.name_hint}", call.span)
+                self.matcher.match_all(callee.shape, target.shape)
+                self.buffer_pairs.append((callee, target))
+                k += 1
         # outputs
         si = call.sinfo_args[0]
         out_sinfos = list(si.fields) if isinstance(si, TupleStructInfo) else [si]
@@ -507,7 +527,7 @@ class _FusedTIRBuilder:
             if not (isinstance(s, TensorStructInfo) and isinstance(s.shape, rx.ShapeExpr)):
                 raise RelaxError("FuseTIR expects outputs with known shapes", call.span)
             shapes.append(s.shape.values)
-        num_inputs = len(args)
+        num_inputs = k
         if call.op.name == "relax.call_tir_inplace":
             idx = call.attrs.get("inplace_indices")
             idx = [idx] if isinstance(idx, int) else list(idx)
@@ -530,7 +550,7 @@ class _FusedTIRBuilder:
             while name in names:
                 k2 += 1
                 name = f"{name}_{k2}"
-            nb = tir.Buffer(name, tuple(shape), buf.dtype, None, buf.strides, buf.elem_offset, buf.scope,
+            nb = tir.Buffer(name, tuple(shape), buf.dtype, None, buf.strides, _kept_offset(buf, shape), buf.scope,
                             buf.axis_separators, buf.align, buf.offset_factor)
             self.alloc_buffers.append(nb)
             outs.append(nb)

@@ -31,7 +31,7 @@ from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
-from ..ir.struct_info import FuncStructInfo
+from ..ir.struct_info import FuncStructInfo, ObjectStructInfo
 from .pass_infra import Pass
 from .utils import BindingMutator, _Copier, copy_function, renormalize
 
@@ -229,6 +229,11 @@ class _Lifter(BindingMutator):
                     pure = registry.get(orig.op.name).purity
                 else:
                     s = orig.op.struct_info
+                    if s is None and isinstance(orig.op, rx.GlobalVar):
+                        # a function lifted by this pass: its signature (TVM gives its GlobalVar one)
+                        s = next((FuncStructInfo(tuple(p.struct_info for p in f.params), f.ret_struct_info,
+                                                 f.is_pure)
+                                  for _, f, g in self.lifted if g is orig.op), None)
                     if not isinstance(s, FuncStructInfo):
                         raise RelaxError(f"LambdaLift: cannot determine the purity of the call producing "
                                          f"{call.op.name_hint}", call.span)
@@ -274,8 +279,12 @@ class _Lifter(BindingMutator):
             if isinstance(r, rx.Var):
                 subst[r] = t
         body = _Copier({}, subst).expr(body)
-        lifted = rx.Function(tuple(f.params) + tuple(typed), body, f.ret_struct_info, f.is_pure,
-                             attrs=f.attrs, span=f.span)
+        # TVM gives the lifted function its body's struct info as return: a closure it returns is an
+        # R.Object (made by make_closure), otherwise the declaration holds (NORM.FUNC.1)
+        ret = f.ret_struct_info
+        if not recursive and _returns_closure(body):
+            ret = ObjectStructInfo()
+        lifted = rx.Function(tuple(f.params) + tuple(typed), body, ret, f.is_pure, attrs=f.attrs, span=f.span)
         lifted = copy_function(lifted)
         if is_closure or self.is_closure(lifted.body):
             self.closures.add(name)
@@ -284,6 +293,18 @@ class _Lifter(BindingMutator):
             return rx.Call(rx.Op("relax.make_closure"),
                            (gv, rx.Tuple(tuple(self.var_remap.get(v, v) for v in captured))), span=f.span)
         return gv
+
+
+def _returns_closure(body: rx.Expr) -> bool:
+    """Whether a function body returns a variable bound to ``make_closure``."""
+    if not isinstance(body, rx.SeqExpr) or not isinstance(body.body, rx.Var):
+        return False
+    for blk in body.blocks:
+        for b in blk.bindings:
+            if b.var is body.body:
+                v = b.value
+                return isinstance(v, rx.Call) and isinstance(v.op, rx.Op) and v.op.name == "relax.make_closure"
+    return False
 
 
 def lambda_lift(mod: IRModule) -> IRModule:

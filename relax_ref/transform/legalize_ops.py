@@ -203,6 +203,7 @@ class LegalizeOps(Pass):
     """Lower operator calls to ``call_tir`` (see the module docstring)."""
 
     name = "LegalizeOps"
+    rebuilds_returns = True   # PASS.UTIL.4
 
     def __init__(self, skip_ops: Iterable[str] = (), customize: Optional[Mapping[str, LegalizeFunc]] = None):
         self.skip_ops = frozenset(skip_ops)
@@ -304,6 +305,10 @@ class _Legalizer(ExprMutator):
 
     def visit_binding(self, b: rx.Binding):
         value = self.visit_expr(b.value)
+        if isinstance(value, rx.Call) and value is not b.value and value.struct_info is None:
+            si = _value_struct_info(value)      # re-inferred, as TVM's mutator normalizes the call
+            if si is not None:
+                value = value.with_struct_info(si)
         new = self.pass_.legalize_call(value, self.ctx) if isinstance(value, rx.Call) else None
         if new is None:
             if value is b.value:
@@ -314,9 +319,23 @@ class _Legalizer(ExprMutator):
         self.changed = True
         if isinstance(b, rx.MatchCast):
             return rx.MatchCast(b.var, new, b.struct_info, span=b.span)
-        var = type(b.var)(name_hint=b.var.name_hint, span=b.var.span)
+        # the new variable gets the legalized value's struct info right away (so later calls of the
+        # same round see known shapes, as in TVM's mutator), else the normalizer's
+        var = type(b.var)(name_hint=b.var.name_hint, struct_info=_value_struct_info(new), span=b.var.span)
         self.var_remap[b.var] = var
         return rx.VarBinding(var, new, span=b.span)
+
+
+def _value_struct_info(e: rx.Expr):
+    from .utils import BindingMutator
+
+    if isinstance(e, rx.Call) and isinstance(e.op, rx.Op) and len(e.sinfo_args) == 1 and e.op.name in (
+            "relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed", "relax.call_tir_with_grad"):
+        return e.sinfo_args[0]     # the output struct info is the call's (CALL.TIR.1)
+    try:
+        return BindingMutator().value_struct_info(e)
+    except RelaxError:
+        return None
 
 
 __all__ = ["LegalizeOps", "LegalizeContext", "LegalizeFunc", "know_all_shape_values", "prim_func_key",

@@ -265,6 +265,9 @@ class Pass:
     name: str = "Pass"
     opt_level: int = 0
     required: Tuple[str, ...] = ()
+    #: whether changed functions get their return struct info as TVM's expression mutator rebuilds
+    #: them (PASS.UTIL.4)
+    rebuilds_returns: bool = False
 
     @property
     def info(self) -> PassInfo:
@@ -284,11 +287,39 @@ class Pass:
         out = self.transform(mod)
         if not isinstance(out, IRModule):
             raise RelaxError(f"pass {self.name} returned {type(out).__name__}, not an IRModule")
+        if self.rebuilds_returns and out is not mod:
+            out = _rebuilt_returns(mod, out)
         ctx._after(out, info)
         return out
 
     def __repr__(self) -> str:
         return f"<pass {self.name}>"
+
+
+def _rebuilt_returns(before: IRModule, after: IRModule) -> IRModule:
+    """(PASS.UTIL.4) A Relax function the pass changed whose declared return struct info and body
+    struct info are incompatible (neither is a base of the other) returns its body's struct info, as a
+    function rebuilt by TVM's ``ExprMutator`` does; the module is then re-normalized."""
+    from ..static.normalize import function_return_struct_info
+    from ..analysis.struct_info_ops import is_base_of
+    from ..ir import expr as rx
+
+    fixed = {}
+    for gv, f in after.functions_items():
+        old = before.get(gv.name_hint)
+        if not isinstance(f, rx.Function) or old is f or f.ret_struct_info is None:
+            continue
+        body = f.body.struct_info
+        if body is None or is_base_of(f.ret_struct_info, body) or is_base_of(body, f.ret_struct_info):
+            continue
+        ret = function_return_struct_info(f.params, body, None)
+        fixed[gv] = rx.Function(f.params, f.body, ret, f.is_pure, attrs=f.attrs, span=f.span)
+    if not fixed:
+        return after
+    from .utils import renormalize
+
+    return renormalize(IRModule({gv: fixed.get(gv, f) for gv, f in after.functions_items()}, after.attrs,
+                                after.global_infos))
 
 
 def _pass_info(p: Callable[[IRModule], IRModule]) -> PassInfo:

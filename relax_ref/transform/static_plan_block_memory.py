@@ -68,6 +68,13 @@ def dtype_bytes(dt: str) -> int:
     return (_dt.bits(base) + 7) // 8 * lanes
 
 
+def _fold_mul(a: P.PrimExpr, b: P.PrimExpr) -> P.PrimExpr:
+    """TVM's ``*`` on sizes: constants fold, and a factor 1 disappears."""
+    from ..ops.te_ops import mul
+
+    return mul(a, b)
+
+
 class _Token:
     __slots__ = ("ref_counter", "bytes", "dtype", "scope", "storage_id", "home")
 
@@ -78,8 +85,9 @@ class _Token:
             if isinstance(d, P.IntImm):
                 coeff *= d.value
             else:
-                size = d if size is None else P.mul(size, d)
-        self.bytes: P.PrimExpr = P.IntImm(coeff, "int64") if size is None else P.mul(P.IntImm(coeff, "int64"), size)
+                size = d if size is None else _fold_mul(size, d)
+        self.bytes: P.PrimExpr = P.IntImm(coeff, "int64") if size is None else _fold_mul(P.IntImm(coeff, "int64"),
+                                                                                          size)
         self.ref_counter = 0
         self.dtype = dtype
         self.scope = scope
@@ -429,8 +437,8 @@ class _Rewriter(ExprMutator):
                 ub = _upper_bound_shape(s.shape.values, self.analyzer)
                 nbytes = ub[0]
                 for d in ub[1:]:
-                    nbytes = P.mul(nbytes, d)
-                nbytes = P.mul(nbytes, P.IntImm(dtype_bytes(s.dtype), "int64"))
+                    nbytes = _fold_mul(nbytes, d)
+                nbytes = _fold_mul(nbytes, P.IntImm(dtype_bytes(s.dtype), "int64"))
                 sv = rx.Var(name_hint=self.fresh("storage"))
                 return [rx.VarBinding(sv, rx.Call(rx.Op("relax.memory.alloc_storage"), (
                             rx.ShapeExpr((nbytes,)), dev, v.args[3], rx.DataTypeImm(s.dtype)))),

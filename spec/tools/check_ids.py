@@ -12,8 +12,10 @@ Errors (exit status 1):
 * an ID cited in ``relax_ref/``, ``executors/``, ``conformance/``, ``tests/`` or in the spec's own
   prose that no rule defines (a ``PREFIX.*`` citation needs at least one rule under the prefix);
 * a rule defined twice, or a definition label with an unknown ``{tag}``;
+* a rule marked «not observable» without a reason (``«not observable: <why>»``);
 * with ``--require-cases``: a normative rule (no ``{definition}``/``{informative}`` tag, not
-  «not implemented», not «retired») that no conformance case's ``spec`` list names exactly.
+  «not implemented», «retired» or «not observable: <why>») that no conformance case's ``spec`` list
+  names exactly, or a rule marked «not observable» that a case cites after all.
 """
 
 from __future__ import annotations
@@ -43,12 +45,15 @@ class Report:
     duplicates: List[tuple] = field(default_factory=list)
     bad_tags: List[_ids.RuleDef] = field(default_factory=list)
     uncited: List[_ids.RuleDef] = field(default_factory=list)
+    unexplained: List[_ids.RuleDef] = field(default_factory=list)
+    observed: List[_ids.RuleDef] = field(default_factory=list)   # «not observable» yet cited by a case
+    not_observable: int = 0
     require_cases: bool = False
 
     @property
     def ok(self) -> bool:
-        return not (self.undefined or self.duplicates or self.bad_tags
-                    or (self.require_cases and self.uncited))
+        return not (self.undefined or self.duplicates or self.bad_tags or self.unexplained
+                    or (self.require_cases and (self.uncited or self.observed)))
 
     def to_json(self) -> dict:
         return {
@@ -61,6 +66,9 @@ class Report:
                            for a, b in self.duplicates],
             "bad_tags": [{"id": r.id, "file": r.file, "line": r.line} for r in self.bad_tags],
             "uncited_by_cases": [r.id for r in self.uncited],
+            "not_observable": self.not_observable,
+            "not_observable_without_reason": [r.id for r in self.unexplained],
+            "not_observable_but_cited_by_cases": [r.id for r in self.observed],
         }
 
 
@@ -80,6 +88,11 @@ def check(root: Optional[Path] = None, spec_dir: Optional[Path] = None, require_
     report.duplicates = list(defs.duplicates)
     report.bad_tags = list(defs.bad_tags)
     report.uncited = _ids.uncited_by_cases(defs.rules, citations)
+    report.unexplained = [r for r in defs.rules.values() if r.unexplained]
+    marked = [r for r in defs.rules.values() if r.not_observable]
+    report.not_observable = len(marked)
+    case_cited = {c.id for c in citations if c.source == "case" and not c.wildcard}
+    report.observed = [r for r in marked if r.id in case_cited]
     return report
 
 
@@ -94,15 +107,21 @@ def _print_report(report: Report, out=sys.stdout) -> None:
     for r in report.bad_tags:
         print(f"error: {r.file}:{r.line}: rule {r.id} has an unknown tag (allowed: "
               f"{', '.join(sorted(_ids.TAGS))})", file=out)
+    for r in report.unexplained:
+        print(f"error: {r.file}:{r.line}: rule {r.id} is marked «not observable» without a reason "
+              f"(write «not observable: <why>»)", file=out)
     if report.require_cases:
         for r in report.uncited:
             print(f"error: {r.file}:{r.line}: rule {r.id} is not cited by any conformance case", file=out)
+        for r in report.observed:
+            print(f"error: {r.file}:{r.line}: rule {r.id} is marked «not observable» but a conformance case "
+                  f"cites it", file=out)
     elif report.uncited:
         print(f"note: {len(report.uncited)} normative rules are not yet cited by a conformance case "
               f"(use --require-cases to make this an error)", file=out)
     status = "ok" if report.ok else "FAILED"
     print(f"{status}: {report.defined} rules defined, {report.citations} citations, "
-          f"{len(report.undefined)} undefined", file=out)
+          f"{len(report.undefined)} undefined, {report.not_observable} marked not observable", file=out)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -123,7 +142,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         counts = Counter(c.id for c in citations if not c.wildcard)
         cases = Counter(c.id for c in citations if c.source == "case" and not c.wildcard)
         for rule_id, rule in rules.items():
-            tag = ",".join(sorted(rule.tags)) or ("not-implemented" if rule.not_implemented else "")
+            tag = ",".join(sorted(rule.tags)) or ("not-implemented" if rule.not_implemented else
+                                                  "not-observable" if rule.not_observable else "")
             print(f"{rule_id:32} {counts[rule_id]:4} cites {cases[rule_id]:3} cases  {tag}")
     if args.json:
         print(json.dumps(report.to_json(), indent=2))

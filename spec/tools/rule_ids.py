@@ -45,6 +45,9 @@ DEF_RE = re.compile(
 TAGS = frozenset({"definition", "informative"})
 NOT_IMPLEMENTED = "«not implemented»"
 RETIRED = "«retired»"
+#: ``«not observable: <why>»``: a normative rule that no module's behaviour can show (exempt from the
+#: case requirement; the reason is required)
+NOT_OBSERVABLE_RE = re.compile(r"«not observable(?::\s*(?P<why>[^»]*))?»")
 
 #: Top-level directories whose files may cite rules.
 CITING_AREAS: Tuple[str, ...] = ("relax_ref", "executors", "conformance", "tests")
@@ -75,13 +78,26 @@ class RuleDef:
         return RETIRED in self.text
 
     @property
+    def not_observable(self) -> bool:
+        """Marked «not observable: <why>» (with or without a reason; see :attr:`unexplained`)."""
+        return NOT_OBSERVABLE_RE.search(self.text) is not None
+
+    @property
+    def unexplained(self) -> bool:
+        """Marked «not observable» without saying why (an error of ``check_ids``)."""
+        m = NOT_OBSERVABLE_RE.search(self.text)
+        return m is not None and not (m.group("why") or "").strip()
+
+    @property
     def needs_case(self) -> bool:
         """Normative rules must be cited by a conformance case (``check_ids --require-cases``), except
         the rules of chapter 14: a pass is not observable through a module's behaviour, so PASS rules
-        are checked by the pass tests and the property-testing oracle instead."""
+        are checked by the pass tests and the property-testing oracle instead -- and rules marked
+        «not observable: <why>»."""
         if self.id.startswith("PASS."):
             return False
-        return not (self.tags & TAGS) and not self.not_implemented and not self.retired
+        return not (self.tags & TAGS) and not self.not_implemented and not self.retired \
+            and not self.not_observable
 
 
 @dataclass(frozen=True)
@@ -396,7 +412,7 @@ def repo_root() -> Path:
 
 
 __all__ = [
-    "PREFIXES", "ID_RE", "DEF_RE", "TAGS", "CITING_AREAS", "RuleDef", "Citation", "Definitions",
+    "PREFIXES", "ID_RE", "DEF_RE", "TAGS", "NOT_OBSERVABLE_RE", "CITING_AREAS", "RuleDef", "Citation", "Definitions",
     "spec_files", "prose_lines", "parse_definitions", "defined_ids", "find_ids", "spec_references",
     "cited_ids", "case_spec_list", "resolves", "undefined", "uncited_by_cases", "repo_root", "RENAMED",
     "renamed_to",

@@ -113,8 +113,39 @@ def test_correct_implementation_passes_and_skips(cases_root, tmp_path):
         "t/add": "pass", "t/sub_mul": "pass", "t/dtype_clash": "pass", "t/syntax": "pass",
         "t/symbolic": "skip", "t/classic": "skip"}
     assert "classic-spelling" in res["t/classic"]["detail"]
-    suite = ET.parse(tmp_path / "r.xml").getroot().find("testsuite")
+    root = ET.parse(tmp_path / "r.xml").getroot()
+    suite = root.find("testsuite")
     assert suite.get("tests") == "6" and suite.get("skipped") == "2" and suite.get("failures") == "0"
+    # the root carries the totals; a cmd: adapter's class name is its short name, not the command line
+    assert (root.get("tests"), root.get("skipped"), root.get("failures"), root.get("errors")) == ("6", "2", "0", "0")
+    classes = {tc.get("classname") for tc in root.iter("testcase")}
+    assert classes == {"toy-relax.t"}, classes  # the name toy_impl.py gives itself in the handshake
+    assert "OK: 0 unexpected" in proc.stdout
+
+
+def test_impl_label():
+    from relax_conformance.report import impl_label
+
+    assert impl_label("ref") == "ref"
+    assert impl_label("pkg.mod:MyAdapter") == "MyAdapter"
+    assert impl_label("cmd:node /x/y/add_impl.js --fast", "node /x/y/add_impl.js --fast") == "add_impl"
+    assert impl_label("cmd:node /x/y/add_impl.js", "node /x/y/add_impl.js") == "add_impl"
+    assert impl_label("cmd:./impl", "my-impl 1.0") == "my-impl_1_0"
+
+
+@pytest.mark.parametrize("mode", ["--in-process", "--isolate"])
+def test_module_class_adapter_in_the_working_directory(cases_root, tmp_path, mode):
+    """A MODULE:CLASS adapter in the working directory loads without PYTHONPATH=. (as from the
+    relax-conformance command, whose sys.path does not hold the working directory)."""
+    (tmp_path / "my_impl.py").write_text("from relax_conformance.adapters.ref import RefAdapter as MyImpl\n")
+    code = ("import os, sys; sys.path[:] = [p for p in sys.path if p not in ('', os.getcwd())]; "
+            "from relax_conformance.cli import main; sys.exit(main(sys.argv[1:]))")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(PKG_PARENT), env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, "-c", code, "run", "--impl", "my_impl:MyImpl", "--cases", str(cases_root),
+                           "--filter", "add", mode, "-q"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "OK: 0 unexpected" in proc.stdout
 
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from relax_ref.errors import (
-    ArityMismatchError, DTypeMismatchError, NDimMismatchError, ShapeMismatchError, TypeMismatchError,
-    ValueMismatchError,
+    ArityMismatchError, DTypeMismatchError, NDimMismatchError, RelaxRuntimeError, ShapeMismatchError,
+    TypeMismatchError, ValueMismatchError,
 )
 from relax_ref.interp import ShapeValue, evaluate
 
@@ -151,9 +151,31 @@ def f(x: R.Tensor("float32", ndim=2)):
 
 
 def test_host_conversions(sig):
-    """[VAL.HOST.1] lists become tensors, tuples of ints shapes, Python scalars prim values."""
-    assert evaluate(sig, "mm", [[1.0, 2.0]], np.zeros((2, 7), np.float32)) == (1, 7)
+    """[VAL.HOST.1] [CALL.HOST.1] lists of ints become shapes, Python scalars prim values, a numpy
+    scalar a 0-d tensor of its dtype; the function is named first or with ``entry=``."""
+    assert evaluate(sig, "mm", np.ones((1, 2), np.float32), np.zeros((2, 7), np.float32)) == (1, 7)
     assert evaluate(sig, "kinds", z(3, 4), [5, 6], np.int32(3), (np.zeros(2, np.int64), 1 == 1), None) is None
+    assert evaluate(sig, z(3, 4), [5, 6], np.int32(3), (np.zeros(2, np.int64), True), None, entry="kinds") is None
+
+
+@pytest.mark.parametrize("arg", [[[1.0, 2.0]], [[1, 2]], 1.5, 7, True, ((1.0, 2.0),)])
+def test_python_values_for_a_tensor_are_refused(sig, arg):
+    """[CALL.HOST.1] a Python list, tuple or scalar for a tensor parameter is a type mismatch naming
+    the parameter (never converted to the annotated dtype), on the reference and on relax_jax."""
+    import relax_jax
+
+    y = np.zeros((2, 7), np.float32)
+    exe = relax_jax.compile(sig)
+    for run in (lambda *a: evaluate(sig, *a), exe):
+        with pytest.raises(TypeMismatchError) as ei:
+            run("mm", arg, y)
+        assert ei.value.binding == "x"
+
+
+def test_misspelled_function_name_suggests_the_right_one(sig):
+    """ERR.1: a misspelled entry names the closest function."""
+    with pytest.raises(RelaxRuntimeError, match="did you mean 'arith'"):
+        evaluate(sig, "arth", z(4), z(2), (2, 3))
 
 
 def test_structure_phase_errors_come_first(parse_ir):
@@ -170,3 +192,21 @@ def f(x: R.Tensor(("n",), "float32"), y: R.Tensor(("n",), "float32"), z: R.Tenso
     with pytest.raises(ShapeMismatchError) as ei:
         evaluate(mod, "f", z(3), z(4), z(5))
     assert ei.value.binding == "y"
+
+
+def test_parameter_errors_point_at_the_parameter(parse_ir):
+    """ERR.1: a host argument that does not fit is reported at the parameter's annotation, not at
+    the whole ``def`` line, on the reference and on relax_jax."""
+    import relax_jax
+
+    mod = parse_ir(module('''
+@R.function
+def f(x: R.Tensor((2,), "float32"), y: R.Tensor((3,), "float32")):
+    return x
+'''))
+    for run in (lambda *a: evaluate(mod, *a), relax_jax.compile(mod)):
+        with pytest.raises(ShapeMismatchError) as ei:
+            run("f", z(2), z(4))
+        src, caret = str(ei.value).splitlines()[1:3]
+        underlined = src[caret.index("^"):caret.rindex("^") + 1]
+        assert underlined == 'y: R.Tensor((3,), "float32")', str(ei.value)

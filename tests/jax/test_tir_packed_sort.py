@@ -1,6 +1,6 @@
 """The JAX executor on TensorIR that calls TVM's sort kernels through ``T.call_packed``
-(TIR.PACKED.1-3): the lowering to ``lax.sort`` equals the reference interpreter, and other packed
-functions are reported as unsupported."""
+(TIR.PACKED.1-3): the lowering to ``lax.sort`` equals the reference interpreter, and an unknown packed
+function is a packed_func error in both."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import relax_jax
 import relax_ref
-from relax_ref.errors import UnsupportedError
+from relax_ref.errors import PackedFuncError
 
 RNG = np.random.default_rng(11)
 
@@ -109,8 +109,11 @@ def test_sort_kernels_lower_to_jax_and_match_the_reference():
             np.testing.assert_array_equal(g, w)
 
 
-def test_other_packed_functions_are_unsupported():
+def test_an_unknown_packed_function_is_a_packed_func_error():
     text = TEXT.replace('"tvm.contrib.sort.sort"', '"my.sort"')
+    args = (np.zeros(6, "float32"), np.zeros((2, 3), "int32"))
+    with pytest.raises(PackedFuncError, match="my.sort"):
+        relax_ref.evaluate(relax_ref.parse(text), "main", *args)
     exe = relax_jax.compile(relax_ref.parse(text))
-    with pytest.raises(UnsupportedError, match="my.sort"):
-        exe("main", np.zeros(6, "float32"), np.zeros((2, 3), "int32"))
+    with pytest.raises(PackedFuncError, match="my.sort"):
+        exe("main", *args)

@@ -60,6 +60,12 @@ def f(x: R.Tensor((2,), "float32")):
     y = R.frobnicate(x)
     return y
 ''', "R.frobnicate", r"unknown Relax operator 'R\.frobnicate'"),
+    ("misspelled_operator", '''
+@R.function
+def f(x: R.Tensor((2,), "float32")):
+    y = R.nn.sofmax(x)
+    return y
+''', "R.nn.sofmax", r"unknown Relax operator 'R\.nn\.sofmax'; did you mean 'R\.nn\.softmax'\?"),
     ("unknown_tir_function", '''
 @T.prim_func
 def f(A: T.Buffer((2,), "float32")):

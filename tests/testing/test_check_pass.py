@@ -11,7 +11,7 @@ from relax_ref.testing import GenConfig, PassCheckError, check_pass, check_pass_
 from relax_ref.testing.bundle import list_bundles, load_bundle
 from relax_ref.testing.mutants import drop_binding, swap_operands
 from relax_ref.testing.oracle import check_case
-from relax_ref.testing.passes import CATALOG, available_passes, prepare_passes, ref_pass
+from relax_ref.testing.passes import CATALOG, available_passes, prepare_passes, ref_pass, pass_for_property_tests
 from relax_ref.testing.program import generate
 from relax_ref.testing.source import RandomSource
 from relax_ref.transform import LegalizeOps, function_pass
@@ -22,7 +22,7 @@ SPECS = available_passes()
 @pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
 def test_every_available_pass(spec):
     """(a) well formed, (b) same results at sizes 1 and 3, (c) public signatures kept."""
-    check_pass(ref_pass(spec.name), max_examples=15, prepare=prepare_passes(spec), config=spec.gen_config(),
+    check_pass(pass_for_property_tests(spec), max_examples=15, prepare=prepare_passes(spec), config=spec.gen_config(),
                signature=spec.signature)
 
 

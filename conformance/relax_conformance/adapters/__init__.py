@@ -47,6 +47,10 @@ def make_inprocess(impl: str) -> Callable[[], Adapter]:
     module_name, sep, cls_name = target.partition(":")
     if not sep or not module_name or not cls_name:
         raise ImplSpecError(f"--impl {impl!r}: expected ref, jax, tvm, MODULE:CLASS or cmd:COMMAND")
+    if impl not in BUILTIN and os.getcwd() not in sys.path and "" not in sys.path:
+        # as ``python -m`` does: a MODULE:CLASS in the working directory loads without PYTHONPATH=.
+        # (appended, so that it never shadows an installed module)
+        sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:

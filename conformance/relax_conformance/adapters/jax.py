@@ -20,6 +20,9 @@ from .ref import error_kind, error_site
 class JaxAdapter(Adapter):
     """relax_jax in this process."""
 
+    #: relax_jax supports every feature a case may require (FORMAT.md section 9)
+    unsupported_features: frozenset = frozenset()
+
     def __init__(self) -> None:
         import jax
         import relax_jax
@@ -64,6 +67,7 @@ class JaxAdapter(Adapter):
     def load(self, text: str, case: Any) -> Any:
         try:
             mod = self._relax_ref.parse(text)
+            self._relax_ref.well_formed(mod)    # also when the text deferred it (TEXT.MOD.3, EVAL.PROG.2)
         except self._relax_ref.RelaxError as err:
             raise LoadError(error_kind(err), str(err), error_site(err)) from None
         exe = self._relax_jax.compile(mod)

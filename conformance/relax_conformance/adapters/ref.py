@@ -73,7 +73,11 @@ class RefAdapter(Adapter):
 
     def load(self, text: str, case: Any) -> Any:
         try:
-            return self._relax_ref.parse(text)
+            mod = self._relax_ref.parse(text)
+            # a text may defer the check (check_well_formed=False, TEXT.MOD.3); loading still checks
+            # before anything runs (EVAL.PROG.2)
+            self._relax_ref.well_formed(mod)
+            return mod
         except self._relax_ref.RelaxError as err:
             raise LoadError(error_kind(err), str(err), error_site(err)) from None
 

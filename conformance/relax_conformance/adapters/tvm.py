@@ -40,6 +40,10 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"String-defined shape expr is only allowed", "parse"),
     (r"Visitor of AST node is not implemented", "parse"),
     (r"Empty body is not allowed", "parse"),
+    # module_rules/annotation_ndim_disagrees_with_its_shape (SI.TENSOR.2): TVMScript refuses a shape with ndim
+    (r"Cannot both specify shape and ndim", "parse"),
+    # module_rules/match_cast_without_a_variable (DIV.12): an R.match_cast statement that binds nothing
+    (r"Unsupported Expr stmt type .*MatchCastPair", "parse"),
     (r"Non-void relax expressions must be bound to a variable", "parse"),
     (r"No result exists in IRBuilder", "parse"),
     (r"multiple output operation", "parse"),
@@ -168,6 +172,9 @@ RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Python function '[^']*' not found in registry", "packed_func"),
     (r"Invoking function \w+ expects \d+ arguments", "arity_mismatch"),
     (r"expect a Tuple with \d+ elements", "arity_mismatch"),
+    # a value of the wrong kind for an R.Prim parameter ("expected dtype int64, but received ObjectRef of
+    # type ffi.Shape"): symbolic_calls/callee_binds_through_prim_value_entry (EVAL.CHECK.2)
+    (r"but received ObjectRef of type", "type_mismatch"),
     (r"expect (Tensor|Shape) with ndim|match_cast shape size mismatch|Invalid \w+\.ndim|ndim mismatch",
      "ndim_mismatch"),
     (r"expect Tensor with dtype|expected dtype|Invalid \w+\.dtype|Cannot convert from type", "dtype_mismatch"),

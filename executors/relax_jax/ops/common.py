@@ -9,6 +9,7 @@ import numpy as np
 
 from relax_ref.ir import dtype as _dt
 
+from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import LowerCtx
 from ..prim_jax import is_static, np_dtype
@@ -53,7 +54,7 @@ def logical_shape(ctx: LowerCtx, i: int) -> Tuple[Any, ...]:
     """Logical extents of argument ``i`` (Python ints or traced scalars)."""
     v = ctx.vals[i]
     if isinstance(v, TVal):
-        return tuple(int(d.val) if d.is_static else d.val for d in v.dims())
+        return tuple(dim_value(d.val) if d.is_static else d.val for d in v.dims())
     if isinstance(v, PrimV):
         return (1,)
     return ()
@@ -77,7 +78,7 @@ def broadcast_padding(ctx: LowerCtx, idx: Sequence[int]) -> None:
     for a in range(nd):
         col = [c[a] for c in cols if c[a] is not None]
         if any(not d.is_static for d in col):
-            phys = {d.phys for d in col if not d.is_static} | {int(d.val) for d in col if d.is_static}
+            phys = {d.phys for d in col if not d.is_static} | {dim_value(d.val) for d in col if d.is_static}
             if len(phys - {1}) > 1:
                 raise NeedsExact("a padded axis is broadcast")
 

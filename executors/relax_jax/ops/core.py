@@ -21,9 +21,11 @@ from relax_ref.interp.evaluator import Frame
 from relax_ref.ir import struct_info as si
 from relax_ref.ops.core_calls import allocatable, dps_outputs, unknown_output_shape
 
+from ..dims import dim_value
 from ..errors import TraceAbort
 from ..lowering import lowering
 from ..prim_jax import is_static, np_dtype
+from ..storage import carve
 from ..tir.call import apply_prim_func
 from ..values import ClosureV, PrimFuncV, PrimV, ShapeV, StorageV, TVal, describe
 
@@ -46,7 +48,7 @@ def _alloc(ctx, s: si.StructInfo) -> TVal:
     if dims is None:
         raise unknown_output_shape(ctx.call.span)
     for d in dims:
-        if d.is_static and int(d.val) < 0:
+        if d.is_static and dim_value(d.val) < 0:
             from relax_ref.errors import ShapeMismatchError
 
             raise ctx.error(ShapeMismatchError, f"shape dimension evaluates to the negative value {d.val}")
@@ -56,7 +58,7 @@ def _alloc(ctx, s: si.StructInfo) -> TVal:
     for d in dims:
         if d.phys is None:
             raise NeedsExact("an output extent has no static bound")
-        shape.append(int(d.phys))
+        shape.append(dim_value(d.phys))
     return ctx.walker.tensor_from(jnp.zeros(tuple(shape), np_dtype(s.dtype)), dims)
 
 
@@ -251,7 +253,7 @@ def _zeros_like_shape(ctx, shape: ShapeV, dt: str) -> TVal:
     for d in shape:
         if d.phys is None:
             raise NeedsExact("an allocation extent has no static bound")
-        phys.append(int(d.phys))
+        phys.append(dim_value(d.phys))
     return ctx.walker.tensor_from(jnp.zeros(tuple(phys), np_dtype(dt)), tuple(shape))
 
 
@@ -266,14 +268,14 @@ def _alloc_storage(ctx, *args):
         raise ctx.error(TypeMismatchError, f"alloc_storage expects a size, got {describe(size)}")
     if not is_static(n):
         raise TraceAbort("a storage of data-dependent size")
-    return StorageV(max(int(n), 0))
+    return StorageV(max(int(n), 0), ctx.walker.level)
 
 
 @lowering("relax.memory.alloc_tensor", "relax.vm.alloc_tensor", padding="aware")
 def _storage_tensor(ctx, *args):
     vals = ctx.vals
     storage, offset, shape, dt = vals[0], vals[1], vals[2], _dtype(vals[3])
-    off = int(offset.val) if isinstance(offset, PrimV) and is_static(offset.val) else None
+    off = dim_value(offset.val) if isinstance(offset, PrimV) and is_static(offset.val) else None
     if off is None:
         raise TraceAbort("a tensor at a data-dependent storage offset")
     shp = ShapeV(shape) if isinstance(shape, ShapeV) else None
@@ -283,7 +285,7 @@ def _storage_tensor(ctx, *args):
     if off < 0 or off + n > storage.nbytes:
         raise ctx.error(OpRuntimeError, f"tensor of {n} bytes at offset {off} exceeds its storage of "
                         f"{storage.nbytes} bytes")
-    return TVal(jnp.zeros(shp.ints(), np_dtype(dt)), None, ctx.walker.level)
+    return carve(ctx.walker, storage, off, shp.ints(), np_dtype(dt))   # (CALL.ALLOC.2) aliases the storage
 
 
 @lowering("relax.memory.kill_storage", "relax.memory.kill_tensor", "relax.vm.kill_object", padding="aware")

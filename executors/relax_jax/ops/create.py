@@ -13,6 +13,7 @@ import numpy as np
 from relax_ref.values import PrimScalar
 from relax_ref.ir.struct_info import TensorStructInfo
 
+from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, is_static, np_dtype
@@ -32,11 +33,11 @@ def _phys(shape) -> tuple:
     for d in shape:
         if isinstance(d, SymInt):
             if d.is_static:
-                out.append(int(d.val))
+                out.append(dim_value(d.val))
             elif d.phys is None:
                 raise NeedsExact("an extent without a static bound")
             else:
-                out.append(int(d.phys))
+                out.append(dim_value(d.phys))
         else:
             out.append(int(d))
     return tuple(out)
@@ -132,7 +133,7 @@ def _eye(ctx, n, m, k):
     vals = []
     for v in (n, m):
         vals.append(v.sym if v.sym is not None else SymInt.static(ctx.static(v)))
-    kk = jnp.asarray(k.val, jnp.int64) if not is_static(k.val) else int(k.val)
+    kk = jnp.asarray(k.val, jnp.int64) if not is_static(k.val) else dim_value(k.val)
     pn, pm = _phys(vals)
     return _box(ctx, _eye_values(None, None, kk, dt, pn, pm), vals)
 
@@ -140,7 +141,7 @@ def _eye(ctx, n, m, k):
 @lowering("relax.eye_like", padding="aware")
 def _eye_like(ctx, x, k):
     dt = out_dtype_of(ctx)
-    kk = jnp.asarray(k.val, jnp.int64) if not is_static(k.val) else int(k.val)
+    kk = jnp.asarray(k.val, jnp.int64) if not is_static(k.val) else dim_value(k.val)
     return TVal(_eye_values(None, None, kk, dt, x.shape[0], x.shape[1]), ctx.vals[0].valid, ctx.walker.level)
 
 

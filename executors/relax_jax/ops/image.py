@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 
+from ..dims import dim_value
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
 from .common import dtype_of
@@ -93,7 +94,7 @@ def _resize2d(ctx, x, size):
     perm = layout_perm(ctx, attrs["layout"], "NCHW", "data")
     oh, ow = ctx.ints(size)
     xc = to_canonical(x, perm)
-    ih, iw = int(xc.shape[2]), int(xc.shape[3])
+    ih, iw = dim_value(xc.shape[2]), dim_value(xc.shape[3])
     out_dtype = inferred_out_dtype(ctx, x)
     y = np.arange(oh, dtype=np.int64).reshape(oh, 1)
     xx = np.arange(ow, dtype=np.int64).reshape(1, ow)

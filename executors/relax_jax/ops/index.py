@@ -17,6 +17,7 @@ from jax import lax
 from relax_ref.errors import OpRuntimeError, UnsupportedError
 from relax_ref.ir import dtype as _dt
 
+from ..dims import dim_value, dims_differ
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import is_static, np_dtype
@@ -52,8 +53,8 @@ def _take(ctx, x, ind):
     a = 0 if axis is None else axis % x.ndim
     xvalid = ctx.valid(0)
     d = ctx.vals[0].dim(a)
-    extent = int(d.val) if d.is_static else d.val
-    phys = int(x.shape[a])
+    extent = dim_value(d.val) if d.is_static else d.val
+    phys = dim_value(x.shape[a])
     mode = ctx.attrs.get("mode", "fast")
     ind = ind.astype(jnp.int64)
     imask = ctx.valid_mask(ind.shape, ivalid) if ivalid else None
@@ -90,7 +91,7 @@ def _values(v) -> List[int]:
         if isinstance(x, PrimV):
             if not is_static(x.val):
                 raise NeedsExact("a slice bound is not static")
-            out.append(int(x.val))
+            out.append(dim_value(x.val))
         else:
             out.append(int(x))
     return out
@@ -101,7 +102,7 @@ def _traced_values(v) -> List[Any]:
     out: List[Any] = []
     for x in v:
         if isinstance(x, PrimV):
-            out.append(int(x.val) if is_static(x.val) else jnp.asarray(x.val, jnp.int64))
+            out.append(dim_value(x.val) if is_static(x.val) else jnp.asarray(x.val, jnp.int64))
         else:
             out.append(int(x))
     return out
@@ -133,7 +134,7 @@ def _strided_slice_traced(ctx, x, axes, begin, end, strides):
         if st < 0:
             raise NeedsExact("a slice with a negative stride and a bound that is not static")
         d0 = ctx.vals[0].dim(a)
-        d = jnp.asarray(int(d0.val) if d0.is_static else d0.val, jnp.int64)
+        d = jnp.asarray(dim_value(d0.val) if d0.is_static else d0.val, jnp.int64)
         bj, ej = jnp.asarray(b, jnp.int64), jnp.asarray(e, jnp.int64)
         if assume:
             bad = (bj < 0) | (bj > d) | (ej < 0) | (ej > d)
@@ -143,18 +144,18 @@ def _strided_slice_traced(ctx, x, axes, begin, end, strides):
         length = jnp.maximum((hi - lo + (st - 1)) // st, 0)
         dd = dims[a]
         if dd.is_static:
-            size = int(dd.val)
+            size = dim_value(dd.val)
             ctx.check(length != size, lambda a=a, size=size: OpRuntimeError(
                 f"relax.strided_slice: the result extent on axis {a} differs from its struct info ({size})"))
             new_valid = None
         else:
             # a slice is never longer than its axis: the axis' physical extent bounds it
             ub = upper_bound(dd, ctx.walker.var_bounds)
-            size = int(out.shape[a]) if ub is None else min(ub, int(out.shape[a]))
+            size = dim_value(out.shape[a]) if ub is None else min(ub, dim_value(out.shape[a]))
             ctx.check(length != jnp.asarray(dd.val, jnp.int64), lambda a=a: OpRuntimeError(
                 f"relax.strided_slice: the result extent on axis {a} differs from its struct info"))
             new_valid = SymInt(size, length, dd.expr)
-        phys = int(out.shape[a])
+        phys = dim_value(out.shape[a])
         if phys == 0 or size == 0:
             shape = list(out.shape)
             shape[a] = size
@@ -192,7 +193,7 @@ def _strided_slice(ctx, x, axes, begin, end, strides=None):
             raise runtime_error(ctx, f"the stride of axis {a} is zero")
         if valid[a % x.ndim] is not None:
             raise NeedsExact("strided_slice of a padded axis")
-        d = int(x.shape[a % x.ndim])
+        d = dim_value(x.shape[a % x.ndim])
         if assume and not (0 <= b <= d and 0 <= e <= d):
             raise runtime_error(ctx, f"assume_inbound=True, but [{b}, {e}) is not within [0, {d}] on axis {a}")
         sl[a % x.ndim] = slice(b, e, s)
@@ -200,7 +201,7 @@ def _strided_slice(ctx, x, axes, begin, end, strides=None):
     dims = ctx.walker.sinfo_dims(ctx.walker.inferred(ctx.call), ctx.frame)
     if dims is not None:
         for k, (dd, n) in enumerate(zip(dims, out.shape)):
-            if dd.is_static and valid[k] is None and int(dd.val) != n:
+            if dd.is_static and valid[k] is None and dims_differ(dim_value(dd.val), n):
                 raise runtime_error(ctx, f"the result has extent {n} on axis {k}, its struct info says {dd.val}")
     return _box(ctx, out, valid)
 
@@ -224,7 +225,7 @@ def _gather_elements(ctx, x, ind):
         if d != a and ind.shape[d] > x.shape[d]:
             raise runtime_error(ctx, f"indices of shape {ind.shape} do not fit data of shape {x.shape}")
     ind = ind.astype(jnp.int64)
-    range_check(ctx, ind, int(x.shape[a]), "an index")
+    range_check(ctx, ind, dim_value(x.shape[a]), "an index")
     sub = x[tuple(slice(0, ind.shape[d]) if d != a else slice(None) for d in range(x.ndim))]
     if x.shape[a] == 0:
         return jnp.zeros(ind.shape, x.dtype)
@@ -248,7 +249,7 @@ def _gather_nd(ctx, x, ind):
     for k in range(b):
         key.append(coords[k])
     for j in range(last):
-        ext = int(x.shape[b + j])
+        ext = dim_value(x.shape[b + j])
         range_check(ctx, flat[:, j], ext, "an index")
         key.append(jnp.clip(flat[:, j], 0, max(ext - 1, 0)))
     out = x[tuple(key)] if key else jnp.broadcast_to(x, (n,) + x.shape)
@@ -265,7 +266,7 @@ def _index_tensor(ctx, x, ind):
     ind = [jnp.broadcast_to(i, shape) for i in ind]
     out_idx = []
     for k, i in enumerate(ind):
-        ext = int(x.shape[k])
+        ext = dim_value(x.shape[k])
         range_check(ctx, i, ext, f"an index (tensor {k})")
         out_idx.append(jnp.clip(i, 0, max(ext - 1, 0)))
     return x[tuple(out_idx)]

@@ -17,6 +17,7 @@ from jax import lax
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.elementwise import matched_dtype
 
+from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
@@ -77,8 +78,8 @@ def _matmul(ctx, a, b):
     ba = [SymInt.static(1)] * (nb - len(ba)) + ba
     bb = [SymInt.static(1)] * (nb - len(bb)) + bb
     for x, y in zip(ba, bb):
-        if not (x.is_static and y.is_static) and not (x.is_static and int(x.val) == 1) and \
-                not (y.is_static and int(y.val) == 1):
+        if not (x.is_static and y.is_static) and not (x.is_static and dim_value(x.val) == 1) and \
+                not (y.is_static and dim_value(y.val) == 1):
             if (x.phys if not x.is_static else x.val) != (y.phys if not y.is_static else y.val):
                 raise NeedsExact("matmul broadcasting a padded batch axis")
     x = cast(a, da, cd)

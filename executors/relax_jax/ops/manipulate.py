@@ -21,6 +21,7 @@ from relax_ref.errors import OpRuntimeError
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.struct_info import TensorStructInfo
 
+from ..dims import dim_value, dims_differ, dims_equal, is_symbolic_dim
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import is_static
@@ -40,7 +41,7 @@ def _static_prod(dims) -> Any:
     n: Any = 1
     for d in dims:
         if d.is_static:
-            n = n * int(d.val)
+            n = n * dim_value(d.val)
         else:
             n = jnp.asarray(n, jnp.int64) * jnp.asarray(d.val, jnp.int64)
     return n
@@ -51,6 +52,12 @@ def _eq_check(ctx, a: Any, b: Any, msg: str) -> None:
         if int(a) != int(b):
             raise _rt(ctx, msg)
         return
+    if is_symbolic_dim(a) or is_symbolic_dim(b):  # jax.export: decided while tracing when JAX can
+        same = dims_equal(a, b)
+        if same is False:
+            raise _rt(ctx, msg)
+        if same:
+            return
     ctx.check(jnp.asarray(a) != jnp.asarray(b), lambda: OpRuntimeError(f"{ctx.op_name}: {msg}"))
 
 
@@ -67,7 +74,7 @@ def _prefix_layout(dims) -> bool:
     if not padded:
         return True
     k = padded[0]
-    return all(int(d.val) == 1 for d in dims[:k])
+    return all(dim_value(d.val) == 1 for d in dims[:k])
 
 
 def reshape_padded(ctx, x, i: int, shape: ShapeV):
@@ -76,7 +83,7 @@ def reshape_padded(ctx, x, i: int, shape: ShapeV):
     dims = ctx.vals[i].dims()
     xin = _static_prod(dims)
     out_n = _static_prod(shape)
-    if any(is_static(d.val) and int(d.val) < 0 for d in shape if d.is_static):
+    if any(is_static(d.val) and dim_value(d.val) < 0 for d in shape if d.is_static):
         raise _rt(ctx, f"cannot reshape a tensor of shape {x.shape} to {[d.val for d in shape]}")
     _eq_check(ctx, xin, out_n, f"cannot reshape a tensor of shape {tuple(x.shape)} ({xin if is_static(xin) else '?'} "
                                 "elements) to the new shape")
@@ -137,7 +144,7 @@ def _squeeze(ctx, x):
     if any(not d.is_static and d.phys == 1 for d in dims):
         raise NeedsExact("squeeze of a padded axis of bucket 1")
     if axis is None:
-        drop = [a for a in range(x.ndim) if dims[a].is_static and int(dims[a].val) == 1]
+        drop = [a for a in range(x.ndim) if dims[a].is_static and dim_value(dims[a].val) == 1]
     else:
         s = ctx.call.args[0].struct_info
         static = s.shape_values if isinstance(s, TensorStructInfo) else None
@@ -146,7 +153,7 @@ def _squeeze(ctx, x):
             d = dims[a]
             if not d.is_static:
                 raise NeedsExact("squeeze of a padded axis")
-            if int(d.val) == 1:
+            if dim_value(d.val) == 1:
                 drop.append(a)
                 continue
             sd = static[a] if static is not None and a < len(static) else None
@@ -173,7 +180,7 @@ def _concat(ctx, xs):
                 continue
             da, db = boxes[0].dim(d), b.dim(d)
             if da.is_static and db.is_static:
-                if int(da.val) != int(db.val):
+                if dims_differ(dim_value(da.val), dim_value(db.val)):
                     raise _rt(ctx, f"tensors of shapes {boxes[0].shape} and {b.shape} cannot be concatenated on "
                                    f"axis {axis}")
             else:
@@ -186,7 +193,7 @@ def _concat(ctx, xs):
         out = jnp.concatenate([b.data for b in boxes], axis=axis)
         other_valid[axis] = None
         return _box(ctx, out, other_valid)
-    phys = sum(int(b.data.shape[axis]) for b in boxes)
+    phys = sum(dim_value(b.data.shape[axis]) for b in boxes)
     shape = list(boxes[0].data.shape)
     rest = boxes
     bound = _concat_bound(ctx, boxes, axis)
@@ -195,14 +202,14 @@ def _concat(ctx, xs):
         # operand's buffer, grown to the bound if needed, and write the exact operands after its valid
         # prefix; every write ends at or before the bound, so none is clamped
         first = boxes[0].data
-        phys = max(bound, int(first.shape[axis]))
+        phys = max(bound, dim_value(first.shape[axis]))
         if phys > first.shape[axis]:
             widths = [(0, 0)] * ndim
-            widths[axis] = (0, phys - int(first.shape[axis]))
+            widths[axis] = (0, phys - dim_value(first.shape[axis]))
             first = jnp.pad(first, widths)
         out = first
         d0 = boxes[0].dim(axis)
-        off: Any = int(d0.val) if d0.is_static else d0.val
+        off: Any = dim_value(d0.val) if d0.is_static else d0.val
         rest = boxes[1:]
     else:
         shape[axis] = phys
@@ -213,7 +220,7 @@ def _concat(ctx, xs):
         start[axis] = jnp.asarray(off, jnp.int64) if not is_static(off) else off
         out = lax.dynamic_update_slice(out, b.data.astype(out.dtype), start)
         d = b.dim(axis)
-        off = off + (int(d.val) if d.is_static else d.val)
+        off = off + (dim_value(d.val) if d.is_static else d.val)
     other_valid[axis] = SymInt(phys, jnp.asarray(off, jnp.int64), _sum_expr([b.dim(axis) for b in boxes]))
     return _box(ctx, out, other_valid)
 
@@ -222,7 +229,7 @@ def _sum_expr(dims) -> Any:
     """The sum of the extents as an expression over the entry variables (None when one has none)."""
     e: Any = None
     for d in dims:
-        x = P.IntImm(int(d.val)) if d.is_static else d.expr
+        x = P.IntImm(dim_value(d.val)) if d.is_static else d.expr
         if x is None:
             return None
         e = x if e is None else e + x
@@ -258,14 +265,14 @@ def _split(ctx, x):
         raise NeedsExact("split along a padded axis")
     if (ios if isinstance(ios, int) else len(ios) + 1) == 1:
         return _box(ctx, x, valid)
-    parts = tuple(lax.slice_in_dim(x, b, e, axis=axis) for b, e in _split_bounds(int(x.shape[axis]), ios))
+    parts = tuple(lax.slice_in_dim(x, b, e, axis=axis) for b, e in _split_bounds(dim_value(x.shape[axis]), ios))
     s = ctx.walker.inferred(ctx.call)
     fields = s.fields if hasattr(s, "fields") else [s]
     for p, f in zip(parts, fields):
         dims = ctx.walker.sinfo_dims(f, ctx.frame)
         if dims is not None:
             for k, (d, n) in enumerate(zip(dims, p.shape)):
-                if k == axis and d.is_static and int(d.val) != n:
+                if k == axis and d.is_static and dims_differ(dim_value(d.val), n):
                     raise _rt(ctx, f"a part has extent {n} on axis {axis}, its struct info says {d.val}")
     return tuple(_box(ctx, p, valid) for p in parts)
 
@@ -280,20 +287,20 @@ def _broadcast_to(ctx, x, shape):
     phys = []
     for k, t in enumerate(tgt):
         if t.is_static:
-            phys.append(int(t.val))
+            phys.append(dim_value(t.val))
         elif t.phys is None:
             raise NeedsExact("broadcast to an unbounded extent")
         else:
-            phys.append(int(t.phys))
+            phys.append(dim_value(t.phys))
     for k, d in enumerate(dims):
         t = tgt[off + k]
         if d.is_static and t.is_static:
-            if int(d.val) != 1 and int(d.val) != int(t.val):
-                raise _rt(ctx, f"cannot broadcast a tensor of shape {tuple(int(e.val) for e in dims)} to "
-                               f"{tuple(int(e.val) for e in tgt) if all(e.is_static for e in tgt) else '?'}")
+            if dims_differ(dim_value(d.val), 1) and dims_differ(dim_value(d.val), dim_value(t.val)):
+                raise _rt(ctx, f"cannot broadcast a tensor of shape {tuple(dim_value(e.val) for e in dims)} to "
+                               f"{tuple(dim_value(e.val) for e in tgt) if all(e.is_static for e in tgt) else '?'}")
         else:
             if x.shape[k] != phys[off + k]:
-                if d.is_static and int(d.val) == 1:
+                if d.is_static and dim_value(d.val) == 1:
                     continue
                 raise NeedsExact("broadcast of a padded axis")
             _eq_check(ctx, d.val, t.val, "cannot broadcast (extents differ)")

@@ -13,6 +13,7 @@ import numpy as np
 
 from relax_ref.ops.nn import pad_plan
 
+from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
@@ -103,7 +104,7 @@ def _batch_flatten(ctx, x):
     dims = ctx.vals[0].dims()
     if any(not d.is_static for d in dims[1:]):
         raise NeedsExact("batch_flatten of a tensor padded on an inner axis")
-    rest = int(np.prod([int(d.val) for d in dims[1:]], dtype=np.int64))
+    rest = int(np.prod([dim_value(d.val) for d in dims[1:]], dtype=np.int64))
     return reshape_padded(ctx, x, 0, ShapeV([dims[0], SymInt.static(rest)]))
 
 

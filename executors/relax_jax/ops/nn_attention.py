@@ -11,6 +11,7 @@ from jax import lax
 
 from relax_ref.ir import prim_expr as P
 
+from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import np_dtype
@@ -31,7 +32,7 @@ def _attention(ctx, q, k, v, bias=None):
     bsz, s, nh, e = q.shape
     if k.shape[1] != v.shape[1]:
         raise NeedsExact("key and value padded differently")
-    nkv = int(k.shape[2])
+    nkv = dim_value(k.shape[2])
     rep = nh // nkv
     cd = f.cd
     qt = jnp.transpose(q, (0, 2, 1, 3))
@@ -41,7 +42,7 @@ def _attention(ctx, q, k, v, bias=None):
         kt = jnp.repeat(kt, rep, axis=1)
         vt = jnp.repeat(vt, rep, axis=1)
     kvalid = ctx.valid(1)[1]
-    skv_phys = int(k.shape[1])
+    skv_phys = dim_value(k.shape[1])
     kmask = None
     if kvalid is not None:
         kmask = (jnp.arange(skv_phys, dtype=jnp.int64) < jnp.asarray(kvalid.val, jnp.int64))[None, :]
@@ -61,11 +62,11 @@ def _attention(ctx, q, k, v, bias=None):
         keep = kmask
         pm = p
     else:
-        sq = qd[1].val if not qd[1].is_static else int(qd[1].val)
-        sk = kd[1].val if not kd[1].is_static else int(kd[1].val)
+        sq = qd[1].val if not qd[1].is_static else dim_value(qd[1].val)
+        sk = kd[1].val if not kd[1].is_static else dim_value(kd[1].val)
         offset = 0 if mask == "TopLeft" else jnp.abs(jnp.asarray(sq, jnp.int64) - jnp.asarray(sk, jnp.int64))
         causal = jnp.arange(skv_phys, dtype=jnp.int64)[None, :] <= \
-            jnp.arange(int(q.shape[1]), dtype=jnp.int64)[:, None] + offset
+            jnp.arange(dim_value(q.shape[1]), dtype=jnp.int64)[:, None] + offset
         pm = jnp.where(causal, p, f.const(0))
         keep = causal if kmask is None else jnp.logical_and(causal, kmask)
     mx = pm if kmask is None else jnp.where(kmask, pm, neg)

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 
 from relax_ref.ir import dtype as _dt
 
+from ..dims import dim_value
 from ..lowering import lowering
 from ..prim_jax import cast
 from .common import dtype_of
@@ -27,7 +28,7 @@ def _cross_entropy(ctx, x, y):
     s = jnp.sum(x.astype(jnp.int64) * y.astype(jnp.int64)).astype(x.dtype).astype(jnp.int64)
     neg = (-s).astype(x.dtype).astype(jnp.int64)
     if x.ndim > 1:
-        n = int(x.shape[0])
+        n = dim_value(x.shape[0])
         q = jnp.abs(neg) // n
         return jnp.where(neg < 0, -q, q).astype(x.dtype)
     return neg.astype(x.dtype)

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 
+from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
@@ -47,7 +48,7 @@ def _masked_count(ctx, x, ax, dtype):
     static = True
     for a in ax:
         if valid[a] is None:
-            n = n * int(x.shape[a])
+            n = n * dim_value(x.shape[a])
         else:
             static = False
             n = jnp.asarray(n, jnp.int64) * jnp.asarray(valid[a].val, jnp.int64)
@@ -129,7 +130,7 @@ def _group_norm(ctx, x, gamma, beta):
     g_count = int(ctx.attrs["num_groups"])
     eps = float(ctx.attrs["epsilon"])
     cd = compute_dtype(dt)
-    c = int(x.shape[ca])
+    c = dim_value(x.shape[ca])
     shape = list(x.shape)
     gshape = shape[:ca] + [g_count, c // g_count] + shape[ca + 1:]
     xs = x.reshape(gshape).astype(cd)
@@ -150,7 +151,7 @@ def _instance_norm(ctx, x, gamma, beta):
     axes = _runtime_axes(ctx, x, _axes_attr(ctx))
     eps = float(ctx.attrs["epsilon"])
     cd = compute_dtype(dt)
-    c = int(x.shape[ca])
+    c = dim_value(x.shape[ca])
     xs = x.astype(cd)
     red = tuple(sorted(axes))
     n = np.asarray(float(np.prod([x.shape[a] for a in red], dtype=np.int64)), np_dtype(dt)).astype(cd)
@@ -169,7 +170,7 @@ def _batch_norm(ctx, x, gamma, beta, mm, mv):
     eps = float(ctx.attrs["epsilon"])
     center, scale = bool(ctx.attrs["center"]), bool(ctx.attrs["scale"])
     momentum, training = float(ctx.attrs["momentum"]), bool(ctx.attrs["training"])
-    c = int(x.shape[ax])
+    c = dim_value(x.shape[ax])
     bshape = [1] * x.ndim
     bshape[ax] = c
     f = FOps(dt)

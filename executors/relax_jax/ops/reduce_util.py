@@ -10,6 +10,7 @@ from jax import lax
 
 from relax_ref.ir import dtype as _dt
 
+from ..dims import dim_value
 from ..lowering import LowerCtx
 
 
@@ -36,7 +37,7 @@ def count(ctx: LowerCtx, i: int, x: Any, axes: Sequence[int]) -> Any:
     for a in axes:
         d = valid[a]
         if d is None:
-            n = n * int(x.shape[a])
+            n = n * dim_value(x.shape[a])
         else:
             n = jnp.asarray(n, jnp.int64) * jnp.asarray(d.val, jnp.int64)
     return n
@@ -48,7 +49,7 @@ def rows(x: Any, axes: Sequence[int]) -> Any:
     t = jnp.transpose(x, kept + list(axes))
     r = 1
     for a in axes:
-        r *= int(x.shape[a])
+        r *= dim_value(x.shape[a])
     return t.reshape(tuple(x.shape[i] for i in kept) + (r,))
 
 

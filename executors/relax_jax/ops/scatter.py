@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..dims import dim_value
 from ..lowering import lowering
 from .index import range_check, runtime_error
 
@@ -56,7 +57,7 @@ def _scatter_elements(ctx, data, ind, upd):
     for d in range(data.ndim):
         if d != a and ind.shape[d] > data.shape[d]:
             raise runtime_error(ctx, f"indices of shape {ind.shape} do not fit data of shape {data.shape}")
-    ext = int(data.shape[a])
+    ext = dim_value(data.shape[a])
     k = ind.astype(jnp.int64)
     k = jnp.where(k < 0, k + ext, k)
     range_check(ctx, k, ext, "an index")
@@ -76,8 +77,8 @@ def _scatter_nd(ctx, data, ind, upd):
         raise runtime_error(ctx, f"updates of shape {upd.shape} do not match indices {ind.shape} and data {data.shape}")
     flat = ind.astype(jnp.int64).reshape(-1, K)
     for j in range(K):
-        range_check(ctx, flat[:, j], int(data.shape[j]), "an index")
-    tgt = tuple(jnp.clip(flat[:, j], 0, max(int(data.shape[j]) - 1, 0)) for j in range(K))
+        range_check(ctx, flat[:, j], dim_value(data.shape[j]), "an index")
+    tgt = tuple(jnp.clip(flat[:, j], 0, max(dim_value(data.shape[j]) - 1, 0)) for j in range(K))
     rows = upd.reshape((flat.shape[0],) + tuple(data.shape[K:]))
     return _sequential_scatter(data, tgt, rows, red)
 
@@ -95,7 +96,7 @@ def _index_put(ctx, data, ind, vals):
         raise runtime_error(ctx, f"values has {int(np.prod(vals.shape, dtype=np.int64))} elements for {n} index positions")
     tgt = []
     for d, i in enumerate(b):
-        ext = int(data.shape[d])
+        ext = dim_value(data.shape[d])
         v = jnp.where(i < 0, i + ext, i)
         range_check(ctx, v, ext, "an index")
         tgt.append(jnp.clip(v, 0, max(ext - 1, 0)))

@@ -21,6 +21,7 @@ from relax_ref.ops.elementwise import matched_dtype
 from relax_ref.ops.search import nonzero_values, unique_values
 from relax_ref.ops.statistical import reduce_axes_of
 
+from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
@@ -73,7 +74,7 @@ def _arg_extreme(is_max: bool):
 
 def _logical_flat(ctx, x, axes, idx):
     """A physical row-major position over the reduced axes as the logical one."""
-    phys = [int(x.shape[a]) for a in axes]
+    phys = [dim_value(x.shape[a]) for a in axes]
     valid = ctx.valid(0)
     logical = [jnp.asarray(valid[a].val if valid[a] is not None else x.shape[a], jnp.int64) for a in axes]
     coords = jnp.unravel_index(jnp.maximum(idx, 0), phys)
@@ -118,12 +119,12 @@ def _topk(ctx, x):
     static = isinstance(xs, TensorStructInfo) and isinstance(xs.shape, rx.ShapeExpr) and \
         isinstance(xs.shape.values[ax], P.IntImm)
     if d.is_static:
-        n = int(d.val)
+        n = dim_value(d.val)
         kk = n if k < 1 or (static and k >= n) else k
     else:
         if k < 1:
             raise NeedsExact("topk of a whole padded axis")
-        if k > int(x.shape[ax]):
+        if k > dim_value(x.shape[ax]):
             raise NeedsExact("topk of more elements than the padded axis holds")   # fails the check
         kk = k
     v = lax.slice_in_dim(vals, 0, kk, axis=ax)
@@ -145,8 +146,8 @@ def _bucketize(ctx, x, b):
     vals = cast(x, dtype_of(x), dt)
     right = bool(ctx.attrs.get("right"))
     nb = ctx.vals[1].dim(0)
-    n = int(nb.val) if nb.is_static else jnp.asarray(nb.val, jnp.int64)
-    phys = int(b.shape[0])
+    n = dim_value(nb.val) if nb.is_static else jnp.asarray(nb.val, jnp.int64)
+    phys = dim_value(b.shape[0])
     lo = jnp.zeros(vals.shape, jnp.int64)
     hi = jnp.full(vals.shape, n, jnp.int64)
     steps = max(phys, 1).bit_length() + 1

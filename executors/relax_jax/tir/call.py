@@ -25,6 +25,7 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 
+from ..dims import dim_value
 from ..errors import ErrorSink, NeedsExact
 from ..prim_jax import cast, is_static, np_dtype
 from ..values import PrimFuncV, PrimV, TVal, describe
@@ -93,14 +94,14 @@ def bind(kx: KExec, func: tir.PrimFunc, args: Sequence[Any], readonly: Sequence[
                 if e in kx.env:
                     _compare(kx, kx.env[e], s.val, what, buf, fname)
                 else:
-                    kx.env[e] = int(s.val) if s.is_static else cast(jnp.asarray(s.val, jnp.int64), "int64", e.dtype)
+                    kx.env[e] = dim_value(s.val) if s.is_static else cast(jnp.asarray(s.val, jnp.int64), "int64", e.dtype)
                     if s.phys is not None:
                         kx.phys[e] = int(s.phys)
             elif isinstance(e, P.IntImm):
                 _compare(kx, e.value, s.val, what, buf, fname)
             else:
                 pending.append((e, s, what, buf))
-        kx.bind_buffer(buf, a.data, tuple(int(d.val) if d.is_static else d.val for d in dims), readonly[k])
+        kx.bind_buffer(buf, a.data, tuple(dim_value(d.val) if d.is_static else d.val for d in dims), readonly[k])
     for e, s, what, buf in pending:
         _compare(kx, kx.ev(e), s.val, what, buf, fname)
     for k, p, buf, a in buffers:
@@ -139,9 +140,11 @@ def _compare(kx: KExec, want: Any, actual: Any, what: str, buf, fname: str) -> N
                                      binding=buf.name))
 
 
-def run(func: tir.PrimFunc, name: str, sink: ErrorSink, args: Sequence[Any], readonly: Sequence[bool]) -> Dict[int, Any]:
-    """Execute ``func`` (traced); returns ``{param index: new array}`` for every buffer argument."""
-    kx = KExec(func, name, sink)
+def run(func: tir.PrimFunc, name: str, sink: ErrorSink, args: Sequence[Any], readonly: Sequence[bool],
+        lookup=None) -> Dict[int, Any]:
+    """Execute ``func`` (traced); returns ``{param index: new array}`` for every buffer argument;
+    ``lookup`` finds the packed functions it calls."""
+    kx = KExec(func, name, sink, lookup)
     bound = bind(kx, func, args, readonly, name)
     kx.exec(func.body)
     return {k: kx.arrays[buf.data] for k, buf, a in bound}
@@ -161,16 +164,24 @@ def apply_prim_func(walker, pf: PrimFuncV, args: List[Any], readonly: Sequence[b
             if buf is not None and isinstance(a, TVal) and a.view is not None:
                 check_zero_offset(buf, a.view.byte_offset, pf.name)     # TIR.FUNC.7
         if walker.traced:
-            out = run(pf.func, pf.name, walker.sink, args, readonly)
+            out = run(pf.func, pf.name, walker.sink, args, readonly, walker.exe.lookup_packed)
         else:
             _host_bind_check(pf, args)
             out = _host_run(walker, pf, args, readonly)
     except RelaxError as e:
         raise e.with_span(span).with_context(function=pf.name)
+    # write back only what the kernel may have changed: the same tensor may be passed twice (in place and
+    # read-only, or twice writable), and writing back an unchanged copy of it would undo the mutation
+    before = {k: args[k].data for k in out}
+    written = set()
     for k, new in out.items():
         box = args[k]
-        if new is not box.data:
-            walker.mutate(box, new)
+        if readonly[k] or new is before[k]:
+            continue
+        if id(box) in written and not walker.traced and bool(jnp.array_equal(new, before[k])):
+            continue
+        walker.mutate(box, new)
+        written.add(id(box))
 
 
 def call_prim_func_in_place(walker, pf: PrimFuncV, args: List[Any], call) -> None:
@@ -253,7 +264,7 @@ def _compile_kernel(exe, pf: PrimFuncV, args: List[Any], readonly: Sequence[bool
                 vals.append(PrimV(s, d))
             else:
                 vals.append(o)
-        out = run(pf.func, pf.name, sink, vals, readonly)
+        out = run(pf.func, pf.name, sink, vals, readonly, exe.lookup_packed)
         builders.extend(sink.builders)
         outs = [out[k] for k in range(len(vals)) if k in out]
         return outs, jnp.asarray(sink.code, jnp.int32)

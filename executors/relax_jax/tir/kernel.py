@@ -12,7 +12,8 @@ statement updates; nothing runs element by element in Python.
 * Conditionals are *predicated*: both branches are lowered with complementary masks, stores are
   ``where(mask, new, old)``, checks only consider executing points (so an untaken branch never fails).
 * Blocks bind their iteration variables, apply ``T.where``, allocate ``alloc_buffers`` (zero-filled,
-  TIR.BUF.5) and run ``T.init`` when every reduction variable is at its minimum (TIR.BLOCK.INIT.1).
+  TIR.BUF.5), bind ``match_buffer`` windows (:mod:`relax_jax.tir.window`) and run ``T.init`` when
+  every reduction variable is at its minimum (TIR.BLOCK.INIT.1).
 
 **Bounds (TIR.BOUNDS.1).** JAX clamps or drops out-of-bounds accesses silently. Each load and store is
 therefore either proven in bounds statically (:class:`~relax_jax.tir.analysis.Ranges`: loop ranges,
@@ -21,7 +22,8 @@ analyzer) or gets a run-time check site: out-of-range indices at executing point
 (TIRBoundsError), and the access itself uses clamped indices (reads) or is masked (writes). Bounds
 are the buffer's *logical* extents, so padding never hides an error.
 
-``T.call_packed`` of TVM's sort kernels is lowered to ``lax.sort`` (:mod:`relax_jax.tir.packed`).
+``T.call_packed`` of TVM's sort kernels is lowered to ``lax.sort``, of any other packed function a host
+callback (:mod:`relax_jax.tir.packed`).
 
 Other run-time errors: integer division by zero (DivisionByZeroError), ``T.Assert``
 (AssertionFailedError) and stores into ``call_tir`` inputs (OpRuntimeError, CALL.TIR.6) are check
@@ -54,6 +56,7 @@ from .analysis import Nest, Ranges, analyze_nest
 from .memory import View, gather, scatter
 from .nest import run_nest
 from .packed import is_packed_call, lower_packed_call
+from .window import bind_window, window_index
 
 _NESTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _NO_NEST = object()
@@ -84,8 +87,9 @@ class _CondScope:
 class KExec:
     """The state of one PrimFunc execution."""
 
-    def __init__(self, func: tir.PrimFunc, name: str, sink: ErrorSink) -> None:
+    def __init__(self, func: tir.PrimFunc, name: str, sink: ErrorSink, lookup=None) -> None:
         self.func = func
+        self.lookup = lookup        # name -> packed function, for T.call_packed (relax_jax.tir.packed)
         self.name = name
         self.sink = sink
         self.env: Dict[Any, Any] = {}
@@ -94,6 +98,7 @@ class KExec:
         self.owner: Dict[P.PrimVar, tir.Buffer] = {}
         self.logical: Dict[P.PrimVar, Tuple[Any, ...]] = {}
         self.readonly: set = set()
+        self.windows: Dict[P.PrimVar, Any] = {}   # block-level match_buffer windows (window.Window)
         self.ranges = Ranges()
         self.grid = None            # the active vectorized grid (nest.Grid) or None
         self.pl = PrimLowering(load=self.load, check=self.check, scope=self.scope)
@@ -242,6 +247,10 @@ class KExec:
 
     def load(self, node: tir.BufferLoad, idx: list, mask: Any) -> Any:
         buf = node.buffer
+        win = self.windows.get(buf.data)
+        if win is not None:
+            dv, sidx = window_index(self, buf, win, idx, node.indices, mask, write=False)
+            return gather(self.arrays[dv], sidx, None)
         if self.grid is not None:
             reg = self.grid.register_load(self, node, mask)
             if reg is not None:
@@ -257,19 +266,28 @@ class KExec:
 
     def store(self, st: tir.BufferStore, mask: Any) -> None:
         buf = st.buffer
-        if self.grid is not None:
+        win = self.windows.get(buf.data)
+        if self.grid is not None and win is None:
             self.grid.register_store(self, st, mask)
             return
-        dv, view = self.resolve(buf)
         val = cast(self.ev(st.value, mask), st.value.dtype, buf.dtype)
         idx = [self.ev(i, mask) for i in st.indices]
+        if win is not None:
+            dv, idx = window_index(self, buf, win, idx, st.indices, mask, write=True)
+            self._check_writable(dv, buf, mask)
+            self.arrays[dv] = scatter(self.arrays[dv], idx, val, mask, None)
+            return
+        dv, view = self.resolve(buf)
+        self._check_writable(dv, buf, mask)
+        self._bounds(buf, dv, view, idx, st.indices, mask, write=True)
+        self.arrays[dv] = scatter(self.arrays[dv], idx, val, mask, view)
+
+    def _check_writable(self, dv, buf: tir.Buffer, mask: Any) -> None:
         if dv in self.readonly:
             name = buf.name
             self.check(np.bool_(True), mask, lambda: OpRuntimeError(
                 f"store into buffer '{name}', whose tensor is read-only here (an input of call_tir may not be "
                 "written, CALL.TIR.6)"))
-        self._bounds(buf, dv, view, idx, st.indices, mask, write=True)
-        self.arrays[dv] = scatter(self.arrays[dv], idx, val, mask, view)
 
     # -- statements ------------------------------------------------------------------------------------
 
@@ -379,6 +397,8 @@ class KExec:
     def _For(self, s: tir.For, mask) -> None:
 
         nest = nest_of(s)
+        if self.windows and nest is not None and any(b.data in self.windows for b in nest.written + nest.read_bufs):
+            nest = None         # a match_buffer window is accessed element by element (relax_jax.tir.window)
         if nest is not None and self.grid is None and run_nest(self, nest, mask):
             return
         self._sequential(s, mask)
@@ -458,9 +478,8 @@ class KExec:
             keys = list(self.arrays)
             for b in blk.alloc_buffers:
                 self.alloc(b)
-            if blk.match_buffers:
-                raise UnsupportedError(f"block '{blk.name}': match_buffer inside a block is not supported by the "
-                                       "JAX executor")
+            for mb in blk.match_buffers:
+                bind_window(self, mb, m)
             if blk.init is not None:
                 c = None
                 for iv in blk.iter_vars:
@@ -474,6 +493,8 @@ class KExec:
             self._restrict(keys)
         finally:
             self.ranges.pop_to(mark)
+            for mb in blk.match_buffers:
+                self.windows.pop(mb.buffer.data, None)
 
     def _Block(self, s: tir.Block, mask) -> None:
         self._BlockRealize(tir.BlockRealize((), None, s, span=s.span), mask)

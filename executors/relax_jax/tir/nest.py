@@ -588,6 +588,63 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
     return True
 
 
+def _conv_view(kx, grid: Grid, f, ld, dtype: str, sp_vars, win_vars) -> Optional[Tuple[Any, list]]:
+    """One operand of :func:`_conv`: the slice of the loaded buffer that the nest reads, cast to the
+    reduction's dtype, and a label per remaining axis (a grid variable, or ``("win", y, s, r, d)`` for
+    an index ``s*y + d*r + c``); None when a load index is not of that form."""
+    gvars = list(grid.by_var)
+    dv, view = kx.resolve(ld.buffer)
+    if view is not None or not kx._proven(ld.buffer, ld.indices):
+        return None
+    arr = kx.arrays[dv]
+    if arr.ndim != len(ld.indices):
+        return None
+    starts, limits, strides, labels, keep = [], [], [], [], []
+    for p, i in enumerate(ld.indices):
+        lf = linear_form(grid.flat(i), gvars)
+        if lf is None:
+            return None
+        coefs, rest = lf
+        c = kx.ev(rest)
+        if not is_static(c):
+            return None
+        c = int(c)
+        items = list(coefs.items())
+        if any(a <= 0 for _, a in items):
+            return None
+        if not items:
+            starts.append(c), limits.append(c + 1), strides.append(1)
+            continue
+        if len(items) == 1:
+            (v, a), = items
+            ax = grid.by_var[v]
+            s0 = a * int(ax.lo) + c
+            starts.append(s0), limits.append(s0 + a * (ax.phys - 1) + 1), strides.append(a)
+            labels.append(v)
+        elif len(items) == 2:
+            (v1, a1), (v2, a2) = items
+            if v1 in win_vars and v2 in sp_vars:
+                (v1, a1), (v2, a2) = (v2, a2), (v1, a1)
+            if not (v1 in sp_vars and v2 in win_vars):
+                return None
+            ay, ar = grid.by_var[v1], grid.by_var[v2]
+            s0 = a1 * int(ay.lo) + a2 * int(ar.lo) + c
+            starts.append(s0), limits.append(s0 + a1 * (ay.phys - 1) + a2 * (ar.phys - 1) + 1)
+            strides.append(1)
+            labels.append(("win", v1, a1, v2, a2))
+        else:
+            return None
+        keep.append(p)
+    if any(s0 < 0 or lim > n for s0, lim, n in zip(starts, limits, arr.shape)):
+        return None
+    x = lax.slice(arr, starts, limits, strides) if arr.ndim else arr
+    x = x.reshape([x.shape[p] for p in keep])
+    x = _apply_casts(f, x)
+    if x.dtype != np_dtype(dtype):
+        x = cast(x, _dt.from_numpy(np.dtype(x.dtype)), dtype)
+    return x, labels
+
+
 def _conv(kx, nest: Nest, info, spatial, rax, unroll, red, binding_of) -> Any:
     """A window sum of products ``X[.., s*y + d*r + c, ..] * W[.., r, ..]`` (``y`` spatial, ``r`` a
     window reduction variable) as one ``conv_general_dilated``: the other axes of ``X`` only are its
@@ -625,56 +682,10 @@ def _conv(kx, nest: Nest, info, spatial, rax, unroll, red, binding_of) -> Any:
             return None
         views = []
         for f, ld in loads:
-            dv, view = kx.resolve(ld.buffer)
-            if view is not None or not kx._proven(ld.buffer, ld.indices):
+            v = _conv_view(kx, grid, f, ld, dtype, sp_vars, win_vars)
+            if v is None:
                 return None
-            arr = kx.arrays[dv]
-            if arr.ndim != len(ld.indices):
-                return None
-            starts, limits, strides, labels, keep = [], [], [], [], []
-            for p, i in enumerate(ld.indices):
-                lf = linear_form(grid.flat(i), gvars)
-                if lf is None:
-                    return None
-                coefs, rest = lf
-                c = kx.ev(rest)
-                if not is_static(c):
-                    return None
-                c = int(c)
-                items = list(coefs.items())
-                if any(a <= 0 for _, a in items):
-                    return None
-                if not items:
-                    starts.append(c), limits.append(c + 1), strides.append(1)
-                    continue
-                if len(items) == 1:
-                    (v, a), = items
-                    ax = grid.by_var[v]
-                    s0 = a * int(ax.lo) + c
-                    starts.append(s0), limits.append(s0 + a * (ax.phys - 1) + 1), strides.append(a)
-                    labels.append(v)
-                elif len(items) == 2:
-                    (v1, a1), (v2, a2) = items
-                    if v1 in win_vars and v2 in sp_vars:
-                        (v1, a1), (v2, a2) = (v2, a2), (v1, a1)
-                    if not (v1 in sp_vars and v2 in win_vars):
-                        return None
-                    ay, ar = grid.by_var[v1], grid.by_var[v2]
-                    s0 = a1 * int(ay.lo) + a2 * int(ar.lo) + c
-                    starts.append(s0), limits.append(s0 + a1 * (ay.phys - 1) + a2 * (ar.phys - 1) + 1)
-                    strides.append(1)
-                    labels.append(("win", v1, a1, v2, a2))
-                else:
-                    return None
-                keep.append(p)
-            if any(s0 < 0 or lim > n for s0, lim, n in zip(starts, limits, arr.shape)):
-                return None
-            x = lax.slice(arr, starts, limits, strides) if arr.ndim else arr
-            x = x.reshape([x.shape[p] for p in keep])
-            x = _apply_casts(f, x)
-            if x.dtype != np_dtype(dtype):
-                x = cast(x, _dt.from_numpy(np.dtype(x.dtype)), dtype)
-            views.append((x, labels))
+            views.append(v)
     finally:
         kx.ranges.pop_to(mark)
     has_win = [any(isinstance(lb, tuple) for lb in labels) for _, labels in views]

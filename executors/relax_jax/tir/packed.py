@@ -1,24 +1,30 @@
 """``T.call_packed`` inside TensorIR on the JAX executor (TIR.PACKED.1-3).
 
-Only TVM's CPU sort kernels are lowered -- ``tvm.contrib.sort.sort``, ``argsort`` and ``topk``, which
-``DispatchSortScan`` and the legalization of ``median`` call -- as ``lax.sort`` over whole buffers with
-the order of OP.SEARCH.KERNEL.2 (stable in both directions, NaN above every number). Their array
-descriptors (``T.tvm_stack_make_array``) must cover a whole buffer: compact strides, offset 0, the
-buffer's dtype and its exact (unpadded) extents; a padded buffer raises NeedsExact (the function is
-retraced with exact shapes), any other descriptor, and every other packed function, UnsupportedError.
+TVM's CPU sort kernels -- ``tvm.contrib.sort.sort``, ``argsort`` and ``topk``, which
+``DispatchSortScan`` and the legalization of ``median`` call -- are lowered as ``lax.sort`` over whole
+buffers with the order of OP.SEARCH.KERNEL.2 (stable in both directions, NaN above every number). Any
+other packed function is looked up as a Relax-level one (the executable's registry, the global one,
+the built-ins) and called on the host through ``jax.pure_callback`` (:func:`host_packed_call`): it
+receives numpy copies of the arrays (read-only for a read-only ``call_tir`` input), and what it writes
+into them becomes the buffers' new contents. Array descriptors (``T.tvm_stack_make_array``) must cover
+a whole buffer: compact strides, offset 0, the buffer's dtype and its exact (unpadded) extents; a padded
+buffer raises NeedsExact (the function is retraced with exact shapes), any other descriptor
+UnsupportedError.
 """
 
 from __future__ import annotations
 
 from typing import Any, List, Tuple
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from relax_ref.arith.intrinsics import canonical_name
-from relax_ref.errors import OpRuntimeError, PackedFuncError, UnsupportedError
+from relax_ref.errors import OpRuntimeError, PackedFuncError, RelaxError, UnsupportedError
 from relax_ref.ir import prim_expr as P
+from relax_ref.values import ShapeValue
 
 from ..errors import NeedsExact
 from ..prim_jax import is_static, np_dtype
@@ -92,8 +98,8 @@ def lower_packed_call(kx, call: P.PrimCall, mask: Any) -> None:
         raise UnsupportedError("T.call_packed needs the function name (a string) as its first argument")
     fname = call.args[0].value
     if fname not in SORT_FUNCS:
-        raise UnsupportedError(f"packed function '{fname}' called from TensorIR is not supported by the JAX "
-                               f"executor (it lowers only {', '.join(sorted(SORT_FUNCS))})")
+        host_packed_call(kx, call, mask)
+        return
     if kx.grid is not None:
         raise UnsupportedError(f"{fname} inside a vectorized loop nest")
     args = call.args[1:]
@@ -152,4 +158,77 @@ def lower_packed_call(kx, call: P.PrimCall, mask: Any) -> None:
         kx.arrays[dv] = val
 
 
-__all__ = ["is_packed_call", "lower_packed_call", "sort_order", "SORT_FUNCS"]
+def host_packed_call(kx, call: P.PrimCall, mask: Any) -> None:
+    """TIR.PACKED.1-2 for a packed function that is not a sort kernel: a host call through
+    ``jax.pure_callback`` (skipped at points where ``mask`` is false); a failure of the function is a
+    PackedFuncError check site."""
+    fname = call.args[0].value
+    if kx.grid is not None:
+        raise UnsupportedError(f"packed function '{fname}' inside a vectorized loop nest")
+    if kx.lookup is None:
+        raise UnsupportedError(f"packed function '{fname}' called from TensorIR without a function registry")
+    try:
+        fn = kx.lookup(fname).fn
+    except RelaxError as err:           # looked up when the call runs: an untaken call cannot fail
+        missing = err
+        kx.check(np.bool_(True), mask, lambda: missing)
+        return
+    kinds: List[Any] = []          # ("array", data var) | ("shape", n) | ("str", s) | ("scalar", dtype)
+    operands: List[Any] = []
+    arrays: List[Any] = []         # the distinct data variables, in the order of their operands
+    for a in call.args[1:]:
+        if _is(a, "tir.tvm_stack_make_array"):
+            dv = _array(kx, a, fname)
+            kinds.append(("array", dv))
+            if dv not in arrays:            # a buffer passed twice is one host array (TIR.PACKED.2)
+                arrays.append(dv)
+                operands.append(kx.arrays[dv])
+        elif _is(a, "tir.tvm_stack_make_shape"):
+            kinds.append(("shape", len(a.args)))
+            operands.extend(jnp.asarray(kx.ev(d, mask), jnp.int64) for d in a.args)
+        elif isinstance(a, P.PrimStringImm):
+            kinds.append(("str", a.value))
+        else:
+            kinds.append(("scalar", a.dtype))
+            operands.append(jnp.asarray(kx.ev(a, mask), np_dtype(a.dtype)))
+    readonly = [dv in kx.readonly for dv in arrays]
+    failure: List[str] = []
+    run = mask if mask is not None else np.bool_(True)
+
+    def host(run_here, *ops):
+        it = iter(ops)
+        host_args, outs = [], {}
+        for k in kinds:
+            if k[0] == "array":
+                if k[1] not in outs:
+                    arr = np.array(next(it))
+                    arr.setflags(write=not readonly[len(outs)])
+                    outs[k[1]] = arr
+                host_args.append(outs[k[1]])
+            elif k[0] == "shape":
+                host_args.append(ShapeValue(tuple(int(next(it)) for _ in range(k[1]))))
+            elif k[0] == "str":
+                host_args.append(k[1])
+            else:
+                v = np.asarray(next(it))
+                host_args.append(bool(v) if k[1] == "bool" else v.item())
+        code = np.int32(0)
+        if bool(run_here):
+            try:
+                fn(*host_args)
+            except Exception as err:  # noqa: BLE001 - any failure of the callee is a packed_func error
+                failure[:] = [f"packed function '{fname}' failed: {type(err).__name__}: {err}"]
+                code = np.int32(1)
+        return tuple(np.array(outs[dv]) for dv in arrays) + (code,)
+
+    result_shapes = tuple(jax.ShapeDtypeStruct(kx.arrays[dv].shape, kx.arrays[dv].dtype) for dv in arrays) + \
+        (jax.ShapeDtypeStruct((), np.int32),)
+    res = jax.pure_callback(host, result_shapes, jnp.asarray(run), *operands)
+    kx.check(res[-1] != 0, mask, lambda: PackedFuncError(failure[0] if failure else
+                                                         f"packed function '{fname}' failed"))
+    for dv, new, ro in zip(arrays, res[:-1], readonly):
+        if not ro:
+            kx.arrays[dv] = new
+
+
+__all__ = ["is_packed_call", "lower_packed_call", "host_packed_call", "sort_order", "SORT_FUNCS"]

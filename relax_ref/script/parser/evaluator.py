@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional
 
-from ...errors import ParseError, RelaxError, Span
+from ...errors import ParseError, RelaxError, Span, did_you_mean
 from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir import tir
@@ -144,7 +144,8 @@ class Evaluator:
         if isinstance(base, ModuleRef):
             gv = base.gvars.get(name)
             if gv is None:
-                raise self.error(node, f"module '{base.name}' has no function named '{name}'")
+                raise self.error(node, f"module '{base.name}' has no function named '{name}'"
+                                       f"{did_you_mean(name, base.gvars)}")
             return gv
         if isinstance(base, tir.Buffer):
             return self.buffer_attribute(base, name, node)
@@ -603,7 +604,8 @@ class Evaluator:
 
         opdef = registry.lookup_script(script)
         if opdef is None:
-            raise self.error(callee_node, f"unknown Relax operator '{script}'")
+            raise self.error(callee_node, f"unknown Relax operator '{script}'"
+                                          f"{did_you_mean(script, registry.script_names())}")
         span = self.span(node)
         args = [convert_proxies(self, a, node) for a in args]
         kwargs = {k: convert_proxies(self, v, node) for k, v in kwargs.items()}

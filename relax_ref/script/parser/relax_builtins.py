@@ -15,6 +15,7 @@ from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir import struct_info as si
 from ...ir.attrs import Attrs
+from ...ops import registry
 from . import prim
 from .calls import HANDLERS, REQUIRED, STATEMENT_ONLY, CallInfo, bind_params, check_attr_value
 from .struct_info import is_si_ref, to_struct_info
@@ -346,6 +347,29 @@ def _call_packed(ev: Evaluator, info: CallInfo):
     return rx.Call(callee, args, Attrs(attrs), sinfo_args=sinfo, span=ev.span(info.node))
 
 
+def _emit_with_sinfo(ev: Evaluator, info: CallInfo):
+    """``R.emit_with_sinfo("relax.op", (args...), (sinfo...))`` (tvm-0.27: ``R.emit_with_ty`` /
+    ``R.emit_with_type``, keyword ``ty_args``): a call of the named operator with the given arguments
+    and struct-info arguments and no attributes (TEXT.RELAX.1)."""
+    if "ty_args" in info.kwargs:  # tvm-0.27's name of the keyword
+        info = CallInfo(info.node, info.path, info.args,
+                        {("sinfo_args" if k == "ty_args" else k): v for k, v in info.kwargs.items()},
+                        info.arg_nodes, {("sinfo_args" if k == "ty_args" else k): v for k, v in info.kw_nodes.items()})
+    b = bind_params(ev, info, (("op", REQUIRED), ("args", REQUIRED), ("sinfo_args", None)))
+    name = b["op"].value if isinstance(b["op"], rx.StringImm) else b["op"]
+    if not isinstance(name, str) or registry.lookup(name) is None:
+        raise ev.error(info.node_of(0), f"R.emit_with_sinfo expects the name of a Relax operator, got "
+                                        f"{prim.describe(b['op'])}")
+    items = b["args"]
+    if isinstance(items, rx.Tuple):
+        items = items.fields
+    if not isinstance(items, (tuple, list)):
+        raise ev.error(info.node_of(1), "R.emit_with_sinfo expects a tuple of arguments")
+    args = tuple(to_relax_expr(ev, a, info.node_of(1)) for a in items)
+    sinfo = _sinfo_list(ev, info, b["sinfo_args"], 2 if len(info.args) > 2 else "sinfo_args")
+    return rx.Call(rx.Op(name), args, Attrs({}), sinfo_args=sinfo, span=ev.span(info.node))
+
+
 def _extern_func(ev: Evaluator, info: CallInfo):
     """``R.ExternFunc("symbol")`` or ``R.ExternFunc("symbol", R.Callable(...))`` with the function's
     struct info (as TVM prints it when it is not the opaque default)."""
@@ -417,6 +441,9 @@ HANDLERS["R.dtype"] = _dtype
 HANDLERS["R.tuple"] = _tuple_value
 HANDLERS["R.match_cast"] = _match_cast
 HANDLERS["R.call_packed"] = _call_packed
+HANDLERS["R.emit_with_sinfo"] = _emit_with_sinfo
+HANDLERS["R.emit_with_ty"] = _emit_with_sinfo     # tvm-0.27's spellings
+HANDLERS["R.emit_with_type"] = _emit_with_sinfo
 HANDLERS["R.ExternFunc"] = _extern_func
 HANDLERS["R.device"] = _device
 HANDLERS["R.ShapeExpr"] = _shape_expr

@@ -160,12 +160,12 @@ class PrimFuncParser:
                 self.params.append(pv)
                 if pv.dtype == "handle":
                     self.handle_params[id(pv)] = pv
-        ret_type = "void"
+        ret_type = self.ret_type = "void"
         if self.node.returns is not None:
             r = self.ev.eval_node(self.node.returns)
             if r is not None:
                 if isinstance(r, Ref) and r.path.startswith("T.") and r.path[2:] in prim.DTYPE_CTORS:
-                    ret_type = prim.DTYPE_CTORS[r.path[2:]]
+                    ret_type = self.ret_type = prim.DTYPE_CTORS[r.path[2:]]
                 else:
                     raise self.err(self.node.returns, "unsupported prim_func return annotation")
         self.uses_blocks = any(
@@ -383,12 +383,22 @@ class PrimFuncParser:
             # ``return v`` is tvm-0.27's spelling of ``T.ret(v)`` (TEXT.TIR.7)
             if node.value is None:
                 raise self.err(node, "return in a prim_func needs a value (it is T.ret(value))")
-            v = prim.as_prim(ev.eval_node(node.value), ev.span(node.value), "return value")
-            out.append(tir.Evaluate(P.PrimCall(v.dtype, "tir.ret", (v,)), span=span))
+            out.append(self.ret_stmt(ev.eval_node(node.value), node, ev, node))
             return None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             raise self.err(node, "nested function or class definitions are not allowed in a prim_func")
         raise self.err(node, f"unsupported statement in a prim_func: {type(node).__name__}")
+
+    def ret_stmt(self, arg: Any, at: ast.AST, ev: Evaluator, node: ast.AST) -> tir.Stmt:
+        """(TIR.FUNC.5) ``T.ret(value)`` (``return value`` in TVM 0.27's spelling): the function's
+        result, of its declared return type."""
+        if self.ret_type == "void":
+            raise self.err(at, "a return value in a prim_func without a return type (annotate it, e.g. "
+                               "'-> T.int64')")
+        value = prim.as_prim(arg, ev.span(at), "T.ret", self.ret_type if self.ret_type.startswith("int") else "int32")
+        if value.dtype != self.ret_type:
+            raise self.err(at, f"returning a {value.dtype} value from a prim_func returning {self.ret_type}")
+        return tir.Evaluate(P.PrimCall(value.dtype, "tir.ret", (value,)), span=ev.span(node))
 
     def assert_message(self, msg: Any, node: ast.AST) -> str:
         if isinstance(msg, str):
@@ -700,6 +710,12 @@ class PrimFuncParser:
             if len(info.args) != 1 or info.kwargs:
                 raise self.err(v, "T.evaluate takes one argument")
             out.append(tir.Evaluate(prim.as_prim(info.args[0], ev.span(v), "T.evaluate"), span=ev.span(node)))
+            return
+        if path == "T.ret":
+            info = ev.call_info(v, path)
+            if len(info.args) != 1 or info.kwargs:
+                raise self.err(v, "T.ret takes one argument")
+            out.append(self.ret_stmt(info.args[0], v, ev, node))
             return
         value = ev.eval_node(v)
         if isinstance(value, P.PrimExpr) and not isinstance(value, (P.IntImm, P.FloatImm, P.PrimVar)):

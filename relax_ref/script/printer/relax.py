@@ -405,6 +405,10 @@ class RelaxPrinter:
         return "R." + name[len("relax."):] if name.startswith("relax.") else name
 
     def generic_op_call(self, c: rx.Call, opdef) -> str:
+        if c.sinfo_args and not c.attrs and opdef is not None and not any(p.kind == "sinfo" for p in opdef.params):
+            # the operator's script function takes no struct-info arguments: TVM's spelling (TEXT.CALL.1)
+            args = ", ".join(self.expr(a) for a in c.args) + ("," if len(c.args) == 1 else "")
+            return f'{self.ctx.dialect.emit_with_sinfo}("{c.op.name}", ({args}), {self.sinfo_tuple(c.sinfo_args)})'
         parts = [self.callee(c.args[0])] if c.args else []
         parts += [self.expr(a) for a in c.args[1:]]
         parts += self.attr_kwargs(c, opdef)

@@ -1,0 +1,13 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), "float32")) -> R.Tuple(R.Tensor((3,), "float32"), R.Tensor((12,), "uint8")):
+        s = R.memory.alloc_storage(R.shape([13]), R.prim_value(0), R.str("global"), R.dtype("uint8"))
+        t = R.memory.alloc_tensor(s, R.prim_value(1), R.shape([3]), R.dtype("float32"))
+        u = R.call_packed("conformance.add_dps", x, x, t, sinfo_args=R.Object)
+        b = R.memory.alloc_tensor(s, R.prim_value(1), R.shape([12]), R.dtype("uint8"))
+        r = (t, b)
+        return r

@@ -1,0 +1,23 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def apply(f: R.Callable((R.Shape(["n"]), R.Tensor(("n",), "float32")), R.Tensor(("n",), "float32")), x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
+        s = R.shape_of(x)
+        y = f(s, x)
+        return y
+
+    @R.function
+    def halve(s: R.Shape(ndim=1), v: R.Tensor("float32", ndim=1)) -> R.Tensor("float32", ndim=1):
+        k = T.int64()
+        u = R.match_cast(v, R.Tensor((k,), "float32"))
+        w = R.multiply(u, R.const(0.5, "float32"))
+        return w
+
+    @R.function
+    def main(x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
+        cls = Module
+        r = cls.apply(cls.halve, x)
+        return r

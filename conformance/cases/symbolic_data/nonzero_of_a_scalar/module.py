@@ -1,0 +1,12 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((), "int32")) -> R.Tuple(R.Shape(ndim=1), R.Tensor(ndim=2, dtype="int64")):
+        c = T.int64()
+        nz = R.nonzero(x)
+        p = R.match_cast(nz, R.Tensor((1, c), "int64"))
+        r = (R.shape([c]), p)
+        return r

@@ -1,0 +1,17 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def scale(p: R.Prim(value="m"), v: R.Tensor(("m",), "int32")) -> R.Tensor(("m",), "int32"):
+        return v
+
+    @R.function
+    def main(x: R.Tensor(("n",), "int32")) -> R.Tensor(ndim=1, dtype="int32"):
+        k = T.int64()
+        cls = Module
+        u = R.unique(x)
+        v = R.match_cast(u, R.Tensor((k,), "int32"))
+        r = cls.scale(R.prim_value(k + 1), v)
+        return r
