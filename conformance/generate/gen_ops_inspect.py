@@ -80,7 +80,7 @@ def axis_cases():
     out = []
     for op, f in (("tensor_shape_i", lambda s, a: s[a]), ("tensor_stride_i", lambda s, a: int(np.prod(s[a + 1:])))):
         tags = [f"op:inspect.{op}", "inspection"]
-        ids = [f"OP.inspect.{op}.C4"]
+        ids = [f"OP.inspect.{op}.C1", f"OP.inspect.{op}.C4"]
         body = "\n".join(f"r{a} = R.inspect.{op}(x, {a})" for a in range(3)) + "\ny = (r0, r1, r2)"
         text = module_body([("x", tensor(("n", 3, "m")))], body)
         runs = [([np.zeros(s, "float32")], tuple(Prim(f(s, a), "int64") for a in range(3)))

@@ -53,7 +53,8 @@ def reverse_sequence_cases():
     out.append(Case("reverse_sequence_hand", module([("x", tensor((2, 4), "int32")), ("l", tensor((2,), "int64"))],
                                                     "R.reverse_sequence(x, l)", tensor((2, 4), "int32")),
                     runs=[([x, np.array([3, 9], "int64")], np.array([[2, 1, 0, 3], [7, 6, 5, 4]], "int32"))],
-                    spec=ids, tags=tags, oracle="hand", description="a length beyond the axis reverses it all"))
+                    spec=ids + ["OP.reverse_sequence.C1"], tags=tags, oracle="hand",
+                    description="a length beyond the axis reverses it all"))
     rng = rng_for("reverse_sequence")
     x3 = rng.standard_normal((5, 3, 2)).astype("float32")
     lens = np.array([0, 1, 4, -2, 5], "int32")
@@ -108,7 +109,7 @@ def multinomial_cases():
                            'R.multinomial_from_uniform(p, u, i, dtype="int32")'),
                     runs=[([pr, u, ix], sample_np(pr, u, ix).astype("int32")),
                           Fails([pr, u[:2], np.array([[0], [3]], "int32")], "op_runtime")],
-                    spec=ids + ["OP.multinomial_from_uniform.C6"], tags=tags + ["symbolic"],
+                    spec=ids + ["OP.multinomial_from_uniform.C5", "OP.multinomial_from_uniform.C6"], tags=tags + ["symbolic"],
                     description="samples away from the bucket edges; then a sample index outside the rows"))
     out.append(Case("multinomial_sample_beyond_total",
                     module(params, "R.multinomial_from_uniform(p, u, i)"),
@@ -135,7 +136,7 @@ def call_py_func_cases():
     out.append(Case("call_py_func_add",
                     module([("x", tensor((3,))), ("y", tensor((3,)))],
                            'R.call_py_func("conformance.add", x, y, out_ty=R.Tensor((3,), "float32"))'),
-                    runs=[([x, y], x + y)], spec=["OP.call_py_func.C3", "OP.call_py_func.C4"], tags=tags))
+                    runs=[([x, y], x + y)], spec=["OP.call_py_func.C2", "OP.call_py_func.C3", "OP.call_py_func.C4"], tags=tags))
     out.append(Case("call_py_func_result_checked",
                     module([("x", tensor((3,)))],
                            'R.call_py_func("conformance.identity", x, out_ty=R.Tensor((4,), "float32"))'),
@@ -194,7 +195,8 @@ def attention_var_len_cases():
               ("mk", tensor((), "int32"))]
     out = [Case("attention_var_len_grouped_heads_scale",
                 module(params, "R.nn.attention_var_len(q, k, v, sq, mq, sk, mk, scale=0.5)", tensor((1, 7, 4, 5))),
-                runs=[([q, k, v, sq, sk, mq, mk], var_len_np(q, k, v, sq, sk, 0.5))], spec=ids, tags=tags,
+                runs=[([q, k, v, sq, sk, mq, mk], var_len_np(q, k, v, sq, sk, 0.5))],
+                spec=ids + ["OP.nn.attention_var_len.C1", "OP.nn.attention_var_len.C4"], tags=tags,
                 description="two sequences (2 and 4 query rows, 5 and 4 key rows); query row 6 is in none: 0",
                 **TOL)]
     out.append(Case("attention_var_len_causal_bottom_right",

@@ -538,9 +538,10 @@ def _define_all() -> None:
 
 _define_all()
 
+#: TVM 0.25's manipulation operators (reverse_sequence, TVM 0.27's, is listed in OPS only)
 MANIPULATE_OPS = ("reshape", "permute_dims", "expand_dims", "squeeze", "flatten", "concat", "split",
                   "broadcast_to", "collapse_sum_like", "collapse_sum_to", "repeat", "tile", "flip", "stack",
-                  "meshgrid", "reverse_sequence")
+                  "meshgrid")
 
 __all__ = ["MANIPULATE_OPS", "reshape_call", "resolve_new_shape", "te_reshape", "te_transpose", "te_concat",
            "te_broadcast_to", "te_tile", "te_collapse_sum", "ravel_index", "unravel_index", "collapse_sum_np"]
