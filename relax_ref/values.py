@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, Tuple
 
+import weakref
+
 import numpy as np
 
 from .ir import dtype as _dt
@@ -158,6 +160,31 @@ def to_public(v: Any) -> Any:
     return v
 
 
+# ---------------------------------------------------------------------------------------------------
+# The byte offset of a tensor (VAL.TENSOR.VIEW.1)
+# ---------------------------------------------------------------------------------------------------
+
+#: id(array) -> (weak reference to the array, byte offset) for the tensors made by ``memory.view``
+_BYTE_OFFSETS: dict = {}
+
+
+def byte_offset(a: np.ndarray) -> int:
+    """The byte offset a tensor reports (``DLTensor::byte_offset``): 0 unless ``a`` was made by
+    ``memory.view`` with an offset (VAL.TENSOR.VIEW.1)."""
+    entry = _BYTE_OFFSETS.get(id(a))
+    if entry is not None and entry[0]() is a:
+        return entry[1]
+    return 0
+
+
+def set_byte_offset(a: np.ndarray, offset: int) -> None:
+    """Record the byte offset of a view (kept as long as the array lives)."""
+    key = id(a)
+    if offset:
+        _BYTE_OFFSETS[key] = (weakref.ref(a, lambda _r, key=key: _BYTE_OFFSETS.pop(key, None)), int(offset))
+
+
+
 def split_entry(args: Sequence[Any], entry: Optional[str]) -> Tuple[str, Tuple[Any, ...]]:
     """The host calling convention (CALL.HOST.1): ``f(mod, "main", x, y)`` or ``f(mod, x, y,
     entry="main")``; without ``entry=`` a first positional string names the function, and with no
@@ -171,5 +198,5 @@ def split_entry(args: Sequence[Any], entry: Optional[str]) -> Tuple[str, Tuple[A
     raise TypeError("name the function to call: f('main', *args) or f(*args, entry='main')")
 
 
-__all__ = ["ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "PrimFuncRef", "Storage",
+__all__ = ["byte_offset", "set_byte_offset", "ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "PrimFuncRef", "Storage",
            "is_tensor", "describe", "to_public", "split_entry"]

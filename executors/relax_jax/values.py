@@ -67,16 +67,20 @@ class SymInt:
 class TVal:
     """A tensor box. ``data`` is the (possibly padded) JAX array, ``valid`` the per-axis logical extents
     (``None`` entries, or ``valid is None``, mean exact), ``level`` the nesting depth of traced
-    control flow that created the box (a traced branch may not mutate an outer box)."""
+    control flow that created the box (a traced branch may not mutate an outer box), ``view`` the
+    :class:`relax_jax.views.ViewInfo` of a box that shares storage with others (``memory.view``), or
+    ``None``."""
 
-    __slots__ = ("data", "valid", "level")
+    __slots__ = ("data", "valid", "level", "view")
 
-    def __init__(self, data: Any, valid: Optional[Tuple[Optional[SymInt], ...]] = None, level: int = 0) -> None:
+    def __init__(self, data: Any, valid: Optional[Tuple[Optional[SymInt], ...]] = None, level: int = 0,
+                 view: Any = None) -> None:
         self.data = data
         if valid is not None and all(v is None for v in valid):
             valid = None
         self.valid = valid
         self.level = level
+        self.view = view
 
     @property
     def shape(self) -> tuple:

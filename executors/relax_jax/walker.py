@@ -55,6 +55,7 @@ from .prim_jax import is_static
 from .storage import StorageTVal, write_through
 from .symbolic import eval_sym, eval_value, is_monotone, upper_bound
 from .tir.call import call_prim_func_in_place
+from .views import propagate
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
 
 #: deepest nesting of inlined calls while tracing before giving up (runaway recursion)
@@ -225,6 +226,8 @@ class Walker(ExprEvaluator):
             box.valid = valid
         if isinstance(box, StorageTVal):
             write_through(self, box)        # tensors of one storage alias (CALL.ALLOC.2)
+        if box.view is not None:
+            propagate(self, box)            # views of one tensor alias (VAL.TENSOR.VIEW.2)
 
     # -- struct info dims --------------------------------------------------------------------------------
 

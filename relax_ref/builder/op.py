@@ -13,7 +13,7 @@ Misuse -- an unknown keyword, a missing argument, a value of the wrong kind -- r
 
 from __future__ import annotations
 
-import inspect
+import inspect as _inspect
 from typing import Any, Callable, Dict, List
 
 from ..errors import ParseError, WellFormedError
@@ -24,22 +24,22 @@ from ._span import caller_span
 _CACHE: Dict[str, Any] = {}
 
 
-def _signature(opdef: registry.OpDef) -> inspect.Signature:
+def _signature(opdef: registry.OpDef) -> _inspect.Signature:
     params = []
     for p in opdef.params:
-        default = inspect.Parameter.empty if p.required else p.default
-        params.append(inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default))
+        default = _inspect.Parameter.empty if p.required else p.default
+        params.append(_inspect.Parameter(p.name, _inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default))
     try:
-        return inspect.Signature(params)
+        return _inspect.Signature(params)
     except ValueError:  # a required parameter after an optional one: keyword-only tail
-        fixed: List[inspect.Parameter] = []
+        fixed: List[_inspect.Parameter] = []
         seen_default = False
         for prm in params:
-            if prm.default is not inspect.Parameter.empty:
+            if prm.default is not _inspect.Parameter.empty:
                 seen_default = True
-            kind = inspect.Parameter.KEYWORD_ONLY if seen_default else prm.kind
+            kind = _inspect.Parameter.KEYWORD_ONLY if seen_default else prm.kind
             fixed.append(prm.replace(kind=kind))
-        return inspect.Signature(fixed)
+        return _inspect.Signature(fixed)
 
 
 def _make(opdef: registry.OpDef) -> Callable[..., rx.Call]:

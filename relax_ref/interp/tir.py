@@ -61,7 +61,7 @@ from ..ir import dtype as _dt
 from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.functor import post_order_visit_stmt, prim_vars_in, stmt_prim_exprs
-from ..values import PrimScalar
+from ..values import PrimScalar, byte_offset
 from .builtins import lookup_packed
 from ..limits import DEFAULT_LIMITS, Limits, StepBudget
 from .tir_buffers import (
@@ -549,9 +549,25 @@ def bind_arguments(func: tir.PrimFunc, args: List[Any], env: Dict, fname: str) -
         _check_layout(buf, a, env, fname)
 
 
+def check_zero_offset(buf: tir.Buffer, offset: int, fname: str) -> None:
+    """(TIR.FUNC.7) a tensor made by ``memory.view`` at a nonzero byte offset binds no buffer:
+    ShapeMismatchError for a buffer of the default layout, UnsupportedError for one that declares an
+    ``elem_offset`` (the offset would have to be bound to the view's position in its storage)."""
+    if not offset:
+        return
+    if buf.elem_offset is not None:
+        raise UnsupportedError(f"buffer '{buf.name}' declares elem_offset and the argument is a view at byte "
+                               f"offset {offset}", function=fname, binding=buf.name)
+    raise ShapeMismatchError(f"{buf.name}.byte_offset is {offset}, expected 0 (a view passed to a PrimFunc must "
+                             "go through memory.ensure_zero_offset)", site="call_tir", expected="0",
+                             actual=str(offset), function=fname, binding=buf.name)
+
+
 def _check_layout(buf: tir.Buffer, a: np.ndarray, env: Dict, fname: str) -> None:
-    """(TIR.FUNC.3 step 4) declared strides are bound / compared against the dense row-major strides
-    of the tensor, a declared ``elem_offset`` against 0 (ShapeMismatchError)."""
+    """(TIR.FUNC.3 step 4) the tensor's byte offset must be 0; declared strides are bound / compared
+    against the dense row-major strides of the tensor, a declared ``elem_offset`` against 0
+    (ShapeMismatchError)."""
+    check_zero_offset(buf, byte_offset(a), fname)
     bind = _binder(env, fname)
     if buf.strides:
         dense, acc = [], 1

@@ -40,6 +40,7 @@ from ..ir.struct_info import (
     ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, VDevice,
 )
 from .core_calls import CALL_OPS, normalize_wrap_args, prim_func_output_struct_info
+from .core_pyfunc import CALL_PY_FUNC
 from .core_util import (
     VOID, args_tuple_expr, as_expr, bind_script_args, conv_expr, convert_to_expr, core_op, dtype_imm, dtype_of_imm,
     fmt_sinfo, format_expr, parse_device, parse_vdevice, positional_parser, prim_value_arg, require_args,
@@ -371,6 +372,7 @@ _reg(name="relax.vm.alloc_tensor", script="R.vm.alloc_tensor",
      doc="VM tensor allocation inside a storage (OP.vm.alloc_tensor).")
 _reg(name="relax.vm.kill_object", script="R.vm.kill_object", params=(arg("obj"),), infer=_infer_void,
      purity=False, doc="Release a VM object (impure; OP.vm.kill_object).")
+OPS.append(CALL_PY_FUNC)
 _reg(name="relax.vm.call_tir_dyn", script="R.vm.call_tir_dyn", params=(arg("func"), arg("args", "tuple")),
      infer=_infer_void, purity=False, parse_call=_parse_make_closure,
      doc="Call a PrimFunc with outputs and a trailing shape in the argument tuple (impure; OP.vm.call_tir_dyn).")

@@ -42,7 +42,7 @@ from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import ShapeStructInfo, TensorStructInfo
 from . import common
-from . import manipulate_broadcast, manipulate_join
+from . import manipulate_broadcast, manipulate_join, manipulate_sequence
 from . import manipulate_util
 from . import te
 from . import te_ops
@@ -533,9 +533,12 @@ def _define_all() -> None:
     reg("flip", (arg("data"), attr("axis", "int")), _flip_infer, _flip_ref, _flip_legalize,
         "``R.flip(data, axis)``: reverse one axis (OP.flip.C1).")
     OPS.extend((manipulate_join.STACK, manipulate_join.MESHGRID))
+    reg("reverse_sequence", manipulate_sequence.PARAMS, manipulate_sequence.infer, manipulate_sequence.reference,
+        manipulate_sequence.legalize, manipulate_sequence.DOC, check=manipulate_sequence.check)
 
 _define_all()
 
+#: TVM 0.25's manipulation operators (reverse_sequence, TVM 0.27's, is listed in OPS only)
 MANIPULATE_OPS = ("reshape", "permute_dims", "expand_dims", "squeeze", "flatten", "concat", "split",
                   "broadcast_to", "collapse_sum_like", "collapse_sum_to", "repeat", "tile", "flip", "stack",
                   "meshgrid")

@@ -15,16 +15,18 @@ from typing import Dict, List, Mapping, Optional
 
 from ..errors import RelaxError
 from . import (
-    core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn,
-    nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, scatter, search, statistical,
+    core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate, memory,
+    nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling, scatter, search,
+    statistical,
 )
 from .opdef import (
     ARG_CONVERSIONS, ATTR_CONVERSIONS, REQUIRED, OpDef, Param, arg, attr, build_call, convert_arg, convert_attr,
 )
 
 #: the operator families (one module each), in the order their entries are read
-FAMILIES = (core, create, datatype, elementwise, image, index, layout_transform, linalg, manipulate, nn,
-            nn_attention, nn_conv, nn_loss, nn_norm, nn_pool, scatter, search, statistical)
+FAMILIES = (core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate,
+            memory, nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling,
+            scatter, search, statistical)
 
 
 def _table() -> Dict[str, OpDef]:

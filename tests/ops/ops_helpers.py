@@ -484,3 +484,31 @@ def sinfo_agreement_test(cases, **kwargs):
 def parse_calls(params, exprs):
     """The module of :func:`calls_text`, parsed (well-formedness not checked)."""
     return relax_ref.parse(calls_text(params, exprs), check_well_formed=False)
+
+
+def legalized_cases_agree(category, tag=None, skip_tag=None):
+    """Every ``return`` run of the conformance cases of ``category`` (with ``tag``, when given) gives
+    the case's expected value on the reference interpreter after LegalizeOps. Returns how many runs
+    were checked."""
+    from relax_conformance.case import discover_cases
+    from relax_conformance.gen import default_cases_root
+
+    cases, errors = discover_cases([default_cases_root() / category])
+    assert not errors, errors
+    checked = 0
+    for case in cases:
+        if tag is not None and tag not in case.tags or skip_tag is not None and skip_tag in case.tags:
+            continue
+        runs = [r for r in case.runs if r.expect == "return"]
+        if not runs:
+            continue
+        lmod = LegalizeOps()(relax_ref.parse(case.text))
+        for r in runs:
+            inputs = [getattr(a, "value", a) for a in case.inputs(r)]       # prim values as Python scalars
+            got = relax_ref.evaluate(lmod, case.entry, *inputs)
+            for g, w in zip(flat(got), flat(case.expected(r))):
+                g, w = getattr(g, "value", g), getattr(w, "value", w)     # prim values
+                np.testing.assert_allclose(np.asarray(g, "float64"), np.asarray(w, "float64"), rtol=r.rtol,
+                                           atol=r.atol, err_msg=case.id)
+            checked += 1
+    return checked

@@ -39,6 +39,26 @@ NOT_WRITABLE = {
 }
 
 
+#: script names the TVM release's parser has no function for (it registers the operators, and TVM 0.27
+#: prints calls to the inspection operators as ``R.inspect.<name>``, but cannot read them back); cases
+#: calling them are not handed to TVM, and the test checks that TVM indeed lacks each name
+NO_SPELLING = {
+    "tvm-0.25": ("R.inspect", "R.reverse_sequence"),
+    "tvm-0.27": ("R.inspect",),
+}
+
+
+def _tvm_lacks(tvm, script_name: str) -> bool:
+    from tvm.script import relax as R
+
+    obj = R
+    for part in script_name.split(".")[1:]:
+        if not hasattr(obj, part):
+            return True
+        obj = getattr(obj, part)
+    return False
+
+
 def _modules():
     for meta in sorted(CASES.glob("*/*/meta.json")):
         if json.loads(meta.read_text())["expect"] == "malformed":
@@ -50,7 +70,11 @@ def test_tvm_reads_every_case_printed_in_its_dialect():
     tvm = pytest.importorskip("tvm")
     dialect = installed_tvm_dialect()
     rejected, refused, checked = [], {}, 0
+    lacking = NO_SPELLING.get(dialect, ())
+    assert all(_tvm_lacks(tvm, name) for name in lacking), lacking
     for case, text in _modules():
+        if any(f"{name}." in text or f"{name}(" in text for name in lacking):
+            continue
         try:
             mod = relax_ref.parse(text)
         except RelaxError:

@@ -29,7 +29,9 @@ from ..values import Prim, Shape
 
 # (pattern, kind) tried in order against the message of a static (load-time) error.
 STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
-    # text problems first: TVMScript reports unknown names and forbidden constructs while parsing
+    # text problems first: TVMScript reports unknown names and forbidden constructs while parsing;
+    # op_misc/call_py_func_output_without_shape (OP.call_py_func.C1): the constructor rejects the output
+    (r"out_ty of call_py_func should have defined ShapeExpr", "parse"),
     (r"Undefined variable", "parse"),
     (r"name '.*' is not defined", "parse"),
     (r"has no attribute", "parse"),
@@ -142,6 +144,18 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     # op_nn/nll_loss_bad_reduction (OP.nn.nll_loss.C1): a reduction other than none, sum and mean
     (r"is false: The argument reduction of NLLLoss should be one of the following values: none, mean, sum\. "
      r"However, the given value is ", "struct_info"),
+    # op_quantize (OP.quantize.C1-C4, OP.dequantize.C1-C4)
+    (r"Unsupported (output|input) datatype (attribute )?for operation|(scale|zero_point) param datatype should be|"
+     r"relax\.(de)?quantize: (axis param is out of range|scale and zero_point must be)|"
+     r"Size mismatch: .*relax\.(de)?quantize", "struct_info"),
+    # op_memory (OP.memory.view.C1-C5), op_inspect (OP.inspect.*.C1-C2)
+    (r"Views into an array must not exceed the bounds|may not produce a view that exceeds the bounds|"
+     r"name=\"relax\.memory\.view\".*expects (first|second|the dtype|the relative_byte_offset)|"
+     r"expects the relative_byte_offset to be a 64-bit integer", "struct_info"),
+    # op_misc (OP.multinomial_from_uniform.C1-C3, OP.reverse_sequence.C2-C4, OP.size.C1)
+    (r"Multinomial[_ ]from[_ ]uniform op requires|ReverseSequence requires|size expects a tensor input", "struct_info"),
+    # op_grad (OP.grad.start_checkpoint.C1, OP.grad.end_checkpoint.C1)
+    (r"The argument of relax\.op\.grad\.(start|end)_checkpoint should be a Var", "struct_info"),
     # well-formedness
     (r"is annotated as pure but contains an impure call", "well_formed"),
     (r"occurs within a dataflow block", "well_formed"),
@@ -154,6 +168,8 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
 # (pattern, kind) tried in order against the message of a run-time error.
 RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Cannot find ffi::Function|conformance\.fail was called|conformance\.\w+: ", "packed_func"),
+    # op_misc/call_py_func_missing (OP.call_py_func.C4)
+    (r"Python function '[^']*' not found in registry", "packed_func"),
     (r"Invoking function \w+ expects \d+ arguments", "arity_mismatch"),
     (r"expect a Tuple with \d+ elements", "arity_mismatch"),
     # a value of the wrong kind for an R.Prim parameter ("expected dtype int64, but received ObjectRef of
@@ -165,8 +181,12 @@ RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"arr->dtype\.code == kDLInt", "dtype_mismatch"),
     (r"PrimValue mismatch", "value_mismatch"),
     (r"expect an? (Tensor|Shape|Tuple|Function)\b|Mismatched type on argument", "type_mismatch"),
+    # op_memory/view_at_offset_binds_no_buffer (TIR.FUNC.7): a view at a nonzero byte offset
+    (r"Invalid \w+\.byte_offset", "shape_mismatch"),
     (r"shape\[\d+\] mismatch|Invalid \w+\.shape\[\d+\]|Mismatched \w+\.shape\[\d+\]|Mismatched \w+\.strides",
      "shape_mismatch"),
+    # op_memory/view_bounds_checked_at_run_time (OP.memory.view.C6): runtime.TVMTensorCreateView's bounds check
+    (r"relative_byte_offset \+ view_size <= curr_size", "op_runtime"),
     (r"(?i)division by zero|divide by zero", "division_by_zero"),
     # packed/tensor_create_view (CALL.PACKED.6): a view beyond the viewed tensor's bytes
     (r"View with shape \[[\d, ]*\] and datatype \w+ would have a size of", "op_runtime"),
@@ -324,6 +344,11 @@ class TvmAdapter(Adapter):
         tvm = self._tvm
         for spec in SUITE_FUNCS.values():
             tvm.register_global_func(spec.name, self._wrap_suite_func(spec), override=True)
+        # relax.call_py_func (TVM 0.27) takes its functions from the VM's Python-function registry
+        register_py = tvm.get_global_func("vm.builtin.register_py_func", allow_missing=True)
+        if register_py is not None:
+            for spec in SUITE_FUNCS.values():
+                register_py(spec.name, tvm.get_global_func(spec.name))
 
     def _wrap_suite_func(self, spec):
         if spec.style == "identity":

@@ -294,3 +294,10 @@ def _kill(ctx, *args):
 
 
 __all__: list = []
+
+
+@lowering("relax.call_py_func", padding="aware")
+def _call_py_func(ctx, name, args):
+    """(OP.call_py_func.C4) the registered host function on the arguments."""
+    fn = ctx.walker.lookup_packed(ctx.vals[0], ctx.span)
+    return ctx.walker.call_value(fn, list(ctx.vals[1]), ctx.call)

@@ -387,3 +387,16 @@ def _stack(ctx, xs):
 def _meshgrid(ctx, xs):
     indexing = ctx.attrs.get("indexing", "ij") or "ij"
     return tuple(jnp.meshgrid(*list(xs), indexing=indexing))
+
+
+@lowering("relax.reverse_sequence")
+def _reverse_sequence(ctx, x, lens):
+    n = x.ndim
+    sa = int(ctx.attrs.get("seq_axis", 1)) % n
+    ba = int(ctx.attrs.get("batch_axis", 0)) % n
+    idx = list(jnp.indices(x.shape, dtype=jnp.int64))
+    ln = lens.astype(jnp.int64)[idx[ba]]
+    pos = idx[sa]
+    d = x.shape[sa]
+    idx[sa] = jnp.where((ln <= 1) | (ln <= pos), pos, jnp.where(ln > d, d - 1 - pos, ln - 1 - pos))
+    return x[tuple(idx)]

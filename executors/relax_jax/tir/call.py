@@ -20,7 +20,7 @@ from relax_ref.errors import (
     TypeMismatchError,
 )
 from relax_ref import values as rv
-from relax_ref.interp.tir import bind_arguments
+from relax_ref.interp.tir import bind_arguments, check_zero_offset
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
@@ -162,6 +162,10 @@ def apply_prim_func(walker, pf: PrimFuncV, args: List[Any], readonly: Sequence[b
     """Run ``pf`` on ``args``; written buffers update their boxes."""
     span = call.span if call is not None else None
     try:
+        for p, a in zip(pf.func.params, args):
+            buf = pf.func.buffer_of(p)
+            if buf is not None and isinstance(a, TVal) and a.view is not None:
+                check_zero_offset(buf, a.view.byte_offset, pf.name)     # TIR.FUNC.7
         if walker.traced:
             out = run(pf.func, pf.name, walker.sink, args, readonly, walker.exe.lookup_packed, walker.exe.limits)
         else:

@@ -29,6 +29,8 @@ Follows TVM's printer:
 
 from __future__ import annotations
 
+import json
+
 from typing import List, Optional
 
 from ...errors import UnsupportedError
@@ -534,6 +536,18 @@ def _print_builtin_with_ctx(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]
     return f"{p.op_script_name(c, opdef)}({p.callee(c.args[0])}, {p.expr(c.args[1])}, {p.keyword('sinfo_args')}=[])"
 
 
+def _print_call_py_func(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
+    if len(c.args) != 2 or not isinstance(c.args[0], rx.StringImm) or not isinstance(c.args[1], rx.Tuple) \
+            or len(c.sinfo_args) != 1 or c.attrs:
+        return None
+    out = c.sinfo_args[0]
+    out_text = ("[" + ", ".join(p.sinfo(s) for s in out.fields) + "]" if isinstance(out, si.TupleStructInfo)
+                else p.sinfo(out))
+    parts = [json.dumps(c.args[0].value)] + [p.expr(a) for a in c.args[1].fields]
+    parts.append(f"{p.keyword('out_sinfo')}={out_text}")
+    return f"{p.op_script_name(c, opdef)}({', '.join(parts)})"
+
+
 _SPECIAL = {
     "relax.call_tir": _print_call_tir,
     "relax.call_tir_inplace": _print_call_tir,
@@ -542,6 +556,7 @@ _SPECIAL = {
     "relax.print": _print_print,
     "relax.assert_op": _print_assert,
     "relax.call_builtin_with_ctx": _print_builtin_with_ctx,
+    "relax.call_py_func": _print_call_py_func,
 }
 
 __all__ = ["RelaxPrinter", "indent", "out_sinfo_of", "INDENT"]

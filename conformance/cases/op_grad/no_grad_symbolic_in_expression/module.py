@@ -1,0 +1,11 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n",), "int32")):
+        a = R.grad.no_grad(x)
+        b = R.add(a, x)
+        y = (a, b)
+        return y

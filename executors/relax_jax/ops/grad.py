@@ -1,0 +1,46 @@
+"""Lowerings of the gradient operators (semantics: ``relax_ref.ops.grad``): the markers return their
+argument's box; ``take_backward`` is a scatter-add, ``nll_loss_backward`` the one-hot weighted
+gradient. Exact shapes."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from ..lowering import lowering
+
+
+@lowering("relax.grad.no_grad", "relax.grad.start_checkpoint", "relax.grad.end_checkpoint", padding="aware")
+def _marker(ctx, x):
+    return ctx.vals[0]
+
+
+@lowering("relax.grad.take_backward")
+def _take_backward(ctx, g, x, idx):
+    axis = ctx.attrs.get("axis")
+    i = idx.astype(jnp.int64)
+    if axis is None:
+        return jnp.zeros((x.size,), x.dtype).at[i].add(g.reshape(-1)).reshape(x.shape)
+    ax = axis % x.ndim
+    out = jnp.moveaxis(jnp.zeros(x.shape, x.dtype), ax, 0).at[i].add(jnp.moveaxis(g, ax, 0))
+    return jnp.moveaxis(out, 0, ax)
+
+
+@lowering("relax.grad.nll_loss_backward")
+def _nll_loss_backward(ctx, g, p, t, w=None):
+    dt = p.dtype
+    c = p.shape[0] if p.ndim == 1 else p.shape[1]
+    w = jnp.ones((c,), dt) if w is None else w
+    ign = int(ctx.attrs.get("ignore_index", -100))
+    red = ctx.attrs.get("reduction", "mean")
+    t = t.astype(jnp.int64)
+    keep = t != ign
+    tc = jnp.where(keep, t, 0)
+    wt = jnp.where(keep, w[tc], jnp.zeros((), dt)).astype(dt)
+    gg = jnp.broadcast_to(g, t.shape).astype(dt)
+    if red == "mean":
+        gg = (gg / jnp.sum(wt, dtype=dt)).astype(dt)
+    val = (-wt * gg).astype(dt)
+    if p.ndim == 1:
+        return jnp.where((jnp.arange(c) == tc) & keep, val, jnp.zeros((), dt)).astype(dt)
+    onehot = jnp.arange(c).reshape((1, c) + (1,) * (p.ndim - 2)) == tc[:, None]
+    return jnp.where(onehot & keep[:, None], val[:, None], jnp.zeros((), dt)).astype(dt)
