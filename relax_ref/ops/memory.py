@@ -43,6 +43,11 @@ def _void() -> rx.Tuple:
     return rx.Tuple(())
 
 
+def _is_empty_tuple(e: Any) -> bool:
+    """``R.tuple()`` as written (how the printer writes an omitted shape or offset, as TVM does)."""
+    return isinstance(e, rx.Tuple) and not e.fields
+
+
 def _parse_view(opdef: OpDef, args, kwargs, span) -> rx.Call:
     """``R.memory.view(data, shape=None, dtype=None, relative_byte_offset=None)`` as TVM's Python
     API builds it: an omitted shape or offset is ``R.tuple()``, an omitted dtype ``R.null_value()``."""
@@ -60,7 +65,8 @@ def _parse_view(opdef: OpDef, args, kwargs, span) -> rx.Call:
         raise ParseError("R.memory.view missing required argument 'data'", span)
     data = convert_arg(Param("data"), bound["data"], span)
     shape = bound.get("shape")
-    shape = _void() if shape is None else convert_arg(Param("shape", "arg", "shape"), shape, span)
+    shape = _void() if shape is None or _is_empty_tuple(shape) else \
+        convert_arg(Param("shape", "arg", "shape"), shape, span)
     dtype = bound.get("dtype")
     if dtype is None:
         dtype = rx.Call(rx.Op("relax.null_value"), (), span=span)
@@ -69,7 +75,8 @@ def _parse_view(opdef: OpDef, args, kwargs, span) -> rx.Call:
     elif not isinstance(dtype, rx.Expr):
         raise ParseError(f"R.memory.view: dtype must be a dtype, got {dtype!r}", span)
     off = bound.get("relative_byte_offset")
-    off = _void() if off is None else convert_arg(Param("relative_byte_offset", "arg", "prim"), off, span)
+    off = _void() if off is None or _is_empty_tuple(off) else \
+        convert_arg(Param("relative_byte_offset", "arg", "prim"), off, span)
     return rx.Call(opdef.op, (data, shape, dtype, off), span=span)
 
 
