@@ -11,7 +11,8 @@ These follow TVM 0.25 (``src/relax/analysis/struct_info_analysis.cc``) rule for 
 * :func:`derive_call_ret_struct_info` -- the struct info of a call of a non-operator callee; binds
   the callee's bare symbolic parameters to the caller's expressions (SI.CALL.1-SI.CALL.5).
 * :func:`definable_sym_vars` / :func:`sym_vars_in_struct_info` -- symbolic variables *defined* by
-  (bare occurrences) and *used* in struct info (SI.SYM.2, SI.SYM.3).
+  (bare occurrences) and *used* in struct info (SI.SYM.2, SI.SYM.3); they live in
+  :mod:`relax_ref.analysis.struct_info_vars` and are re-exported here.
 
 ``analyzer`` arguments take a :class:`relax_ref.arith.Analyzer`; a fresh one is made when omitted.
 """
@@ -19,7 +20,7 @@ These follow TVM 0.25 (``src/relax/analysis/struct_info_analysis.cc``) rule for 
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import StructInfoError, UnsupportedError
 from ..ir import expr as rx
@@ -30,6 +31,7 @@ from ..ir.struct_info import (
     TupleStructInfo,
 )
 from .context import make_analyzer
+from .struct_info_vars import definable_sym_vars, signature_sym_vars, sym_vars_in_struct_info
 
 VOID = "void"
 
@@ -59,6 +61,38 @@ L2 = BaseCheckResult.FAIL_L2
 
 def _combine(a: BaseCheckResult, b: BaseCheckResult) -> BaseCheckResult:
     return a if a < b else b
+
+
+def _ndim_check(lhs: int, rhs: int) -> BaseCheckResult:
+    """The rank part of SI.BASE.4/SI.BASE.5: an unknown base rank (-1) holds anything; an unknown
+    derived rank only possibly matches (L1); two known ranks must be equal."""
+    if lhs == -1 or lhs == rhs:
+        return PASS
+    return L1 if rhs == -1 else L0
+
+
+def _refine(lhs, rhs, match: Callable) -> BaseCheckResult:
+    """An optional refinement (a prim value, shape values, a tensor's shape; SI.BASE.3-SI.BASE.5):
+    absent in the base holds anything; absent in the derived only possibly holds (L2)."""
+    if lhs is None:
+        return PASS
+    if rhs is None:
+        return L2
+    return match(lhs, rhs)
+
+
+def _fieldwise(lhs: Sequence, rhs: Sequence, match: Callable) -> BaseCheckResult:
+    """Pairwise ``match`` of two sequences of equal length, the weakest result (SI.BASE.4, SI.BASE.6);
+    the pair after the first L0 is still matched (it may bind symbolic variables), as TVM does."""
+    if len(lhs) != len(rhs):
+        return L0
+    ret = PASS
+    for a, b in zip(lhs, rhs):
+        r = match(a, b)
+        if ret == L0:
+            return ret
+        ret = _combine(r, ret)
+    return ret
 
 
 def _analyzer(analyzer):
@@ -282,40 +316,28 @@ class _BaseChecker:
     def _prim(self, lhs: PrimStructInfo, rhs: PrimStructInfo) -> BaseCheckResult:
         if lhs.dtype != rhs.dtype:
             return L0
-        if lhs.value is None:
-            return PASS
-        if rhs.value is None:
-            return L2
-        return self.prim_value_match(lhs.value, rhs.value)
+        return _refine(lhs.value, rhs.value, self.prim_value_match)
 
     # (SI.BASE.4)
     def _shape(self, lhs: ShapeStructInfo, rhs: ShapeStructInfo) -> BaseCheckResult:
-        if lhs.ndim == -1:
-            return PASS
-        if lhs.ndim != rhs.ndim:
-            return L1 if rhs.ndim == -1 else L0
-        if lhs.values is None:
-            return PASS
-        if rhs.values is None:
-            return L2
-        return self.shape_match_values(lhs.values, rhs.values)
+        ndim = _ndim_check(lhs.ndim, rhs.ndim)
+        if ndim != PASS:
+            return ndim
+        return _refine(lhs.values, rhs.values, self.shape_match_values)
 
     # (SI.BASE.5)
     def _tensor(self, lhs: TensorStructInfo, rhs: TensorStructInfo) -> BaseCheckResult:
         if lhs.dtype != VOID and lhs.dtype != rhs.dtype:
             return L1 if rhs.dtype == VOID else L0
-        if lhs.ndim != -1 and lhs.ndim != rhs.ndim:
-            return L1 if rhs.ndim == -1 else L0
+        ndim = _ndim_check(lhs.ndim, rhs.ndim)
+        if ndim != PASS:
+            return ndim
         if lhs.vdevice is not None:
             if rhs.vdevice is None:
                 return L1
             if lhs.vdevice != rhs.vdevice:
                 return L0
-        if lhs.shape is None:
-            return PASS
-        if rhs.shape is None:
-            return L2
-        return self.shape_match_exprs(lhs.shape, rhs.shape)
+        return _refine(lhs.shape, rhs.shape, self.shape_match_exprs)
 
     # (SI.BASE.7)
     def _func(self, lhs: FuncStructInfo, rhs: FuncStructInfo) -> BaseCheckResult:
@@ -340,15 +362,7 @@ class _BaseChecker:
         return L2
 
     def shape_match_values(self, lhs: Sequence[P.PrimExpr], rhs: Sequence[P.PrimExpr]) -> BaseCheckResult:
-        if len(lhs) != len(rhs):
-            return L0
-        ret = PASS
-        for a, b in zip(lhs, rhs):
-            r = self.prim_value_match(a, b)
-            if ret == L0:
-                return ret
-            ret = _combine(r, ret)
-        return ret
+        return _fieldwise(lhs, rhs, self.prim_value_match)
 
     def shape_match_exprs(self, lhs: rx.Expr, rhs: rx.Expr) -> BaseCheckResult:
         if lhs is rhs:
@@ -362,16 +376,7 @@ class _BaseChecker:
         return L2 if res == L1 else res  # (SI.BASE.7): parameter L1 failures are only L2
 
     def _array(self, lhs: Sequence[StructInfo], rhs: Sequence[StructInfo]) -> BaseCheckResult:
-        # (SI.BASE.6)
-        if len(lhs) != len(rhs):
-            return L0
-        ret = PASS
-        for a, b in zip(lhs, rhs):
-            r = self.check(a, b)
-            if ret == L0:
-                return ret
-            ret = _combine(r, ret)
-        return ret
+        return _fieldwise(lhs, rhs, self.check)  # (SI.BASE.6)
 
 
 def struct_info_base_check(base: StructInfo, derived: StructInfo, analyzer=None) -> BaseCheckResult:
@@ -734,67 +739,6 @@ def erase_to_well_defined(si: StructInfo, sym_vars_in_scope: SymScope = None,
 # ---------------------------------------------------------------------------------------------------
 # Symbolic variables in struct info (SI.SYM.*)
 # ---------------------------------------------------------------------------------------------------
-
-
-def _shape_values_of(shape) -> Optional[Tuple[P.PrimExpr, ...]]:
-    if isinstance(shape, rx.ShapeExpr):
-        return shape.values
-    if isinstance(shape, rx.Var) and isinstance(shape.struct_info, ShapeStructInfo):
-        return shape.struct_info.values
-    return None
-
-
-def _walk_prims(si: StructInfo, fn: Callable[[P.PrimExpr], None], *, tensor_var_shapes: bool) -> None:
-    if isinstance(si, PrimStructInfo):
-        if si.value is not None:
-            fn(si.value)
-    elif isinstance(si, ShapeStructInfo):
-        for v in si.values or ():
-            fn(v)
-    elif isinstance(si, TensorStructInfo):
-        vals = si.shape.values if isinstance(si.shape, rx.ShapeExpr) else (
-            _shape_values_of(si.shape) if tensor_var_shapes else None)
-        for v in vals or ():
-            fn(v)
-    elif isinstance(si, TupleStructInfo):
-        for f in si.fields:
-            _walk_prims(f, fn, tensor_var_shapes=tensor_var_shapes)
-    elif isinstance(si, FuncStructInfo):
-        for p in si.params or ():
-            _walk_prims(p, fn, tensor_var_shapes=tensor_var_shapes)
-        _walk_prims(si.ret, fn, tensor_var_shapes=tensor_var_shapes)
-
-
-def definable_sym_vars(si: StructInfo, *, tensor_var_shapes: bool = True) -> List[P.PrimVar]:
-    """Symbolic variables that ``si`` can define: those occurring *bare* (as a whole dimension,
-    shape value or prim value), in order of first occurrence (SI.SYM.2). With
-    ``tensor_var_shapes`` a tensor whose shape is a shape-typed Relax var contributes that var's
-    values (as TVM's ``DefinableTIRVarsInStructInfo``)."""
-    out: Dict[P.PrimVar, None] = {}
-
-    def fn(e):
-        if isinstance(e, P.PrimVar):
-            out.setdefault(e, None)
-
-    _walk_prims(si, fn, tensor_var_shapes=tensor_var_shapes)
-    return list(out)
-
-
-def sym_vars_in_struct_info(si: StructInfo) -> List[P.PrimVar]:
-    """Every symbolic variable used anywhere in ``si`` (SI.SYM.3), in order of first occurrence."""
-    out: Dict[P.PrimVar, None] = {}
-    _walk_prims(si, lambda e: prim_vars_in(e, out), tensor_var_shapes=True)
-    return list(out)
-
-
-def signature_sym_vars(params: Iterable[StructInfo]) -> List[P.PrimVar]:
-    """Symbolic variables defined by a function signature: bare occurrences in any parameter, in any
-    order (SI.SYM.2)."""
-    out: Dict[P.PrimVar, None] = {}
-    for p in params:
-        for v in definable_sym_vars(p):
-            out.setdefault(v, None)
-    return list(out)
 
 
 __all__ = [
