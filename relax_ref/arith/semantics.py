@@ -29,6 +29,7 @@ Rules implemented here (each cited by ID in the spec):
 
 from __future__ import annotations
 
+import operator
 from functools import lru_cache
 from typing import Any
 
@@ -86,21 +87,27 @@ def floormod(a: int, b: int, dtype: str) -> int:
     return wrap(a % b, dtype)
 
 
-def _truncdiv_exact(a: int, b: int) -> int:
+def truncdiv_exact(a: int, b: int) -> int:
+    """Integer division truncating toward zero, unwrapped (PRIM.INT.2); ``b`` is not zero."""
     q = abs(a) // abs(b)
     return q if (a < 0) == (b < 0) else -q
+
+
+def truncmod_exact(a: int, b: int) -> int:
+    """Integer modulo with the sign of the dividend, unwrapped (PRIM.INT.2); ``b`` is not zero."""
+    return a - b * truncdiv_exact(a, b)
 
 
 def truncdiv(a: int, b: int, dtype: str) -> int:
     """Division truncating toward zero, ``T.truncdiv`` (PRIM.INT.2)."""
     _check_divisor(b, "division")
-    return wrap(_truncdiv_exact(a, b), dtype)
+    return wrap(truncdiv_exact(a, b), dtype)
 
 
 def truncmod(a: int, b: int, dtype: str) -> int:
     """Truncating modulo, ``T.truncmod``: the result has the sign of the dividend (PRIM.INT.2)."""
     _check_divisor(b, "modulo")
-    return wrap(a - b * _truncdiv_exact(a, b), dtype)
+    return wrap(a - b * truncdiv_exact(a, b), dtype)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -212,18 +219,18 @@ def cast(value: Any, from_dtype: str, to_dtype: str) -> Any:
     raise UnsupportedError(f"cast from {from_dtype} to {to_dtype} is not supported")
 
 
+#: ``+ - * /`` with one formula for every kind of number: Python ints exactly, Python floats in double
+#: precision, numpy scalars and arrays in their own dtype (PRIM.FLOAT.1). Shared by evaluation and by the
+#: parser's constant folding.
+NUMBER_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv}
+
+
 def float_binary(op: str, a: Any, b: Any, dtype: str) -> Any:
     """A float binary operation performed in ``dtype`` (PRIM.FLOAT.1-2); ``a`` and ``b`` are numpy
     scalars (or arrays) of the dtype. ``op`` is one of add sub mul div mod floordiv floormod min max."""
     with np.errstate(all="ignore"):
-        if op == "add":
-            r = a + b
-        elif op == "sub":
-            r = a - b
-        elif op == "mul":
-            r = a * b
-        elif op == "div":
-            r = a / b
+        if op in NUMBER_BINARY:
+            r = NUMBER_BINARY[op](a, b)
         elif op == "mod":
             r = np.fmod(a, b)
         elif op == "floordiv":

@@ -15,6 +15,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from ...arith.semantics import NUMBER_BINARY, truncdiv_exact, truncmod_exact
 from ...errors import ParseError, Span, StructInfoError
 from ...ir import dtype as _dt
 from ...ir import expr as rx
@@ -172,33 +173,23 @@ def cast(dtype: str, v: Any) -> P.PrimExpr:
 # ---------------------------------------------------------------------------------------------------
 
 
+def _has_float(a, b) -> bool:
+    return isinstance(a, float) or isinstance(b, float)
+
+
 def _py_binary(op: str, a, b, span: Optional[Span]):
     """Arithmetic on two Python numbers, bounded (TEXT.SAFE.3)."""
     try:
-        if op == "add":
-            r = a + b
-        elif op == "sub":
-            r = a - b
-        elif op == "mul":
-            r = a * b
-        elif op == "div":
-            r = a / b
+        if op in NUMBER_BINARY:
+            r = NUMBER_BINARY[op](a, b)
         elif op == "floordiv":
             r = a // b
         elif op == "floormod":
             r = a % b
         elif op == "truncdiv":
-            if isinstance(a, float) or isinstance(b, float):
-                r = float(math.trunc(a / b))
-            else:
-                q = abs(a) // abs(b)
-                r = q if (a >= 0) == (b >= 0) else -q
+            r = float(math.trunc(a / b)) if _has_float(a, b) else truncdiv_exact(a, b)
         elif op == "truncmod":
-            if isinstance(a, float) or isinstance(b, float):
-                r = math.fmod(a, b)
-            else:
-                r = abs(a) % abs(b)
-                r = r if a >= 0 else -r
+            r = math.fmod(a, b) if _has_float(a, b) else truncmod_exact(a, b)
         elif op == "min":
             r = min(a, b)
         elif op == "max":
@@ -227,32 +218,16 @@ def _py_binary(op: str, a, b, span: Optional[Span]):
     return r
 
 
+#: integer immediates that fold exactly; on integers ``div`` truncates (PRIM.INT.2)
+_INT_FOLDS = {"add": "add", "sub": "sub", "mul": "mul", "floordiv": "floordiv", "floormod": "floormod",
+              "truncdiv": "truncdiv", "div": "truncdiv", "truncmod": "truncmod", "min": "min", "max": "max"}
+
+
 def _int_fold(op: str, a: int, b: int, dtype: str, span: Optional[Span]):
-    if op in ("floordiv", "floormod", "truncdiv", "truncmod", "div") and b == 0:
+    """``a <op> b`` of two integer immediates, or None where it does not fold (a zero divisor)."""
+    if op not in _INT_FOLDS or (b == 0 and (op in _DIVS or op in _MODS)):
         return None
-    if op == "add":
-        r = a + b
-    elif op == "sub":
-        r = a - b
-    elif op == "mul":
-        r = a * b
-    elif op == "floordiv":
-        r = a // b
-    elif op == "floormod":
-        r = a % b
-    elif op in ("truncdiv", "div"):
-        q = abs(a) // abs(b)
-        r = q if (a >= 0) == (b >= 0) else -q
-    elif op == "truncmod":
-        r = abs(a) % abs(b)
-        r = r if a >= 0 else -r
-    elif op == "min":
-        r = min(a, b)
-    elif op == "max":
-        r = max(a, b)
-    else:
-        return None
-    return P.IntImm(r, dtype)
+    return P.IntImm(_py_binary(_INT_FOLDS[op], a, b, span), dtype)
 
 
 _CMP = {"eq": P.eq, "ne": P.ne, "lt": P.lt, "le": P.le, "gt": P.gt, "ge": P.ge}
