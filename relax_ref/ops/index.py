@@ -37,6 +37,7 @@ from . import common
 from . import te
 from . import te_ops
 from . import manipulate_util
+from .args import OpArgs
 from .manipulate import te_broadcast_to
 from .opdef import OpDef, arg, attr
 
@@ -95,6 +96,17 @@ def _take_infer(call, ctx):
     return TensorStructInfo(rx.ShapeExpr(shape), data.dtype, vdevice=data.vdevice)
 
 
+def _check_nan_mode(mode: str, dtype: str, span) -> None:
+    """``mode="nan"`` writes NaN, so it needs a float tensor (OP.take.C6; TVM fails to build the kernel)."""
+    if mode == "nan" and not _dt.is_float(dtype):
+        raise UnsupportedError(f"relax.take: mode 'nan' needs a float tensor, got {dtype}", span)
+
+
+def _check_take(args: OpArgs) -> None:
+    """The run-time constraints of ``take`` that every evaluator shares (OP.take.C6)."""
+    _check_nan_mode(args.attrs.get("mode", "fast"), args.dtype(0), args.span)
+
+
 def _take_ref(args, attrs, call, ctx):
     x, ind = args[0], manipulate_util.as_array(args[1])
     axis = attrs.get("axis")
@@ -112,9 +124,7 @@ def _take_ref(args, attrs, call, ctx):
         if d == 0 and ind.size:
             raise manipulate_util.runtime_error(call, "cannot take from an empty axis")
         ind = np.mod(ind, d) if d else ind
-    else:  # "nan"
-        if not _dt.is_float(_dt.from_numpy(x.dtype)):
-            raise UnsupportedError(f"relax.take: mode 'nan' needs a float tensor, got {x.dtype}", call.span)
+    else:  # "nan" (a float tensor: _check_take)
         bad = (ind < 0) | (ind >= d)
         out = np.take(x, np.where(bad, 0, ind) if d else np.zeros_like(ind), axis=a) if d else \
             np.zeros(x.shape[:a] + ind.shape + x.shape[a + 1:], x.dtype)
@@ -154,8 +164,7 @@ def _take_legalize(call, ctx):
     axis = call.attrs.get("axis")
     a = 0 if axis is None else axis % call.args[0].struct_info.ndim
     mode = call.attrs.get("mode", "fast")
-    if mode == "nan" and not _dt.is_float(call.args[0].struct_info.dtype):
-        raise UnsupportedError("relax.take: mode 'nan' needs a float tensor", call.span)
+    _check_nan_mode(mode, call.args[0].struct_info.dtype, call.span)
     return ctx.call_te(lambda x, i: te_take(x, i, a, mode), call.args[0], call.args[1],
                        primfunc_name_hint="take")
 
@@ -759,7 +768,7 @@ def _define_all() -> None:
 
     reg("take", (arg("x"), arg("indices"), attr("axis", "optional_int", None), attr("mode", "str", "fast")),
         _take_infer, _take_ref, _take_legalize,
-        "``R.take(x, indices, axis=None, mode='fast')``: select along an axis (OP.take.C1).")
+        "``R.take(x, indices, axis=None, mode='fast')``: select along an axis (OP.take.C1).", check=_check_take)
     reg("strided_slice", (arg("x"), arg("axes", "prim_tuple"), arg("begin", "prim_tuple"),
                           arg("end", "prim_tuple"), arg("strides", "prim_tuple", None),
                           attr("assume_inbound", "bool", False)),

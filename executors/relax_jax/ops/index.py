@@ -14,8 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from relax_ref.errors import OpRuntimeError, UnsupportedError
-from relax_ref.ir import dtype as _dt
+from relax_ref.errors import OpRuntimeError
 
 from ..dims import dim_value, dims_differ
 from ..errors import NeedsExact
@@ -23,7 +22,6 @@ from ..lowering import lowering
 from ..prim_jax import is_static, np_dtype
 from ..symbolic import upper_bound
 from ..values import PrimV, SymInt, TVal
-from .common import dtype_of
 
 
 def runtime_error(ctx, msg: str) -> OpRuntimeError:
@@ -70,9 +68,6 @@ def _take(ctx, x, ind):
             ind = jnp.clip(ind, 0, jnp.asarray(extent, jnp.int64) - 1)
         else:
             ind = jnp.mod(ind, jnp.maximum(jnp.asarray(extent, jnp.int64), 1))
-    else:
-        if not _dt.is_float(dtype_of(x)):
-            raise ctx.error(UnsupportedError, f"relax.take: mode 'nan' needs a float tensor, got {x.dtype}")
     if phys == 0:
         out = jnp.zeros(x.shape[:a] + ind.shape + x.shape[a + 1:], x.dtype)
     else:
