@@ -1,8 +1,9 @@
 """Gradient operators (spec/ops/grad.*.md): the identity markers and the backward operators of
-``take`` and ``nn.nll_loss``.
+``take``, ``nn.nll_loss``, ``nn.max_pool2d`` and ``nn.avg_pool2d``.
 
 Oracles: numpy formulas written here (a scatter-add loop for take's gradient, the one-hot weighted
-gradient of the negative log-likelihood) and values worked out by hand.
+gradient of the negative log-likelihood, a loop over the pooling windows) and values worked out by
+hand.
 """
 
 import numpy as np
@@ -140,8 +141,113 @@ def nll_backward_cases():
     return out
 
 
+def _pool_out(n, k, s, pb, pe, d, ceil_mode):
+    span = n + pb + pe - d * (k - 1) - 1
+    o = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (o - 1) * s >= n + pb:
+        o -= 1               # a last window that would start in the end padding is dropped
+    return o
+
+
+def pool_grad_np(kind, g, x, k, s, p, d=(1, 1), ceil_mode=False, include_pad=False):
+    """A loop over the windows of the forward pool (NCHW): the max's gradient goes to the first
+    position (row-major) holding the window's maximum, the average's is shared by the window's
+    positions, divided by the forward's element count."""
+    n, c, h, w = x.shape
+    oh = _pool_out(h, k[0], s[0], p[0], p[2], d[0], ceil_mode)
+    ow = _pool_out(w, k[1], s[1], p[1], p[3], d[1], ceil_mode)
+    assert g.shape == (n, c, oh, ow)
+    out = np.zeros(x.shape, "float64")
+    for b, ch, i, j in np.ndindex(n, c, oh, ow):
+        pos = [(i * s[0] - p[0] + a * d[0], j * s[1] - p[1] + e * d[1]) for a in range(k[0]) for e in range(k[1])]
+        inside = [(y, z) for y, z in pos if 0 <= y < h and 0 <= z < w]
+        if kind == "max":
+            vals = [x[b, ch, y, z] if (y, z) in inside else -np.inf for y, z in pos]
+            y, z = pos[int(np.argmax(vals))]          # argmax: the first of equal maxima
+            if (y, z) in inside:
+                out[b, ch, y, z] += g[b, ch, i, j]
+            continue
+        if include_pad:       # positions inside the explicitly padded input
+            cnt = sum(1 for y, z in pos if -p[0] <= y < h + p[2] and -p[1] <= z < w + p[3])
+        else:
+            cnt = max(len(inside), 1)
+        for y, z in inside:
+            out[b, ch, y, z] += g[b, ch, i, j] / cnt
+    return out.astype(x.dtype)
+
+
+def _pool_call(kind, attrs):
+    return f"R.grad.{kind}_pool2d_backward(g, x{attrs})"
+
+
+def pool_backward_cases():
+    out = []
+    rng = rng_for("pool_backward")
+    x4 = np.array([[3, 1, 0, 2], [5, 4, 7, 7], [1, 0, 2, 6], [9, 8, 3, 1]], "float32").reshape(1, 1, 4, 4)
+    g2 = np.array([1, 2, 3, 4], "float32").reshape(1, 1, 2, 2)
+    params4 = [("g", tensor((1, 1, 2, 2))), ("x", tensor((1, 1, 4, 4)))]
+    for kind, want, note in (
+            ("max", [[0, 0, 0, 0], [1, 0, 2, 0], [0, 0, 0, 4], [3, 0, 0, 0]],
+             "2x2 windows of stride 2: each gradient to its window's maximum (7, 7: the first)"),
+            ("avg", [[.25, .25, .5, .5], [.25, .25, .5, .5], [.75, .75, 1, 1], [.75, .75, 1, 1]],
+             "2x2 windows of stride 2: each gradient shared by its four positions")):
+        tags = [f"op:grad.{kind}_pool2d_backward", "gradient"]
+        ids = [f"OP.grad.{kind}_pool2d_backward.C1", f"OP.grad.{kind}_pool2d_backward.C4"]
+        out.append(Case(f"{kind}_pool2d_backward_hand",
+                        module(params4, _pool_call(kind, ", pool_size=[2, 2], strides=[2, 2]"), tensor((1, 1, 4, 4))),
+                        runs=[([g2, x4], np.array(want, "float32").reshape(1, 1, 4, 4))], spec=ids, tags=tags,
+                        oracle="hand", description=note))
+    # overlapping windows with padding, NHWC
+    x = rng.standard_normal((2, 5, 6, 3)).astype("float32")
+    xc = x.transpose(0, 3, 1, 2)
+    for kind in ("max", "avg"):
+        tags = [f"op:grad.{kind}_pool2d_backward", "gradient", "layout"]
+        ids = [f"OP.grad.{kind}_pool2d_backward.C1", f"OP.grad.{kind}_pool2d_backward.C4"]
+        g = rng.standard_normal((2, 3, 3, 3)).astype("float32")
+        want = pool_grad_np(kind, g, xc, (3, 3), (2, 2), (1, 1, 1, 1)).transpose(0, 2, 3, 1)
+        attrs = ', pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], layout="NHWC"'
+        bad_g = np.zeros((2, 3, 2, 3), "float32")
+        out.append(Case(f"{kind}_pool2d_backward_overlap_padding_nhwc",
+                        module([("g", tensor((2, 3, 3, 3))), ("x", tensor((2, 5, 6, 3)))], _pool_call(kind, attrs),
+                               tensor((2, 5, 6, 3))),
+                        runs=[([g.transpose(0, 2, 3, 1).copy(), x], want)], spec=ids, tags=tags, rtol=1e-5, atol=1e-6,
+                        description="3x3 windows of stride 2 overlap; padding 1; NHWC"))
+        out.append(Case(f"{kind}_pool2d_backward_grad_shape_mismatch",
+                        module([("g", tensor((2, 3, 2, 3))), ("x", tensor((2, 3, 5, 6)))],
+                               _pool_call(kind, ", pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]"),
+                               tensor((2, 3, 5, 6))),
+                        runs=[Fails([bad_g, xc.copy()], "op_runtime")],
+                        spec=[f"OP.grad.{kind}_pool2d_backward.C3"], tags=tags[:2] + ["edge"],
+                        description="output_grad (2, 3, 2, 3) for a pool result of (2, 3, 3, 3)"))
+        out.append(Invalid(f"{kind}_pool2d_backward_dtype_mismatch",
+                           module([("g", tensor((1, 1, 2, 2), "float16")), ("x", tensor((1, 1, 4, 4)))],
+                                  _pool_call(kind, ", pool_size=[2, 2], strides=[2, 2]")),
+                           "struct_info", spec=[f"OP.grad.{kind}_pool2d_backward.C2"], tags=tags[:2] + ["invalid"]))
+    # ceil mode (avg counting the padding), dilation (max)
+    xa = rng.standard_normal((1, 2, 5, 5)).astype("float32")
+    ga = rng.standard_normal((1, 2, 3, 3)).astype("float32")
+    out.append(Case("avg_pool2d_backward_ceil_count_pad",
+                    module([("g", tensor((1, 2, 3, 3))), ("x", tensor((1, 2, 5, 5)))],
+                           _pool_call("avg", ", pool_size=[2, 2], strides=[2, 2], ceil_mode=True, "
+                                             "count_include_pad=True"), tensor((1, 2, 5, 5))),
+                    runs=[([ga, xa], pool_grad_np("avg", ga, xa, (2, 2), (2, 2), (0, 0, 0, 0), ceil_mode=True,
+                                                  include_pad=True))],
+                    spec=["OP.grad.avg_pool2d_backward.C4"], tags=["op:grad.avg_pool2d_backward", "gradient", "edge"],
+                    rtol=1e-5, atol=1e-6,
+                    description="the last windows hang over the end: counted without the ceil padding (1 or 2)"))
+    gd = rng.standard_normal((1, 2, 3, 1)).astype("float32")
+    out.append(Case("max_pool2d_backward_dilation",
+                    module([("g", tensor((1, 2, 3, 1))), ("x", tensor((1, 2, 5, 5)))],
+                           _pool_call("max", ", pool_size=[2, 3], strides=[1, 1], dilation=[2, 2]"),
+                           tensor((1, 2, 5, 5))),
+                    runs=[([gd, xa], pool_grad_np("max", gd, xa, (2, 3), (1, 1), (0, 0, 0, 0), d=(2, 2)))],
+                    spec=["OP.grad.max_pool2d_backward.C4"], tags=["op:grad.max_pool2d_backward", "gradient", "edge"],
+                    description="dilated windows"))
+    return out
+
+
 def generate():
-    return {CATEGORY: marker_cases() + take_backward_cases() + nll_backward_cases()}
+    return {CATEGORY: marker_cases() + take_backward_cases() + nll_backward_cases() + pool_backward_cases()}
 
 
 if __name__ == "__main__":

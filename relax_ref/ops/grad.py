@@ -1,6 +1,7 @@
 """Gradient operators: the markers ``grad.no_grad``, ``grad.start_checkpoint``,
 ``grad.end_checkpoint`` and the backward operators ``grad.take_backward`` and
-``grad.nll_loss_backward`` (spec pages ``spec/ops/grad.*.md``).
+``grad.nll_loss_backward`` (spec pages ``spec/ops/grad.*.md``); the pooling gradients are defined in
+:mod:`.grad_pool`.
 
 The markers are the identity on values (their argument itself); they only guide the Gradient pass.
 The backward operators are the vector-Jacobian products of ``take`` and ``nn.nll_loss`` with respect
@@ -31,6 +32,7 @@ from . import te
 from . import te_ops
 from .args import OpArgs
 from .nn_loss import REDUCTIONS
+from .grad_pool import POOL_OPS
 from .opdef import OpDef, arg, attr
 from .statistical import known_shapes
 
@@ -273,6 +275,6 @@ OPS: List[OpDef] = [
           legalize=_legalize_nll_backward, category="gradient",
           doc="``R.grad.nll_loss_backward(output_grad, predictions, targets, weights=None, reduction='mean', "
               "ignore_index=-100)``: the gradient of ``nn.nll_loss`` (OP.grad.nll_loss_backward.C1-C3)."),
-]
+] + POOL_OPS
 
 __all__ = ["OPS"]

@@ -416,24 +416,7 @@ def te_pool(x: te.Tensor, out_shape, kind: str, kernel, strides, padding, dilati
     psum = te.compute(out_shape, lambda *o: te.sum(window(*o), axis=rv), name="pool_sum", index_names=_names(nd))
 
     def avg(*o):
-        num = te_ops.const(1, "int64")
-        for i, ax in enumerate(axes):
-            d = nn_common.i64(dilation[i])
-            start = te_ops.sub(te_ops.mul(o[ax], nn_common.i64(strides[i])), nn_common.i64(padding[i]))
-            end = te_ops.add(start, nn_common.i64((kernel[i] - 1) * dilation[i]))
-            if count_include_pad:
-                end = te_ops.min_(end, te_ops.sub(te_ops.add(x.shape[ax], nn_common.i64(padding[i + nsp])),
-                                                  nn_common.i64(1)))
-                cnt = te_ops.add(te_ops.truncdiv(te_ops.sub(end, start), d), nn_common.i64(1))
-            else:
-                jumps = te_ops.max_(te_ops.truncdiv(te_ops.sub(te_ops.sub(d, nn_common.i64(1)), start), d),
-                                    nn_common.i64(0))
-                end = te_ops.min_(end, te_ops.sub(x.shape[ax], nn_common.i64(1)))
-                cnt = te_ops.add(te_ops.truncdiv(te_ops.sub(end, te_ops.add(start, te_ops.mul(d, jumps))), d),
-                                 nn_common.i64(1))
-            num = te_ops.mul(num, cnt)
-        if not count_include_pad:
-            num = te_ops.max_(num, nn_common.i64(1))
+        num = te_window_count(x, o, axes, kernel, strides, padding, dilation, count_include_pad)
         s = psum(*o)
         if _dt.is_float(x.dtype):
             return te_ops.div(s, te_ops.cast(x.dtype, num))
@@ -441,6 +424,31 @@ def te_pool(x: te.Tensor, out_shape, kind: str, kernel, strides, padding, dilati
 
     return te.compute(out_shape, avg, name="pool_avg", attrs={"schedule_rule": "meta_schedule.pool_avg"},
                       index_names=_names(nd))
+
+
+def te_window_count(x: te.Tensor, o, axes, kernel, strides, padding, dilation, count_include_pad: bool):
+    """OP.NN.POOL.SEM.3 as a TIR expression: the element count of the window of output position ``o``
+    (``axes``: the tensor axes of the spatial dims)."""
+    nsp = len(kernel)
+    num = te_ops.const(1, "int64")
+    for i, ax in enumerate(axes):
+        d = nn_common.i64(dilation[i])
+        start = te_ops.sub(te_ops.mul(o[ax], nn_common.i64(strides[i])), nn_common.i64(padding[i]))
+        end = te_ops.add(start, nn_common.i64((kernel[i] - 1) * dilation[i]))
+        if count_include_pad:
+            end = te_ops.min_(end, te_ops.sub(te_ops.add(x.shape[ax], nn_common.i64(padding[i + nsp])),
+                                              nn_common.i64(1)))
+            cnt = te_ops.add(te_ops.truncdiv(te_ops.sub(end, start), d), nn_common.i64(1))
+        else:
+            jumps = te_ops.max_(te_ops.truncdiv(te_ops.sub(te_ops.sub(d, nn_common.i64(1)), start), d),
+                                nn_common.i64(0))
+            end = te_ops.min_(end, te_ops.sub(x.shape[ax], nn_common.i64(1)))
+            cnt = te_ops.add(te_ops.truncdiv(te_ops.sub(end, te_ops.add(start, te_ops.mul(d, jumps))), d),
+                             nn_common.i64(1))
+        num = te_ops.mul(num, cnt)
+    if not count_include_pad:
+        num = te_ops.max_(num, nn_common.i64(1))
+    return num
 
 
 def _max_window(n: Any, m: Any) -> Any:
@@ -570,4 +578,4 @@ def _define_all() -> None:
 
 _define_all()
 
-__all__ = ["pool_np", "adaptive_pool_np", "te_pool", "te_adaptive_avg_pool", "pool_out_dim"]
+__all__ = ["pool_np", "adaptive_pool_np", "te_pool", "te_window_count", "pool_plan", "pool_counts", "te_adaptive_avg_pool", "pool_out_dim"]

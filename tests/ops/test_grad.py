@@ -1,7 +1,8 @@
 """The backward operators agree with ``jax.vjp`` of their forward operators (a property test over
-shapes, axes, indices, reductions and ignored targets); the forward operators are compiled by the
-JAX executor (``relax_jax``) from Relax programs, the backward ones evaluated by the reference
-interpreter (spec/ops/grad.*.md). The checkpoint markers are the identity on values."""
+shapes, axes, indices, reductions, ignored targets and pooling windows); the forward operators are
+compiled by the JAX executor (``relax_jax``) from Relax programs, the backward ones evaluated by the
+reference interpreter (spec/ops/grad.*.md). The checkpoint markers are the identity on values; the
+pooling gradients' legalizations compute the conformance cases' values."""
 
 import jax
 import numpy as np
@@ -10,6 +11,9 @@ from hypothesis import given, settings, strategies as st
 
 import relax_jax
 import relax_ref
+from relax_ref.transform.legalize_ops import LegalizeOps
+
+from ops_helpers import legalized_cases_agree
 
 HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n"
 
@@ -104,3 +108,45 @@ def test_markers_are_the_identity(op):
     np.testing.assert_array_equal(y, x)
     f = relax_jax.compile(mod).as_jax_function("main")
     np.testing.assert_allclose(jax.grad(lambda a: f(a)[1].sum())(x), 2 * x)
+
+
+@st.composite
+def pool_problems(draw):
+    kernel = tuple(draw(st.lists(st.integers(1, 3), min_size=2, max_size=2)))
+    strides = tuple(draw(st.lists(st.integers(1, 3), min_size=2, max_size=2)))
+    dilation = tuple(draw(st.lists(st.integers(1, 2), min_size=2, max_size=2)))
+    padding = tuple(draw(st.lists(st.integers(0, 1), min_size=4, max_size=4)))
+    padding = tuple(min(p, k - 1) for p, k in zip(padding, kernel + kernel))
+    spatial = tuple(dilation[i] * (kernel[i] - 1) + 1 + draw(st.integers(0, 3)) for i in range(2))
+    ceil_mode = draw(st.booleans())
+    include_pad = draw(st.booleans())
+    layout = draw(st.sampled_from(["NCHW", "NHWC"]))
+    seed = draw(st.integers(0, 2 ** 16))
+    return kernel, strides, dilation, padding, spatial, ceil_mode, include_pad, layout, seed
+
+
+@settings(max_examples=16, deadline=None)
+@given(st.sampled_from(["max", "avg"]), pool_problems())
+def test_pool_backward_is_the_vjp_of_the_pool(kind, problem):
+    kernel, strides, dilation, padding, spatial, ceil_mode, include_pad, layout, seed = problem
+    rng = np.random.default_rng(seed)
+    shape = (2, 3) + spatial if layout == "NCHW" else (2,) + spatial + (3,)
+    x = rng.standard_normal(shape).astype("float32")      # distinct values: no ties for the maximum
+    attrs = (f"pool_size={list(kernel)}, strides={list(strides)}, dilation={list(dilation)}, padding={list(padding)}, "
+             f"ceil_mode={ceil_mode}, count_include_pad={include_pad}, layout=\"{layout}\"")
+    fwd = relax_jax.compile(relax_ref.parse(_module([("x", _t(shape))], f"y = R.nn.{kind}_pool2d(x, {attrs})\nreturn y"))
+                            ).as_jax_function("main", checks="off")
+    y, vjp = jax.vjp(fwd, x)
+    g = rng.standard_normal(y.shape).astype("float32")
+    (want,) = vjp(g)
+    bwd = relax_ref.parse(_module([("g", _t(g.shape)), ("x", _t(shape))],
+                                  f"y = R.grad.{kind}_pool2d_backward(g, x, {attrs})\nreturn y"))
+    np.testing.assert_allclose(relax_ref.evaluate(bwd, "main", g, x), np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_pool_backward_legalizes_to_kernels_computing_the_cases(kind):
+    text = _module([("g", _t((1, 1, 2, 2))), ("x", _t((1, 1, 4, 4)))],
+                   f"y = R.grad.{kind}_pool2d_backward(g, x, pool_size=[2, 2], strides=[2, 2])\nreturn y")
+    assert "R.grad." not in LegalizeOps()(relax_ref.parse(text)).script()
+    assert legalized_cases_agree("op_grad", tag=f"op:grad.{kind}_pool2d_backward") >= 3

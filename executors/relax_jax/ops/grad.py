@@ -1,6 +1,7 @@
 """Lowerings of the gradient operators (semantics: ``relax_ref.ops.grad``): the markers return their
 argument's box; ``take_backward`` is a scatter-add, ``nll_loss_backward`` the one-hot weighted
-gradient. Exact shapes."""
+gradient, the pooling gradients the reference's formula (``relax_ref.ops.grad_pool``) on JAX arrays.
+Exact shapes."""
 
 from __future__ import annotations
 
@@ -44,3 +45,18 @@ def _nll_loss_backward(ctx, g, p, t, w=None):
         return jnp.where((jnp.arange(c) == tc) & keep, val, jnp.zeros((), dt)).astype(dt)
     onehot = jnp.arange(c).reshape((1, c) + (1,) * (p.ndim - 2)) == tc[:, None]
     return jnp.where(onehot & keep[:, None], val[:, None], jnp.zeros((), dt)).astype(dt)
+
+
+@lowering("relax.grad.max_pool2d_backward", "relax.grad.avg_pool2d_backward")
+def _pool2d_backward(ctx, g, x):
+    from relax_ref.ops.grad_pool import pool_grad_canonical
+
+    from .nn_common import from_canonical, layout_perm, to_canonical
+
+    perm = layout_perm(ctx, ctx.attrs["layout"], "NCHW", "data")
+    operm = layout_perm(ctx, ctx.attrs["out_layout"], "NCHW", "output")
+    k, s, p, d = (tuple(int(v) for v in ctx.attrs[n]) for n in ("pool_size", "strides", "padding", "dilation"))
+    kind = "max" if "max_pool" in ctx.op_name else "avg"
+    y = pool_grad_canonical(jnp, kind, to_canonical(g, operm), to_canonical(x, perm), k, s, p, d,
+                            bool(ctx.attrs["ceil_mode"]), bool(ctx.attrs["count_include_pad"]), ctx.op_name)
+    return from_canonical(y, perm)

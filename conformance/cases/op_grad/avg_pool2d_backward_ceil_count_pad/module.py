@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(g: R.Tensor((1, 2, 3, 3), "float32"), x: R.Tensor((1, 2, 5, 5), "float32")) -> R.Tensor((1, 2, 5, 5), "float32"):
+        y = R.grad.avg_pool2d_backward(g, x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True, count_include_pad=True)
+        return y
