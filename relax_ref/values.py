@@ -117,28 +117,29 @@ def is_tensor(v: Any) -> bool:
     return isinstance(v, np.ndarray)
 
 
-def describe(v: Any) -> str:
-    """A short description of a value for error messages: ``Tensor((2, 3), float32)``."""
-    if isinstance(v, np.ndarray):
-        try:
-            dt = _dt.from_numpy(v.dtype)
-        except Exception:  # noqa: BLE001 - describing an arbitrary foreign dtype
-            dt = str(v.dtype)
-        return f"Tensor({tuple(v.shape)}, {dt})"
-    if isinstance(v, ShapeValue):
-        return f"Shape({list(v)})"
-    if isinstance(v, PrimScalar):
-        return f"Prim({v.value!r}, {v.dtype})"
+#: the words that describe a value in error messages, by kind: ``Tensor((2, 3), float32)``,
+#: ``Shape([2, 3])``, ``Prim(1, int64)``, ``Function(f)``, ... (every evaluator describes alike)
+VALUE_LABELS = {"tensor": "Tensor", "shape": "Shape", "prim": "Prim", "closure": "Function",
+                "packed": "PackedFunc", "primfunc": "PrimFunc", "storage": "Storage"}
+
+
+def dtype_text(np_dtype: Any) -> str:
+    """A numpy dtype by its Relax name, or as numpy writes it when it has none."""
+    try:
+        return _dt.from_numpy(np.dtype(np_dtype))
+    except Exception:  # noqa: BLE001 - describing an arbitrary foreign dtype
+        return str(np_dtype)
+
+
+def describe_value(v: Any, details: Sequence[Tuple[type, str, Callable[[Any], str]]]) -> str:
+    """``v`` described for an error message. ``details``: the evaluator's value classes, each with its
+    kind (a key of :data:`VALUE_LABELS`) and the text inside the parentheses; tuples, strings, data
+    types and null are described here."""
+    for cls, kind, detail in details:
+        if isinstance(v, cls):
+            return f"{VALUE_LABELS[kind]}({detail(v)})"
     if isinstance(v, tuple):
-        return "Tuple(" + ", ".join(describe(x) for x in v) + ")"
-    if isinstance(v, Closure):
-        return f"Function({v.name})"
-    if isinstance(v, PackedFunc):
-        return f"PackedFunc({v.name})"
-    if isinstance(v, PrimFuncRef):
-        return f"PrimFunc({v.name})"
-    if isinstance(v, Storage):
-        return f"Storage({v.data.size} bytes)"
+        return "Tuple(" + ", ".join(describe_value(x, details) for x in v) + ")"
     if isinstance(v, str):
         return f"String({v!r})"
     if isinstance(v, DTypeValue):
@@ -146,6 +147,22 @@ def describe(v: Any) -> str:
     if v is None:
         return "null"
     return type(v).__name__
+
+
+_DETAILS = (
+    (np.ndarray, "tensor", lambda v: f"{tuple(v.shape)}, {dtype_text(v.dtype)}"),
+    (ShapeValue, "shape", lambda v: f"{list(v)}"),
+    (PrimScalar, "prim", lambda v: f"{v.value!r}, {v.dtype}"),
+    (Closure, "closure", lambda v: v.name),
+    (PackedFunc, "packed", lambda v: v.name),
+    (PrimFuncRef, "primfunc", lambda v: v.name),
+    (Storage, "storage", lambda v: f"{v.data.size} bytes"),
+)
+
+
+def describe(v: Any) -> str:
+    """A short description of a value for error messages: ``Tensor((2, 3), float32)``."""
+    return describe_value(v, _DETAILS)
 
 
 def to_public(v: Any) -> Any:
@@ -199,4 +216,4 @@ def split_entry(args: Sequence[Any], entry: Optional[str]) -> Tuple[str, Tuple[A
 
 
 __all__ = ["byte_offset", "set_byte_offset", "ShapeValue", "PrimScalar", "DTypeValue", "Closure", "PackedFunc", "PrimFuncRef", "Storage",
-           "is_tensor", "describe", "to_public", "split_entry"]
+           "is_tensor", "describe", "describe_value", "dtype_text", "VALUE_LABELS", "to_public", "split_entry"]

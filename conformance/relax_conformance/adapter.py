@@ -28,6 +28,7 @@ adapter bug and gives the result ``error``.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, Optional
 
 from . import vocab
@@ -69,15 +70,17 @@ class Unsupported(Exception):
         self.message = message
 
 
-class Adapter:
+class Adapter(ABC):
     """Base class of adapters (see the module docstring for the protocol)."""
 
     name = "adapter"
     unsupported_features: frozenset = frozenset()
 
+    @abstractmethod
     def load(self, text: str, case: Any) -> Any:
         raise NotImplementedError
 
+    @abstractmethod
     def run(self, handle: Any, entry: str, args: list) -> Any:
         raise NotImplementedError
 

@@ -62,6 +62,7 @@ import numpy as np
 from relax_ref.errors import RelaxError
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import struct_info as si
+from relax_ref.ops.args import CallView
 
 from .dims import dim_value
 from .errors import NeedsExact
@@ -102,7 +103,7 @@ def lowering(*names: str, padding: str = "none", host_only: bool = False):
     return deco
 
 
-class LowerCtx:
+class LowerCtx(CallView):
     """What a lowering may use (see the module docstring)."""
 
     __slots__ = ("walker", "call", "vals", "frame")
@@ -116,24 +117,12 @@ class LowerCtx:
     # -- the call ------------------------------------------------------------------------------------
 
     @property
-    def attrs(self):
-        return self.call.attrs
-
-    @property
     def out_sinfo(self) -> Optional[si.StructInfo]:
         return self.call.struct_info
 
     @property
     def mode(self) -> str:
         return self.walker.mode
-
-    @property
-    def span(self):
-        return self.call.span
-
-    @property
-    def op_name(self) -> str:
-        return self.call.op.name
 
     def out_dtype(self) -> str:
         s = self.call.struct_info
@@ -262,9 +251,6 @@ class LowerCtx:
         return v
 
     # -- errors --------------------------------------------------------------------------------------
-
-    def error(self, cls, message: str, **kw) -> RelaxError:
-        return cls(message, self.call.span, **kw)
 
     def check(self, bad: Any, make: Callable[[], RelaxError], mask: Any = None) -> None:
         """Record a data-dependent error condition (raises immediately in host mode)."""

@@ -31,6 +31,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from relax_ref.ir import prim_expr as P
+from relax_ref.values import describe_value, dtype_text
 
 from .dims import dim_value, is_symbolic_dim
 
@@ -206,40 +207,21 @@ class StorageV:
         return f"Storage({self.nbytes} bytes)"
 
 
+_DETAILS = (
+    (TVal, "tensor", lambda v: f"{tuple(d.val if d.is_static else '?' for d in v.dims())}, "
+                               f"{dtype_text(v.data.dtype)}"),
+    (ShapeV, "shape", lambda v: f"{[d.val if d.is_static else '?' for d in v]}"),
+    (PrimV, "prim", lambda v: f"{v.val if v.is_static else '?'}, {v.dtype}"),
+    (ClosureV, "closure", lambda v: v.name),
+    (PackedV, "packed", lambda v: v.name),
+    (PrimFuncV, "primfunc", lambda v: v.name),
+    (StorageV, "storage", lambda v: f"{v.nbytes} bytes"),
+)
+
+
 def describe(v: Any) -> str:
-    """A short description for error messages (same wording as the reference interpreter)."""
-    from relax_ref.values import DTypeValue
-
-    if isinstance(v, TVal):
-        from relax_ref.ir import dtype as _dt
-
-        try:
-            dt = _dt.from_numpy(np.dtype(v.data.dtype))
-        except Exception:  # noqa: BLE001 - describing a foreign dtype
-            dt = str(v.data.dtype)
-        shape = tuple(d.val if d.is_static else "?" for d in v.dims())
-        return f"Tensor({shape}, {dt})"
-    if isinstance(v, ShapeV):
-        return f"Shape({[d.val if d.is_static else '?' for d in v]})"
-    if isinstance(v, PrimV):
-        return f"Prim({v.val if v.is_static else '?'}, {v.dtype})"
-    if isinstance(v, tuple):
-        return "Tuple(" + ", ".join(describe(x) for x in v) + ")"
-    if isinstance(v, ClosureV):
-        return f"Function({v.name})"
-    if isinstance(v, PackedV):
-        return f"PackedFunc({v.name})"
-    if isinstance(v, PrimFuncV):
-        return f"PrimFunc({v.name})"
-    if isinstance(v, StorageV):
-        return f"Storage({v.nbytes} bytes)"
-    if isinstance(v, str):
-        return f"String({v!r})"
-    if isinstance(v, DTypeValue):
-        return f"DataType({v.name})"
-    if v is None:
-        return "null"
-    return type(v).__name__
+    """A short description for error messages, in the reference interpreter's words."""
+    return describe_value(v, _DETAILS)
 
 
 __all__ = ["SymInt", "TVal", "ShapeV", "PrimV", "ClosureV", "PrimFuncV", "PackedV", "StorageV", "describe"]

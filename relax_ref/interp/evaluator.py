@@ -18,6 +18,7 @@ calls of function values (:meth:`call_value`).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import ChainMap
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -64,7 +65,7 @@ def point_at_parameter(err: RelaxError, func: rx.Function) -> RelaxError:
     return err
 
 
-class ExprEvaluator:
+class ExprEvaluator(ABC):
     """Evaluates the Relax functions of ``self.mod`` (see the module docstring for the division of
     work). A subclass sets ``mod`` and ``_globals`` (the cache of global values)."""
 
@@ -78,54 +79,67 @@ class ExprEvaluator:
 
     # -- value semantics (each evaluator) ------------------------------------------------------------
 
+    @abstractmethod
     def make_closure(self, func: rx.Function, env: Any, name: str, global_name: Optional[str] = None) -> Any:
         """The value of a function literal or of a global Relax function (``global_name``)."""
         raise NotImplementedError
 
+    @abstractmethod
     def make_prim_func(self, name: str, func: tir.PrimFunc) -> Any:
         """The value of a global bound to a PrimFunc (VAL.PRIMFUNC.1)."""
         raise NotImplementedError
 
+    @abstractmethod
     def lookup_packed(self, name: str, span=None) -> Any:
         """The packed function ``name`` (CALL.PACKED.1)."""
         raise NotImplementedError
 
+    @abstractmethod
     def is_tuple(self, v: Any) -> bool:
         """Whether ``v`` is a tuple value (not a shape)."""
         raise NotImplementedError
 
+    @abstractmethod
     def describe(self, v: Any) -> str:
         raise NotImplementedError
 
+    @abstractmethod
     def condition(self, v: Any) -> Any:
         """EVAL.IF.2: the truth of an ``If`` condition (a bool, or the evaluator's run-time value)."""
         raise NotImplementedError
 
+    @abstractmethod
     def check_values(self, pairs: Sequence[Tuple[Any, Any, str]], frame: Frame, *, site: str, bind: bool,
                      span) -> None:
         """EVAL.CHECK.1-4 over ``(value, struct info, binding)`` pairs; ``bind`` binds symbolic
         variables in ``frame.sym``."""
         raise NotImplementedError
 
+    @abstractmethod
     def check_bounds(self, func: rx.Function, frame: Frame, span) -> None:
         """CALL.FUNC.7: the declared bounds (``tir_var_upper_bound``/``tir_var_lower_bound``) of the
         symbolic variables the parameter check bound in ``frame.sym``."""
         raise NotImplementedError
 
+    @abstractmethod
     def call_op(self, e: rx.Call, frame: Frame) -> Any:
         """An operator call (CALL.OP.1)."""
         raise NotImplementedError
 
+    @abstractmethod
     def call_value(self, fn: Any, args: List[Any], call: Optional[rx.Call]) -> Any:
         """Call a function value (closure, PrimFunc, packed function)."""
         raise NotImplementedError
 
+    @abstractmethod
     def _constant(self, e: rx.Constant, frame: Frame) -> Any:
         raise NotImplementedError
 
+    @abstractmethod
     def _shape_expr(self, e: rx.ShapeExpr, frame: Frame) -> Any:
         raise NotImplementedError
 
+    @abstractmethod
     def _prim_value(self, e: rx.PrimValue, frame: Frame) -> Any:
         raise NotImplementedError
 

@@ -549,6 +549,15 @@ def bind_arguments(func: tir.PrimFunc, args: List[Any], env: Dict, fname: str) -
         _check_layout(buf, a, env, fname)
 
 
+def dense_strides(shape: Sequence[int]) -> List[int]:
+    """The element strides of a dense row-major tensor of ``shape`` (TIR.FUNC.3 step 4)."""
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= int(n)
+    return out[::-1]
+
+
 def check_zero_offset(buf: tir.Buffer, offset: int, fname: str) -> None:
     """(TIR.FUNC.7) a tensor made by ``memory.view`` at a nonzero byte offset binds no buffer:
     ShapeMismatchError for a buffer of the default layout, UnsupportedError for one that declares an
@@ -570,12 +579,7 @@ def _check_layout(buf: tir.Buffer, a: np.ndarray, env: Dict, fname: str) -> None
     check_zero_offset(buf, byte_offset(a), fname)
     bind = _binder(env, fname)
     if buf.strides:
-        dense, acc = [], 1
-        for n in reversed(a.shape):
-            dense.append(acc)
-            acc *= int(n)
-        dense.reverse()
-        for d, (st, want) in enumerate(zip(buf.strides, dense)):
+        for d, (st, want) in enumerate(zip(buf.strides, dense_strides(a.shape))):
             try:
                 bind(st, want, f"{buf.name}.strides[{d}]")
             except RelaxError as e:

@@ -20,6 +20,7 @@ not format such a size: :func:`size_text` writes ``?`` for it.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, Callable, Optional, Sequence, Tuple
 
 import numpy as np
@@ -36,18 +37,12 @@ KINDS = ("tensor", "tuple", "shape", "prim", "string", "dtype", "closure", "pack
          "storage", "null", "other")
 
 
-class OpArgs:
-    """The evaluated arguments of ``call`` (see the module docstring); a backend implements the
-    accessors marked below over its own values."""
+class CallView:
+    """What every view of an operator call (its checked arguments, a backend's lowering context)
+    reads from the call itself, ``self.call``."""
 
-    #: the evaluator's array namespace (``numpy`` or ``jax.numpy``)
-    xp: Any = np
-
-    def __init__(self, call: rx.Call, values: Sequence[Any]) -> None:
-        self.call = call
-        self.values = values
-
-    # -- the call --------------------------------------------------------------------------------------
+    __slots__ = ()
+    call: rx.Call
 
     @property
     def attrs(self):
@@ -61,51 +56,72 @@ class OpArgs:
     def op_name(self) -> str:
         return self.call.op.name
 
+    def error(self, cls, message: str, **kw) -> RelaxError:
+        """An error of the operator at the call (raise it)."""
+        return cls(message, self.call.span, **kw)
+
+
+class OpArgs(CallView, ABC):
+    """The evaluated arguments of ``call`` (see the module docstring); a backend implements the
+    accessors marked below over its own values."""
+
+    #: the evaluator's array namespace (``numpy`` or ``jax.numpy``)
+    xp: Any = np
+
+    def __init__(self, call: rx.Call, values: Sequence[Any]) -> None:
+        self.call = call
+        self.values = values
+
     def __len__(self) -> int:
         return len(self.values)
 
-    def error(self, cls, message: str, **kw) -> RelaxError:
-        """An error of the operator (raise it)."""
-        return cls(message, self.span, **kw)
-
     # -- values (backend) ------------------------------------------------------------------------------
 
+    @abstractmethod
     def kind(self, i: int) -> str:
         """One of :data:`KINDS`."""
         raise NotImplementedError
 
+    @abstractmethod
     def describe(self, i: int) -> str:
         """The value for an error message (``Tensor((2, 3), float32)``)."""
         raise NotImplementedError
 
+    @abstractmethod
     def dtype(self, i: int) -> str:
         """The dtype of a tensor or prim value."""
         raise NotImplementedError
 
+    @abstractmethod
     def shape(self, i: int) -> Tuple[Any, ...]:
         """The logical shape of a tensor (sizes: see the module docstring); ``()`` for a prim value."""
         raise NotImplementedError
 
+    @abstractmethod
     def data(self, i: int) -> Any:
         """A tensor's array, or a prim value's scalar, in the evaluator's namespace; where the
         evaluator pads a tensor, only the region of its logical shape counts (``fail_if(...,
         region=...)``)."""
         raise NotImplementedError
 
+    @abstractmethod
     def prim(self, i: int) -> Any:
         """The Python scalar of a prim value (a run-time scalar of the evaluator when not static)."""
         raise NotImplementedError
 
+    @abstractmethod
     def ints(self, i: int) -> Tuple[Any, ...]:
         """The sizes of a shape value."""
         raise NotImplementedError
 
+    @abstractmethod
     def fail_if(self, bad: Any, make: Callable[[], RelaxError], *, region: Optional[Tuple[Any, ...]] = None) -> None:
         """Raise ``make()`` when ``bad`` (a bool, or an array of bools) holds anywhere. ``region``: the
         logical shape ``bad`` is laid over when it is an array of a padded evaluator (elements beyond it
         do not count)."""
         raise NotImplementedError
 
+    @abstractmethod
     def fields(self, i: int) -> "OpArgs":
         """The same view over the fields of the tuple argument ``i``."""
         raise NotImplementedError

@@ -5,7 +5,7 @@ there and on the operators' spec pages).
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -140,20 +140,27 @@ def _collapse_to_infer(call, ctx):
     return TensorStructInfo(call.args[1], data.dtype, vdevice=data.vdevice)
 
 
-def collapse_sum_np(call, x: np.ndarray, target: Sequence[int]) -> np.ndarray:
-    target = tuple(int(t) for t in target)
-    if len(target) > x.ndim:
-        raise manipulate_util.runtime_error(call, f"cannot collapse a tensor of shape {x.shape} to {target}")
-    lead = x.ndim - len(target)
+def collapse_sum_axes(shape: Sequence[int], target: Tuple[int, ...], error: Callable[[str], Exception]) -> List[int]:
+    """The axes that ``collapse_sum_to`` sums over (kept with size 1) to reduce ``shape`` to ``target``:
+    the leading extra axes and every axis where the target is 1 and the data is not. Any other
+    difference raises ``error(message)`` (OP.collapse_sum_to.C3 at run time)."""
+    if len(target) > len(shape):
+        raise error(f"cannot collapse a tensor of shape {tuple(shape)} to {target}")
+    lead = len(shape) - len(target)
     axes = list(range(lead))
     for k, t in enumerate(target):
-        d = x.shape[lead + k]
+        d = shape[lead + k]
         if d == t:
             continue
-        if t == 1:
-            axes.append(lead + k)
-            continue
-        raise manipulate_util.runtime_error(call, f"cannot collapse a tensor of shape {x.shape} to {target}")
+        if t != 1:
+            raise error(f"cannot collapse a tensor of shape {tuple(shape)} to {target}")
+        axes.append(lead + k)
+    return axes
+
+
+def collapse_sum_np(call, x: np.ndarray, target: Sequence[int]) -> np.ndarray:
+    target = tuple(int(t) for t in target)
+    axes = collapse_sum_axes(x.shape, target, lambda msg: manipulate_util.runtime_error(call, msg))
     with np.errstate(all="ignore"):
         out = np.sum(x, axis=tuple(axes), keepdims=True, dtype=x.dtype) if axes else x
     return manipulate_util.copy_out(np.reshape(out, target))

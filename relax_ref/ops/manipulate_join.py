@@ -222,7 +222,7 @@ def _split_infer(call, ctx):
     return TupleStructInfo(tuple(fields))
 
 
-def _split_bounds(d: int, ios) -> List[Tuple[int, int]]:
+def split_bounds(d: int, ios) -> List[Tuple[int, int]]:
     """``(begin, end)`` of every part for a run-time extent ``d`` (Python slicing, clamped)."""
     if isinstance(ios, int):
         c = -(-d // ios)
@@ -239,7 +239,7 @@ def _split_ref(args, attrs, call, ctx):
     if (ios if isinstance(ios, int) else len(ios) + 1) == 1:
         return manipulate_util.copy_out(x)
     parts = tuple(manipulate_util.copy_out(np.take(x, np.arange(b, e), axis=axis))
-                  for b, e in _split_bounds(x.shape[axis], ios))
+                  for b, e in split_bounds(x.shape[axis], ios))
     manipulate_util.check_result_shape(call, ctx, parts)
     return parts
 

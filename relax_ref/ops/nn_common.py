@@ -396,6 +396,9 @@ class FloatOps:
     def intrin(self, name: str, x):
         return intrin(name, self.dtype, np.asarray(x).astype(np_dtype(self.dtype)))
 
+    def sqrt(self, x):
+        return self.intrin("sqrt", x)
+
     def sum(self, x, axis, keepdims=False):
         """A sum reduction in the dtype (accumulated in the compute dtype: defined up to
         reassociation, OP.SEM.5)."""

@@ -29,6 +29,7 @@ from typing import Any, List, Sequence, Tuple
 import numpy as np
 
 from ..errors import OpRuntimeError
+from ..ir import dtype as _dt
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from . import common
@@ -348,39 +349,48 @@ def instance_norm_np(call, x, gamma, beta, channel_axis: int, axes: Sequence[int
     return f.add(f.mul(norm, gamma.reshape(bshape)), beta.reshape(bshape))
 
 
-def batch_norm_np(call, x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, scale: bool,
-                  momentum: float, training: bool):
-    dt = nn_common.dtype_of(x)
-    ax = axis % x.ndim
-    c = x.shape[ax]
+def batch_norm_formula(x, gamma, beta, mm, mv, ax: int, eps: float, center: bool, scale: bool,
+                       momentum: float, training: bool, ops: Any, cast: Any):
+    """The order of operations of ``batch_norm`` (OP.nn.batch_norm.C4-C5, TVM's legalized kernel), over
+    an evaluator's own arithmetic: ``ops(dtype)`` rounds every operation to ``dtype`` (``add sub mul
+    div const sum sqrt``), ``cast(x, from_dtype, to_dtype)`` is TIR's ``Cast``. Division and
+    scale/shift are computed in float32 for 16-bit floats. Returns ``(out, mean, var)``."""
+    dt = _dt.from_numpy(np.dtype(x.dtype))
     bshape = [1] * x.ndim
-    bshape[ax] = c
-    f = nn_common.FloatOps(dt)
+    bshape[ax] = x.shape[ax]
+    f = ops(dt)
     wide = "float32" if nn_common.low_precision(dt) else dt
-    fw = nn_common.FloatOps(wide)
+    fw = ops(wide)
     red = tuple(a for a in range(x.ndim) if a != ax)
     if training:
-        count = float(np.prod([x.shape[a] for a in red], dtype=np.int64))
-        cnt = f.const(count)
+        cnt = f.const(float(np.prod([x.shape[a] for a in red], dtype=np.int64)))
         mean = f.div(f.sum(x, axis=red), cnt)
         d = f.sub(x, mean.reshape(bshape))
         var = f.div(f.sum(f.mul(d, d), axis=red), cnt)
-        m_b, v_b = mean.reshape(bshape), var.reshape(bshape)
+        v_b = var.reshape(bshape)
     else:
-        m_b, v_b = mm.reshape(bshape), mv.reshape(bshape)
-        d = f.sub(x, m_b)
-    denom = fw.intrin("sqrt", fw.add(nn_common.tir_cast(v_b, wide), fw.const(eps)))
-    out = fw.div(nn_common.tir_cast(d, wide), denom)
+        v_b = mv.reshape(bshape)
+        d = f.sub(x, mm.reshape(bshape))
+    out = fw.div(cast(d, dt, wide), fw.sqrt(fw.add(cast(v_b, dt, wide), fw.const(eps))))
     if scale:
-        out = fw.mul(out, nn_common.tir_cast(gamma.reshape(bshape), wide))
+        out = fw.mul(out, cast(gamma.reshape(bshape), dt, wide))
     if center:
-        out = fw.add(out, nn_common.tir_cast(beta.reshape(bshape), wide))
-    out = nn_common.tir_cast(out, dt)
-    if training:
-        new_mean = f.add(f.mul(f.const(1 - momentum), mm), f.mul(f.const(momentum), mean))
-        new_var = f.add(f.mul(f.const(1 - momentum), mv), f.mul(f.const(momentum), var))
-        return out, new_mean, new_var
-    return out, np.array(mm, copy=True), np.array(mv, copy=True)
+        out = fw.add(out, cast(beta.reshape(bshape), dt, wide))
+    out = cast(out, wide, dt)
+    if not training:
+        return out, mm, mv
+    new_mean = f.add(f.mul(f.const(1 - momentum), mm), f.mul(f.const(momentum), mean))
+    new_var = f.add(f.mul(f.const(1 - momentum), mv), f.mul(f.const(momentum), var))
+    return out, new_mean, new_var
+
+
+def batch_norm_np(call, x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, scale: bool,
+                  momentum: float, training: bool):
+    out, mean, var = batch_norm_formula(x, gamma, beta, mm, mv, axis % x.ndim, eps, center, scale, momentum,
+                                        training, nn_common.FloatOps, lambda v, _src, dst: nn_common.tir_cast(v, dst))
+    if not training:
+        return out, np.array(mm, copy=True), np.array(mv, copy=True)
+    return out, mean, var
 
 
 def _layer_norm_ref(args, attrs, call, ctx):
@@ -756,5 +766,5 @@ def _define_all() -> None:
 
 _define_all()
 
-__all__ = ["norm_check", "layer_norm_np", "rms_norm_np", "group_norm_np", "instance_norm_np", "batch_norm_np",
+__all__ = ["norm_check", "layer_norm_np", "rms_norm_np", "group_norm_np", "instance_norm_np", "batch_norm_np", "batch_norm_formula",
            "te_layer_norm", "te_rms_norm", "te_group_norm", "te_instance_norm", "te_batch_norm"]

@@ -24,7 +24,7 @@ Semantics (TOPI's ``pool_impl_nd`` and ``adaptive_pool_impl``), in the canonical
 from __future__ import annotations
 
 import itertools
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 import numpy as np
 
@@ -213,6 +213,27 @@ def pool_plan(op: str, spatial: Sequence[int], kernel, strides, padding, dilatio
     return pads, outs
 
 
+def pool_pad_widths(pads: Sequence[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    """``np.pad`` widths of the canonical (N, C, *S) input for :func:`pool_plan`'s ``pads`` (the
+    positive part; a negative pad is cropped by :func:`pool_crop`)."""
+    return [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads]
+
+
+def pool_crop(pads: Sequence[Tuple[int, int]], padded_shape: Sequence[int]) -> tuple:
+    """The index of the padded input with negative pads cut off (OP.NN.POOL.SEM.1)."""
+    return (slice(None), slice(None)) + tuple(slice(max(-p, 0), padded_shape[2 + i] - max(-q, 0))
+                                              for i, (p, q) in enumerate(pads))
+
+
+def pool_windows(kernel, strides, dilation, outs: Sequence[int]) -> Iterator[tuple]:
+    """For every kernel offset, the index of the (padded, cropped) input that the offset reads for all
+    output positions at once: a strided slice per spatial dim (OP.NN.POOL.SEM.1-2)."""
+    for kk in itertools.product(*[range(k) for k in kernel]):
+        yield (slice(None), slice(None)) + tuple(
+            slice(kk[i] * dilation[i], kk[i] * dilation[i] + (outs[i] - 1) * strides[i] + 1, strides[i])
+            for i in range(len(outs)))
+
+
 def pool_counts(op: str, spatial: Sequence[int], outs: Sequence[int], kernel, strides, padding, dilation,
                 include_pad: bool, integer: bool) -> np.ndarray:
     """OP.NN.POOL.SEM.3: the element count of every window of an average pool (over the spatial dims);
@@ -284,13 +305,11 @@ def _check_pool(args: OpArgs) -> None:
 def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, ceil_mode: bool,
             count_include_pad: bool) -> np.ndarray:
     """OP.NN.POOL.SEM.1-3 in the canonical layout (N, C, *S)."""
-    nsp = x.ndim - 2
     dt = nn_common.dtype_of(x)
     pads, outs = pool_plan(common.op_name(call), x.shape[2:], kernel, strides, padding, dilation, ceil_mode)
     fill = _dt.min_value(dt) if kind == "max" else 0
-    xp = np.pad(x, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads], constant_values=fill)
-    crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
-    xp = xp[(slice(None), slice(None)) + crop]
+    xp = np.pad(x, pool_pad_widths(pads), constant_values=fill)
+    xp = xp[pool_crop(pads, xp.shape)]
     out_shape = x.shape[:2] + tuple(outs)
     if kind == "max":
         acc = np.full(out_shape, fill, dtype=x.dtype)
@@ -298,10 +317,8 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
         acc = np.zeros(out_shape, dtype=x.dtype)
     f = nn_common.FloatOps(dt) if _dt.is_float(dt) else None
     if acc.size:
-        for kk in itertools.product(*[range(k) for k in kernel]):
-            sl = tuple(slice(kk[i] * dilation[i], kk[i] * dilation[i] + (outs[i] - 1) * strides[i] + 1, strides[i])
-                       for i in range(nsp))
-            v = xp[(slice(None), slice(None)) + sl]
+        for window in pool_windows(kernel, strides, dilation, outs):
+            v = xp[window]
             if kind == "max":
                 acc = np.where(acc > v, acc, v).astype(x.dtype)
             elif f is not None:

@@ -19,15 +19,17 @@ construct), which is what makes shrinking produce small programs (Hypothesis' de
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 import random
 from typing import Callable, List, Optional, Sequence, Tuple, TypeVar
 
 T = TypeVar("T")
 
 
-class Source:
+class Source(ABC):
     """The protocol: ``integer`` is abstract, the rest is derived."""
 
+    @abstractmethod
     def integer(self, lo: int, hi: int) -> int:
         raise NotImplementedError
 

@@ -30,6 +30,7 @@ immutable, so a pass can never change its input. Modelled on TVM 0.25's ``tvm.tr
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 import threading
 import time
 from dataclasses import dataclass, field
@@ -258,7 +259,7 @@ class PassContext:
 # ---------------------------------------------------------------------------------------------------
 
 
-class Pass:
+class Pass(ABC):
     """Base class of passes: ``name`` plus ``transform(mod) -> mod``; calling the pass transforms
     under the current :class:`PassContext` (PASS.INFRA.1-2)."""
 
@@ -273,6 +274,7 @@ class Pass:
     def info(self) -> PassInfo:
         return PassInfo(self.name, self.opt_level, tuple(self.required))
 
+    @abstractmethod
     def transform(self, mod: IRModule) -> IRModule:
         raise NotImplementedError(f"{type(self).__name__} must implement transform()")
 
@@ -360,6 +362,7 @@ class FunctionPass(Pass):
     returned unchanged when no function changed. The new module is re-normalized with the plain
     normalizer (variables keep their declared struct info)."""
 
+    @abstractmethod
     def transform_function(self, func: rx.Function, mod: IRModule, name: str) -> rx.Function:
         raise NotImplementedError(f"{type(self).__name__} must implement transform_function()")
 

@@ -11,10 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..adapter import Adapter, LoadError, RunError
+from ..adapter import Adapter, RunError
 from ..packed import SUITE_FUNCS
-from ..values import Prim, Shape
-from .ref import error_kind, error_site
+from .ref import error_kind, error_site, from_relax_value, load_module, to_relax_value
 
 
 class JaxAdapter(Adapter):
@@ -36,51 +35,21 @@ class JaxAdapter(Adapter):
         self.name = f"relax_jax {relax_ref.__version__} (jax {jax.__version__})"
         self._funcs = {spec.name: spec.fn for spec in SUITE_FUNCS.values()}
 
-    def _to_exe(self, v: Any) -> Any:
-        rv = self._rv
-        if isinstance(v, np.ndarray):
-            return v
-        if isinstance(v, Shape):
-            return rv.ShapeValue(v)
-        if isinstance(v, Prim):
-            return rv.PrimScalar(v.value, v.dtype)
-        if isinstance(v, tuple):
-            return tuple(self._to_exe(x) for x in v)
-        return v
-
-    def _from_exe(self, v: Any) -> Any:
-        rv = self._rv
-        if isinstance(v, self._jax.Array):
-            return np.asarray(v)
-        if isinstance(v, np.ndarray):
-            return v
-        if isinstance(v, rv.ShapeValue):
-            return Shape(v)
-        if isinstance(v, rv.PrimScalar):
-            return Prim(v.value, v.dtype)
-        if isinstance(v, tuple):
-            return tuple(self._from_exe(x) for x in v)
-        if isinstance(v, (bool, int, float, np.generic)):
-            return Prim(v, None)
-        return v
+    def _as_numpy(self, v: Any) -> Any:
+        return np.asarray(v) if isinstance(v, self._jax.Array) else v
 
     def load(self, text: str, case: Any) -> Any:
-        try:
-            mod = self._relax_ref.parse(text)
-            self._relax_ref.well_formed(mod)    # also when the text deferred it (TEXT.MOD.3, EVAL.PROG.2)
-        except self._relax_ref.RelaxError as err:
-            raise LoadError(error_kind(err), str(err), error_site(err)) from None
-        exe = self._relax_jax.compile(mod)
+        exe = self._relax_jax.compile(load_module(self._relax_ref, text))
         for name, fn in self._funcs.items():
             exe.register_func(name, fn)
         return exe
 
     def run(self, handle: Any, entry: str, args: list) -> Any:
         try:
-            out = handle(entry, *[self._to_exe(a) for a in args])
+            out = handle(entry, *[to_relax_value(self._rv, a) for a in args])
         except self._relax_ref.RelaxError as err:
             raise RunError(error_kind(err), str(err), error_site(err)) from None
-        return self._from_exe(out)
+        return from_relax_value(self._rv, out, self._as_numpy)
 
 
 __all__ = ["JaxAdapter"]

@@ -7,7 +7,7 @@ the vocabulary kind and whose ``site`` (run-time struct-info errors) is reported
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -28,6 +28,51 @@ def error_site(err: Exception):
     return site if site in vocab.SITES else None
 
 
+def to_relax_value(rv: Any, v: Any) -> Any:
+    """A suite value (numpy array, :class:`Shape`, :class:`Prim`, tuple) as an argument of relax_ref or
+    of an executor built on its values (``rv``: :mod:`relax_ref.values`)."""
+    if isinstance(v, np.ndarray):
+        return v
+    if isinstance(v, Shape):
+        return rv.ShapeValue(v)
+    if isinstance(v, Prim):
+        return rv.PrimScalar(v.value, v.dtype)
+    if isinstance(v, tuple):
+        return tuple(to_relax_value(rv, x) for x in v)
+    return v
+
+
+def from_relax_value(rv: Any, v: Any, as_numpy: Callable[[Any], Any] = lambda v: v) -> Any:
+    """A result of relax_ref (or of an executor built on its values) as a suite value; ``as_numpy``
+    turns the executor's own arrays into numpy arrays (and leaves anything else as it is)."""
+    v = as_numpy(v)
+    if isinstance(v, np.ndarray):
+        return v
+    if isinstance(v, rv.ShapeValue):
+        return Shape(v)
+    if isinstance(v, rv.PrimScalar):
+        return Prim(v.value, v.dtype)
+    if isinstance(v, rv.DTypeValue):
+        return v.name
+    if isinstance(v, tuple):
+        return tuple(from_relax_value(rv, x, as_numpy) for x in v)
+    if isinstance(v, (bool, int, float, np.generic)):
+        return Prim(v, None)
+    return v
+
+
+def load_module(relax_ref: Any, text: str) -> Any:
+    """Parse ``text`` with relax_ref's front end; errors become :class:`LoadError`. A text may defer
+    the well-formedness check (``check_well_formed=False``, TEXT.MOD.3); loading still checks before
+    anything runs (EVAL.PROG.2)."""
+    try:
+        mod = relax_ref.parse(text)
+        relax_ref.well_formed(mod)
+        return mod
+    except relax_ref.RelaxError as err:
+        raise LoadError(error_kind(err), str(err), error_site(err)) from None
+
+
 class RefAdapter(Adapter):
     """relax_ref in this process."""
 
@@ -43,43 +88,8 @@ class RefAdapter(Adapter):
             # (identity, value, dps, inplace) is the NumPy definition itself
             relax_ref.register_func(spec.name, spec.fn)
 
-    def _to_ref(self, v: Any) -> Any:
-        rv = self._rv
-        if isinstance(v, np.ndarray):
-            return v
-        if isinstance(v, Shape):
-            return rv.ShapeValue(v)
-        if isinstance(v, Prim):
-            return rv.PrimScalar(v.value, v.dtype)
-        if isinstance(v, tuple):
-            return tuple(self._to_ref(x) for x in v)
-        return v
-
-    def _from_ref(self, v: Any) -> Any:
-        rv = self._rv
-        if isinstance(v, np.ndarray):
-            return v
-        if isinstance(v, rv.ShapeValue):
-            return Shape(v)
-        if isinstance(v, rv.PrimScalar):
-            return Prim(v.value, v.dtype)
-        if isinstance(v, rv.DTypeValue):
-            return v.name
-        if isinstance(v, tuple):
-            return tuple(self._from_ref(x) for x in v)
-        if isinstance(v, (bool, int, float, np.generic)):
-            return Prim(v, None)
-        return v
-
     def load(self, text: str, case: Any) -> Any:
-        try:
-            mod = self._relax_ref.parse(text)
-            # a text may defer the check (check_well_formed=False, TEXT.MOD.3); loading still checks
-            # before anything runs (EVAL.PROG.2)
-            self._relax_ref.well_formed(mod)
-            return mod
-        except self._relax_ref.RelaxError as err:
-            raise LoadError(error_kind(err), str(err), error_site(err)) from None
+        return load_module(self._relax_ref, text)
 
     def run(self, handle: Any, entry: str, args: list) -> Any:
         import io
@@ -88,10 +98,10 @@ class RefAdapter(Adapter):
         # off the runner's terminal (the progress bar)
         interp = self._relax_ref.Interpreter(handle, stdout=io.StringIO())
         try:
-            out = interp(entry, *[self._to_ref(a) for a in args])
+            out = interp(entry, *[to_relax_value(self._rv, a) for a in args])
         except self._relax_ref.RelaxError as err:
             raise RunError(error_kind(err), str(err), error_site(err)) from None
-        return self._from_ref(out)
+        return from_relax_value(self._rv, out)
 
 
-__all__ = ["RefAdapter", "error_kind", "error_site"]
+__all__ = ["RefAdapter", "error_kind", "error_site", "from_relax_value", "load_module", "to_relax_value"]

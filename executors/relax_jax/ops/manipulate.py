@@ -20,6 +20,8 @@ from jax import lax
 from relax_ref.errors import OpRuntimeError
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.struct_info import TensorStructInfo
+from relax_ref.ops.manipulate_broadcast import collapse_sum_axes
+from relax_ref.ops.manipulate_join import split_bounds
 
 from ..dims import dim_value, dims_differ, dims_equal, is_symbolic_dim
 from ..errors import NeedsExact
@@ -247,15 +249,6 @@ def _concat_bound(ctx, boxes, axis: int) -> Optional[int]:
     return total
 
 
-def _split_bounds(d: int, ios) -> List[tuple]:
-    if isinstance(ios, int):
-        c = -(-d // ios)
-        cuts = [min(i * c, d) for i in range(ios)] + [d]
-        return [(cuts[i], max(cuts[i], cuts[i + 1])) for i in range(ios)]
-    pts = [0] + [min(max(v, 0), d) for v in ios] + [d]
-    return [(pts[i], max(pts[i], pts[i + 1])) for i in range(len(pts) - 1)]
-
-
 @lowering("relax.split", padding="aware")
 def _split(ctx, x):
     ios = ctx.attrs["indices_or_sections"]
@@ -265,7 +258,7 @@ def _split(ctx, x):
         raise NeedsExact("split along a padded axis")
     if (ios if isinstance(ios, int) else len(ios) + 1) == 1:
         return _box(ctx, x, valid)
-    parts = tuple(lax.slice_in_dim(x, b, e, axis=axis) for b, e in _split_bounds(dim_value(x.shape[axis]), ios))
+    parts = tuple(lax.slice_in_dim(x, b, e, axis=axis) for b, e in split_bounds(dim_value(x.shape[axis]), ios))
     s = ctx.walker.inferred(ctx.call)
     fields = s.fields if hasattr(s, "fields") else [s]
     for p, f in zip(parts, fields):
@@ -310,18 +303,7 @@ def _broadcast_to(ctx, x, shape):
 
 def _collapse(ctx, x, target: Sequence[int]):
     target = tuple(int(t) for t in target)
-    if len(target) > x.ndim:
-        raise _rt(ctx, f"cannot collapse a tensor of shape {x.shape} to {target}")
-    lead = x.ndim - len(target)
-    axes = list(range(lead))
-    for k, t in enumerate(target):
-        d = x.shape[lead + k]
-        if d == t:
-            continue
-        if t == 1:
-            axes.append(lead + k)
-            continue
-        raise _rt(ctx, f"cannot collapse a tensor of shape {x.shape} to {target}")
+    axes = collapse_sum_axes(x.shape, target, lambda msg: _rt(ctx, msg))
     out = jnp.sum(x, axis=tuple(axes), keepdims=True, dtype=x.dtype) if axes else x
     return jnp.reshape(out, target)
 

@@ -54,6 +54,9 @@ class FOps:
     def intrin(self, fn, x):
         return self._run(fn, x)
 
+    def sqrt(self, x):
+        return self._run(jnp.sqrt, x)
+
     def sum(self, x, axis, keepdims=False):
         return jnp.sum(jnp.asarray(x).astype(self.cd), axis=axis, keepdims=keepdims).astype(self.t)
 

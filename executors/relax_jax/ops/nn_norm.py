@@ -10,6 +10,7 @@ from typing import Any, List, Sequence
 import jax.numpy as jnp
 import numpy as np
 
+from relax_ref.ops.nn_norm import batch_norm_formula
 
 from ..dims import dim_value
 from ..errors import NeedsExact
@@ -165,37 +166,8 @@ def _instance_norm(ctx, x, gamma, beta):
 
 @lowering("relax.nn.batch_norm")
 def _batch_norm(ctx, x, gamma, beta, mm, mv):
-    dt = dtype_of(x)
+    """The kernel's arithmetic over :class:`FOps` (OP.nn.batch_norm.C4-C5)."""
     ax = _runtime_axes(ctx, x, [int(ctx.attrs["axis"])])[0]
     eps = float(ctx.attrs["epsilon"])
-    center, scale = bool(ctx.attrs["center"]), bool(ctx.attrs["scale"])
-    momentum, training = float(ctx.attrs["momentum"]), bool(ctx.attrs["training"])
-    c = dim_value(x.shape[ax])
-    bshape = [1] * x.ndim
-    bshape[ax] = c
-    f = FOps(dt)
-    wide = "float32" if dt in ("float16", "bfloat16") else dt
-    fw = FOps(wide)
-    red = tuple(a for a in range(x.ndim) if a != ax)
-    if training:
-        count = float(np.prod([x.shape[a] for a in red], dtype=np.int64))
-        cnt = f.const(count)
-        mean = f.div(f.sum(x, axis=red), cnt)
-        d = f.sub(x, mean.reshape(bshape))
-        var = f.div(f.sum(f.mul(d, d), axis=red), cnt)
-        m_b, v_b = mean.reshape(bshape), var.reshape(bshape)
-    else:
-        m_b, v_b = mm.reshape(bshape), mv.reshape(bshape)
-        d = f.sub(x, m_b)
-    denom = fw.intrin(jnp.sqrt, fw.add(cast(v_b, dt, wide), fw.const(eps)))
-    out = fw.div(cast(d, dt, wide), denom)
-    if scale:
-        out = fw.mul(out, cast(gamma.reshape(bshape), dt, wide))
-    if center:
-        out = fw.add(out, cast(beta.reshape(bshape), dt, wide))
-    out = cast(out, wide, dt)
-    if training:
-        new_mean = f.add(f.mul(f.const(1 - momentum), mm), f.mul(f.const(momentum), mean))
-        new_var = f.add(f.mul(f.const(1 - momentum), mv), f.mul(f.const(momentum), var))
-        return out, new_mean, new_var
-    return out, mm, mv
+    return batch_norm_formula(x, gamma, beta, mm, mv, ax, eps, bool(ctx.attrs["center"]), bool(ctx.attrs["scale"]),
+                              float(ctx.attrs["momentum"]), bool(ctx.attrs["training"]), FOps, cast)

@@ -10,7 +10,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from relax_ref.ir import dtype as _dt
-from relax_ref.ops.nn_pool import adaptive_ranges, pool_attrs, pool_counts, pool_plan
+from relax_ref.ops.nn_pool import (
+    adaptive_ranges, pool_attrs, pool_counts, pool_crop, pool_pad_widths, pool_plan, pool_windows,
+)
 
 from ..lowering import lowering
 from ..prim_jax import np_dtype
@@ -36,19 +38,15 @@ def _pool_lowering(kind: str, nsp: int):
         spatial = tuple(int(n) for n in xc.shape[2:])
         pads, outs = pool_plan(ctx.op_name, spatial, kernel, strides, padding, dilation, ceil_mode)
         fill = _dt.min_value(dt) if kind == "max" else 0
-        xp = jnp.pad(xc, [(0, 0), (0, 0)] + [(max(p, 0), max(q, 0)) for p, q in pads],
-                     constant_values=np.asarray(fill).astype(np_dtype(dt)))
-        crop = tuple(slice(max(-p, 0), xp.shape[2 + i] - max(-q, 0)) for i, (p, q) in enumerate(pads))
-        xp = xp[(slice(None), slice(None)) + crop]
+        xp = jnp.pad(xc, pool_pad_widths(pads), constant_values=np.asarray(fill).astype(np_dtype(dt)))
+        xp = xp[pool_crop(pads, xp.shape)]
         out_shape = tuple(xc.shape[:2]) + tuple(outs)
         size = int(np.prod(out_shape, dtype=np.int64))
         acc = jnp.full(out_shape, np.asarray(fill).astype(np_dtype(dt)), xc.dtype)
         f = FOps(dt) if _dt.is_float(dt) else None
         if size:
-            for kk in itertools.product(*[range(k) for k in kernel]):
-                sl = tuple(slice(kk[i] * dilation[i], kk[i] * dilation[i] + (outs[i] - 1) * strides[i] + 1, strides[i])
-                           for i in range(nsp))
-                v = xp[(slice(None), slice(None)) + sl]
+            for window in pool_windows(kernel, strides, dilation, outs):
+                v = xp[window]
                 if kind == "max":
                     acc = jnp.where(acc > v, acc, v).astype(xc.dtype)
                 elif f is not None:

@@ -20,7 +20,7 @@ from relax_ref.errors import (
     TypeMismatchError,
 )
 from relax_ref import values as rv
-from relax_ref.interp.tir import bind_arguments, check_zero_offset
+from relax_ref.interp.tir import bind_arguments, check_zero_offset, dense_strides
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
@@ -110,12 +110,7 @@ def bind(kx: KExec, func: tir.PrimFunc, args: Sequence[Any], readonly: Sequence[
         if buf.strides or buf.elem_offset is not None:
             if a.padded:
                 raise NeedsExact(f"buffer '{buf.name}' declares its layout")
-            dense, acc = [], 1
-            for n in reversed(a.shape):
-                dense.append(acc)
-                acc *= int(n)
-            dense.reverse()
-            for d, (st, want) in enumerate(zip(buf.strides, dense)):
+            for d, (st, want) in enumerate(zip(buf.strides, dense_strides(a.shape))):
                 _bind_or_compare(kx, st, want, f"{buf.name}.strides[{d}]", buf, fname)
             if buf.elem_offset is not None:
                 _bind_or_compare(kx, buf.elem_offset, 0, f"{buf.name}.elem_offset", buf, fname)
