@@ -30,6 +30,7 @@ from ..ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo,
     TupleStructInfo,
 )
+from ..ir.distributed import DTensorStructInfo
 from .context import make_analyzer
 from .struct_info_vars import definable_sym_vars, signature_sym_vars, sym_vars_in_struct_info
 
@@ -118,6 +119,9 @@ def format_struct_info(si: Optional[StructInfo]) -> str:
         if si.values is not None:
             return f"R.Shape([{', '.join(P.to_str(v) for v in si.values)}])"
         return f"R.Shape(ndim={si.ndim})"
+    if isinstance(si, DTensorStructInfo):
+        inner = format_struct_info(si.tensor)[len("R.Tensor("):-1]
+        return f'R.DTensor({inner}, device_mesh={si.device_mesh}, placement="{si.placement}")'
     if isinstance(si, TensorStructInfo):
         parts = []
         if isinstance(si.shape, rx.ShapeExpr):
@@ -152,6 +156,8 @@ def erase_to_static_type(si: StructInfo) -> StructInfo:
     """The "traditional type" of struct info, expressed as value-free struct info (SI.TYPE.1):
     tensors keep dtype and ndim, shapes keep ndim, prims keep dtype, opaque functions become
     ``R.Callable(ret=R.Object)``, other functions keep their erased params and return."""
+    if isinstance(si, DTensorStructInfo):
+        return DTensorStructInfo(None, si.dtype, si.ndim, None, si.device_mesh, si.placement)
     if isinstance(si, TensorStructInfo):
         return TensorStructInfo(None, si.dtype, si.ndim)
     if isinstance(si, ShapeStructInfo):
@@ -231,6 +237,8 @@ class _AlphaEq:
             return a.ndim == b.ndim and self.prims(a.values, b.values)
         if isinstance(a, TensorStructInfo):
             if a.dtype != b.dtype or a.ndim != b.ndim or a.vdevice != b.vdevice:
+                return False
+            if isinstance(a, DTensorStructInfo) and (a.device_mesh, a.placement) != (b.device_mesh, b.placement):
                 return False
             if isinstance(a.shape, rx.ShapeExpr) and isinstance(b.shape, rx.ShapeExpr):
                 return self.prims(a.shape.values, b.shape.values)
@@ -325,8 +333,11 @@ class _BaseChecker:
             return ndim
         return _refine(lhs.values, rhs.values, self.shape_match_values)
 
-    # (SI.BASE.5)
+    # (SI.BASE.5; DIST.SI.4: a DTensor's mesh and placement must also agree, else L1)
     def _tensor(self, lhs: TensorStructInfo, rhs: TensorStructInfo) -> BaseCheckResult:
+        if isinstance(lhs, DTensorStructInfo):
+            other = PASS if (lhs.device_mesh, lhs.placement) == (rhs.device_mesh, rhs.placement) else L1
+            return min(self._tensor(lhs.tensor, rhs.tensor), other)
         if lhs.dtype != VOID and lhs.dtype != rhs.dtype:
             return L1 if rhs.dtype == VOID else L0
         ndim = _ndim_check(lhs.ndim, rhs.ndim)
@@ -568,7 +579,12 @@ class _LCAFinder:
         return lhs
 
     def _tensor(self, lhs: TensorStructInfo, rhs: TensorStructInfo) -> StructInfo:
-        # (SI.LCA.4)
+        # (SI.LCA.4; DIST.SI.5: DTensors of one mesh and placement join as their tensors, others at Object)
+        if isinstance(lhs, DTensorStructInfo):
+            if (lhs.device_mesh, lhs.placement) != (rhs.device_mesh, rhs.placement):
+                return ObjectStructInfo()
+            t = self._tensor(lhs.tensor, rhs.tensor)
+            return DTensorStructInfo.of(t, lhs.device_mesh, lhs.placement)
         dtype = lhs.dtype if lhs.dtype == rhs.dtype else VOID
         ndim = lhs.ndim if lhs.ndim == rhs.ndim else -1
         vdev = lhs.vdevice if (lhs.vdevice is not None and rhs.vdevice is not None
@@ -698,9 +714,13 @@ class _Eraser:
             try:
                 shape = self.shape(si.shape)
             except _Undefined:
+                if isinstance(si, DTensorStructInfo):
+                    return DTensorStructInfo(None, si.dtype, si.ndim, si.vdevice, si.device_mesh, si.placement)
                 return TensorStructInfo(None, si.dtype, si.ndim, si.vdevice)
             if shape is si.shape:
                 return si
+            if isinstance(si, DTensorStructInfo):
+                return DTensorStructInfo(shape, si.dtype, -1, si.vdevice, si.device_mesh, si.placement)
             return TensorStructInfo(shape, si.dtype, vdevice=si.vdevice)
         if isinstance(si, TupleStructInfo):
             fs = tuple(self.visit(f) for f in si.fields)

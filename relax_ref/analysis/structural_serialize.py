@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import RelaxError, TypeMismatchError
 from ..ir import expr as rx
+from ..ir.distributed import DeviceMesh, DTensorStructInfo, Placement
 from ..ir import prim_expr as P
 from ..ir import struct_info as si
 from ..ir import tir
@@ -339,6 +340,9 @@ class _Serializer:
             vdt = None if vd is None else (vd.kind, vd.vdevice_id, vd.memory_scope)
             shape_kind = "none" if s.shape is None else ("expr" if isinstance(s.shape, rx.ShapeExpr) else "var")
             self.emit(("S.tensor", s.dtype, s.ndim, shape_kind, vdt))
+            if isinstance(s, DTensorStructInfo):   # DIST.SI.3: the mesh and the placement are structure
+                m = s.device_mesh
+                self.emit(("S.dtensor", m.shape, m.device_ids, m.device_range, str(s.placement)))
             if isinstance(s.shape, rx.ShapeExpr):
                 for i, v in enumerate(s.shape.values):
                     self.push(("dim", i))
@@ -454,6 +458,10 @@ class _Serializer:
             self.sinfo(v, False)
         elif isinstance(v, si.VDevice):
             self.emit(("vdevice", v.kind, v.vdevice_id, v.memory_scope))
+        elif isinstance(v, DeviceMesh):
+            self.emit(("device_mesh", v.shape, v.device_ids, v.device_range))
+        elif isinstance(v, Placement):
+            self.emit(("placement", str(v)))
         elif isinstance(v, (rx.Expr, tir.PrimFunc, IRModule)):
             self.any(v)
         elif isinstance(v, tir.Stmt):

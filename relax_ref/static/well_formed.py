@@ -69,6 +69,8 @@ from ..ir.struct_info import (
     FuncStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
 )
 from ..analysis.context import InferContext, make_analyzer
+from ..ir.distributed import DTensorStructInfo
+from .dist_checks import dtensor_violation
 from .purity import find_impure_call, is_impure_call
 from ..analysis.struct_info_ops import BaseCheckResult, format_struct_info, is_base_of, struct_info_base_check
 from ..ops import registry
@@ -428,6 +430,10 @@ class _Checker:
         elif isinstance(si, TensorStructInfo):
             if si.shape is not None:
                 self.sinfo_shape(si.shape)
+            if isinstance(si, DTensorStructInfo):
+                bad = dtensor_violation(si, self.mod)
+                if bad is not None:
+                    raise self.err(bad)
         elif isinstance(si, TupleStructInfo):
             for f in si.fields:
                 self.visit_struct_info(f)

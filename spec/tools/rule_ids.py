@@ -23,7 +23,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence
 #: Rule-ID prefixes other than ``OP`` (see the table in chapter 0).
 PREFIXES: Tuple[str, ...] = (
     "VAL", "PRIM", "ARITH", "SI", "EXPR", "MOD", "NORM", "WF", "EVAL", "CALL", "TIR", "TEXT", "ERR",
-    "DIV", "PASS", "RUNTIME",
+    "DIV", "PASS", "RUNTIME", "DIST",
 )
 
 _GENERIC = r"(?:%s)(?:\.[A-Z0-9_]+)+" % "|".join(PREFIXES)

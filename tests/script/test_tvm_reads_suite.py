@@ -48,6 +48,14 @@ NO_SPELLING = {
 }
 
 
+#: cases TVM's parser fails on for a reason of TVM's own, with a word of the error it gives; the test
+#: checks that it still fails (a fixed TVM is noticed)
+TVM_FAILS = {
+    # TVM 0.25 and 0.27 have no struct-info LCA of two DTensors (the join of if/else branches, DIST.SI.5)
+    "dist/join_of_two_placements_is_an_object": "Do not have a default for relax.DTensor",
+}
+
+
 def _tvm_lacks(tvm, script_name: str) -> bool:
     from tvm.script import relax as R
 
@@ -88,7 +96,11 @@ def test_tvm_reads_every_case_printed_in_its_dialect():
         try:
             tvm.script.from_source(printed, check_well_formed=False)
         except Exception as e:  # noqa: BLE001 - every TVM rejection is a failure, reported with its case
-            rejected.append(f"{case}: {str(e).strip().splitlines()[0]}")
+            if TVM_FAILS.get(case, "\0") not in str(e):
+                rejected.append(f"{case}: {str(e).strip().splitlines()[0]}")
+        else:
+            if case in TVM_FAILS:
+                rejected.append(f"{case}: TVM now reads it; remove it from TVM_FAILS")
     assert checked > 700
     assert not rejected, "\n".join(rejected)
     expected = NOT_WRITABLE.get(dialect, {})

@@ -19,6 +19,7 @@ from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir.attrs import Attrs
 from ...ir.module import IRModule
+from ...ir.distributed import DeviceMesh
 from ...ir.struct_info import VDevice
 from .evaluator import HANDLERS, REQUIRED, CallInfo, Evaluator, bind_params
 from ..dialect import get_dialect
@@ -36,6 +37,7 @@ from . import prim_builtins as _prim_builtins  # noqa: F401,E402
 from . import relax_builtins as _relax_builtins  # noqa: F401,E402
 from . import tir_builtins as _tir_builtins  # noqa: F401,E402
 from . import tir_intrinsics as _tir_intrinsics  # noqa: F401,E402
+from . import dist_builtins as _dist_builtins  # noqa: F401,E402
 
 
 class ParseContext:
@@ -56,6 +58,8 @@ class ParseContext:
             if not self.root_scope.contains(name):
                 self.root_scope.define(name, Ref(name))
         self.vdevices: Optional[Tuple[VDevice, ...]] = None
+        #: the module's global infos, read before any function (device meshes are named from them)
+        self.global_infos: Dict[str, Any] = {}
         self.loop_domains: Dict[int, Any] = {}
         self.check_well_formed = True
         self.decorator_options = False
@@ -76,6 +80,26 @@ class ParseContext:
         if entry is None or entry[0] is not v:
             return None
         return entry[1]
+
+    def lookup_mesh(self, text: str, node: ast.AST) -> DeviceMesh:
+        """``"name[i]"``: the i-th entry of the module's global info ``name``, which must be a device
+        mesh (DIST.TEXT.2)."""
+        name, _, rest = text.partition("[")
+        index = rest[:-1] if rest.endswith("]") else ""
+        if not (name.isidentifier() and index.isdigit() and index.isascii()):
+            raise self.src.error(node, f"a device mesh is named \"name[index]\" (e.g. \"mesh[0]\"), got {text!r}")
+        infos = self.global_infos.get(name)
+        if infos is None:
+            known = ", ".join(sorted(self.global_infos)) or "none"
+            raise self.src.error(node, f"the device mesh {text!r} names the global info '{name}', which the module "
+                                       f"does not declare (declared: {known}) (DIST.TEXT.2)")
+        if not isinstance(infos, tuple) or int(index) >= len(infos):
+            raise self.src.error(node, f"the device mesh {text!r} is out of range: the global info '{name}' has "
+                                       f"{len(infos) if isinstance(infos, tuple) else 1} entries (DIST.TEXT.2)")
+        mesh = infos[int(index)]
+        if not isinstance(mesh, DeviceMesh):
+            raise self.src.error(node, f"the global info {text!r} is not a device mesh (DIST.TEXT.2)")
+        return mesh
 
     def lookup_vdevice(self, text: str, node: ast.AST) -> VDevice:
         """``"kind[:index[:scope]]"``: with declared module vdevices, the index-th declared device of that
@@ -319,6 +343,7 @@ def _parse_class(ctx: ParseContext, ev: Evaluator, node: ast.ClassDef) -> ParseR
                     attrs[k] = check_attr_value(mev, v, st)
                 else:
                     infos[k] = _global_info(ctx, st, k, v, mev)
+                    ctx.global_infos[k] = infos[k]
             continue
         raise ctx.src.error(st, "an @I.ir_module class body holds only functions, name = R.ExternFunc(...) "
                                 "declarations, I.module_attrs(...) and I.module_global_infos(...)")
@@ -351,7 +376,10 @@ def _global_info(ctx: ParseContext, st: ast.AST, key: str, v: Any, ev: Evaluator
             raise ctx.src.error(st, "I.module_global_infos: \"vdevice\" must be a list of I.vdevice(...)")
         return tuple(v)
     if isinstance(v, (list, tuple)):
-        return tuple(check_attr_value(ev, x, st) for x in v)
+        return tuple(x if isinstance(x, DeviceMesh) else check_attr_value(ev, x, st) for x in v)
+    if isinstance(v, DeviceMesh):
+        raise ctx.src.error(st, f"I.module_global_infos: the entry \"{key}\" must be a list of device meshes "
+                                f"(DIST.TEXT.2)")
     return check_attr_value(ev, v, st)
 
 

@@ -21,7 +21,7 @@ from ...ir import struct_info as si
 from . import prim
 from .source import parse_python
 from .values import (
-    CallableProxy, ObjectProxy, PrimProxy, Ref, ShapeProxy, SIProxy, TensorProxy, TupleProxy,
+    CallableProxy, DTensorProxy, ObjectProxy, PrimProxy, Ref, ShapeProxy, SIProxy, TensorProxy, TupleProxy,
 )
 
 #: bare names usable as annotations without a call (``R.Any`` and ``R.PackedFunc`` are tvm-0.27's
@@ -64,6 +64,8 @@ def collect_symbol_names(v: Any) -> List[str]:
             out.append(s)
 
     def walk(p):
+        if isinstance(p, DTensorProxy):
+            p = p.tensor
         if isinstance(p, TensorProxy):
             if isinstance(p.shape, (list, tuple)):
                 for d in p.shape:
@@ -151,6 +153,8 @@ def _convert(ev, v: SIProxy, node, signature: bool) -> si.StructInfo:
     span = ev.span(node)
     if isinstance(v, ObjectProxy):
         return si.ObjectStructInfo()
+    if isinstance(v, DTensorProxy):
+        return _dtensor(ev, v, node, signature)
     if isinstance(v, TensorProxy):
         dtype = "void" if v.dtype is None else prim.check_dtype(v.dtype, span, allow_handle=False)
         vdev = ev.ctx.lookup_vdevice(v.vdevice, node) if v.vdevice is not None else None
@@ -212,6 +216,19 @@ def _convert(ev, v: SIProxy, node, signature: bool) -> si.StructInfo:
         purity = True if v.purity is None else v.purity
         return si.FuncStructInfo(params, ret, purity)
     raise ev.error(node, "unknown struct-info annotation")
+
+
+def _dtensor(ev, v: DTensorProxy, node, signature: bool) -> si.StructInfo:
+    """``R.DTensor``: the tensor part converted as ``R.Tensor``, the mesh looked up in the module's
+    global infos when named, the placement read from its text (DIST.TEXT.1, DIST.SI.2)."""
+    from ...ir.distributed import DeviceMesh, DTensorStructInfo, Placement
+
+    tensor = _convert(ev, v.tensor, node, signature)
+    mesh = v.device_mesh
+    if not isinstance(mesh, DeviceMesh):
+        mesh = ev.ctx.lookup_mesh(mesh, node)
+    placement = Placement.from_text(v.placement)
+    return DTensorStructInfo.of(tensor, mesh, placement)
 
 
 def convert_proxies(ev, v: Any, node: ast.AST) -> Any:

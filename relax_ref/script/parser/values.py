@@ -142,6 +142,25 @@ class PrimProxy(SIProxy):
 
 
 @dataclass(frozen=True, eq=False)
+class DTensorProxy(SIProxy):
+    """``R.DTensor(...)`` as written: the tensor part, the mesh (a ``DeviceMesh`` or its name
+    ``"mesh[0]"``) and the placement text (DIST.TEXT.1)."""
+
+    tensor: Any = None          # a TensorProxy
+    device_mesh: Any = None     # DeviceMesh | str
+    placement: Any = ""
+    node: Optional[ast.AST] = None
+
+
+@dataclass(frozen=True)
+class MeshRange:
+    """``I.Range(begin, end)`` / ``R.Range(begin, end)``: the device ids of a mesh (DIST.MESH.1)."""
+
+    begin: int
+    end: int
+
+
+@dataclass(frozen=True, eq=False)
 class TupleProxy(SIProxy):
     fields: Tuple[Any, ...] = ()
     node: Optional[ast.AST] = None
@@ -283,5 +302,5 @@ __all__ = [
     "ROOTS", "Ref", "ModuleRef", "VarDecl", "TypeVarDecl", "CANONICAL_PATHS", "GlobalSymDecl", "MatchCastPair", "MetadataTable",
     "MetadataList", "AllocateSpec", "SIProxy", "TensorProxy", "ShapeProxy", "PrimProxy", "TupleProxy", "ObjectProxy",
     "CallableProxy", "BufferSpec", "BufferMethod", "InspectProxy", "MetaValue", "ScalarRef", "IterVarSpec", "LoopSpec", "BindSpec", "LetAnnotation",
-    "BufferTypeAnnotation", "FunctionOptions",
+    "BufferTypeAnnotation", "FunctionOptions", "DTensorProxy", "MeshRange",
 ]

@@ -16,6 +16,7 @@ from ...errors import UnsupportedError
 from ...ir import expr as rx
 from ...ir import tir
 from ...ir.module import IRModule
+from ...ir.distributed import DeviceMesh
 from ...ir.struct_info import VDevice
 from ._format import format_str
 from .context import PrintContext
@@ -63,6 +64,8 @@ def _global_info(ctx: PrintContext, relax: RelaxPrinter, v) -> str:
         return f"I.vdevice({format_str(v.kind)}, {int(v.vdevice_id)}, {format_str(v.memory_scope)})"
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_global_info(ctx, relax, x) for x in v) + "]"
+    if isinstance(v, DeviceMesh):
+        return relax.sinfo.mesh(v, in_module_infos=True)
     return relax.attr(v)
 
 

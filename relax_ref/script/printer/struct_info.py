@@ -17,6 +17,7 @@ from ...errors import UnsupportedError
 from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir import struct_info as si
+from ...ir.distributed import DeviceMesh, DTensorStructInfo
 from ...ir.functor import prim_vars_in
 from ._format import format_str
 from .context import PrintContext
@@ -48,6 +49,45 @@ class StructInfoPrinter:
             index = [d for d in devices if d.kind == vd.kind].index(vd)
         return f"{vd.kind}:{index}:{vd.memory_scope}"
 
+    def mesh(self, m: DeviceMesh, in_module_infos: bool = False) -> str:
+        """A device mesh: its name ``"mesh[i]"`` inside a function of a module that declares it, else
+        ``R.device_mesh(shape, R.Range(b, e))`` (``I.Range`` in the global infos) or with the id list
+        (DIST.TEXT.3)."""
+        mod = self.ctx.module
+        if mod is not None and not in_module_infos:
+            for key, infos in sorted(mod.global_infos.items()):
+                if isinstance(infos, tuple) and m in infos:
+                    return format_str(f"{key}[{infos.index(m)}]")
+        shape = "(" + ", ".join(str(d) for d in m.shape) + ("," if len(m.shape) == 1 else "") + ")"
+        if m.device_range is not None:
+            ns = "I" if in_module_infos else "R"
+            self.ctx.used_ns.add(ns)
+            return f"R.device_mesh({shape}, {ns}.Range({m.device_range[0]}, {m.device_range[0] + m.device_range[1]}))"
+        return f"R.device_mesh({shape}, [{', '.join(str(i) for i in m.device_ids)}])"
+
+    def dtensor(self, s: DTensorStructInfo) -> str:
+        """``R.DTensor(shape, dtype, mesh, placement)``; keywords from the first unknown part on, as
+        TVM prints it (DIST.TEXT.3)."""
+        args, kwargs = [], []
+        if isinstance(s.shape, rx.ShapeExpr):
+            dims = [self.dim(v) for v in s.shape.values]
+            args.append("(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")")
+        elif s.shape is not None:
+            args.append(self.relax_var_name(s.shape))
+        use_kw = s.shape is None
+        if s.dtype != "void":
+            (kwargs.append(f'dtype="{s.dtype}"') if use_kw else args.append(f'"{s.dtype}"'))
+        else:
+            use_kw = True
+        mesh, placement = self.mesh(s.device_mesh), format_str(str(s.placement))
+        if use_kw:
+            kwargs += [f"device_mesh={mesh}", f"placement={placement}"]
+        else:
+            args += [mesh, placement]
+        if s.shape is None and s.ndim != -1:
+            kwargs.append(f"ndim={s.ndim}")
+        return f"R.DTensor({', '.join(args + kwargs)})"
+
     def __call__(self, s: si.StructInfo, nested: bool = False) -> str:
         self.ctx.used_ns.add("R")
         d = self.ctx.dialect
@@ -68,6 +108,8 @@ class StructInfoPrinter:
             if s.values is not None:
                 return f"R.Shape([{', '.join(self.dim(v) for v in s.values)}])"
             return f"R.Shape(ndim={s.ndim})"
+        if isinstance(s, DTensorStructInfo):
+            return self.dtensor(s)
         if isinstance(s, si.TensorStructInfo):
             parts = []
             if isinstance(s.shape, rx.ShapeExpr):
