@@ -1,10 +1,11 @@
-"""Image operators (spec/ops/image.resize2d.md): ``image.resize2d``.
+"""Image operators (spec/ops/image.*.md): ``image.resize2d`` and ``image.affine_grid``.
 
 Cases: bilinear with half-pixel centres (static and with a symbolic input size at two sizes),
 align_corners, nearest neighbour with asymmetric/floor (integer upscale) and half-pixel/round
 (half-to-even ties), cubic, the NHWC layout, integer data, ``out_dtype``, and invalid operands.
 
-Oracles: the interpolation formulas written below in float64 (source coordinate, clamped reads,
+Oracles: for affine_grid the matrix applied to the homogeneous grid coordinates in float64 (and a
+grid worked out by hand); for resize2d the interpolation formulas written below in float64 (source coordinate, clamped reads,
 linear or Keys-cubic weights), compared with a tolerance covering TVM's float32 arithmetic; nearest
 neighbour results are exact.
 """
@@ -12,7 +13,7 @@ neighbour results are exact.
 
 import numpy as np
 
-from relax_conformance.gen import Case, Invalid
+from relax_conformance.gen import Case, Fails, Invalid
 
 from case_helpers import module, rng_for, tensor
 
@@ -122,8 +123,60 @@ def resize_cases():
     return out
 
 
+def affine_grid_np(theta, sizes, align_corners):
+    """theta @ (x, y[, z], 1) over the grid, in float64; with align_corners the coordinates run from -1
+    in steps of (2 - 1e-7) / (s - 1) (TVM's kernel stops just short of 1), else over pixel centres."""
+    axes = []
+    for s in sizes:
+        i = np.arange(s, dtype="float64")
+        axes.append(-1 + i * (2 - 1e-7) / (s - 1) if align_corners else (2 * i + 1) / s - 1)
+    mesh = np.meshgrid(*axes, indexing="ij")                      # slowest first: (z,) y, x
+    homog = np.stack(list(mesh[::-1]) + [np.ones(mesh[0].shape)])       # x, y, (z,) 1
+    return np.einsum("nkc,c...->nk...", theta.astype("float64"), homog).astype(theta.dtype)
+
+
+def affine_grid_cases():
+    tags = ["op:image.affine_grid", "image"]
+    out = []
+    ident = np.array([[[1, 0, 0], [0, 1, 0]]], "float32")
+    third = np.float32(2 / 3)
+    want = np.stack([np.broadcast_to(np.array([-third, 0, third], "float32"), (2, 3)),
+                     np.broadcast_to(np.array([[-0.5], [0.5]], "float32"), (2, 3))])[None]
+    out.append(Case("affine_grid_identity_pixel_centres",
+                    module([("t", tensor((1, 2, 3)))], "R.image.affine_grid(t, (2, 3), align_corners=False)",
+                           tensor((1, 2, 2, 3))),
+                    runs=[([ident], want)], spec=["OP.image.affine_grid.C1", "OP.image.affine_grid.C3",
+                                                 "OP.image.affine_grid.C5"], tags=tags,
+                    oracle="hand", rtol=1e-6, atol=1e-6,
+                    description="the identity matrix gives the pixel centres: x in (-2/3, 0, 2/3), y in (-1/2, 1/2)"))
+    rng = rng_for("affine_grid")
+    theta = rng.standard_normal((2, 2, 3)).astype("float32")
+    out.append(Case("affine_grid_align_corners_symbolic_batch",
+                    module([("t", tensor(("n", 2, 3)))], "R.image.affine_grid(t, (3, 4))", tensor(("n", 2, 3, 4))),
+                    runs=[([theta[:1].copy()], affine_grid_np(theta[:1], (3, 4), True)),
+                          ([theta], affine_grid_np(theta, (3, 4), True))],
+                    spec=["OP.image.affine_grid.C3", "OP.image.affine_grid.C5"], tags=tags + ["symbolic"],
+                    rtol=1e-5, atol=1e-6, description="the default align_corners=True; batch n of 1 and 2"))
+    theta3 = rng.standard_normal((1, 3, 4)).astype("float32")
+    out.append(Case("affine_grid_3d",
+                    module([("t", tensor((1, 3, 4)))], "R.image.affine_grid(t, (2, 3, 4), align_corners=False)",
+                           tensor((1, 3, 2, 3, 4))),
+                    runs=[([theta3], affine_grid_np(theta3, (2, 3, 4), False))],
+                    spec=["OP.image.affine_grid.C3", "OP.image.affine_grid.C5"], tags=tags, rtol=1e-5, atol=1e-6,
+                    description="a (D, H, W) target with 3 x 4 matrices; the columns are x, y, z"))
+    out.append(Invalid("affine_grid_matrix_size_mismatch",
+                       module([("t", tensor((1, 2, 3)))], "R.image.affine_grid(t, (2, 3, 4))"), "struct_info",
+                       spec=["OP.image.affine_grid.C2"], tags=tags + ["invalid"],
+                       description="2 x 3 matrices for a 3-d target"))
+    out.append(Case("affine_grid_align_corners_size_one",
+                    module([("t", tensor((1, 2, 3)))], "R.image.affine_grid(t, (1, 3))", tensor((1, 2, 1, 3))),
+                    runs=[Fails([ident], "op_runtime")], spec=["OP.image.affine_grid.C4"], tags=tags + ["edge"],
+                    description="align_corners divides by size - 1"))
+    return out
+
+
 def generate():
-    return {CATEGORY: resize_cases()}
+    return {CATEGORY: resize_cases() + affine_grid_cases()}
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Image operators: ``image.resize2d`` (spec page ``spec/ops/image.resize2d.md``).
+"""Image operators: ``image.resize2d`` (spec page ``spec/ops/image.resize2d.md``); the sampling grid
+``image.affine_grid`` is defined in :mod:`.image_grid`.
 
 Inference follows TVM 0.25's ``InferStructInfoResize2D``: the spatial dims of the data layout become
 the two values of ``size``. The semantics are TOPI's ``resize2d`` kernel (OP.image.resize2d.C5),
@@ -39,6 +40,7 @@ from . import te_ops
 from .layouts import parse_layout
 from .nn import legalizable
 from .args import OpArgs
+from .image_grid import GRID_OPS
 from .opdef import OpDef, arg, attr, build_call
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -515,6 +517,7 @@ def _define_all() -> None:
                    doc="``R.image.resize2d(data, size, roi=None, layout='NCHW', method='linear', "
                        "coordinate_transformation_mode='half_pixel', rounding_method='round', cubic_alpha=-0.75, "
                        "cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)`` (OP.image.resize2d.C1-C5)."))
+    OPS.extend(GRID_OPS)
 
 
 _define_all()

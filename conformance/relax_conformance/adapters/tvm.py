@@ -154,6 +154,8 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
      r"expects the relative_byte_offset to be a 64-bit integer", "struct_info"),
     # op_misc (OP.multinomial_from_uniform.C1-C3, OP.reverse_sequence.C2-C4, OP.size.C1)
     (r"Multinomial[_ ]from[_ ]uniform op requires|ReverseSequence requires|size expects a tensor input", "struct_info"),
+    # op_image (OP.image.affine_grid.C1-C2)
+    (r"AffineGrid expects", "struct_info"),
     # op_grad (OP.grad.start_checkpoint.C1, OP.grad.end_checkpoint.C1)
     (r"The argument of relax\.op\.grad\.(start|end)_checkpoint should be a Var", "struct_info"),
     # well-formedness

@@ -1,5 +1,5 @@
-"""Lowering of ``image.resize2d`` (semantics: ``relax_ref.ops.image``): the reference's resize formula
-evaluated on JAX arrays. Exact shapes.
+"""Lowerings of ``image.resize2d`` and ``image.affine_grid`` (semantics: ``relax_ref.ops.image``,
+``relax_ref.ops.image_grid``): the reference's formulas evaluated on JAX arrays. Exact shapes.
 """
 
 from __future__ import annotations
@@ -105,3 +105,10 @@ def _resize2d(ctx, x, size):
         v = jnp.broadcast_to(v, tuple(xc.shape[:2]) + (oh, ow))
         out = cast(jnp.asarray(v, F32), "float32", out_dtype)
     return from_canonical(out, perm)
+
+
+@lowering("relax.image.affine_grid")
+def _affine_grid(ctx, theta, size):
+    from relax_ref.ops.image_grid import affine_grid_array
+
+    return affine_grid_array(jnp, theta, ctx.ints(size), bool(ctx.attrs["align_corners"]))
