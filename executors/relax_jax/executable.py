@@ -43,6 +43,7 @@ from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, U
 from relax_ref.interp.bounds import declared_bounds, violates
 from relax_ref.interp.builtins import from_host, global_func, lookup_packed, wrap_host_function
 from relax_ref.interp.kv_cache import grown_rows
+from relax_ref.arith.evaluate import eval_prim
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
@@ -119,7 +120,7 @@ class _Compiled:
     hot_made: bool = False
     padded_hot: Any = None
     padded_hot_made: bool = False
-    kv: list = field(default_factory=list)       # (param path, static fill delta, rows needed) per cache
+    kv: list = field(default_factory=list)       # (param path, fill delta, rows needed, capacity after) per cache
 
 
 _HOST = "host"
@@ -448,7 +449,7 @@ class Executable:
             flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
         out = c.fn(*flat)
         if c.kv:
-            out = self._write_caches(args, c, out)
+            out = self._write_caches(args, c, out, sym)
         if c.has_code:
             code = int(np.asarray(out[-1]))
             if code != 0 and c.kv:
@@ -473,9 +474,11 @@ class Executable:
     def _grow_caches(args, kv) -> bool:
         """Grow each cache parameter whose capacity is below ``fill + need`` (CALL.KVCACHE.2)."""
         grew = False
-        for path, _, need in kv:
+        for path, _, need, cap_out in kv:
             cache = get_path(args, path)
             cap = int(cache.data.shape[0])
+            if cache.fill + need <= cap_out:
+                continue
             new = grown_rows(cap, cache.fill + need, "append")
             if new != cap:
                 pad = [(0, new - cap)] + [(0, 0)] * (cache.data.ndim - 1)
@@ -484,15 +487,16 @@ class Executable:
         return grew
 
     @staticmethod
-    def _write_caches(args, c: "_Compiled", out) -> tuple:
+    def _write_caches(args, c: "_Compiled", out, sym: Dict) -> tuple:
         """The new buffers written into the caller's cache objects, their fill counts advanced by the
-        static deltas; returns the other outputs."""
+        deltas known to the host (ints, or expressions over the symbolic variables); returns the other
+        outputs."""
         end = len(out) - (1 if c.has_code else 0)
         start = end - len(c.kv)
-        for (path, delta, _), data in zip(c.kv, out[start:end]):
+        for (path, delta, _, _), data in zip(c.kv, out[start:end]):
             cache = get_path(args, path)
             cache.data = data
-            cache.fill += delta
+            cache.fill += delta if isinstance(delta, int) else int(eval_prim(delta, sym))
         return tuple(out[:start]) + tuple(out[end:])
 
     def _write_back(self, args, boxes, mutated, muts) -> None:
@@ -577,7 +581,7 @@ class Executable:
             record["has_code"] = sink.has_checks
             builders_box.extend(sink.builders)
             outs = list(leaves) + mut_leaves + [kv.data for kv in caches]
-            record["kv"] = [(kv.path, kv.delta, kv.need) for kv in caches]
+            record["kv"] = [(kv.path, kv.delta, kv.need, int(kv.data.shape[0])) for kv in caches]
             if sink.has_checks:
                 outs.append(jnp.asarray(sink.code, jnp.int32))
             return tuple(outs)

@@ -13,7 +13,8 @@ buffer, the fill count and the window position as traced values (:class:`TracedK
 capacity is part of the compilation key, the fill count is not, so one compilation serves every step
 of a generation. While tracing, each append at a static offset ``d`` from the incoming fill count
 records the rows it needs (``need``: ``d + n``); before each call the executor grows a cache whose
-capacity is below ``fill + need`` (doubling, CALL.KVCACHE.2; a new capacity is a new compilation) and
+capacity (after any growth the trace itself made for a longer append) is below ``fill + need``
+(doubling, CALL.KVCACHE.2; a new capacity is a new compilation) and
 after it writes the new buffer into the same cache object (the call mutates it, as the reference's)
 and adds the static delta to its fill count, so the host never reads the count back. The buffer is
 donated to the call (XLA updates it in place). A view of a traced fill count is checked against the
@@ -28,7 +29,7 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from jax import lax
 
-from relax_ref.interp.kv_cache import AttentionKVCache, KVCacheOps, kv_error
+from relax_ref.interp.kv_cache import AttentionKVCache, KVCacheOps, grown_rows, kv_error
 
 from .errors import NeedsExact, TraceAbort
 from .prim_jax import is_static
@@ -67,14 +68,17 @@ def _arg(walker: Any, v: Any, fn: str) -> Any:
 
 class TracedKV:
     """A cache parameter inside a compiled function: ``data`` (traced buffer of static capacity),
-    ``fill`` / ``pos`` (traced int64), ``delta`` the static rows appended since entry, ``need`` the most
-    rows past the incoming fill count any append wrote, ``path`` the parameter's position."""
+    ``fill`` / ``pos`` (traced int64), ``delta`` the rows appended since entry (an int, or an expression
+    over the entry's symbolic variables that the host evaluates), ``phys`` its static upper bound,
+    ``need`` the most rows past the incoming fill count any append wrote, ``path`` the parameter's
+    position."""
 
-    __slots__ = ("data", "fill", "pos", "delta", "need", "path")
+    __slots__ = ("data", "fill", "pos", "delta", "phys", "need", "path")
 
     def __init__(self, data: Any, fill: Any, pos: Any, path: tuple) -> None:
         self.data, self.fill, self.pos, self.path = data, fill, pos, path
-        self.delta = 0
+        self.delta: Any = 0
+        self.phys = 0
         self.need = 0
 
     def __repr__(self) -> str:
@@ -82,19 +86,27 @@ class TracedKV:
 
 
 def _traced_append(walker: Any, c: TracedKV, value: Any) -> TracedKV:
-    if not isinstance(value, TVal) or value.padded:
-        raise TraceAbort("attention_kv_cache_append of a padded or non-tensor value")
+    if not isinstance(value, TVal) or (value.padded and any(d is not None for d in value.valid[1:])):
+        raise TraceAbort("attention_kv_cache_append of a non-tensor value or one padded past its rows")
     v = value.data
     if str(v.dtype) != str(c.data.dtype) or tuple(v.shape[1:]) != tuple(c.data.shape[1:]) or \
             v.ndim != c.data.ndim:
         raise TraceAbort("attention_kv_cache_append of a value the cache does not hold")   # host reports it
-    n = int(v.shape[0])
-    c.need = max(c.need, c.delta + n)
+    n = int(v.shape[0])                 # the physical rows: padding rows land past the fill count
+    rows = value.dim(0)                  # the logical rows (traced under bucketing)
+    if not rows.is_static and rows.expr is None:
+        raise TraceAbort("attention_kv_cache_append of a value whose length the host cannot know")
+    c.need = max(c.need, c.phys + n)
+    cap = int(c.data.shape[0])
+    if c.need > cap:       # grown while tracing: an empty cache's first long append (CALL.KVCACHE.2)
+        new = grown_rows(cap, c.need, "append")
+        c.data = jnp.pad(c.data, [(0, new - cap)] + [(0, 0)] * (c.data.ndim - 1))
     if n:
         start = (c.fill,) + (jnp.zeros((), c.fill.dtype),) * (c.data.ndim - 1)
         c.data = lax.dynamic_update_slice(c.data, v, start)
-    c.fill = c.fill + n
-    c.delta += n
+    c.fill = c.fill + jnp.asarray(rows.val, c.fill.dtype)
+    c.delta = c.delta + (int(rows.val) if rows.is_static else rows.expr)
+    c.phys += n
     return c
 
 
