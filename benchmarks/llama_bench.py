@@ -1,6 +1,9 @@
 """Tokens/s of the tiny Llama-style decoder of ``examples/llama_tiny.py``: relax_jax vs hand-written
 ``jax.jit`` vs TVM's VM.
 
+``--config tiny|1b [--json out.json]`` runs the sized comparison of ``llama_sizes.py`` instead (each
+contender in its own processes; the KV-cache-object style of the example as a third contender).
+
 Run ``python benchmarks/llama_bench.py`` (``--quick``: fewer rounds, 16 generated tokens, no
 ``jax.jit[exact]`` generation; ``--no-tvm`` to skip TVM). The model is the example's default
 configuration (vocabulary 256, hidden 128, 2 layers, 4 query heads over 2 KV heads of 32, SiLU MLP 256,
@@ -473,7 +476,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--rounds", type=int, default=None)
     p.add_argument("--calls", type=int, default=None)
     p.add_argument("--gen-rounds", type=int, default=None, help="warm generations per contender")
+    p.add_argument("--config", choices=("tiny", "1b"), default=None,
+                   help="sized run (llama_sizes.py): each contender in its own processes, with the KV-cache "
+                        "style, compile times, prefill 128/512, decode at 128/1024 cached rows, peak memory")
+    p.add_argument("--json", default=None, help="with --config: write every figure and ratio to this file")
+    p.add_argument("--runs", type=int, default=3, help="with --config: rounds of child processes")
+    p.add_argument("--repeats", type=int, default=None, help="with --config: timed calls per figure (5; 2 for 1b)")
+    p.add_argument("--gen-tokens", type=int, default=None, help="with --config: cold generation length (64; 8 for 1b)")
     args = p.parse_args(argv)
+    if args.config:
+        return _sized(args)
     args.rounds = args.rounds or (2 if args.quick else 5)
     args.calls = args.calls or (6 if args.quick else 16)
     args.gen_rounds = args.gen_rounds or (2 if args.quick else 5)
@@ -523,6 +535,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     _rate_table("Per call  [tokens/s, median ms per call; (ratio of times vs jax.jit)]", rows, tokens_of)
     print(f"\nrelax_jax exact-shape fallbacks: {cons['relax_jax'].exe.fallback_reasons or 'none'}")
     print(f"end: {_load()}")
+    return 0
+
+
+def _sized(args) -> int:
+    import json
+
+    import llama_sizes
+
+    args.repeats = args.repeats or (2 if args.config == "1b" else 5)
+    args.gen_tokens = args.gen_tokens or (8 if args.config == "1b" else 64)
+    res = llama_sizes.run_sized(args)
+    llama_sizes.print_table(res)
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1))
     return 0
 
 

@@ -9,11 +9,17 @@ LM head; seeded random weights. Two Relax functions with symbolic shapes:
 * ``decode(token: (1, 1) int32, k_0, v_0, ...: (1, m, kv_heads, head_dim), *weights)
   -> (logits, k_0', v_0', ...)`` with caches ``(1, m + 1, ...)``.
 
+With ``--style kv_cache`` (:func:`build_kv_module`) the caches are KV-cache objects as TVM's
+``relax.frontend.nn`` keeps them (``vm.builtin.attention_kv_cache_*``, appended in place):
+``create_caches()``, ``prefill(tokens, *caches, *weights)``, ``decode(token, R.Shape([m]), *caches,
+*weights)``; the same token ids.
+
 Usage::
 
     python examples/llama_tiny.py --impl ref,jax --tokens 8   # both token sequences + whether equal
     python examples/llama_tiny.py --print                     # the module as TVMScript (TVM spelling)
     python examples/llama_tiny.py --impl ref,tvm              # TVM 0.25: relax.build(target="llvm") + VM
+    python examples/llama_tiny.py --impl ref,jax,tvm --style kv_cache
 
 Implementations: ``ref`` (the reference interpreter), ``jax`` (``relax_jax.compile``), ``tvm`` (needs the
 ``apache-tvm`` extra). With several implementations the exit status is 1 when their token ids differ.
@@ -30,9 +36,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from relax_ref import IRModule
-from relax_ref.builder import BlockBuilder, Tensor, op, var
+from relax_ref.builder import BlockBuilder, Object, Shape, Tensor, op, var
 from relax_ref.frontend import nn
 from relax_ref.frontend.nn import emit
+from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.script.dialect import installed_tvm_dialect
 
@@ -77,13 +84,16 @@ class LlamaTiny(nn.Module):
         self.norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps)
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size)
 
-    def forward(self, tokens, caches: Optional[Sequence] = None):
-        """Logits of the last position ``(batch, vocab)`` and the extended caches ``[k_0, v_0, ...]``."""
+    def forward(self, tokens, caches: Optional[Sequence] = None, total: Optional[P.PrimExpr] = None):
+        """Logits of the last position ``(batch, vocab)`` and the extended caches ``[k_0, v_0, ...]``
+        (with ``total``, the total length once ``tokens`` are in: ``caches`` are KV-cache objects)."""
         b, n = tokens.struct_info.shape_values
         h = self.embed.forward(tokens)
         new_caches = []
         for i, layer in enumerate(self.layers):
             cache = None if caches is None else (caches[2 * i], caches[2 * i + 1])
+            if total is not None:
+                cache = nn.CacheObjects(caches[2 * i], caches[2 * i + 1], total)
             h, k, v = layer.forward(h, cache)
             new_caches += [k, v]
         if not (isinstance(n, P.IntImm) and n.value == 1):  # keep the last position only
@@ -109,6 +119,36 @@ def build_module(model: LlamaTiny) -> IRModule:
     return bb.get()
 
 
+def build_kv_module(model: LlamaTiny, reserve: int = 128) -> IRModule:
+    """The same model with KV-cache objects as TVM's nn frontend keeps them (CALL.KVCACHE.*):
+
+    * ``create_caches() -> (k_0, v_0, ...)``: empty caches (``R.Object``) of ``reserve`` rows;
+    * ``prefill(tokens (1, n), k_0, v_0, ..., *weights) -> (logits, k_0, v_0, ...)`` on empty caches;
+    * ``decode(token (1, 1), total: R.Shape([m]), k_0, v_0, ..., *weights) -> (logits, k_0, ...)``
+      where ``m`` is the length once the token is in.
+
+    The caches returned are the argument objects, mutated (appended in place)."""
+    cfg = model.cfg
+    bb = BlockBuilder()
+    unit = [cfg.num_kv_heads, cfg.head_dim]
+    with bb.function("create_caches", []):
+        objs = [nn.KVCache(reserve, unit).create(f"{kind}_cache_{i}")
+                for i in range(cfg.num_layers) for kind in ("k", "v")]
+        bb.emit_func_output(rx.Tuple(tuple(objs)))
+
+    def objects():
+        return [var(f"{kind}_cache_{i}", Object()) for i in range(cfg.num_layers) for kind in ("k", "v")]
+
+    n = bb.sym_var("n")
+    tokens = var("tokens", Tensor((1, n), "int32"))
+    nn.build_function(bb, "prefill", [tokens, *objects()], model, lambda t, *c: model.forward(t, c, n))
+    m = bb.sym_var("m")
+    token = var("token", Tensor((1, 1), "int32"))
+    total = var("total", Shape([m]))
+    nn.build_function(bb, "decode", [token, total, *objects()], model, lambda t, s, *c: model.forward(t, c, m))
+    return bb.get()
+
+
 # ---------------------------------------------------------------------------------------------------
 # Runners: each returns a function (entry, args) -> (logits numpy array, opaque caches)
 # ---------------------------------------------------------------------------------------------------
@@ -120,8 +160,7 @@ def ref_runner(mod: IRModule) -> Runner:
     import relax_ref
 
     def run(entry: str, args: list):
-        out = relax_ref.evaluate(mod, entry, *args)
-        return np.asarray(out[0]), list(out[1:])
+        return _split(entry, relax_ref.evaluate(mod, entry, *args))
 
     return run
 
@@ -132,8 +171,7 @@ def jax_runner(mod: IRModule) -> Runner:
     exe = relax_jax.compile(mod)
 
     def run(entry: str, args: list):
-        out = exe(entry, *args)
-        return np.asarray(out[0]), list(out[1:])
+        return _split(entry, exe(entry, *args))
 
     return run
 
@@ -147,13 +185,23 @@ def tvm_runner(mod: IRModule) -> Runner:
     vm = relax.VirtualMachine(exe, tvm.cpu())
 
     def conv(a):
+        if isinstance(a, tuple):
+            return tvm.runtime.ShapeTuple(a)
         return tvm.runtime.tensor(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
 
     def run(entry: str, args: list):
         out = vm[entry](*[conv(a) for a in args])
+        if entry == "create_caches":
+            return None, list(out)
         return out[0].numpy(), list(out[1:])
 
     return run
+
+
+def _split(entry: str, out) -> Tuple[Optional[np.ndarray], list]:
+    if entry == "create_caches":
+        return None, list(out)
+    return np.asarray(out[0]), list(out[1:])
 
 
 RUNNERS: Dict[str, Callable[[IRModule], Runner]] = {"ref": ref_runner, "jax": jax_runner, "tvm": tvm_runner}
@@ -173,6 +221,21 @@ def generate(run: Runner, weights: List[np.ndarray], prompt: Sequence[int], num_
     return out
 
 
+def generate_kv(run: Runner, weights: List[np.ndarray], prompt: Sequence[int], num_tokens: int) -> List[int]:
+    """Greedy decoding with the KV-cache-object module (:func:`build_kv_module`)."""
+    _, caches = run("create_caches", [])
+    logits, caches = run("prefill", [np.asarray([list(prompt)], dtype="int32"), *caches, *weights])
+    out: List[int] = []
+    for step in range(num_tokens):
+        nxt = int(np.argmax(logits[0]))
+        out.append(nxt)
+        if step + 1 == num_tokens:
+            break
+        total = (len(prompt) + step + 1,)
+        logits, caches = run("decode", [np.asarray([[nxt]], dtype="int32"), total, *caches, *weights])
+    return out
+
+
 def make_model(seed: int, cfg: Optional[Config] = None) -> LlamaTiny:
     return LlamaTiny(cfg or Config()).init_params(seed)
 
@@ -183,11 +246,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--tokens", type=int, default=8, help="number of tokens to generate")
     p.add_argument("--seed", type=int, default=0, help="weight seed")
     p.add_argument("--prompt", default="1,2,3,4,5", help="comma-separated prompt token ids")
+    p.add_argument("--style", choices=("concat", "kv_cache"), default="concat",
+                   help="caches grown by concat (default) or KV-cache objects as TVM's nn frontend keeps them")
     p.add_argument("--print", action="store_true", help="print the module as TVMScript (TVM spelling) and exit")
     args = p.parse_args(argv)
 
     model = make_model(args.seed)
-    mod = build_module(model)
+    kv = args.style == "kv_cache"
+    mod = build_kv_module(model) if kv else build_module(model)
     if args.print:
         print(mod.script(dialect="tvm"))
         return 0
@@ -210,7 +276,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         t0 = time.perf_counter()
         run = RUNNERS[impl](mod)
         t1 = time.perf_counter()
-        results[impl] = generate(run, weights, prompt, args.tokens)
+        results[impl] = (generate_kv if kv else generate)(run, weights, prompt, args.tokens)
         t2 = time.perf_counter()
         print(f"{impl}: {results[impl]}  (setup {t1 - t0:.2f} s, generate {t2 - t1:.2f} s)")
     if len(results) > 1:

@@ -41,7 +41,9 @@ from jax.sharding import SingleDeviceSharding
 from relax_ref import values as rv
 from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function
 from relax_ref.interp.bounds import declared_bounds, violates
-from relax_ref.interp.builtins import from_host, lookup_packed, wrap_host_function
+from relax_ref.interp.builtins import from_host, global_func, lookup_packed, wrap_host_function
+from relax_ref.interp.kv_cache import grown_rows
+from relax_ref.arith.evaluate import eval_prim
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
@@ -58,8 +60,9 @@ from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
 from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, fast_match, flatten_args, get_path, headroom_of, layout_of,
-    needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
+    has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
 )
+from .kv_cache import kv_cache_builtins
 from .native import native_builtins
 from .symbolic import ShapeBuckets
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
@@ -117,9 +120,11 @@ class _Compiled:
     hot_made: bool = False
     padded_hot: Any = None
     padded_hot_made: bool = False
+    kv: list = field(default_factory=list)       # (param path, fill delta, rows needed, capacity after) per cache
 
 
 _HOST = "host"
+_KV_BUILTINS = kv_cache_builtins()
 
 
 @dataclass
@@ -215,6 +220,8 @@ class Executable:
         """The packed function ``name`` (CALL.PACKED.1): this executable's, the global registry's, then
         the built-ins, through the reference's look-up (:func:`relax_ref.interp.builtins.lookup_packed`);
         the built-ins that call back into the evaluator are the executor's own."""
+        if name not in self._packed and global_func(name) is None and name in _KV_BUILTINS:
+            return _KV_BUILTINS[name]      # the executor's own KV-cache functions (CALL.KVCACHE.*)
         f = lookup_packed(name, self._packed, native_builtins(), span)
         return f if isinstance(f, PackedV) else PackedV(name, f.fn)
 
@@ -425,7 +432,9 @@ class Executable:
             if keep_boxes is not None:
                 raise _UseHost()
             return self._host_call(plan, args)
-        if keep_boxes is None and not plan.bounds:   # the fast paths do not check declared bounds
+        if c.kv and self._grow_caches(args, c.kv):
+            return self._dispatch(plan, args, sym, keep_boxes)     # a new capacity: a new key
+        if keep_boxes is None and not plan.bounds and not c.kv:   # the fast paths check neither bounds nor caches
             if bucketing and needs_padding(args, plan.layouts, c.phys_shapes):
                 if not c.padded_hot_made:
                     c.padded_hot, c.padded_hot_made = make_padded_hot(self, plan, c, key), True
@@ -439,8 +448,12 @@ class Executable:
         if plan.sym_vars:
             flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
         out = c.fn(*flat)
+        if c.kv:
+            out = self._write_caches(args, c, out, sym)
         if c.has_code:
             code = int(np.asarray(out[-1]))
+            if code != 0 and c.kv:
+                raise c.builders[code - 1]()     # the caches were donated: no host re-run
             if code != 0:
                 self.stats.error_reruns += 1
                 if keep_boxes is not None:
@@ -452,10 +465,39 @@ class Executable:
         if n_mut:
             muts = out[len(out) - n_mut:]
             self._write_back(args, keep_boxes, c.mutated, muts)
-        value = unflatten(c.out_spec, leaves)
+        value = unflatten(c.out_spec, leaves, 0, args)
         if keep_boxes is not None:
             return unpad_value(value, self.device)
         return self._export(value, sym)
+
+    @staticmethod
+    def _grow_caches(args, kv) -> bool:
+        """Grow each cache parameter whose capacity is below ``fill + need`` (CALL.KVCACHE.2)."""
+        grew = False
+        for path, _, need, cap_out in kv:
+            cache = get_path(args, path)
+            cap = int(cache.data.shape[0])
+            if cache.fill + need <= cap_out:
+                continue
+            new = grown_rows(cap, cache.fill + need, "append")
+            if new != cap:
+                pad = [(0, new - cap)] + [(0, 0)] * (cache.data.ndim - 1)
+                cache.data = jnp.pad(cache.data, pad)
+                grew = True
+        return grew
+
+    @staticmethod
+    def _write_caches(args, c: "_Compiled", out, sym: Dict) -> tuple:
+        """The new buffers written into the caller's cache objects, their fill counts advanced by the
+        deltas known to the host (ints, or expressions over the symbolic variables); returns the other
+        outputs."""
+        end = len(out) - (1 if c.has_code else 0)
+        start = end - len(c.kv)
+        for (path, delta, _, _), data in zip(c.kv, out[start:end]):
+            cache = get_path(args, path)
+            cache.data = data
+            cache.fill += delta if isinstance(delta, int) else int(eval_prim(delta, sym))
+        return tuple(out[:start]) + tuple(out[end:])
 
     def _write_back(self, args, boxes, mutated, muts) -> None:
         for (path, _), new in zip(mutated, muts):
@@ -525,6 +567,7 @@ class Executable:
             it = iter(flat[:len(flat) - (1 if nsym else 0)])
             params = [rebuild_param(a, l, it, senv, bucketing) for a, l in zip(args, plan.layouts)]
             originals = param_leaves(params)
+            caches = kv_params(params)
             result = walker.run_entry(func, plan.name, params, senv)
             leaves, spec = flatten(result)
             mutated = []
@@ -537,16 +580,18 @@ class Executable:
             record["mutated"] = mutated
             record["has_code"] = sink.has_checks
             builders_box.extend(sink.builders)
-            outs = list(leaves) + mut_leaves
+            outs = list(leaves) + mut_leaves + [kv.data for kv in caches]
+            record["kv"] = [(kv.path, kv.delta, kv.need, int(kv.data.shape[0])) for kv in caches]
             if sink.has_checks:
                 outs.append(jnp.asarray(sink.code, jnp.int32))
             return tuple(outs)
 
-        jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding)
+        donate = tuple(kv_flat_positions(args, plan.layouts)) if has_kv(plan.layouts) else ()
+        jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding, donate_argnums=donate)
         with tracing_mode(self.float_rules):
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options)
         return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
-                         phys_shapes)
+                         phys_shapes, kv=record["kv"])
 
     # -- results -----------------------------------------------------------------------------------------------
 

@@ -23,10 +23,12 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
+from relax_ref.interp.kv_cache import AttentionKVCache
 from relax_ref.ir.functor import prim_vars_in
 from relax_ref.limits import INT64_MAX, dtype_range
 
 from .symbolic import eval_sym, is_monotone
+from .kv_cache import TracedKV
 from .transfer import pad_to
 from .values import PrimV, ShapeV, SymInt, TVal
 
@@ -59,6 +61,12 @@ class TupleParam:
     fields: Tuple[Any, ...]
 
 
+@dataclass
+class KVCacheParam:
+    """An ``R.Object`` parameter: compiled when it holds a KV cache (CALL.KVCACHE.*), whose buffer
+    shape and dtype are in the key, its fill count and window position traced (relax_jax.kv_cache)."""
+
+
 def layout_of(s: Optional[si.StructInfo]) -> Any:
     if isinstance(s, si.TensorStructInfo):
         if isinstance(s.shape, rx.ShapeExpr):
@@ -74,6 +82,8 @@ def layout_of(s: Optional[si.StructInfo]) -> Any:
         return ShapeParam(s.values, s.ndim)
     if isinstance(s, si.TupleStructInfo):
         return TupleParam(tuple(layout_of(f) for f in s.fields))
+    if isinstance(s, si.ObjectStructInfo):
+        return KVCacheParam()
     raise NotJittable(f"a parameter of struct info {type(s).__name__}")
 
 
@@ -246,6 +256,9 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
         if not isinstance(a, (tuple, list)) or isinstance(a, rv.ShapeValue) or len(a) != len(l.fields):
             return False
         return all(fast_match(x, f, sym, pending) for x, f in zip(a, l.fields))
+    if isinstance(l, KVCacheParam):
+        return isinstance(a, AttentionKVCache) and isinstance(a.data, jax.Array) and isinstance(a.fill, int) \
+            and isinstance(a.pos, int)
     return False
 
 
@@ -264,6 +277,8 @@ def static_facts(a: Any, l: Any, out: list, bucketing: bool) -> None:
     elif isinstance(l, TupleParam):
         for x, f in zip(a, l.fields):
             static_facts(x, f, out, bucketing)
+    elif isinstance(l, KVCacheParam):
+        out.append(("kv", tuple(a.data.shape), str(a.data.dtype)))
 
 
 def _phys_dims(l: TensorParam, a: Any, buckets, sym: Dict) -> Tuple[int, ...]:
@@ -295,6 +310,9 @@ def arg_specs(args, layouts, buckets, sym, phys_shapes, specs) -> None:
             pass
         elif isinstance(l, TupleParam):
             arg_specs(a, l.fields, buckets, sym, phys_shapes, specs)
+        elif isinstance(l, KVCacheParam):
+            specs.append(jax.ShapeDtypeStruct(tuple(a.data.shape), a.data.dtype))
+            specs += [jax.ShapeDtypeStruct((), np.int64)] * 2
 
 
 def needs_padding(args, layouts, phys_shapes) -> bool:
@@ -322,6 +340,8 @@ def flatten_args(args, layouts, it, flat, pad=pad_to) -> None:
                 flat.append(np.asarray(prim_val(a), _dt.to_numpy(l.dtype)))
         elif isinstance(l, TupleParam):
             flatten_args(a, l.fields, it, flat, pad)
+        elif isinstance(l, KVCacheParam):
+            flat += [a.data, np.int64(a.fill), np.int64(a.pos)]
 
 
 def rebuild_param(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:
@@ -352,7 +372,42 @@ def rebuild_param(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:
         return ShapeV(eval_sym(d, senv) for d in l.values)
     if isinstance(l, TupleParam):
         return tuple(rebuild_param(x, f, it, senv, bucketing) for x, f in zip(a, l.fields))
+    if isinstance(l, KVCacheParam):
+        return TracedKV(next(it), next(it), next(it), ())
     raise TypeError(f"bad layout {l!r}")
+
+
+def kv_params(params, path=()) -> list:
+    """The cache parameters (``TracedKV``) of a traced call, each given its path."""
+    out = []
+    for i, p in enumerate(params):
+        if isinstance(p, TracedKV):
+            p.path = path + (i,)
+            out.append(p)
+        elif isinstance(p, tuple) and not isinstance(p, ShapeV):
+            out.extend(kv_params(p, path + (i,)))
+    return out
+
+
+def kv_flat_positions(args, layouts, pos=None) -> List[int]:
+    """The positions of the cache buffers among the flat arguments (the order of ``arg_specs``)."""
+    pos = pos if pos is not None else [0]
+    out: List[int] = []
+    for a, l in zip(args, layouts):
+        if isinstance(l, TensorParam):
+            pos[0] += 1
+        elif isinstance(l, PrimParam):
+            pos[0] += l.value is None
+        elif isinstance(l, TupleParam):
+            out += kv_flat_positions(a, l.fields, pos)
+        elif isinstance(l, KVCacheParam):
+            out.append(pos[0])
+            pos[0] += 3
+    return out
+
+
+def has_kv(layouts) -> bool:
+    return any(isinstance(l, KVCacheParam) or (isinstance(l, TupleParam) and has_kv(l.fields)) for l in layouts)
 
 
 def param_leaves(params, path=()) -> list:
@@ -373,7 +428,7 @@ def get_path(args, path):
 
 
 __all__ = [
-    "NotJittable", "TensorParam", "PrimParam", "ShapeParam", "TupleParam", "layout_of", "sym_vars_of",
+    "NotJittable", "KVCacheParam", "TensorParam", "PrimParam", "ShapeParam", "TupleParam", "layout_of", "sym_vars_of",
     "headroom_of", "all_dims_bucketable", "prim_val", "np_dtype_name", "fast_match", "static_facts",
-    "arg_specs", "needs_padding", "flatten_args", "rebuild_param", "param_leaves", "get_path",
+    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
 ]

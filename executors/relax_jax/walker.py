@@ -48,6 +48,7 @@ from relax_ref.static.inference import (
 
 from .dims import dim_value, is_symbolic_dim
 from .errors import ErrorSink, NeedsExact, TraceAbort
+from .kv_cache import TracedKV
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
 from .op_args import JaxArgs
@@ -158,7 +159,7 @@ class Walker(ExprEvaluator):
     # -- packed functions (host only) ----------------------------------------------------------------
 
     def call_packed(self, fn: PackedV, args: List[Any], call: Optional[rx.Call]) -> Any:
-        if self.traced:
+        if self.traced and not getattr(fn.fn, "traceable", False):
             raise TraceAbort(f"packed function '{fn.name}' is called", permanent=True)
         args = list(args) + list(fn.captured)
         if getattr(fn.fn, "native", False):
@@ -271,9 +272,10 @@ class Walker(ExprEvaluator):
         return PrimFuncV(name, func)
 
     def lookup_packed(self, name: str, span=None) -> PackedV:
-        if self.traced:
+        f = self.exe.lookup_packed(name, span)
+        if self.traced and not getattr(f.fn, "traceable", False):
             raise TraceAbort(f"packed function '{name}' is referenced", permanent=True)
-        return self.exe.lookup_packed(name, span)
+        return f
 
     def is_tuple(self, v: Any) -> bool:
         return isinstance(v, tuple) and not isinstance(v, ShapeV)
@@ -636,16 +638,27 @@ def _flatten(v: Any, leaves: list) -> Any:
         return ("dt", v.name)
     if v is None:
         return ("null",)
+    if isinstance(v, TracedKV):
+        return ("KV", v.path)     # a cache parameter, written back into the caller's object
     raise TraceAbort(f"a {describe(v)} cannot leave compiled code")
 
 
-def unflatten(spec: Any, leaves: list, level: int = 0) -> Any:
+def unflatten(spec: Any, leaves: list, level: int = 0, args: Any = None) -> Any:
+    """The value of ``spec`` over ``leaves``; a cache parameter (``("KV", path)``) is the caller's
+    object at ``path`` of ``args``."""
     it = iter(leaves)
-    return _unflatten(spec, it, level)
+    return _unflatten(spec, it, level, args)
 
 
-def _unflatten(spec: Any, it, level: int) -> Any:
+def _unflatten(spec: Any, it, level: int, args: Any = None) -> Any:
     kind = spec[0]
+    if kind == "KV":
+        if args is None:
+            raise TraceAbort("a KV cache parameter flows out of traced control flow")
+        v = args
+        for i in spec[1]:
+            v = v[i]
+        return v
     if kind == "T":
         data = next(it)
         valid = []
@@ -668,7 +681,7 @@ def _unflatten(spec: Any, it, level: int) -> Any:
         phys = spec[2]
         return PrimV(val, spec[1], None if phys == "none" else SymInt(phys, val, None))
     if kind == "U":
-        return tuple(_unflatten(s, it, level) for s in spec[1])
+        return tuple(_unflatten(s, it, level, args) for s in spec[1])
     if kind == "str":
         return spec[1]
     if kind == "dt":

@@ -20,7 +20,8 @@ Built-ins (CALL.PACKED.6), for modules printed after TVM's lowering passes: ``vm
 ``tuple_getitem``, ``to_device``, ``ensure_zero_offset``, ``alloc_storage``, ``alloc_tensor``,
 ``make_closure``, ``invoke_closure`` (VM context first), ``call_tir_dyn`` (the last three need the
 interpreter and are bound to it), ``runtime.TVMTensorCreateView`` (what ``R.memory.view`` lowers to); the shape-heap and check functions of TVM's ``VMShapeLower``
-(CALL.SHAPEHEAP.*, :mod:`relax_ref.interp.vm_builtins`); the ``relax.run.*`` functions that TVM's
+(CALL.SHAPEHEAP.*, :mod:`relax_ref.interp.vm_builtins`); the attention KV-cache object's
+``vm.builtin.attention_kv_cache_*`` functions (CALL.KVCACHE.*, :mod:`relax_ref.interp.kv_cache`); the ``relax.run.*`` functions that TVM's
 ``LegalizeOps`` calls for operators implemented by a packed function (CALL.PACKED.8: ``print``, bound
 to the interpreter's output, ``assert_op``, ``shape_to_tensor``, ``nonzero``, ``unique``); and TVM's CPU
 sort kernels ``tvm.contrib.sort.sort`` / ``argsort`` / ``topk`` that ``T.call_packed`` calls from
@@ -44,6 +45,7 @@ from ..ops.search import RUNTIME_FUNCS
 from ..values import (
     Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, Storage, describe, to_public,
 )
+from .kv_cache import KV_CACHE_FUNCS
 from .tir_packed import SORT_FUNCS
 from .vm_builtins import SHAPE_HEAP_FUNCS
 
@@ -383,6 +385,7 @@ def _static_builtins() -> Dict[str, PackedFunc]:
         "runtime.TVMTensorCreateView": tensor_view,
     }
     table.update(SHAPE_HEAP_FUNCS)
+    table.update(KV_CACHE_FUNCS)
     out = {k: PackedFunc(k, f) for k, f in table.items()}
     out.update({k: wrap_host_function(k, f) for k, f in SORT_FUNCS.items()})
     out.update({k: wrap_host_function(k, f) for k, f in RUNTIME_FUNCS.items()})

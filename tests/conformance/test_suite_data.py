@@ -65,6 +65,8 @@ def test_divergence_table_is_current_and_names_real_cases(suite):
 
 #: the runtime's own functions a case tagged ``lowered`` may call (CALL.PACKED.5, .6, .8, CALL.SHAPEHEAP.*)
 RUNTIME_PREFIXES = ("vm.builtin.", "relax.run.", "runtime.TVMTensorCreateView")
+#: the KV-cache object's functions, which a case tagged ``kv_cache`` may call (CALL.KVCACHE.*)
+KV_CACHE_PREFIX = "vm.builtin.attention_kv_cache_"
 
 
 def test_cases_use_only_conformance_packed_functions(suite):
@@ -73,7 +75,8 @@ def test_cases_use_only_conformance_packed_functions(suite):
         names = re.findall(r'R\.call_\w*packed\(\s*"([^"]+)"', case.text)
         names += re.findall(r'R\.call_builtin_with_ctx\(\s*"([^"]+)"', case.text)
         for name in names:
-            runtime = "lowered" in case.tags and name.startswith(RUNTIME_PREFIXES)
+            runtime = ("lowered" in case.tags and name.startswith(RUNTIME_PREFIXES)) or \
+                ("kv_cache" in case.tags and name.startswith(KV_CACHE_PREFIX))
             assert name in allowed or runtime, (case.id, name)
 
 

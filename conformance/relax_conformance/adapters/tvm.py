@@ -177,6 +177,11 @@ RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     # a value of the wrong kind for an R.Prim parameter ("expected dtype int64, but received ObjectRef of
     # type ffi.Shape"): symbolic_calls/callee_binds_through_prim_value_entry (EVAL.CHECK.2)
     (r"but received ObjectRef of type", "type_mismatch"),
+    # kv_cache (CALL.KVCACHE.*): a value of another kind where the runtime expects its KV-cache object,
+    # and the checks of its lm_support.cc (dtype, row shape, fill count, window size, pop count)
+    (r"Cannot convert from type `[^`]*` to `relax\.vm\.AttentionKVCache", "type_mismatch"),
+    (r"data\.DataType\(\) == value\.DataType\(\)|value->shape\[i\] == data->shape\[i\]|"
+     r"Requested shape do not match the filled count|n <= fill_count|dim 0 of value too large", "op_runtime"),
     (r"expect (Tensor|Shape) with ndim|match_cast shape size mismatch|Invalid \w+\.ndim|ndim mismatch",
      "ndim_mismatch"),
     (r"expect Tensor with dtype|expected dtype|Invalid \w+\.dtype|Cannot convert from type", "dtype_mismatch"),

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from .attention import Attention
 from .core import Module, Parameter, build_function, emit
+from .kv_cache import CacheObjects, KVCache
 from .layers import Embedding, Linear, RMSNorm
 from .mlp import GatedMLP
 from .rotary import RotaryEmbedding
 
 __all__ = [
     "Module", "Parameter", "build_function", "emit", "Linear", "Embedding", "RMSNorm", "RotaryEmbedding",
-    "Attention", "GatedMLP",
+    "Attention", "GatedMLP", "KVCache", "CacheObjects",
 ]

@@ -4,7 +4,10 @@
 ``(b, m, kv_heads, head_dim)`` (or ``None`` for an empty cache) returns ``(out, k_all, v_all)``:
 ``out: (b, n, hidden)`` and the extended cache ``(b, m + n, kv_heads, head_dim)``. Query positions are
 ``m .. m+n-1`` (rotary embedding offset ``m``); query ``i`` attends to keys ``j <= m + i``
-(``R.nn.attention`` with ``causal_mask="BottomRight"``, OP.nn.attention.C5).
+(``R.nn.attention`` with ``causal_mask="BottomRight"``, OP.nn.attention.C5). With ``cache`` a
+:class:`~relax_ref.frontend.nn.kv_cache.CacheObjects` (KV-cache objects as TVM's nn frontend keeps them,
+batch 1) the new keys and values are appended to the objects, the whole caches viewed, and the
+returned caches are the objects.
 
 Grouped-query attention: ``num_heads`` is a multiple of ``num_kv_heads``; query head ``h`` uses KV head
 ``h // (num_heads / num_kv_heads)``. The KV heads are expanded with ``R.repeat`` (each repeated
@@ -23,7 +26,7 @@ the returned caches can still meet that TVM bug; relax-ref and the JAX executor 
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 from ...builder import BlockBuilder, Tensor, op, sym_var
 from ...builder._span import caller_span
@@ -31,6 +34,9 @@ from ...errors import StructInfoError
 from ...ir import expr as rx
 from ...ir import prim_expr as P
 from .core import Module, emit
+from .kv_cache import CacheObjects
+from .kv_cache import append as kv_append
+from .kv_cache import view as kv_view
 from .layers import Linear
 from .rotary import RotaryEmbedding, static_dim, tensor_dims
 
@@ -67,7 +73,7 @@ class Attention(Module):
                                   f"got {c.struct_info}", caller_span())
         return dims[1]
 
-    def forward(self, x: rx.Expr, cache: Optional[Tuple[rx.Expr, rx.Expr]] = None
+    def forward(self, x: rx.Expr, cache: Optional[Union[Tuple[rx.Expr, rx.Expr], CacheObjects]] = None
                 ) -> Tuple[rx.Var, rx.Var, rx.Var]:
         b, n, hid = tensor_dims(x, 3, "attention input")
         if static_dim(hid, "attention hidden size") != self.hidden_size:
@@ -76,6 +82,8 @@ class Attention(Module):
         q = self._heads(self.q_proj.forward(x), b, n, self.num_heads)
         k = self._heads(self.k_proj.forward(x), b, n, self.num_kv_heads)
         v = self._heads(self.v_proj.forward(x), b, n, self.num_kv_heads)
+        if isinstance(cache, CacheObjects):
+            return self._forward_objects(x, q, k, v, cache, b, n)
         offset: P.PrimExpr = P.IntImm(0, "int64")
         if cache is not None:
             offset = self._check_cache(cache[0], "key cache")
@@ -91,13 +99,31 @@ class Attention(Module):
             bb = BlockBuilder.current()
             k = bb.match_cast(k, Tensor((b, t, self.num_kv_heads, self.head_dim), self.dtype))
             v = bb.match_cast(v, Tensor((b, t, self.num_kv_heads, self.head_dim), self.dtype))
+        return self._attend(q, k, v, b, n), k_all, v_all
+
+    def _attend(self, q, k, v, b, n) -> rx.Var:
         group = self.num_heads // self.num_kv_heads
         if group > 1:
             k = emit(op.repeat(k, group, axis=2))
             v = emit(op.repeat(v, group, axis=2))
         o = emit(op.nn.attention(q, k, v, causal_mask="BottomRight"))
         o = emit(op.reshape(o, [b, n, self.num_heads * self.head_dim]))
-        return self.o_proj.forward(o), k_all, v_all
+        return self.o_proj.forward(o)
+
+    def _forward_objects(self, x, q, k, v, cache: CacheObjects, b, n) -> Tuple[rx.Var, rx.Var, rx.Var]:
+        """KV-cache objects (batch 1): the new rows appended, the whole cache viewed (CALL.KVCACHE.*);
+        returns the output and the (mutated) cache objects."""
+        if not (isinstance(b, P.IntImm) and b.value == 1):
+            raise StructInfoError(f"KV-cache objects hold one sequence: batch must be 1, got {x.struct_info}",
+                                  caller_span())
+        total = cache.total
+        q, k = self.rope.forward(q, k, total - n)
+        unit = [self.num_kv_heads, self.head_dim]
+        kc = kv_append(cache.k, emit(op.reshape(k, [n, *unit])))
+        vc = kv_append(cache.v, emit(op.reshape(v, [n, *unit])))
+        k = emit(op.reshape(kv_view(kc, total, unit, self.dtype), [1, total, *unit]))
+        v = emit(op.reshape(kv_view(vc, total, unit, self.dtype), [1, total, *unit]))
+        return self._attend(q, k, v, b, n), kc, vc
 
 
 __all__ = ["Attention"]

@@ -421,6 +421,12 @@ class RelaxPrinter:
                 else:
                     value = "[" + ", ".join(self.sinfo(s) for s in c.sinfo_args) + "]"
                 parts.append(f"{self.keyword(sparams[0].name)}={value}")
+            elif c.op.name == "relax.call_inplace_packed":
+                # TVM's call_inplace_packed takes struct infos only: an object struct info is written
+                # called (R.Object()), not as the bare constructor its call_pure_packed also accepts
+                items = [self.sinfo(s, nested=True) + ("()" if isinstance(s, si.ObjectStructInfo) else "")
+                         for s in c.sinfo_args]
+                parts.append(f"{self.keyword('sinfo_args')}=[{', '.join(items)}]")
             else:
                 parts.append(f"{self.keyword('sinfo_args')}={self.sinfo_tuple(c.sinfo_args)}")
         return f"{self.op_script_name(c, opdef)}({', '.join(parts)})"

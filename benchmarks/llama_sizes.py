@@ -1,0 +1,267 @@
+"""``llama_bench.py --config tiny|1b``: the Llama-style decoder at a given size, each contender measured
+in a fresh process of its own (so that compile time is cold and the peak resident memory is its own).
+
+Contenders (weights random, float32; the same per seed):
+
+* ``jax``: the hand-written program of ``llama_bench.jax_model``: ``prefill`` jitted per prompt length,
+  ``decode`` on a preallocated KV buffer per layer, the length a traced scalar, buffers donated;
+* ``relax_jax``: ``relax_jax.compile`` of ``llama_tiny.build_module`` (caches grown by ``concat``);
+* ``relax_jax_kv``: ``relax_jax.compile`` of ``llama_tiny.build_kv_module`` (KV-cache objects as TVM's
+  nn frontend keeps them: preallocated buffers appended in place, donated, the fill count traced).
+
+Figures per contender (one child process per contender and run):
+
+* ``compile_cold_s``: first ``prefill`` call (128 tokens) plus first ``decode`` call, minus one warm
+  call of each: the tracing and XLA compilation of the two functions, JAX's persistent cache off;
+* ``compile_cached_s``: the same in a process whose persistent compilation cache was filled by an earlier
+  process (``--persistent-cache``);
+* ``prefill_128_s`` / ``prefill_512_s``: one warm prefill call of that many tokens (median of the repeats);
+* ``decode_128_tok_s`` / ``decode_1024_tok_s``: decode tokens/s with that many cached rows (consecutive
+  steps from there, the capacity the next power of two);
+* ``generate_cold_s``: a fresh process's first greedy generation of ``--gen-tokens`` tokens after a
+  16-token prompt, compilations included (the example's host loop: argmax on the host);
+* ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``) at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import numpy as np
+
+_HERE = Path(__file__).resolve().parent
+CONTENDERS = ("jax", "relax_jax", "relax_jax_kv")
+BASELINE = "jax"
+CONFIGS = {
+    "tiny": dict(),
+    "1b": dict(vocab_size=32000, hidden_size=2048, num_layers=16, num_heads=32, num_kv_heads=8,
+               intermediate_size=5632),
+}
+
+
+def pow2(n: int) -> int:
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def _weights(model, seed: int) -> list:
+    """Random weights as JAX arrays, made one parameter at a time (no second host copy stays alive)."""
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _, p in model.named_parameters():
+        if len(p.shape) == 1:
+            w = 1.0 + 0.02 * rng.standard_normal(p.shape, np.float32)
+        else:
+            w = rng.standard_normal(p.shape, np.float32) * np.float32(1.0 / np.sqrt(p.shape[0]))
+        out.append(jnp.asarray(w))
+        del w
+    return out
+
+
+class _Runner:
+    """One contender: ``prefill(tokens)``, ``decode_state(length, capacity)`` and ``step(state)``."""
+
+    def __init__(self, name: str, cfg, model, weights: list) -> None:
+        import llama_bench as B
+        import llama_tiny as L
+
+        self.name, self.cfg, self.w, self.L = name, cfg, weights, L
+        if name == "jax":
+            self.jj = B.JaxJit(cfg, 0)
+        else:
+            import relax_jax
+
+            mod = L.build_kv_module(model, reserve=16) if name == "relax_jax_kv" else L.build_module(model)
+            self.exe = relax_jax.compile(mod)
+
+    def prefill(self, tokens: np.ndarray):
+        if self.name == "jax":
+            return self.jj.prefill(tokens, *self.w)
+        if self.name == "relax_jax":
+            return self.exe("prefill", tokens, *self.w)
+        caches = self.exe("create_caches")
+        return self.exe("prefill", tokens, *caches, *self.w)
+
+    def decode_state(self, length: int, capacity: int):
+        import jax.numpy as jnp
+        from relax_ref.interp.kv_cache import AttentionKVCache
+
+        cfg = self.cfg
+        rng = np.random.default_rng(7)
+        rows = capacity if self.name != "relax_jax" else length
+        bufs = [jnp.asarray(rng.standard_normal((1, rows, cfg.num_kv_heads, cfg.head_dim), np.float32))
+                for _ in range(2 * cfg.num_layers)]
+        if self.name == "relax_jax_kv":
+            bufs = [AttentionKVCache(b[0], length, length) for b in bufs]
+        return [length, bufs]
+
+    def step(self, state, token: int = 3):
+        length, bufs = state
+        tok = np.asarray([[token]], np.int32)
+        if self.name == "jax":
+            out = self.jj.decode_donated(tok, np.int32(length), *bufs, *self.w)
+            state[1] = list(out[1:])
+        elif self.name == "relax_jax":
+            out = self.exe("decode", tok, *bufs, *self.w)
+            state[1] = list(out[1:])
+        else:
+            out = self.exe("decode", tok, (length + 1,), *bufs, *self.w)
+        state[0] = length + 1
+        return np.asarray(out[0])
+
+    def generate(self, prompt: List[int], n: int) -> List[int]:
+        if self.name == "jax":
+            self.jj.capacity = pow2(len(prompt) + n)
+            return self.L.generate(self.jj.runner(), self.w, prompt, n)
+        run = lambda e, a: self.L._split(e, self.exe(e, *a))  # noqa: E731
+        return (self.L.generate_kv if self.name == "relax_jax_kv" else self.L.generate)(run, self.w, prompt, n)
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    r = fn()
+    np.asarray(r[0] if isinstance(r, (tuple, list)) else r)
+    return time.perf_counter() - t0
+
+
+def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str, what: str) -> Dict[str, float]:
+    """One contender in this process (see the module docstring); returns its figures."""
+    import jax
+
+    if cache_dir:
+        jax.config.update("jax_compilation_cache_dir", cache_dir)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+    import llama_tiny as L
+
+    cfg = L.Config(**CONFIGS[config])
+    model = L.LlamaTiny(cfg)
+    r = _Runner(name, cfg, model, _weights(model, 0))
+    out: Dict[str, float] = {}
+    if what == "generate":
+        t0 = time.perf_counter()
+        toks = r.generate(list(range(1, 17)), gen_tokens)
+        out["generate_cold_s"] = time.perf_counter() - t0
+        out["tokens"] = toks
+    else:
+        toks = np.arange(128, dtype=np.int32)[None] % cfg.vocab_size
+        first_p = _timed(lambda: r.prefill(toks))
+        warm_p = _timed(lambda: r.prefill(toks))
+        st = r.decode_state(128, pow2(128 + 2 + repeats))
+        first_d = _timed(lambda: r.step(st))
+        warm_d = _timed(lambda: r.step(st))
+        out["compile_cached_s" if cache_dir else "compile_cold_s"] = max(first_p - warm_p, 0) + max(first_d - warm_d, 0)
+        if what == "all":
+            out["prefill_128_s"] = statistics.median([warm_p] + [_timed(lambda: r.prefill(toks))
+                                                                 for _ in range(repeats - 1)])
+            t512 = np.arange(512, dtype=np.int32)[None] % cfg.vocab_size
+            r.prefill(t512)
+            out["prefill_512_s"] = statistics.median(_timed(lambda: r.prefill(t512)) for _ in range(repeats))
+            for length in (128, 1024):
+                st = r.decode_state(length, pow2(length + 2 + repeats))
+                r.step(st)
+                t0 = time.perf_counter()
+                for _ in range(repeats):
+                    r.step(st)
+                out[f"decode_{length}_tok_s"] = repeats / (time.perf_counter() - t0)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return out
+
+
+def _spawn(name: str, args, cache_dir: str, what: str) -> Dict[str, float]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--config", args.config,
+           "--repeats", str(args.repeats), "--gen-tokens", str(args.gen_tokens), "--what", what]
+    if cache_dir:
+        cmd += ["--cache-dir", cache_dir]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(_HERE), str(_HERE.parent / "examples"),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        raise RuntimeError(f"{name} ({what}) failed:\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def run_sized(args) -> Dict[str, object]:
+    """``--runs`` rounds; in each, every contender in its own processes (order rotating)."""
+    runs: Dict[str, List[Dict[str, float]]] = {c: [] for c in CONTENDERS}
+    load = [os.getloadavg()[0]]
+    for i in range(args.runs):
+        order = CONTENDERS[i % len(CONTENDERS):] + CONTENDERS[:i % len(CONTENDERS)]
+        for name in order:
+            figs = _spawn(name, args, "", "all")
+            with tempfile.TemporaryDirectory() as d:
+                _spawn(name, args, d, "compile")               # fills the persistent cache
+                figs.update({k: v for k, v in _spawn(name, args, d, "compile").items() if k == "compile_cached_s"})
+            gen = _spawn(name, args, "", "generate")
+            figs["generate_cold_s"] = gen["generate_cold_s"]
+            figs["tokens"] = gen["tokens"]
+            runs[name].append(figs)
+            print(f"run {i + 1} {name}: " + ", ".join(f"{k}={v:.4g}" for k, v in figs.items() if k != "tokens"),
+                  file=sys.stderr, flush=True)
+        load.append(os.getloadavg()[0])
+    return summarize(args, runs, load)
+
+
+def summarize(args, runs, load) -> Dict[str, object]:
+    keys = [k for k in runs[BASELINE][0] if k != "tokens"]
+    out: Dict[str, object] = {"config": args.config, "runs": args.runs, "repeats": args.repeats,
+                              "gen_tokens": args.gen_tokens, "load_1min": load}
+    for name, rs in runs.items():
+        for k in keys:
+            vals = [r[k] for r in rs]
+            out[f"{name}.{k}"] = statistics.median(vals)
+            out[f"{name}.{k}.runs"] = vals
+            base = statistics.median(r[k] for r in runs[BASELINE])
+            if name != BASELINE and base:
+                out[f"{name}.{k}.ratio"] = statistics.median(vals) / base
+        out[f"{name}.same_tokens"] = all(r["tokens"] == runs[BASELINE][0]["tokens"] for r in rs)
+    return out
+
+
+def print_table(res: Dict[str, object]) -> None:
+    keys = sorted({k.split(".")[1] for k in res if k.count(".") == 1 and not k.endswith("same_tokens")})
+    print(f"\nconfig {res['config']}: median of {res['runs']} runs [min-max], ratio vs {BASELINE} "
+          f"(load avg 1 min: {', '.join(f'{x:.2f}' for x in res['load_1min'])})")
+    print("| figure | " + " | ".join(CONTENDERS) + " |")
+    print("|---|" + "---|" * len(CONTENDERS))
+    for k in keys:
+        cells = []
+        for c in CONTENDERS:
+            vals = res[f"{c}.{k}.runs"]
+            cell = f"{res[f'{c}.{k}']:.4g} [{min(vals):.4g}-{max(vals):.4g}]"
+            if f"{c}.{k}.ratio" in res:
+                cell += f" ({res[f'{c}.{k}.ratio']:.2f}x)"
+            cells.append(cell)
+        print(f"| {k} | " + " | ".join(cells) + " |")
+    print("same greedy tokens as jax: " + ", ".join(f"{c} {res[f'{c}.same_tokens']}" for c in CONTENDERS))
+
+
+def main_child(argv: List[str]) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--child", required=True)
+    p.add_argument("--config", default="tiny")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--gen-tokens", type=int, default=64)
+    p.add_argument("--cache-dir", default="")
+    p.add_argument("--what", default="all")
+    a = p.parse_args(argv)
+    print(json.dumps(child(a.child, a.config, a.repeats, a.gen_tokens, a.cache_dir, a.what)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(_HERE))
+    sys.path.insert(0, str(_HERE.parent / "examples"))
+    sys.exit(main_child(sys.argv[1:]))

@@ -1,0 +1,15 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((2, 3), "float32"), b: R.Tensor(("m", 3), "float32"), d: R.Tensor((1, 3), "float32")) -> R.Tensor((3, 3), "float32"):
+        c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", R.zeros(R.shape([4, 3]), "float32"), R.shape([4, 3]), R.prim_value(0), sinfo_args=R.Object)
+        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, a, inplace_indices=[0], sinfo_args=R.Object())
+        c2 = R.call_inplace_packed("vm.builtin.attention_kv_cache_update", c1, b, inplace_indices=[0],
+                                   sinfo_args=R.Object())
+        c3 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c2, d, inplace_indices=[0], sinfo_args=R.Object())
+        v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c3, R.shape([3, 3]),
+                               sinfo_args=R.Tensor((3, 3), "float32"))
+        return v

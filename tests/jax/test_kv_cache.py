@@ -1,0 +1,81 @@
+"""KV-cache objects in relax_jax (CALL.KVCACHE.*): a cache parameter compiles to a donated buffer with a
+traced fill count; expected values are the appended rows themselves (numpy concatenation)."""
+
+import numpy as np
+import pytest
+
+import relax_jax
+import relax_ref
+from relax_ref.errors import OpRuntimeError
+from relax_ref.interp.kv_cache import AttentionKVCache
+
+SRC = '''
+from tvm.script import ir as I, relax as R, tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def create(a: R.Tensor((2, 3), "float32")) -> R.Object:
+        c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", R.zeros(R.shape([4, 3]), "float32"),
+                               R.shape([4, 3]), R.prim_value(0), sinfo_args=R.Object)
+        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, a, inplace_indices=[0],
+                                   sinfo_args=R.Object())
+        return c1
+
+    @R.function
+    def step(c: R.Object, b: R.Tensor((1, 3), "float32"), s: R.Shape(["m"])) -> R.Tuple(R.Object, R.Tensor(("m", 3), "float32")):
+        m = T.int64()
+        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, b, inplace_indices=[0],
+                                   sinfo_args=R.Object())
+        v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c1, R.shape([m, 3]),
+                               sinfo_args=R.Tensor((m, 3), "float32"))
+        return (c1, v)
+'''
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return relax_ref.parse(SRC)
+
+
+def test_decode_loop_matches_the_appended_rows_and_compiles_per_capacity(mod):
+    exe = relax_jax.compile(mod)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    cache = exe("create", a)
+    assert isinstance(cache, AttentionKVCache) and cache.fill == 2
+    rows = [a]
+    for i in range(20):
+        b = np.full((1, 3), i, "float32")
+        rows.append(b)
+        c2, v = exe("step", cache, b, (3 + i,))
+        assert c2 is cache                                  # the same object, mutated (CALL.KVCACHE.2)
+        np.testing.assert_array_equal(np.asarray(v), np.concatenate(rows))
+    assert cache.fill == 22 and cache.data.shape[0] == 32   # 4 -> 8 -> 16 -> 32 (doubling)
+    # one compilation per (capacity, length bucket) pair, not one per step
+    assert exe.stats.compiles <= 9 and exe.stats.host_calls == 1
+
+
+def test_the_reference_agrees(mod):
+    interp = relax_ref.Interpreter(mod)
+    a = np.ones((2, 3), "float32")
+    cache = interp("create", a)
+    b = np.full((1, 3), 5, "float32")
+    _, v = interp("step", cache, b, (3,))
+    np.testing.assert_array_equal(v, np.concatenate([a, b]))
+
+
+def test_the_buffer_is_donated(mod):
+    exe = relax_jax.compile(mod)
+    cache = exe("create", np.zeros((2, 3), "float32"))
+    b = np.ones((1, 3), "float32")
+    exe("step", cache, b, (3,))                 # compile at this capacity
+    old = cache.data
+    exe("step", cache, b, (4,))
+    assert old.is_deleted() and not cache.data.is_deleted()
+
+
+def test_a_view_of_other_rows_fails_at_run_time(mod):
+    exe = relax_jax.compile(mod)
+    cache = exe("create", np.zeros((2, 3), "float32"))
+    with pytest.raises(OpRuntimeError, match="not the cached rows"):
+        exe("step", cache, np.ones((1, 3), "float32"), (7,))
