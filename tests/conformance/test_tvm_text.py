@@ -4,12 +4,13 @@ import pytest
 
 from relax_conformance.adapter import Unsupported
 from relax_conformance.adapters.tvm_text import (
-    case_dialect, text_for, unreadable_spellings, unsupported_features,
+    case_dialect, text_for, unsupported_features,
 )
 from relax_conformance.case import discover_cases
 from relax_conformance.gen import default_cases_root
 from relax_ref.errors import RelaxError
 from relax_ref.script.parser import parse
+from relax_ref.script.translate import unreadable_spellings
 
 
 @pytest.fixture(scope="module")

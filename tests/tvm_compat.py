@@ -1,0 +1,126 @@
+"""TVM's Python API as the tests use it, for every supported release (TVM 0.25 and 0.27).
+
+TVM 0.27 renamed much of what the tests look at: struct info became types (``relax.TensorStructInfo``
+-> ``relax.TensorType``, ``var.struct_info`` -> ``var.ty``, ``relax.analysis.struct_info_lca`` ->
+``type_lca``), a scalar type carries no value (``R.Prim(value=n)`` is gone), Relax and TIR variables
+are one class with ``name`` (no ``name_hint``), a TIR expression's dtype is its type's, a constant's
+array is ``value`` (was ``data``), a PrimFunc's buffers are its parameters' types (no
+``buffer_map``), and ``tirx.stmt_functor`` is gone. The tests reach TVM objects only through this
+module, so that each runs under both releases. ``tvm_text`` puts a test's text (written in TVM 0.25's
+spelling) in the installed release's dialect (:func:`relax_ref.script.translate.translate`).
+
+Import it only where TVM is installed (the test directories put this directory on the import path
+through tests/conftest.py).
+"""
+
+import tvm
+from tvm import relax
+
+from relax_ref.script.dialect import dialect_for_version
+from relax_ref.script.translate import translate
+
+#: the installed release, ``(0, 25)`` / ``(0, 27)``
+RELEASE = tuple(int("".join(c for c in p if c.isdigit()) or 0) for p in tvm.__version__.split(".")[:2])
+#: the installed release's TVMScript dialect
+DIALECT = dialect_for_version(tvm.__version__)
+#: TVM 0.27 and later: Relax struct info are types
+TYPES = not hasattr(relax, "TensorStructInfo")
+
+if TYPES:
+    TensorSI, ShapeSI, TupleSI, FuncSI = relax.TensorType, relax.ShapeType, relax.TupleType, relax.FuncType
+    PrimSI = tvm.ir.PrimType
+    ObjectSI = (relax.ObjectType, relax.AnyType)
+    Constant = tvm.ir.Constant
+    base_check, lca = relax.analysis.type_base_check, relax.analysis.type_lca
+    derive_call_ret = relax.analysis.derive_call_ret_type
+else:
+    TensorSI, ShapeSI, TupleSI, FuncSI = (relax.TensorStructInfo, relax.ShapeStructInfo, relax.TupleStructInfo,
+                                          relax.FuncStructInfo)
+    PrimSI = relax.PrimStructInfo
+    ObjectSI = (relax.ObjectStructInfo,)
+    Constant = relax.Constant
+    base_check, lca = relax.analysis.struct_info_base_check, relax.analysis.struct_info_lca
+    derive_call_ret = relax.analysis.derive_call_ret_struct_info
+
+
+def tvm_text(text: str) -> str:
+    """``text`` (TVM 0.25's spelling) as the installed release reads it."""
+    return translate(text, DIALECT, "tvm-0.25")[0]
+
+
+def sinfo(e):
+    """The struct info (type) of a Relax expression, variable or global variable."""
+    if TYPES:
+        return e.ty
+    if isinstance(e, tvm.ir.GlobalVar):
+        return e.struct_info_
+    return e.struct_info
+
+
+def ret_sinfo(func):
+    """A Relax function's return struct info."""
+    return func.ret_ty if TYPES else func.ret_struct_info
+
+
+def prim_value(s):
+    """The value a scalar struct info carries (None in TVM 0.27, whose scalar types carry none)."""
+    return None if TYPES else s.value
+
+
+def name(v) -> str:
+    """The name of a Relax variable, a TIR variable or a global variable."""
+    hint = getattr(v, "name_hint", None)
+    return str(hint) if hint is not None else str(v.name)
+
+
+def dtype(e) -> str:
+    """The dtype of a TIR expression (a variable, an immediate, an operation)."""
+    d = getattr(e, "dtype", None)
+    if d is None:
+        d = e.ty.dtype
+    return str(d)
+
+
+def constant_array(c):
+    """A Relax constant's value as a numpy array."""
+    return (c.value if TYPES else c.data).numpy()
+
+
+def buffers(func) -> dict:
+    """A PrimFunc's parameter buffers: ``{parameter: buffer}`` (TVM 0.27: the parameter's type)."""
+    if not TYPES:
+        return dict(func.buffer_map.items())
+    return {p: p.ty for p in func.params if isinstance(p.ty, tvm.tirx.BufferType)}
+
+
+def param_dtype(func, p) -> str:
+    """A PrimFunc parameter's own dtype: ``handle`` for a buffer parameter."""
+    if p in buffers(func):
+        return "handle"
+    return dtype(p)
+
+
+_STMT_FIELDS = ("seq", "body", "then_case", "else_case", "block", "init")
+
+
+def post_order_stmts(stmt, visit) -> None:
+    """Call ``visit`` on every TIR statement under ``stmt`` (children first), walking the fields that
+    hold statements (``tirx.stmt_functor.post_order_visit`` is gone in TVM 0.27)."""
+    if stmt is None:
+        return
+    if isinstance(stmt, (list, tuple)) or type(stmt).__name__ == "Array":
+        for s in stmt:
+            post_order_stmts(s, visit)
+        return
+    if not isinstance(stmt, tvm.tirx.Stmt):
+        return
+    for field in _STMT_FIELDS:
+        child = getattr(stmt, field, None)
+        if child is not None:
+            post_order_stmts(child, visit)
+    visit(stmt)
+
+
+__all__ = ["RELEASE", "DIALECT", "TYPES", "TensorSI", "ShapeSI", "TupleSI", "FuncSI", "PrimSI", "ObjectSI",
+           "Constant", "base_check", "lca", "derive_call_ret", "tvm_text", "sinfo", "ret_sinfo", "prim_value",
+           "name", "dtype", "constant_array", "buffers", "param_dtype", "post_order_stmts"]
