@@ -25,6 +25,8 @@ RELEASE = tuple(int("".join(c for c in p if c.isdigit()) or 0) for p in tvm.__ve
 DIALECT = dialect_for_version(tvm.__version__)
 #: TVM 0.27 and later: Relax struct info are types
 TYPES = not hasattr(relax, "TensorStructInfo")
+#: the arithmetic analyzer's module (``tvm.arith``; ``tvm.sym`` in TVM 0.27)
+arith = getattr(tvm, "arith", None) or __import__("tvm.sym", fromlist=["Analyzer"])
 
 if TYPES:
     TensorSI, ShapeSI, TupleSI, FuncSI = relax.TensorType, relax.ShapeType, relax.TupleType, relax.FuncType
@@ -41,6 +43,31 @@ else:
     Constant = relax.Constant
     base_check, lca = relax.analysis.struct_info_base_check, relax.analysis.struct_info_lca
     derive_call_ret = relax.analysis.derive_call_ret_struct_info
+
+
+def tensor_dtype(dtype: str):
+    """relax-ref's tensor dtype as a TVM tensor struct info takes it: an unknown dtype (``void``) is
+    ``None`` in TVM 0.27 (its ``"void"`` is a dtype of its own)."""
+    return None if TYPES and dtype == "void" else dtype
+
+
+def derive_func(name: str) -> str:
+    """The name of a struct-info derivation function (an ``EnvFunc``) in the installed release."""
+    if TYPES and name == "tvm.relax.struct_info.infer_by_sinfo_args":
+        return "tvm.relax.type.infer_by_ty_args"
+    return name
+
+
+def script_params(script: str, names) -> list:
+    """relax-ref's parameter names of the TVMScript function ``script`` (``R.call_tir``) as the installed
+    release spells them: ``out_sinfo`` / ``sinfo_args`` renamed, parameters it dropped left out
+    (TVM 0.27: ``tir_vars``, ``R.layout_transform``'s ``axis_separators``; TEXT.DIALECT.3)."""
+    from relax_ref.script.dialect import get_dialect
+
+    d = get_dialect(DIALECT)
+    gone = set(d.removed_keywords.get(script, ())) | (set() if d.tir_vars else {"tir_vars"})
+    rename = {"out_sinfo": d.out_sinfo_kw, "sinfo_args": d.sinfo_args_kw}
+    return [rename.get(n, n) for n in names if n not in gone]
 
 
 def tvm_text(text: str) -> str:
@@ -93,6 +120,15 @@ def buffers(func) -> dict:
     return {p: p.ty for p in func.params if isinstance(p.ty, tvm.tirx.BufferType)}
 
 
+def make_prim_func(buffers, body):
+    """A PrimFunc taking ``buffers`` (TVM 0.25: handle parameters and a buffer map; TVM 0.27: the
+    buffers themselves are the parameters)."""
+    if TYPES:
+        return tvm.tirx.PrimFunc(list(buffers), body)
+    handles = [tvm.tirx.Var(b.name.lower(), "handle") for b in buffers]
+    return tvm.tirx.PrimFunc(handles, body, buffer_map=dict(zip(handles, buffers)))
+
+
 def param_dtype(func, p) -> str:
     """A PrimFunc parameter's own dtype: ``handle`` for a buffer parameter."""
     if p in buffers(func):
@@ -121,6 +157,6 @@ def post_order_stmts(stmt, visit) -> None:
     visit(stmt)
 
 
-__all__ = ["RELEASE", "DIALECT", "TYPES", "TensorSI", "ShapeSI", "TupleSI", "FuncSI", "PrimSI", "ObjectSI",
-           "Constant", "base_check", "lca", "derive_call_ret", "tvm_text", "sinfo", "ret_sinfo", "prim_value",
-           "name", "dtype", "constant_array", "buffers", "param_dtype", "post_order_stmts"]
+__all__ = ["RELEASE", "DIALECT", "TYPES", "arith", "TensorSI", "ShapeSI", "TupleSI", "FuncSI", "PrimSI", "ObjectSI",
+           "Constant", "tensor_dtype", "derive_func", "script_params", "base_check", "lca", "derive_call_ret", "tvm_text", "sinfo", "ret_sinfo", "prim_value",
+           "name", "dtype", "constant_array", "buffers", "make_prim_func", "param_dtype", "post_order_stmts"]

@@ -320,17 +320,16 @@ def check_signatures_match_tvm(ops, defaults_agree=same_default):
 
     pytest.importorskip("tvm")
     assert ops
-    from relax_ref.script.dialect import get_dialect
-    from tvm_compat import DIALECT
+    from tvm_compat import script_params
 
     for op in ops:
         d = registry.get(op if op.startswith("relax.") else f"relax.{op}")
         theirs = tvm_script_signature(d.script)
-        # a keyword the installed release no longer takes (TEXT.DIALECT.3) is relax-ref's alone
-        gone = get_dialect(DIALECT).removed_keywords.get(d.script, ())
-        assert list(theirs) == [p.name for p in d.params if p.name not in gone], op
+        # the installed release's spelling of the parameters (TEXT.DIALECT.3)
+        spelled = script_params(d.script, [p.name for p in d.params])
+        assert list(theirs) == spelled, op
         for p in d.params:
-            if p.name in gone:
+            if p.name not in spelled:
                 continue
             default = theirs[p.name].default
             if p.kind != "attr":
