@@ -28,6 +28,9 @@ TYPES = not hasattr(relax, "TensorStructInfo")
 #: the arithmetic analyzer's module (``tvm.arith``; ``tvm.sym`` in TVM 0.27)
 arith = getattr(tvm, "arith", None) or __import__("tvm.sym", fromlist=["Analyzer"])
 
+#: a TIR block (``tvm.tirx.SBlock``; ``tvm.s_tir.SBlock`` in TVM 0.27)
+SBlock = getattr(tvm.tirx, "SBlock", None) or __import__("tvm.s_tir", fromlist=["SBlock"]).SBlock
+
 if TYPES:
     TensorSI, ShapeSI, TupleSI, FuncSI = relax.TensorType, relax.ShapeType, relax.TupleType, relax.FuncType
     PrimSI = tvm.ir.PrimType
@@ -120,6 +123,12 @@ def buffers(func) -> dict:
     return {p: p.ty for p in func.params if isinstance(p.ty, tvm.tirx.BufferType)}
 
 
+def buffer_name(param, buffer) -> str:
+    """The name of a PrimFunc's parameter buffer (TVM 0.27: the buffer is the parameter's type, which
+    the parameter names)."""
+    return str(getattr(buffer, "name", None) or name(param))
+
+
 def make_prim_func(buffers, body):
     """A PrimFunc taking ``buffers`` (TVM 0.25: handle parameters and a buffer map; TVM 0.27: the
     buffers themselves are the parameters)."""
@@ -157,6 +166,6 @@ def post_order_stmts(stmt, visit) -> None:
     visit(stmt)
 
 
-__all__ = ["RELEASE", "DIALECT", "TYPES", "arith", "TensorSI", "ShapeSI", "TupleSI", "FuncSI", "PrimSI", "ObjectSI",
+__all__ = ["RELEASE", "DIALECT", "TYPES", "arith", "SBlock", "TensorSI", "ShapeSI", "TupleSI", "FuncSI", "PrimSI", "ObjectSI",
            "Constant", "tensor_dtype", "derive_func", "script_params", "base_check", "lca", "derive_call_ret", "tvm_text", "sinfo", "ret_sinfo", "prim_value",
-           "name", "dtype", "constant_array", "buffers", "make_prim_func", "param_dtype", "post_order_stmts"]
+           "name", "dtype", "constant_array", "buffers", "buffer_name", "make_prim_func", "param_dtype", "post_order_stmts"]

@@ -49,7 +49,7 @@ def translate(text: str, dialect: str, written: str = "tvm-0.25") -> Tuple[str, 
     except RelaxError:
         return _as_written(text, source.name, target.name), False
     try:
-        return print_module(mod, dialect=target.name, show_meta=True, source_order=True), True
+        return print_module(mod, dialect=target.name, show_meta=True, source_order=True, exact=True), True
     except UnsupportedError as err:
         raise UnsupportedError(f"{target.name} cannot express this module: {_first_line(err)}") from None
 

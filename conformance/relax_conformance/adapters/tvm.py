@@ -64,6 +64,11 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     # text_dialects/typevar_*: TVM 0.27's rules for a top-level TypeVar (TEXT.DIALECT.3)
     (r"TypeVar binding '\w+' must match its declared name", "parse"),
     (r"Symbolic TypeVar '\w+' must not have constraints or a bound", "parse"),
+    # text/equality_operator (TEXT.EXPR.3): TVM 0.27's parser refuses == between Relax expressions
+    (r"Operand should be a Expr\.", "parse"),
+    # text/symbolic_dtype_redeclared (TEXT.SYM.1): TVM 0.27 refuses to redeclare a symbolic variable
+    # with another dtype where the redeclaration stands (0.25 failed later, on the parameter's shape)
+    (r"Expected the same dtype for PrimType values", "parse"),
     # text/integer_true_division (TEXT.PRIM.2): '/' between integer scalar expressions
     (r"TVM supports multiple types of integer divisions, please call div", "parse"),
     # struct-info inference and annotation checks
@@ -80,6 +85,7 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"requires the reduction length", "struct_info"),
     (r"Index out of bounds: Tuple", "struct_info"),
     (r"Call expects its operator to have FuncStructInfo", "struct_info"),
+    (r"Call->op must contains a function type", "struct_info"),  # 0.27's wording of the check above
     (r"Expression of type .* cannot be called", "struct_info"),  # 0.27: calling a non-function
     (r"FValidate", "struct_info"),
     (r"In-place index .* is out of range", "struct_info"),
@@ -332,6 +338,7 @@ class TvmAdapter(Adapter):
         self._tvm = tvm
         self.dialect = release_dialect(tvm.__version__)
         self.name = f"tvm {tvm.__version__}, dialect {self.dialect}"
+        self.version = tvm.__version__
         self.unsupported_features = unsupported_features(self.dialect)
         self._register_suite_funcs()
 

@@ -62,6 +62,8 @@ class PrintContext:
         #: (``k: T.int64``), printed under that parameter's name
         self.param_symbols: Dict[P.PrimVar, str] = {}
         self.vdevices: tuple = ()
+        #: refuse (UnsupportedError) to leave out what the dialect cannot express (print_module's exact)
+        self.exact = False
         if module is not None:
             self.vdevices = tuple(module.global_infos.get("vdevice", ()))
 

@@ -81,20 +81,24 @@ def _function_lines(ctx: PrintContext, relax: RelaxPrinter, tirp: TIRPrinter, na
 
 
 def print_module(mod: IRModule, *, dialect: str = "classic", show_meta: bool = False,
-                 module_name: str = "Module", source_order: bool = False) -> str:
-    """TVMScript text of ``mod`` (see the module docstring for the layout)."""
+                 module_name: str = "Module", source_order: bool = False, exact: bool = False) -> str:
+    """TVMScript text of ``mod`` (see the module docstring for the layout). ``exact=True``: what the
+    dialect cannot express (the value of an ``R.Prim(value=...)`` annotation in tvm-0.27) is an
+    :class:`~relax_ref.errors.UnsupportedError` instead of being left out (TEXT.DIALECT.5)."""
     d = get_dialect(dialect)
     if not d.tir_vars:
         mod = scalars_before_outputs(mod, d.name)  # tvm-0.27's call_tir form (TEXT.DIALECT.5)
-    text, ctx = _print_module(mod, d, show_meta, module_name, set(), source_order)
+    text, ctx = _print_module(mod, d, show_meta, module_name, set(), source_order, exact)
     if ctx.typevars and d.typevar_symbols:
         # again, with the TypeVar names known, so that symbols declared in bodies avoid them
-        text, _ = _print_module(mod, d, show_meta, module_name, set(ctx.typevars), source_order)
+        text, _ = _print_module(mod, d, show_meta, module_name, set(ctx.typevars), source_order, exact)
     return text
 
 
-def _print_module(mod: IRModule, d, show_meta: bool, module_name: str, typevar_names, source_order: bool):
+def _print_module(mod: IRModule, d, show_meta: bool, module_name: str, typevar_names, source_order: bool,
+                  exact: bool = False):
     ctx = PrintContext(d, show_meta=show_meta, module=mod, module_name=module_name)
+    ctx.exact = exact
     ctx.typevar_names = typevar_names
     ctx.used_ns.add("I")
     relax = RelaxPrinter(ctx)
