@@ -343,3 +343,28 @@ def test_exact_printing_refuses_what_tvm027_cannot_write():
     with pytest.raises(UnsupportedError, match=r"the value of R.Prim\(value=3\) cannot be written"):
         print_module(raw, dialect="tvm-0.27", exact=True)
     assert "R.Prim(value=3)" in print_module(raw, dialect="tvm-0.25", exact=True)
+
+
+def test_a_constant_if_condition_as_tvm027_prints_it():
+    text = '''# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        if False:
+            r: R.Tensor((2,), dtype="float32") = R.add(x, x)
+        else:
+            r: R.Tensor((2,), dtype="float32") = x
+        return r
+'''
+    mod = relax_ref.parse(text)
+    (b,) = mod["main"].body.blocks[0].bindings
+    assert b.value.cond == rx.PrimValue(P.IntImm(0, "bool"))
+    x = np.array([1.0, 2.0], "float32")
+    np.testing.assert_array_equal(relax_ref.evaluate(mod, "main", x), x)
+    # in tvm-0.25 text a Python literal is no condition
+    with pytest.raises(ParseError, match="not a Python literal"):
+        relax_ref.parse(text.replace("# from typing import TypeVar\n", ""))

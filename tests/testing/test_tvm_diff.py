@@ -1,10 +1,12 @@
-"""Differential testing of TVM's passes (relax_ref.testing.tvm_bridge) and the TVM 0.25 findings
-recorded in docs/tvm-findings.md (each test pins one finding's reproducer)."""
+"""Differential testing of TVM's passes (relax_ref.testing.tvm_bridge) and the TVM findings recorded in
+docs/tvm-findings.md (each test pins one finding's reproducer, on the installed release: TVM 0.25 or 0.27,
+with what each release does)."""
 
 import pytest
 
 tvm = pytest.importorskip("tvm")
 
+import tvm_compat as tc  # noqa: E402
 from relax_ref.script.dialect import installed_tvm_dialect
 from relax_ref.testing.program import GenConfig, Program, generate  # noqa: E402
 from relax_ref.testing.source import RandomSource  # noqa: E402
@@ -178,6 +180,9 @@ class M:
         return lv2
 """)
     out = check_case_tvm(prog, ["LegalizeOps", "AnnotateTIROpPattern", "FuseOps"], runner)
+    if tc.RELEASE >= (0, 27):  # fixed in TVM 0.27: both outputs are bound to their tuple elements
+        assert out.ok, out.report()
+        return
     assert out.symptom == "ill-formed" and out.failed_pass == "FuseOps" and "not defined" in out.message, \
         out.report()
 
@@ -247,6 +252,9 @@ class M:
         return gv1
 """)
     out = check_case_tvm(prog, ["LambdaLift"], runner)
+    if tc.RELEASE >= (0, 27):  # gone in TVM 0.27: d is a module-level TypeVar, which both functions may use
+        assert out.ok, out.report()
+        return
     assert out.symptom == "ill-formed" and out.failed_pass == "LambdaLift" and "Symbolic Var d" in out.message, \
         out.report()
 
