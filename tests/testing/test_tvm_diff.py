@@ -331,3 +331,37 @@ class M:
 """)
     out = check_case(prog, [LegalizeOps(), AnnotateTIROpPattern(), FuseOps()], untested=2)
     assert out.ok, out.report()
+
+
+SCALAR_CALL = HEADER + """
+@I.ir_module
+class M:
+    @R.function
+    def f(p: R.Prim("int64")) -> R.Prim("int64"):
+        return p
+
+    @R.function
+    def main() -> R.Prim("int64"):
+        cls = M
+        u = cls.f(R.prim_value(T.int64(5)))
+        return u
+"""
+
+
+def test_finding_tvm027_cannot_read_its_print_of_a_call_with_a_scalar_constant():
+    """TVM-F11: TVM 0.27 prints a call of a global function with a constant scalar argument as
+    ``cls.f(5)``, and its parser refuses that text ("Do not know how to handle GlobalVar.__call__ for
+    types [<class 'int'>]"). TVM 0.25 prints ``R.prim_value(5)`` and reads its print back."""
+    mod = tvm.script.from_source(_without_imports(tc.tvm_text(SCALAR_CALL)))
+    text = mod.script()
+    if tc.RELEASE < (0, 27):
+        assert "cls.f(R.prim_value(5))" in text
+        tvm.ir.assert_structural_equal(tvm.script.from_source(text), mod)
+        return
+    assert "cls.f(5)" in text
+    with pytest.raises(Exception, match=r"Do not know how to handle GlobalVar.__call__ for types \[<class 'int'>\]"):
+        tvm.script.from_source(text)
+
+
+def _without_imports(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.startswith(("from tvm", "import tvm")))
