@@ -36,7 +36,7 @@ Reading (TEXT.DIALECT.2): the spellings of every column are accepted everywhere.
 give the *same* text different meanings, the text's dialect decides (TEXT.DIALECT.4): a text that uses
 any spelling only tvm-0.27 writes (:data:`TVM027_MARKERS`) is read as tvm-0.27 -- ``y = n + 1`` binds
 a scalar value, ``R.prim_value(1.5)`` is ``float64``, a number passed to a Relax operand is a scalar
-value, ``if False:`` tests the bool value -- otherwise as tvm-0.25 (``y = n + 1`` names a scalar expression, ``R.prim_value(1.5)`` is
+value -- otherwise as tvm-0.25 (``y = n + 1`` names a scalar expression, ``R.prim_value(1.5)`` is
 ``float32``).
 
 ``tvm`` names the newest supported release (:data:`NEWEST`); :func:`dialect_for_version` maps a TVM
