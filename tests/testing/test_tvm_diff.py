@@ -365,3 +365,16 @@ def test_finding_tvm027_cannot_read_its_print_of_a_call_with_a_scalar_constant()
 
 def _without_imports(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith(("from tvm", "import tvm")))
+
+
+def test_finding_float64_literal_beyond_float32_range():
+    """TVM-F12 (TVM 0.25 and 0.27): T.float64(x) goes through a float32 immediate, so TVM refuses its
+    own print of a float64 constant outside the float32 range; relax-ref reads the text."""
+    from relax_ref.script.parser import parse_function
+
+    fn = tvm.tirx.PrimFunc([], tvm.tirx.Evaluate(tvm.tirx.FloatImm("float64", 1e300)))
+    text = fn.script()
+    with pytest.raises(Exception, match="exceeds maximum of float32"):
+        tvm.script.from_source(text)
+    ours = parse_function(text)
+    assert ours.body.value.value == 1e300 and ours.body.value.dtype == "float64"
