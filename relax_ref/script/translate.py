@@ -49,9 +49,28 @@ def translate(text: str, dialect: str, written: str = "tvm-0.25") -> Tuple[str, 
     except RelaxError:
         return _as_written(text, source.name, target.name), False
     try:
-        return print_module(mod, dialect=target.name, show_meta=True, source_order=True, exact=True), True
+        out = print_module(mod, dialect=target.name, show_meta=True, source_order=True, exact=True)
     except UnsupportedError as err:
         raise UnsupportedError(f"{target.name} cannot express this module: {_first_line(err)}") from None
+    if _defers_well_formedness(text):  # the module keeps no trace of it: the decorator does
+        out = out.replace("\n@I.ir_module\n", "\n@I.ir_module(check_well_formed=False)\n", 1)
+    return out, True
+
+
+def _defers_well_formedness(text: str) -> bool:
+    """Does the text's module decorator say ``check_well_formed=False``? (found with :mod:`ast`)"""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for dec in node.decorator_list:
+                if isinstance(dec, ast.Call) and any(
+                        k.arg == "check_well_formed" and isinstance(k.value, ast.Constant) and k.value.value is False
+                        for k in dec.keywords):
+                    return True
+    return False
 
 
 def _as_written(text: str, written: str, dialect: str) -> str:

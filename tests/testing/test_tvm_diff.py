@@ -378,3 +378,35 @@ def test_finding_float64_literal_beyond_float32_range():
         tvm.script.from_source(text)
     ours = parse_function(text)
     assert ours.body.value.value == 1e300 and ours.body.value.dtype == "float64"
+
+
+SYMBOL_PARAMETER_CALL = HEADER + """
+@I.ir_module
+class M:
+    @R.function
+    def widen(k: R.Prim(value="n")) -> R.Shape(["n"]):
+        n = T.int64()
+        r = R.shape([n])
+        return r
+
+    @R.function
+    def main(x: R.Tensor(("m",), "float32")) -> R.Shape(["m"]):
+        m = T.int64()
+        cls = M
+        r = cls.widen(R.prim_value(m))
+        return r
+"""
+
+
+def test_finding_tvm027_call_of_a_scalar_symbol_parameter():
+    """TVM-F13 (TVM 0.27): a call of a function whose scalar parameter is its own symbol (``n: T.int64``)
+    leaves the callee's ``n`` in the caller, and TVM's own well-formedness check rejects the module
+    ("Var n is not defined"); TVM 0.25 (``R.Prim(value="n")``) accepts it."""
+    from tvm import relax
+
+    mod = tvm.script.from_source(_without_imports(tc.tvm_text(SYMBOL_PARAMETER_CALL)), check_well_formed=False)
+    if tc.RELEASE < (0, 27):
+        assert relax.analysis.well_formed(mod) is not False
+        return
+    with pytest.raises(Exception, match="Var n is not defined"):
+        relax.analysis.well_formed(mod)

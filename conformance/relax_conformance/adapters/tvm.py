@@ -69,6 +69,8 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     # text/symbolic_dtype_redeclared (TEXT.SYM.1): TVM 0.27 refuses to redeclare a symbolic variable
     # with another dtype where the redeclaration stands (0.25 failed later, on the parameter's shape)
     (r"Expected the same dtype for PrimType values", "parse"),
+    # module_rules/handle_is_not_a_tensor_dtype: TVM 0.27's parser refuses a handle as a scalar type
+    (r"PrimType cannot represent an opaque pointer", "parse"),
     # text/integer_true_division (TEXT.PRIM.2): '/' between integer scalar expressions
     (r"TVM supports multiple types of integer divisions, please call div", "parse"),
     # struct-info inference and annotation checks
