@@ -40,7 +40,7 @@ EQUIVALENT_027 = {
     "tir_vars": re.compile(r"lhs \('call', 3, 1\) vs rhs \('call', 2, 1\)|\('pvar', 'handle'\)\) vs rhs"),
     # a TensorIR buffer used over another's data without a declaration: tvm-0.27 declares it
     # (T.decl_buffer, TEXT.TIR.6), so the body reads back with one more statement
-    "undeclared view": re.compile(r"\.body: lhs \('seq_stmt', (\d+)\) vs rhs \('seq_stmt', \d+\)"),
+    "undeclared view": re.compile(r"lhs \('seq_stmt', \d+\) vs rhs \('seq_stmt', \d+\) then \('decl_buffer', "),
 }
 
 
@@ -62,7 +62,7 @@ def _unspellable(mod, back):
     k = next((i for i in range(min(len(ta), len(tb))) if ta[i] != tb[i]), None)
     if k is None:
         return None
-    where = f"lhs {ta[k]!r} vs rhs {tb[k]!r}"
+    where = f"lhs {ta[k]!r} vs rhs {tb[k]!r}" + (f" then {tb[k + 1]!r}" if k + 1 < len(tb) else "")
     for why, pattern in EQUIVALENT_027.items():
         if pattern.search(where):
             return why
