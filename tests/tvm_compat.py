@@ -13,6 +13,8 @@ Import it only where TVM is installed (the test directories put this directory o
 through tests/conftest.py).
 """
 
+import contextlib
+
 import tvm
 from tvm import relax
 
@@ -169,3 +171,32 @@ def post_order_stmts(stmt, visit) -> None:
 __all__ = ["RELEASE", "DIALECT", "TYPES", "arith", "SBlock", "TensorSI", "ShapeSI", "TupleSI", "FuncSI", "PrimSI", "ObjectSI",
            "Constant", "tensor_dtype", "derive_func", "script_params", "base_check", "lca", "derive_call_ret", "tvm_text", "sinfo", "ret_sinfo", "prim_value",
            "name", "dtype", "constant_array", "buffers", "buffer_name", "make_prim_func", "param_dtype", "post_order_stmts"]
+
+
+@contextlib.contextmanager
+def tir_parser_operators():
+    """TVM's TIR parser with its own operators on scalar expressions, whatever was imported before.
+
+    In TVM 0.27 a TIR and a Relax expression are one class (``tvm.ir.Expr``), and TVMScript's operator
+    table is keyed by that class: the Relax parser's comparisons (Python's, which fold two immediates)
+    replace the TIR parser's (which build the node) when ``tvm.script.relax`` is imported after
+    ``tvm.script.tirx`` (TVM-F14). Inside this block the TIR parser's entries are in place; the table is
+    restored afterwards. Under TVM 0.25 (two classes) it changes nothing."""
+    from tvm.script.parser.core import dispatch
+
+    expr = getattr(tvm.tirx, "Expr", None)
+    if expr is None or expr is not getattr(relax, "Expr", None):
+        yield
+        return
+    from tvm.tirx.script.parser import operation
+
+    saved = dict(dispatch.OpVTable)
+    saved_type = expr.__dict__.get("_dispatch_type")
+    try:
+        operation._register_expr_op(expr)
+        yield
+    finally:
+        dispatch.OpVTable.clear()
+        dispatch.OpVTable.update(saved)
+        if saved_type is not None:
+            expr._dispatch_type = saved_type

@@ -410,3 +410,60 @@ def test_finding_tvm027_call_of_a_scalar_symbol_parameter():
         return
     with pytest.raises(Exception, match="Var n is not defined"):
         relax.analysis.well_formed(mod)
+
+
+def test_finding_tvm027_comparison_folding_depends_on_import_order():
+    """TVM-F14 (TVM 0.27): whether the TIR parser folds a comparison of two immediates depends on whether
+    ``tvm.script.relax`` was imported after ``tvm.script.tirx`` (one operator table entry for both
+    parsers' expressions). Run in fresh processes: the import order is the point."""
+    import subprocess
+    import sys
+
+    probe = ("import tvm\n{imports}\nfrom tvm.script import tirx as T\n"
+             "src = '@T.prim_func\\ndef f(x: T.int32):\\n    T.evaluate(T.int32(1) < 2)\\n'\n"
+             "print(type(tvm.script.from_source(src, extra_vars={{'T': T}}).body.value).__name__)\n")
+    kinds = {}
+    for name, imports in (("tir only", "from tvm.script import tirx as T"),
+                          ("relax last", "from tvm.script import tirx as T\nfrom tvm.script import relax as R")):
+        out = subprocess.run([sys.executable, "-c", probe.format(imports=imports)], capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        kinds[name] = out.stdout.split()[-1]
+    assert kinds["tir only"] == "LT"
+    assert kinds["relax last"] == ("IntImm" if tc.RELEASE >= (0, 27) else "LT")
+
+
+NESTED_SYMBOL_SHARED = HEADER + """
+@I.ir_module
+class M:
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+        @R.function
+        def neg(z: R.Tensor(("k",), "float32")) -> R.Tensor(("k",), "float32"):
+            w = R.negative(z)
+            return w
+        f = neg
+        r = f(x)
+        return r
+"""
+
+
+def test_finding_tvm027_print_declares_a_nested_symbol_twice():
+    """TVM-F15 (TVM 0.27): TVM prints a nested function's symbol that its enclosing function also uses
+    (``f``'s annotation) twice, ``k = T.int64()`` and ``k = TypeVar("k")``, and cannot read the print
+    back; relax-ref's tvm-0.27 print declares it once and TVM reads it."""
+    from relax_ref import parse, structural_equal
+    from relax_ref.script.printer import print_module
+
+    mod = tvm.script.from_source(_without_imports(tc.tvm_text(NESTED_SYMBOL_SHARED)))
+    text = mod.script()
+    ours = print_module(parse(NESTED_SYMBOL_SHARED), dialect=tc.DIALECT)
+    tvm.ir.assert_structural_equal(tvm.script.from_source(_without_imports(ours)), mod)
+    if tc.RELEASE < (0, 27):
+        tvm.ir.assert_structural_equal(tvm.script.from_source(text), mod)
+        return
+    assert 'k = TypeVar("k")' in text and "k = T.int64()" in text
+    assert ours.count("k = ") == 1
+    with pytest.raises(Exception, match="Mismatched type"):
+        tvm.script.from_source(text)
+    assert structural_equal(parse(ours), parse(NESTED_SYMBOL_SHARED))

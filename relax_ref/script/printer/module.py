@@ -89,17 +89,20 @@ def print_module(mod: IRModule, *, dialect: str = "classic", show_meta: bool = F
     if not d.tir_vars:
         mod = scalars_before_outputs(mod, d.name)  # tvm-0.27's call_tir form (TEXT.DIALECT.5)
     text, ctx = _print_module(mod, d, show_meta, module_name, set(), source_order, exact)
-    if ctx.typevars and d.typevar_symbols:
-        # again, with the TypeVar names known, so that symbols declared in bodies avoid them
-        text, _ = _print_module(mod, d, show_meta, module_name, set(ctx.typevars), source_order, exact)
+    if (ctx.typevars or ctx.redeclared) and d.typevar_symbols:
+        # again, with the TypeVar names known, so that symbols declared in bodies avoid them, and with
+        # the nested signatures' symbols that their enclosing function uses too declared there
+        text, _ = _print_module(mod, d, show_meta, module_name, set(ctx.typevars), source_order, exact,
+                                set(ctx.redeclared))
     return text
 
 
 def _print_module(mod: IRModule, d, show_meta: bool, module_name: str, typevar_names, source_order: bool,
-                  exact: bool = False):
+                  exact: bool = False, enclosing_symbols=frozenset()):
     ctx = PrintContext(d, show_meta=show_meta, module=mod, module_name=module_name)
     ctx.exact = exact
     ctx.typevar_names = typevar_names
+    ctx.enclosing_symbols = set(enclosing_symbols)
     ctx.used_ns.add("I")
     relax = RelaxPrinter(ctx)
     tirp = TIRPrinter(ctx)
