@@ -109,7 +109,8 @@ def test_unreadable_spellings_are_found_by_keyword():
 def test_every_translated_case_keeps_its_static_verdict(cases):
     """relax-ref reads each case translated to tvm-0.27 as it reads the case: the same module fault, or
     none; the cases the release cannot express are those with an R.Prim(value=...) annotation
-    (TEXT.DIALECT.5)."""
+    (TEXT.DIALECT.5), and a malformed text in TVM 0.25's spelling, which goes as written (the suite
+    writes the same fault in TVM 0.27's spelling too)."""
     unsupported, changed = [], []
     for cid, case in sorted(cases.items()):
         if set(case.requires) & unsupported_features("tvm-0.27"):
@@ -124,14 +125,16 @@ def test_every_translated_case_keeps_its_static_verdict(cases):
     assert changed == []
     assert unsupported == [
         "checks/prim_param_literal_value", "checks/prim_param_symbolic_value", "match_cast/prim_value",
-        "semantics/prim_value_param_float_nan", "symbolic_branches/join_drops_different_prim_values",
+        "op_misc/call_py_func_output_without_shape", "semantics/prim_value_param_float_nan", "symbolic_branches/join_drops_different_prim_values",
         "symbolic_branches/join_keeps_an_equal_prim_value", "symbolic_calls/callee_binds_through_prim_value",
         "symbolic_calls/callee_binds_through_prim_value_entry", "symbolic_calls/deeply_nested_tuple_parameter",
         "symbolic_calls/nested_tuple_argument", "symbolic_calls/nested_tuple_argument_entry",
         "symbolic_calls/nested_tuple_result", "symbolic_closures/callable_signature_does_not_hold_for_a_prim_value",
         "text/impossible_prim_value_cast", "text/parameter_named_like_symbolic_var",
         "text/prim_value_annotation_dtype"]
-    assert all("R.Prim(value" in _text(cases[cid]) for cid in unsupported)
+    assert all("R.Prim(value" in _text(cases[cid]) for cid in unsupported
+               if cid != "op_misc/call_py_func_output_without_shape")
+    assert "out_ty=" in _text(cases["op_misc/call_py_func_output_without_shape_out_ty"])
 
 
 def test_a_dropped_scalar_value_makes_the_case_unsupported(cases):

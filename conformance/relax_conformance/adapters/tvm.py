@@ -34,7 +34,7 @@ from .tvm_text import release_dialect, text_for, unsupported_features
 STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     # text problems first: TVMScript reports unknown names and forbidden constructs while parsing;
     # op_misc/call_py_func_output_without_shape (OP.call_py_func.C1): the constructor rejects the output
-    (r"out_ty of call_py_func should have defined ShapeExpr", "parse"),
+    (r"out_(ty|sinfo) of call_py_func should have defined ShapeExpr", "parse"),  # 0.27 | 0.25
     (r"Undefined variable", "parse"),
     (r"name '.*' is not defined", "parse"),
     (r"has no attribute", "parse"),
@@ -328,6 +328,14 @@ def _imports_as_names(text: str) -> tuple:
     return "\n".join(lines), names
 
 
+def _describe(v: Any) -> str:
+    """A short description of a TVM value that could not be converted (shape and dtype of a tensor)."""
+    shape, dtype = getattr(v, "shape", None), getattr(v, "dtype", None)
+    if shape is not None:
+        return f"a tensor of shape {tuple(int(d) for d in shape)} and dtype {dtype}"
+    return f"a {type(v).__name__}"
+
+
 class TvmAdapter(Adapter):
     """Apache TVM (0.25 or later) on the LLVM CPU target (run it through the worker process). Each case
     is handed over in the installed release's dialect (:mod:`.tvm_text`)."""
@@ -466,7 +474,13 @@ class TvmAdapter(Adapter):
             out = fn(*targs)
         except Exception as err:  # noqa: BLE001
             raise RunError(*self._runtime(err)) from None
-        return self._from_tvm(out)
+        try:
+            return self._from_tvm(out)
+        except RunError:
+            raise
+        except Exception as err:  # noqa: BLE001 - e.g. a tensor whose element count wrapped past int64
+            raise RunError("unclassified", f"TVM returned a value that cannot be read: {_describe(out)}: "
+                                           f"{_first_line(err)}") from None
 
 
 __all__ = ["TvmAdapter", "classify_static", "classify_runtime", "STATIC_PATTERNS", "RUNTIME_PATTERNS"]
