@@ -1,5 +1,6 @@
 """TVM's struct info and TIR expressions as relax-ref's, for the tests that compare the two (the
-test directories put this directory on the import path through tests/conftest.py)."""
+test directories put this directory on the import path through tests/conftest.py). TVM's objects are
+read through :mod:`tvm_compat`, so TVM 0.25's struct info and TVM 0.27's types convert alike."""
 
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
@@ -24,40 +25,44 @@ class FromTvm:
         self.nodes = NODES if nodes is None else nodes
 
     def prim(self, e):
+        import tvm_compat as tc
+
         tirx = self.tvm.tirx
         if isinstance(e, tirx.Var):
             return self.prim_var(e)
         if isinstance(e, tirx.IntImm):
-            return P.IntImm(int(e.value), str(e.dtype))
+            return P.IntImm(int(e.value), tc.dtype(e))
         if isinstance(e, tirx.FloatImm):
-            return P.FloatImm(float(e.value), str(e.dtype))
+            return P.FloatImm(float(e.value), tc.dtype(e))
         node = self.nodes.get(type(e).__name__)
         if node is None:
             raise AssertionError(f"unhandled TVM expression {e!r} of type {type(e)}")
         return node(self.prim(e.a), self.prim(e.b))
 
     def sinfo(self, s):
-        relax = self.tvm.relax
-        if isinstance(s, relax.ObjectStructInfo):
+        import tvm_compat as tc
+
+        if isinstance(s, tc.ObjectSI):
             return ObjectStructInfo()
-        if isinstance(s, relax.PrimStructInfo):
-            return PrimStructInfo(str(s.dtype), self.prim(s.value) if s.value is not None else None)
-        if isinstance(s, relax.ShapeStructInfo):
+        if isinstance(s, tc.PrimSI):
+            value = tc.prim_value(s)
+            return PrimStructInfo(str(s.dtype), self.prim(value) if value is not None else None)
+        if isinstance(s, tc.ShapeSI):
             if s.values is not None:
                 return ShapeStructInfo(tuple(self.prim(v) for v in s.values))
             return ShapeStructInfo(ndim=s.ndim)
-        if isinstance(s, relax.TensorStructInfo):
+        if isinstance(s, tc.TensorSI):
             return self._tensor(s)
-        if isinstance(s, relax.TupleStructInfo):
+        if isinstance(s, tc.TupleSI):
             return TupleStructInfo(tuple(self.sinfo(f) for f in s.fields))
-        if isinstance(s, relax.FuncStructInfo):
+        if isinstance(s, tc.FuncSI):
             if s.params is None:
                 return FuncStructInfo.opaque(self.sinfo(s.ret), bool(s.purity))
             return FuncStructInfo(tuple(self.sinfo(p) for p in s.params), self.sinfo(s.ret), bool(s.purity))
         raise AssertionError(f"unhandled TVM struct info {s}")
 
     def _tensor(self, s):
-        dtype = str(s.dtype) or "void"
+        dtype = "void" if s.dtype is None or str(s.dtype) in ("", "None") else str(s.dtype)
         if s.shape is None:
             return TensorStructInfo(None, dtype, s.ndim)
         if isinstance(s.shape, self.tvm.relax.ShapeExpr):
@@ -65,3 +70,19 @@ class FromTvm:
         if self.shape_var is None:
             raise AssertionError(f"a tensor shape given by a variable: {s}")
         return TensorStructInfo(self.shape_var(s.shape), dtype)
+
+
+def as_tvm_states(si, tc):
+    """relax-ref's struct info as the installed TVM can state it (``tc``: :mod:`tvm_compat`): TVM 0.27's
+    scalar types carry no value, so ``R.Prim(value=n)`` compares as ``R.Prim(dtype)`` there."""
+    if not tc.TYPES:
+        return si
+    if isinstance(si, PrimStructInfo):
+        return PrimStructInfo(si.dtype)
+    if isinstance(si, TupleStructInfo):
+        return TupleStructInfo(tuple(as_tvm_states(f, tc) for f in si.fields))
+    if isinstance(si, FuncStructInfo) and si.params is not None:
+        return FuncStructInfo(tuple(as_tvm_states(p, tc) for p in si.params), as_tvm_states(si.ret, tc), si.purity)
+    if isinstance(si, FuncStructInfo):
+        return FuncStructInfo.opaque(as_tvm_states(si.ret, tc), si.purity)
+    return si

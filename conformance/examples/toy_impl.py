@@ -11,7 +11,7 @@ so the runner reports those cases as skipped. It runs the whole suite with no un
 
 Setting the environment variable ``TOY_BUG`` makes it deliberately wrong (the runner's own tests use
 this): ``add_is_sub`` computes R.add as a subtraction; ``shape_kind`` reports a wrong dimension as
-``dtype_mismatch``.
+``dtype_mismatch``. ``TOY_VERSION`` is the version it states in its ``hello`` reply (none by default).
 """
 
 import ast
@@ -214,6 +214,8 @@ def serve(inp, out):
             if op == "hello":
                 reply = {"ok": True, "protocol": 1, "name": "toy-relax",
                          "unsupported_features": ["classic-spelling"]}
+                if os.environ.get("TOY_VERSION"):
+                    reply["version"] = os.environ["TOY_VERSION"]
             elif op == "load":
                 key = f"m{len(modules)}"
                 modules[key] = parse_module(msg["text"])

@@ -135,23 +135,31 @@ def call_py_func_cases():
     y = np.array([0.5, -1.0, 4.0], "float32")
     out.append(Case("call_py_func_add",
                     module([("x", tensor((3,))), ("y", tensor((3,)))],
-                           'R.call_py_func("conformance.add", x, y, out_ty=R.Tensor((3,), "float32"))'),
+                           'R.call_py_func("conformance.add", x, y, out_sinfo=R.Tensor((3,), "float32"))'),
                     runs=[([x, y], x + y)], spec=["OP.call_py_func.C2", "OP.call_py_func.C3", "OP.call_py_func.C4"], tags=tags))
     out.append(Case("call_py_func_result_checked",
                     module([("x", tensor((3,)))],
-                           'R.call_py_func("conformance.identity", x, out_ty=R.Tensor((4,), "float32"))'),
+                           'R.call_py_func("conformance.identity", x, out_sinfo=R.Tensor((4,), "float32"))'),
                     runs=[Fails([x], "shape_mismatch")], spec=["OP.call_py_func.C4", "EVAL.CALL.3"],
                     tags=tags + ["edge"], oracle="spec-rule", description="the result (3,) is declared (4,)"))
     out.append(Case("call_py_func_missing", module([("x", tensor((3,)))],
                                                    'R.call_py_func("conformance.not_registered", x, '
-                                                   'out_ty=R.Tensor((3,), "float32"))'),
+                                                   'out_sinfo=R.Tensor((3,), "float32"))'),
                     runs=[Fails([x], "packed_func")], spec=["OP.call_py_func.C4"], tags=tags + ["invalid"],
                     oracle="spec-rule"))
     out.append(Malformed("call_py_func_output_without_shape",
                          module([("x", tensor((3,)))],
-                                'R.call_py_func("conformance.identity", x, out_ty=R.Tensor(ndim=1, dtype="float32"))'),
+                                'R.call_py_func("conformance.identity", x, out_sinfo=R.Tensor(ndim=1, dtype="float32"))'),
                          spec=["OP.call_py_func.C1"], tags=tags + ["invalid"],
                          description="TVM's constructor rejects an output without a shape expression"))
+    # the same fault in TVM 0.27's spelling: a malformed text goes to TVM as written, so each release
+    # reads the fault in its own keyword
+    out.append(Malformed("call_py_func_output_without_shape_out_ty",
+                         module([("x", tensor((3,)))],
+                                'R.call_py_func("conformance.identity", x, out_ty=R.Tensor(ndim=1, dtype="float32"))'),
+                         spec=["OP.call_py_func.C1"], tags=tags + ["invalid", "dialect:tvm-0.27"],
+                         requires=["tvm-0.27-spelling"],
+                         description="call_py_func_output_without_shape written with TVM 0.27's out_ty="))
     return out
 
 

@@ -4,6 +4,7 @@ An adapter is a small class::
 
     class MyAdapter(Adapter):
         name = "my-impl"
+        version = "1.2.0"                    # optional: picks the divergences listed for release 1.2
         unsupported_features = frozenset({"classic-spelling"})   # optional
 
         def load(self, text: str, case: CaseSpec) -> Handle:
@@ -74,6 +75,9 @@ class Adapter(ABC):
     """Base class of adapters (see the module docstring for the protocol)."""
 
     name = "adapter"
+    #: the implementation's version, if it has one: known divergences may be listed per release
+    #: (:mod:`relax_conformance.divergences`)
+    version: Optional[str] = None
     unsupported_features: frozenset = frozenset()
 
     @abstractmethod

@@ -68,7 +68,8 @@ def split_impls(spec: str) -> list:
 
 
 def _run_one(args, impl: str, cases: list, many: bool):
-    """Run the cases on one implementation; returns (exit status, results or None, adapter name)."""
+    """Run the cases on one implementation; returns (exit status, results or None, adapter name, the
+    implementation's version or None)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -79,23 +80,26 @@ def _run_one(args, impl: str, cases: list, many: bool):
     from .runner import is_unexpected, run_cases
 
     try:
-        divs = for_impl(load_divergences(args.divergences), (args.divergence_key if not many else None) or impl)
+        all_divs = load_divergences(args.divergences)
     except DivergenceFileError as err:
         _err(str(err))
-        return 2, None, impl
+        return 2, None, impl, None
     try:
         factory = make_adapter_factory(impl, mode=args.mode, timeout=args.timeout)
         first = factory()
     except ImplSpecError as err:
         _err(str(err))
-        return 2, None, impl
+        return 2, None, impl, None
     except (ProtocolError, ImportError, OSError) as err:
         _err(f"cannot start the adapter for --impl {impl!r}: {err}")
-        return 2, None, impl
+        return 2, None, impl, None
     except Exception as err:  # noqa: BLE001 - an in-process adapter's constructor failed
         _err(f"cannot start the adapter for --impl {impl!r}: {type(err).__name__}: {err}")
-        return 2, None, impl
+        return 2, None, impl, None
     adapter_name = getattr(first, "name", impl)
+    version = getattr(first, "version", None)
+    # the entries for the release that runs (divergences.py: a version-less adapter gets them all)
+    divs = for_impl(all_divs, (args.divergence_key if not many else None) or impl, version)
     console = Console(stderr=True)
     with Progress(TextColumn("[b]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console, transient=True,
@@ -108,10 +112,10 @@ def _run_one(args, impl: str, cases: list, many: bool):
         results = run_cases(cases, factory, jobs=max(1, args.jobs), divergences=divs, progress=tick,
                             first_adapter=first)
     print_summary(results, impl, adapter_name, console=Console(), max_details=args.max_details)
-    return (1 if any(is_unexpected(r) for r in results) else 0), results, adapter_name
+    return (1 if any(is_unexpected(r) for r in results) else 0), results, adapter_name, version
 
 
-def _write_reports(args, runs: list) -> int:
+def _write_reports(args, runs: list, versions: Optional[dict] = None) -> int:
     """``--json`` / ``--junit``: one file each, whatever the number of implementations (a JSON file of
     several holds ``{"runs": [...]}``, a JUnit file one testsuite per implementation and category)."""
     from .report import write_json, write_json_runs, write_junit_runs
@@ -121,9 +125,9 @@ def _write_reports(args, runs: list) -> int:
         if args.json:
             if len(runs) == 1:
                 impl, name, results = runs[0]
-                write_json(args.json, results, impl, name, malformed=malformed)
+                write_json(args.json, results, impl, name, malformed=malformed, version=(versions or {}).get(impl))
             else:
-                write_json_runs(args.json, runs, malformed=malformed)
+                write_json_runs(args.json, runs, malformed=malformed, versions=versions)
         if args.junit:
             write_junit_runs(args.junit, runs, malformed=malformed)
     except OSError as err:
@@ -178,17 +182,18 @@ def cmd_run(args) -> int:
     many = len(impls) > 1
     status = 0
     per_impl = []
-    runs = []
+    runs, versions = [], {}
     for impl in impls:
-        code, results, adapter_name = _run_one(args, impl, cases, many)
+        code, results, adapter_name, version = _run_one(args, impl, cases, many)
         per_impl.append((impl, results))
         if results is not None:
             runs.append((impl, adapter_name, results))
+            versions[impl] = version
         status = max(status, code)
     if many:
         _print_overall(per_impl)
     if runs:
-        status = max(status, _write_reports(args, runs))
+        status = max(status, _write_reports(args, runs, versions))
     if errors:
         from rich.console import Console
 

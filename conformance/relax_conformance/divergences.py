@@ -5,7 +5,7 @@ The data lives in ``conformance/divergences.json``; ``conformance/DIVERGENCES.md
 
     {"impl": "tvm", "case": "<category>/<name>", "category": "tvm-bug" | "spec-choice" | "unspecified",
      "behaviour": "run 0: error crash", "observed": "what the implementation does", "reason": "why",
-     "reproducer": "optional"}
+     "versions": ["0.25", "0.27"], "reproducer": "optional"}
 
 ``behaviour`` is what decides the case's failure, in the runner's fixed form (``load: error KIND``,
 ``load: no error``, ``run N: error KIND``, ``run N: wrong value``, ``run N: a value``, ``adapter error``;
@@ -14,6 +14,13 @@ see :mod:`relax_conformance.runner`). A listed case that fails *with that behavi
 was expected); a listed case that passes is a *stale* divergence (and fails the run, so that the list
 stays honest). ``relax-conformance divergences --record REPORT.json`` copies the behaviours of a run's
 JSON report into the file.
+
+``versions`` (optional) lists the releases of the implementation that show the divergence, as
+``major.minor`` (``"0.25"``); an entry without it holds for every version. An adapter that states its
+``version`` (the TVM adapter: ``tvm.__version__``) is judged against the entries for its release only,
+so a divergence that a release no longer shows is stale for that release alone, and a case may have one
+entry per release when the releases behave differently (no two entries of a case share a release). An
+adapter that states no version is judged against every entry (of two for one case, the later one).
 """
 
 from __future__ import annotations
@@ -53,6 +60,20 @@ class Divergence:
     reason: str
     reproducer: str = ""
     behaviour: str = ""
+    versions: tuple = ()          # the releases that show it ("0.25", ...); () = every version
+
+    def applies_to(self, version: Optional[str]) -> bool:
+        """Does the entry hold for an implementation of ``version`` (None: unknown, every entry)?"""
+        return version is None or not self.versions or release_of(version) in self.versions
+
+
+def release_of(version: str) -> str:
+    """``"0.27.0.post1"`` -> ``"0.27"``: the release a version belongs to (its first two numbers)."""
+    m = re.match(r"\s*(\d+)\.(\d+)", str(version))
+    return f"{m.group(1)}.{m.group(2)}" if m else str(version).strip()
+
+
+_VERSION_RE = re.compile(r"\d+\.\d+")
 
 
 def default_path() -> Path:
@@ -69,7 +90,7 @@ def load_divergences(path: Optional[Path] = None) -> list[Divergence]:
         return []
     data = _read(path)
     out: list[Divergence] = []
-    seen = set()
+    seen: dict = {}  # (impl, case) -> the releases listed so far ("*": every release)
     for i, d in enumerate(data["divergences"]):
         where = f"{path}: divergences[{i}]"
         if not isinstance(d, dict):
@@ -85,15 +106,23 @@ def load_divergences(path: Optional[Path] = None) -> list[Divergence]:
                                       "'run N: a value' or 'adapter error'")
         if not isinstance(d.get("reproducer", ""), str):
             raise DivergenceFileError(f"{where}: 'reproducer' must be a string")
-        extra = set(d) - set(_KEYS) - {"reproducer"}
+        versions = d.get("versions", [])
+        if not isinstance(versions, list) or not all(isinstance(v, str) and _VERSION_RE.fullmatch(v)
+                                                     for v in versions) or "versions" in d and not versions:
+            raise DivergenceFileError(f"{where}: 'versions' must be a non-empty list of releases such as "
+                                      "[\"0.25\", \"0.27\"]")
+        if len(set(versions)) != len(versions):
+            raise DivergenceFileError(f"{where}: 'versions' lists a release twice")
+        extra = set(d) - set(_KEYS) - {"reproducer", "versions"}
         if extra:
             raise DivergenceFileError(f"{where}: unknown keys {sorted(extra)}")
-        key = (d["impl"], d["case"])
-        if key in seen:
-            raise DivergenceFileError(f"{where}: duplicate entry for {key}")
-        seen.add(key)
+        prev, mine = seen.setdefault((d["impl"], d["case"]), set()), set(versions) or {"*"}
+        if "*" in prev or ("*" in mine and prev) or prev & mine:
+            shared = f" for release {', '.join(sorted(prev & mine))}" if prev & mine - {"*"} else ""
+            raise DivergenceFileError(f"{where}: duplicate entry for {(d['impl'], d['case'])}{shared}")
+        prev |= mine
         out.append(Divergence(d["impl"], d["case"], d["category"], d["observed"], d["reason"],
-                              d.get("reproducer", ""), d["behaviour"]))
+                              d.get("reproducer", ""), d["behaviour"], tuple(versions)))
     return out
 
 
@@ -112,16 +141,23 @@ def _read(path: Path) -> dict:
 
 def dump_file(entries: list[dict]) -> str:
     """The text of a divergence file: one entry per line, keys in the canonical order."""
-    order = ("impl", "case", "category", "behaviour", "observed", "reason", "reproducer")
+    order = ("impl", "case", "category", "behaviour", "versions", "observed", "reason", "reproducer")
     lines = [json.dumps({k: e[k] for k in order if k in e} | {k: v for k, v in e.items() if k not in order})
              for e in entries]
     return '{\n "format_version": 1,\n "divergences": [\n' + ",\n".join("  " + ln for ln in lines) + "\n]\n}\n"
 
 
+def _entry_applies(e: dict, release: Optional[str]) -> bool:
+    return release is None or not e.get("versions") or release in e["versions"]
+
+
 def record_behaviours(path: Optional[Path], report: dict, impl: Optional[str] = None) -> tuple[str, list[str]]:
-    """Set the ``behaviour`` of every entry of ``impl`` (default: the report's) from a JSON report of a
-    run (``relax-conformance run --json``); returns ``(new file text, notes)``. An entry whose case
-    passed in the report is kept and noted as stale; one whose case the report lacks is noted."""
+    """Set the ``behaviour`` of every entry of ``impl`` (default: the report's) that holds for the
+    report's version (all of them when the report states none) from a JSON report of a run
+    (``relax-conformance run --json``); returns ``(new file text, notes)``. An entry shared with other
+    releases whose case now behaves differently is split: the report's release gets an entry of its
+    own (its observation and reason copied, to be reviewed). An entry whose case passed in the report is
+    kept and noted as stale for that release; one whose case the report lacks is noted."""
     path = Path(path) if path is not None else default_path()
     data = _read(path)
     runs = report.get("runs")
@@ -132,25 +168,39 @@ def record_behaviours(path: Optional[Path], report: dict, impl: Optional[str] = 
                                       "name the implementation to record (--divergence-key)")
         report = mine[0]
     impl = impl or report.get("impl")
+    release = release_of(report["version"]) if report.get("version") else None
     cases = {c.get("id"): c for c in report.get("cases", []) if isinstance(c, dict)}
     notes: list[str] = []
+    out: list = []
+    on = f" on {impl} {release}" if release else " in the report"
     for e in data["divergences"]:
-        if not isinstance(e, dict) or e.get("impl") != impl:
+        out.append(e)
+        if not isinstance(e, dict) or e.get("impl") != impl or not _entry_applies(e, release):
             continue
         c = cases.get(e.get("case"))
         if c is None:
             notes.append(f"{e.get('case')}: not in the report; behaviour left as is")
         elif c.get("result") == "pass":
-            notes.append(f"{e.get('case')}: passes in the report (a stale entry); behaviour left as is")
-        elif c.get("behaviour"):
-            e["behaviour"] = c["behaviour"]
-        else:
+            notes.append(f"{e.get('case')}: passes{on} (a stale entry"
+                         f"{f': remove {release} from its versions' if release and e.get('versions') else ''}); "
+                         "behaviour left as is")
+        elif c.get("result") == "skip":
+            notes.append(f"{e.get('case')}: skipped{on}; behaviour left as is")
+        elif not c.get("behaviour"):
             notes.append(f"{e.get('case')}: the report gives no behaviour ({c.get('result')})")
-    return dump_file(data["divergences"]), notes
+        elif c["behaviour"] != e.get("behaviour") and release and len(e.get("versions") or ()) > 1:
+            e["versions"] = [v for v in e["versions"] if v != release]
+            out.append(dict(e, behaviour=c["behaviour"], versions=[release]))
+            notes.append(f"{e.get('case')}: behaves as '{c['behaviour']}'{on}, not '{e['behaviour']}': a new entry "
+                         f"for {release} (review its observation and reason)")
+        else:
+            e["behaviour"] = c["behaviour"]
+    return dump_file(out), notes
 
 
-def for_impl(divs: list[Divergence], impl: str) -> dict[str, Divergence]:
-    return {d.case: d for d in divs if d.impl == impl}
+def for_impl(divs: list[Divergence], impl: str, version: Optional[str] = None) -> dict[str, Divergence]:
+    """The entries of ``impl`` that hold for ``version`` (module docstring), by case."""
+    return {d.case: d for d in divs if d.impl == impl and d.applies_to(version)}
 
 
 def _cell(text: str) -> str:
@@ -171,6 +221,11 @@ def render_markdown(divs: list[Divergence]) -> str:
         "`run N: a value` when an error was expected, `adapter error`); `relax-conformance divergences",
         "--record REPORT.json` copies it from the JSON report of a run.",
         "",
+        "The versions column lists the releases of the implementation that show the divergence (`all`: every",
+        "release); a run is judged against the entries for the release it runs, so an entry is stale only",
+        "for a release that no longer shows it, and a case that behaves differently in two releases has an",
+        "entry for each.",
+        "",
         "Categories:",
         "",
     ]
@@ -180,14 +235,18 @@ def render_markdown(divs: list[Divergence]) -> str:
     if not impls:
         lines += ["", "No divergences are recorded."]
     for impl in impls:
-        mine = sorted((d for d in divs if d.impl == impl), key=lambda d: (d.category, d.case))
-        lines += ["", f"## `{impl}` ({len(mine)} cases)", "",
-                  "| case | category | behaviour | observed | reason | reproducer |", "|---|---|---|---|---|---|"]
+        mine = sorted((d for d in divs if d.impl == impl), key=lambda d: (d.category, d.case, d.versions))
+        releases = sorted({v for d in mine for v in d.versions}, key=lambda v: tuple(int(x) for x in v.split(".")))
+        per = "".join(f"; {r}: {sum(1 for d in mine if d.applies_to(r))}" for r in releases)
+        lines += ["", f"## `{impl}` ({len({d.case for d in mine})} cases{per})", "",
+                  "| case | category | versions | behaviour | observed | reason | reproducer |",
+                  "|---|---|---|---|---|---|---|"]
         for d in mine:
-            lines.append(f"| `{d.case}` | {d.category} | `{d.behaviour}` | {_cell(d.observed)} | {_cell(d.reason)} | "
+            lines.append(f"| `{d.case}` | {d.category} | {', '.join(d.versions) or 'all'} | `{d.behaviour}` | "
+                         f"{_cell(d.observed)} | {_cell(d.reason)} | "
                          f"{_cell(d.reproducer) if d.reproducer else 'the case itself'} |")
     return "\n".join(lines) + "\n"
 
 
 __all__ = ["Divergence", "DivergenceFileError", "DIVERGENCE_CATEGORIES", "BEHAVIOUR_RE", "load_divergences",
-           "for_impl", "render_markdown", "default_path", "record_behaviours", "dump_file"]
+           "for_impl", "render_markdown", "default_path", "record_behaviours", "dump_file", "release_of"]

@@ -76,11 +76,13 @@ def print_summary(results: list[CaseResult], impl: str, adapter_name: str, conso
                   f"out of {len(results)} case(s)")
 
 
-def to_json(results: list[CaseResult], impl: str, adapter_name: str, malformed: Sequence = ()) -> dict:
+def to_json(results: list[CaseResult], impl: str, adapter_name: str, malformed: Sequence = (),
+            version: Optional[str] = None) -> dict:
     totals = Counter(r.result for r in results)
     return {
         "impl": impl,
         "adapter": adapter_name,
+        "version": version,
         "totals": {res: totals.get(res, 0) for res in vocab.RESULTS},
         "unexpected": sum(1 for r in results if is_unexpected(r)),
         "matrix": {cat: {res: c.get(res, 0) for res in vocab.RESULTS} for cat, c in matrix(results).items()},
@@ -90,7 +92,7 @@ def to_json(results: list[CaseResult], impl: str, adapter_name: str, malformed: 
              "stale_divergence": r.stale_divergence, "behaviour": r.behaviour or None,
              "divergence": None if r.divergence is None else {
                  "category": r.divergence.category, "reason": r.divergence.reason,
-                 "behaviour": r.divergence.behaviour}}
+                 "behaviour": r.divergence.behaviour, "versions": list(r.divergence.versions) or None}}
             for r in results
         ],
         "malformed": [{"path": getattr(e, "path", ""), "problem": getattr(e, "problem", str(e))}
@@ -119,16 +121,19 @@ def impl_label(impl: str, adapter_name: Optional[str] = None) -> str:
 
 
 def write_json(path: str | Path, results: list[CaseResult], impl: str, adapter_name: str,
-               malformed: Sequence = ()) -> None:
+               malformed: Sequence = (), version: Optional[str] = None) -> None:
     """The report of one implementation's run (:func:`to_json`)."""
-    Path(path).write_text(json.dumps(to_json(results, impl, adapter_name, malformed), indent=1) + "\n",
+    Path(path).write_text(json.dumps(to_json(results, impl, adapter_name, malformed, version), indent=1) + "\n",
                           encoding="utf-8")
 
 
-def write_json_runs(path: str | Path, runs: Sequence[Run], malformed: Sequence = ()) -> None:
+def write_json_runs(path: str | Path, runs: Sequence[Run], malformed: Sequence = (),
+                    versions: Optional[dict] = None) -> None:
     """One file for a run on several implementations: ``{"runs": [report, ...]}``, one
-    :func:`to_json` report per implementation in the order run (:func:`runs_of` reads either form)."""
-    doc = {"runs": [to_json(results, impl, name, malformed) for impl, name, results in runs]}
+    :func:`to_json` report per implementation in the order run (:func:`runs_of` reads either form);
+    ``versions``: each implementation's version, if it states one."""
+    doc = {"runs": [to_json(results, impl, name, malformed, (versions or {}).get(impl))
+                    for impl, name, results in runs]}
     Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 

@@ -36,8 +36,12 @@ def handle_request(adapter: Adapter, handles: dict, msg: dict) -> dict:
     """Answer one protocol request (everything but ``quit``)."""
     op = msg.get("op")
     if op == "hello":
-        return {"ok": True, "protocol": PROTOCOL_VERSION, "name": getattr(adapter, "name", "adapter"),
-                "unsupported_features": sorted(getattr(adapter, "unsupported_features", ()))}
+        reply = {"ok": True, "protocol": PROTOCOL_VERSION, "name": getattr(adapter, "name", "adapter"),
+                 "unsupported_features": sorted(getattr(adapter, "unsupported_features", ()))}
+        version = getattr(adapter, "version", None)
+        if isinstance(version, str) and version:
+            reply["version"] = version
+        return reply
     if op == "load":
         text = msg.get("text")
         if not isinstance(text, str):

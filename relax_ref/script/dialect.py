@@ -83,6 +83,9 @@ class Dialect:
     void_dtype_none: bool = False       # an unknown dtype attribute prints as None, not "void"
     list_format_args: bool = False
     explicit_empty_ty_args: bool = False
+    #: a buffer used over another's data must be declared (``T.decl_buffer``): the release reads
+    #: ``T.Buffer(..., data=A.data)`` in a body as no declaration
+    declared_views: bool = False
     #: keywords of Relax calls the release does not take (printed only with a non-default value)
     removed_keywords: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
 
@@ -148,6 +151,7 @@ TVM027 = replace(
     prim_bindings=True,
     void_dtype_none=True,
     removed_keywords={"R.layout_transform": ("axis_separators", "input_axis_separators")},
+    declared_views=True,
 )
 
 #: every dialect by name, oldest first

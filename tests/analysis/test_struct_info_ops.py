@@ -269,11 +269,33 @@ def test_infer_by_sinfo_args():
 # ---------------------------------------------------------------------------------------------------
 
 
+def _states_a_scalar_value(s) -> bool:
+    """Whether ``s`` has an ``R.Prim(value=...)`` somewhere, which TVM 0.27's types cannot state."""
+    if isinstance(s, PrimStructInfo):
+        return s.value is not None
+    if isinstance(s, TupleStructInfo):
+        return any(_states_a_scalar_value(f) for f in s.fields)
+    if isinstance(s, FuncStructInfo):
+        return _states_a_scalar_value(s.ret) or any(_states_a_scalar_value(p) for p in s.params or ())
+    return False
+
+
+def _tvm_states(*sis) -> bool:
+    """Whether the installed TVM can state every struct info of a row (TVM 0.27: no scalar values);
+    the rows it cannot are compared with TVM 0.25 only."""
+    import tvm_compat
+
+    return not (tvm_compat.TYPES and any(_states_a_scalar_value(s) for s in sis))
+
+
 class _Bridge:
     """Converts relax-ref struct info to TVM and back, keeping a 1:1 variable correspondence."""
 
     def __init__(self, tvm):
+        import tvm_compat
+
         self.tvm = tvm
+        self.tc = tvm_compat
         self.fwd = {}
         self.bwd = {}
 
@@ -297,30 +319,34 @@ class _Bridge:
         return self.fwd[v]
 
     def sinfo(self, s):
-        relax = self.tvm.relax
+        tc = self.tc
         if isinstance(s, ObjectStructInfo):
-            return relax.ObjectStructInfo()
+            return tc.ObjectSI[0]()
         if isinstance(s, PrimStructInfo):
-            return relax.PrimStructInfo(value=self.prim(s.value)) if s.value is not None else relax.PrimStructInfo(s.dtype)
+            if tc.TYPES:
+                assert s.value is None, "TVM 0.27's scalar types carry no value"
+                return tc.PrimSI(s.dtype)
+            return tc.PrimSI(value=self.prim(s.value)) if s.value is not None else tc.PrimSI(s.dtype)
         if isinstance(s, ShapeStructInfo):
             if s.values is not None:
-                return relax.ShapeStructInfo([self.prim(v) for v in s.values])
-            return relax.ShapeStructInfo(ndim=s.ndim)
+                return tc.ShapeSI([self.prim(v) for v in s.values])
+            return tc.ShapeSI(ndim=s.ndim)
         if isinstance(s, TensorStructInfo):
+            dtype = tc.tensor_dtype(s.dtype)
             if isinstance(s.shape, ShapeExpr):
-                return relax.TensorStructInfo([self.prim(v) for v in s.shape.values], s.dtype)
+                return tc.TensorSI([self.prim(v) for v in s.shape.values], dtype)
             if s.shape is not None:
-                return relax.TensorStructInfo(self.relax_var(s.shape), s.dtype)
-            return relax.TensorStructInfo(dtype=s.dtype, ndim=s.ndim)
+                return tc.TensorSI(self.relax_var(s.shape), dtype)
+            return tc.TensorSI(dtype=dtype, ndim=s.ndim)
         if isinstance(s, TupleStructInfo):
-            return relax.TupleStructInfo([self.sinfo(f) for f in s.fields])
+            return tc.TupleSI([self.sinfo(f) for f in s.fields])
         if isinstance(s, FuncStructInfo):
             if s.params is None:
                 if s.derive_func is not None:
-                    env = self.tvm.ir.EnvFunc.get(s.derive_func)
-                    return relax.FuncStructInfo.opaque_func(derive_func=env, purity=s.purity)
-                return relax.FuncStructInfo.opaque_func(ret=self.sinfo(s.ret), purity=s.purity)
-            return relax.FuncStructInfo([self.sinfo(p) for p in s.params], self.sinfo(s.ret), s.purity)
+                    env = self.tvm.ir.EnvFunc.get(tc.derive_func(s.derive_func))
+                    return tc.FuncSI.opaque_func(derive_func=env, purity=s.purity)
+                return tc.FuncSI.opaque_func(ret=self.sinfo(s.ret), purity=s.purity)
+            return tc.FuncSI([self.sinfo(p) for p in s.params], self.sinfo(s.ret), s.purity)
         raise TypeError(s)
 
     def back(self, s):
@@ -332,31 +358,45 @@ class _Bridge:
 @pytest.mark.tvm
 def test_base_check_matches_tvm():
     tvm = pytest.importorskip("tvm")
+    import tvm_compat
+
+    checked = 0
     for base, derived, expected, check_tvm in BASE_TABLE:
-        if not check_tvm:
+        if not check_tvm or not _tvm_states(base, derived):
             continue
         br = _Bridge(tvm)
-        got = int(tvm.relax.analysis.struct_info_base_check(br.sinfo(base), br.sinfo(derived)))
+        got = int(tvm_compat.base_check(br.sinfo(base), br.sinfo(derived)))
         assert got == int(struct_info_base_check(base, derived)) == int(expected), \
             f"{format_struct_info(base)} vs {format_struct_info(derived)}"
+        checked += 1
+    assert checked >= 40
 
 
 @pytest.mark.tvm
 def test_lca_matches_tvm():
     tvm = pytest.importorskip("tvm")
+    import tvm_compat
+
+    checked = 0
     for i, (a, b, _) in enumerate(LCA_TABLE):
-        if i in LCA_NOT_TVM or any(isinstance(x, TensorStructInfo) and x.vdevice is not None for x in (a, b)):
+        if i in LCA_NOT_TVM or any(isinstance(x, TensorStructInfo) and x.vdevice is not None for x in (a, b)) \
+                or not _tvm_states(a, b):
             continue
         br = _Bridge(tvm)
-        theirs = br.back(tvm.relax.analysis.struct_info_lca(br.sinfo(a), br.sinfo(b)))
+        theirs = br.back(tvm_compat.lca(br.sinfo(a), br.sinfo(b)))
         assert theirs == struct_info_lca(a, b), f"{format_struct_info(a)} | {format_struct_info(b)}"
+        checked += 1
+    assert checked >= 10
 
 
 @pytest.mark.tvm
 def test_erase_and_derive_match_tvm():
     tvm = pytest.importorskip("tvm")
+    import tvm_compat
+
     br = _Bridge(tvm)
-    si = TupleStructInfo((T((N + 1, M)), PrimStructInfo("int64", N), ShapeStructInfo((M,))))
+    si = TupleStructInfo((T((N + 1, M)), PrimStructInfo("int64", N if _tvm_states(PrimStructInfo("int64", N)) else None),
+                          ShapeStructInfo((M,))))
     theirs = tvm.relax.analysis.erase_to_well_defined(br.sinfo(si), {br.prim(N): tvm.tirx.IntImm("int64", 3)}, {})
     assert br.back(theirs) == erase_to_well_defined(si, {N: I64(3)})
     cases = [
@@ -367,7 +407,9 @@ def test_erase_and_derive_match_tvm():
         (FuncStructInfo((T((N * 2,)), T((N,))), T((N * 2 + 1,))), [T((M * 2,)), T((M,))]),
     ]
     for fsi, args in cases:
+        if not _tvm_states(fsi, *args):
+            continue
         tf = br.sinfo(fsi)
         call = tvm.relax.Call(tvm.relax.Var("f", tf), [tvm.relax.Var(f"a{i}", br.sinfo(a)) for i, a in enumerate(args)])
-        theirs = tvm.relax.analysis.derive_call_ret_struct_info(tf, call, tvm.relax.BlockBuilder())
+        theirs = tvm_compat.derive_call_ret(tf, call, tvm.relax.BlockBuilder())
         assert br.back(theirs) == derive(fsi, *args), format_struct_info(fsi)

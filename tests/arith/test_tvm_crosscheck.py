@@ -11,8 +11,8 @@ from relax_ref.ir import prim_expr as P
 tvm = pytest.importorskip("tvm")
 pytestmark = pytest.mark.tvm
 
-from tvm import arith as tvm_arith  # noqa: E402
 from tvm import tirx as tvm_tir  # noqa: E402
+from tvm_compat import arith as tvm_arith, dtype, make_prim_func  # noqa: E402
 
 
 class _Ours:
@@ -40,11 +40,11 @@ _BIN = {"Add": P.Add, "Sub": P.Sub, "Mul": P.Mul, "FloorDiv": P.FloorDiv, "Floor
 def from_tvm(e, names):
     t = type(e).__name__
     if t == "IntImm":
-        return P.IntImm(int(e.value), str(e.dtype))
+        return P.IntImm(int(e.value), dtype(e))
     if t == "Var":
         return names[e.name]
     if t in _BIN:
-        return _BIN[t](from_tvm(e.a, names), from_tvm(e.b, names), str(e.dtype))
+        return _BIN[t](from_tvm(e.a, names), from_tvm(e.b, names), dtype(e))
     if t == "Not":
         return P.Not(from_tvm(e.a, names))
     if t == "Select":
@@ -216,8 +216,7 @@ def test_intrinsics_match_llvm_code():
         val = getattr(T, name)(tvm_tir.BufferLoad(A, [i]))
         stmts.append(tvm_tir.BufferStore(B, val, [tvm_tir.const(r, "int32"), i]))
     body = tvm_tir.For(i, 0, nin, tvm_tir.ForKind.SERIAL, tvm_tir.SeqStmt(stmts))
-    a_h, b_h = tvm_tir.Var("a", "handle"), tvm_tir.Var("b", "handle")
-    func = tvm_tir.PrimFunc([a_h, b_h], body, buffer_map={a_h: A, b_h: B}).with_attr("global_symbol", "f")
+    func = make_prim_func([A, B], body).with_attr("global_symbol", "f")
     lib = tvm.compile(tvm.IRModule({"f": func}), target="llvm")
     out = tvm.runtime.tensor(np.zeros((len(unary), nin), "float32"))
     lib["f"](tvm.runtime.tensor(inputs), out)

@@ -383,9 +383,10 @@ def _tvm_run(calls, inputs):
     """Build one Relax function returning every call's result and run it on the VM."""
     import tvm
     from tvm import relax
+    from tvm_compat import TensorSI
 
     bb = relax.BlockBuilder()
-    params = [relax.Var(name, relax.TensorStructInfo(v.shape, str(v.dtype))) for name, v in inputs]
+    params = [relax.Var(name, TensorSI(v.shape, str(v.dtype))) for name, v in inputs]
     with bb.function("main", params):
         with bb.dataflow():
             outs = [bb.emit(mk(*params)) for mk in calls]

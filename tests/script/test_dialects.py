@@ -297,3 +297,76 @@ def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
     assert "[R.prim_value(4), R.prim_value(n)], format=" in mod.script(dialect="tvm-0.25")
     assert "R.assert_op(n % 4 == 0, [4, n], format=" in mod.script(dialect="tvm-0.27")
     roundtrips(mod)
+
+
+RAW_SCALARS = '''from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def f(p: R.Prim("int64")) -> R.Prim("int64"):
+        return p
+
+    @R.function
+    def main(x: R.Tensor((2,), "float32"), k: R.Prim(value=3)):
+        cls = Module
+        a = R.prim_value(5)
+        b = cls.f(R.prim_value(7))
+        return (a, b)
+'''
+
+
+def test_tvm027_writes_an_unannotated_integer_value_typed():
+    """TVM 0.27 reads ``a = 5`` as a tensor constant and refuses ``f(5)``: a scalar value without an
+    annotation is written ``T.int64(5)`` (the raw module of a text has no inferred annotations)."""
+    from relax_ref.script.parser import parse_module
+    from relax_ref.script.printer import print_module
+
+    raw = parse_module(RAW_SCALARS.replace(", k: R.Prim(value=3)", ""))
+    text = print_module(raw, dialect="tvm-0.27")
+    assert "a = T.int64(5)" in text and "cls.f(T.int64(7))" in text
+    mod = relax_ref.parse(text)
+    a = mod["main"].body.blocks[0].bindings[1].var
+    assert isinstance(a.struct_info, si.PrimStructInfo) and a.struct_info.dtype == "int64"
+    # an annotated binding keeps TVM's own spelling
+    assert "a: T.int64 = 5" in relax_ref.parse(RAW_SCALARS.replace(", k: R.Prim(value=3)", "")).script(
+        dialect="tvm-0.27")
+
+
+def test_exact_printing_refuses_what_tvm027_cannot_write():
+    from relax_ref.script.parser import parse_module
+    from relax_ref.script.printer import print_module
+
+    raw = parse_module(RAW_SCALARS)
+    assert "k: R.Prim(\"int64\")" in print_module(raw, dialect="tvm-0.27")  # the value 3 is left out
+    with pytest.raises(UnsupportedError, match=r"the value of R.Prim\(value=3\) cannot be written"):
+        print_module(raw, dialect="tvm-0.27", exact=True)
+    assert "R.Prim(value=3)" in print_module(raw, dialect="tvm-0.25", exact=True)
+
+
+def test_a_constant_if_condition_as_tvm027_prints_it():
+    text = '''# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        if False:
+            r: R.Tensor((2,), dtype="float32") = R.add(x, x)
+        else:
+            r: R.Tensor((2,), dtype="float32") = x
+        return r
+'''
+    mod = relax_ref.parse(text)
+    (b,) = mod["main"].body.blocks[0].bindings
+    assert b.value.cond == rx.PrimValue(P.IntImm(0, "bool"))
+    x = np.array([1.0, 2.0], "float32")
+    np.testing.assert_array_equal(relax_ref.evaluate(mod, "main", x), x)
+    # TVM 0.27 prints it so in a text without any other spelling of its own: every dialect reads it
+    mod = relax_ref.parse(text.replace("# from typing import TypeVar\n", ""))
+    assert mod["main"].body.blocks[0].bindings[0].value.cond == rx.PrimValue(P.IntImm(0, "bool"))
+    with pytest.raises(ParseError, match="not a Python literal"):
+        relax_ref.parse(text.replace("if False:", "if 0:"))

@@ -157,16 +157,21 @@ CROSS = [
 @pytest.mark.parametrize("text", CROSS)
 def test_matches_tvm_parser(text):
     tvm = pytest.importorskip("tvm")
+    import tvm_compat as tc
+
     src = f"@T.prim_func\ndef f({PARAMS}):\n    T.evaluate({text})\n"
     from tvm.script import tirx as T
 
-    ref = tvm.script.from_source(src, extra_vars={"T": T}).body.value
+    with tc.tir_parser_operators():  # what TVM 0.27 folds depends on the import order otherwise (TVM-F14)
+        ref = tvm.script.from_source(src, extra_vars={"T": T}).body.value
     ours = evaluated(text)
     ref_kind = type(ref).__name__
+    if ref_kind.startswith("Bitwise"):
+        ref_kind = "Call"  # TVM 0.27's BitwiseAnd, ... nodes are TVM 0.25's (and relax-ref's) calls of tir.bitwise_*
     ours_kind = {"PrimCall": "Call", "IntImm": "IntImm", "FloatImm": "FloatImm"}.get(type(ours).__name__,
                                                                                     type(ours).__name__)
     assert ours_kind == ref_kind
-    assert ours.dtype == str(ref.dtype)
+    assert ours.dtype == tc.dtype(ref)
     if isinstance(ours, P.FloatImm):
         assert ours.value == ref.value
 
@@ -176,6 +181,8 @@ def test_matches_tvm_parser(text):
                                   "T.axis.spatial(T.int64(4), i)", "T.axis.reduce(1, 0)"])
 def test_axis_matches_tvm(decl):
     tvm = pytest.importorskip("tvm")
+    import tvm_compat as tc
+
     text = (f'@T.prim_func(s_tir=True)\ndef f(A: T.Buffer((4,), "float32"), n: T.int64):\n'
             f'    for i in range(T.int64(4)):\n        with T.sblock("b"):\n            v = {decl}\n'
             f'            T.evaluate(v)\n')
@@ -183,12 +190,12 @@ def test_axis_matches_tvm(decl):
 
     fn = tvm.script.from_source(text, extra_vars={"T": T})
     found = []
-    tvm.tirx.stmt_functor.post_order_visit(
-        fn.body, lambda n: found.append(n) if type(n).__name__ == "SBlockRealize" and n.block.name_hint == "b" else None)
+    tc.post_order_stmts(
+        fn.body, lambda n: found.append(n) if type(n).__name__ == "SBlockRealize" and tc.name(n.block) == "b" else None)
     ref_iv, ref_value = found[0].block.iter_vars[0], found[0].iter_values[0]
     iv, value = _axis(decl)
     assert (iv.var.dtype, iv.dom.extent.dtype, value.dtype) == (
-        str(ref_iv.var.dtype), str(ref_iv.dom.extent.dtype), str(ref_value.dtype))
+        tc.dtype(ref_iv.var), tc.dtype(ref_iv.dom.extent), tc.dtype(ref_value))
 
 
 def test_printer_uses_operator_sugar_for_unfolded_narrow_floats():

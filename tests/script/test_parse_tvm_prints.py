@@ -15,6 +15,7 @@ from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ops import registry
+from relax_ref.script.dialect import get_dialect
 from relax_ref.script.parser import parse_module
 
 from script_helpers import parse_unknown_ops_with, record_call
@@ -23,6 +24,8 @@ tvm = pytest.importorskip("tvm")
 pytestmark = pytest.mark.tvm
 
 from tvm import relax, tirx  # noqa: E402
+
+import tvm_compat as tc  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -91,10 +94,10 @@ def _tvm_blocks(stmt):
     names = []
 
     def visit(s):
-        if isinstance(s, tvm.tirx.SBlock):
-            names.append(s.name_hint)
+        if isinstance(s, tc.SBlock):
+            names.append(tc.name(s))
 
-    tvm.tirx.stmt_functor.post_order_visit(stmt, visit)
+    tc.post_order_stmts(stmt, visit)
     return names
 
 
@@ -123,20 +126,21 @@ def _our_blocks(stmt):
 
 def _check_prim_func(ours: tir.PrimFunc, theirs) -> None:
     assert len(ours.params) == len(theirs.params)
+    tbuffers = tc.buffers(theirs)
     for p, tp in zip(ours.params, theirs.params):
-        assert p.dtype == str(tp.dtype)
-        if tp not in theirs.buffer_map:
-            assert p.name == tp.name
+        assert p.dtype == tc.param_dtype(theirs, tp)
+        if tp not in tbuffers:
+            assert p.name == tc.name(tp)
         else:
-            tb = theirs.buffer_map[tp]
+            tb = tbuffers[tp]
             ob = ours.buffer_of(p)
             # TVM's printer renames duplicate buffer names with a numeric suffix
-            assert ob is not None and re.fullmatch(re.escape(tb.name) + r"(_\d+)?", ob.name)
+            assert ob is not None and re.fullmatch(re.escape(tc.buffer_name(tp, tb)) + r"(_\d+)?", ob.name)
             assert ob.dtype == str(tb.dtype)
             assert len(ob.shape) == len(tb.shape)
             for d, td in zip(ob.shape, tb.shape):
                 if isinstance(td, tvm.tirx.IntImm):
-                    assert d == P.IntImm(int(td), str(td.dtype))
+                    assert d == P.IntImm(int(td), tc.dtype(td))
                 else:
                     assert str(d) == str(td)
     tblocks = _tvm_blocks(theirs.body)
@@ -149,9 +153,9 @@ def _check_prim_func(ours: tir.PrimFunc, theirs) -> None:
 
 
 def _check_relax_function(ours: rx.Function, theirs) -> None:
-    assert [p.name_hint for p in ours.params] == [p.name_hint for p in theirs.params]
+    assert [p.name_hint for p in ours.params] == [tc.name(p) for p in theirs.params]
     ours_names = [b.var.name_hint for blk in ours.body.blocks for b in blk.bindings]
-    theirs_names = [b.var.name_hint for blk in theirs.body.blocks for b in blk.bindings]
+    theirs_names = [tc.name(b.var) for blk in theirs.body.blocks for b in blk.bindings]
     assert ours_names == theirs_names
     for blk, tblk in zip(ours.body.blocks, theirs.body.blocks):
         assert isinstance(blk, rx.DataflowBlock) == isinstance(tblk, relax.DataflowBlock)
@@ -167,10 +171,10 @@ NAMES = ["softmax_matmul", "conv2d_relu", "layer_norm", "take", "strided_slice",
 def test_tvm_print_parses_with_tvm_structure(programs, name, stage):
     tmod = _variants(programs[name])[stage]
     mod = parse_module(tmod.script(show_meta=True))
-    assert sorted(mod) == sorted(gv.name_hint for gv in tmod.get_global_vars())
+    assert sorted(mod) == sorted(tc.name(gv) for gv in tmod.get_global_vars())
     for gv in tmod.get_global_vars():
         theirs = tmod[gv]
-        ours = mod[gv.name_hint]
+        ours = mod[tc.name(gv)]
         if isinstance(theirs, tvm.tirx.PrimFunc):
             assert isinstance(ours, tir.PrimFunc)
             _check_prim_func(ours, theirs)
@@ -224,8 +228,8 @@ def test_metadata_constants_decode_exactly_like_tvm():
     assert text.startswith("metadata = tvm.ir.load_json(")
     mod = parse_module(text)
     consts = [b.value for blk in mod["main"].body.blocks for b in blk.bindings if isinstance(b.value, rx.Constant)]
-    theirs = [b.value.data.numpy() for blk in tmod["main"].body.blocks for b in blk.bindings
-              if isinstance(b.value, relax.Constant)]
+    theirs = [tc.constant_array(b.value) for blk in tmod["main"].body.blocks for b in blk.bindings
+              if isinstance(b.value, tc.Constant)]
     assert len(consts) == len(CONSTANTS) == len(theirs)
     for ours, t, orig in zip(consts, theirs, CONSTANTS):
         assert ours.data.dtype == t.dtype == orig.dtype
@@ -257,8 +261,9 @@ def test_metadata_omitted_is_a_clear_error():
 
 
 def test_metadata_index_out_of_range():
-    text = _constant_module().script(show_meta=True).replace('metadata["relax.expr.Constant"][0]',
-                                                              'metadata["relax.expr.Constant"][99]')
+    key = get_dialect(tc.DIALECT).constant_key
+    text = _constant_module().script(show_meta=True).replace(f'metadata["{key}"][0]', f'metadata["{key}"][99]')
+    assert f'metadata["{key}"][99]' in text
     with pytest.raises(ParseError, match="out of range"):
         parse_module(text)
 
@@ -296,11 +301,11 @@ def main(c: R.Tensor((), "bool"), x: R.Tensor((2,), "float32")) -> R.Tensor((2,)
     mod = parse_module(text)
     (b,) = mod["main"].body.blocks[0].bindings
     (tb,) = tf.body.blocks[0].bindings
-    assert isinstance(b.value, rx.If) and b.var.name_hint == tb.var.name_hint == "z"
+    assert isinstance(b.value, rx.If) and b.var.name_hint == tc.name(tb.var) == "z"
     for ours, theirs in ((b.value.true_branch, tb.value.true_branch), (b.value.false_branch, tb.value.false_branch)):
         assert [x.var.name_hint for blk in ours.blocks for x in blk.bindings] == \
-            [x.var.name_hint for blk in theirs.blocks for x in blk.bindings]
-        assert ours.body.name_hint == theirs.body.name_hint
+            [tc.name(x.var) for blk in theirs.blocks for x in blk.bindings]
+        assert ours.body.name_hint == tc.name(theirs.body)
 
 
 def test_tvm_prim_func_statements_round_trip_through_tvm_print():

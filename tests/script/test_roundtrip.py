@@ -324,7 +324,7 @@ class Module:
 #: T.alloc_buffer
 TVM_REPRINT_LOSSY = {"tvm-0.25": {"prim_value_dtypes": "int32", "decl_buffer": "decl_buffer"},
                      # TVM 0.27 reads the equivalent call_tir with the scalars in the argument tuple
-                     "tvm-0.27": {"decl_buffer": "decl_buffer", "call_tir_kernels": "params"}}
+                     "tvm-0.27": {"decl_buffer": "decl_buffer", "call_tir_kernels": r"PrimFunc 'addn' > parameter"}}
 
 
 def roundtrip(mod, dialect):

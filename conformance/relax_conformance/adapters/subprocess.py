@@ -114,6 +114,9 @@ class SubprocessAdapter(Adapter):
         name = reply.get("name")
         if isinstance(name, str) and name:
             self.name = name
+        version = reply.get("version")
+        if isinstance(version, str) and version:
+            self.version = version
         feats = reply.get("unsupported_features", [])
         if not isinstance(feats, list) or not all(isinstance(f, str) for f in feats):
             raise ProtocolError("hello: 'unsupported_features' must be a list of strings")

@@ -1,13 +1,15 @@
-"""Adapter for Apache TVM 0.25 (``--impl tvm``).
+"""Adapter for Apache TVM 0.25 and later releases (``--impl tvm``).
 
-``load`` parses the text with ``tvm.script.from_source`` (its ``tvm`` / ``typing`` import lines are
+``load`` first puts the case's text in the installed release's dialect (:mod:`.tvm_text`: relax-ref's
+parser and printer, so TVM 0.27 reads ``out_ty=`` where the case says ``out_sinfo=``), then parses it with ``tvm.script.from_source`` (its ``tvm`` / ``typing`` import lines are
 blanked first and the names they bind passed as ``extra_vars``: TVM's parser reads no import), runs Relax well-formedness, applies
 ``LambdaLift`` when the module has local functions (the VM cannot run them otherwise), and builds with
 ``relax.build(mod, target="llvm")``. ``run`` calls the entry function on a fresh VM.
 
 TVM reports errors as Python exceptions whose *type* is coarse (``ValueError``, ``TypeError``,
 ``InternalError``, ``DiagnosticError``), so errors are classified by type and message with the tables
-below (TVM 0.25's run-time messages). Unmatched errors are ``unclassified``.
+below (the messages of TVM 0.25 and 0.27; a pattern names the release when only one of them writes it).
+Unmatched errors are ``unclassified``.
 
 TVM can kill its process (integer division by zero, out-of-bounds TensorIR accesses, some known
 crash bugs), so the runner always uses this adapter inside the worker process of
@@ -26,12 +28,13 @@ from .. import vocab
 from ..adapter import Adapter, LoadError, RunError
 from ..packed import SUITE_FUNCS, SuiteFuncError
 from ..values import Prim, Shape
+from .tvm_text import release_dialect, text_for, unsupported_features
 
 # (pattern, kind) tried in order against the message of a static (load-time) error.
 STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     # text problems first: TVMScript reports unknown names and forbidden constructs while parsing;
     # op_misc/call_py_func_output_without_shape (OP.call_py_func.C1): the constructor rejects the output
-    (r"out_ty of call_py_func should have defined ShapeExpr", "parse"),
+    (r"out_(ty|sinfo) of call_py_func should have defined ShapeExpr", "parse"),  # 0.27 | 0.25
     (r"Undefined variable", "parse"),
     (r"name '.*' is not defined", "parse"),
     (r"has no attribute", "parse"),
@@ -61,10 +64,17 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     # text_dialects/typevar_*: TVM 0.27's rules for a top-level TypeVar (TEXT.DIALECT.3)
     (r"TypeVar binding '\w+' must match its declared name", "parse"),
     (r"Symbolic TypeVar '\w+' must not have constraints or a bound", "parse"),
+    # text/equality_operator (TEXT.EXPR.3): TVM 0.27's parser refuses == between Relax expressions
+    (r"Operand should be a Expr\.", "parse"),
+    # text/symbolic_dtype_redeclared (TEXT.SYM.1): TVM 0.27 refuses to redeclare a symbolic variable
+    # with another dtype where the redeclaration stands (0.25 failed later, on the parameter's shape)
+    (r"Expected the same dtype for PrimType values", "parse"),
+    # module_rules/handle_is_not_a_tensor_dtype: TVM 0.27's parser refuses a handle as a scalar type
+    (r"PrimType cannot represent an opaque pointer", "parse"),
     # text/integer_true_division (TEXT.PRIM.2): '/' between integer scalar expressions
     (r"TVM supports multiple types of integer divisions, please call div", "parse"),
     # struct-info inference and annotation checks
-    (r"All information in StructInfo annotations must be correct", "struct_info"),
+    (r"All information in (StructInfo|Type) annotations must be correct", "struct_info"),  # 0.25 | 0.27
     (r"Invalid annotation", "struct_info"),
     (r"cannot be assigned to a variable of type", "struct_info"),
     (r"It is impossible to match cast", "struct_info"),
@@ -77,6 +87,8 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"requires the reduction length", "struct_info"),
     (r"Index out of bounds: Tuple", "struct_info"),
     (r"Call expects its operator to have FuncStructInfo", "struct_info"),
+    (r"Call->op must contains a function type", "struct_info"),  # 0.27's wording of the check above
+    (r"Expression of type .* cannot be called", "struct_info"),  # 0.27: calling a non-function
     (r"FValidate", "struct_info"),
     (r"In-place index .* is out of range", "struct_info"),
     # SI.SHAPE.2: a shape value that is not int64. Added for text/symbolic_dtype_redeclared, which stays a
@@ -88,7 +100,9 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Arguments to binary operators must be either R\.Tensor or R\.Prim", "struct_info"),
     (r"requires the input condition tensor to have boolean dtype", "struct_info"),
     (r"arguments of EwiseFMA must have the same|must be equal for EwiseFMA", "struct_info"),
-    (r"is expected to be a PrimValue", "struct_info"),
+    (r"is expected to be a Prim(Value|Expr)", "struct_info"),  # 0.25 | 0.27
+    # 0.27: an operator's Python wrapper refuses a Relax variable where it needs a scalar (R.tril's k)
+    (r"Cannot convert \w+ with type <class 'tvm\.ir\.expr\.Var'> to `Expr`", "struct_info"),
     (r"The argument to assert must be a boolean scalar", "struct_info"),
     (r"expects the first argument to be a GlobalVar", "struct_info"),
     (r"shape_of expects a tensor input", "struct_info"),
@@ -135,11 +149,12 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
      r"IndexPut requires|SliceScatter (op )?(requires|expects)|Dynamic strided[_ ]slice (requires|expects)|"
      r"strided_slice operator requires|number of axes provided must match|is_base_of_tuple_of_int64|"
      r"IsBaseOf\(relax::TensorStructInfo\(DataType::Void\(\), kUnknownNDim\), GetStructInfo\(data\)\)|"
+     r"IsBaseOf\(relax::TensorType\(std::nullopt, kUnknownNDim\), GetType\(data\)\)|"
      r"Mismatched type on argument #\d+ when calling: `relax\.op\.", "struct_info"),
     # operator rules the parser enforces with a failed check (DiagnosticError)
     # op_core/call_builtin_with_ctx_two_sinfo_args (OP.call_builtin_with_ctx.C1): more than one sinfo_args
     # entry; the check is generic, so the parser's excerpt must show the call_builtin_with_ctx call
-    (r"error: Check failed: call->sinfo_args\.size\(\) == 1 \(\d+ vs\. 1\) : \n --> [^\n]*\n[^\n]*\n"
+    (r"error: Check failed: call->(sinfo|ty)_args\.size\(\) == 1 \(\d+ vs\. 1\) : \n --> [^\n]*\n[^\n]*\n"
      r"[^\n]*\bR\.call_builtin_with_ctx\(", "struct_info"),
     # op_nn/nll_loss_bad_reduction (OP.nn.nll_loss.C1): a reduction other than none, sum and mean
     (r"is false: The argument reduction of NLLLoss should be one of the following values: none, mean, sum\. "
@@ -285,15 +300,6 @@ def _has_local_functions(mod) -> bool:
     return False
 
 
-def _release(version: str) -> tuple:
-    """``"0.27.0.post1"`` -> ``(0, 27)``."""
-    parts = []
-    for p in version.split(".")[:2]:
-        digits = "".join(c for c in p if c.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
 def _imports_as_names(text: str) -> tuple:
     """TVM's parser reads no import statement: the text without its top-level imports (blank lines keep
     the line numbers) and the names they bind, as ``extra_vars`` on top of TVM's defaults. Only
@@ -329,8 +335,17 @@ def _imports_as_names(text: str) -> tuple:
     return "\n".join(lines), names
 
 
+def _describe(v: Any) -> str:
+    """A short description of a TVM value that could not be converted (shape and dtype of a tensor)."""
+    shape, dtype = getattr(v, "shape", None), getattr(v, "dtype", None)
+    if shape is not None:
+        return f"a tensor of shape {tuple(int(d) for d in shape)} and dtype {dtype}"
+    return f"a {type(v).__name__}"
+
+
 class TvmAdapter(Adapter):
-    """Apache TVM 0.25 on the LLVM CPU target (run it through the worker process)."""
+    """Apache TVM (0.25 or later) on the LLVM CPU target (run it through the worker process). Each case
+    is handed over in the installed release's dialect (:mod:`.tvm_text`)."""
 
     unsupported_features = frozenset({"classic-spelling"})
 
@@ -338,11 +353,10 @@ class TvmAdapter(Adapter):
         import tvm  # noqa: F401 - fail early if TVM is absent
 
         self._tvm = tvm
-        self.name = f"tvm {tvm.__version__}"
-        # each release reads its own spelling: TVM 0.27 changed the text (out_ty, T.int64, TypeVar, ...)
-        newer = _release(tvm.__version__) >= (0, 27)
-        self.unsupported_features = frozenset({"classic-spelling", "mixed-releases",
-                                               "tvm-0.25-spelling" if newer else "tvm-0.27-spelling"})
+        self.dialect = release_dialect(tvm.__version__)
+        self.name = f"tvm {tvm.__version__}, dialect {self.dialect}"
+        self.version = tvm.__version__
+        self.unsupported_features = unsupported_features(self.dialect)
         self._register_suite_funcs()
 
     # -- packed functions ---------------------------------------------------------------------------
@@ -428,6 +442,7 @@ class TvmAdapter(Adapter):
         tvm = self._tvm
         from tvm import relax
 
+        text = text_for(text, case, self.dialect)[0]  # Unsupported: the release cannot express the case
         try:
             source, names = _imports_as_names(text)
             mod = tvm.script.from_source(source, extra_vars=names, check_well_formed=False)
@@ -466,7 +481,13 @@ class TvmAdapter(Adapter):
             out = fn(*targs)
         except Exception as err:  # noqa: BLE001
             raise RunError(*self._runtime(err)) from None
-        return self._from_tvm(out)
+        try:
+            return self._from_tvm(out)
+        except RunError:
+            raise
+        except Exception as err:  # noqa: BLE001 - e.g. a tensor whose element count wrapped past int64
+            raise RunError("unclassified", f"TVM returned a value that cannot be read: {_describe(out)}: "
+                                           f"{_first_line(err)}") from None
 
 
 __all__ = ["TvmAdapter", "classify_static", "classify_runtime", "STATIC_PATTERNS", "RUNTIME_PATTERNS"]

@@ -566,7 +566,10 @@ class RelaxFunctionParser:
         if not node.orelse:
             raise self.err(node, "an if statement in a Relax function needs an else branch")
         cond_v = ev.eval_node(node.test)
-        if prim.is_num(cond_v):
+        if isinstance(cond_v, bool):
+            # TVM 0.27 writes a constant condition bare, without any other spelling of its own (TEXT.DIALECT.2)
+            cond_v = P.IntImm(int(cond_v), "bool")
+        elif prim.is_num(cond_v):
             raise self.err(node.test, "the condition of an if must be a Relax value, not a Python literal")
         cond = to_relax_expr(ev, cond_v, node.test)
         then_seq, then_name, _ = self.parse_branch(node.body, scope, node, "then")

@@ -2,7 +2,8 @@
 
 Public API::
 
-    print_module(mod, *, dialect="classic" | "tvm-0.25" | "tvm-0.27" | "tvm", show_meta=False) -> str
+    print_module(mod, *, dialect="classic" | "tvm-0.25" | "tvm-0.27" | "tvm", show_meta=False,
+                 source_order=False, exact=False) -> str
     print_function(func, name=None, *, dialect="classic", show_meta=False) -> str
     struct_info_to_str(si) -> str
     expr_to_str(e, *, dialect="classic") -> str

@@ -58,10 +58,18 @@ class PrintContext:
         self.nested_typevars = False
         #: TypeVar names of the module (known after a first printing pass) that body symbols avoid
         self.typevar_names: Set[str] = set()
+        #: tvm-0.27: symbols a nested function's signature introduces that its enclosing function also
+        #: uses afterwards (found by a first printing pass): declared once, in the enclosing function
+        self.enclosing_symbols: Set[P.PrimVar] = set()
+        #: first pass: the symbols declared as a nested TypeVar, and those of them declared again later
+        self.nested_typevar_vars: Set[P.PrimVar] = set()
+        self.redeclared: Set[P.PrimVar] = set()
         #: tvm-0.27: symbolic variables that are a scalar parameter of the function being printed
         #: (``k: T.int64``), printed under that parameter's name
         self.param_symbols: Dict[P.PrimVar, str] = {}
         self.vdevices: tuple = ()
+        #: refuse (UnsupportedError) to leave out what the dialect cannot express (print_module's exact)
+        self.exact = False
         if module is not None:
             self.vdevices = tuple(module.global_infos.get("vdevice", ()))
 
@@ -79,8 +87,15 @@ class PrintContext:
         # a symbol declared in a body must not take the name of a top-level TypeVar: TVM 0.27 refuses to
         # redeclare it (TEXT.DIALECT.3)
         avoid = self.typevar_names if self.signature_vars is None else ()
+        in_signature = self.signature_vars is not None
+        if in_signature and v in self.enclosing_symbols and frame is not outer:
+            # tvm-0.27 reads a nested signature's name as the enclosing function's symbol; a TypeVar
+            # declared before the nested definition would hide it from the enclosing function's later uses
+            frame, avoid, in_signature = outer, self.typevar_names, False
+        elif not in_signature and v in self.nested_typevar_vars:
+            self.redeclared.add(v)
         name = self.names.define(v, v.name, level=frame.name_level, avoid=avoid)
-        if self.signature_vars is not None:
+        if in_signature:
             # a symbol a signature introduces belongs to that function (a nested one declares its own)
             self.signature_vars.add(v)
             if self.dialect.typevar_symbols and v.dtype == "int64":
@@ -90,6 +105,7 @@ class PrintContext:
                 else:
                     frame.typevars.append(name)
                     self.nested_typevars = True
+                    self.nested_typevar_vars.add(v)
                 return name
         self.used_ns.add("T")
         frame.decls.append(f"{name} = T.{v.dtype}()")

@@ -6,6 +6,9 @@ used (``# from tvm.script import ir as I`` / ``tir as T`` (classic) or ``tirx as
 ``I.module_attrs({...})``, ``I.module_global_infos({...})`` and the functions separated by blank
 lines: PrimFuncs first, then ExternFuncs (``name = R.ExternFunc("symbol")``), then Relax functions,
 each group sorted by name, with ``main`` last (TEXT.MOD.5). There is no trailing newline.
+``source_order=True`` keeps the module's own order instead (a parsed module's is the text's): a text's
+function order decides what a call of a later function without a return annotation is
+(NORM.GLOBAL.4), so translating a text to another dialect must keep it.
 """
 
 from __future__ import annotations
@@ -81,21 +84,28 @@ def _function_lines(ctx: PrintContext, relax: RelaxPrinter, tirp: TIRPrinter, na
 
 
 def print_module(mod: IRModule, *, dialect: str = "classic", show_meta: bool = False,
-                 module_name: str = "Module") -> str:
-    """TVMScript text of ``mod`` (see the module docstring for the layout)."""
+                 module_name: str = "Module", source_order: bool = False, exact: bool = False) -> str:
+    """TVMScript text of ``mod`` (see the module docstring for the layout). ``exact=True``: what the
+    dialect cannot express (the value of an ``R.Prim(value=...)`` annotation in tvm-0.27) is an
+    :class:`~relax_ref.errors.UnsupportedError` instead of being left out (TEXT.DIALECT.5)."""
     d = get_dialect(dialect)
     if not d.tir_vars:
         mod = scalars_before_outputs(mod, d.name)  # tvm-0.27's call_tir form (TEXT.DIALECT.5)
-    text, ctx = _print_module(mod, d, show_meta, module_name, set())
-    if ctx.typevars and d.typevar_symbols:
-        # again, with the TypeVar names known, so that symbols declared in bodies avoid them
-        text, _ = _print_module(mod, d, show_meta, module_name, set(ctx.typevars))
+    text, ctx = _print_module(mod, d, show_meta, module_name, set(), source_order, exact)
+    if (ctx.typevars or ctx.redeclared) and d.typevar_symbols:
+        # again, with the TypeVar names known, so that symbols declared in bodies avoid them, and with
+        # the nested signatures' symbols that their enclosing function uses too declared there
+        text, _ = _print_module(mod, d, show_meta, module_name, set(ctx.typevars), source_order, exact,
+                                set(ctx.redeclared))
     return text
 
 
-def _print_module(mod: IRModule, d, show_meta: bool, module_name: str, typevar_names):
+def _print_module(mod: IRModule, d, show_meta: bool, module_name: str, typevar_names, source_order: bool,
+                  exact: bool = False, enclosing_symbols=frozenset()):
     ctx = PrintContext(d, show_meta=show_meta, module=mod, module_name=module_name)
+    ctx.exact = exact
     ctx.typevar_names = typevar_names
+    ctx.enclosing_symbols = set(enclosing_symbols)
     ctx.used_ns.add("I")
     relax = RelaxPrinter(ctx)
     tirp = TIRPrinter(ctx)
@@ -106,7 +116,9 @@ def _print_module(mod: IRModule, d, show_meta: bool, module_name: str, typevar_n
         items = sorted(mod.global_infos.items())
         body.append("I.module_global_infos({" + ", ".join(
             f"{format_str(k)}: {_global_info(ctx, relax, v)}" for k, v in items) + "})")
-    funcs = sorted(mod.functions_items(), key=lambda gf: (_priority(gf[0].name_hint, gf[1]), gf[0].name_hint))
+    funcs = list(mod.functions_items())
+    if not source_order:
+        funcs.sort(key=lambda gf: (_priority(gf[0].name_hint, gf[1]), gf[0].name_hint))
     prev_def = False
     for gv, func in funcs:
         is_def = not isinstance(func, rx.ExternFunc)

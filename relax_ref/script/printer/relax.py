@@ -105,8 +105,8 @@ class RelaxPrinter:
             params = []
             for p in f.params:
                 pname = self.scalar_param(p) if typevars else None
-                if pname is not None:
-                    params.append(f"{pname}: {self.sinfo(p.struct_info)}")
+                if pname is not None:  # the parameter is the symbol: its value is written by its name
+                    params.append(f"{pname}: {self.sinfo(si.PrimStructInfo(p.struct_info.dtype))}")
                     continue
                 pname = self.define_var(p)
                 if typevars and isinstance(p.struct_info, si.PrimStructInfo):
@@ -228,8 +228,8 @@ class RelaxPrinter:
         if name is None and _is_unit(value.struct_info) and _is_unit(b.var.struct_info) \
                 and b.var not in self.ctx.referenced:
             return [self.expr(value)]
-        rhs = self.expr(value, top=True)
         ann = self.annotation(b.var, value)
+        rhs = self.bound_value(value, ann)
         lhs = name if name is not None else self.define_var(b.var)
         return [f"{lhs}{ann} = {rhs}"]
 
@@ -241,7 +241,7 @@ class RelaxPrinter:
 
     def branch(self, s: rx.Expr, name: str, ann: str) -> List[str]:
         if not isinstance(s, rx.SeqExpr):
-            return [f"{name}{ann} = {self.expr(s, top=True)}"]
+            return [f"{name}{ann} = {self.bound_value(s, ann)}"]
         self.ctx.names.push()
         try:
             blocks = list(s.blocks)
@@ -260,7 +260,7 @@ class RelaxPrinter:
                 else:
                     lines += self.block(b)
             if merged is None:
-                lines.append(f"{name}{ann} = {self.expr(s.body, top=True)}")
+                lines.append(f"{name}{ann} = {self.bound_value(s.body, ann)}")
             return lines
         finally:
             self.ctx.names.pop()
@@ -314,10 +314,23 @@ class RelaxPrinter:
         raise UnsupportedError(f"a {type(e).__name__} can only be printed as the value of a binding",
                                e.span)
 
-    def prim_value(self, e: rx.PrimValue) -> str:
+    def typed_expr(self, e: rx.Expr, top: bool = False) -> str:
+        """:meth:`expr`, where a bare integer would not read back as a scalar value: tvm-0.27 reads
+        ``a = 5`` (a binding without annotation, an If branch's value) as a tensor constant and refuses
+        ``f(5)`` for a function call, so such an integer is written ``T.int64(5)`` there."""
+        if isinstance(e, rx.PrimValue):
+            return self.prim_value(e, typed=True)
+        return self.expr(e, top=top)
+
+    def bound_value(self, e: rx.Expr, ann: str) -> str:
+        """The right-hand side of a binding annotated ``ann`` (``""``: none)."""
+        return self.expr(e, top=True) if ann else self.typed_expr(e, top=True)
+
+    def prim_value(self, e: rx.PrimValue, typed: bool = False) -> str:
         """``R.prim_value(v)``; tvm-0.27 writes the scalar itself (``n + 1``, ``1``,
-        ``T.float32(0.5)``, ``T.bool(True)``), except a scalar parameter's symbol alone, which would
-        read back as the parameter (TEXT.DIALECT.3)."""
+        ``T.float32(0.5)``, ``T.bool(True)``; an integer as ``T.int64(1)`` when ``typed``, see
+        :meth:`typed_expr`), except a scalar parameter's symbol alone, which would read back as the
+        parameter (TEXT.DIALECT.3)."""
         v = e.value
         if isinstance(v, P.IntImm) and v.dtype == "bool":
             self.ctx.used_ns.add("T")
@@ -326,6 +339,8 @@ class RelaxPrinter:
         if not self.ctx.dialect.bare_prim_values or (isinstance(v, P.PrimVar) and v in self.ctx.param_symbols):
             return f"R.prim_value({self.prim(v)})"
         text = self.prim(v)
+        if typed and isinstance(v, P.IntImm) and "T." not in text:
+            text = f"T.{v.dtype}({text})"
         if "T." in text:
             self.ctx.used_ns.add("T")
         return text
@@ -383,7 +398,7 @@ class RelaxPrinter:
             if c.sinfo_args:
                 parts.append(f"{kw}={self.sinfo_tuple(c.sinfo_args)}")
             return f"R.call_packed({', '.join(parts)})"
-        parts = [self.expr(a) for a in c.args]
+        parts = [self.typed_expr(a) for a in c.args]
         parts += [f"{k}={self.attr(v)}" for k, v in sorted(c.attrs.items())]
         if c.sinfo_args:
             parts.append(f"{kw}={self.sinfo_tuple(c.sinfo_args)}")

@@ -97,6 +97,9 @@ class StructInfoPrinter:
             if d.prim_annotation == "T":
                 # tvm-0.27 annotates the dtype only (TEXT.DIALECT.5); inside R.Tuple / R.Callable and in
                 # ty_args TVM 0.27 reads only R.Prim("int64") (its own T.int64 there fails to parse)
+                if s.value is not None and self.ctx.exact:
+                    raise UnsupportedError(f"{d.name} annotates a scalar by its dtype only: the value of "
+                                           f"R.Prim(value={self.prim(s.value)}) cannot be written")
                 if nested:
                     return f'R.Prim("{s.dtype}")'
                 self.ctx.used_ns.add("T")

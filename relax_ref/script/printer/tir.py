@@ -143,7 +143,8 @@ class TIRPrinter:
     def buffer_name(self, b: tir.Buffer) -> str:
         """The name of ``b``; a buffer used without a declaration (a view over another buffer's
         data, ``T.Buffer(shape, data=A.data)``) is declared right before the statement that first
-        uses it, where its data variable is in scope, as TVM prints it (TEXT.TIR.6)."""
+        uses it, where its data variable is in scope, as TVM prints it -- with ``T.decl_buffer`` in a
+        dialect whose release requires the declaration (tvm-0.27) (TEXT.TIR.6)."""
         name = self.ctx.names.get(b)
         if name is None:
             data_known = b.data is not None and (b.data in self.data_alias or self.ctx.names.is_defined(b.data))
@@ -154,7 +155,9 @@ class TIRPrinter:
                                                       and any(b.data is d for d in self.param_data))
             target = self.pending if local else self.late_decls
             name = self.ctx.names.define(b, b.name, level=None if local else self.func_level, default="buffer")
-            target.append(f"{name} = {self.buffer_call('T.Buffer', b, [], force_dtype=True)}")
+            # tvm-0.27 reads T.Buffer(..., data=A.data) in a body as no declaration
+            call = "T.decl_buffer" if self.ctx.dialect.declared_views else "T.Buffer"
+            target.append(f"{name} = {self.buffer_call(call, b, [], force_dtype=True)}")
             if not data_known:
                 self.data_alias.setdefault(b.data, f"{name}.data")
         return name

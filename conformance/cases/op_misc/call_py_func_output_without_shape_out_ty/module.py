@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), "float32")):
+        y = R.call_py_func("conformance.identity", x, out_ty=R.Tensor(ndim=1, dtype="float32"))
+        return y

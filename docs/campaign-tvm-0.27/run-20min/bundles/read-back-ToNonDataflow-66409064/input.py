@@ -1,0 +1,16 @@
+# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((5, 1, 1, 2), dtype="float32"), y: R.Tensor((5, 2, 4, "n"), dtype="float16"), z: R.Tensor((4,), dtype="bool")) -> R.Tensor((5, 2, 4, "n"), dtype="float16"):
+        n = T.int64()
+        gv: R.Tensor((5, 2, 4, n), dtype="float16") = R.cos(y)
+        if R.prim_value(T.bool(False)):
+            cond_out: R.Tensor((5, 2, 4, n), dtype="float16") = gv
+        else:
+            cond_out: R.Tensor((5, 2, 4, n), dtype="float16") = gv
+        gv1: R.Tensor((5, 2, 4, n), dtype="float16") = R.nn.relu(cond_out)
+        return gv1
