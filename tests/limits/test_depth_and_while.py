@@ -100,7 +100,7 @@ def _outcomes(text, *args, **limits):
 
 
 def test_the_new_budgets_are_validated_and_default():
-    assert DEFAULT_LIMITS.max_while_steps == 1 << 18 and DEFAULT_LIMITS.max_depth == 1000
+    assert DEFAULT_LIMITS.max_while_steps == 1 << 16 and DEFAULT_LIMITS.max_depth == 1000
     assert Limits(max_bytes=1, max_steps=1).max_depth == 1000
     for bad in (dict(max_while_steps=0), dict(max_depth=-1), dict(max_depth=True)):
         with pytest.raises(LimitExceededError):
