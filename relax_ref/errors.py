@@ -245,8 +245,9 @@ def no_function(name: str, known: Iterable[str]) -> str:
 class LimitExceededError(RelaxRuntimeError):
     """A run-time limit of RUNTIME.LIMIT.*: a size, extent, index or integer outside the int64 range
     (or an integer outside its dtype's range), an allocation beyond the byte budget ``max_bytes``, or
-    TensorIR loops beyond the step budget ``max_steps``. ``limit`` names the limit (``"int64"``,
-    ``"dtype"``, ``"max_bytes"``, ``"max_steps"``) and ``value`` the offending value."""
+    TensorIR loops beyond the step budgets ``max_steps`` and ``max_while_steps``, Relax calls nested
+    beyond ``max_depth``. ``limit`` names the limit (``"int64"``, ``"dtype"``, ``"max_bytes"``,
+    ``"max_steps"``, ``"max_while_steps"``, ``"max_depth"``) and ``value`` the offending value."""
 
     kind = "limit_exceeded"
 

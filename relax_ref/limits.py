@@ -12,11 +12,15 @@ Every evaluator of relax-ref enforces the same limits, written once here:
   (:func:`check_alloc`, checked before allocating);
 * (RUNTIME.LIMIT.4) one call of a PrimFunc executes at most ``max_steps`` loop iterations, every
   iteration of every ``for`` and ``while`` loop counting one (:class:`StepBudget`); a ``for`` loop whose
-  extent would take the count past the budget fails when it is entered.
+  extent would take the count past the budget fails when it is entered; one execution of a ``while``
+  loop runs at most ``max_while_steps`` iterations;
+* (RUNTIME.LIMIT.7) at most ``max_depth`` calls of Relax functions are active at once
+  (:class:`CallDepth`): unbounded recursion is an error, not an exhausted stack.
 
-:class:`Limits` holds the two budgets. The defaults are :data:`DEFAULT_LIMITS` (a quarter of the
-machine's memory, 2**32 steps), overridable with the environment variables ``RELAX_REF_MAX_BYTES`` and
-``RELAX_REF_MAX_STEPS`` and per evaluator (``Interpreter(mod, limits=...)``,
+:class:`Limits` holds the budgets. The defaults are :data:`DEFAULT_LIMITS` (a quarter of the machine's
+memory, 2**32 steps, 2**16 iterations of one while loop, a call depth of 1000), overridable with the
+environment variables ``RELAX_REF_MAX_BYTES``, ``RELAX_REF_MAX_STEPS``, ``RELAX_REF_MAX_WHILE_STEPS``
+and ``RELAX_REF_MAX_DEPTH`` and per evaluator (``Interpreter(mod, limits=...)``,
 ``relax_jax.compile(mod, limits=...)``).
 """
 
@@ -36,6 +40,11 @@ INT64_MAX = (1 << 63) - 1
 
 #: the step budget when nothing else is configured
 DEFAULT_MAX_STEPS = 1 << 32
+#: the iterations of one execution of a while loop when nothing else is configured: a loop that never
+#: ends stops in well under a second on the reference (a while loop runs one iteration at a time everywhere)
+DEFAULT_MAX_WHILE_STEPS = 1 << 16
+#: the call depth when nothing else is configured
+DEFAULT_MAX_DEPTH = 1000
 #: the byte budget when the machine's memory cannot be read
 FALLBACK_MAX_BYTES = 4 << 30
 
@@ -66,13 +75,15 @@ def default_max_bytes() -> int:
 
 @dataclass(frozen=True)
 class Limits:
-    """The resource budgets of an evaluation (RUNTIME.LIMIT.3, RUNTIME.LIMIT.4)."""
+    """The resource budgets of an evaluation (RUNTIME.LIMIT.3, RUNTIME.LIMIT.4, RUNTIME.LIMIT.7)."""
 
     max_bytes: int
     max_steps: int
+    max_while_steps: int = DEFAULT_MAX_WHILE_STEPS
+    max_depth: int = DEFAULT_MAX_DEPTH
 
     def __post_init__(self) -> None:
-        for name in ("max_bytes", "max_steps"):
+        for name in ("max_bytes", "max_steps", "max_while_steps", "max_depth"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:
                 raise LimitExceededError(f"{name} must be a positive integer, got {v!r}", limit=name)
@@ -83,16 +94,20 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits(max_bytes=_env_int("RELAX_REF_MAX_BYTES", default_max_bytes()),
-                        max_steps=_env_int("RELAX_REF_MAX_STEPS", DEFAULT_MAX_STEPS))
+                        max_steps=_env_int("RELAX_REF_MAX_STEPS", DEFAULT_MAX_STEPS),
+                        max_while_steps=_env_int("RELAX_REF_MAX_WHILE_STEPS", DEFAULT_MAX_WHILE_STEPS),
+                        max_depth=_env_int("RELAX_REF_MAX_DEPTH", DEFAULT_MAX_DEPTH))
 
 
 def resolve(limits: Optional[Limits] = None, *, max_bytes: Optional[int] = None,
-            max_steps: Optional[int] = None) -> Limits:
+            max_steps: Optional[int] = None, max_while_steps: Optional[int] = None,
+            max_depth: Optional[int] = None) -> Limits:
     """``limits`` (default :data:`DEFAULT_LIMITS`) with the given budgets replaced."""
     base = DEFAULT_LIMITS if limits is None else limits
     if not isinstance(base, Limits):
         raise LimitExceededError(f"limits must be a relax_ref.limits.Limits, got {type(base).__name__}")
-    return base.with_(max_bytes=max_bytes, max_steps=max_steps)
+    return base.with_(max_bytes=max_bytes, max_steps=max_steps, max_while_steps=max_while_steps,
+                      max_depth=max_depth)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -218,8 +233,57 @@ class StepBudget:
         self.used -= int(n)
 
 
+def while_limit_error(limit: int, span: Optional[Span] = None, value: Optional[int] = None) -> LimitExceededError:
+    """RUNTIME.LIMIT.4: one execution of a while loop past ``max_while_steps`` iterations."""
+    return LimitExceededError(f"while loop: more than max_while_steps = {limit} iterations", span,
+                              limit="max_while_steps", value=value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Calls (RUNTIME.LIMIT.7)
+# ---------------------------------------------------------------------------------------------------
+
+
+class CallDepth:
+    """The calls of Relax functions active at once, counted against ``max_depth``."""
+
+    __slots__ = ("max", "depth")
+
+    def __init__(self, max_depth: int) -> None:
+        self.max = int(max_depth)
+        self.depth = 0
+
+    def enter(self, name: str, span: Optional[Span] = None) -> None:
+        """One more active call (of function ``name``); LimitExceededError past ``max_depth``."""
+        if self.depth >= self.max:
+            raise depth_error(self.max, name, span)
+        self.depth += 1
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def room(self) -> int:
+        """How many more calls may become active."""
+        return self.max - self.depth
+
+
+def depth_error(limit: int, name: Optional[str] = None, span: Optional[Span] = None) -> LimitExceededError:
+    """RUNTIME.LIMIT.7: a call past ``max_depth`` active calls (``name``: the function called; None
+    when the implementation's own stack ran out first)."""
+    what = f"calling '{name}'" if name else "the implementation's stack is exhausted"
+    return LimitExceededError(f"{what}: more than max_depth = {limit} nested function calls", span,
+                              limit="max_depth", value=limit + 1 if name else None)
+
+
+def python_recursion_limit(max_depth: int) -> int:
+    """The Python recursion limit an evaluator sets so that ``max_depth`` nested Relax calls fit on
+    Python's stack (an evaluation takes some tens of Python frames per Relax call)."""
+    return max(20000, 64 * int(max_depth) + 5000)
+
+
 __all__ = [
-    "INT64_MIN", "INT64_MAX", "DEFAULT_MAX_STEPS", "Limits", "DEFAULT_LIMITS", "resolve", "fits_int64",
+    "INT64_MIN", "INT64_MAX", "DEFAULT_MAX_STEPS", "DEFAULT_MAX_WHILE_STEPS", "DEFAULT_MAX_DEPTH", "Limits", "DEFAULT_LIMITS", "resolve", "fits_int64",
     "check_int64", "dtype_range", "check_in_dtype", "element_count", "itemsize", "check_alloc",
-    "allocation_error", "is_allocation_failure", "StepBudget", "default_max_bytes",
+    "allocation_error", "is_allocation_failure", "StepBudget", "default_max_bytes", "while_limit_error",
+    "CallDepth", "depth_error", "python_recursion_limit",
 ]

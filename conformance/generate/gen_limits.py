@@ -113,6 +113,43 @@ def step_cases():
     return out
 
 
+def endless_cases():
+    """Programs that never end are errors under any budget (RUNTIME.LIMIT.4, RUNTIME.LIMIT.7)."""
+    forever = _tir_main('''
+        @T.prim_func
+        def k(A: T.Buffer((T.int64(1),), "int32"), B: T.Buffer((T.int64(1),), "int32")):
+            v = T.alloc_buffer((T.int64(1),), "int32")
+            v[0] = A[0]
+            while v[0] > 0:
+                v[0] = v[0] + 1
+                v[0] = v[0] - 1
+            B[0] = v[0]
+    ''', 1, "int32")
+    recursion = module_text('''
+        @R.function
+        def down(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
+            cls = Module
+            m = R.add(n, R.const(1, "int64"))
+            r = cls.down(m)
+            return r
+
+        @R.function
+        def main(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
+            cls = Module
+            r = cls.down(n)
+            return r
+    ''')
+    return [
+        Case("while_loop_that_never_ends", forever,
+             runs=[([np.array([0], "int32")], np.array([0], "int32")), Fails([np.array([1], "int32")], "limit_exceeded")],
+             spec=["RUNTIME.LIMIT.4"], tags=["limits", "call_tir", "loop"], oracle="spec-rule",
+             description="a while loop whose condition stays true stops at the step budgets: limit_exceeded"),
+        Case("recursion_that_never_ends", recursion, runs=[Fails([np.array(0, "int64")], "limit_exceeded")],
+             spec=["RUNTIME.LIMIT.7", "CALL.FUNC.6"], tags=["limits", "recursion"], oracle="spec-rule",
+             description="a function that always calls itself stops at the call-depth budget: limit_exceeded"),
+    ]
+
+
 def padding_cases():
     out = []
     rng = np.random.default_rng(1515)
@@ -174,7 +211,7 @@ def rank_cases():
 
 
 def generate():
-    return {"limits": size_cases() + step_cases() + padding_cases() + rank_cases() + host_cases()}
+    return {"limits": size_cases() + step_cases() + endless_cases() + padding_cases() + rank_cases() + host_cases()}
 
 
 if __name__ == "__main__":

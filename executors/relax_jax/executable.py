@@ -50,7 +50,7 @@ from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
 from relax_ref.ir.module import IRModule
-from relax_ref.limits import resolve as resolve_limits
+from relax_ref.limits import CallDepth, depth_error, python_recursion_limit, resolve as resolve_limits
 from relax_ref.script.parser import parse as parse_script
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
@@ -162,14 +162,20 @@ class Executable:
                  exact_cache_size: int = EXACT_CACHE_SIZE, stdout: Any = None,
                  specialize_after: Optional[int] = SPECIALIZE_AFTER, reuse_padded: bool = True,
                  pad_poison: bool = False, float_rules: str = "strict", limits: Any = None,
-                 max_bytes: Optional[int] = None, max_steps: Optional[int] = None) -> None:
+                 max_bytes: Optional[int] = None, max_steps: Optional[int] = None,
+                 max_while_steps: Optional[int] = None, max_depth: Optional[int] = None) -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"relax_jax.compile expects an IRModule, got {type(mod).__name__}")
         self.mod = mod
         #: the budgets of RUNTIME.LIMIT.3-4 (:mod:`relax_ref.limits`), as the reference's
-        self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps)
+        self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps,
+                                     max_while_steps=max_while_steps, max_depth=max_depth)
+        #: the Relax calls active in host mode (RUNTIME.LIMIT.7), shared by every host walker
+        self.call_depth = CallDepth(self.limits.max_depth)
+        #: id(Constant) -> (the Constant, its array), for host mode (walker._constant)
+        self.host_constants: Dict[int, Any] = {}
         if device is None:
             device = jax.devices("cpu")[0]
         elif isinstance(device, str):
@@ -260,13 +266,14 @@ class Executable:
             if r is not _MISS:
                 return r
         old = sys.getrecursionlimit()
-        if old < 20000:
-            sys.setrecursionlimit(20000)        # as the reference (CALL.FUNC.6)
+        need = python_recursion_limit(self.limits.max_depth)
+        if old < need:
+            sys.setrecursionlimit(need)         # as the reference (CALL.FUNC.6, RUNTIME.LIMIT.7)
         try:
             with jax.enable_x64(True):
                 return self._call(entry, args)
         except RecursionError:
-            raise RelaxRuntimeError("evaluation exceeded the recursion depth (resource exhaustion)") from None
+            raise depth_error(self.limits.max_depth) from None
         finally:
             sys.setrecursionlimit(old)
 

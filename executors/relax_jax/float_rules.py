@@ -16,7 +16,8 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
   through ``float64`` and a ``reduce_precision`` that keeps every ``float32`` value (which LLVM cannot
   see through) and back, so the value that leaves the node is the rounded product. ``float16``/``bfloat16`` products are computed in
   ``float32`` and converted (exact, then rounded once). ``float64`` products have no wider type and
-  stay contractable: the known gap of this executor (docs of :func:`rounded_multiply`).
+  stay contractable, which PRIM.FLOAT.6 allows an optimizing executor (as it allows XLA's CPU backend
+  to flush subnormal ``float32``/``float64`` values to zero).
 
 Both are the default (``relax_jax.compile(mod, float_rules="strict")``); ``float_rules="fast"`` gives
 XLA's own rewrites back (results may then differ from the reference in the last bit, which rounding,

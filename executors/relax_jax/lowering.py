@@ -86,6 +86,13 @@ class JaxLowering:
             raise ValueError(f"padding must be one of {PADDING_MODES}, got {self.padding!r}")
 
     def __call__(self, ctx: "LowerCtx", *args: Any) -> Any:
+        if args and all(isinstance(a, PrimV) and is_static(a.val) for a in args):
+            # operands all known while tracing (prim values): the result is computed now, so that it
+            # stays a known value (a staged computation could not be read back as one)
+            import jax
+
+            with jax.ensure_compile_time_eval():
+                return self.fn(ctx, *args)
         return self.fn(ctx, *args)
 
 

@@ -40,7 +40,7 @@ from relax_ref.ir import struct_info as si
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
-from relax_ref.limits import check_alloc
+from relax_ref.limits import CallDepth, check_alloc
 from relax_ref.ops import registry
 from relax_ref.static.inference import (
     check_loose_call, operator_struct_info, underspecified_tensor_args,
@@ -73,6 +73,11 @@ class Walker(ExprEvaluator):
         self.sink = sink
         self.level = 0
         self.stack: List[Any] = []
+        #: RUNTIME.LIMIT.7: host walkers share the executable's count of active calls; a traced walker
+        #: counts the calls it inlines from its entry (depth 1, as the entry call on the reference)
+        if self.traced:
+            self._call_depth = CallDepth(exe.limits.max_depth)
+            self._call_depth.depth = 1
         self._globals: Dict[str, Any] = {}
         #: static upper bounds of the entry function's symbolic variables under bucketing
         #: (``symbolic.upper_bound``); empty when shapes are exact
@@ -108,15 +113,19 @@ class Walker(ExprEvaluator):
     def closure_args(self, cl: ClosureV, args: List[Any]) -> List[Any]:
         return list(args) + list(cl.captured)
 
+    def call_depth(self) -> CallDepth:
+        return self._call_depth if self.traced else self.exe.call_depth
+
     def enter_function(self, cl: ClosureV, args: List[Any], call: Optional[rx.Call]) -> Any:
         """Traced: calls are inlined, so recursion aborts tracing; host: a global function runs in its
-        compiled form when it has one."""
+        compiled form when it has one, and when the calls it may inline fit under ``max_depth``
+        (RUNTIME.LIMIT.7: its compiled form counted them from its entry)."""
         if self.traced:
             if any(f is cl.func for f in self.stack):
                 raise TraceAbort(f"function '{cl.name}' is recursive", permanent=True)
             if len(self.stack) > MAX_INLINE_DEPTH:
                 raise TraceAbort("calls nest too deeply to inline", permanent=True)
-        elif cl.global_name is not None and call is not None:
+        elif cl.global_name is not None and call is not None and self.call_depth().room() > MAX_INLINE_DEPTH + 2:
             return self.exe._host_call_global(cl.global_name, args, self)
         return NotImplemented
 
@@ -287,7 +296,13 @@ class Walker(ExprEvaluator):
         return _condition(v)
 
     def _constant(self, e: rx.Constant, frame: Frame) -> Any:
-        return TVal(jnp.asarray(e.data), None, self.level)
+        if self.traced:
+            return TVal(jnp.asarray(e.data), None, self.level)
+        # host mode: a constant's array is made once per executable (recursion evaluates it per call)
+        hit = self.exe.host_constants.get(id(e))
+        if hit is None or hit[0] is not e:
+            hit = self.exe.host_constants[id(e)] = (e, jnp.asarray(e.data))
+        return TVal(hit[1], None, self.level)
 
     def _shape_expr(self, e: rx.ShapeExpr, frame: Frame) -> Any:
         dims = []

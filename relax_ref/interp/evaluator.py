@@ -29,6 +29,7 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.module import IRModule
+from ..limits import CallDepth
 from ..values import DTypeValue
 
 
@@ -174,6 +175,23 @@ class ExprEvaluator(ABC):
             raise ArityMismatchError(
                 f"function '{name}' takes {len(func.params)} arguments, got {len(args)}", span, site="param",
                 expected=str(len(func.params)), actual=str(len(args)), function=name)
+        depth = self.call_depth()
+        depth.enter(name, span)                 # RUNTIME.LIMIT.7
+        try:
+            return self._call_entered(cl, args, call, span)
+        finally:
+            depth.leave()
+
+    def call_depth(self) -> CallDepth:
+        """The active calls of this evaluation (RUNTIME.LIMIT.7), counted against ``max_depth``."""
+        depth = self.__dict__.get("_call_depth")
+        if depth is None:
+            depth = self._call_depth = CallDepth(self.limits.max_depth)
+        return depth
+
+    def _call_entered(self, cl: Any, args: List[Any], call: Optional[rx.Call], span) -> Any:
+        func: rx.Function = cl.func
+        name = cl.name
         done = self.enter_function(cl, args, call)
         if done is not NotImplemented:
             return done

@@ -63,7 +63,10 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.module import IRModule
-from ..limits import Limits, allocation_error, check_alloc, is_allocation_failure, resolve as resolve_limits
+from ..limits import (
+    Limits, allocation_error, check_alloc, depth_error, is_allocation_failure, python_recursion_limit,
+    resolve as resolve_limits,
+)
 from ..ops.core_calls import allocatable, unknown_output_shape
 from ..ops.args import ValueArgs
 from ..static.inference import check_loose_call, underspecified_tensor_args
@@ -140,19 +143,22 @@ class Interpreter(ExprEvaluator):
     (TIR.VEC.1); ``stdout`` is the stream ``R.print`` writes to (default ``sys.stdout``).
     ``interp(entry, *args)`` / ``interp.run(entry, *args)`` evaluate a function of the module on host
     values; ``interp.register_func(name, fn)`` adds a packed function visible to this interpreter only.
-    ``limits`` / ``max_bytes`` / ``max_steps``: the budgets of RUNTIME.LIMIT.3-4
+    ``limits`` / ``max_bytes`` / ``max_steps`` / ``max_while_steps`` / ``max_depth``: the budgets of
+    RUNTIME.LIMIT.3, RUNTIME.LIMIT.4 and RUNTIME.LIMIT.7
     (:mod:`relax_ref.limits`; default :data:`~relax_ref.limits.DEFAULT_LIMITS`).
     """
 
     def __init__(self, mod: IRModule, *, vectorize: bool = True, stdout=None, limits: Optional[Limits] = None,
-                 max_bytes: Optional[int] = None, max_steps: Optional[int] = None) -> None:
+                 max_bytes: Optional[int] = None, max_steps: Optional[int] = None,
+                 max_while_steps: Optional[int] = None, max_depth: Optional[int] = None) -> None:
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"Interpreter expects an IRModule, got {type(mod).__name__}")
         check_well_formed(mod)      # (EVAL.PROG.2, TEXT.MOD.3) once per module object
         self.mod = mod
         self.vectorize = vectorize
         self.stdout = stdout
-        self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps)
+        self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps,
+                                     max_while_steps=max_while_steps, max_depth=max_depth)
         self._local: Dict[str, PackedFunc] = {}
         self._bound = bound_builtins(lambda fn, *a: self.call_value(fn, list(a), None), self._print)
         self._globals: Dict[str, Any] = {}
@@ -182,8 +188,9 @@ class Interpreter(ExprEvaluator):
             raise RelaxRuntimeError(no_function(entry, self.mod))
         fn = self.mod[entry]
         old = sys.getrecursionlimit()
-        if old < 20000:
-            sys.setrecursionlimit(20000)
+        need = python_recursion_limit(self.limits.max_depth)
+        if old < need:
+            sys.setrecursionlimit(need)         # RUNTIME.LIMIT.7: max_depth calls fit on Python's stack
         try:
             if isinstance(fn, rx.Function):
                 host = [_host_arg(a, p, entry) for a, p in zip(args, fn.params)] + \
@@ -194,7 +201,7 @@ class Interpreter(ExprEvaluator):
             else:
                 value = self.call_value(self.global_value(entry), [from_host(a) for a in args], None)
         except RecursionError:
-            raise RelaxRuntimeError("evaluation exceeded the recursion depth (resource exhaustion)") from None
+            raise depth_error(self.limits.max_depth) from None
         except (MemoryError, ValueError) as err:       # numpy could not allocate (RUNTIME.LIMIT.3)
             if not is_allocation_failure(err):
                 raise

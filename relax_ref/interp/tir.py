@@ -63,7 +63,7 @@ from ..ir import tir
 from ..ir.functor import post_order_visit_stmt, prim_vars_in, stmt_prim_exprs
 from ..values import PrimScalar, byte_offset
 from .builtins import lookup_packed
-from ..limits import DEFAULT_LIMITS, Limits, StepBudget
+from ..limits import DEFAULT_LIMITS, Limits, StepBudget, while_limit_error
 from .tir_buffers import (
     LIMITS, STEPS, alloc_array, bind_alloc, bounds_error, buffer_array, match_region, view_of,
 )
@@ -182,8 +182,13 @@ class _Compiler:
 
         def loop(env):
             steps = env[STEPS]
+            limit = env[LIMITS].max_while_steps
+            n = 0
             while fc(env):
                 steps.take(1, s.span, "while loop")         # RUNTIME.LIMIT.4
+                n += 1
+                if n > limit:
+                    raise while_limit_error(limit, s.span, n)
                 body(env)
         return _spanned(loop, s.span)
 

@@ -18,7 +18,7 @@ class IRModule(Mapping):
     """Immutable. Iterating yields function names in insertion order; ``mod["main"]`` returns the
     function; ``mod.get_global_var("main")`` the GlobalVar that calls refer to."""
 
-    __slots__ = ("_gvars", "_funcs", "attrs", "global_infos", "source_span", "__weakref__")
+    __slots__ = ("_gvars", "_funcs", "attrs", "global_infos", "source_span", "check_well_formed", "__weakref__")
 
     def __init__(self, functions: Optional[Mapping[GlobalVar, FuncLike]] = None,
                  attrs: Optional[Mapping] = None, global_infos: Optional[Mapping] = None) -> None:
@@ -37,6 +37,10 @@ class IRModule(Mapping):
         object.__setattr__(self, "global_infos",
                            global_infos if isinstance(global_infos, Attrs) else Attrs(global_infos or {}))
         object.__setattr__(self, "source_span", None)
+        #: False for a module parsed under ``@I.ir_module(check_well_formed=False)`` (TEXT.MOD.3): the
+        #: printer writes the option back, so that the text reads back; like ``source_span``, not part
+        #: of the module's structure (structural equality ignores it, transformations drop it)
+        object.__setattr__(self, "check_well_formed", True)
 
     def __setattr__(self, key, value):
         raise AttributeError("IRModule is immutable; use with_function / without_function")

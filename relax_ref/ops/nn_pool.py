@@ -28,7 +28,8 @@ from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import OpRuntimeError
+from ..errors import LimitExceededError, OpRuntimeError
+from ..limits import fits_int64
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -94,6 +95,18 @@ def _adaptive_constructor(op: str):
 # ---------------------------------------------------------------------------------------------------
 
 
+def pool_arith_overflow(n: int, k: int, s: int, pb: int, pe: int, d: int, ceil_mode: bool):
+    """The intermediate of OP.NN.POOL.C2's output-size arithmetic on an input extent ``n`` that lies
+    outside int64 (RUNTIME.LIMIT.1: the arithmetic is int64's), or None when every one fits."""
+    steps = [n + pb, n + pb + pe, d * (k - 1), n + pb + pe - d * (k - 1) - 1]
+    if ceil_mode:
+        steps.append(steps[-1] + s - 1)
+    for v in steps:
+        if not fits_int64(v):
+            return v
+    return None
+
+
 def pool_out_dim(ctx, x_in: P.PrimExpr, k: int, s: int, pb: int, pe: int, d: int, ceil_mode: bool) -> P.PrimExpr:
     """OP.NN.POOL.C2: ``(in + pb + pe - d*(k-1) - 1 [+ s - 1]) // s + 1``, minus one in ceil mode when
     the last window would start in the end padding."""
@@ -135,6 +148,12 @@ def _pool_infer(call, ctx):
     d = nn_common.forward_shape(vals, perm, ctx)
     out = [d[0], d[1]]
     for i in range(nsp):
+        if isinstance(d[2 + i], P.IntImm):
+            bad = pool_arith_overflow(int(d[2 + i].value), kernel[i], strides[i], padding[i], padding[i + nsp],
+                                      dilation[i], bool(a["ceil_mode"]))
+            if bad is not None:
+                raise common.error(call, f"the output size of spatial dim {i} needs the intermediate {bad}: the size "
+                                         "arithmetic overflows int64 (RUNTIME.LIMIT.1)", ctx)
         out.append(pool_out_dim(ctx, d[2 + i], kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i],
                                 bool(a["ceil_mode"])))
     return TensorStructInfo(rx.ShapeExpr(tuple(nn_common.backward_shape(out, operm, ctx))), x.dtype, vdevice=x.vdevice)
@@ -205,6 +224,10 @@ def pool_plan(op: str, spatial: Sequence[int], kernel, strides, padding, dilatio
     pads, outs = [], []
     for i, n in enumerate(spatial):
         pb, pe = padding[i], padding[i + nsp] + (strides[i] - 1 if ceil_mode else 0)
+        bad = pool_arith_overflow(int(n), kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i], ceil_mode)
+        if bad is not None:
+            raise LimitExceededError(f"{op}: the output size of spatial dim {i} (input {n}) needs the intermediate "
+                                     f"{bad}: the size arithmetic overflows int64", limit="int64", value=bad)
         o = _out_len(n, kernel[i], strides[i], padding[i], padding[i + nsp], dilation[i], ceil_mode)
         if o < 0:
             raise OpRuntimeError(f"{op}: the window does not fit in spatial dim {i} (input {n})")
@@ -232,6 +255,36 @@ def pool_windows(kernel, strides, dilation, outs: Sequence[int]) -> Iterator[tup
         yield (slice(None), slice(None)) + tuple(
             slice(kk[i] * dilation[i], kk[i] * dilation[i] + (outs[i] - 1) * strides[i] + 1, strides[i])
             for i in range(len(outs)))
+
+
+#: a padded input up to this many times the input's size (plus a constant) is built; past it the
+#: windows are read tap by tap (:func:`pool_taps`), so that a huge stride or padding allocates nothing
+#: beyond the result (RUNTIME.LIMIT.3)
+PADDED_GROWTH = 4
+
+
+def pool_padded_is_small(spatial: Sequence[int], pads: Sequence[Tuple[int, int]]) -> bool:
+    """Whether the padded input of a pooling is of a size comparable to the input's."""
+    n_in, n_pad = 1, 1
+    for n, (p, q) in zip(spatial, pads):
+        n_in *= int(n)
+        n_pad *= int(n) + max(int(p), 0) + max(int(q), 0)
+    return n_pad <= PADDED_GROWTH * n_in + 4096
+
+
+def pool_taps(spatial: Sequence[int], outs: Sequence[int], kernel, strides, pads, dilation):
+    """OP.NN.POOL.SEM.1 without a padded copy: for every kernel position ``kk``, per spatial dim the
+    input index read by each output position (clipped into the input) and whether it lies inside the
+    input; a tap outside it reads the fill value (padding, the overhang of ``ceil_mode``). Yields
+    ``(indices, inside)``, two lists of int64 arrays, one per spatial dim."""
+    for kk in itertools.product(*[range(k) for k in kernel]):
+        idx, inside = [], []
+        for i, n in enumerate(spatial):
+            first = kk[i] * dilation[i] - pads[i][0]
+            pos = [first + o * strides[i] for o in range(outs[i])]     # Python ints: no wrap-around
+            inside.append(np.array([0 <= v < n for v in pos], dtype=bool))
+            idx.append(np.array([min(max(v, 0), max(n - 1, 0)) for v in pos], dtype=np.int64))
+        yield idx, inside
 
 
 def pool_counts(op: str, spatial: Sequence[int], outs: Sequence[int], kernel, strides, padding, dilation,
@@ -308,8 +361,6 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
     dt = nn_common.dtype_of(x)
     pads, outs = pool_plan(common.op_name(call), x.shape[2:], kernel, strides, padding, dilation, ceil_mode)
     fill = _dt.min_value(dt) if kind == "max" else 0
-    xp = np.pad(x, pool_pad_widths(pads), constant_values=fill)
-    xp = xp[pool_crop(pads, xp.shape)]
     out_shape = x.shape[:2] + tuple(outs)
     if kind == "max":
         acc = np.full(out_shape, fill, dtype=x.dtype)
@@ -317,8 +368,7 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
         acc = np.zeros(out_shape, dtype=x.dtype)
     f = nn_common.FloatOps(dt) if _dt.is_float(dt) else None
     if acc.size:
-        for window in pool_windows(kernel, strides, dilation, outs):
-            v = xp[window]
+        for v in _pool_windows(x, pads, outs, kernel, strides, dilation, fill):
             if kind == "max":
                 acc = np.where(acc > v, acc, v).astype(x.dtype)
             elif f is not None:
@@ -336,6 +386,33 @@ def pool_np(call, x: np.ndarray, kind: str, kernel, strides, padding, dilation, 
     a64 = acc.astype(np.int64)
     q = np.abs(a64) // count
     return np.where(a64 < 0, -q, q).astype(x.dtype)
+
+
+def _pool_windows(x: np.ndarray, pads, outs, kernel, strides, dilation, fill):
+    """The input values each kernel position reads, one array of the result's shape per position:
+    strided slices of the padded input, or taps (:func:`pool_taps`) when padding would be large."""
+    if pool_padded_is_small(x.shape[2:], pads):
+        xp = np.pad(x, pool_pad_widths(pads), constant_values=fill)
+        xp = xp[pool_crop(pads, xp.shape)]
+        for window in pool_windows(kernel, strides, dilation, outs):
+            yield xp[window]
+        return
+    for idx, inside in pool_taps(x.shape[2:], outs, kernel, strides, pads, dilation):
+        if 0 in x.shape[2:]:        # every tap of an empty input is outside it
+            yield np.full(x.shape[:2] + tuple(outs), fill, dtype=x.dtype)
+            continue
+        v = x[(slice(None), slice(None)) + np.ix_(*idx)]
+        yield np.where(outer_and(inside), v, np.asarray(fill, x.dtype))
+
+
+def outer_and(masks):
+    """The outer conjunction of per-dim boolean vectors: an array of their lengths' shape."""
+    out = np.ones((1,) * len(masks), dtype=bool)
+    for i, m in enumerate(masks):         # (np.ix_ would read boolean vectors as index lists)
+        shape = [1] * len(masks)
+        shape[i] = len(m)
+        out = out & np.asarray(m, dtype=bool).reshape(shape)
+    return out
 
 
 def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray:

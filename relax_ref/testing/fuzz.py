@@ -31,7 +31,7 @@ import numpy as np
 
 from .fuzz_findings import FindingSet, classify, ddmin_lines, describe_inputs
 from .fuzz_mutate import mutate_text
-from .fuzz_worker import Response, Worker
+from .fuzz_worker import Response, Worker, WorkerStartError
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,7 @@ class Campaign:
         self.findings = FindingSet()
         self.stats = Stats(evaluations={i: 0 for i in impls})
         self.started = time.monotonic()
+        self.stopped: Optional[str] = None      # why the campaign stopped before its budget, if it did
 
     # -- one program ---------------------------------------------------------------------------------
 
@@ -172,6 +173,9 @@ class Campaign:
                           f"{time.monotonic() - self.started:.0f} s", file=sys.stderr)
         except KeyboardInterrupt:
             print("interrupted: reporting what was found so far", file=sys.stderr)
+        except WorkerStartError as e:
+            self.stopped = str(e)
+            print(f"stopped early ({e}): reporting what was found so far", file=sys.stderr)
         finally:
             for w in self.workers:
                 w.close()
@@ -186,6 +190,8 @@ class Campaign:
             "accepted_programs": st.accepted, "evaluations": dict(st.evaluations),
             "minimize_checks": st.minimize_checks,
             "worker_restarts": {w.impl: w.restarts for w in self.workers},
+            "worker_start_failures": {w.impl: w.start_failures for w in self.workers},
+            "stopped_early": self.stopped,
             "findings_by_kind": self.findings.counts_by_kind(),
             "findings": [f.to_json() for f in fs],
         }

@@ -221,6 +221,14 @@ def _serve(conn, impl: str, mem_limit: int) -> None:  # pragma: no cover - runs 
 # ---------------------------------------------------------------------------------------------------
 
 
+#: how many times a worker's start is tried before the campaign gives up
+START_ATTEMPTS = 3
+
+
+class WorkerStartError(RuntimeError):
+    """A worker process did not start (not a finding: the campaign stops and reports what it has)."""
+
+
 class Worker:
     """A child process evaluating with ``impl``; :meth:`request` never raises for what the program
     does. ``timeout``: seconds per request (parse, round trip and every run)."""
@@ -235,8 +243,22 @@ class Worker:
         self.conn: Optional[Any] = None
         self.restarts = 0
         self.requests = 0
+        self.start_failures = 0
 
     def _start(self) -> None:
+        """Start the child; on a loaded machine a start can fail (the import outlasting the timeout,
+        the child killed): tried three times before :class:`WorkerStartError`."""
+        for attempt in range(START_ATTEMPTS):
+            try:
+                self._start_once()
+                return
+            except WorkerStartError:
+                self.start_failures += 1
+                if attempt == START_ATTEMPTS - 1:
+                    raise
+                time.sleep(2.0 * (attempt + 1))
+
+    def _start_once(self) -> None:
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
         self.proc = ctx.Process(target=_serve, args=(child, self.impl, self.mem_limit), daemon=True)
@@ -250,7 +272,7 @@ class Worker:
             ok = False
         if not ok:
             self._kill()
-            raise RuntimeError(f"the {self.impl} worker did not start")
+            raise WorkerStartError(f"the {self.impl} worker did not start")
 
     def _kill(self) -> None:
         if self.proc is not None:

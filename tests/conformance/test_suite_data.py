@@ -6,6 +6,7 @@ import ast
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import relax_conformance
@@ -97,3 +98,25 @@ def test_cited_rules_exist_in_the_spec(suite):
     rules = rule_ids.defined_ids(REPO / "spec")
     undefined = sorted({(rid, c.id) for c in suite for rid in c.spec if rid not in rules})
     assert undefined == []
+
+
+def test_subnormal_values_are_compared_with_a_tolerance_that_allows_flushing(suite):
+    """PRIM.FLOAT.6: an executor that compiles may flush subnormal float32/float64 values to zero, so
+    a run whose inputs or expected results hold one compares with atol of at least the dtype's
+    smallest normal value."""
+    from relax_conformance.npz import read_npz
+
+    bad, checked = [], 0
+    for case in suite:
+        for run in case.runs:
+            files = [run.inputs] + ([run.expected] if run.expected else [])
+            for name in files:
+                for key, arr in read_npz(case.path / name).items():
+                    if arr.dtype not in (np.float32, np.float64) or not arr.size:
+                        continue
+                    checked += 1
+                    tiny = np.finfo(arr.dtype).tiny
+                    a = np.abs(arr[np.isfinite(arr)])
+                    if np.any((a > 0) & (a < tiny)) and run.atol < tiny:
+                        bad.append(f"{case.id} run {run.index} {name}:{key}")
+    assert bad == [] and checked > 1000

@@ -142,6 +142,7 @@ REPRODUCERS = [
     Repro("tir_read_near_int64_max", TIR_FAR_READ, lambda: (_f32(4),), tags=("1",)),
     # 2. no loop limit
     Repro("tir_while_forever", TIR_WHILE, lambda: (np.ones((1,), "int32"),), tags=("2",), max_steps=10 ** 5),
+    Repro("tir_while_forever_default_budget", TIR_WHILE, lambda: (np.ones((1,), "int32"),), tags=("2",)),
     # 3. memory runaway
     Repro("adaptive_avg_pool2d_1e30",
           _main('x: R.Tensor((1, 3, 2, 2), "float32")', "y = R.nn.adaptive_avg_pool2d(x, 1000000000000000000000000000000)\nreturn y"),

@@ -45,6 +45,7 @@ def test_reproducer_is_a_relax_error_on_both(rep):
 LIMIT_KINDS = {
     "broadcast_to_2p31_squared": "limit_exceeded", "tir_loop_2p62": "limit_exceeded",
     "tir_while_forever": "limit_exceeded", "zeros_2p40": "limit_exceeded",
+    "tir_while_forever_default_budget": "limit_exceeded", "deep_recursion": "limit_exceeded",
     "prim_int64_arg_2p64_minus_1": "limit_exceeded", "host_shape_1e30": "limit_exceeded",
     "int_tensor_1e30": "type_mismatch", "tir_read_near_int64_max": "out_of_bounds",
     "ones_2p64_plus_3": "parse", "reshape_2p64_plus_6": "parse", "adaptive_avg_pool2d_1e30": "parse",

@@ -406,3 +406,35 @@ def test_node_constructor_spelling_reads_back(dialect):
     text = print_module(mod, dialect=dialect)
     assert "T.Add(X[t], 0)" in text and "T.LT(2, 3)" in text and "T.Min(2, 3)" in text and "T.Mod(t, 1)" in text
     assert_structural_equal(mod, parse(text))
+
+
+def test_check_well_formed_false_is_printed_back():
+    """TEXT.MOD.3: a module parsed under check_well_formed=False (here: an impure call in a pure
+    function) prints with the option, and the print reads back; a checked module prints without it."""
+    import relax_ref
+    from relax_ref.analysis.structural_equal import structural_equal
+    from relax_ref.errors import WellFormedError
+
+    text = '''from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module(check_well_formed=False)
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        y = R.add(x, x)
+        z = R.print(y, format="{}")
+        return y
+'''
+    mod = relax_ref.parse(text)
+    assert mod.check_well_formed is False
+    printed = mod.script()
+    assert "@I.ir_module(check_well_formed=False)" in printed
+    back = relax_ref.parse(printed)
+    assert back.check_well_formed is False and structural_equal(mod, back)
+    with pytest.raises(WellFormedError):
+        relax_ref.parse(printed.replace("@I.ir_module(check_well_formed=False)", "@I.ir_module"))
+    fine = relax_ref.parse(text.replace("        z = R.print(y, format=\"{}\")\n", ""))
+    assert fine.check_well_formed is False and "check_well_formed" in fine.script()
+    checked = relax_ref.parse(text.replace("(check_well_formed=False)", "").replace("        z = R.print(y, format=\"{}\")\n", ""))
+    assert checked.check_well_formed is True and "check_well_formed" not in checked.script()

@@ -23,11 +23,7 @@ CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 DIALECTS = ("classic", "tvm-0.25", "tvm-0.27")
 
 #: modules whose print does not read back, and why: a gap to close, listed so that no other appears
-KNOWN_GAPS = {
-    # parsed under @I.ir_module(check_well_formed=False) and not well formed: the IRModule does not
-    # record the flag, so the print lacks it and the parser's well-formedness check rejects the text
-    "module_rules/not_checked_when_parsed_still_checked_before_running": "impure call",
-}
+KNOWN_GAPS: dict = {}
 
 #: the constructs a dialect refuses to write, by dialect (TEXT.DIALECT.5)
 REFUSED = {"tvm-0.27": ("scalar parameter", "R.Prim(value=...)")}

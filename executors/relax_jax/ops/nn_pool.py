@@ -11,7 +11,8 @@ import numpy as np
 
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.nn_pool import (
-    adaptive_ranges, pool_attrs, pool_counts, pool_crop, pool_pad_widths, pool_plan, pool_windows,
+    adaptive_ranges, outer_and, pool_attrs, pool_counts, pool_crop, pool_pad_widths, pool_padded_is_small,
+    pool_plan, pool_taps, pool_windows,
 )
 
 from ..lowering import lowering
@@ -37,16 +38,13 @@ def _pool_lowering(kind: str, nsp: int):
         ceil_mode, include_pad = bool(ctx.attrs["ceil_mode"]), bool(ctx.attrs["count_include_pad"])
         spatial = tuple(int(n) for n in xc.shape[2:])
         pads, outs = pool_plan(ctx.op_name, spatial, kernel, strides, padding, dilation, ceil_mode)
-        fill = _dt.min_value(dt) if kind == "max" else 0
-        xp = jnp.pad(xc, pool_pad_widths(pads), constant_values=np.asarray(fill).astype(np_dtype(dt)))
-        xp = xp[pool_crop(pads, xp.shape)]
+        fill = np.asarray(_dt.min_value(dt) if kind == "max" else 0).astype(np_dtype(dt))
         out_shape = tuple(xc.shape[:2]) + tuple(outs)
         size = int(np.prod(out_shape, dtype=np.int64))
-        acc = jnp.full(out_shape, np.asarray(fill).astype(np_dtype(dt)), xc.dtype)
+        acc = jnp.full(out_shape, fill, xc.dtype)
         f = FOps(dt) if _dt.is_float(dt) else None
         if size:
-            for window in pool_windows(kernel, strides, dilation, outs):
-                v = xp[window]
+            for v in _windows(xc, pads, outs, kernel, strides, dilation, fill):
                 if kind == "max":
                     acc = jnp.where(acc > v, acc, v).astype(xc.dtype)
                 elif f is not None:
@@ -66,6 +64,25 @@ def _pool_lowering(kind: str, nsp: int):
             y = jnp.where(a64 < 0, -q, q).astype(xc.dtype)
         return from_canonical(y, operm)
     return low
+
+
+def _windows(x, pads, outs, kernel, strides, dilation, fill):
+    """The reference's windows (``relax_ref.ops.nn_pool._pool_windows``): strided slices of the padded
+    input, or the shared taps when padding would be large (nothing beyond the result is allocated, and
+    XLA never sees a huge padded shape)."""
+    spatial = tuple(int(n) for n in x.shape[2:])
+    if pool_padded_is_small(spatial, pads):
+        xp = jnp.pad(x, pool_pad_widths(pads), constant_values=fill)
+        xp = xp[pool_crop(pads, xp.shape)]
+        for window in pool_windows(kernel, strides, dilation, outs):
+            yield xp[window]
+        return
+    for idx, inside in pool_taps(spatial, outs, kernel, strides, pads, dilation):
+        if 0 in spatial:
+            yield jnp.full(tuple(x.shape[:2]) + tuple(outs), fill, x.dtype)
+            continue
+        v = x[(slice(None), slice(None)) + np.ix_(*idx)]
+        yield jnp.where(jnp.asarray(outer_and(inside)), v, fill)
 
 
 def _adaptive(ctx, x, out_size, dt: str):

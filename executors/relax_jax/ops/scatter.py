@@ -38,7 +38,9 @@ def _sequential_scatter(out, targets, updates, red: str):
     """Apply ``out[targets[k]] = combine(out[targets[k]], updates[k])`` for k in order; ``targets``
     is a tuple of int64 index vectors, ``updates`` a vector (or rows of trailing elements)."""
     n = updates.shape[0]
-    if n == 0:
+    if n == 0 or out.size == 0:
+        # nothing to apply; into an empty array every index is out of range, which the caller's
+        # range check reports (JAX would raise IndexError indexing an axis of extent 0)
         return out
 
     def body(k, o):

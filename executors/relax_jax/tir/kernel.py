@@ -48,7 +48,7 @@ from relax_ref.errors import (
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
-from relax_ref.limits import DEFAULT_LIMITS, Limits, check_alloc
+from relax_ref.limits import DEFAULT_LIMITS, Limits, check_alloc, while_limit_error
 
 from ..errors import ErrorSink, NeedsExact
 from ..prim_jax import PrimLowering, and_mask, cast, const, is_static, not_, np_dtype
@@ -392,9 +392,10 @@ class KExec:
         keys = list(self.arrays)
         code0 = jnp.asarray(self.sink.code, jnp.int32)
         steps0 = jnp.asarray(self.steps, jnp.int64)
+        limit = self.limits.max_while_steps     # RUNTIME.LIMIT.4: the iterations of this execution
 
         def cond_fn(carry):
-            arrays, code, steps = carry
+            arrays, code, steps, n = carry
             arrays = dict(zip(keys, arrays))
             saved = dict(self.arrays), self.sink.code, self.sink.builders[:]
             self.arrays.update(arrays)
@@ -404,13 +405,13 @@ class KExec:
                 raise UnsupportedError("a while condition that can fail at run time is not supported")
             self.arrays.clear()
             self.arrays.update(saved[0])
-            c = jnp.logical_and(jnp.asarray(c), steps <= self.limits.max_steps)
+            c = jnp.logical_and(jnp.asarray(c), jnp.logical_and(steps <= self.limits.max_steps, n <= limit))
             if mask is not None:
                 c = jnp.logical_and(c, mask)
             return c
 
         def body_fn(carry):
-            arrays, code, steps = carry
+            arrays, code, steps, n = carry
             arrays = dict(zip(keys, arrays))
             saved = dict(self.arrays)
             self.arrays.update(arrays)
@@ -418,6 +419,8 @@ class KExec:
             self.steps = steps
             env_saved = dict(self.env)
             self.take_steps(1, mask, s.span, "while loop")
+            n = n + 1
+            self.check(n > limit, mask, lambda: while_limit_error(limit, s.span))
             self.exec(s.body, mask)
             out = [self.arrays[k] for k in keys]
             code_out = jnp.asarray(self.sink.code, jnp.int32)
@@ -426,9 +429,10 @@ class KExec:
             self.arrays.update(saved)
             self.env.clear()
             self.env.update(env_saved)
-            return out, code_out, steps_out
+            return out, code_out, steps_out, n
 
-        arrays, code, steps = lax.while_loop(cond_fn, body_fn, ([self.arrays[k] for k in keys], code0, steps0))
+        init = ([self.arrays[k] for k in keys], code0, steps0, jnp.int64(0))
+        arrays, code, steps, _ = lax.while_loop(cond_fn, body_fn, init)
         self.arrays.update(dict(zip(keys, arrays)))
         self.sink.code = code
         self.steps = steps

@@ -56,6 +56,8 @@ def _post(res: ParseResult, normalize: bool, check_well_formed: bool) -> IRModul
             from ...static.well_formed import check_well_formed as _check
 
             _check(mod)
+    if not res.check_well_formed:
+        object.__setattr__(mod, "check_well_formed", False)     # printed back (TEXT.MOD.3)
     return mod
 
 

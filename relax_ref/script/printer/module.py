@@ -128,7 +128,8 @@ def _print_module(mod: IRModule, d, show_meta: bool, module_name: str, typevar_n
         prev_def = is_def
     if not body:
         body = ["pass"]
-    return _finish(ctx, ["@I.ir_module", f"class {module_name}:"] + indent(body)), ctx
+    deco = "@I.ir_module" if getattr(mod, "check_well_formed", True) else "@I.ir_module(check_well_formed=False)"
+    return _finish(ctx, [deco, f"class {module_name}:"] + indent(body)), ctx
 
 
 def print_function(func: Union[rx.Function, tir.PrimFunc], name: Optional[str] = None, *,
