@@ -17,7 +17,7 @@ from ..errors import RelaxError
 from . import (
     core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate, memory,
     nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling, scatter, search,
-    statistical,
+    statistical, vision,
 )
 from .opdef import (
     ARG_CONVERSIONS, ATTR_CONVERSIONS, REQUIRED, OpDef, Param, arg, attr, build_call, convert_arg, convert_attr,
@@ -26,7 +26,7 @@ from .opdef import (
 #: the operator families (one module each), in the order their entries are read
 FAMILIES = (core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate,
             memory, nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling,
-            scatter, search, statistical)
+            scatter, search, statistical, vision)
 
 
 def _table() -> Dict[str, OpDef]:

@@ -173,6 +173,9 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"AffineGrid expects", "struct_info"),
     # op_grad (OP.grad.start_checkpoint.C1, OP.grad.end_checkpoint.C1)
     (r"The argument of relax\.op\.grad\.(start|end)_checkpoint should be a Var", "struct_info"),
+    # op_vision (OP.vision.*.C1-C5): the vision operators' inference (TVM 0.25 builds and 0.27)
+    (r"ROI(Align|Pool) (expects|only supports)|multibox_transform_loc: |get_valid_counts expects|"
+     r"non_max_suppression expects|AllClassNMS input|Only support known ndim", "struct_info"),
     # well-formedness
     (r"is annotated as pure but contains an impure call", "well_formed"),
     (r"occurs within a dataflow block", "well_formed"),
