@@ -77,6 +77,8 @@ class RefAdapter(Adapter):
             # a text may defer the check (check_well_formed=False, TEXT.MOD.3); loading still checks
             # before anything runs (EVAL.PROG.2)
             self._relax_ref.well_formed(mod)
+            if "dist-local-view" in tuple(getattr(case, "requires", ()) or ()):
+                return _LocalView(mod)       # run on the simulated workers of its mesh (DIST.LOCAL.1)
             return mod
         except self._relax_ref.RelaxError as err:
             raise LoadError(error_kind(err), str(err), error_site(err)) from None
@@ -86,12 +88,24 @@ class RefAdapter(Adapter):
 
         # R.print output is part of a program's behaviour but not of a case's expectation; keep it
         # off the runner's terminal (the progress bar)
-        interp = self._relax_ref.Interpreter(handle, stdout=io.StringIO())
         try:
-            out = interp(entry, *[self._to_ref(a) for a in args])
+            if isinstance(handle, _LocalView):
+                from relax_ref.interp.workers import evaluate_local
+
+                out = evaluate_local(handle.mod, entry, *[self._to_ref(a) for a in args], stdout=io.StringIO())
+            else:
+                interp = self._relax_ref.Interpreter(handle, stdout=io.StringIO())
+                out = interp(entry, *[self._to_ref(a) for a in args])
         except self._relax_ref.RelaxError as err:
             raise RunError(error_kind(err), str(err), error_site(err)) from None
         return self._from_ref(out)
+
+
+class _LocalView:
+    """A module whose case runs in the local view (feature ``dist-local-view``)."""
+
+    def __init__(self, mod) -> None:
+        self.mod = mod
 
 
 __all__ = ["RefAdapter", "error_kind", "error_site"]

@@ -334,7 +334,7 @@ class TvmAdapter(Adapter):
         self.name = f"tvm {tvm.__version__}"
         # each release reads its own spelling: TVM 0.27 changed the text (out_ty, T.int64, TypeVar, ...)
         newer = _release(tvm.__version__) >= (0, 27)
-        self.unsupported_features = frozenset({"classic-spelling", "mixed-releases",
+        self.unsupported_features = frozenset({"classic-spelling", "mixed-releases", "dist-local-view",
                                                "tvm-0.25-spelling" if newer else "tvm-0.27-spelling"})
         self._register_suite_funcs()
 
