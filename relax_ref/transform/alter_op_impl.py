@@ -32,7 +32,7 @@ from ..ir import tir
 from ..ir.attrs import Attrs
 from ..ir.module import IRModule
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from .pass_infra import Pass
+from .pass_infra import Pass, map_functions
 from .utils import BindingMutator, fresh_name, renormalize
 
 OPERATOR_NAME = "operator_name"
@@ -233,15 +233,8 @@ class AlterOpImpl(Pass):
     def transform(self, mod: IRModule) -> IRModule:
         m = _Alter(mod, self.op_impl_map, self.op_buffer_transforms, self.op_buffer_axis_separators,
                    self.op_buffer_input_axis_separators)
-        items, changed = {}, False
-        for gv, f in mod.functions_items():
-            if isinstance(f, rx.Function):
-                nf = m.visit_expr(f)
-                changed |= nf is not f
-                items[gv] = nf
-            else:
-                items[gv] = f
-        if not changed:
+        items = map_functions(mod, lambda _gv, f: m.visit_expr(f))
+        if items is None:
             return mod
         for gv, f in m.added.values():
             items[gv] = f

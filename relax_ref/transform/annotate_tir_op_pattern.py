@@ -41,7 +41,7 @@ from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.attrs import Attrs
 from ..ir.module import IRModule
-from .pass_infra import Pass
+from .pass_infra import Pass, rewrite_functions
 
 
 class OpPatternKind(enum.IntEnum):
@@ -315,19 +315,8 @@ class AnnotateTIROpPattern(Pass):
     opt_level = 0
 
     def transform(self, mod: IRModule) -> IRModule:
-        changed = False
-        items = {}
-        for gv, f in mod.functions_items():
-            if isinstance(f, tir.PrimFunc):
-                nf = annotate_op_pattern(f)
-                changed = changed or nf is not f
-                items[gv] = nf
-            else:
-                items[gv] = f
-        if not changed:
-            return mod
         # a PrimFunc's struct info does not depend on its attributes: no re-normalization needed
-        return IRModule(items, mod.attrs, mod.global_infos)
+        return rewrite_functions(mod, lambda _gv, f: annotate_op_pattern(f), tir.PrimFunc, normalize=False)
 
 
 __all__ = ["OpPatternKind", "analyze_op_pattern", "annotate_op_pattern", "AnnotateTIROpPattern"]

@@ -27,8 +27,8 @@ from ..ir import prim_expr as P
 from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo, VDevice
-from .pass_infra import Pass
-from .utils import fresh_name, renormalize
+from .pass_infra import Pass, rewrite_functions
+from .utils import fresh_name
 
 _CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed")
 
@@ -149,19 +149,7 @@ def call_tir_rewrite(mod: IRModule) -> IRModule:
     """(PASS.CALLTIR.1-3)"""
     from ..analysis.free_vars import all_vars
 
-    items = {}
-    changed = False
-    for gv, f in mod.functions_items():
-        if isinstance(f, rx.Function):
-            names = {v.name_hint for v in all_vars(f)}
-            nf = _Rewriter(mod, names).visit_expr(f)
-            changed = changed or nf is not f
-            items[gv] = nf
-        else:
-            items[gv] = f
-    if not changed:
-        return mod
-    return renormalize(IRModule(items, mod.attrs, mod.global_infos))
+    return rewrite_functions(mod, lambda _gv, f: _Rewriter(mod, {v.name_hint for v in all_vars(f)}).visit_expr(f))
 
 
 class CallTIRRewrite(Pass):

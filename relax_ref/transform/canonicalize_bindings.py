@@ -38,7 +38,7 @@ from ..ir import prim_expr as P
 from ..ir.functor import ExprMutator, substitute_prim
 from ..ir.module import IRModule
 from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
-from .pass_infra import Pass
+from .pass_infra import Pass, rewrite_functions
 from .utils import BindingMutator, _Copier
 
 
@@ -446,20 +446,7 @@ class CanonicalizeBindings(Pass):
 
 
 def _apply(mod: IRModule, fn) -> IRModule:
-    from .utils import renormalize
-
-    changed = False
-    items = {}
-    for gv, f in mod.functions_items():
-        if isinstance(f, rx.Function):
-            nf = fn(f)
-            changed = changed or nf is not f
-            items[gv] = nf
-        else:
-            items[gv] = f
-    if not changed:
-        return mod
-    return renormalize(IRModule(items, mod.attrs, mod.global_infos))
+    return rewrite_functions(mod, lambda _gv, f: fn(f))
 
 
 __all__ = ["CanonicalizeBindings", "canonicalize_bindings", "canonicalize_tir_variables",

@@ -28,7 +28,7 @@ from ..ir.attrs import Attrs
 from ..ir.functor import prim_vars_in, substitute_prim
 from ..ir.module import IRModule
 from ..ir.struct_info import PrimStructInfo
-from .pass_infra import Pass
+from .pass_infra import Pass, map_functions
 from .utils import BindingMutator, fresh_name, renormalize
 
 HINT = "compute_symbolic_expr"
@@ -102,15 +102,8 @@ class ComputePrimValue(Pass):
 
     def transform(self, mod: IRModule) -> IRModule:
         m = _Injector(mod)
-        items, changed = {}, False
-        for gv, f in mod.functions_items():
-            if isinstance(f, rx.Function):
-                nf = m.visit_expr(f)
-                changed |= nf is not f
-                items[gv] = nf
-            else:
-                items[gv] = f
-        if not changed:
+        items = map_functions(mod, lambda _gv, f: m.visit_expr(f))
+        if items is None:
             return mod
         for gv, f in m.added:
             items[gv] = f

@@ -25,8 +25,8 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.module import IRModule
 from ..ir.struct_info import ShapeStructInfo, TensorStructInfo
-from .pass_infra import Pass
-from .utils import BindingMutator, fresh_name, op_call, renormalize
+from .pass_infra import Pass, rewrite_functions
+from .utils import BindingMutator, fresh_name, op_call
 
 
 def _expand_to_match(e: rx.Expr, ndim: int, axis: int) -> rx.Expr:
@@ -125,18 +125,8 @@ class DecomposeOpsForInference(Pass):
     def transform(self, mod: IRModule) -> IRModule:
         if self.func_name is not None and self.func_name not in mod:
             raise RelaxError(f"DecomposeOpsForInference: no function named '{self.func_name}'")
-        items = {}
-        changed = False
-        for gv, f in mod.functions_items():
-            if isinstance(f, rx.Function) and (self.func_name is None or gv.name_hint == self.func_name):
-                nf = decompose_ops(f)
-                changed = changed or nf is not f
-                items[gv] = nf
-            else:
-                items[gv] = f
-        if not changed:
-            return mod
-        return renormalize(IRModule(items, mod.attrs, mod.global_infos))
+        return rewrite_functions(
+            mod, lambda gv, f: decompose_ops(f) if self.func_name is None or gv.name_hint == self.func_name else f)
 
 
 __all__ = ["DecomposeOpsForInference", "decompose_batch_norm", "decompose_ops"]

@@ -367,20 +367,36 @@ class FunctionPass(Pass):
         raise NotImplementedError(f"{type(self).__name__} must implement transform_function()")
 
     def transform(self, mod: IRModule) -> IRModule:
-        from .utils import renormalize
+        return rewrite_functions(mod, lambda gv, func: self.transform_function(func, mod, gv.name_hint))
 
-        changed = False
-        items = {}
-        for gv, func in mod.functions_items():
-            if isinstance(func, rx.Function):
-                new = self.transform_function(func, mod, gv.name_hint)
-                changed = changed or new is not func
-                items[gv] = new
-            else:
-                items[gv] = func
-        if not changed:
-            return mod
-        return renormalize(IRModule(items, mod.attrs, mod.global_infos))
+
+def map_functions(mod: IRModule, fn: Callable[[Any, Any], Any], kind: type = rx.Function) -> Optional[Dict[Any, Any]]:
+    """The module's functions with ``fn(global_var, func)`` applied to those of ``kind`` and the others
+    kept, in order; None when ``fn`` returned every function itself (the pass then returns ``mod``
+    unchanged, PASS.INFRA.3)."""
+    changed = False
+    items = {}
+    for gv, f in mod.functions_items():
+        if isinstance(f, kind):
+            nf = fn(gv, f)
+            changed = changed or nf is not f
+            items[gv] = nf
+        else:
+            items[gv] = f
+    return items if changed else None
+
+
+def rewrite_functions(mod: IRModule, fn: Callable[[Any, Any], Any], kind: type = rx.Function, *,
+                      normalize: bool = True) -> IRModule:
+    """``mod`` with :func:`map_functions` applied: the same module when nothing changed, otherwise a
+    new one, re-normalized with the plain normalizer unless ``normalize`` is False."""
+    from .utils import renormalize
+
+    items = map_functions(mod, fn, kind)
+    if items is None:
+        return mod
+    out = IRModule(items, mod.attrs, mod.global_infos)
+    return renormalize(out) if normalize else out
 
 
 class _FunctionPass(Pass):
@@ -407,5 +423,5 @@ def module_pass(fn: Callable[[IRModule], IRModule], name: Optional[str] = None, 
 __all__ = [
     "PassInfo", "PassContext", "PassInstrument", "PassTiming", "PassTimingInstrument", "PassTraceInstrument",
     "WellFormedInstrument", "Pass", "Sequential", "FunctionPass", "function_pass", "module_pass",
-    "register_config_option", "config_options",
+    "register_config_option", "config_options", "map_functions", "rewrite_functions",
 ]

@@ -18,8 +18,7 @@ from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.module import IRModule
 from ..ir.struct_info import StructInfo
-from .pass_infra import Pass
-from .utils import renormalize
+from .pass_infra import Pass, rewrite_functions
 
 
 class _Updater:
@@ -77,17 +76,7 @@ class UpdateParamStructInfo(Pass):
 
     def transform(self, mod: IRModule) -> IRModule:
         upd = _Updater(self.sinfo_func)
-        items, changed = {}, False
-        for gv, f in mod.functions_items():
-            if isinstance(f, rx.Function):
-                nf = upd.function(f)
-                changed |= nf is not f
-                items[gv] = nf
-            else:
-                items[gv] = f
-        if not changed:
-            return mod
-        return renormalize(IRModule(items, mod.attrs, mod.global_infos))
+        return rewrite_functions(mod, lambda _gv, f: upd.function(f))
 
 
 __all__ = ["UpdateParamStructInfo"]
