@@ -105,7 +105,7 @@ class KExec:
         self.readonly: set = set()
         self.windows: Dict[P.PrimVar, Any] = {}   # block-level match_buffer windows (window.Window)
         self.ranges = Ranges()
-        self.grid = None            # the active vectorized grid (nest.Grid) or None
+        self.grid = None            # the active vectorized grid (grid.Grid) or None
         self.pl = PrimLowering(load=self.load, check=self.check, scope=self.scope)
 
     # -- errors ----------------------------------------------------------------------------------------
