@@ -65,6 +65,9 @@ Generated structure (TIR.TE.GEN.*):
 8. The integer parts of bodies and sources are simplified as ``create_prim_func`` does
    (:mod:`relax_ref.ops.te_simplify`, TIR.TE.GEN.8).
 
+The expressions of the generated blocks (rebinding, index dtypes, read regions) are
+:mod:`relax_ref.ops.te_exprs`.
+
 Limitations (documented, not silently approximated): axes whose extents depend on other axes are
 rejected (UnsupportedError); TVM's general simplifier is reproduced only as far as rules 4 and 8 go.
 """
@@ -80,12 +83,13 @@ from ..errors import RelaxError, UnsupportedError
 from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.attrs import Attrs
-from ..ir.functor import PrimExprMutator, prim_vars_in
+from ..ir.functor import prim_vars_in
 from .te_ops import *  # noqa: F401,F403  (the scalar operator vocabulary)
 from .te_ops import __all__ as _ops_all
 from .te_ops import as_expr, call, cast, const, max_value, min_value
 from . import te_ops as _ops
-from .te_simplify import float_index_range, simplify_compute
+from .te_exprs import FlipComparisons, ProtoBuffer, Rebind, loads_in, normalize_value, regions
+from .te_simplify import simplify_compute
 
 # ---------------------------------------------------------------------------------------------------
 # Unary intrinsic shorthands (``te.exp(x)`` etc.)
@@ -169,12 +173,6 @@ class Operation:
     name: str
 
 
-@dataclass(frozen=True, eq=False)
-class _ProtoBuffer(tir.Buffer):
-    """The builder-side buffer of a tensor; ``create_prim_func`` replaces it by a final buffer."""
-
-    tensor: Any = field(default=None, repr=False)
-
 
 @dataclass(eq=False)
 class PlaceholderOp(Operation):
@@ -213,7 +211,7 @@ class Tensor:
 
     def __post_init__(self):
         if self.buffer is None:
-            self.buffer = _ProtoBuffer(self.name, tuple(self.shape), self.dtype, tensor=self)
+            self.buffer = ProtoBuffer(self.name, tuple(self.shape), self.dtype, tensor=self)
 
     @property
     def ndim(self) -> int:
@@ -390,205 +388,6 @@ def compute(shape: Sequence, fcompute: Callable, name: str = "compute",
 
 
 # ---------------------------------------------------------------------------------------------------
-# Expression utilities used by create_prim_func
-# ---------------------------------------------------------------------------------------------------
-
-
-def _loads_in(e: P.PrimExpr, out: List[tir.BufferLoad]) -> None:
-    """BufferLoads in pre-order (an outer load before the loads in its indices)."""
-    if isinstance(e, tir.BufferLoad):
-        out.append(e)
-        for i in e.indices:
-            _loads_in(i, out)
-        return
-    if isinstance(e, P.Let):
-        _loads_in(e.value, out)
-        _loads_in(e.body, out)
-        return
-    for c in P.children(e):
-        _loads_in(c, out)
-
-
-class _Rebind(PrimExprMutator):
-    """Replace builder buffers by final buffers and axis vars by block iter vars."""
-
-    def __init__(self, buffers: Dict[int, tir.Buffer], vmap: Dict[P.PrimVar, P.PrimExpr]):
-        self.buffers = buffers
-        self.vmap = vmap
-
-    def visit_buffer(self, b: tir.Buffer) -> tir.Buffer:
-        if not isinstance(b, _ProtoBuffer):
-            return b
-        nb = self.buffers.get(id(b))
-        if nb is None:
-            raise RelaxError(f"create_prim_func: tensor '{b.name}' is read but is neither an argument "
-                             "nor produced by a stage reachable from the arguments")
-        return nb
-
-    def visit_var(self, v: P.PrimVar) -> P.PrimExpr:
-        return self.vmap.get(v, v)
-
-
-class _FlipComparisons(PrimExprMutator):
-    """TIR.TE.GEN.4: ``a > b`` -> ``b < a``, ``a >= b`` -> ``b <= a``."""
-
-    def visit_GT(self, e):
-        return P.LT(self.visit(e.b), self.visit(e.a))
-
-    def visit_GE(self, e):
-        return P.LE(self.visit(e.b), self.visit(e.a))
-
-
-_CMP_REBUILD = {P.EQ: _ops.eq, P.NE: _ops.ne, P.LT: _ops.lt, P.LE: _ops.le, P.GT: _ops.gt, P.GE: _ops.ge}
-_BIN_REBUILD = {P.Add: _ops.add, P.Sub: _ops.sub, P.Mul: _ops.mul, P.Div: _ops.div, P.Mod: _ops.truncmod,
-                P.FloorDiv: _ops.floordiv, P.FloorMod: _ops.floormod, P.Min: _ops.min_, P.Max: _ops.max_}
-
-
-def _rewritable(dtype: str) -> bool:
-    return dtype.startswith("int") and dtype in ("int32", "int64")
-
-
-class _IndexDTypeNormalizer(PrimExprMutator):
-    """TIR.TE.GEN.5 (``index_dtype_override="int64"``): integer constants and integer casts in
-    index positions, and in comparisons of signed integers inside conditions, become int64; the
-    enclosing operator then type-matches its operands."""
-
-    def __init__(self) -> None:
-        self.enabled = False
-        self.in_condition = False
-
-    def _with(self, enabled: bool, in_condition: bool, e: P.PrimExpr) -> P.PrimExpr:
-        saved = (self.enabled, self.in_condition)
-        self.enabled, self.in_condition = enabled, in_condition
-        try:
-            return self.visit(e)
-        finally:
-            self.enabled, self.in_condition = saved
-
-    def visit_IntImm(self, e):
-        if self.enabled and _rewritable(e.dtype) and e.dtype != "int64":
-            return P.IntImm(e.value, "int64")
-        return e
-
-    def visit_Cast(self, e):
-        if self.enabled and _rewritable(e.dtype):
-            v = self.visit(e.value)
-            return v if v.dtype == "int64" else P.Cast("int64", v)
-        v = self.visit(e.value)
-        return e if v is e.value else P.Cast(e.dtype, v)
-
-    def visit_BufferLoad(self, e):
-        idx = tuple(self._with(True, self.in_condition, i) for i in e.indices)
-        if all(a is b for a, b in zip(idx, e.indices)):
-            return e
-        return tir.BufferLoad(e.buffer, idx, e.dtype)
-
-    def visit_Select(self, e):
-        c = self._with(self.enabled, True, e.condition)
-        t, f = self.visit(e.true_value), self.visit(e.false_value)
-        if c is e.condition and t is e.true_value and f is e.false_value:
-            return e
-        t, f = _ops.match_types(t, f)
-        return P.Select(c, t, f)
-
-    def visit_PrimCall(self, e):
-        if e.op == "tir.if_then_else":
-            c = self._with(self.enabled, True, e.args[0])
-            t, f = self.visit(e.args[1]), self.visit(e.args[2])
-            if c is e.args[0] and t is e.args[1] and f is e.args[2]:
-                return e
-            t, f = _ops.match_types(t, f)
-            return P.PrimCall(t.dtype, e.op, (c, t, f))
-        return self.generic_visit(e)
-
-    def generic_visit(self, e):
-        if isinstance(e, P.CmpOp) and type(e) in _CMP_REBUILD:
-            en = self.in_condition and e.a.dtype.startswith("int") and e.b.dtype.startswith("int")
-            a = self._with(en, self.in_condition, e.a)
-            b = self._with(en, self.in_condition, e.b)
-            if a is e.a and b is e.b:
-                return e
-            if a.dtype != b.dtype:
-                a, b = _ops.match_types(a, b)
-            return type(e)(a, b)
-        if isinstance(e, P.BinaryOp) and type(e) in _BIN_REBUILD:
-            a, b = self.visit(e.a), self.visit(e.b)
-            if a is e.a and b is e.b:
-                return e
-            if a.dtype != b.dtype:
-                return _BIN_REBUILD[type(e)](a, b)
-            return type(e)(a, b)
-        return super().generic_visit(e)
-
-
-def _normalize_value(e: P.PrimExpr) -> P.PrimExpr:
-    return _IndexDTypeNormalizer().visit(e)
-
-
-def _normalize_index(e: P.PrimExpr) -> P.PrimExpr:
-    n = _IndexDTypeNormalizer()
-    n.enabled = True
-    return n.visit(e)
-
-
-def _const_offset(a: P.PrimExpr, b: P.PrimExpr) -> Optional[int]:
-    """``b - a`` when the two index expressions differ by an integer constant (syntactically)."""
-    def split(e):
-        if isinstance(e, P.IntImm):
-            return None, e.value
-        if isinstance(e, P.Add) and isinstance(e.b, P.IntImm):
-            return e.a, e.b.value
-        if isinstance(e, P.Sub) and isinstance(e.b, P.IntImm):
-            return e.a, -e.b.value
-        return e, 0
-
-    ba, ca = split(a)
-    bb, cb = split(b)
-    if ba is None and bb is None:
-        return cb - ca
-    if ba is None or bb is None:
-        return None
-    if ba == bb:
-        return cb - ca
-    return None
-
-
-def _regions(loads: Sequence[tir.BufferLoad], skip: Sequence[tir.Buffer]) -> Tuple[tir.BufferRegion, ...]:
-    """TIR.TE.GEN.6: one region per buffer in order of first access."""
-    order: List[tir.Buffer] = []
-    accesses: Dict[int, List[Tuple[P.PrimExpr, ...]]] = {}
-    skip_ids = {id(b) for b in skip}
-    for ld in loads:
-        if id(ld.buffer) in skip_ids:
-            continue
-        if id(ld.buffer) not in accesses:
-            order.append(ld.buffer)
-            accesses[id(ld.buffer)] = []
-        if ld.indices not in accesses[id(ld.buffer)]:
-            accesses[id(ld.buffer)].append(ld.indices)
-    out = []
-    one = P.IntImm(1, "int64")
-    for buf in order:
-        tuples = accesses[id(buf)]
-        ranges = []
-        for d in range(len(buf.shape)):
-            idx = [t[d] for t in tuples]
-            first = idx[0]
-            if all(i == first for i in idx):
-                ranges.append(float_index_range(first, buf.shape[d]) or tir.Range(first, one))
-                continue
-            offs = [_const_offset(first, i) for i in idx]
-            if all(o is not None for o in offs):
-                lo, hi = builtins.min(offs + [0]), builtins.max(offs + [0])
-                base = first if lo == 0 else _ops.add(first, P.IntImm(lo, first.dtype))
-                ranges.append(tir.Range(base, P.IntImm(hi - lo + 1, "int64")))
-            else:
-                ranges.append(tir.Range(P.IntImm(0, "int64"), buf.shape[d]))
-        out.append(tir.BufferRegion(buf, tuple(ranges)))
-    return tuple(out)
-
-
-# ---------------------------------------------------------------------------------------------------
 # create_prim_func
 # ---------------------------------------------------------------------------------------------------
 
@@ -744,15 +543,15 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
             raise UnsupportedError(f"compute '{op.name}': axis '{a.var.name}' depends on another axis")
     loop_vars = [P.PrimVar(a.var.name, "int64") for a in axes]
     outs = [buffers[id(t.buffer)] for t in op.outputs]
-    flip = _FlipComparisons()
+    flip = FlipComparisons()
     true = P.IntImm(1, "bool")
 
-    def prep(e: P.PrimExpr, rebind: _Rebind) -> P.PrimExpr:
-        return simplify_compute(_normalize_value(flip.visit(rebind.visit(e))))
+    def prep(e: P.PrimExpr, rebind: Rebind) -> P.PrimExpr:
+        return simplify_compute(normalize_value(flip.visit(rebind.visit(e))))
 
     if op.is_reduction:
         iter_vars, bindings, vmap = _block_iters(axes, loop_vars)
-        rebind = _Rebind(buffers, vmap)
+        rebind = Rebind(buffers, vmap)
         store_idx = tuple(vmap[a.var] for a in op.axis)
         red: Reduce = op.body[0]
         init_vals = red.init if red.init is not None else red.combiner.identity
@@ -762,7 +561,7 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
             sources = [_ops.select(cond, x, i) for x, i in zip(sources, red.combiner.identity)]
         init_stmts = [tir.BufferStore(b, rebind.visit(v), store_idx) for b, v in zip(outs, init_vals)]
         lhs = [tir.BufferLoad(b, store_idx) for b in outs]
-        combined = [_normalize_value(rebind.visit(c)) for c in red.combiner.combine(lhs, sources)]
+        combined = [normalize_value(rebind.visit(c)) for c in red.combiner.combine(lhs, sources)]
         if len(outs) == 1:
             body: tir.Stmt = tir.BufferStore(outs[0], _store_cast(outs[0], combined[0]), store_idx)
         else:
@@ -773,9 +572,9 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
         init = init_stmts[0] if len(init_stmts) == 1 else tir.SeqStmt(tuple(init_stmts))
         loads: List[tir.BufferLoad] = []
         for x in sources:
-            _loads_in(x, loads)
+            loads_in(x, loads)
         block = tir.Block(name=block_names.fresh(op.name), iter_vars=iter_vars,
-                          reads=_regions(loads, outs),
+                          reads=regions(loads, outs),
                           writes=tuple(_point_region(b, store_idx) for b in outs),
                           body=body, init=init, annotations=op.attrs)
         stmt: tir.Stmt = tir.BlockRealize(bindings, true, block)
@@ -783,17 +582,17 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
         realizes = []
         for out, t, b in zip(outs, op.outputs, op.body):
             iter_vars, bindings, vmap = _block_iters(axes, loop_vars)
-            rebind = _Rebind(buffers, vmap)
+            rebind = Rebind(buffers, vmap)
             store_idx = tuple(vmap[a.var] for a in op.axis)
             value = prep(b, rebind)
             loads = []
-            _loads_in(value, loads)
+            loads_in(value, loads)
             if not axes and any(ld.indices for ld in loads):
                 # TVM's int64 index rewriting widens the dummy iter var of a block that indexes a buffer
                 iter_vars = (tir.IterVar(P.PrimVar("vi", "int64"), tir.Range(P.IntImm(0, "int64"),
                                                                          P.IntImm(1, "int64")), "spatial"),)
             block = tir.Block(name=block_names.fresh(t.name), iter_vars=iter_vars,
-                              reads=_regions(loads, [out]), writes=(_point_region(out, store_idx),),
+                              reads=regions(loads, [out]), writes=(_point_region(out, store_idx),),
                               body=tir.BufferStore(out, _store_cast(out, value), store_idx),
                               annotations=op.attrs)
             realizes.append(tir.BlockRealize(bindings, true, block))
