@@ -99,6 +99,7 @@ from ..ir.module import IRModule
 from ..ir.struct_info import StructInfo, TupleStructInfo, is_unit
 from ..ops import registry
 from .blocks import normalize_blocks
+from .global_var_remap import GlobalVarRemapper
 from .inference import (
     constant_struct_info, function_return_struct_info, infer_call_struct_info, leaf_struct_info,
     operator_struct_info,
@@ -708,7 +709,7 @@ class Normalizer:
         if stale:
             for name, f in list(new_funcs.items()):
                 if isinstance(f, rx.Function):
-                    new_funcs[name] = _GlobalVarRemapper(stale).function(f)
+                    new_funcs[name] = GlobalVarRemapper(stale).function(f)
         out = IRModule({final[n]: new_funcs[n] for n in new_funcs}, mod.attrs, mod.global_infos)
         return out
 
@@ -730,58 +731,6 @@ def _typed_at_construction(e, n: Normalizer) -> bool:
             return isinstance(t.struct_info, TupleStructInfo)
         return isinstance(t, rx.Tuple) and _typed_at_construction(t, n)
     return False
-
-
-class _GlobalVarRemapper:
-    """Replaces GlobalVar objects, preserving struct info and identity of untouched nodes."""
-
-    def __init__(self, mapping: Dict[rx.GlobalVar, rx.GlobalVar]) -> None:
-        self.mapping = mapping
-
-    def function(self, f: rx.Function) -> rx.Function:
-        body = self.expr(f.body)
-        return f if body is f.body else replace(f, body=body)
-
-    def expr(self, e):
-        if isinstance(e, rx.GlobalVar):
-            return self.mapping.get(e, e)
-        if isinstance(e, rx.Tuple):
-            fs = tuple(self.expr(x) for x in e.fields)
-            return e if all(a is b for a, b in zip(fs, e.fields)) else replace(e, fields=fs)
-        if isinstance(e, rx.TupleGetItem):
-            t = self.expr(e.tuple_value)
-            return e if t is e.tuple_value else replace(e, tuple_value=t)
-        if isinstance(e, rx.Call):
-            op = self.expr(e.op)
-            args = tuple(self.expr(a) for a in e.args)
-            if op is e.op and all(a is b for a, b in zip(args, e.args)):
-                return e
-            return replace(e, op=op, args=args)
-        if isinstance(e, rx.If):
-            c, t, f = self.expr(e.cond), self.expr(e.true_branch), self.expr(e.false_branch)
-            if c is e.cond and t is e.true_branch and f is e.false_branch:
-                return e
-            return replace(e, cond=c, true_branch=t, false_branch=f)
-        if isinstance(e, rx.SeqExpr):
-            blocks = tuple(self.block(b) for b in e.blocks)
-            body = self.expr(e.body)
-            if body is e.body and all(a is b for a, b in zip(blocks, e.blocks)):
-                return e
-            return replace(e, blocks=blocks, body=body)
-        if isinstance(e, rx.Function):
-            return self.function(e)
-        return e
-
-    def block(self, b: rx.BindingBlock) -> rx.BindingBlock:
-        new = []
-        changed = False
-        for binding in b.bindings:
-            v = self.expr(binding.value)
-            if v is not binding.value:
-                changed = True
-                binding = replace(binding, value=v)
-            new.append(binding)
-        return replace(b, bindings=tuple(new)) if changed else b
 
 
 def normalize_module(mod: IRModule, *, script_annotations: bool = True,
