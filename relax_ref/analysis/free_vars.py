@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..ir import expr as rx
-from ..ir.functor import prim_vars_in
+from ..ir.functor import expr_children, prim_vars_in
 from ..ir.struct_info import FuncStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from .struct_info_ops import definable_sym_vars, sym_vars_in_struct_info
 
@@ -175,21 +175,15 @@ class _SymCollector:
                 if pv not in self.defined:
                     self.free.setdefault(pv, None)
             return
-        if isinstance(e, rx.Tuple):
-            for f in e.fields:
-                self.expr(f)
-        elif isinstance(e, rx.TupleGetItem):
-            self.expr(e.tuple_value)
-        elif isinstance(e, rx.Call):
+        if isinstance(e, rx.Call):
             self.expr(e.op)
             for s in e.sinfo_args:
                 self._require(s)
             for a in e.args:
                 self.expr(a)
-        elif isinstance(e, rx.If):
-            self.expr(e.cond)
-            self.expr(e.true_branch)
-            self.expr(e.false_branch)
+        elif isinstance(e, (rx.Tuple, rx.TupleGetItem, rx.If)):
+            for c in expr_children(e):
+                self.expr(c)
         elif isinstance(e, rx.SeqExpr):
             for b in e.blocks:
                 for binding in b.bindings:

@@ -27,7 +27,7 @@ from ..ir import dtype as _dt
 from ..ir import prim_expr as P
 from ..ir import tir
 from .tir_buffers import bounds_error, buffer_array
-from .tir_expr import shift_count_error
+from .tir_expr import CachedCompiler, shift_count_error
 
 AFn = Callable[["ArrayEnv", Any], Any]
 
@@ -202,21 +202,13 @@ def _fix(r, t):
     return t.type(r) if not isinstance(r, t.type) else r
 
 
-class ArrayCompiler:
+class ArrayCompiler(CachedCompiler):
     """Compiles expressions for array evaluation. ``registers``: buffers whose loads read the
     promoted per-point register instead of memory (see :mod:`relax_ref.interp.tir_vectorize`)."""
 
     def __init__(self, registers=()) -> None:
+        super().__init__()
         self.registers = set(id(b) for b in registers)
-        self._cache: Dict[int, tuple] = {}
-
-    def compile(self, e: P.PrimExpr) -> AFn:
-        hit = self._cache.get(id(e))
-        if hit is not None and hit[0] is e:
-            return hit[1]
-        fn = self._compile(e)
-        self._cache[id(e)] = (e, fn)
-        return fn
 
     def _compile(self, e: P.PrimExpr) -> AFn:
         t = type(e)

@@ -15,6 +15,7 @@ naming the buffer, the indices and the shape; integer division by zero raises
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, Callable, Dict
 
 import numpy as np
@@ -180,19 +181,28 @@ def _from_intrinsic(r: Any, dtype: str) -> Any:
     return r
 
 
-class ScalarCompiler:
-    """Compiles scalar expressions; ``span`` (optional) is attached to the errors raised."""
+class CachedCompiler(ABC):
+    """Compiles every expression node once: ``compile(e)`` returns the closure ``_compile(e)`` made
+    the first time it met this very node (by identity; the node is kept alive with its closure)."""
 
     def __init__(self) -> None:
         self._cache: Dict[int, tuple] = {}
 
-    def compile(self, e: P.PrimExpr) -> Fn:
+    def compile(self, e: P.PrimExpr) -> Any:
         hit = self._cache.get(id(e))
         if hit is not None and hit[0] is e:
             return hit[1]
         fn = self._compile(e)
         self._cache[id(e)] = (e, fn)
         return fn
+
+    @abstractmethod
+    def _compile(self, e: P.PrimExpr) -> Any:
+        """The closure that evaluates ``e``."""
+
+
+class ScalarCompiler(CachedCompiler):
+    """Compiles scalar expressions; ``span`` (optional) is attached to the errors raised."""
 
     def _compile(self, e: P.PrimExpr) -> Fn:
         if isinstance(e, (P.IntImm, P.FloatImm)):

@@ -215,6 +215,21 @@ def struct_info_prim_vars(s: si.StructInfo, out: Optional[dict] = None) -> dict:
 # ---------------------------------------------------------------------------------------------------
 
 
+def expr_children(e: rx.Expr) -> tuple:
+    """The sub-expressions of a ``Tuple``, ``TupleGetItem``, ``Call`` (the callee, then the arguments)
+    or ``If`` (the condition, then the branches), in evaluation order; ``()`` for any other node (a
+    ``SeqExpr`` holds its sub-expressions in bindings, a ``Function`` in its body)."""
+    if isinstance(e, rx.Tuple):
+        return e.fields
+    if isinstance(e, rx.TupleGetItem):
+        return (e.tuple_value,)
+    if isinstance(e, rx.Call):
+        return (e.op,) + tuple(e.args)
+    if isinstance(e, rx.If):
+        return (e.cond, e.true_branch, e.false_branch)
+    return ()
+
+
 class ExprVisitor:
     """Pre-order visitor over Relax expressions, bindings and blocks."""
 
@@ -226,19 +241,9 @@ class ExprVisitor:
             self.generic_visit_expr(e)
 
     def generic_visit_expr(self, e: rx.Expr) -> None:
-        if isinstance(e, rx.Tuple):
-            for f in e.fields:
-                self.visit_expr(f)
-        elif isinstance(e, rx.TupleGetItem):
-            self.visit_expr(e.tuple_value)
-        elif isinstance(e, rx.Call):
-            self.visit_expr(e.op)
-            for a in e.args:
-                self.visit_expr(a)
-        elif isinstance(e, rx.If):
-            self.visit_expr(e.cond)
-            self.visit_expr(e.true_branch)
-            self.visit_expr(e.false_branch)
+        if isinstance(e, (rx.Tuple, rx.TupleGetItem, rx.Call, rx.If)):
+            for c in expr_children(e):
+                self.visit_expr(c)
         elif isinstance(e, rx.SeqExpr):
             for b in e.blocks:
                 self.visit_block(b)
@@ -432,6 +437,6 @@ class StmtMutator:
 
 __all__ = [
     "PrimExprMutator", "substitute_prim", "prim_vars_in", "StructInfoMutator", "substitute_struct_info",
-    "struct_info_prim_vars", "ExprVisitor", "ExprMutator", "stmt_children", "post_order_visit_stmt",
+    "struct_info_prim_vars", "expr_children", "ExprVisitor", "ExprMutator", "stmt_children", "post_order_visit_stmt",
     "stmt_prim_exprs", "StmtMutator",
 ]

@@ -284,6 +284,17 @@ def shape_product(values: Iterable[P.PrimExpr]) -> P.PrimExpr:
 # ---------------------------------------------------------------------------------------------------
 
 
+def reduced_ndim(ndim: int, axis_given: bool, n_axes: int, keepdims: bool) -> int:
+    """The rank of a reduction's result (TVM's reduction inference, OP.STAT.C1, OP.argmax.C1): the
+    input's with ``keepdims``; 0 when every axis is reduced (no axis given); unknown (-1) with an
+    unknown input rank; otherwise ``ndim - n_axes``."""
+    if keepdims:
+        return ndim
+    if not axis_given:
+        return 0
+    return -1 if ndim == -1 else ndim - n_axes
+
+
 def normalize_axes(call: rx.Call, ndim: int, axes: Sequence[int], ctx: Any = None) -> List[int]:
     """NORM.OP.AXIS.1: negative axes count from the end; out-of-range and repeated axes are errors.
     ``ndim`` must be known."""

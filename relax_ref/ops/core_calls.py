@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ParseError, Span, UnsupportedError
 from ..ir import expr as rx
@@ -101,6 +101,22 @@ def _outputs_of(sinfo: StructInfo) -> List[StructInfo]:
     return list(sinfo.fields) if isinstance(sinfo, TupleStructInfo) else [sinfo]
 
 
+def _check_inplace_indices(indices: Sequence[int], n_args: int, ctx, instead: str) -> None:
+    """Every in-place index is -1 or names one of the ``n_args`` arguments, no argument twice, and at
+    least one is not -1 (OP.call_tir_inplace.C2, OP.call_inplace_packed.C2); ``instead``: the
+    operator to use when none is in place."""
+    seen = set()
+    for i, idx in enumerate(indices):
+        if idx < -1 or idx >= n_args:
+            raise ctx.error(f"in-place index {i} is {idx}, outside -1..{n_args - 1}")
+        if idx != -1:
+            if idx in seen:
+                raise ctx.error(f"in-place index {idx} is used twice; in-place indices must be unique")
+            seen.add(idx)
+    if not seen:
+        raise ctx.error(f"no in-place index other than -1 is given (use {instead} instead)")
+
+
 def _normalize_call_tir_inplace(call: rx.Call, ctx) -> rx.Call:
     """NormalizeCallTIR plus the in-place checks (OP.call_tir_inplace.C1-C3)."""
     from ..analysis.struct_info_ops import can_prove_shape_equal
@@ -112,17 +128,7 @@ def _normalize_call_tir_inplace(call: rx.Call, ctx) -> rx.Call:
     indices = tuple(call.attrs.get("inplace_indices", ()))
     if len(indices) != len(outputs):
         raise ctx.error(f"{len(indices)} in-place indices given for {len(outputs)} outputs: one per output is needed")
-    n_args = len(call.args[1].fields)
-    seen = set()
-    for i, idx in enumerate(indices):
-        if idx < -1 or idx >= n_args:
-            raise ctx.error(f"in-place index {i} is {idx}, outside -1..{n_args - 1}")
-        if idx != -1:
-            if idx in seen:
-                raise ctx.error(f"in-place index {idx} is used twice; in-place indices must be unique")
-            seen.add(idx)
-    if not seen:
-        raise ctx.error("no in-place index other than -1 is given (use call_tir instead)")
+    _check_inplace_indices(indices, len(call.args[1].fields), ctx, "call_tir")
     fields = call.args[1].fields
     for i_out, i_in in enumerate(indices):
         if i_in == -1:
@@ -260,17 +266,7 @@ def _infer_call_inplace_packed(call: rx.Call, ctx) -> StructInfo:
                         "R.call_pure_packed for a call without arguments)")
     ret = opaque_callee_ret(call, ctx, "call_inplace_packed")
     indices = tuple(call.attrs.get("inplace_indices", ()))
-    n_args = len(call.args) - 1
-    seen = set()
-    for i, idx in enumerate(indices):
-        if idx < -1 or idx >= n_args:
-            raise ctx.error(f"in-place index {i} is {idx}, outside -1..{n_args - 1}")
-        if idx != -1:
-            if idx in seen:
-                raise ctx.error(f"in-place index {idx} is used twice; in-place indices must be unique")
-            seen.add(idx)
-    if not seen:
-        raise ctx.error("no in-place index other than -1 is given (use call_pure_packed instead)")
+    _check_inplace_indices(indices, len(call.args) - 1, ctx, "call_pure_packed")
     if len(indices) == 1:
         a = call.args[indices[0] + 1].struct_info
         if not is_base_of(ret, a, ctx.analyzer):

@@ -68,14 +68,7 @@ def _infer_arg_extreme(call: rx.Call, ctx: Any) -> TensorStructInfo:
     ax = -1
     if x.ndim != -1 and axis is not None:
         ax = common.normalize_axis(call, x.ndim, int(axis), ctx)
-    if keepdims:
-        out_ndim = x.ndim
-    elif axis is None:
-        out_ndim = 0
-    elif x.ndim == -1:
-        out_ndim = -1
-    else:
-        out_ndim = x.ndim - 1
+    out_ndim = common.reduced_ndim(x.ndim, axis is not None, 1, keepdims)
     out_dt = "int64"
     if not isinstance(x.shape, rx.ShapeExpr):
         if axis is None and keepdims and out_ndim != -1:

@@ -186,14 +186,7 @@ def _reduction_out(call, ctx, x: TensorStructInfo, axis, keepdims: bool):
     axes: List[int] = []
     if x.ndim != -1 and axis is not None:
         axes = common.normalize_axes(call, x.ndim, list(axis), ctx)
-    if keepdims:
-        out_ndim = x.ndim
-    elif axis is None:
-        out_ndim = 0
-    elif x.ndim == -1:
-        out_ndim = -1
-    else:
-        out_ndim = x.ndim - len(axes)
+    out_ndim = common.reduced_ndim(x.ndim, axis is not None, len(axes), keepdims)
     shape = x.shape_values if isinstance(x.shape, rx.ShapeExpr) else None
     if shape is None:
         return out_ndim, None, axes

@@ -10,7 +10,7 @@ an inert marker, so annotations evaluated by Python at definition time do nothin
 
 from __future__ import annotations
 
-from .parser.decorators import Marker, decorate, defined_in_class
+from .parser.decorators import Marker, function_decorator
 
 _OPTIONS = ("pure", "private", "check_well_formed", "normalize")
 
@@ -18,13 +18,7 @@ _OPTIONS = ("pure", "private", "check_well_formed", "normalize")
 def function(f=None, *, pure: bool = True, private: bool = False, check_well_formed: bool = True,
              normalize: bool = True):
     """Decorator: parse a Relax function written in TVMScript (TEXT.1)."""
-
-    def wrap(fn):
-        if defined_in_class(fn):
-            return fn
-        return decorate(fn, normalize=normalize, want_function=True)
-
-    return wrap(f) if f is not None else wrap
+    return function_decorator(f, normalize)
 
 
 Tensor = Marker("R.Tensor")

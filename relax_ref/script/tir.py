@@ -9,19 +9,13 @@ class decorator. ``T.Buffer(...)``, ``T.handle``, ``T.int64``, ... are inert mar
 
 from __future__ import annotations
 
-from .parser.decorators import Marker, decorate, defined_in_class
+from .parser.decorators import Marker, function_decorator
 
 
 def prim_func(f=None, *, private: bool = False, s_tir: bool = False, check_well_formed: bool = True,
               normalize: bool = True):
     """Decorator: parse a TensorIR function written in TVMScript (TEXT.1)."""
-
-    def wrap(fn):
-        if defined_in_class(fn):
-            return fn
-        return decorate(fn, normalize=normalize, want_function=True)
-
-    return wrap(f) if f is not None else wrap
+    return function_decorator(f, normalize)
 
 
 Buffer = Marker("T.Buffer")

@@ -35,7 +35,7 @@ from ..analysis.structural_equal import structural_equal
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
-from ..ir.functor import ExprMutator, substitute_prim
+from ..ir.functor import ExprMutator, expr_children, substitute_prim
 from ..ir.module import IRModule
 from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from .pass_infra import Pass, rewrite_functions
@@ -270,19 +270,9 @@ class _Planner:
                 self.current_block = None
             self.expr(e.body)
             self.current_block = saved
-        elif isinstance(e, rx.Tuple):
-            for f in e.fields:
-                self.expr(f)
-        elif isinstance(e, rx.TupleGetItem):
-            self.expr(e.tuple_value)
-        elif isinstance(e, rx.Call):
-            self.expr(e.op)
-            for a in e.args:
-                self.expr(a)
-        elif isinstance(e, rx.If):
-            self.expr(e.cond)
-            self.expr(e.true_branch)
-            self.expr(e.false_branch)
+        else:
+            for c in expr_children(e):
+                self.expr(c)
 
     def binding(self, b: rx.Binding) -> None:
         if isinstance(b, rx.VarBinding):

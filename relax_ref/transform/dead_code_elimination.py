@@ -28,7 +28,7 @@ from typing import Dict, Iterable, List, Optional, Set
 from ..static.purity import contains_impure_call
 from ..errors import RelaxError
 from ..ir import expr as rx
-from ..ir.functor import ExprMutator
+from ..ir.functor import ExprMutator, expr_children
 from ..ir.module import IRModule
 from ..ir.struct_info import FuncStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from .pass_infra import Pass
@@ -119,24 +119,15 @@ class _UseDef:
     def expr(self, e: rx.Expr) -> None:
         if isinstance(e, rx.Var):
             self.use(e)
-        elif isinstance(e, rx.Tuple):
-            for f in e.fields:
-                self.expr(f)
-        elif isinstance(e, rx.TupleGetItem):
-            self.expr(e.tuple_value)
-        elif isinstance(e, rx.Call):
-            self.expr(e.op)
-            for a in e.args:
-                self.expr(a)
-            vs: List[rx.Var] = []
-            for s in e.sinfo_args:
-                _shape_vars(s, vs)
-            for v in vs:
-                self.use(v)
-        elif isinstance(e, rx.If):
-            self.expr(e.cond)
-            self.expr(e.true_branch)
-            self.expr(e.false_branch)
+        elif isinstance(e, (rx.Tuple, rx.TupleGetItem, rx.Call, rx.If)):
+            for c in expr_children(e):
+                self.expr(c)
+            if isinstance(e, rx.Call):
+                vs: List[rx.Var] = []
+                for s in e.sinfo_args:
+                    _shape_vars(s, vs)
+                for v in vs:
+                    self.use(v)
         elif isinstance(e, rx.SeqExpr):
             for b in e.blocks:
                 for binding in b.bindings:

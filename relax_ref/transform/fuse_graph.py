@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..errors import RelaxError
 from ..ir import expr as rx
+from ..ir.functor import expr_children
 from ..ir.module import IRModule
 from .annotate_tir_op_pattern import OpPatternKind
 
@@ -91,19 +92,9 @@ class GraphCreator:
             self.visit_expr(e.body)
         elif isinstance(e, rx.Function):
             self.visit_function(e)
-        elif isinstance(e, rx.If):
-            self.visit_expr(e.cond)
-            self.visit_expr(e.true_branch)
-            self.visit_expr(e.false_branch)
-        elif isinstance(e, rx.Tuple):
-            for f in e.fields:
-                self.visit_expr(f)
-        elif isinstance(e, rx.TupleGetItem):
-            self.visit_expr(e.tuple_value)
-        elif isinstance(e, rx.Call):
-            self.visit_expr(e.op)
-            for a in e.args:
-                self.visit_expr(a)
+        else:
+            for c in expr_children(e):
+                self.visit_expr(c)
 
     def visit_binding(self, b: rx.Binding) -> None:
         node = self.create_node(b.var)

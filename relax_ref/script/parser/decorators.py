@@ -107,6 +107,18 @@ def source_of(obj: Any) -> Source:
     return Source(text, file, max(start - 1, 0), col, full)
 
 
+def function_decorator(f: Any, normalize: bool) -> Any:
+    """``@R.function`` / ``@T.prim_func`` with or without options: parse the decorated function,
+    or leave it to its ``@I.ir_module`` class (TEXT.1); ``f`` is None when options were given."""
+
+    def wrap(fn):
+        if defined_in_class(fn):
+            return fn
+        return decorate(fn, normalize=normalize, want_function=True)
+
+    return wrap(f) if f is not None else wrap
+
+
 def decorate(obj: Any, *, normalize: bool, want_function: bool):
     """Parse a decorated class (-> IRModule) or function (-> Function / PrimFunc)."""
     from . import parse_snippet
