@@ -1,10 +1,12 @@
-"""Image operators (spec/ops/image.*.md): ``image.resize2d`` and ``image.affine_grid``.
+"""Image operators (spec/ops/image.*.md): ``image.resize2d``, ``image.affine_grid`` and
+``image.grid_sample``.
 
 Cases: bilinear with half-pixel centres (static and with a symbolic input size at two sizes),
 align_corners, nearest neighbour with asymmetric/floor (integer upscale) and half-pixel/round
 (half-to-even ties), cubic, the NHWC layout, integer data, ``out_dtype``, and invalid operands.
 
-Oracles: for affine_grid the matrix applied to the homogeneous grid coordinates in float64 (and a
+Oracles: for grid_sample a per-point loop in float64 (unnormalize, clip or mirror, then the nearest,
+linear or Keys-cubic read of the neighbours, 0 outside); for affine_grid the matrix applied to the homogeneous grid coordinates in float64 (and a
 grid worked out by hand); for resize2d the interpolation formulas written below in float64 (source coordinate, clamped reads,
 linear or Keys-cubic weights), compared with a tolerance covering TVM's float32 arithmetic; nearest
 neighbour results are exact.
@@ -175,8 +177,123 @@ def affine_grid_cases():
     return out
 
 
+def _mirror(x, lo, hi):
+    if hi == lo:
+        return lo
+    d = abs(x - lo)
+    flips = int(d // (hi - lo))
+    extra = d - flips * (hi - lo)
+    return lo + extra if flips % 2 == 0 else hi - extra
+
+
+def _px(x, idx):
+    """data[n, c][idx] or 0 outside."""
+    if all(0 <= i < s for i, s in zip(idx, x.shape)):
+        return float(x[tuple(idx)])
+    return 0.0
+
+
+def _keys(t, a=-0.75):
+    t = abs(t)
+    if t <= 1:
+        return (a + 2) * t ** 3 - (a + 3) * t ** 2 + 1
+    if t < 2:
+        return a * t ** 3 - 5 * a * t ** 2 + 8 * a * t - 4 * a
+    return 0.0
+
+
+def grid_sample_np(x, grid, method, padding, align):
+    """Per output point: the source coordinate of each spatial dim (slowest first), then the read."""
+    k = x.ndim - 2
+    sizes = x.shape[2:]
+    out = np.zeros(x.shape[:2] + grid.shape[2:], "float64")
+    for n in range(x.shape[0]):
+        for pos in np.ndindex(*grid.shape[2:]):
+            src = []
+            for r in range(k):
+                g = float(grid[(n, k - 1 - r) + pos])
+                s = sizes[r]
+                c = (g + 1) * (s - 1) / 2 if align else ((g + 1) * s - 1) / 2
+                if method != "bicubic":
+                    if padding == "reflection":
+                        c = _mirror(c, 0.0, s - 1.0) if align else _mirror(c, -0.5, s - 0.5)
+                    if padding in ("reflection", "border"):
+                        c = min(max(c, 0.0), s - 1.0)
+                src.append(c)
+            for ch in range(x.shape[1]):
+                img = x[n, ch]
+                if method == "nearest":
+                    v = _px(img, [int(np.rint(c)) for c in src])
+                elif method == "bilinear":
+                    lo = [int(np.floor(c)) for c in src]
+                    v = 0.0
+                    for corner in np.ndindex(*(2,) * k):
+                        w = np.prod([(c - l) if b else (1 - (c - l)) for c, l, b in zip(src, lo, corner)])
+                        v += w * _px(img, [l + b for l, b in zip(lo, corner)])
+                else:
+                    lo = [int(np.floor(c)) for c in src]
+                    v = 0.0
+                    for dy in range(-1, 3):
+                        for dx in range(-1, 3):
+                            v += _keys(src[0] - lo[0] - dy) * _keys(src[1] - lo[1] - dx) * \
+                                _px(img, [lo[0] + dy, lo[1] + dx])
+                out[(n, ch) + pos] = v
+    return out.astype(x.dtype)
+
+
+def grid_sample_cases():
+    tags = ["op:image.grid_sample", "image"]
+    ids = ["OP.image.grid_sample.C1", "OP.image.grid_sample.C3", "OP.image.grid_sample.C5"]
+    rng = rng_for("grid_sample")
+    out = []
+    x = rng.standard_normal((2, 3, 4, 5)).astype("float32")
+    g = rng.uniform(-1.2, 1.2, (2, 2, 3, 4)).astype("float32")
+    params = [("x", tensor((2, 3, 4, 5))), ("g", tensor((2, 2, 3, 4)))]
+    for name, attrs, method, padding, align, note in (
+            ("grid_sample_bilinear_zeros", "", "bilinear", "zeros", False,
+             "the defaults: bilinear, zeros outside, pixel-centre coordinates"),
+            ("grid_sample_nearest_border_align_corners", ', method="nearest", padding_mode="border", '
+             "align_corners=True", "nearest", "border", True, "nearest neighbour, coordinates clipped to the border"),
+            ("grid_sample_bilinear_reflection", ', padding_mode="reflection"', "bilinear", "reflection", False,
+             "coordinates mirrored about the image's outer edges"),
+            ("grid_sample_bicubic_zeros", ', method="bicubic"', "bicubic", "zeros", False,
+             "Keys cubic (A = -0.75) over the 4 x 4 neighbours")):
+        out.append(Case(name, module(params, f"R.image.grid_sample(x, g{attrs})", tensor((2, 3, 3, 4))),
+                        runs=[([x, g], grid_sample_np(x, g, method, padding, align))], spec=ids, tags=tags,
+                        rtol=1e-4, atol=1e-5, description=note))
+    x3 = rng.standard_normal((1, 2, 3, 4, 5)).astype("float32")
+    g3 = rng.uniform(-1.3, 1.3, (1, 3, 2, 3, 2)).astype("float32")
+    out.append(Case("grid_sample_trilinear_reflection_3d",
+                    module([("x", tensor((1, 2, 3, 4, 5))), ("g", tensor((1, 3, 2, 3, 2)))],
+                           'R.image.grid_sample(x, g, layout="NCDHW", padding_mode="reflection", align_corners=True)',
+                           tensor((1, 2, 2, 3, 2))),
+                    runs=[([x3, g3], grid_sample_np(x3, g3, "bilinear", "reflection", True))], spec=ids, tags=tags,
+                    rtol=1e-4, atol=1e-5, description="a volume: the grid holds x, y, z; mirrored about the corners"))
+    xh = x.transpose(0, 2, 3, 1).copy()
+    out.append(Case("grid_sample_nhwc",
+                    module([("x", tensor((2, 4, 5, 3))), ("g", tensor((2, 2, 3, 4)))],
+                           'R.image.grid_sample(x, g, layout="NHWC")', tensor((2, 3, 4, 3))),
+                    runs=[([xh, g], grid_sample_np(x, g, "bilinear", "zeros", False).transpose(0, 2, 3, 1))],
+                    spec=ids, tags=tags + ["layout"], rtol=1e-4, atol=1e-5,
+                    description="the data and the result in NHWC; the grid keeps (N, 2, H, W)"))
+    out.append(Invalid("grid_sample_grid_rank_3", module([("x", tensor((2, 3, 4, 5))), ("g", tensor((2, 2, 3)))],
+                                                         "R.image.grid_sample(x, g)"), "struct_info",
+                       spec=["OP.image.grid_sample.C2"], tags=tags + ["invalid"]))
+    out.append(Invalid("grid_sample_bicubic_3d",
+                       module([("x", tensor((1, 2, 3, 4, 5))), ("g", tensor((1, 3, 2, 3, 2)))],
+                              'R.image.grid_sample(x, g, method="bicubic", layout="NCDHW")'), "struct_info",
+                       spec=["OP.image.grid_sample.C2"], tags=tags + ["invalid"],
+                       description="bicubic sampling is 2-d only"))
+    out.append(Case("grid_sample_grid_batch_mismatch",
+                    module([("x", tensor((2, 3, 4, 5))), ("g", tensor(("n", 2, 3, 4)))], "R.image.grid_sample(x, g)",
+                           tensor((2, 3, 3, 4))),
+                    runs=[Fails([x, np.concatenate([g, g])], "op_runtime")], spec=["OP.image.grid_sample.C4"],
+                    tags=tags + ["edge"], description="a grid of batch 4 for data of batch 2"))
+    return out
+
+
 def generate():
-    return {CATEGORY: resize_cases() + affine_grid_cases()}
+    return {CATEGORY: resize_cases() + affine_grid_cases() + grid_sample_cases()}
 
 
 if __name__ == "__main__":

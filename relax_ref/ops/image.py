@@ -1,5 +1,5 @@
 """Image operators: ``image.resize2d`` (spec page ``spec/ops/image.resize2d.md``); the sampling grid
-``image.affine_grid`` is defined in :mod:`.image_grid`.
+``image.affine_grid`` is defined in :mod:`.image_grid`, ``image.grid_sample`` in :mod:`.image_sample`.
 
 Inference follows TVM 0.25's ``InferStructInfoResize2D``: the spatial dims of the data layout become
 the two values of ``size``. The semantics are TOPI's ``resize2d`` kernel (OP.image.resize2d.C5),
@@ -41,6 +41,7 @@ from .layouts import parse_layout
 from .nn import legalizable
 from .args import OpArgs
 from .image_grid import GRID_OPS
+from .image_sample import SAMPLE_OPS
 from .opdef import OpDef, arg, attr, build_call
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -518,6 +519,7 @@ def _define_all() -> None:
                        "coordinate_transformation_mode='half_pixel', rounding_method='round', cubic_alpha=-0.75, "
                        "cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)`` (OP.image.resize2d.C1-C5)."))
     OPS.extend(GRID_OPS)
+    OPS.extend(SAMPLE_OPS)
 
 
 _define_all()

@@ -1,9 +1,14 @@
-"""``R.image.affine_grid`` (spec/ops/image.affine_grid.md): inference with symbolic, unknown and
-mismatched operands (OP.image.affine_grid.C1-C3), the run-time check (C4), and the legalized kernel
-against the conformance cases (C5)."""
+"""``R.image.affine_grid`` and ``R.image.grid_sample`` (spec/ops/image.affine_grid.md,
+spec/ops/image.grid_sample.md): inference with symbolic, unknown and mismatched operands, the run-time
+checks, the legalized kernels against the conformance cases, and the JAX executor against the
+reference on every combination of grid_sample's attributes."""
+
+import itertools
 
 import numpy as np
 import pytest
+
+import relax_jax
 
 import relax_ref
 from relax_ref.errors import OpRuntimeError, StructInfoError
@@ -44,3 +49,49 @@ def test_legalized_cases_agree_and_symbolic_size_stays():
     assert legalized_cases_agree("op_image", tag="op:image.affine_grid") >= 3
     text = call_text('t: R.Tensor((1, 2, 3), "float32"), s: R.Shape(["h", "w"])', "R.image.affine_grid(t, s)")
     assert "R.image.affine_grid" in LegalizeOps()(relax_ref.parse(text)).script()
+
+
+def test_grid_sample_inference():
+    x = 'x: R.Tensor(("n", 3, "h", "w"), "float32"), g: R.Tensor(("n", 2, 5, 6), "float32")'
+    assert dims(call_sinfo(x, "R.image.grid_sample(x, g)")) == (("n", "3", "5", "6"), "float32", 4)
+    xh = 'x: R.Tensor(("n", "h", "w", 3), "float32"), g: R.Tensor(("n", 2, 5, 6), "float32")'
+    assert dims(call_sinfo(xh, 'R.image.grid_sample(x, g, layout="NHWC")')) == (("n", "5", "6", "3"), "float32", 4)
+    x3 = 'x: R.Tensor((1, 2, 3, 4, 5), "float32"), g: R.Tensor(ndim=5, dtype="float32")'
+    assert dims(call_sinfo(x3, 'R.image.grid_sample(x, g, layout="NCDHW")')) == (None, "float32", 5)
+
+
+@pytest.mark.parametrize("params,expr", [
+    ('x: R.Tensor((1, 2, 3, 4), "float32"), g: R.Tensor((1, 2, 3), "float32")', "R.image.grid_sample(x, g)"),
+    ('x: R.Tensor((1, 2, 3, 4), "float32"), g: R.Tensor((1, 2, 3, 3), "float16")', "R.image.grid_sample(x, g)"),
+    ('x: R.Tensor((1, 2, 3, 4), "int32"), g: R.Tensor((1, 2, 3, 3), "int32")', "R.image.grid_sample(x, g)"),
+    ('x: R.Tensor((1, 2, 3, 4), "float32"), g: R.Tensor((1, 2, 3, 3), "float32")',
+     'R.image.grid_sample(x, g, method="cubic")'),
+    ('x: R.Tensor((1, 2, 3, 4), "float32"), g: R.Tensor((1, 2, 3, 3), "float32")',
+     'R.image.grid_sample(x, g, padding_mode="wrap")'),
+    ('x: R.Tensor((1, 2, 3, 4), "float32"), g: R.Tensor((1, 2, 3, 3), "float32")',
+     'R.image.grid_sample(x, g, layout="NCDHW")'),
+])
+def test_grid_sample_rejected_statically(params, expr):
+    with pytest.raises(StructInfoError):
+        relax_ref.parse(call_text(params, expr))
+
+
+def test_grid_sample_legalized_cases_agree():
+    assert legalized_cases_agree("op_image", tag="op:image.grid_sample") >= 5
+
+
+@pytest.mark.parametrize("k,method,padding,align", [
+    c for c in itertools.product((2, 3), ("nearest", "bilinear", "bicubic"), ("zeros", "border", "reflection"),
+                                 (False, True)) if not (c[0] == 3 and c[1] == "bicubic")])
+def test_grid_sample_jax_agrees_with_the_reference(k, method, padding, align):
+    rng = np.random.default_rng(hash((k, method, padding, align)) % 2 ** 32)
+    ds, gs = ((1, 2, 4, 5), (1, 2, 3, 6)) if k == 2 else ((1, 2, 1, 4, 5), (1, 3, 2, 3, 2))
+    x = rng.standard_normal(ds).astype("float32")
+    g = rng.uniform(-1.6, 1.6, gs).astype("float32")
+    layout = "NCHW" if k == 2 else "NCDHW"
+    text = call_text(f'x: R.Tensor({ds}, "float32"), g: R.Tensor({gs}, "float32")',
+                     f'R.image.grid_sample(x, g, method="{method}", layout="{layout}", padding_mode="{padding}", '
+                     f"align_corners={align})")
+    mod = relax_ref.parse(text)
+    want = relax_ref.evaluate(mod, "main", x, g)
+    np.testing.assert_array_equal(np.asarray(relax_jax.compile(mod).as_jax_function("main")(x, g)), want)

@@ -1,5 +1,5 @@
-"""Lowerings of ``image.resize2d`` and ``image.affine_grid`` (semantics: ``relax_ref.ops.image``,
-``relax_ref.ops.image_grid``): the reference's formulas evaluated on JAX arrays. Exact shapes.
+"""Lowerings of ``image.resize2d``, ``image.affine_grid`` and ``image.grid_sample`` (semantics:
+``relax_ref.ops.image``, ``relax_ref.ops.image_grid``, ``relax_ref.ops.image_sample``): the reference's formulas evaluated on JAX arrays. Exact shapes.
 """
 
 from __future__ import annotations
@@ -112,3 +112,14 @@ def _affine_grid(ctx, theta, size):
     from relax_ref.ops.image_grid import affine_grid_array
 
     return affine_grid_array(jnp, theta, ctx.ints(size), bool(ctx.attrs["align_corners"]))
+
+
+@lowering("relax.image.grid_sample")
+def _grid_sample(ctx, data, grid):
+    from relax_ref.ops.image_sample import sample_array
+
+    layout = ctx.attrs["layout"]
+    perm = layout_perm(ctx, layout, "NCDHW" if layout == "NCDHW" else "NCHW", "data")
+    y = sample_array(jnp, to_canonical(data, perm), grid, ctx.attrs["method"], ctx.attrs["padding_mode"],
+                     bool(ctx.attrs["align_corners"]), ctx.op_name)
+    return from_canonical(y, perm)

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 2, 3, 4, 5), "float32"), g: R.Tensor((1, 3, 2, 3, 2), "float32")):
+        y = R.image.grid_sample(x, g, method="bicubic", layout="NCDHW")
+        return y
