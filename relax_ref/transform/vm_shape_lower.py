@@ -1,44 +1,11 @@
 """VMShapeLower: function-boundary checks and symbolic shapes through a shape heap (PASS.SHAPELOWER.*).
 
 What TVM's ``VMShapeLower`` (``src/relax/backend/vm/vm_shape_lower.cc``) does, as a pure
-``IRModule -> IRModule`` pass whose output is still Relax -- the checks and shape computations become
-calls of the ``vm.builtin`` packed functions of CALL.SHAPEHEAP.1-3 and host PrimFuncs, which the
-reference interpreter runs:
-
-* (PASS.SHAPELOWER.1) *Slots.* Every distinct symbolic PrimExpr (not an integer immediate) of a
-  function gets a slot of the function's shape heap, numbered in the order of first occurrence: the
-  parameters' struct info, then the body (every expression's struct info, a ``match_cast``'s target
-  struct info; not inside local functions), then the declared return struct info. Expressions equal
-  as TIR expressions (same variables) share a slot. The function's first binding is
-  ``shape_heap = R.call_builtin_with_ctx("vm.builtin.alloc_shape_heap", (R.prim_value(n),))`` for
-  ``n`` slots, or ``shape_heap = R.null_value()`` when there are none.
-* (PASS.SHAPELOWER.2) *Checks.* Each parameter is checked against its struct info, then each
-  ``match_cast`` value against its target, then the returned value against the declared return
-  struct info. A check walks the struct info: ``R.Object`` needs nothing; ``R.Prim``, ``R.Shape``,
-  ``R.Tensor``, ``R.Tuple`` and ``R.Callable`` emit ``check_prim_value_info``, ``check_shape_info``,
-  ``check_tensor_info``, ``check_tuple_info`` and ``check_func_info`` (CALL.SHAPEHEAP.3) -- for a
-  parameter always, elsewhere only when the value's struct info does not already imply the kind,
-  rank and dtype; a whole check is skipped (except for parameters) when the value's struct info is
-  already at least as precise. Tuple fields are checked through ``v[i]`` (or
-  ``vm.builtin.tuple_getitem`` when the value is not known to be a tuple), each such item bound once
-  per block. Parameters from ``num_input`` on (weights) are checked only when their shape is symbolic.
-* (PASS.SHAPELOWER.3) *Matching.* The known dimensions (and prim values) are matched by
-  ``match_shape`` / ``match_prim_value`` with the codes of CALL.SHAPEHEAP.2: an immediate is compared
-  (0), a variable seen for the first time is stored into its slot (1), a slot already computed is
-  compared (3), and a compound expression not yet computable is skipped (2). After a round of
-  matching, every compound expression whose variables are now all known is computed by a new private
-  host PrimFunc ``shape_func`` (``H[i] = <expression over H[j]>``, in slot order) called on the heap;
-  the matches that skipped an expression are then emitted again with every dimension checked.
-* (PASS.SHAPELOWER.4) *Making.* A shape literal with a symbolic dimension becomes
-  ``vm.builtin.make_shape(heap, n, c0, a0, ...)`` (code 0: immediate, 1: slot) and a symbolic prim
-  value ``vm.builtin.make_prim_value(heap, c, a)``; constant shapes and prim values stay. A variable
-  whose bound value changed takes the new value's struct info (TVM's re-emitted bindings); struct info
-  annotations are not rewritten. A local function is an error (VMShapeLower runs after LambdaLift).
-* (PASS.SHAPELOWER.5) *Error contexts.* With ``emit_err_ctx=True`` (default) each check and match
-  carries ``ErrorContext(...)`` naming the function, the location and the annotation (printed by
-  relax-ref, so the text may differ from TVM's); with ``False`` the empty string.
-* (PASS.SHAPELOWER.6) Deviation: the expressions computed in one ``shape_func`` are stored in slot
-  order; TVM's order follows a hash map's iteration and is not deterministic.
+``IRModule -> IRModule`` pass whose output is still Relax: the checks of parameters, ``match_cast``
+values and results, and the symbolic shapes, become calls of the ``vm.builtin`` shape-heap functions
+(CALL.SHAPEHEAP.1-3) and host PrimFuncs, which the reference interpreter runs. The rules
+(PASS.SHAPELOWER.1-6: slots, checks, matching, making, error contexts, the order of computed slots)
+are in the spec's passes chapter.
 """
 
 from __future__ import annotations
