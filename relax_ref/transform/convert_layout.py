@@ -290,6 +290,7 @@ class ConvertLayout(Pass):
 
     name = "ConvertLayout"
     opt_level = 0
+    rebuilds_returns = True   # PASS.UTIL.4 (TVM's LayoutConvertMutator is an expression mutator)
 
     def __init__(self, desired_layouts: Dict[str, Sequence[str]], layout_cb: Optional[Callable] = None) -> None:
         self.desired_layouts = {k: list(v) for k, v in dict(desired_layouts).items()}
