@@ -75,6 +75,12 @@ RECORDED: Tuple[Recorded, ...] = (
              NLL),
     Recorded('test_transform_legalize_ops_nn.py', 'test_nll_no_weight', 'LegalizeOps', F3,
              NLL),
+    Recorded('test_transform_legalize_ops_grad.py', 'test_max_pool2d_backward', 'LegalizeOps', F3,
+             'a kernel of relax-ref\'s own structure with the same values: the gradient is gathered per input '
+             'position over the windows that contain it; TOPI\'s pool_grad scatters per output position'),
+    Recorded('test_transform_legalize_ops_grad.py', 'test_avg_pool2d_backward', 'LegalizeOps', F3,
+             'a kernel of relax-ref\'s own structure with the same values: the gradient is gathered per input '
+             'position over the windows that contain it; TOPI\'s pool_grad scatters per output position'),
     Recorded('test_transform_legalize_ops_grad.py', 'test_nll_loss_backward', 'LegalizeOps', F3,
              NLL_BACK),
     Recorded('test_transform_legalize_ops_grad.py', 'test_nll_loss_backward_no_batch', 'LegalizeOps', F3,

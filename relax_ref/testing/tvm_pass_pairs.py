@@ -343,7 +343,8 @@ def stale_records(outcomes: Sequence[Outcome]) -> list:
     from .tvm_pass_divergences import RECORDED
 
     used = {(Path(o.file).name, o.test, o.pass_name) for o in outcomes if o.recorded}
-    return [r for r in RECORDED if (r.file, r.test, r.pass_name) not in used]
+    files = {Path(o.file).name for o in outcomes}
+    return [r for r in RECORDED if r.file in files and (r.file, r.test, r.pass_name) not in used]
 
 
 def table(outcomes: Sequence[Outcome]) -> Dict[str, Counter]:
