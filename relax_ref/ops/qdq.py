@@ -29,6 +29,7 @@ from . import te
 from . import te_ops
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
+from .elementwise_util import try_scalar_const
 from .statistical import known_shapes, tir_cast
 
 QUANT_OUT = ("int8", "uint8", "int16", "uint16", "float8_e4m3fn", "float8_e5m2")
@@ -182,7 +183,9 @@ def _ref_dequantize(args, attrs, call, ctx):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _param(p: te.Tensor, idx, axis: int):
+def _param(p: Any, idx, axis: int):
+    if not isinstance(p, te.Tensor):       # a scalar constant, inlined (TVM's _try_convert_to_scalar_const)
+        return p
     if all(isinstance(d, type(te_ops.const(1, "int64"))) and d.value == 1 for d in p.shape):
         return p(*([0] * len(p.shape)))
     return p(idx[axis])
@@ -193,7 +196,7 @@ def _te_quantize(out: str, axis: int):
         def body(*i):
             q = te_ops.div(x(*i), _param(s, i, axis))
             if _dt.is_integer(out):
-                q = te_ops.round_(q)
+                q = te_ops.call("round", q)       # TOPI rounds with tir.round (ties to even)
             q = te_ops.add(q, _param(z, i, axis))
             return te_ops.cast(out, te_ops.max_(te_ops.min_(q, te_ops.max_value(out)), te_ops.min_value(out)))
         return te.compute(x.shape, body, name="quantized")
@@ -221,8 +224,9 @@ def _legalize(make):
         x = call.args[0].struct_info
         axis = int(call.attrs.get("axis", -1))
         axis = axis + x.ndim if axis < 0 else axis
-        return ctx.call_te(make(call.attrs.get("out_dtype"), axis), *call.args,
-                           primfunc_name_hint=call.op.name.replace("relax.", ""))
+        data, scale, zp = call.args
+        return ctx.call_te(make(call.attrs.get("out_dtype"), axis), data, try_scalar_const(scale),
+                           try_scalar_const(zp), primfunc_name_hint=call.op.name.replace("relax.", ""))
     return legalize
 
 

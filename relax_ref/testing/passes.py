@@ -107,6 +107,8 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     # (tests/transform/test_alter_op_impl.py)
     PassSpec("AlterOpImpl", kwargs={"op_impl_map": {}}),
     PassSpec("ComputePrimValue"),
+    # TVM runs it last, on lifted, non-dataflow code without purity checks
+    PassSpec("VMShapeLower", prepare=("LambdaLift", "ToNonDataflow", "RemovePurityChecking")),
 ]}
 
 

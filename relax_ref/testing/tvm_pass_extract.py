@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .tvm_corpus import extract_file
 from .tvm_pass_values import (  # noqa: F401  (re-exported)
-    AUXILIARY, Applied, ClassV, Func, Inst, Item, LambdaV, Lit, MapV, Method, Namespace, Pair, ParamRef, ParamSlice,
+    AUXILIARY, KNOWN_CONSTANTS, Applied, ClassV, Func, Inst, Item, LambdaV, Lit, MapV, Method, Namespace, Pair, ParamRef, ParamSlice,
     PassCall, Script,
     Seq, Site, Unknown, Values, primary_pass,
 )
@@ -245,7 +246,8 @@ class _Interp:
         d = self.defs.get(min([x.lineno for x in s.decorator_list] + [s.lineno]))
         d = d or self.defs.get(s.lineno)
         if d is not None and d.name == s.name:
-            env.set(s.name, Script(d))
+            foreign = {b for m, _, b in d.imports if m.startswith("tvm.relax.testing")}   # Python values
+            env.set(s.name, Script(d if d.standalone and not foreign else _bind_free_names(self, d, env, foreign)))
             return
         if isinstance(s, ast.FunctionDef):
             fixture = any((_dotted(x.func if isinstance(x, ast.Call) else x) or "").endswith("fixture")
@@ -682,6 +684,56 @@ def extract_pairs_file(path: Path) -> Tuple[List[Pair], List[Site]]:
     _fixtures(interp)
     interp.run()
     return interp.pairs, interp.sites
+
+
+def _bind_free_names(interp: "_Interp", d, env: Env, foreign: frozenset = frozenset()):
+    """``d`` with its uses of the test's Python values written as the literals they hold (``sindex["n"]``,
+    ``MS.STORE_TO_HEAP``), standalone when every use is such a literal; else ``d`` unchanged."""
+    try:
+        tree = ast.parse(d.body)
+    except SyntaxError:
+        return d
+    free = set(d.free_names) | set(foreign)
+    edits: List[Tuple[int, int, int, int, str]] = []
+    unresolved = False
+
+    def root(n: ast.AST) -> Optional[str]:
+        while isinstance(n, (ast.Attribute, ast.Subscript)):
+            n = n.value
+        return n.id if isinstance(n, ast.Name) else None
+
+    def walk(n: ast.AST) -> None:
+        nonlocal unresolved
+        if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and root(n) in free:
+            v = interp.eval(n, env)
+            if isinstance(v, Namespace) and v.path in KNOWN_CONSTANTS:
+                v = Lit(KNOWN_CONSTANTS[v.path])
+            if isinstance(v, Lit) and isinstance(v.value, (bool, int, float, str)):
+                edits.append((n.lineno, n.col_offset, n.end_lineno, n.end_col_offset, repr(v.value)))
+                return
+            if isinstance(n, ast.Name):
+                unresolved = True
+                return
+        for c in ast.iter_child_nodes(n):
+            walk(c)
+
+    walk(tree)
+    if unresolved or not edits:
+        return d
+    lines = d.body.split("\n")
+    for l0, c0, l1, c1, text in sorted(edits, reverse=True):
+        if l0 != l1:
+            return d
+        line = lines[l0 - 1]
+        lines[l0 - 1] = line[:c0] + text + line[c1:]
+    body = "\n".join(lines)
+    head = d.text[:len(d.text) - len(d.body)] if d.text.endswith(d.body) else None
+    if head is None:
+        return d
+    if foreign:     # the imports of Python values now written as literals
+        head = "\n".join(x for x in head.split("\n")
+                          if not (x.startswith(("from ", "import ")) and set(re.findall(r"\w+", x)) & set(foreign)))
+    return replace(d, text=head + body, body=body, standalone=True, free_names=())
 
 
 #: The files holding TVM's Relax pass tests: ``test_transform*.py`` and a few named otherwise

@@ -1,6 +1,6 @@
 """Measure how closely relax-ref's passes do what TVM's passes do, on TVM's own pass tests (PASS.FIDELITY.1).
 
-``python -m relax_ref.testing.tvm_pass_pairs DIR [--pass NAME] [--show NAME] [--json OUT] [--tvm]``
+``python -m relax_ref.testing.tvm_pass_pairs DIR [--pass NAME] [--show NAME] [--json OUT] [--tvm] [--check]``
 
 ``DIR`` is an apache/tvm checkout (or its ``tests/python/relax``) that the user brings; nothing of it is
 stored in the project. The (input module, passes, expected module) triples of its
@@ -20,6 +20,12 @@ With ``--tvm`` (TVM installed) every compared pair is compared again under TVM's
 equality: both modules are printed in the installed TVM's dialect and read by TVM in a worker process
 (:func:`compare_with_tvm`); two more columns count the pairs TVM finds equal. Since relax-ref's
 equality compares TIR block names and TVM's does not, the two columns can differ.
+
+Each readable pair that is not equal (under TVM's equality when TVM compared it) is looked up in the
+recorded divergences (:mod:`relax_ref.testing.tvm_pass_divergences`, PASS.FIDELITY.6); two more columns
+count, per pass, the pairs not equal that are recorded and those that are not. ``--check`` exits with
+status 1 when a pair is neither equal nor recorded, or a pass crashed (raised anything but a
+:class:`~relax_ref.errors.RelaxError`).
 
 It also lists the assertion sites that did not give a pair, by reason (a module built with Python, a
 pass argument that is not a literal, an expected error). ``--show NAME`` prints, for every differing
@@ -58,6 +64,19 @@ class Outcome:
     detail: str = ""
     tvm: str = ""        # with --tvm: equal / different / unreadable under TVM's structural equality
     tvm_detail: str = ""
+    crash: bool = False  # raised something other than a RelaxError (a crash, never a refusal)
+    recorded: str = ""   # the spec rule of the recorded divergence that explains a difference
+
+    @property
+    def judged_equal(self) -> bool:
+        """Equal under the judging equality: TVM's when TVM compared the pair, else relax-ref's."""
+        if self.tvm in ("equal", "different"):
+            return self.tvm == "equal"
+        return self.status == "equal"
+
+    @property
+    def readable(self) -> bool:
+        return self.status not in ("unreadable", "no pass")
 
 
 class _Timeout(Exception):
@@ -229,6 +248,7 @@ def check_pair(pair: Pair, timeout: float = 60.0, dialect: Optional[str] = None,
         return out
     except Exception as e:  # noqa: BLE001 - counted as raised, the message kept
         out.status, out.detail = "raised", f"{type(e).__name__}: {_first_line(str(e))}"
+        out.crash = not isinstance(e, RelaxError)
         return out
     try:
         a = _select(after, pair.select)
@@ -293,9 +313,38 @@ def measure(root: Path, passes: Optional[Sequence[str]] = None, timeout: float =
             print(f"  {len(outcomes)} pairs", file=sys.stderr)
     if texts:
         compare_with_tvm(texts, timeout, progress)
+    apply_records(outcomes)
     if passes:
         sites = [s for s in sites if s.pass_name in passes]
     return outcomes, sites
+
+
+def apply_records(outcomes: Sequence[Outcome]) -> None:
+    """(PASS.FIDELITY.6) Mark each readable pair that is not equal under the judging equality with the
+    recorded divergence that explains it (the rule of :data:`~relax_ref.testing.tvm_pass_divergences.RECORDED`)."""
+    from .tvm_pass_divergences import find
+
+    for o in outcomes:
+        o.recorded = ""
+        if o.readable and not o.judged_equal and not o.crash:
+            r = find(Path(o.file).name, o.test, o.pass_name)
+            if r is not None:
+                o.recorded = r.rule
+
+
+def unrecorded(outcomes: Sequence[Outcome]) -> List[Outcome]:
+    """The readable pairs that are neither equal (under the judging equality) nor a recorded divergence,
+    and every crash."""
+    return [o for o in outcomes if o.crash or (o.readable and not o.judged_equal and not o.recorded)]
+
+
+def stale_records(outcomes: Sequence[Outcome]) -> list:
+    """Recorded divergences that explain no pair of this measurement (fixed, or of another TVM tag)."""
+    from .tvm_pass_divergences import RECORDED
+
+    used = {(Path(o.file).name, o.test, o.pass_name) for o in outcomes if o.recorded}
+    files = {Path(o.file).name for o in outcomes}
+    return [r for r in RECORDED if r.file in files and (r.file, r.test, r.pass_name) not in used]
 
 
 def table(outcomes: Sequence[Outcome]) -> Dict[str, Counter]:
@@ -306,6 +355,8 @@ def table(outcomes: Sequence[Outcome]) -> Dict[str, Counter]:
         if o.tvm:
             rows[o.pass_name]["tvm " + o.tvm] += 1
             rows[o.pass_name]["tvm compared"] += 1
+        if o.readable and not o.judged_equal:
+            rows[o.pass_name]["recorded" if o.recorded and not o.crash else "unrecorded"] += 1
     return dict(rows)
 
 
@@ -316,7 +367,8 @@ def format_table(rows: Dict[str, Counter]) -> str:
     head = "| pass | pairs | equal | different | unreadable | raised | no pass | equal of readable |"
     if with_tvm:
         head += " TVM: equal | TVM: equal of readable |"
-    lines = [head, "|" + "---|" * (10 if with_tvm else 8)]
+    head += " not equal: recorded | not equal: unrecorded |"
+    lines = [head, "|" + "---|" * (12 if with_tvm else 10)]
     total: Counter = Counter()
     for name in sorted(rows, key=lambda n: (-rows[n]["pairs"], n)):
         r = rows[name]
@@ -334,6 +386,7 @@ def _row(name: str, r: Counter, with_tvm: bool = False) -> str:
     if with_tvm:
         tpct = f"{100.0 * r['tvm equal'] / readable:.0f}%" if readable else "-"
         row += f" {r['tvm equal']} | {tpct} |"
+    row += f" {r['recorded']} | {r['unrecorded']} |"
     return row
 
 
@@ -350,11 +403,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--tvm", action="store_true",
                     help="also compare under the installed TVM's structural equality (both modules printed in "
                          "its dialect and read by TVM in a worker process)")
+    ap.add_argument("--check", action="store_true",
+                    help="exit with status 1 when a readable pair is neither equal nor a recorded divergence, "
+                         "or a pass crashed (PASS.FIDELITY.6)")
     args = ap.parse_args(argv)
     t0 = time.time()
     if args.diff:
         return _print_diff(args.root, args.diff)
     outcomes, sites = measure(args.root, args.passes, args.timeout, progress=True, with_tvm=args.tvm)
+    tvm_version = _tvm_version() if args.tvm else ""
     rows = table(outcomes)
     if not args.all:
         rows = {k: v for k, v in rows.items() if v["pairs"] != v["no pass"]}
@@ -377,8 +434,37 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"outcomes": [asdict(o) for o in outcomes],
                                          "sites": [asdict(s) for s in sites]}, indent=1))
+    judge = f"TVM {tvm_version}'s" if tvm_version else "relax-ref's"
+    print(f"\njudged under {judge} structural equality")
+    low = [n for n, r in sorted(rows.items()) if _share(r) is not None and _share(r) < 0.9]
+    if low:
+        print("passes with less than 90% of their readable pairs equal: " + ", ".join(low))
+    bad = unrecorded(outcomes)
+    for o in bad:
+        what = "crash" if o.crash else "not equal, no recorded divergence"
+        print(f"  {what}: {Path(o.file).name}:{o.line} {o.test} [{o.pass_name}] {o.tvm_detail or o.detail}")
+    stale = stale_records(outcomes) if not args.passes else []
+    if stale:
+        print(f"recorded divergences that explain no pair here ({len(stale)}): "
+              + ", ".join(f"{r.file}::{r.test}" for r in stale))
     print(f"\n({time.time() - t0:.0f} s)", file=sys.stderr)
-    return 0
+    return 1 if args.check and bad else 0
+
+
+def _share(r: Counter) -> Optional[float]:
+    readable = r["pairs"] - r["unreadable"] - r["no pass"]
+    if not readable:
+        return None
+    return (r["tvm equal"] if r["tvm compared"] else r["equal"]) / readable
+
+
+def _tvm_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("apache-tvm")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return "(installed)"
 
 
 def _print_func(f) -> str:

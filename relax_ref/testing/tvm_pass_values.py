@@ -59,6 +59,15 @@ class Namespace:
     path: str
 
 
+#: Constants of TVM's Python API that pass tests write into TVMScript: the codes of the shape-heap
+#: builtins (CALL.SHAPEHEAP.2)
+KNOWN_CONSTANTS = {
+    **{f"tvm.relax.testing.runtime_builtin.MatchShapeCode.{k}": v for k, v in
+       (("ASSERT_EQUAL_TO_IMM", 0), ("STORE_TO_HEAP", 1), ("NO_OP", 2), ("ASSERT_EQUAL_TO_LOAD", 3))},
+    **{f"tvm.relax.testing.runtime_builtin.MakeShapeCode.{k}": v for k, v in (("USE_IMM", 0), ("LOAD_SHAPE", 1))},
+}
+
+
 @dataclass(frozen=True)
 class Script:
     """A TVMScript definition; ``wrap`` when a lone function was put into a module."""
@@ -274,4 +283,4 @@ def to_python(v: Any) -> Any:
 
 
 __all__ = ["NotData", "to_python", "MapV", "LambdaV", "ParamRef", "ParamSlice", "Unknown", "Lit", "Values", "Namespace", "Script", "PassCall", "Seq", "Applied", "Item", "Method", "Func",
-           "ClassV", "Inst", "Pair", "Site", "primary_pass", "AUXILIARY", "is_dpl"]
+           "ClassV", "Inst", "Pair", "Site", "primary_pass", "AUXILIARY", "KNOWN_CONSTANTS", "is_dpl"]

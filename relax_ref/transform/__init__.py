@@ -55,6 +55,7 @@ from .rewrite_dataflow_reshape import RewriteDataflowReshape
 from .static_plan_block_memory import StaticPlanBlockMemory
 from .to_non_dataflow import ToNonDataflow
 from .update_param_struct_info import UpdateParamStructInfo
+from .vm_shape_lower import VMShapeLower
 
 __all__ = [
     "Pass", "FunctionPass", "Sequential", "function_pass", "module_pass", "PassContext", "PassInfo",
@@ -67,5 +68,5 @@ __all__ = [
     "BindParams", "BindSymbolicVars", "KillAfterLastUse", "LowerAllocTensor", "EliminateCommonSubexpr",
     "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo", "FuseOpsByPattern",
     "FusionPattern", "MergeCompositeFunctions", "BundleModelParams", "LiftTransformParams", "Gradient",
-    "ConvertLayout", "AlterOpImpl", "ComputePrimValue",
+    "ConvertLayout", "AlterOpImpl", "ComputePrimValue", "VMShapeLower",
 ]

@@ -19,8 +19,8 @@ dataflow block, each binding is rewritten in order, tracking the layout of every
 ``layout_cb(call)``, when given, returns the desired layouts for each call instead of
 ``desired_layouts``. Converted values are bound as they are built (before the binding that uses them).
 
-Deviation (PASS.LAYOUT.7): relax-ref's operators take no packed layouts (``NCHW4c``), so a call whose
-inferred attributes would name one keeps its initial layout; TVM 0.25 converts it.
+(PASS.LAYOUT.7) A packed desired layout (``NCHW4c``) is taken where the dimensions divide evenly, as TVM
+0.25 does; the operators read packed layouts.
 """
 
 from __future__ import annotations
@@ -183,9 +183,6 @@ class _Block:
                 return None
         desired = self.layout_cb(call) if self.layout_cb is not None else self.desired
         res = INFER[call.op.name](call, dict(desired), self.layout)
-        if res.attrs and any(isinstance(res.attrs.get(k), str) and any(c.isdigit() for c in res.attrs[k])
-                             for k in _LAYOUT_ATTRS):
-            return None          # PASS.LAYOUT.7: relax-ref's operators take no packed layouts
         return res
 
     def _call(self, b: rx.VarBinding, call: rx.Call) -> None:
@@ -293,6 +290,7 @@ class ConvertLayout(Pass):
 
     name = "ConvertLayout"
     opt_level = 0
+    rebuilds_returns = True   # PASS.UTIL.4 (TVM's LayoutConvertMutator is an expression mutator)
 
     def __init__(self, desired_layouts: Dict[str, Sequence[str]], layout_cb: Optional[Callable] = None) -> None:
         self.desired_layouts = {k: list(v) for k, v in dict(desired_layouts).items()}

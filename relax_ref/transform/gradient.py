@@ -4,7 +4,7 @@ Follows TVM 0.25 (``src/relax/transform/gradient.cc``, ``gradient_simplifier.cc`
 gradients of :mod:`relax_ref.transform.gradient_ops`). ``Gradient(func_name, require_grads=None,
 target_index=0)`` adds ``<func_name>_adjoint``: a copy of the function that also computes, after its
 forward bindings, the adjoints of ``require_grads`` (default: every parameter) and returns
-``(original result, (adjoints...))``. The rules are in the spec, PASS.GRAD.1-5.
+``(original result, (adjoints...))``. The rules are in the spec, PASS.GRAD.1-6.
 """
 
 from __future__ import annotations
@@ -108,9 +108,10 @@ def _combine(ctx: _Ctx, a, b):
 
 
 class _Backward:
-    def __init__(self, ctx: _Ctx) -> None:
+    def __init__(self, ctx: _Ctx, checkpoints: Optional["_Recompute"] = None) -> None:
         self.ctx = ctx
         self.adjoint: Dict[rx.Var, rx.Var] = {}
+        self.checkpoints = checkpoints
 
     def emit_adjoint(self, var: rx.Var, value: rx.Expr, output: bool = False) -> rx.Var:
         if output:
@@ -166,16 +167,19 @@ class _Backward:
         if not isinstance(call.op, rx.Op):
             return
         name = call.op.name
+        args = call.args                         # adjoints go to the forward variables
         if name in ("relax.call_tir", "relax.call_tir_with_grad"):
             raise RelaxError(f"Gradient: differentiating {name} is not supported", binding=var.name_hint)
         fn = GRADIENTS.get(name)
         if fn is None:
             raise RelaxError(f"Gradient: no gradient is defined for {name}", binding=var.name_hint)
+        if self.checkpoints is not None:       # PASS.GRAD.6: the operands as the backward pass has them
+            var, call = self.checkpoints.update(var, call)
         partials = fn(var, call, g, self.ctx)
         if len(partials) != len(call.args):
             raise RelaxError(f"Gradient: the gradient of {name} gives {len(partials)} partials for "
                              f"{len(call.args)} arguments")
-        for arg, p in zip(call.args, partials):
+        for arg, p in zip(args, partials):
             if p is NO_GRAD:
                 continue
             self.update(arg, p)
@@ -206,6 +210,108 @@ class _Backward:
                 self.update(v, _zeros(v.struct_info))
             outs.append(self.emit_adjoint(v, self.adjoint[v], output=True))
         return rx.Tuple((result, rx.Tuple(tuple(outs))))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Checkpoints (PASS.GRAD.6)
+# ---------------------------------------------------------------------------------------------------
+
+_START, _END = "relax.grad.start_checkpoint", "relax.grad.end_checkpoint"
+
+
+def _vars_in(e: rx.Expr) -> List[rx.Var]:
+    if isinstance(e, rx.Var):
+        return [e]
+    if isinstance(e, rx.Call):
+        return [v for a in (e.op, *e.args) for v in _vars_in(a)]
+    if isinstance(e, rx.Tuple):
+        return [v for f in e.fields for v in _vars_in(f)]
+    if isinstance(e, rx.TupleGetItem):
+        return _vars_in(e.tuple_value)
+    return []
+
+
+def collect_checkpoints(params: Sequence[rx.Var], bindings: Sequence[rx.Binding]):
+    """(PASS.GRAD.6) The forward bindings without the checkpoint markers (their variables replaced by
+    the marked ones), and the variables the backward pass may read as computed: the parameters, the
+    variables marked by ``start_checkpoint``, and every variable whose operands are all such variables
+    or results of ``end_checkpoint``."""
+    from ..ir.functor import ExprMutator
+
+    kept = set(params)
+    ends: set = set()
+    remap: Dict[rx.Var, rx.Var] = {}
+
+    class _Remap(ExprMutator):
+        def visit_Var(self, v):
+            return remap.get(v, v)
+
+        visit_DataflowVar = visit_Var
+
+    out: List[rx.Binding] = []
+    for b in bindings:
+        v = b.value
+        marker = isinstance(b, rx.VarBinding) and isinstance(v, rx.Call) and isinstance(v.op, rx.Op) \
+            and v.op.name in (_START, _END)
+        if not marker:
+            if all(x in kept or x in ends for x in _vars_in(v)):
+                kept.add(b.var)
+            nv = _Remap().visit_expr(v)
+            out.append(b if nv is v else (rx.VarBinding(b.var, nv, span=b.span) if isinstance(b, rx.VarBinding)
+                                          else rx.MatchCast(b.var, nv, b.struct_info, span=b.span)))
+            continue
+        arg = v.args[0]
+        if not isinstance(arg, rx.Var):
+            raise RelaxError(f"Gradient: the argument of {v.op.name} must be a variable", binding=b.var.name_hint)
+        orig = remap.get(arg, arg)
+        if not isinstance(b.var, rx.DataflowVar) and isinstance(arg, rx.DataflowVar):
+            new = rx.Var(orig.name_hint, struct_info=orig.struct_info)     # the block's output
+            out.append(rx.VarBinding(new, orig, span=b.span))
+            remap[b.var] = new
+        else:
+            remap[b.var] = orig
+        if v.op.name == _START:
+            kept.add(orig)
+        else:
+            ends.add(b.var)
+    return out, kept, remap
+
+
+class _Recompute:
+    """(PASS.GRAD.6) The forward values the backward pass reads: a kept variable as it is, any other
+    recomputed from kept ones (``<name>_cp``), once."""
+
+    def __init__(self, ctx: _Ctx, params: Sequence[rx.Var], bindings: Sequence[rx.Binding], kept: set) -> None:
+        self.ctx = ctx
+        self.map: Dict[rx.Var, rx.Var] = {p: p for p in params}
+        self.values: Dict[rx.Var, rx.Expr] = {}
+        for b in bindings:
+            self.values[b.var] = b.value
+            if b.var in kept:
+                self.map[b.var] = b.var
+
+    def update(self, var: rx.Var, call: rx.Call):
+        args = tuple(self.expr(a) for a in call.args)
+        if any(x is not y for x, y in zip(args, call.args)):
+            call = rx.Call(call.op, args, call.attrs, call.sinfo_args, span=call.span, struct_info=call.struct_info)
+        if var not in self.map:
+            self.map[var] = self.ctx.emit(call, var.name_hint + "_cp")
+        return self.map[var], call
+
+    def expr(self, e: rx.Expr) -> rx.Expr:
+        if isinstance(e, rx.Var):
+            if e not in self.map:
+                if e not in self.values:
+                    return e
+                self.map[e] = self.ctx.emit(self.expr(self.values[e]), e.name_hint + "_cp")
+            return self.map[e]
+        if isinstance(e, rx.Call):
+            return rx.Call(self.expr(e.op), tuple(self.expr(a) for a in e.args), e.attrs, e.sinfo_args, span=e.span)
+        if isinstance(e, rx.Tuple):
+            return rx.Tuple(tuple(self.expr(f) for f in e.fields), span=e.span)
+        if isinstance(e, rx.TupleGetItem):
+            return rx.TupleGetItem(self.expr(e.tuple_value), e.index, span=e.span)
+        return e
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -299,8 +405,16 @@ def _target(body: rx.SeqExpr, index: int) -> rx.Var:
     return t
 
 
+def _remap_vars(e: rx.Expr, remap: Dict[rx.Var, rx.Var]) -> rx.Expr:
+    if isinstance(e, rx.Var):
+        return remap.get(e, e)
+    if isinstance(e, rx.Tuple):
+        return rx.Tuple(tuple(_remap_vars(f, remap) for f in e.fields), span=e.span)
+    return e
+
+
 def gradient(mod: IRModule, func_name: str, require_grads=None, target_index: int = 0) -> IRModule:
-    """(PASS.GRAD.1-5)"""
+    """(PASS.GRAD.1-6)"""
     f = mod.get(func_name)
     if not isinstance(f, rx.Function):
         raise RelaxError(f"Gradient: '{func_name}' is not a Relax function of the module", function=func_name)
@@ -336,17 +450,21 @@ def gradient(mod: IRModule, func_name: str, require_grads=None, target_index: in
     body = g.body
     if not (isinstance(body, rx.SeqExpr) and len(body.blocks) == 1 and isinstance(body.blocks[0], rx.DataflowBlock)):
         raise RelaxError("Gradient: the function body must be one dataflow block", function=func_name)
-    target = _target(body, target_index)
+    forward, kept, remap = collect_checkpoints(g.params, body.blocks[0].bindings)
+    result_expr = _remap_vars(body.body, remap)
+    target = _target(rx.SeqExpr(body.blocks, result_expr), target_index)
     ctx = _Ctx(mod, g.params)
     ctx.n.begin_dataflow_block()
-    for b in body.blocks[0].bindings:
+    for i, b in enumerate(forward):
+        if isinstance(b, rx.VarBinding) and b.value.struct_info is None:   # its operands were remapped
+            b = forward[i] = rx.VarBinding(b.var, ctx.normalize(b.value), span=b.span)
         ctx.n.emit_normalized(b)
-    back = _Backward(ctx)
+    back = _Backward(ctx, _Recompute(ctx, g.params, forward, kept))
     tsi = target.struct_info
     back.update(target, C("ones", tsi.shape, tsi.dtype))
-    for b in reversed(body.blocks[0].bindings):
+    for b in reversed(forward):
         back.binding(b)
-    result = back.epilogue(require, body.body)
+    result = back.epilogue(require, result_expr)
     block = ctx.n.end_block()
     new = rx.Function(g.params, rx.SeqExpr((block,), result), None, g.is_pure, attrs=g.attrs)
     from ..static.normalize import normalize_function

@@ -333,7 +333,8 @@ def _concat(call, desired, lay):
             chosen = ly
             for i, fsi in enumerate(_fields(call)):
                 shape = fsi.shape_values if isinstance(fsi, TensorStructInfo) else None
-                if shape is None or not can_prove_layout_transform(layouts[i], ly, shape):
+                # the field's struct info is of its initial layout (the tensor before conversion)
+                if shape is None or not can_prove_layout_transform(initial_layout(len(shape)), ly, shape):
                     chosen = next((p for p in layouts if not _packed(p)), ly)
                     break
             layout = chosen

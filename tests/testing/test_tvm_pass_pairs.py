@@ -168,7 +168,31 @@ def test_measurement_counts(tmp_path):
     assert rows["ToNonDataflow"]["equal"] == 2 and rows["ToNonDataflow"]["different"] == 1
     different = [o for o in outcomes if o.status == "different"]
     assert different and different[0].test == "test_through_helper"
-    assert "| ToNonDataflow | 3 | 2 | 1 | 0 | 0 | 0 | 67% |" in format_table(rows)
+    assert "| ToNonDataflow | 3 | 2 | 1 | 0 | 0 | 0 | 67% | 0 | 1 |" in format_table(rows)
+
+
+def test_recorded_divergences_and_check(tmp_path, monkeypatch, capsys):
+    """(PASS.FIDELITY.6) A difference is accepted only with a record naming its test; --check fails on
+    any other, and a record that explains nothing is listed."""
+    from relax_ref.testing import tvm_pass_divergences as D
+    from relax_ref.testing.tvm_pass_pairs import main, unrecorded
+
+    root = _write(tmp_path)
+    outcomes, _ = measure(root)
+    assert [o.test for o in unrecorded(outcomes)] == ["test_through_helper"]
+    assert main([str(root), "--check"]) == 1
+    assert "not equal, no recorded divergence" in capsys.readouterr().out
+    records = (D.Recorded("test_transform_example.py", "test_through_helper", "ToNonDataflow", "PASS.TONONDF.1",
+                          "the expected module adds"),
+               D.Recorded("test_transform_example.py", "test_gone", "ToNonDataflow", "PASS.TONONDF.1", "fixed"))
+    monkeypatch.setattr(D, "RECORDED", records)
+    monkeypatch.setattr(D, "_INDEX", {})
+    outcomes, _ = measure(root)
+    assert unrecorded(outcomes) == []
+    assert [o.recorded for o in outcomes if o.test == "test_through_helper"] == ["PASS.TONONDF.1"]
+    assert "| ToNonDataflow | 3 | 2 | 1 | 0 | 0 | 0 | 67% | 1 | 0 |" in format_table(table(outcomes))
+    assert main([str(root), "--check"]) == 0
+    assert "test_transform_example.py::test_gone" in capsys.readouterr().out
 
 
 def test_unreadable_and_raising_pairs(tmp_path):
@@ -217,4 +241,4 @@ def test_measurement_under_tvm_equality(tmp_path):
     assert sorted((o.status, o.tvm) for o in outcomes if o.pass_name == "ToNonDataflow") == \
         [("different", "different"), ("equal", "equal"), ("equal", "equal")]
     text = format_table(table(outcomes))
-    assert "TVM: equal of readable" in text and "| ToNonDataflow | 3 | 2 | 1 | 0 | 0 | 0 | 67% | 2 | 67% |" in text
+    assert "TVM: equal of readable" in text and "| ToNonDataflow | 3 | 2 | 1 | 0 | 0 | 0 | 67% | 2 | 67% | 0 | 1 |" in text

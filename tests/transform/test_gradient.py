@@ -135,3 +135,38 @@ def test_gradient_matches_jax_grad(prog, seed):
         if not np.all(np.isfinite(e)):
             return
         np.testing.assert_allclose(g, e, rtol=2e-3, atol=2e-4)
+
+
+CHECKPOINTED = '''
+@I.ir_module
+class M:
+    @R.function
+    def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "float32")):
+        with R.dataflow():
+            xs = R.grad.start_checkpoint(x)
+            a = R.multiply(xs, y)
+            b = R.exp(a)
+            c = R.grad.end_checkpoint(b)
+            d = R.multiply(c, c)
+            loss = R.sum(d)
+            R.output(loss)
+        return loss
+'''
+
+
+def test_checkpoints_recompute_and_give_the_same_adjoints():
+    """PASS.GRAD.6: the markers are removed; a and b (inside the checkpoint) are recomputed for the
+    backward pass; d's operands (after end_checkpoint) are kept."""
+    mod = _mod(CHECKPOINTED)
+    out = Gradient("main")(mod)
+    names = [b.var.name_hint for b in out["main_adjoint"].body.blocks[0].bindings]
+    assert "a_cp" in names and "d_cp" not in names
+    assert not any(isinstance(b.value, rx.Call) and getattr(b.value.op, "name", "").startswith("relax.grad.")
+                   for b in out["main_adjoint"].body.blocks[0].bindings)
+    x = np.array([0.1, -0.5, 0.3], "float32")
+    y = np.array([1.0, 2.0, -1.0], "float32")
+    loss, (gx, gy) = relax_ref.evaluate(out, "main_adjoint", x, y)
+    e = np.exp(x * y)
+    np.testing.assert_allclose(loss, np.sum(e * e), rtol=1e-5)
+    np.testing.assert_allclose(gx, 2 * e * e * y, rtol=1e-5)      # d/dx sum(exp(xy)^2) = 2 exp(2xy) y
+    np.testing.assert_allclose(gy, 2 * e * e * x, rtol=1e-5)

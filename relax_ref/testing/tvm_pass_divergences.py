@@ -1,0 +1,152 @@
+"""The recorded differences between relax-ref's passes and TVM's pass tests (PASS.FIDELITY.6).
+
+Each :class:`Recorded` names a test of TVM's pass tests (its file and test function, never its
+content) whose pairs relax-ref's pass does not reproduce, the spec rule that gives the reason, and the
+reason in a line. :func:`relax_ref.testing.tvm_pass_pairs.apply_records` marks every readable pair that
+is not equal with the record of its test, and ``tvm_pass_pairs --check`` fails when a pair is neither
+equal nor recorded, so the list is checked by the measurement itself. ``tags`` says at which of TVM's
+tags (``v0.25.0``, ``main``) the difference was measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Recorded:
+    file: str
+    test: str
+    pass_name: str
+    rule: str
+    reason: str
+    tags: Tuple[str, ...] = ("v0.25.0", "main")
+
+
+EMPTY = ("a reduction over a possibly empty symbolic domain selects the reduction's identity; "
+         "TVM's kernel leaves the output uninitialized")
+NLL = ("predictions and weights are read under a select on the ignored index (OP.NN.DIV.4); "
+       "TVM's kernel reads them at the ignored index")
+NLL_BACK = ("the ignored index is honoured (OP.NN.DIV.4): weights are read under a select and the ignored "
+            "targets get no gradient; TVM's kernel indexes the weights with the ignored target")
+DSS = "negative begin indices are canonicalized in the kernel; TVM's kernel uses them as given"
+SCALAR_PARAMS = "TVM after 0.25: symbolic variables of generated kernels are passed as scalar parameters"
+SHAPE_TO_TENSOR = "TVM after 0.25: shape_to_tensor is legalized; TVM 0.25 leaves it to the VM builtin"
+CANON_MATCH_CAST = ("TVM after 0.25: the match_casts that define symbolic variables used in prim-value "
+                    "arguments are kept")
+_MAIN = ("main",)
+F3, F4, F5 = "PASS.FIDELITY.3", "PASS.FIDELITY.4", "PASS.FIDELITY.5"
+
+RECORDED: Tuple[Recorded, ...] = (
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_sum_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_prod_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_max_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_min_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_mean_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_std_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_variance_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_argmax_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_argmin_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_index_linear_algebra.py', 'test_matmul_4_5_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_index_linear_algebra.py', 'test_einsum_symbolic', 'LegalizeOps', F3,
+             EMPTY),
+    Recorded('test_transform_legalize_ops_manipulate.py', 'test_broadcast_to_symbolic', 'LegalizeOps', F3,
+             "a shape that cannot be checked statically is asserted in the kernel (OP.broadcast_to.C3); TVM's kernel reads out of bounds"),
+    Recorded('test_transform_legalize_ops_manipulate.py', 'test_reshape_symbolic', 'LegalizeOps', F3,
+             "a shape that cannot be checked statically is asserted in the kernel (OP.reshape.C3); TVM's kernel reads out of bounds"),
+    Recorded('test_transform_legalize_ops_manipulate.py', 'test_data_dependent_reshape', 'LegalizeOps', F3,
+             "a shape that cannot be checked statically is asserted in the kernel (OP.reshape.C3); TVM's kernel reads out of bounds"),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_nll_loss', 'LegalizeOps', F3,
+             NLL),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_nll_loss_symbolic', 'LegalizeOps', F3,
+             NLL),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_nll_no_batch', 'LegalizeOps', F3,
+             NLL),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_nll_no_weight', 'LegalizeOps', F3,
+             NLL),
+    Recorded('test_transform_legalize_ops_grad.py', 'test_max_pool2d_backward', 'LegalizeOps', F3,
+             'a kernel of relax-ref\'s own structure with the same values: the gradient is gathered per input '
+             'position over the windows that contain it; TOPI\'s pool_grad scatters per output position'),
+    Recorded('test_transform_legalize_ops_grad.py', 'test_avg_pool2d_backward', 'LegalizeOps', F3,
+             'a kernel of relax-ref\'s own structure with the same values: the gradient is gathered per input '
+             'position over the windows that contain it; TOPI\'s pool_grad scatters per output position'),
+    Recorded('test_transform_legalize_ops_grad.py', 'test_nll_loss_backward', 'LegalizeOps', F3,
+             NLL_BACK),
+    Recorded('test_transform_legalize_ops_grad.py', 'test_nll_loss_backward_no_batch', 'LegalizeOps', F3,
+             NLL_BACK),
+    Recorded('test_transform_legalize_ops_grad.py', 'test_nll_loss_backward_no_weight', 'LegalizeOps', F3,
+             NLL_BACK),
+    Recorded('test_transform_legalize_ops_index_linear_algebra.py', 'test_dynamic_strided_slice', 'LegalizeOps', F3,
+             DSS),
+    Recorded('test_transform_legalize_ops_index_linear_algebra.py', 'test_dynamic_strided_slice_symbolic', 'LegalizeOps', F3,
+             DSS),
+    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_median', 'LegalizeOps', F3,
+             "a kernel of relax-ref's own structure with the same values: median sorts once and selects, TVM's TOPI kernel differs in buffers"),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_batch_norm', 'LegalizeOps', F3,
+             "a kernel of relax-ref's own structure with the same values: batch_norm's mean and variance reductions"),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_batch_norm_symbolic', 'LegalizeOps', F3,
+             "a kernel of relax-ref's own structure with the same values: batch_norm's mean and variance reductions"),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_adaptive_avg_pool2d', 'LegalizeOps', F3,
+             "a kernel of relax-ref's own structure with the same values: TVM's window bounds rely on its float simplification"),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_adaptive_avg_pool2d_without_output_size', 'LegalizeOps', F3,
+             "a kernel of relax-ref's own structure with the same values: TVM's window bounds rely on its float simplification"),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_avg_pool2d_NCHW16c', 'LegalizeOps', F3,
+             "a kernel of relax-ref's own structure with the same values: the divisor of a packed-layout average pool is simplified with the window's bounds (TVM keeps max(0 - i, 0))"),
+    Recorded('test_transform_legalize_ops_manipulate.py', 'test_split_by_indices_n_section_divisible_symbolic', 'LegalizeOps', F3,
+             "the output shapes of a split into symbolic sections are simplified ((n * 3 + 2) // 3 is n), so the kernel needs no scalar parameter where TVM's takes one"),
+    Recorded('test_transform_legalize_ops_create_datatype.py', 'test_arange_symbolic', 'LegalizeOps', F5,
+             SCALAR_PARAMS, _MAIN),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_group_norm_symbolic', 'LegalizeOps', F5,
+             SCALAR_PARAMS, _MAIN),
+    Recorded('test_transform_legalize_ops_create_datatype.py', 'test_shape_to_tensor', 'LegalizeOps', F5,
+             SHAPE_TO_TENSOR, _MAIN),
+    Recorded('test_transform_legalize_ops_create_datatype.py', 'test_shape_to_tensor_mixed', 'LegalizeOps', F5,
+             SHAPE_TO_TENSOR, _MAIN),
+    Recorded('test_transform_legalize_ops_create_datatype.py', 'test_shape_to_tensor_symbolic', 'LegalizeOps', F5,
+             SHAPE_TO_TENSOR, _MAIN),
+    Recorded('test_transform_legalize_ops_create_datatype.py', 'test_shape_to_tensor_unknown_values', 'LegalizeOps', F5,
+             SHAPE_TO_TENSOR, _MAIN),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_dropout', 'LegalizeOps', F5,
+             'TVM after 0.25: dropout is legalized (to the identity at inference); TVM 0.25 leaves it', _MAIN),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_conv2d_symbolic_group', 'LegalizeOps', F5,
+             'TVM after 0.25: grouped convolutions with symbolic shapes are legalized; TVM 0.25 leaves them', _MAIN),
+    Recorded('test_transform_legalize_ops_nn.py', 'test_conv2d_transpose_dilation', 'LegalizeOps', F5,
+             'TVM after 0.25: dilated transposed convolutions are legalized; TVM 0.25 leaves them', _MAIN),
+    Recorded('test_transform_legalize_ops_manipulate.py', 'test_reverse_sequence', 'LegalizeOps', F5,
+             'TVM after 0.25: the read region of an index under if_then_else is the whole axis; relax-ref keeps the index', _MAIN),
+    Recorded('test_transform_canonicalize_bindings.py', 'test_fold_variables_from_match_cast', 'CanonicalizeBindings', F5,
+             CANON_MATCH_CAST, _MAIN),
+    Recorded('test_transform_canonicalize_bindings.py', 'test_match_cast_may_have_distinct_values_in_branches', 'CanonicalizeBindings', F5,
+             CANON_MATCH_CAST, _MAIN),
+    Recorded('test_transform_remove_unused_parameters.py', 'test_replace_symbolic_variables', 'RemoveUnusedParameters', F5,
+             'TVM after 0.25: symbolic variables are passed as R.Shape parameters (PASS.FUSETIR.2)', _MAIN),
+    Recorded('test_transform_rewrite_dataflow_reshape.py', 'test_rewrite_dynamic_reshape', 'RewriteDataflowReshape', F4,
+             'a reshape kernel relax-ref does not recognize (PASS.RESHAPE.2)', _MAIN),
+    Recorded('test_backend_transform_shape_lower.py', 'test_symbolic_compute', 'VMShapeLower', 'PASS.SHAPELOWER.6',
+             "TVM after 0.25: an unknown dtype is passed to check_tensor_info as R.null_value() bound first, not R.dtype('')", _MAIN),
+    Recorded('test_transform_static_plan_block_memory.py', 'test_add', 'StaticPlanBlockMemory', F4,
+             'a dynamic output whose dimension has no constant bound is sized by the dimension itself; TVM uses its symbolic interval bound'),
+)
+
+_INDEX: Dict[Tuple[str, str, str], Recorded] = {}
+
+
+def find(file: str, test: str, pass_name: str) -> Optional[Recorded]:
+    """The record of a test's pairs of one pass (None: not recorded)."""
+    if not _INDEX:
+        _INDEX.update({(r.file, r.test, r.pass_name): r for r in RECORDED})
+    return _INDEX.get((file, test, pass_name))
+
+
+__all__ = ["Recorded", "RECORDED", "find"]
