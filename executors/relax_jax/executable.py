@@ -163,7 +163,8 @@ class Executable:
                  specialize_after: Optional[int] = SPECIALIZE_AFTER, reuse_padded: bool = True,
                  pad_poison: bool = False, float_rules: str = "strict", limits: Any = None,
                  max_bytes: Optional[int] = None, max_steps: Optional[int] = None,
-                 max_while_steps: Optional[int] = None, max_depth: Optional[int] = None) -> None:
+                 max_while_steps: Optional[int] = None, max_depth: Optional[int] = None,
+                 mesh: Any = None) -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
@@ -182,6 +183,14 @@ class Executable:
             device = jax.devices(device)[0]
         self.device = device
         self.sharding = SingleDeviceSharding(device)
+        if mesh is not None:
+            # a jax.sharding.Mesh (DIST.SEM.1): values replicated over it, layouts from the DTensors'
+            # placements through with_sharding_constraint (relax_jax.sharding)
+            from jax.sharding import NamedSharding, PartitionSpec
+
+            self.sharding = NamedSharding(mesh, PartitionSpec())
+            self.device = self.sharding
+        self.mesh = mesh
         self.buckets = ShapeBuckets(shape_buckets)
         self.exact_cache_size = int(exact_cache_size)
         self.specialize_after = specialize_after

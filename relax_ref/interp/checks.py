@@ -37,6 +37,8 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir import struct_info as si
 from ..ir.functor import prim_vars_in, substitute_prim
+from ..ir.distributed import DTensorStructInfo, local_struct_info
+from ..ops import collective
 from ..ops.args import value_kind
 from ..values import ShapeValue, describe
 
@@ -212,6 +214,8 @@ class Matcher:
         at = f"{path} " if path else ""
         if s is None or isinstance(s, si.ObjectStructInfo):
             return
+        if isinstance(s, DTensorStructInfo) and collective.current().local:
+            s = local_struct_info(s)      # a worker holds its shard (DIST.LOCAL.1)
         kind = self.kind(v)
         if isinstance(s, si.TensorStructInfo):
             if kind != "tensor":

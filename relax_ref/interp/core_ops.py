@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, List
 
 import numpy as np
 
-from ..errors import AssertionFailedError
+from ..errors import AssertionFailedError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ops.core_calls import dps_outputs
 from ..values import DTypeValue, PrimFuncRef, PrimScalar, ShapeValue
@@ -82,6 +82,24 @@ def call_tir(args, attrs, call, ctx):
     inputs = _tuple_arg(args[1])
     infos, is_tuple = dps_outputs(call)
     outs = [ctx.alloc(s) for s in infos]
+    ctx.run_prim_func(ref, [*inputs, *outs, *_tir_vars(args, 2)], readonly=inputs)
+    return _result(outs, is_tuple)
+
+
+@_core("relax.dist.call_tir_local_view")
+def call_tir_local_view(args, attrs, call, ctx):
+    """(DIST.SEM.2) In the local view, call_tir on the worker's shards: the outputs are allocated with
+    the shard shapes of ``out_sinfo`` (DIST.LOCAL.1); in the global view an ``unsupported`` error."""
+    from ..ir.distributed import DTensorStructInfo, local_struct_info
+    from ..ops import collective
+
+    if not collective.current().local:
+        raise UnsupportedError("relax.dist.call_tir_local_view runs on the workers' shards: evaluate the program "
+                               "in the local view (DIST.SEM.2)", call.span)
+    ref = args[0]
+    inputs = _tuple_arg(args[1])
+    infos, is_tuple = dps_outputs(call)
+    outs = [ctx.alloc(local_struct_info(s) if isinstance(s, DTensorStructInfo) else s) for s in infos]
     ctx.run_prim_func(ref, [*inputs, *outs, *_tir_vars(args, 2)], readonly=inputs)
     return _result(outs, is_tuple)
 

@@ -185,8 +185,43 @@ class DTensorStructInfo(TensorStructInfo):
         return TensorStructInfo(self.shape, self.dtype, self.ndim, self.vdevice)
 
 
+def shard_parts(placement: Placement, mesh: DeviceMesh, axis: int) -> int:
+    """Into how many blocks the mesh axes splitting ``axis`` cut it (DIST.PLACE.1)."""
+    n = 1
+    for j in placement.sharded_axes().get(axis, ()):
+        n *= mesh.shape[j]
+    return n
+
+
+def shard_index(placement: Placement, mesh: DeviceMesh, axis: int, coords: Tuple[int, ...]) -> int:
+    """The block of ``axis`` held by the worker at mesh ``coords`` (the first splitting mesh axis
+    outermost, DIST.PLACE.1)."""
+    k = 0
+    for j in placement.sharded_axes().get(axis, ()):
+        k = k * mesh.shape[j] + coords[j]
+    return k
+
+
+def local_struct_info(s: DTensorStructInfo) -> TensorStructInfo:
+    """The struct info of a worker's shard (DIST.LOCAL.1): sharded constant extents divided; a sharded
+    extent that is not constant leaves the shape unknown (rank and dtype kept)."""
+    from .expr import ShapeExpr
+    from .prim_expr import IntImm
+
+    vals = s.shape_values
+    if vals is None:
+        return TensorStructInfo(None, s.dtype, s.ndim, s.vdevice)
+    out = list(vals)
+    for axis in s.placement.sharded_axes():
+        n = shard_parts(s.placement, s.device_mesh, axis)
+        if not isinstance(out[axis], IntImm):
+            return TensorStructInfo(None, s.dtype, s.ndim, s.vdevice)
+        out[axis] = IntImm(out[axis].value // n, "int64")
+    return TensorStructInfo(ShapeExpr(tuple(out)), s.dtype, vdevice=s.vdevice)
+
+
 def is_dtensor(s) -> bool:
     return isinstance(s, DTensorStructInfo)
 
 
-__all__ = ["DeviceMesh", "PlacementSpec", "Placement", "REPLICA", "shard", "DTensorStructInfo", "is_dtensor"]
+__all__ = ["shard_parts", "shard_index", "local_struct_info", "DeviceMesh", "PlacementSpec", "Placement", "REPLICA", "shard", "DTensorStructInfo", "is_dtensor"]

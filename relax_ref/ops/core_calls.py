@@ -180,6 +180,18 @@ def prim_func_output_struct_info(func_sinfo: StructInfo, arg_sinfo: StructInfo,
                                       callee_name="the PrimFunc", span=ctx.span, ctx=ctx)
 
 
+def _global(s: StructInfo) -> StructInfo:
+    """DTensors replaced by their global tensors: the PrimFunc of ``R.dist.call_tir`` computes on the
+    global tensors (DIST.TEXT.4)."""
+    from ..ir.distributed import DTensorStructInfo
+
+    if isinstance(s, DTensorStructInfo):
+        return s.tensor
+    if isinstance(s, TupleStructInfo):
+        return TupleStructInfo(tuple(_global(f) for f in s.fields))
+    return s
+
+
 def _validate_call_tir(call: rx.Call, ctx) -> None:
     """FValidate of the call_tir family (WF.OPVALID.1, OP.call_tir.C3): the output implied by the
     PrimFunc signature must be a (PASS-level) base of ``out_sinfo``."""
@@ -187,9 +199,9 @@ def _validate_call_tir(call: rx.Call, ctx) -> None:
 
     packed = call.args[2].struct_info if len(call.args) > 2 else None
     inplace = call.attrs.get("inplace_indices") if call.op.name == "relax.call_tir_inplace" else None
-    implied = prim_func_output_struct_info(call.args[0].struct_info, call.args[1].struct_info, packed,
+    implied = prim_func_output_struct_info(call.args[0].struct_info, _global(call.args[1].struct_info), packed,
                                            inplace, ctx)
-    explicit = call.sinfo_args[0]
+    explicit = _global(call.sinfo_args[0])
     if not is_base_of(implied, explicit, ctx.analyzer):
         raise ctx.error(f"The `out_sinfo` argument for R.call_tir must be compatible with the PrimFunc: its "
                         f"signature implies the output {fmt_sinfo(implied)}, but out_sinfo is {fmt_sinfo(explicit)}")

@@ -15,8 +15,8 @@ from typing import Dict, List, Mapping, Optional
 
 from ..errors import RelaxError
 from . import (
-    core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate, memory,
-    nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling, scatter, search,
+    ccl, core, create, datatype, dist, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate,
+    memory, nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling, scatter, search,
     statistical,
 )
 from .opdef import (
@@ -26,7 +26,7 @@ from .opdef import (
 #: the operator families (one module each), in the order their entries are read
 FAMILIES = (core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate,
             memory, nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling,
-            scatter, search, statistical)
+            scatter, search, statistical, dist, ccl)
 
 
 def _table() -> Dict[str, OpDef]:

@@ -21,6 +21,12 @@ from ..ir.struct_info import (
     TupleStructInfo,
 )
 from ..ops import registry
+from ..ops.dist_infer import has_dtensor_args, infer_on_dtensors
+
+
+def _DIST_AWARE(name: str) -> bool:
+    """Operators whose own inference handles DTensors: the dist and ccl families and call_tir."""
+    return name.startswith(("relax.dist.", "relax.ccl.")) or name == "relax.call_tir"
 
 
 def constant_struct_info(c: rx.Constant) -> TensorStructInfo:
@@ -75,6 +81,8 @@ def infer_call_struct_info(call: rx.Call, ctx: InferContext) -> StructInfo:
         si = opdef.infer(call, ctx)
         if not isinstance(si, StructInfo):
             raise StructInfoError(f"internal: inference of {call.op.name} returned {si!r}", call.span)
+        if has_dtensor_args(call) and not _DIST_AWARE(call.op.name):
+            si = infer_on_dtensors(call, ctx, si)     # DIST.OP.1-5
         _check_static_sizes(si, call)
         return si
     fsi = call.op.struct_info

@@ -20,7 +20,8 @@ class JaxAdapter(Adapter):
     """relax_jax in this process."""
 
     #: relax_jax supports every feature a case may require (FORMAT.md section 9)
-    unsupported_features: frozenset = frozenset()
+    #: the local view (simulated workers, DIST.LOCAL.1) is the reference's; relax_jax runs the global view
+    unsupported_features: frozenset = frozenset({"dist-local-view"})
 
     def __init__(self) -> None:
         import jax

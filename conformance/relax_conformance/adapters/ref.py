@@ -89,19 +89,35 @@ class RefAdapter(Adapter):
             relax_ref.register_func(spec.name, spec.fn)
 
     def load(self, text: str, case: Any) -> Any:
-        return load_module(self._relax_ref, text)
+        mod = load_module(self._relax_ref, text)
+        if "dist-local-view" in tuple(getattr(case, "requires", ()) or ()):
+            return _LocalView(mod)       # run on the simulated workers of its mesh (DIST.LOCAL.1)
+        return mod
 
     def run(self, handle: Any, entry: str, args: list) -> Any:
         import io
 
         # R.print output is part of a program's behaviour but not of a case's expectation; keep it
         # off the runner's terminal (the progress bar)
-        interp = self._relax_ref.Interpreter(handle, stdout=io.StringIO())
         try:
-            out = interp(entry, *[to_relax_value(self._rv, a) for a in args])
+            values = [to_relax_value(self._rv, a) for a in args]
+            if isinstance(handle, _LocalView):
+                from relax_ref.interp.workers import evaluate_local
+
+                out = evaluate_local(handle.mod, entry, *values, stdout=io.StringIO())
+            else:
+                interp = self._relax_ref.Interpreter(handle, stdout=io.StringIO())
+                out = interp(entry, *values)
         except self._relax_ref.RelaxError as err:
             raise RunError(error_kind(err), str(err), error_site(err)) from None
         return from_relax_value(self._rv, out)
+
+
+class _LocalView:
+    """A module whose case runs in the local view (feature ``dist-local-view``)."""
+
+    def __init__(self, mod) -> None:
+        self.mod = mod
 
 
 __all__ = ["RefAdapter", "error_kind", "error_site", "from_relax_value", "load_module", "to_relax_value"]

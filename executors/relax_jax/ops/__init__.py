@@ -3,7 +3,7 @@
 Importing this package defines every lowering, in the executor's table ``relax_jax.lowering.LOWERINGS``."""
 
 from . import (  # noqa: F401
-    core, create, datatype, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate, memory,
+    ccl, core, create, datatype, dist, elementwise, grad, image, index, inspect, layout_transform, linalg, manipulate, memory,
     nn, nn_attention, nn_attention_var_len, nn_conv, nn_loss, nn_norm, nn_pool, qdq, sampling, scatter, search,
     statistical,
 )

@@ -596,12 +596,35 @@ class Evaluator:
             args.append(to_relax_expr(self, v, a))
         return rx.Call(fn, tuple(args), span=self.span(node))
 
+    def dist_attrs(self, args: List[Any], kwargs: Dict[str, Any], node: ast.AST):
+        """``device_mesh="mesh[0]"`` names a module mesh and ``placement="S[0], R"`` is read as a
+        placement (DIST.TEXT.4), given by keyword or as the second and third arguments."""
+        from ...errors import StructInfoError
+        from ...ir.distributed import Placement
+
+        args = list(args)
+        for i, key in ((1, "device_mesh"), (2, "placement")):
+            where, k = (args, i) if len(args) > i else (kwargs, key)
+            if where is kwargs and key not in kwargs:
+                continue
+            v = where[k]
+            if key == "device_mesh" and isinstance(v, str):
+                where[k] = self.ctx.lookup_mesh(v, node)
+            elif key == "placement" and isinstance(v, str):
+                try:
+                    where[k] = Placement.from_text(v)
+                except StructInfoError as e:
+                    raise self.error(node, e.message) from None
+        return args, kwargs
+
     def call_operator(self, script: str, args: List[Any], kwargs: Dict[str, Any], node: ast.AST,
                       callee_node: ast.AST) -> rx.Call:
         """Build a registered operator call (contract point 10)."""
         from ...ops import registry
         from .struct_info import convert_proxies
 
+        if script == "R.dist.call_tir":   # a call_tir whose outputs are DTensors (DIST.TEXT.4)
+            script = "R.call_tir"
         opdef = registry.lookup_script(script)
         if opdef is None:
             raise self.error(callee_node, f"unknown Relax operator '{script}'"
@@ -623,6 +646,8 @@ class Evaluator:
                 return a
 
             args = [scalar(a) for a in args]
+        if opdef.extra.get("dist_attrs"):
+            args, kwargs = self.dist_attrs(args, kwargs, node)
         if opdef.name == "relax.to_vdevice":
             # the device string names a declared virtual device, as in struct info (TEXT.MOD.4)
             if len(args) > 1 and isinstance(args[1], str):

@@ -38,6 +38,7 @@ from ...ir import expr as rx
 from ...ir import prim_expr as P
 from ...ir import struct_info as si
 from ...ir.attrs import Attrs
+from ...ir.distributed import DeviceMesh, DTensorStructInfo, Placement
 from ...ir.functor import ExprVisitor
 from ._format import format_str
 from .context import FuncFrame, PrintContext
@@ -359,6 +360,10 @@ class RelaxPrinter:
     def attr(self, v) -> str:
         if isinstance(v, si.VDevice):
             return format_str(self.sinfo.vdevice(v))
+        if isinstance(v, DeviceMesh):
+            return self.sinfo.mesh(v)
+        if isinstance(v, Placement):
+            return format_str(str(v))
         if isinstance(v, str) and v == "void" and self.ctx.dialect.void_dtype_none:
             return "None"  # TVM 0.27 writes an unknown dtype attribute (out_dtype) as None
         return attr_value(v, self.prim, self.sinfo, self.expr)
@@ -530,6 +535,9 @@ def _print_call_tir(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
                                    f"dialect='tvm-0.25'", c.span)
         parts.append(f"tir_vars={p.expr(c.args[2])}")
     parts += p.attr_kwargs(c, opdef, skip=skip)
+    outs = c.sinfo_args[0].fields if isinstance(c.sinfo_args[0], si.TupleStructInfo) else c.sinfo_args
+    if name == "relax.call_tir" and any(isinstance(s, DTensorStructInfo) for s in outs):
+        return f"R.dist.call_tir({', '.join(parts)})"     # DIST.TEXT.4
     return f"{p.op_script_name(c, opdef)}({', '.join(parts)})"
 
 
@@ -574,6 +582,7 @@ _SPECIAL = {
     "relax.call_tir_inplace": _print_call_tir,
     "relax.call_dps_packed": _print_call_tir,
     "relax.call_tir_with_grad": _print_call_tir,
+    "relax.dist.call_tir_local_view": _print_call_tir,
     "relax.print": _print_print,
     "relax.assert_op": _print_assert,
     "relax.call_builtin_with_ctx": _print_builtin_with_ctx,

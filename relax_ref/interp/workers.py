@@ -1,0 +1,95 @@
+"""The local view (DIST.LOCAL.1-3): the reference simulates a mesh's workers, one thread and one
+interpreter per worker, and runs the collectives between them (``relax_ref.ops.collective``).
+
+``evaluate_local(mod, entry, *args)`` shards the global arguments by the parameters' placements,
+runs ``entry`` on every worker and assembles the result from the workers' shards by the placements of
+the function's return struct info. Shard arithmetic: :func:`shard_of` / :func:`assemble`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..ir import expr as rx
+from ..ir.distributed import DeviceMesh, DTensorStructInfo
+from ..ir.module import IRModule
+from ..ir.struct_info import StructInfo, TupleStructInfo
+from ..ops import collective
+from ..ops.dist_shards import assemble, shard_of
+from .relax import Interpreter
+
+
+def _split_arg(v: Any, s: Optional[StructInfo], coords) -> Any:
+    if isinstance(s, DTensorStructInfo) and isinstance(v, np.ndarray):
+        return shard_of(v, s, coords)
+    if isinstance(s, TupleStructInfo) and isinstance(v, (tuple, list)):
+        return tuple(_split_arg(x, f, coords) for x, f in zip(v, s.fields))
+    return v
+
+
+def _join_result(values: List[Any], s: Optional[StructInfo]) -> Any:
+    if isinstance(s, DTensorStructInfo):
+        return assemble(values, s)
+    if isinstance(s, TupleStructInfo) and isinstance(values[0], tuple):
+        return tuple(_join_result([v[i] for v in values], f) for i, f in enumerate(s.fields))
+    return values[0]
+
+
+def function_mesh(func: rx.Function) -> DeviceMesh:
+    """The one mesh of a function's DTensor parameters and result (DIST.LOCAL.1)."""
+    meshes = []
+
+    def walk(s):
+        if isinstance(s, DTensorStructInfo):
+            meshes.append(s.device_mesh)
+        elif isinstance(s, TupleStructInfo):
+            for f in s.fields:
+                walk(f)
+    for p in func.params:
+        walk(p.struct_info)
+    walk(func.ret_struct_info)
+    if not meshes:
+        raise UnsupportedError("the local view needs a function with DTensor parameters or result (DIST.LOCAL.1)")
+    if any(m != meshes[0] for m in meshes):
+        raise UnsupportedError("the local view runs a function whose DTensors lie on one device mesh (DIST.LOCAL.1)")
+    return meshes[0]
+
+
+def evaluate_local(mod: IRModule, entry: str, *args: Any, timeout: float = 300.0, **interp_kwargs) -> Any:
+    """Evaluate ``entry`` in the local view on every worker of its mesh (DIST.LOCAL.1-3)."""
+    func = mod[entry]
+    mesh = function_mesh(func)
+    group = collective.WorkerGroup(mesh.size, timeout)
+    results: List[Any] = [None] * mesh.size
+    errors: List[Optional[BaseException]] = [None] * mesh.size
+
+    def work(rank: int) -> None:
+        coords = mesh.coords(rank)
+        collective.join(group, rank, coords)
+        try:
+            local = [_split_arg(a, p.struct_info, coords) for a, p in zip(args, func.params)]
+            results[rank] = Interpreter(mod, **interp_kwargs).run(*local, entry=entry)
+        except BaseException as e:  # noqa: BLE001 - reported below, first by rank (DIST.LOCAL.2)
+            errors[rank] = e
+            group.abort()
+        finally:
+            collective.leave()
+
+    threads = [threading.Thread(target=work, args=(r,), name=f"relax-worker-{r}", daemon=True)
+               for r in range(mesh.size)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    failed = [e for e in errors if e is not None]
+    if failed:
+        primary = [e for e in failed if "collective was abandoned" not in str(e)]
+        raise (primary or failed)[0]
+    return _join_result(results, func.ret_struct_info)
+
+
+__all__ = ["evaluate_local", "shard_of", "assemble", "function_mesh"]
