@@ -4,7 +4,7 @@ import pytest
 
 from relax_conformance.adapter import Unsupported
 from relax_conformance.adapters.tvm_text import (
-    case_dialect, text_for, unsupported_features,
+    case_dialect, operators_of, text_for, unsupported_features,
 )
 from relax_conformance.case import discover_cases
 from relax_conformance.gen import default_cases_root
@@ -182,3 +182,31 @@ def test_translated_cases_compute_what_the_cases_compute(cases):
             if not same:
                 differ.append((cid, run.index, a, b))
     assert differ == []
+
+
+def test_operators_of_a_case(cases):
+    assert operators_of(_text(cases["op_misc/reverse_sequence_hand"])) == ["relax.reverse_sequence"]
+    assert operators_of("def f(:\n") == []
+
+
+@pytest.mark.tvm
+def test_an_operator_the_release_lacks_skips_the_case(cases):
+    """A case calling an operator relax-ref knows and the installed TVM does not register is skipped,
+    naming the operator; one the release has goes on to TVM."""
+    tvm = pytest.importorskip("tvm")
+    from relax_conformance.adapters.tvm import TvmAdapter
+
+    adapter = TvmAdapter()
+    case = cases["op_misc/reverse_sequence_hand"]
+    try:
+        tvm.ir.Op.get("relax.reverse_sequence")
+        registered = True
+    except Exception:  # noqa: BLE001
+        registered = False
+    if registered:
+        adapter.load(_text(case), case)
+        return
+    with pytest.raises(Unsupported) as info:
+        adapter.load(_text(case), case)
+    assert info.value.feature == "operator:relax.reverse_sequence"
+    assert "has no operator relax.reverse_sequence" in info.value.message

@@ -25,10 +25,10 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import vocab
-from ..adapter import Adapter, LoadError, RunError
+from ..adapter import Adapter, LoadError, RunError, Unsupported
 from ..packed import SUITE_FUNCS, SuiteFuncError
 from ..values import Prim, Shape
-from .tvm_text import release_dialect, text_for, unsupported_features
+from .tvm_text import operators_of, release_dialect, text_for, unsupported_features
 
 # (pattern, kind) tried in order against the message of a static (load-time) error.
 STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
@@ -43,6 +43,13 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"String-defined shape expr is only allowed", "parse"),
     (r"Visitor of AST node is not implemented", "parse"),
     (r"Empty body is not allowed", "parse"),
+    # dist/rejects_*: R.DTensor's mesh and placement texts, checked while TVMScript reads the annotation
+    (r"The number of device ids must match the product of the shape", "parse"),
+    (r"The device mesh and placement must have the same dimension size", "parse"),
+    (r"Sharding dimension should be smaller than tensor ndim", "parse"),
+    (r"Check failed: lbracket == '\['", "parse"),
+    (r"KeyError: 'key is not in Map'", "parse"),
+    (r"Index out of range\. size: \d+, got index \d+\s+-->", "parse"),
     # module_rules/annotation_ndim_disagrees_with_its_shape (SI.TENSOR.2): TVMScript refuses a shape with ndim
     (r"Cannot both specify shape and ndim", "parse"),
     # module_rules/match_cast_without_a_variable (DIV.12): an R.match_cast statement that binds nothing
@@ -205,6 +212,7 @@ RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"expect Tensor with dtype|expected dtype|Invalid \w+\.dtype|Cannot convert from type", "dtype_mismatch"),
     (r"arr->dtype\.code == kDLInt", "dtype_mismatch"),
     (r"PrimValue mismatch", "value_mismatch"),
+    (r"PrimExpr mismatch to specified constant", "value_mismatch"),  # 0.27: match_prim_value of a constant
     (r"expect an? (Tensor|Shape|Tuple|Function)\b|Mismatched type on argument", "type_mismatch"),
     # op_memory/view_at_offset_binds_no_buffer (TIR.FUNC.7): a view at a nonzero byte offset
     (r"Invalid \w+\.byte_offset", "shape_mismatch"),
@@ -446,6 +454,7 @@ class TvmAdapter(Adapter):
         tvm = self._tvm
         from tvm import relax
 
+        self._check_operators(text)  # Unsupported: the release has no such operator
         text = text_for(text, case, self.dialect)[0]  # Unsupported: the release cannot express the case
         try:
             source, names = _imports_as_names(text)
@@ -466,6 +475,20 @@ class TvmAdapter(Adapter):
         except Exception as err:  # noqa: BLE001
             raise LoadError(classify_static(err, "build"), "[build] " + _first_line(err)) from None
         return vm
+
+    def _check_operators(self, text: str) -> None:
+        """:class:`Unsupported` when the module calls an operator relax-ref knows and the installed
+        release does not register (:func:`.tvm_text.operators_of`)."""
+        from relax_ref.ops.registry import lookup
+
+        for name in operators_of(text):
+            if lookup(name) is None:  # unknown to relax-ref as well: TVM judges the text
+                continue
+            try:
+                self._tvm.ir.Op.get(name)
+            except Exception:  # noqa: BLE001 - TVM reports an unregistered operator with a failed check
+                raise Unsupported(f"operator:{name}",
+                                  f"TVM {self.version} has no operator {name}") from None
 
     @staticmethod
     def _runtime(err: BaseException) -> tuple[str, str, Optional[str]]:

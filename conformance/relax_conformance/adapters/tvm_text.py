@@ -18,6 +18,11 @@ the dialect of the installed release (:func:`relax_ref.script.dialect.installed_
 
 The decision never looks at the case's expectation, only at the text.
 
+A case that calls an operator the installed release does not register (``relax.reverse_sequence`` is
+not in TVM 0.25) is skipped too (:func:`operators_of`: the operators relax-ref reads in the text; the
+adapter asks TVM's registry): the release cannot run it, which says nothing about its semantics. An
+operator relax-ref does not know either is left to TVM, so a case about an unknown name still runs.
+
 Adding a release is an entry in relax-ref's dialect table; nothing here names a release.
 """
 
@@ -72,6 +77,32 @@ def text_for(text: str, case: Any, dialect: str) -> tuple[str, str]:
     return out, f"printed in {dialect}" if printed else "as written"
 
 
+def operators_of(text: str) -> list:
+    """The names of the operators the module ``text`` calls (``relax.add``, ...), as relax-ref reads it
+    raw (no normalization or checks); ``[]`` for a text relax-ref does not read."""
+    from relax_ref.errors import RelaxError
+    from relax_ref.ir import expr as rx
+    from relax_ref.ir.functor import ExprVisitor
+    from relax_ref.script.parser import parse_module
+
+    try:
+        mod = parse_module(text)
+    except (RelaxError, RecursionError):
+        return []
+    names: list = []
+
+    class _Ops(ExprVisitor):
+        def visit_Op(self, e):  # noqa: N802 - the visitor's naming
+            if e.name not in names:
+                names.append(e.name)
+
+    visitor = _Ops()
+    for _, func in mod.functions_items():
+        if isinstance(func, rx.Function):
+            visitor.visit_expr(func)
+    return names
+
+
 def release_dialect(version: Optional[str] = None) -> str:
     """The dialect of TVM ``version`` (default: the installed one)."""
     from relax_ref.script.dialect import dialect_for_version, installed_tvm_dialect
@@ -80,4 +111,4 @@ def release_dialect(version: Optional[str] = None) -> str:
 
 
 __all__ = ["SUITE_DIALECT", "case_dialect", "spelling_feature", "unsupported_features", "text_for",
-           "release_dialect"]
+           "release_dialect", "operators_of"]
