@@ -130,6 +130,10 @@ TVM025 = Dialect(
     header_extra=("# from tvm.tirx.layout import Axis",),
     list_format_args=True,
     explicit_empty_ty_args=True,
+    # keywords TVM 0.27 added: TVM 0.25's affine_grid always aligns the corners and its
+    # multibox_transform_loc always applies the softmax
+    removed_keywords={"R.image.affine_grid": ("align_corners",),
+                      "R.vision.multibox_transform_loc": ("apply_softmax",)},
 )
 
 #: 0.27 writes what 0.25 writes, with the unified StructInfo/Type spellings on top

@@ -457,14 +457,28 @@ class RelaxPrinter:
         out = []
         seen = set(skip)
         if opdef is not None:
+            lacking = self.ctx.dialect.removed_keywords.get(opdef.script, ())
             for p in opdef.attr_params():
                 if p.name in c.attrs and p.name not in seen:
-                    out.append(f"{p.name}={self.attr(c.attrs[p.name])}")
                     seen.add(p.name)
+                    if p.name in lacking and self._lacking_keyword(c, opdef, p):
+                        continue
+                    out.append(f"{p.name}={self.attr(c.attrs[p.name])}")
         for k in sorted(c.attrs):
             if k not in seen:
                 out.append(f"{k}={self.attr(c.attrs[k])}")
         return out
+
+
+    def _lacking_keyword(self, c: rx.Call, opdef, p) -> bool:
+        """A keyword the dialect's release does not take (TEXT.DIALECT.1): left out when the call
+        gives its default (what the release always does), refused otherwise (TEXT.DIALECT.5)."""
+        value = c.attrs[p.name]
+        if not p.required and getattr(value, "value", value) == p.default:
+            return True
+        raise UnsupportedError(
+            f"{self.ctx.dialect.name} cannot write {opdef.script}({p.name}={self.attr(value)}): the release "
+            f"has no '{p.name}'; print this module with dialect='tvm-0.27'", c.span)
 
 
 class _VarUses(ExprVisitor):
