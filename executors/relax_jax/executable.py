@@ -169,6 +169,9 @@ class Executable:
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
             raise TypeMismatchError(f"relax_jax.compile expects an IRModule, got {type(mod).__name__}")
+        from relax_ref.static.well_formed import check_well_formed
+
+        check_well_formed(mod)      # EVAL.PROG.2: as the reference, even for a module parsed unchecked
         self.mod = mod
         #: the budgets of RUNTIME.LIMIT.3-4 (:mod:`relax_ref.limits`), as the reference's
         self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps,

@@ -413,6 +413,7 @@ def _infer_eye_like(call: rx.Call, ctx: Any) -> TensorStructInfo:
     relax-ref then infers rank 2 with an unknown shape.)"""
     common.check_num_args(call, 2, ctx)
     x = common.tensor_arg(call, 0, ctx, "x")
+    _prim_value_arg(call, 1, "k", ctx)      # as eye's k (a tensor there crashed at run time)
     if x.ndim not in (-1, 2):
         raise common.error(call, f"eye_like expects the input tensor to be 2-dimensional, but got {x.ndim} dimensions",
                            ctx)

@@ -119,3 +119,12 @@ def test_operators_on_known_prim_values_while_tracing(body, expected):
     text = _main('x: R.Tensor((3,), "float32")', body)
     for kind, got in _both(text, np.ones(3, "float32")):
         assert kind == "value" and got.shape == () and got == expected
+
+
+def test_eye_like_with_a_tensor_for_k_is_a_struct_info_error():
+    """Found by the 30-minute run: R.eye_like(a, b) with b a tensor crashed at run time (TypeError on
+    both evaluators); k is a PrimValue, as eye's (OP.eye_like.C1)."""
+    text = _main('a: R.Tensor(("m", "n"), "float32"), b: R.Tensor(("n",), "float32")', "y = R.eye_like(a, b)\nreturn y")
+    with pytest.raises(RelaxError) as info:
+        relax_ref.parse(text)
+    assert info.value.kind == "struct_info" and "'k'" in str(info.value)

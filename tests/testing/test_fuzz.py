@@ -137,3 +137,17 @@ def test_short_campaign_on_the_suite(tmp_path):
     assert main(["--minutes", "2", "--max-programs", "1", "--impl", "ref", "--json", str(out), "-q",
                  "--minimize-seconds", "1"]) == 0
     assert json.loads(out.read_text())["programs"] == 1
+
+
+def test_a_worker_that_does_not_start_stops_the_campaign_with_a_report(planted, monkeypatch):
+    """A worker whose start fails three times (here: no time to start at all) is not a finding: the
+    campaign stops and reports what it found and why it stopped (it ended in a traceback)."""
+    from relax_ref.testing import fuzz_worker
+
+    monkeypatch.setattr(fuzz_worker.time, "sleep", lambda s: None)
+    c = _campaign("abort", wrong=0)
+    c.workers[1].startup_timeout = 0.0
+    rep = c.run(60.0)
+    assert rep["stopped_early"] == "the fuzz_planted:abort worker did not start"
+    assert rep["worker_start_failures"] == {"ref": 0, "fuzz_planted:abort": fuzz_worker.START_ATTEMPTS}
+    assert rep["programs"] >= 1 and rep["findings"] == []     # (the first programs the reference rejects)
