@@ -5,6 +5,9 @@ view on the simulated workers of a mesh (DIST.LOCAL.*, cases requiring ``dist-lo
 Oracles: NumPy restatements of the global computation; collectives restated per worker by hand.
 """
 
+import re
+from dataclasses import replace
+
 import numpy as np
 
 from gen_dist import MESHES, dist_module
@@ -204,8 +207,16 @@ def main(x: R.DTensor((4, 8), "float32", "mesh[0]", "S[0]")) -> R.DTensor((4, 8)
                  description="R.dist.call_tir: the PrimFunc computes on the global (4, 8) tensors")]
 
 
+def _with_op_tags(case: Case) -> Case:
+    """The case tagged with the dist and ccl operators its module calls (``op:dist.redistribute``, ...),
+    as every operator case is, so that the operator status counts it."""
+    ops = sorted(set(re.findall(r"R\.((?:dist|ccl)\.\w+)\(", case.module)) - {"dist.call_tir"})
+    return replace(case, tags=tuple(case.tags) + tuple(f"op:{op}" for op in ops if f"op:{op}" not in case.tags))
+
+
 def generate():
-    return {"dist_ops": view_cases() + local_cases() + invalid_cases() + dist_call_tir_cases()}
+    cases = view_cases() + local_cases() + invalid_cases() + dist_call_tir_cases()
+    return {"dist_ops": [_with_op_tags(c) for c in cases]}
 
 
 __all__ = ["generate", "MESHES"]
