@@ -148,6 +148,30 @@ def prim_literal_cases(x3):
         runs=[([x3, Prim(3, "int64")], x3), Fails([x3, Prim(4, "int64")], "value_mismatch")],
         spec=["CALL.FUNC.2", "EVAL.CHECK.3", "SI.PRIM.1", "EVAL.CHECK.5"], tags=["check", "param", "prim"],
         description="R.Prim(value=3) accepts exactly the int64 value 3"))
+    float_lit = mod('''
+        @R.function
+        def main(x: R.Tensor((3,), "float32")):
+            c = R.prim_value(T.float32(0.1))
+            return c
+    ''')
+    out.append(Case(
+        "return_float_prim_literal_rounded", float_lit,
+        runs=[([x3], Prim(np.float32(0.1), "float32"))],
+        spec=["SI.PRIM.1", "SI.PRIM.2", "VAL.DTYPE.6", "EVAL.CHECK.5"], tags=["check", "return", "prim", "float"],
+        description="a returned R.prim_value(T.float32(0.1)): its struct info R.Prim(value=0.1) describes "
+                    "float32(0.1), the literal rounded once to its dtype, so the return check accepts the value"))
+    beyond = mod('''
+        @R.function
+        def main(x: R.Tensor((3,), "float32")):
+            c = R.prim_value(T.float32(-1e300))
+            return c
+    ''')
+    out.append(Case(
+        "return_float_prim_literal_beyond_float32", beyond,
+        runs=[([x3], Prim(float("-inf"), "float32"))],
+        spec=["SI.PRIM.1", "VAL.DTYPE.6", "DIV.38"], tags=["check", "return", "prim", "float"],
+        description="R.prim_value(T.float32(-1e300)), a finite literal beyond float32, is the float32 -inf, "
+                    "and its struct info describes -inf, so the return check accepts the value"))
     prim_dtype = mod('''
         @R.function
         def main(k: R.Prim("int64"), b: R.Prim("bool")) -> R.Tuple(R.Prim("int64"), R.Prim("bool")):

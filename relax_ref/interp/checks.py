@@ -278,7 +278,10 @@ class Matcher:
         if isinstance(expr, rx.Var):
             return False
         if isinstance(expr, (P.IntImm, P.FloatImm)):
-            want = bool(expr.value) if expr.dtype == "bool" else expr.value
+            # a float literal denotes its value rounded once to its dtype (SI.PRIM.1, VAL.DTYPE.6):
+            # R.Prim(value=T.float32(0.1)) describes float32(0.1), and a finite literal beyond float32 -inf
+            want = eval_prim(expr, {}) if isinstance(expr, P.FloatImm) else (
+                bool(expr.value) if expr.dtype == "bool" else expr.value)
             self.require_equal(want, actual, lambda: self._fail(
                 cls, f"{what} is {self.text(actual)}, expected {want}", top, topv, binding))
             return True

@@ -1,10 +1,14 @@
 """Time and peak memory of each reproducer (tests/limits/reproducers.py), each in a fresh process.
 
     python tests/limits/measure.py [--impl ref,jax] [--timeout 20] [NAME ...]
+    python tests/limits/measure.py --cli
 
 Prints one line per reproducer and implementation: the outcome (the error class, or what went
 wrong), the seconds the evaluation took and the process's peak resident memory. The time limit and
 an address-space limit are enforced on the child so that a regression cannot take the machine down.
+With ``--cli``: the hostile files of tests/cli/test_cli_hostile.py given to ``relax-ref``, one line
+each with the exit status, the wall time of the whole command (imports included), the child's peak
+resident memory and its last line of standard error.
 """
 
 from __future__ import annotations
@@ -69,12 +73,86 @@ def measure(name: str, impl: str, timeout: float) -> dict:
     return json.loads(lines[-1])
 
 
+CLI_SOURCE = '''
+from tvm.script import ir as I, relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32"), s: R.Shape(["a", "b"]), k: R.Prim("int32")):
+        y = R.add(x, x)
+        return y
+'''
+
+
+def _cli_files(d: str) -> list:
+    """The hostile files and the ``relax-ref`` command lines that read them (as the CLI tests)."""
+    import pickle
+
+    import numpy as np
+
+    from relax_ref.testing.hostile_files import write_npz_bomb
+
+    j = lambda name: os.path.join(d, name)  # noqa: E731
+    with open(j("good.py"), "w") as f:
+        f.write(CLI_SOURCE)
+    with open(j("latin1.py"), "wb") as f:
+        f.write(CLI_SOURCE.encode() + b"# caf\xe9\n")
+    ok = dict(x=np.ones((2, 4), "float32"), s=np.array([2, 3]), k=np.array(5, "int32"))
+    np.savez(j("ok.npz"), **ok)
+    np.savez(j("big_prim.npz"), **dict(ok, k=np.array(2 ** 40)))
+    np.savez(j("big_dim.npz"), **dict(ok, s=np.array([2 ** 64 - 1, 3], np.uint64)))
+    np.savez(j("object.npz"), x=np.array([1, None], dtype=object))
+    np.save(j("single.npy"), np.ones(3))
+    open(j("empty.npz"), "wb").close()
+    with open(j("pickled.npz"), "wb") as f:
+        f.write(pickle.dumps({"x": 1}))
+    with open(j("ok.npz"), "rb") as f, open(j("truncated.npz"), "wb") as g:
+        g.write(f.read()[:120])
+    write_npz_bomb(j("bomb.npz"), expand_to=3 << 30)
+    runs = [["run", "good.py", "--inputs", n] for n in (
+        "missing.npz", "empty.npz", "pickled.npz", "single.npy", "truncated.npz", "object.npz", "bomb.npz",
+        "big_prim.npz", "big_dim.npz")]
+    return runs + [["run", "latin1.py", "--inputs", "ok.npz"], ["run", "nothing.py"], ["check", "latin1.py"]]
+
+
+def measure_cli(timeout: float) -> None:
+    import resource
+    import tempfile
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
+    with tempfile.TemporaryDirectory() as d:
+        for args in _cli_files(d):
+            # a fresh interpreter per command; ru_maxrss of the children is the largest child so far,
+            # so each command runs under its own measuring parent
+            probe = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+                     "p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+                     "print(p.returncode, time.perf_counter() - t, "
+                     "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0); "
+                     "print((p.stderr.strip().splitlines() or ['-'])[-1][:110])")
+            cmd = [sys.executable, "-c", probe, os.environ.get("MEASURE_PYTHON", sys.executable), "-m",
+                   "relax_ref.cli", *args]
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=d, env=env, timeout=timeout,
+                                  preexec_fn=_limit_memory)
+            head, _, last = proc.stdout.strip().partition("\n")
+            rc, secs, peak = head.split()
+            print(f"{' '.join(args):42s} rc={rc} {float(secs):6.2f}s {float(peak):6.0f}MB  {last}", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("names", nargs="*")
     ap.add_argument("--impl", default="ref,jax")
     ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("--cli", action="store_true", help="the CLI's hostile files instead")
     ns = ap.parse_args(argv)
+    if ns.cli:
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        measure_cli(ns.timeout)
+        return 0
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from tests.limits.reproducers import REPRODUCERS
 

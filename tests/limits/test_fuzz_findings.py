@@ -128,3 +128,26 @@ def test_eye_like_with_a_tensor_for_k_is_a_struct_info_error():
     with pytest.raises(RelaxError) as info:
         relax_ref.parse(text)
     assert info.value.kind == "struct_info" and "'k'" in str(info.value)
+
+
+@pytest.mark.parametrize("literal, expected", [
+    ("T.float32(-1e300)", np.float32(-np.inf)),       # the fuzz finding: beyond float32, so -inf
+    ("T.float32(0.1)", np.float32(0.1)),               # not a float32: the check compares float32(0.1)
+    ("T.float32(1e-50)", np.float32(0.0)),              # below float32's subnormals: 0
+    ("T.float16(70000.0)", np.float16(np.inf)),
+])
+def test_a_float_prim_literal_is_its_value_rounded_to_its_dtype(literal, expected):
+    """A returned ``R.prim_value`` of a float literal: its struct info ``R.Prim(value=lit)`` describes
+    the literal rounded once to its dtype (SI.PRIM.1, VAL.DTYPE.6), so the return check of the
+    reference accepts the value it computed, as relax_jax does (the reference raised a value mismatch)."""
+    for kind, got in _both(_main("", f"return R.prim_value({literal})")):
+        assert kind == "value"
+        assert float(got) == float(expected)
+
+
+def test_a_float_prim_annotation_compares_rounded_values():
+    text = _main('x: R.Prim(value=T.float32(0.1))', "return x")
+    for kind, got in _both(text, 0.1):             # the host float 0.1 converted to float32 matches
+        assert kind == "value" and got == np.float32(0.1)
+    for kind, _ in _both(text, 0.2):
+        assert kind == "value_mismatch"
