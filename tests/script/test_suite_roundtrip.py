@@ -26,7 +26,9 @@ DIALECTS = ("classic", "tvm-0.25", "tvm-0.27")
 KNOWN_GAPS: dict = {}
 
 #: the constructs a dialect refuses to write, by dialect (TEXT.DIALECT.5)
-REFUSED = {"tvm-0.27": ("scalar parameter", "R.Prim(value=...)")}
+REFUSED = {"tvm-0.25": ("R.image.affine_grid(align_corners=False)",
+                        "R.vision.multibox_transform_loc(apply_softmax=False)"),
+           "tvm-0.27": ("scalar parameter", "R.Prim(value=...)")}
 
 #: what tvm-0.27 cannot spell (TEXT.DIALECT.5), told by where the modules differ: the value of an
 #: ``R.Prim(value=...)`` annotation, or ``call_tir(..., tir_vars=...)`` written with the scalars in the
