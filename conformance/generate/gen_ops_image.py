@@ -8,9 +8,9 @@ align_corners, nearest neighbour with asymmetric/floor (integer upscale) and hal
 Oracles: for grid_sample a per-point loop in float64 (unnormalize, clip or mirror, then the nearest,
 linear or Keys-cubic read of the neighbours, 0 outside); for affine_grid the matrix applied to the homogeneous grid coordinates in float64 (and a
 grid worked out by hand); for resize2d the interpolation formulas written below in float64 (source coordinate, clamped reads,
-linear or Keys-cubic weights; for resize3d
-one (out, in) weight matrix per axis contracted with the data), compared with a tolerance covering TVM's float32 arithmetic; nearest
-neighbour results are exact.
+linear or Keys-cubic weights); for resize3d one (out, in) weight matrix per axis contracted with the
+data; both compared with a tolerance covering TVM's float32 arithmetic; nearest neighbour results are
+exact.
 """
 
 

@@ -6,8 +6,9 @@ Inference follows TVM's ``InferStructInfoResize2D``/``Resize3D``: the spatial di
 (``HW`` of ``NCHW``, ``DHW`` of ``NCDHW``) become the values of ``size``. The semantics are TOPI's
 ``resize2d`` kernel (OP.image.resize2d.C5) over any number of spatial axes (resize3d,
 OP.image.resize3d.C5, is the same formula over three), written once against a small arithmetic
-interface (:class:`_NumpyOps` evaluates it on arrays for the reference semantics, :class:`_TEOps` builds the TensorIR of the legalization), so both compute the
-same float32 operations in the same order:
+interface (:class:`_NumpyOps` evaluates it on arrays for the reference semantics, :class:`_TEOps`
+builds the TensorIR of the legalization, the JAX lowering supplies a third), so all compute the same
+float32 operations in the same order:
 
 * the source coordinate of output index ``x`` (``coordinate_transformation_mode``):
   ``half_pixel`` ``(x + 0.5) * scale - 0.5``; ``align_corners`` ``(in - 1) / (out - 1) * x``;

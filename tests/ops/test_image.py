@@ -1,6 +1,7 @@
-"""``R.image.resize2d`` and ``R.image.resize3d``: inference (OP.image.resize2d.C1-C4, OP.image.resize3d.C1-C4), the reference against independent
-formulas for the common modes (OP.image.resize2d.C5), legalized TIR == reference on static and
-symbolic shapes, and inference agreement with TVM 0.25 (VM agreement is in test_nn_tvm.py)."""
+"""``R.image.resize2d`` and ``R.image.resize3d``: inference (OP.image.resize2d.C1-C4,
+OP.image.resize3d.C1-C4), the reference against independent formulas for the common modes
+(OP.image.resize2d.C5, OP.image.resize3d.C5), legalized TIR == reference on static and symbolic
+shapes, and inference agreement with the installed TVM (VM agreement is in test_nn_tvm.py)."""
 
 import numpy as np
 import pytest
