@@ -228,3 +228,27 @@ def test_resize3d_inference_matches_tvm():
         t_line = [ln.strip() for ln in theirs.script().splitlines() if " = R." in ln]
         o_line = [ln.strip() for ln in ours.script(dialect=installed_tvm_dialect()).splitlines() if " = R." in ln]
         assert t_line == o_line
+
+
+@pytest.mark.tvm
+@pytest.mark.parametrize("desired", [{"relax.nn.conv3d": ["NDHWC", "DHWIO"]}, {"relax.image.resize3d": ["NDHWC"]}])
+def test_resize3d_convert_layout_matches_tvm(desired):
+    """resize3d follows its data's layout or takes a desired axis swap, as TVM's InferLayoutResize3d."""
+    tvm = pytest.importorskip("tvm")
+    from relax_ref.transform.convert_layout import ConvertLayout
+
+    text = HEADER + '''@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 2, 3, 4, 5), "float32"), w: R.Tensor((4, 2, 1, 1, 1), "float32")):
+        with R.dataflow():
+            c = R.nn.conv3d(x, w)
+            y = R.image.resize3d(c, (4, 6, 7))
+            z = R.image.resize3d(x, (2, 2, 2), method="nearest_neighbor")
+            R.output(y, z)
+        return (y, z)
+'''
+    ours = ConvertLayout(desired)(relax_ref.parse(text)).script(dialect=installed_tvm_dialect())
+    theirs = tvm.relax.transform.ConvertLayout(desired)(tvm_module(text)).script()
+    assert [ln.strip() for ln in ours.splitlines() if " = R." in ln] == \
+        [ln.strip() for ln in theirs.splitlines() if " = R." in ln]
