@@ -1,5 +1,5 @@
-"""Image operators (spec/ops/image.*.md): ``image.resize2d``, ``image.affine_grid`` and
-``image.grid_sample``.
+"""Image operators (spec/ops/image.*.md): ``image.resize2d``, ``image.resize3d``, ``image.affine_grid``
+and ``image.grid_sample``.
 
 Cases: bilinear with half-pixel centres (static and with a symbolic input size at two sizes),
 align_corners, nearest neighbour with asymmetric/floor (integer upscale) and half-pixel/round
@@ -8,8 +8,9 @@ align_corners, nearest neighbour with asymmetric/floor (integer upscale) and hal
 Oracles: for grid_sample a per-point loop in float64 (unnormalize, clip or mirror, then the nearest,
 linear or Keys-cubic read of the neighbours, 0 outside); for affine_grid the matrix applied to the homogeneous grid coordinates in float64 (and a
 grid worked out by hand); for resize2d the interpolation formulas written below in float64 (source coordinate, clamped reads,
-linear or Keys-cubic weights), compared with a tolerance covering TVM's float32 arithmetic; nearest
-neighbour results are exact.
+linear or Keys-cubic weights); for resize3d one (out, in) weight matrix per axis contracted with the
+data; both compared with a tolerance covering TVM's float32 arithmetic; nearest neighbour results are
+exact.
 """
 
 
@@ -122,6 +123,118 @@ def resize_cases():
                             ("resize2d_bad_layout", 'R.image.resize2d(x, (8, 9), layout="NCHD")', "C3")):
         out.append(Invalid(name, module(p, call), "struct_info", spec=[f"OP.image.resize2d.{cid}"],
                            tags=tags + ["invalid"]))
+    return out
+
+
+def axis_matrix(n, out, method, mode, rounding, alpha=-0.75, exclude=False, start=0.0, end=1.0):
+    """The (out, n) float64 matrix that maps one input axis to one output axis: row i holds the weights
+    of the input samples read for output index i (reads clamped to the axis), and the source coordinate
+    of each row; a separable resize is these matrices applied axis by axis."""
+    i = np.arange(out, dtype="float64")
+    if mode == "tf_crop_and_resize":
+        src = start * (n - 1) + i * (end - start) * (n - 1) / (out - 1) if out > 1 else \
+            np.full(out, 0.5 * (start + end) * (n - 1))
+    else:
+        src = coords(out, n, mode)
+    m = np.zeros((out, n))
+    for r, v in enumerate(src):
+        if method == "nearest_neighbor":
+            m[r, int(np.clip(np.rint(v) if rounding == "round" else np.floor(v + 1e-5), 0, n - 1))] = 1
+            continue
+        base = int(np.floor(v))
+        t = v - base
+        if method == "linear":
+            taps, w = [base, base + 1], [1 - t, t]
+        else:
+            d = np.array([1 + t, t, 1 - t, 2 - t])
+            w = list(np.where(d <= 1, (alpha + 2) * d ** 3 - (alpha + 3) * d ** 2 + 1,
+                              alpha * d ** 3 - 5 * alpha * d ** 2 + 8 * alpha * d - 4 * alpha))
+            taps = [base - 1, base, base + 1, base + 2]
+            if exclude:
+                w = [wk if 0 <= tk < n else 0.0 for tk, wk in zip(taps, w)]
+                w = [wk / sum(w) for wk in w]
+        for tk, wk in zip(taps, w):
+            m[r, int(np.clip(tk, 0, n - 1))] += wk
+    return m, src
+
+
+def resize3d_np(x, outs, method="linear", mode="half_pixel", rounding="floor", exclude=False, roi=None, ext=0.0):
+    """x (N, C, D, H, W) in float64: the axis matrices of D, H and W contracted with the data; with
+    ``tf_crop_and_resize`` an output whose source coordinate on any axis is outside the image is ``ext``
+    (``roi``: the starts of D, H, W, then their ends)."""
+    x = np.asarray(x, "float64")
+    roi = roi or [0.0] * 6
+    mats = [axis_matrix(n, o, method, mode, rounding, exclude=exclude, start=roi[a], end=roi[a + 3])
+            for a, (n, o) in enumerate(zip(x.shape[2:], outs))]
+    out = np.einsum("ncdhw,zd,yh,xw->nczyx", x, mats[0][0], mats[1][0], mats[2][0])
+    if mode == "tf_crop_and_resize":
+        outside = [(src < 0) | (src > n - 1) for (_, src), n in zip(mats, x.shape[2:])]
+        mask = outside[0][:, None, None] | outside[1][None, :, None] | outside[2][None, None, :]
+        out = np.where(mask, ext, out)
+    return out
+
+
+def resize3d_cases():
+    out = []
+    rng = rng_for("resize3d")
+    tags = ["op:image.resize3d", "image"]
+    ids = ["OP.image.resize3d.C4", "OP.image.resize3d.C5"]
+    x = rng.standard_normal((2, 3, 3, 4, 5)).astype("float32")
+    p = [("x", tensor((2, 3, 3, 4, 5)))]
+
+    def case(name, call, outs, expect, extra_ids=(), extra_tags=(), out_dtype="float32", **kw):
+        shape = (2, 3) + tuple(outs)
+        out.append(Case(name, module(p, call, tensor(shape, out_dtype)), runs=[([x], expect)],
+                        spec=ids + list(extra_ids), tags=tags + list(extra_tags), **kw))
+
+    case("resize3d_linear_half_pixel", "R.image.resize3d(x, (5, 6, 7))", (5, 6, 7),
+         r32(resize3d_np(x, (5, 6, 7))), **TOL)
+    case("resize3d_align_corners", 'R.image.resize3d(x, (4, 7, 9), coordinate_transformation_mode="align_corners")',
+         (4, 7, 9), r32(resize3d_np(x, (4, 7, 9), mode="align_corners")), **TOL)
+    case("resize3d_nearest_default_floor", 'R.image.resize3d(x, (4, 6, 8), method="nearest_neighbor")', (4, 6, 8),
+         resize3d_np(x, (4, 6, 8), "nearest_neighbor").astype("float32"), extra_ids=["OP.image.resize3d.C2"],
+         description="rounding_method defaults to empty: floor (with a 1e-5 nudge) for half_pixel, where "
+                     "resize2d's default is round")
+    case("resize3d_nearest_align_corners_round",
+         'R.image.resize3d(x, (5, 3, 9), method="nearest_neighbor", coordinate_transformation_mode="align_corners")',
+         (5, 3, 9), resize3d_np(x, (5, 3, 9), "nearest_neighbor", "align_corners", "round").astype("float32"),
+         description="the empty rounding_method rounds half to even under align_corners")
+    case("resize3d_cubic", 'R.image.resize3d(x, (4, 6, 7), method="cubic")', (4, 6, 7),
+         r32(resize3d_np(x, (4, 6, 7), "cubic")), **TOL)
+    case("resize3d_cubic_exclude", 'R.image.resize3d(x, (4, 6, 7), method="cubic", cubic_exclude=1)', (4, 6, 7),
+         r32(resize3d_np(x, (4, 6, 7), "cubic", exclude=True)), **TOL,
+         description="taps outside the image dropped and the weights of each axis renormalized")
+    roi = [0.0, 0.1, 0.2, 1.5, 0.8, 1.2]
+    case("resize3d_tf_crop_and_resize",
+         'R.image.resize3d(x, (3, 4, 3), coordinate_transformation_mode="tf_crop_and_resize", '
+         'roi=[0.0, 0.1, 0.2, 1.5, 0.8, 1.2], extrapolation_value=-7.0)', (3, 4, 3),
+         r32(resize3d_np(x, (3, 4, 3), mode="tf_crop_and_resize", roi=roi, ext=-7.0)), **TOL,
+         description="roi is [start_d, start_h, start_w, end_d, end_h, end_w]; depth 2 and widths past the "
+                     "image give the extrapolation value")
+    case("resize3d_out_dtype", 'R.image.resize3d(x, (5, 6, 7), out_dtype="float16")', (5, 6, 7),
+         resize3d_np(x, (5, 6, 7)).astype("float16"), extra_ids=["OP.image.resize3d.C3"], out_dtype="float16",
+         rtol=1e-3, atol=1e-3, description="the interpolated float32 value converted to out_dtype")
+    xn = np.ascontiguousarray(x.transpose(0, 2, 3, 4, 1))
+    out.append(Case("resize3d_ndhwc", module([("x", tensor((2, 3, 4, 5, 3)))],
+                                             'R.image.resize3d(x, (5, 6, 7), layout="NDHWC")', tensor((2, 5, 6, 7, 3))),
+                    runs=[([xn], r32(resize3d_np(x, (5, 6, 7))).transpose(0, 2, 3, 4, 1))],
+                    spec=ids + ["OP.NN.LAYOUT.1"], tags=tags + ["layout"], **TOL))
+    runs = [([xs], r32(resize3d_np(xs, (2, 4, 3))))
+            for xs in (rng.standard_normal((1, 2, 3, 2, 5)).astype("float32"),
+                       rng.standard_normal((1, 2, 1, 6, 2)).astype("float32"))]
+    out.append(Case("resize3d_linear_symbolic_input", module([("x", tensor((1, 2, "d", "h", "w")))],
+                                                             "R.image.resize3d(x, (2, 4, 3))", tensor((1, 2, 2, 4, 3))),
+                    runs=runs, spec=ids, tags=tags + ["symbolic"], **TOL))
+    for name, call, cid in (("resize3d_size_rank", "R.image.resize3d(x, (5, 6))", "C1"),
+                            ("resize3d_unknown_rounding", 'R.image.resize3d(x, (5, 6, 7), rounding_method="up")', "C2"),
+                            ("resize3d_bad_layout", 'R.image.resize3d(x, (5, 6, 7), layout="NCHW")', "C3")):
+        out.append(Invalid(name, module(p, call), "struct_info", spec=[f"OP.image.resize3d.{cid}"],
+                           tags=tags + ["invalid"]))
+    out.append(Case("resize3d_align_corners_size_one",
+                    module(p, 'R.image.resize3d(x, (1, 6, 7), coordinate_transformation_mode="align_corners")',
+                           tensor((2, 3, 1, 6, 7))),
+                    runs=[Fails([x], "op_runtime")], spec=["OP.image.resize3d.C5"], tags=tags + ["edge"],
+                    description="align_corners divides by out - 1"))
     return out
 
 
@@ -293,7 +406,7 @@ def grid_sample_cases():
 
 
 def generate():
-    return {CATEGORY: resize_cases() + affine_grid_cases() + grid_sample_cases()}
+    return {CATEGORY: resize_cases() + resize3d_cases() + affine_grid_cases() + grid_sample_cases()}
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
-"""Image operators: ``image.resize2d`` (spec page ``spec/ops/image.resize2d.md``); the sampling grid
-``image.affine_grid`` is defined in :mod:`.image_grid`, ``image.grid_sample`` in :mod:`.image_sample`.
+"""Image operators: ``image.resize2d`` and ``image.resize3d`` (spec pages ``spec/ops/image.resize2d.md``,
+``spec/ops/image.resize3d.md``); the sampling grid ``image.affine_grid`` is defined in :mod:`.image_grid`,
+``image.grid_sample`` in :mod:`.image_sample`.
 
-Inference follows TVM 0.25's ``InferStructInfoResize2D``: the spatial dims of the data layout become
-the two values of ``size``. The semantics are TOPI's ``resize2d`` kernel (OP.image.resize2d.C5),
-written once against a small arithmetic interface (:class:`_NumpyOps` evaluates it on arrays for the
-reference semantics, :class:`_TEOps` builds the TensorIR of the legalization), so both compute the
-same float32 operations in the same order:
+Inference follows TVM's ``InferStructInfoResize2D``/``Resize3D``: the spatial dims of the data layout
+(``HW`` of ``NCHW``, ``DHW`` of ``NCDHW``) become the values of ``size``. The semantics are TOPI's
+``resize2d`` kernel (OP.image.resize2d.C5) over any number of spatial axes (resize3d,
+OP.image.resize3d.C5, is the same formula over three), written once against a small arithmetic
+interface (:class:`_NumpyOps` evaluates it on arrays for the reference semantics, :class:`_TEOps`
+builds the TensorIR of the legalization, the JAX lowering supplies a third), so all compute the same
+float32 operations in the same order:
 
 * the source coordinate of output index ``x`` (``coordinate_transformation_mode``):
   ``half_pixel`` ``(x + 0.5) * scale - 0.5``; ``align_corners`` ``(in - 1) / (out - 1) * x``;
@@ -15,9 +18,9 @@ same float32 operations in the same order:
 * ``nearest_neighbor``: the index rounded by ``rounding_method`` (``round`` half to even,
   ``round_prefer_floor``, ``round_prefer_ceil``, ``floor`` with a ``1e-5`` nudge, ``ceil``; the
   default is ``round`` for ``align_corners`` and ``floor`` otherwise; ``asymmetric`` floor with a
-  static integer upscale factor uses integer division); ``linear``: bilinear interpolation of the
-  four neighbours; ``cubic``: the 4x4 cubic convolution with ``cubic_alpha`` (``cubic_exclude``
-  drops and renormalizes taps outside the image);
+  static integer upscale factor uses integer division in resize2d only); ``linear``: interpolation
+  of the 2 neighbours on each axis, innermost axis first; ``cubic``: the 4-tap cubic convolution on
+  each axis with ``cubic_alpha`` (``cubic_exclude`` drops and renormalizes taps outside the image);
 * every read clamps the index to the image; pixels are converted to float32 and the result to the
   output dtype (``out_dtype`` or the data dtype); ``tf_crop_and_resize`` returns
   ``extrapolation_value`` for coordinates outside the image.
@@ -56,39 +59,40 @@ ROUNDING = ("", "round", "round_prefer_floor", "round_prefer_ceil", "floor", "ce
 
 
 def _parse(opdef: OpDef, args: list, kwargs: dict, span) -> rx.Call:
-    """As TVM's ``resize2d``: an integer (or one-element list) size is used for both dims; ``roi``
-    defaults to four zeros and is stored as float32 values."""
+    """As TVM's ``resize2d``/``resize3d``: an integer (or one-element list) size is used for every
+    spatial dim; ``roi`` defaults to zeros (two per spatial dim) and is stored as float32 values."""
+    k = len(_KINDS[opdef.name].spatial)
     args = list(args)
     if len(args) >= 2:
-        args[1] = _size_value(args[1])
+        args[1] = _size_value(args[1], k)
     elif "size" in kwargs:
-        kwargs = dict(kwargs, size=_size_value(kwargs["size"]))
-    call = build_call(_PLAIN, args, kwargs, span)
+        kwargs = dict(kwargs, size=_size_value(kwargs["size"], k))
+    call = build_call(_PLAIN[opdef.name], args, kwargs, span)
     a = dict(call.attrs)
-    a["roi"] = _roi_value(a.get("roi"), span)
+    a["roi"] = _roi_value(a.get("roi"), 2 * k, opdef.script, span)
     a["out_dtype"] = a.get("out_dtype") or "void"
     return rx.Call(call.op, call.args, type(call.attrs)(a), (), span=span)
 
 
-def _size_value(v: Any) -> Any:
+def _size_value(v: Any, k: int) -> Any:
     if isinstance(v, (int, P.PrimExpr)) and not isinstance(v, bool):
-        return [v, v]
+        return [v] * k
     if isinstance(v, (list, tuple)) and len(v) == 1:
-        return [v[0], v[0]]
+        return [v[0]] * k
     return v
 
 
-def _roi_value(v: Any, span) -> Tuple[P.FloatImm, ...]:
+def _roi_value(v: Any, n: int, script: str, span) -> Tuple[P.FloatImm, ...]:
     if v is None:
-        vals = (0.0,) * 4
+        vals = (0.0,) * n
     elif isinstance(v, (int, float)) and not isinstance(v, bool):
-        vals = (float(v),) * 4
+        vals = (float(v),) * n
     elif isinstance(v, P.FloatImm):
-        vals = (v.value,) * 4
+        vals = (v.value,) * n
     elif isinstance(v, (list, tuple)):
         vals = tuple(float(x.value) if isinstance(x, (P.FloatImm, P.IntImm)) else float(x) for x in v)
     else:
-        raise ParseError(f"R.image.resize2d: unsupported roi {v!r}", span)
+        raise ParseError(f"{script}: unsupported roi {v!r}", span)
     return tuple(P.FloatImm(float(x), "float32") for x in vals)
 
 
@@ -97,33 +101,45 @@ def _roi_value(v: Any, span) -> Tuple[P.FloatImm, ...]:
 # ---------------------------------------------------------------------------------------------------
 
 
+class _Kind:
+    """What tells ``resize2d`` and ``resize3d`` apart: TVM's name in messages, the canonical layout and
+    its spatial axes (outermost first)."""
+
+    def __init__(self, title: str, canon: str, spatial: str):
+        self.title, self.canon, self.spatial = title, canon, spatial
+
+
+_KINDS = {"relax.image.resize2d": _Kind("Resize2D", "NCHW", "HW"),
+          "relax.image.resize3d": _Kind("Resize3D", "NCDHW", "DHW")}
+
+
 def _resize_infer(call, ctx):
-    """OP.image.resize2d.C1-C4."""
+    """OP.image.resize2d.C1-C4, OP.image.resize3d.C1-C4."""
+    kind = _KINDS[common.op_name(call)]
+    t, k = kind.title, len(kind.spatial)
     if len(call.args) != 2:
         raise common.error(call,
-                           f"Resize2D expects 2 arguments, while the given number of arguments is {len(call.args)}",
-                           ctx)
+                           f"{t} expects 2 arguments, while the given number of arguments is {len(call.args)}", ctx)
     data = common.arg_sinfo(call, 0, ctx)
     size = common.arg_sinfo(call, 1, ctx)
     if not isinstance(data, TensorStructInfo):
-        raise common.error(call, f"Resize2D expects the input data to be a Tensor, while the given data is "
+        raise common.error(call, f"{t} expects the input data to be a Tensor, while the given data is "
                                  f"{common.describe_sinfo(data)}", ctx)
     if not isinstance(size, ShapeStructInfo):
-        raise common.error(call, "Resize2D expects the given output image size to be a Shape, while the given one is "
+        raise common.error(call, f"{t} expects the given output image size to be a Shape, while the given one is "
                                  f"{common.describe_sinfo(size)}", ctx)
-    if size.ndim != 2:
-        raise common.error(call,
-                           "Resize2D expects the given output image size to be a 2-dim shape, while the given one "
-                                 f"has ndim {size.ndim}", ctx)
+    if size.ndim != k:
+        raise common.error(call, f"{t} expects the given output image size to be a {k}-dim shape, while the given "
+                                 f"one has ndim {size.ndim}", ctx)
     a = call.attrs
     for key, allowed in (("method", METHODS), ("coordinate_transformation_mode", COORD_MODES),
                          ("rounding_method", ROUNDING)):
         if a.get(key) not in allowed:
             raise common.error(call, f"unknown {key} {a.get(key)!r}; expected one of {', '.join(map(repr, allowed))}",
                                ctx)
-    if len(a.get("roi", ())) != 4:
-        raise common.error(call, f"roi must have 4 values, got {list(a.get('roi', ()))}", ctx)
-    perm = nn_common.layout_conversion(call, a["layout"], "NCHW", "data", ctx)
+    if len(a.get("roi", ())) != 2 * k:
+        raise common.error(call, f"roi must have {2 * k} values, got {list(a.get('roi', ()))}", ctx)
+    perm = nn_common.layout_conversion(call, a["layout"], kind.canon, "data", ctx)
     out_dtype = a.get("out_dtype", "void") or "void"
     if out_dtype == "void":
         out_dtype = data.dtype
@@ -209,8 +225,8 @@ class _NumpyOps:
     def select(self, c, a, b):
         return np.where(c, a, b).astype(F32)
 
-    def load(self, yi, xi):
-        return nn_common.tir_cast(self.data[:, :, yi, xi], "float32")
+    def load(self, *idx):
+        return nn_common.tir_cast(self.data[(slice(None), slice(None)) + tuple(idx)], "float32")
 
 
 class _NonFinite(Exception):
@@ -220,8 +236,8 @@ class _NonFinite(Exception):
 class _TEOps:
     """The same operations as TIR expressions (``load`` reads the TE tensor in its layout)."""
 
-    def __init__(self, data: te.Tensor, letters, at):
-        self.data, self.letters, self.at = data, letters, at
+    def __init__(self, data: te.Tensor, letters, at, spatial: str):
+        self.data, self.letters, self.at, self.spatial = data, letters, at, spatial
 
     def f(self, v):
         return te_ops.const(float(v), "float32")
@@ -278,8 +294,8 @@ class _TEOps:
     def select(self, c, a, b):
         return te_ops.if_then_else(c, a, b)
 
-    def load(self, yi, xi):
-        at = dict(self.at, H=yi, W=xi)
+    def load(self, *idx):
+        at = dict(self.at, **dict(zip(self.spatial, idx)))
         return te_ops.cast("float32", self.data(*[at[ch] for ch in self.letters]))
 
 
@@ -339,67 +355,71 @@ def _cubic_kernel(B, vals, ws):
     return out
 
 
-def resize_value(B, y, x, ih, iw, oh, ow, attrs: Dict[str, Any], int_div: Tuple[bool, bool]):
-    """TOPI's ``_resize_2d`` for one output position (or arrays of them)."""
+def _interp(B, axis: int, prefix: list, base, frac, sizes, taps: int, weights):
+    """The separable interpolation over the spatial axes from ``axis`` inward: the innermost axis is
+    combined first (TOPI's order), ``taps`` neighbours per axis starting at ``base + 1 - taps // 2``."""
+    if axis == len(sizes):
+        return B.load(*[B.clamp(i, n) for i, n in zip(prefix, sizes)])
+    vals = [_interp(B, axis + 1, prefix + [B.iadd(base[axis], t + 1 - taps // 2)], base, frac, sizes, taps, weights)
+            for t in range(taps)]
+    if taps == 2:
+        return _lerp(B, vals[0], vals[1], frac[axis])
+    return _cubic_kernel(B, vals, weights[axis])
+
+
+def resize_value(B, pos, ins, outs, attrs: Dict[str, Any], int_div: Tuple[bool, ...]):
+    """TOPI's ``_resize_2d`` generalized to any number of spatial axes (outermost first: ``pos`` the
+    output indices, ``ins``/``outs`` the input and output extents, ``roi`` the starts then the ends, one
+    per axis) for one output position (or arrays of them); OP.image.resize2d.C5, OP.image.resize3d.C5."""
     method = attrs["method"]
     mode = attrs["coordinate_transformation_mode"]
     rounding = attrs["rounding_method"]
+    k = len(pos)
     roi = [float(r.value) if isinstance(r, P.FloatImm) else float(r) for r in attrs["roi"]]
-    in_x = _in_coord(B, x, iw, ow, mode, roi[1], roi[3], int_div[1])
-    in_y = _in_coord(B, y, ih, oh, mode, roi[0], roi[2], int_div[0])
+    coords = [_in_coord(B, pos[a], ins[a], outs[a], mode, roi[a], roi[k + a], int_div[a]) for a in range(k)]
     if method == "nearest_neighbor":
         if rounding == "":
             rounding = "round" if mode == "align_corners" else "floor"
-        xi = in_x if int_div[1] else _closest(B, in_x, rounding)
-        yi = in_y if int_div[0] else _closest(B, in_y, rounding)
-        value = B.load(B.clamp(yi, ih), B.clamp(xi, iw))
+        idx = [c if int_div[a] else _closest(B, c, rounding) for a, c in enumerate(coords)]
+        value = B.load(*[B.clamp(i, n) for i, n in zip(idx, ins)])
     elif method == "linear":
-        y0 = B.to_int(B.floor(in_y))
-        x0 = B.to_int(B.floor(in_x))
-        yl = B.sub(in_y, B.fi(y0))
-        xl = B.sub(in_x, B.fi(x0))
-        p = [[B.load(B.clamp(B.iadd(y0, j), ih), B.clamp(B.iadd(x0, i), iw)) for i in range(2)] for j in range(2)]
-        value = _lerp(B, _lerp(B, p[0][0], p[0][1], xl), _lerp(B, p[1][0], p[1][1], xl), yl)
+        base = [B.to_int(B.floor(c)) for c in coords]
+        frac = [B.sub(c, B.fi(b)) for c, b in zip(coords, base)]
+        value = _interp(B, 0, [], base, frac, ins, 2, None)
     else:
         alpha = float(attrs["cubic_alpha"])
-        xint = B.to_int(B.floor(in_x))
-        xf = B.sub(in_x, B.floor(in_x))
-        yint = B.to_int(B.floor(in_y))
-        yf = B.sub(in_y, B.floor(in_y))
-        p = [[B.load(B.clamp(B.iadd(yint, j - 1), ih), B.clamp(B.iadd(xint, i - 1), iw)) for i in range(4)]
-             for j in range(4)]
-        wx = _cubic_weights(B, xf, alpha)
-        wy = _cubic_weights(B, yf, alpha)
+        base = [B.to_int(B.floor(c)) for c in coords]
+        ws = [_cubic_weights(B, B.sub(c, B.floor(c)), alpha) for c in coords]
         if int(attrs["cubic_exclude"]):
-            for i in range(4):
-                wx[i] = B.select(B.any_(B.lt(B.iadd(xint, i - 1), 0), B.gt(B.iadd(xint, i), iw)), B.f(0.0), wx[i])
-                wy[i] = B.select(B.any_(B.lt(B.iadd(yint, i - 1), 0), B.gt(B.iadd(yint, i), ih)), B.f(0.0), wy[i])
-            sx = B.add(B.add(B.add(wx[0], wx[1]), wx[2]), wx[3])
-            sy = B.add(B.add(B.add(wy[0], wy[1]), wy[2]), wy[3])
-            wx = [B.div(w, sx) for w in wx]
-            wy = [B.div(w, sy) for w in wy]
-        cols = [_cubic_kernel(B, p[j], wx) for j in range(4)]
-        value = _cubic_kernel(B, cols, wy)
+            for a in range(k):
+                w = [B.select(B.any_(B.lt(B.iadd(base[a], i - 1), 0), B.gt(B.iadd(base[a], i), ins[a])), B.f(0.0),
+                              ws[a][i]) for i in range(4)]
+                total = B.add(B.add(B.add(w[0], w[1]), w[2]), w[3])
+                ws[a] = [B.div(v, total) for v in w]
+        value = _interp(B, 0, [], base, None, ins, 4, ws)
     if mode == "tf_crop_and_resize":
         ext = B.f(float(attrs["extrapolation_value"]))
-        out = B.select(B.lt(in_y, 0), ext, B.select(B.gt(in_y, B.fi(B.iadd(ih, -1))), ext, value))
-        value = B.select(B.lt(in_x, 0), ext, B.select(B.gt(in_x, B.fi(B.iadd(iw, -1))), ext, out))
+        for c, n in zip(coords, ins):
+            value = B.select(B.lt(c, 0), ext, B.select(B.gt(c, B.fi(B.iadd(n, -1))), ext, value))
     return value
 
 
-def _int_div_flags(call: rx.Call, attrs) -> Tuple[bool, bool]:
-    """TOPI uses integer division for nearest/asymmetric/floor when the target size is a constant
-    integer multiple of a constant input size (the IR decides, not the run-time values)."""
-    if attrs["method"] != "nearest_neighbor" or attrs["coordinate_transformation_mode"] != "asymmetric" \
-            or attrs["rounding_method"] not in ("floor", ""):
-        return False, False
+def _int_div_flags(call: rx.Call, attrs) -> Tuple[bool, ...]:
+    """TOPI's ``resize2d`` uses integer division for nearest/asymmetric/floor when the target size is a
+    constant integer multiple of a constant input size (the IR decides, not the run-time values); its
+    ``resize3d`` never does."""
+    kind = _KINDS[common.op_name(call)]
+    none = (False,) * len(kind.spatial)
+    if kind.canon != "NCHW" or attrs["method"] != "nearest_neighbor" \
+            or attrs["coordinate_transformation_mode"] != "asymmetric" or attrs["rounding_method"] not in ("floor", ""):
+        return none
     data = call.args[0].struct_info
     size = call.args[1]
     if not isinstance(data, TensorStructInfo) or not isinstance(size, rx.ShapeExpr):
-        return False, False
+        return none
     dvals = nn_common.shape_expr_values(data)
     if dvals is None:
-        return False, False
+        return none
     layout = attrs["layout"]
     flags = []
     for k, axis in enumerate("HW"):
@@ -409,7 +429,7 @@ def _int_div_flags(call: rx.Call, attrs) -> Tuple[bool, bool]:
             ratio = float(np.float32(tgt.value) / np.float32(img.value))
             ok = ratio % 1 == 0 and ratio <= 1 / (1e-5 * img.value + 1e-5)
         flags.append(ok)
-    return flags[0], flags[1]
+    return tuple(flags)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -418,93 +438,106 @@ def _int_div_flags(call: rx.Call, attrs) -> Tuple[bool, bool]:
 
 
 def _check_resize(args: OpArgs) -> None:
-    """OP.image.resize2d.C5 at run time: a layout convertible to NCHW and a tensor of its rank, sub-axes
-    of their factors (OP.NN.LAYOUT.1-2); no ``align_corners``
-    with an output size of 1 (TVM's kernel divides by zero); no empty image to fill a non-empty
-    output."""
+    """OP.image.resize2d.C5 (OP.image.resize3d.C5) at run time: a layout convertible to the canonical one
+    and a tensor of its rank, sub-axes of their factors (OP.NN.LAYOUT.1-2); no ``align_corners`` with an
+    output size of 1 (TVM's kernel divides by zero); no empty image to fill a non-empty output."""
     op = args.op_name
-    perm = nn_common.layout_conversion(args.call, args.attrs["layout"], "NCHW", "data")
+    kind = _KINDS[common.op_name(args.call)]
+    perm = nn_common.layout_conversion(args.call, args.attrs["layout"], kind.canon, "data")
     nn_common.check_layout_arg(args, 0, perm, "data")
-    oh, ow = (int(v) for v in args.ints(1))
-    n, c, ih, iw = nn_common.forward_shape(args.shape(0), perm)
-    if args.attrs["coordinate_transformation_mode"] == "align_corners" and (oh == 1 or ow == 1):
+    outs = [int(v) for v in args.ints(1)]
+    dims = nn_common.forward_shape(args.shape(0), perm)
+    if args.attrs["coordinate_transformation_mode"] == "align_corners" and 1 in outs:
         raise args.error(OpRuntimeError, f"{op}: align_corners with an output size of 1 divides by zero (TVM's "
                                          "kernel computes an undefined index)")
-    if (ih == 0 or iw == 0) and oh and ow and n and c:
+    if 0 in dims[2:] and all(outs) and dims[0] and dims[1]:
         raise args.error(OpRuntimeError, f"{op}: cannot resize an empty image")
 
 
-def resize_values(op: str, B, y, x, ih, iw, oh, ow, attrs: Dict[str, Any], int_div: Tuple[bool, bool]):
+def resize_values(op: str, B, pos, ins, outs, attrs: Dict[str, Any], int_div: Tuple[bool, ...]):
     """:func:`resize_value` over arrays of output positions; a source coordinate that is not finite
     (from the attributes) is an OpRuntimeError."""
     try:
-        return resize_value(B, y, x, ih, iw, oh, ow, attrs, int_div)
+        return resize_value(B, pos, ins, outs, attrs, int_div)
     except _NonFinite:
         raise OpRuntimeError(f"{op}: a source coordinate is not finite") from None
 
 
+def output_positions(outs) -> List[np.ndarray]:
+    """The output indices of each spatial axis, shaped to broadcast against each other."""
+    k = len(outs)
+    return [np.arange(o, dtype=np.int64).reshape([o if j == a else 1 for j in range(k)]) for a, o in enumerate(outs)]
+
+
 def _resize_ref(args, attrs, call, ctx):
     x, size = args
-    perm = nn_common.layout_conversion(call, attrs["layout"], "NCHW", "data")
-    oh, ow = (int(v) for v in size)
+    kind = _KINDS[common.op_name(call)]
+    perm = nn_common.layout_conversion(call, attrs["layout"], kind.canon, "data")
+    outs = tuple(int(v) for v in size)
     xc = nn_common.to_canonical(x, perm)
-    ih, iw = xc.shape[2], xc.shape[3]
+    ins = tuple(xc.shape[2:])
     out_dtype = nn_common.inferred_tensor_dtype(call, nn_common.dtype_of(x))
-    B = _NumpyOps(xc)
-    y = np.arange(oh, dtype=np.int64).reshape(oh, 1)
-    xx = np.arange(ow, dtype=np.int64).reshape(1, ow)
-    if xc.size == 0 or oh == 0 or ow == 0:
-        out = np.zeros(xc.shape[:2] + (oh, ow), dtype=nn_common.np_dtype(out_dtype))
+    if xc.size == 0 or 0 in outs:
+        out = np.zeros(xc.shape[:2] + outs, dtype=nn_common.np_dtype(out_dtype))
     else:
-        v = resize_values(common.op_name(call), B, y, xx, ih, iw, oh, ow, attrs, _int_div_flags(call, attrs))
-        v = np.broadcast_to(v, xc.shape[:2] + (oh, ow))
+        v = resize_values(common.op_name(call), _NumpyOps(xc), output_positions(outs), ins, outs, attrs,
+                          _int_div_flags(call, attrs))
+        v = np.broadcast_to(v, xc.shape[:2] + outs)
         out = nn_common.tir_cast(np.asarray(v, F32), out_dtype)
     return np.ascontiguousarray(nn_common.from_canonical(out, perm))
 
 
-def te_resize2d(data: te.Tensor, out_shape, attrs, int_div, out_dtype: str) -> te.Tensor:
-    """TOPI's ``resize2d``; a sub-axis of a packed layout (``NCHW4c``) indexes the same lane of the
-    input as of the output."""
+def te_resize(data: te.Tensor, out_shape, attrs, int_div, out_dtype: str, spatial: str) -> te.Tensor:
+    """TOPI's ``resize2d``/``resize3d`` over the ``spatial`` axes; a sub-axis of a packed layout
+    (``NCHW4c``) indexes the same lane of the input as of the output."""
     letters = [a for a, _ in parse_layout(attrs["layout"]).axes]
-    ih, iw = data.shape[letters.index("H")], data.shape[letters.index("W")]
-    oh, ow = out_shape[letters.index("H")], out_shape[letters.index("W")]
+    ins = [data.shape[letters.index(ch)] for ch in spatial]
+    outs = [out_shape[letters.index(ch)] for ch in spatial]
 
     def f(*idx):
         at = {ch: idx[i] for i, ch in enumerate(letters)}
-        B = _TEOps(data, letters, at)
-        v = resize_value(B, at["H"], at["W"], ih, iw, oh, ow, attrs, int_div)
+        B = _TEOps(data, letters, at, spatial)
+        v = resize_value(B, [at[ch] for ch in spatial], ins, outs, attrs, int_div)
         return te_ops.cast(out_dtype, v) if out_dtype != "float32" else v
 
     return te.compute(out_shape, f, name="resize", index_names=[f"i{k}" for k in range(len(letters))])
 
 
-def _topi_layout(layout: str) -> bool:
-    """The layouts TOPI's ``resize2d`` takes: ``NCHW``, ``NHWC``, ``NCHW<x>c`` and ``NCHW<i>n<j>c``
-    (TVM's LegalizeOps fails on the others, OP.NN.LAYOUT.4)."""
-    if layout in ("NCHW", "NHWC"):
+def _topi_layout(layout: str, canon: str) -> bool:
+    """The layouts TOPI's kernels take: for ``resize2d`` ``NCHW``, ``NHWC``, ``NCHW<x>c`` and
+    ``NCHW<i>n<j>c``; for ``resize3d`` ``NCDHW``, ``NDHWC`` and ``NCDHW<x>c`` (TVM's LegalizeOps fails
+    on the others, OP.NN.LAYOUT.4)."""
+    if layout in (canon, canon[0] + canon[2:] + canon[1]):
         return True
     lay = parse_layout(layout)
-    rest = lay.axes[4:]
-    return [a for a, _ in lay.axes[:4]] == list("NCHW") and [a for a, _ in rest] in (["c"], ["n", "c"])
+    rest = [a for a, _ in lay.axes[len(canon):]]
+    packed = (["c"], ["n", "c"]) if canon == "NCHW" else (["c"],)
+    return [a for a, _ in lay.axes[:len(canon)]] == list(canon) and rest in packed
 
 
 def _resize_legalize(call, ctx):
     if not legalizable(call) or not isinstance(call.args[1], rx.ShapeExpr):
         return None
+    kind = _KINDS[common.op_name(call)]
     attrs = dict(call.attrs)
-    if not _topi_layout(attrs["layout"]):
+    if not _topi_layout(attrs["layout"], kind.canon):
         return None
     out_dtype = call.struct_info.dtype
     flags = _int_div_flags(call, attrs)
-    return ctx.call_te(lambda x, s: te_resize2d(x, s, attrs, flags, out_dtype), call.args[0],
-                       list(call.struct_info.shape.values), primfunc_name_hint="resize2d")
+    return ctx.call_te(lambda x, s: te_resize(x, s, attrs, flags, out_dtype, kind.spatial), call.args[0],
+                       list(call.struct_info.shape.values), primfunc_name_hint=common.op_name(call).split(".")[-1])
 
 
-_PARAMS = (arg("data"), arg("size", "shape"), attr("roi", "any", None), attr("layout", "str", "NCHW"),
-           attr("method", "str", "linear"), attr("coordinate_transformation_mode", "str", "half_pixel"),
-           attr("rounding_method", "str", "round"), attr("cubic_alpha", "float", -0.75),
-           attr("cubic_exclude", "int", 0), attr("extrapolation_value", "float", 0.0), attr("out_dtype", "dtype", None))
-_PLAIN = OpDef(name="relax.image.resize2d", script="R.image.resize2d", params=_PARAMS)
+def _params(rounding: str, layout: str):
+    return (arg("data"), arg("size", "shape"), attr("roi", "any", None), attr("layout", "str", layout),
+            attr("method", "str", "linear"), attr("coordinate_transformation_mode", "str", "half_pixel"),
+            attr("rounding_method", "str", rounding), attr("cubic_alpha", "float", -0.75),
+            attr("cubic_exclude", "int", 0), attr("extrapolation_value", "float", 0.0),
+            attr("out_dtype", "dtype", None))
+
+
+_PARAMS = {"relax.image.resize2d": _params("round", "NCHW"), "relax.image.resize3d": _params("", "NCDHW")}
+_PLAIN = {name: OpDef(name=name, script="R." + name[len("relax."):], params=ps) for name, ps in _PARAMS.items()}
 
 
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
@@ -512,16 +545,21 @@ OPS: List[OpDef] = []
 
 
 def _define_all() -> None:
-    OPS.append(OpDef(name="relax.image.resize2d", script="R.image.resize2d", params=_PARAMS, infer=_resize_infer,
-                   check=_check_resize, reference=_resize_ref, legalize=_resize_legalize, parse_call=_parse,
-                   category="image",
-                   doc="``R.image.resize2d(data, size, roi=None, layout='NCHW', method='linear', "
-                       "coordinate_transformation_mode='half_pixel', rounding_method='round', cubic_alpha=-0.75, "
-                       "cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)`` (OP.image.resize2d.C1-C5)."))
-    OPS.extend(GRID_OPS)
-    OPS.extend(SAMPLE_OPS)
+    for name, dims, rounding, layout in (("resize2d", "H, W", "round", "NCHW"),
+                                         ("resize3d", "D, H, W", "", "NCDHW")):
+        full = "relax.image." + name
+        OPS.append(OpDef(name=full, script="R.image." + name, params=_PARAMS[full], infer=_resize_infer,
+                         check=_check_resize, reference=_resize_ref, legalize=_resize_legalize, parse_call=_parse,
+                         category="image",
+                         doc=f"``R.image.{name}(data, size, roi=None, layout='{layout}', method='linear', "
+                             f"coordinate_transformation_mode='half_pixel', rounding_method='{rounding}', "
+                             "cubic_alpha=-0.75, cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)`` "
+                             f"resizes the {dims} dims (OP.image.{name}.C1-C5)."))
+        if name == "resize2d":
+            OPS.extend(GRID_OPS)
+            OPS.extend(SAMPLE_OPS)
 
 
 _define_all()
 
-__all__ = ["resize_value", "te_resize2d", "METHODS", "COORD_MODES", "ROUNDING"]
+__all__ = ["resize_value", "resize_values", "te_resize", "output_positions", "METHODS", "COORD_MODES", "ROUNDING"]

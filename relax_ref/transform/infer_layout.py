@@ -11,8 +11,8 @@ for each operator:
   operand of lower rank with the other (a scalar operand keeps its own); ``ewise_fma`` takes the layout
   of the second and third operands when they agree, else the first's;
 * the convolutions take the desired layout (a permutation, or packed axes when every dimension divides)
-  and otherwise follow their data; pooling and ``image.resize2d`` follow their data (``resize2d`` may
-  also have a desired layout);
+  and otherwise follow their data; pooling and ``image.resize2d``/``resize3d`` follow their data (the
+  resizes may also have a desired layout, an axis swap);
 * reductions, ``concat``, ``split``, ``stack``, ``flip``, ``repeat``, ``tile``, ``expand_dims``,
   ``squeeze``, ``permute_dims``, ``strided_slice``, the normalizations, ``nn.softmax``, ``nn.prelu``,
   ``gather_elements``, ``scatter_elements`` and ``scatter_nd`` renumber their axes for the layout of
@@ -194,15 +194,16 @@ for _n in ("nn.max_pool3d", "nn.avg_pool3d", "nn.adaptive_avg_pool3d"):
     INFER["relax." + _n] = _pool(3, False)
 
 
-@register("image.resize2d")
-def _resize2d(call, desired, lay):
-    want = desired.get("relax.image.resize2d")
+@register("image.resize2d", "image.resize3d")
+def _resize(call, desired, lay):
+    name = call.op.name
+    want = desired.get(name)
     in_l = SLayout(call.attrs["layout"])
-    init = initial_layout(4)
+    init = initial_layout(5 if name.endswith("3d") else 4)
     if want is not None:
         dd = SLayout(want[0])
         if _packed(dd):
-            raise RelaxError("ConvertLayout: image.resize2d supports axis swaps only")
+            raise RelaxError(f"ConvertLayout: {name[len('relax.'):]} supports axis swaps only")
         d = transpose_like(init, in_l, dd)
         new = _attrs(call, layout=want[0])
     else:

@@ -284,6 +284,8 @@ LEGAL = [
     ('x: R.Tensor((1, 2, 6, 4), "float32")', 'R.nn.adaptive_avg_pool1d(x, output_size=(4,), layout="NCW4c")', True),
     ('x: R.Tensor((1, 2, 3, 3, 4), "float32")', 'R.image.resize2d(x, R.shape([5, 4]), layout="NCHW4c")', True),
     ('x: R.Tensor((1, 3, 3, 2, 4), "float32")', 'R.image.resize2d(x, R.shape([5, 4]), layout="NHWC4c")', False),
+    ('x: R.Tensor((1, 2, 2, 3, 3, 4), "float32")', 'R.image.resize3d(x, R.shape([3, 5, 4]), layout="NCDHW4c")', True),
+    ('x: R.Tensor((1, 2, 3, 3, 2, 4), "float32")', 'R.image.resize3d(x, R.shape([3, 5, 4]), layout="NDHWC4c")', False),
     ('x: R.Tensor((1, 2, 2, 4, 6), "float32")', 'R.nn.max_pool2d(x, pool_size=(2, 2), layout="NCH4hW")', False),
     ('x: R.Tensor((1, 3, 4, 4, 4), "float32")',
      'R.nn.max_pool2d(x, pool_size=(2, 2), layout="NCHW4c", out_layout="NCHW8c")', False),

@@ -126,6 +126,24 @@ def test_attention_losses_resize_match_tvm():
     check(ATTN_LOSS_IMAGE, runs, tol=1e-5)
 
 
+RESIZE3D = '''    def main(x: R.Tensor((1, 2, "d", 4, 5), "float32")):
+        a1 = R.image.resize3d(x, (4, 6, 7))
+        a2 = R.image.resize3d(x, (4, 6, 7), method="nearest_neighbor")
+        a3 = R.image.resize3d(x, (5, 3, 8), method="nearest_neighbor", coordinate_transformation_mode="align_corners")
+        a4 = R.image.resize3d(x, (4, 6, 10), method="nearest_neighbor", coordinate_transformation_mode="asymmetric")
+        a5 = R.image.resize3d(x, (4, 6, 7), method="cubic")
+        a6 = R.image.resize3d(x, (4, 6, 7), coordinate_transformation_mode="pytorch_half_pixel")
+        a7 = R.image.resize3d(x, (4, 6, 7), method="nearest_neighbor", coordinate_transformation_mode="tf_half_pixel_for_nn", rounding_method="round_prefer_ceil")
+        a8 = R.image.resize3d(R.permute_dims(x, [0, 2, 3, 4, 1]), (4, 6, 7), layout="NDHWC", coordinate_transformation_mode="align_corners")
+        return (a1, a2, a3, a4, a5, a6, a7, a8)
+'''
+
+
+def test_resize3d_matches_tvm():
+    """Every mode whose TVM kernel has no recorded divergence (OP.image.resize3d.C5)."""
+    check(RESIZE3D, [[f32(1, 2, 3, 4, 5)], [f32(1, 2, 2, 4, 5)]], tol=1e-5)
+
+
 def test_integer_kernels_match_tvm():
     body = '''    def main(x: R.Tensor((1, 2, 5, 5), "int8"), w: R.Tensor((3, 2, 3, 3), "int8"), y: R.Tensor((1, 2, 5, 5), "int32")):
         a = R.nn.conv2d(x, w, padding=1, out_dtype="int32")
@@ -141,7 +159,7 @@ def test_integer_kernels_match_tvm():
     check(body, [args], tol=0, cast={3})  # integer avg_pool2d: TVM's kernel returns int64
 
 
-@pytest.mark.parametrize("body", [CONV_POOL, NORM_MISC, ATTN_LOSS_IMAGE])
+@pytest.mark.parametrize("body", [CONV_POOL, NORM_MISC, ATTN_LOSS_IMAGE, RESIZE3D])
 def test_printed_calls_round_trip(body):
     """TVM's print of each call (completed attributes, TVM's attribute order, inferred struct info)
     re-prints identically from relax-ref (OP.NN.ATTR.1-2)."""

@@ -145,7 +145,7 @@ STATIC_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"The (query|key|value|bias) should have 4 dimension|The \w+ [\w ]+ and the \w+ [\w ]+ should be the same|"
      r"should be a multiple of", "struct_info"),
     (r"CrossEntropy requires|NLLLoss expects|NLLLoss op should take|NLLLoss requires|Shape mismatch for NLLLoss|"
-     r"Resize2D expects", "struct_info"),
+     r"Resize[23]D expects", "struct_info"),
     # manipulation and indexing operators
     (r"Reshape requires|PermuteDims expects|Flip requires|Repeat requires|Concat (expects|op)|Stack (expects|op)|"
      r"meshgrid expects|broadcast_to expects|do not match the rule of collapse sum|fails to match the axes|"

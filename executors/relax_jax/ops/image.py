@@ -1,4 +1,4 @@
-"""Lowerings of ``image.resize2d``, ``image.affine_grid`` and ``image.grid_sample`` (semantics:
+"""Lowerings of ``image.resize2d``, ``image.resize3d``, ``image.affine_grid`` and ``image.grid_sample`` (semantics:
 ``relax_ref.ops.image``, ``relax_ref.ops.image_grid``, ``relax_ref.ops.image_sample``): the reference's formulas evaluated on JAX arrays. Exact shapes.
 """
 
@@ -81,28 +81,27 @@ class _JaxOps:
     def select(self, c, a, b):
         return jnp.where(c, a, b).astype(F32)
 
-    def load(self, yi, xi):
-        v = self.data[:, :, yi, xi]
+    def load(self, *idx):
+        v = self.data[(slice(None), slice(None)) + tuple(idx)]
         return cast(v, dtype_of(v), "float32")
 
 
-@lowering("relax.image.resize2d")
-def _resize2d(ctx, x, size):
-    from relax_ref.ops.image import _int_div_flags, resize_values
+@lowering("relax.image.resize2d", "relax.image.resize3d")
+def _resize(ctx, x, size):
+    from relax_ref.ops.image import _KINDS, _int_div_flags, output_positions, resize_values
 
     attrs = dict(ctx.attrs)
-    perm = layout_perm(ctx, attrs["layout"], "NCHW", "data")
-    oh, ow = ctx.ints(size)
+    perm = layout_perm(ctx, attrs["layout"], _KINDS[ctx.op_name].canon, "data")
+    outs = tuple(ctx.ints(size))
     xc = to_canonical(x, perm)
-    ih, iw = dim_value(xc.shape[2]), dim_value(xc.shape[3])
+    ins = tuple(dim_value(d) for d in xc.shape[2:])
     out_dtype = inferred_out_dtype(ctx, x)
-    y = np.arange(oh, dtype=np.int64).reshape(oh, 1)
-    xx = np.arange(ow, dtype=np.int64).reshape(1, ow)
-    if int(np.prod(xc.shape, dtype=np.int64)) == 0 or oh == 0 or ow == 0:
-        out = jnp.zeros(tuple(xc.shape[:2]) + (oh, ow), np_dtype(out_dtype))
+    if int(np.prod(xc.shape, dtype=np.int64)) == 0 or 0 in outs:
+        out = jnp.zeros(tuple(xc.shape[:2]) + outs, np_dtype(out_dtype))
     else:
-        v = resize_values(ctx.op_name, _JaxOps(xc), y, xx, ih, iw, oh, ow, attrs, _int_div_flags(ctx.call, attrs))
-        v = jnp.broadcast_to(v, tuple(xc.shape[:2]) + (oh, ow))
+        v = resize_values(ctx.op_name, _JaxOps(xc), output_positions(outs), ins, outs, attrs,
+                          _int_div_flags(ctx.call, attrs))
+        v = jnp.broadcast_to(v, tuple(xc.shape[:2]) + outs)
         out = cast(jnp.asarray(v, F32), "float32", out_dtype)
     return from_canonical(out, perm)
 

@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 3, 4, 5), "float32")) -> R.Tensor((2, 3, 5, 3, 9), "float32"):
+        y = R.image.resize3d(x, (5, 3, 9), method="nearest_neighbor", coordinate_transformation_mode="align_corners")
+        return y
