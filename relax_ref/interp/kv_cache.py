@@ -15,11 +15,12 @@ the rules are written once, over an array namespace.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from ..errors import OpRuntimeError, TypeMismatchError
+from ..errors import ArityMismatchError, OpRuntimeError, TypeMismatchError
 from ..values import PrimScalar, ShapeValue, describe
 
 
@@ -199,10 +200,25 @@ class KVCacheOps:
 
     def table(self) -> Dict[str, Callable]:
         p = "vm.builtin.attention_kv_cache_"
-        return {p + "create": self.create, p + "append": self.append, p + "update": self.update,
-                p + "view": self.view, p + "window_override": self.window_override,
-                p + "window_override_with_sinks": self.window_override_with_sinks,
-                p + "array_popn": self.popn, p + "array_clear": self.clear}
+        funcs = {p + "create": self.create, p + "append": self.append, p + "update": self.update,
+                 p + "view": self.view, p + "window_override": self.window_override,
+                 p + "window_override_with_sinks": self.window_override_with_sinks,
+                 p + "array_popn": self.popn, p + "array_clear": self.clear}
+        return {name: _arity_checked(name, f) for name, f in funcs.items()}
+
+
+def _arity_checked(name: str, method: Callable) -> Callable:
+    """The builtin with its argument count checked (a call with too few or too many arguments is an
+    ``arity_mismatch``, never a crash of the evaluator); ``fn`` is an internal parameter, not an argument."""
+    params = [q for q in inspect.signature(method).parameters.values() if q.name != "fn"]
+    lo, hi = sum(q.default is q.empty for q in params), len(params)
+
+    def call(*args: Any) -> Any:
+        if not lo <= len(args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise ArityMismatchError(f"{name} expects {want} arguments, got {len(args)}")
+        return method(*args)
+    return call
 
 
 def _np_write(buf: np.ndarray, row: int, value: Any, n: int) -> np.ndarray:

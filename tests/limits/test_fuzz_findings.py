@@ -151,3 +151,12 @@ def test_a_float_prim_annotation_compares_rounded_values():
         assert kind == "value" and got == np.float32(0.1)
     for kind, _ in _both(text, 0.2):
         assert kind == "value_mismatch"
+
+
+def test_a_kv_cache_builtin_with_too_few_arguments_is_an_arity_mismatch():
+    """Found by the third 30-minute run: attention_kv_cache_append given one argument raised a
+    TypeError on both evaluators."""
+    text = _main('a: R.Tensor((2, 3), "float32")',
+                 'c = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", a, inplace_indices=[0], '
+                 'sinfo_args=R.Object())\nreturn c')
+    assert [k for k, _ in _both(text, np.ones((2, 3), "float32"))] == ["arity_mismatch", "arity_mismatch"]
