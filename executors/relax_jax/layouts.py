@@ -19,6 +19,7 @@ import numpy as np
 
 from relax_ref import values as rv
 from relax_ref.arith.evaluate import eval_prim
+from relax_ref.arith.semantics import int_to_float
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
@@ -337,7 +338,10 @@ def flatten_args(args, layouts, it, flat, pad=pad_to) -> None:
             flat.append(pad(a, next(it)))
         elif isinstance(l, PrimParam):
             if l.value is None:
-                flat.append(np.asarray(prim_val(a), _dt.to_numpy(l.dtype)))
+                v = prim_val(a)
+                if _dt.is_float(l.dtype) and isinstance(v, int) and not isinstance(v, bool):
+                    v = int_to_float(v, l.dtype)    # rounded as the reference does, past float64 too (VAL.DTYPE.6)
+                flat.append(np.asarray(v, _dt.to_numpy(l.dtype)))
         elif isinstance(l, TupleParam):
             flatten_args(a, l.fields, it, flat, pad)
         elif isinstance(l, KVCacheParam):

@@ -160,3 +160,13 @@ def test_a_kv_cache_builtin_with_too_few_arguments_is_an_arity_mismatch():
                  'c = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", a, inplace_indices=[0], '
                  'sinfo_args=R.Object())\nreturn c')
     assert [k for k, _ in _both(text, np.ones((2, 3), "float32"))] == ["arity_mismatch", "arity_mismatch"]
+
+
+@pytest.mark.parametrize("host", [10 ** 400, -10 ** 400, 2 ** 64 + 1])
+def test_a_host_integer_for_a_float_prim_is_rounded_on_both(host):
+    """Found by the third 30-minute run: a Python int beyond float64 for an R.Prim("float32")
+    parameter raised OverflowError in relax_jax; both round it to the dtype (VAL.DTYPE.6)."""
+    text = _main('b: R.Prim("float32")', "return b")
+    expected = float(np.float32(np.inf if host > 2 ** 1024 else -np.inf if host < -2 ** 1024 else float(host)))
+    for kind, got in _both(text, host):
+        assert kind == "value" and float(got) == expected
