@@ -170,3 +170,12 @@ def test_a_host_integer_for_a_float_prim_is_rounded_on_both(host):
     expected = float(np.float32(np.inf if host > 2 ** 1024 else -np.inf if host < -2 ** 1024 else float(host)))
     for kind, got in _both(text, host):
         assert kind == "value" and float(got) == expected
+
+
+def test_an_ndim_beyond_int64_is_a_parse_error():
+    """Found by the third 30-minute run: R.Tensor(ndim=10**30) reached numpy (OverflowError) through
+    expand_dims' inference; an integer of the text beyond int64 is a parse error (RUNTIME.LIMIT.1)."""
+    text = _main('v: R.Tensor("float32", ndim=1000000000000000000000000000000)', "w = R.expand_dims(v, axis=[1])\nreturn w")
+    with pytest.raises(RelaxError) as info:
+        relax_ref.parse(text)
+    assert info.value.kind == "parse" and "does not fit in int64" in str(info.value)

@@ -70,6 +70,8 @@ def _int_arg(ev, info, v, name):
         raise ev.error(info.node_of(name), f"{info.path}: '{name}' must be an integer, got {prim.describe(v)}")
     if v < -1:
         raise ev.error(info.node_of(name), f"{info.path}: '{name}' must be >= -1")
+    if v >= 1 << 63:        # RUNTIME.LIMIT.1: an integer of the text beyond int64 is a parse error
+        raise ev.error(info.node_of(name), f"{info.path}: '{name}' {v} does not fit in int64")
     return v
 
 
