@@ -736,9 +736,11 @@ def _bind_free_names(interp: "_Interp", d, env: Env, foreign: frozenset = frozen
     return replace(d, text=head + body, body=body, standalone=True, free_names=())
 
 
-#: The files holding TVM's Relax pass tests: ``test_transform*.py`` and a few named otherwise
+#: The files holding TVM's Relax pass tests: ``test_transform*.py``, the distributed passes' tests
+#: (``distributed/test_distributed_transform*.py``) and a few named otherwise
 PATTERNS = ("test_transform*.py", "test_kill_after_last_use.py", "test_lower_alloc_tensor.py",
-            "test_backend_transform_shape_lower.py")
+            "test_backend_transform_shape_lower.py", "distributed/test_distributed_transform*.py",
+            "test_distributed_transform*.py")
 
 
 def pass_test_files(root: Path, patterns: Sequence[str] = PATTERNS) -> List[Path]:

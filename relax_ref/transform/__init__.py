@@ -48,6 +48,7 @@ from .pass_infra import (
     PassTraceInstrument, Sequential, WellFormedInstrument, config_options, function_pass, module_pass,
     register_config_option,
 )
+from .propagate_sharding import PropagateSharding
 from .pipeline import default_pipeline, full_pipeline, vm_lowering
 from .remove_purity_checking import RemovePurityChecking
 from .remove_unused_outputs import RemoveUnusedOutputs
@@ -68,5 +69,5 @@ __all__ = [
     "BindParams", "BindSymbolicVars", "KillAfterLastUse", "LowerAllocTensor", "EliminateCommonSubexpr",
     "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo", "FuseOpsByPattern",
     "FusionPattern", "MergeCompositeFunctions", "BundleModelParams", "LiftTransformParams", "Gradient",
-    "ConvertLayout", "AlterOpImpl", "ComputePrimValue", "VMShapeLower",
+    "ConvertLayout", "AlterOpImpl", "ComputePrimValue", "VMShapeLower", "PropagateSharding",
 ]

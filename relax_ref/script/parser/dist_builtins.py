@@ -76,6 +76,29 @@ def _dtensor(ev: "Evaluator", info: CallInfo) -> DTensorProxy:
     return DTensorProxy(tensor, mesh, b["placement"], info.node)
 
 
+def _dist_const(ev: "Evaluator", info: CallInfo):
+    """``R.dist.const(value, R.DTensor(...))`` (DIST.TEXT.5): a constant whose struct info is the given
+    DTensor; the value is read as ``R.const`` reads it, in the DTensor's dtype, and must have its
+    shape."""
+    from ...ir import expr as rx
+    from ...ir.distributed import DTensorStructInfo
+    from .relax_builtins import const_array
+    from .struct_info import to_struct_info
+
+    b = bind_params(ev, info, (("value", REQUIRED), ("struct_info", REQUIRED)))
+    node = info.node_of(1) if len(info.args) > 1 else info.node_of("struct_info")
+    sinfo = to_struct_info(ev, b["struct_info"], node)
+    if not isinstance(sinfo, DTensorStructInfo) or sinfo.dtype == "void":
+        raise ev.error(node, "R.dist.const: the struct info must be an R.DTensor with a dtype")
+    arr = const_array(ev, b["value"], sinfo.dtype, info.node_of(0) if info.args else info.node_of("value"))
+    vals = sinfo.shape_values
+    if vals is None or tuple(getattr(d, "value", None) for d in vals) != tuple(arr.shape):
+        raise ev.error(info.node, f"R.dist.const: a value of shape {tuple(arr.shape)} does not have the shape of "
+                                  f"{sinfo}")
+    return rx.Constant(arr, struct_info=sinfo, span=ev.span(info.node))
+
+
+HANDLERS["R.dist.const"] = _dist_const
 HANDLERS["R.device_mesh"] = _device_mesh
 HANDLERS["R.DTensor"] = _dtensor
 HANDLERS["I.Range"] = _range

@@ -348,6 +348,8 @@ class RelaxPrinter:
 
     def constant(self, c: rx.Constant) -> str:
         arr = c.data
+        if isinstance(c.struct_info, DTensorStructInfo) and nested_list_representable(arr.shape):
+            return constant_inline(c, self.sinfo(c.struct_info))
         if arr.ndim == 0:
             return constant_inline(c)
         representable = nested_list_representable(arr.shape)

@@ -76,11 +76,14 @@ def _as_python(arr: np.ndarray) -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def constant_inline(c: rx.Constant) -> str:
-    """``R.const(value, "dtype")`` for a constant a nested list can express."""
+def constant_inline(c: rx.Constant, dtensor: str = "") -> str:
+    """``R.const(value, "dtype")`` for a constant a nested list can express; ``R.dist.const(value,
+    R.DTensor(...))`` when ``dtensor`` (the printed DTensor struct info) is given (DIST.TEXT.5)."""
     arr = np.asarray(c.data)
     dtype = c.dtype
     vals = _as_python(arr)
+    if dtensor:
+        return f"R.dist.const({format_scalar(vals.item()) if arr.ndim == 0 else _nested(vals)}, {dtensor})"
     if arr.ndim == 0:
         return f'R.const({format_scalar(vals.item())}, "{dtype}")'
     return f'R.const({_nested(vals)}, "{dtype}")'
