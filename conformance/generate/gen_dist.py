@@ -48,6 +48,17 @@ def text_cases():
                     tags=["dist", "global-view"],
                     description="DTensor parameters on two declared meshes (a range and an id list) hold their "
                                 "global tensors; a DTensor of unknown shape takes any 1-d float32 tensor"))
+    const = dist_module(_fn('''
+        @R.function
+        def main(x: R.DTensor((8, 4), "float32", "mesh[0]", "S[0], R")) -> R.DTensor((8, 4), "float32", "mesh[0]", "S[0], R"):
+            y: R.DTensor((8, 4), "float32", "mesh[0]", "S[0], R") = R.add(x, R.dist.const(2.5, R.DTensor((), "float32", "mesh[0]", "R, R")))
+            return y
+    '''))
+    xs = [np.random.default_rng(16 + i).standard_normal((8, 4)).astype("float32") for i in range(2)]
+    out.append(Case("dist_const_is_a_dtensor_constant", const, runs=[([x], x + np.float32(2.5)) for x in xs],
+                    spec=["DIST.TEXT.5", "DIST.OP.2", "DIST.SEM.1"], tags=["dist", "global-view"],
+                    description="R.dist.const is a constant of the given DTensor struct info; added to a DTensor "
+                                "on the same mesh it is its scalar value"))
     wrong = dist_module(_fn('''
         @R.function
         def main(x: R.DTensor((8, 4), "float32", "mesh[0]", "S[0], R")) -> R.DTensor((8, 4), "float32", "mesh[0]", "S[0], R"):
