@@ -639,6 +639,16 @@ def ternary_cases():
                        module([("a", tensor((3,), "float32")), ("b", tensor((3,), "float32")),
                                ("c", tensor((3, 1), "float32"))], "R.ewise_fma(a, b, c)", tensor((3,), "float32")),
                        "struct_info", spec=["OP.ewise_fma.C1"], tags=["op:ewise_fma", "invalid"]))
+    a4, b4, c4 = (np.array(v, "int32") for v in ([19, 1, -23, -46], [3, 17, 32, 35], [-2, 31, -41, -12]))
+    out.append(Case("ewise_fma_dtype_open_operand",
+                    module([("a", tensor(("n",), "int32")), ("b", 'R.Tensor(("n",))'),
+                            ("c", tensor(("n",), "int32"))], "R.ewise_fma(a, b, c)", tensor(("n",), "int32")),
+                    runs=[([a4, b4, c4], a4 * b4 + c4),
+                          Fails([a4, b4.astype("float32"), c4], "op_runtime", "b's value is float32")],
+                    spec=["OP.SEM.6", "OP.ewise_fma.C2", "OP.ewise_fma.C3"],
+                    tags=["op:ewise_fma", "ternary", "symbolic"],
+                    description="b's dtype is open, so the rules run again on the values: n is 4 for all three "
+                                "(agrees), and a float32 b differs from the int32 operands (op_runtime)"))
     return out
 
 

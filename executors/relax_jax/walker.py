@@ -393,7 +393,7 @@ class Walker(ExprEvaluator):
             loose = underspecified_tensor_args(e)
             if loose:
                 check_loose_call(e, lambda: opdef.check is not None and opdef.check(JaxArgs(e, args, self.sink.check)),
-                                 {i: _value_sinfo(args[i]) for i in loose if isinstance(args[i], TVal)}, self.mod)
+                                 {i: _value_sinfo(a) for i, a in enumerate(args) if isinstance(a, TVal)}, self.mod)
             elif opdef.check is not None:
                 opdef.check(JaxArgs(e, args, self.sink.check))
             self._check_result_size(e.struct_info, frame, e.span)

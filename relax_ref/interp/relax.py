@@ -316,7 +316,7 @@ class Interpreter(ExprEvaluator):
             loose = underspecified_tensor_args(e)
             if loose:
                 check_loose_call(e, lambda: opdef.check is not None and opdef.check(ValueArgs(e, args)),
-                                 {i: _value_sinfo(args[i]) for i in loose if isinstance(args[i], np.ndarray)},
+                                 {i: _value_sinfo(a) for i, a in enumerate(args) if isinstance(a, np.ndarray)},
                                  self.mod)
             self._check_result_size(e.struct_info, frame, e.span)
             r = op_table.run(opdef, impl, e, args, EvalContext(self, frame, e))

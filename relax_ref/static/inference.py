@@ -152,9 +152,10 @@ def check_loose_call(call: rx.Call, run_check, actual: Dict[int, StructInfo], mo
 
 def check_inference_on_values(call: rx.Call, actual: Dict[int, StructInfo], module: Optional[IRModule] = None) -> None:
     """OP.SEM.6: the operator's inference rules (ranks, dtypes, attributes against shapes) applied at
-    run time to the struct info of the actual values of the arguments ``actual`` (index -> struct
-    info) that were under-specified statically (:func:`underspecified_tensor_args`). A rule that
-    fails is an OpRuntimeError with the inference's message."""
+    run time, for a call with arguments under-specified statically (:func:`underspecified_tensor_args`),
+    to the struct info of the actual values of its tensor arguments ``actual`` (index -> struct info;
+    every tensor argument, so that a symbolic size of one meets the value of another, not a variable
+    the probe cannot resolve). A rule that fails is an OpRuntimeError with the inference's message."""
     opdef = registry.lookup(call.op.name)
     if opdef is None or opdef.infer is None or not actual:
         return

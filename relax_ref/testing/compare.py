@@ -95,8 +95,10 @@ def compare(expected: Any, actual: Any, where: str = "result", tolerances=None) 
                 return d
         return None
     if isinstance(expected, float) and isinstance(actual, float):
-        if np.isnan(expected) and np.isnan(actual):
+        if np.isnan(expected) and np.isnan(actual) or expected == actual:   # equal infinities too
             return None
+        if not (np.isfinite(expected) and np.isfinite(actual)):   # inf vs -inf, a number vs inf or nan
+            return f"{where}: {actual!r} != expected {expected!r}"
         rtol, atol = _tol("float32", tolerances)  # a prim's dtype is not in its host value
         if abs(expected - actual) <= atol * (1 + abs(expected)) + rtol * abs(expected):
             return None
