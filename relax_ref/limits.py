@@ -176,10 +176,21 @@ def itemsize(dtype: str) -> int:
 def check_alloc(shape: Sequence[Any], dtype: str, limits: Optional[Limits] = None, what: str = "tensor",
                 span: Optional[Span] = None) -> int:
     """The byte size of a ``dtype`` tensor of ``shape``; LimitExceededError, before anything is
-    allocated, when a size or the element count is outside int64 or the size exceeds ``max_bytes``."""
+    allocated, when a size or the element count is outside int64 or the size exceeds ``max_bytes``.
+    An unknown dtype (``void``) counts one byte per element, a lower bound of its size."""
     lim = DEFAULT_LIMITS if limits is None else limits
     n = element_count(shape, what, span)
     nbytes = n * itemsize(dtype)
+    if n == 0:
+        # an empty tensor is still described by its extents: numpy and XLA compute the bytes of its
+        # non-empty axes, which must lie in int64 too (R.one_hot of an empty tensor, depth 2**63 - 1)
+        span_bytes = itemsize(dtype)
+        for d in shape:
+            span_bytes *= max(int(d), 1)
+        if span_bytes > INT64_MAX:
+            raise LimitExceededError(
+                f"{what} of shape {tuple(int(d) for d in shape)} and dtype {dtype}: empty, but its non-empty "
+                f"dimensions span {span_bytes} bytes, outside the int64 range", span, limit="int64", value=span_bytes)
     if nbytes > lim.max_bytes:
         raise LimitExceededError(
             f"{what} of shape {tuple(int(d) for d in shape)} and dtype {dtype} needs {nbytes} bytes, more than "
@@ -195,10 +206,13 @@ def allocation_error(err: BaseException, what: str = "tensor", span: Optional[Sp
 
 
 def is_allocation_failure(err: BaseException) -> bool:
-    """Whether ``err`` is numpy's report of an allocation it cannot make."""
+    """Whether ``err`` is numpy's report of an allocation it cannot make, or XLA's
+    (``RESOURCE_EXHAUSTED``, an out-of-memory runtime error of JAX)."""
     if isinstance(err, MemoryError):
         return True
     text = str(err)
+    if isinstance(err, RuntimeError) and type(err).__name__ in ("JaxRuntimeError", "XlaRuntimeError"):
+        return "RESOURCE_EXHAUSTED" in text or "Out of memory" in text
     return isinstance(err, ValueError) and ("array is too big" in text or "maximum supported dimension" in text
                                             or "negative dimensions" in text)
 

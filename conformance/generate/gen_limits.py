@@ -73,6 +73,54 @@ def size_cases():
     return out
 
 
+def fuzz_cases():
+    """Sizes of the third fuzzing run's findings (docs/FUZZING.md)."""
+    out = []
+    one_hot = module_text('''
+        @R.function
+        def main(i: R.Tensor((0, 3), "int32")):
+            y = R.one_hot(i, R.prim_value(T.float32(1.0)), R.prim_value(T.float32(0.0)), depth=9223372036854775807)
+            return y
+    ''')
+    out.append(Case(
+        "empty_result_whose_extents_pass_int64", one_hot, runs=[Fails([np.zeros((0, 3), "int32")], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.1"], tags=["limits", "op:one_hot"], oracle="spec-rule",
+        description="a result of shape (0, 3, 2**63 - 1) has no elements, but its other extents span more bytes "
+                    "than int64 holds: limit_exceeded"))
+    void = module_text('''
+        @R.function
+        def main(x: R.Tensor((1,))):
+            y = R.broadcast_to(x, R.shape([4294967296, 4294967296]))
+            return y
+    ''')
+    out.append(Case(
+        "element_count_past_int64_of_an_unknown_dtype", void, runs=[Fails([np.array([1.5], "float32")], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.1", "RUNTIME.LIMIT.3"], tags=["limits", "op:broadcast_to"], oracle="spec-rule",
+        description="a result whose dtype the struct info leaves open is checked too: 2**64 elements"))
+    view = module_text('''
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            y = R.memory.view(x, R.shape([9223372036854775807]), R.dtype("int16"), R.prim_value(6))
+            return y
+    ''')
+    out.append(Case(
+        "result_size_before_the_operator_checks", view, runs=[Fails([np.ones(4, "float32")], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.3"], tags=["limits", "op:memory.view"], oracle="spec-rule",
+        description="a view past the byte budget that also lies outside its tensor: the size is checked first"))
+    x = np.arange(12, dtype="int16").reshape(3, 4)
+    sl = module_text('''
+        @R.function
+        def main(x: R.Tensor((3, 4), "int16")):
+            y = R.strided_slice(x, [0, 1], [1, -1], [100, 0], [9223372036854775807, -1])
+            return y
+    ''')
+    out.append(Case(
+        "slice_with_a_stride_near_int64_max", sl, runs=[([x], x[1:100:9223372036854775807, -1:0:-1])],
+        spec=["RUNTIME.LIMIT.1", "OP.strided_slice.C6"], tags=["limits", "op:strided_slice"], oracle="numpy-formula",
+        description="the length of a slice with a stride of 2**63 - 1 is computed without overflow: one row"))
+    return out
+
+
 def step_cases():
     out = []
     long_loop = _tir_main('''
@@ -211,7 +259,7 @@ def rank_cases():
 
 
 def generate():
-    return {"limits": size_cases() + step_cases() + endless_cases() + padding_cases() + rank_cases() + host_cases()}
+    return {"limits": size_cases() + fuzz_cases() + step_cases() + endless_cases() + padding_cases() + rank_cases() + host_cases()}
 
 
 if __name__ == "__main__":

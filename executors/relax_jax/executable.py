@@ -50,7 +50,8 @@ from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
 from relax_ref.ir import tir
 from relax_ref.ir.module import IRModule
-from relax_ref.limits import CallDepth, depth_error, python_recursion_limit, resolve as resolve_limits
+from relax_ref.limits import (CallDepth, allocation_error, depth_error, is_allocation_failure, python_recursion_limit,
+                              resolve as resolve_limits)
 from relax_ref.script.parser import parse as parse_script
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
@@ -286,6 +287,11 @@ class Executable:
                 return self._call(entry, args)
         except RecursionError:
             raise depth_error(self.limits.max_depth) from None
+        except (MemoryError, ValueError, RuntimeError) as err:
+            # an allocation the host or XLA cannot make, under the budget (RUNTIME.LIMIT.3), as the reference
+            if isinstance(err, RelaxError) or not is_allocation_failure(err):
+                raise
+            raise allocation_error(err) from None
         finally:
             sys.setrecursionlimit(old)
 

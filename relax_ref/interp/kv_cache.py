@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import ArityMismatchError, OpRuntimeError, TypeMismatchError
 from ..values import PrimScalar, ShapeValue, describe
+from ..limits import check_alloc
 
 
 class AttentionKVCache:
@@ -96,6 +97,7 @@ class KVCacheOps:
         cap = int(c.data.shape[0])
         new = grown_rows(cap, rows, fn)
         if new != cap:
+            check_alloc((new,) + tuple(c.data.shape[1:]), str(c.data.dtype), None, f"{fn}: the grown KV cache")
             buf = self.empty((new,) + tuple(c.data.shape[1:]), c.data.dtype)
             c.data = self.write(buf, 0, c.data, cap)
 
@@ -110,6 +112,7 @@ class KVCacheOps:
         if len(reserve) < 1 or len(reserve) != len(init.shape):
             raise kv_error(f"create: the reserve shape {list(reserve)} must have the rank of the initial "
                         f"value {tuple(init.shape)} (at least 1)")
+        check_alloc(reserve, str(init.dtype), None, "create: the KV cache's reserved buffer")   # RUNTIME.LIMIT.1/3
         c = AttentionKVCache(self.empty(reserve, init.dtype), 0, 0)
         self.append(c, init, "create")
         k = _int(init_fill, "create's fill count")

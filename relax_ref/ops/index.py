@@ -213,6 +213,9 @@ def canonicalize_index(index: P.PrimExpr, extent: P.PrimExpr, stride: P.PrimExpr
 
 
 def _ceildiv(a: P.PrimExpr, b: P.PrimExpr) -> P.PrimExpr:
+    if isinstance(a, P.IntImm) and isinstance(b, P.IntImm) and b.value != 0:
+        # exact: a + b - 1 overflows int64 for a stride near 2**63 (RUNTIME.LIMIT.1); the quotient fits
+        return _I64(-((-a.value) // b.value))
     return te_ops.floordiv(te_ops.sub(te_ops.add(a, b), te_ops.const(1, b.dtype)), b)
 
 
@@ -726,6 +729,9 @@ def _one_hot_ref(args, attrs, call, ctx):
     axis = attrs.get("axis", -1)
     axis = axis + ind.ndim + 1 if axis < 0 else axis
     np_dt = _dt.to_numpy(on.dtype)
+    if ind.size == 0:
+        # an empty result (the depth may be near 2**63: no arange of it)
+        return np.zeros(ind.shape[:axis] + (depth,) + ind.shape[axis:], np_dt)
     hot = np.expand_dims(ind, axis) == np.reshape(np.arange(depth), (1,) * axis + (depth,)
                                                   + (1,) * (ind.ndim - axis))
     return manipulate_util.copy_out(np.where(hot, np.array(on.value).astype(np_dt), np.array(off.value).astype(np_dt)))

@@ -14,7 +14,10 @@ tests plant bugs). Every step becomes an :class:`Outcome`:
   (it is killed). The worker starts a fresh child for the next request.
 
 The child runs under an address-space limit (``mem_limit`` bytes, ``RLIMIT_AS``) so that a memory
-runaway ends as a ``MemoryError`` (a crash) or an abort, not a machine out of memory.
+runaway ends as a ``MemoryError`` (a crash) or an abort, not a machine out of memory, and with
+evaluation budgets (:data:`DEFAULT_BUDGETS`) under which every program that stays within them ends
+well within the timeout. A timeout is confirmed on a fresh child with a longer one before it is a
+``hang`` (a loaded machine makes programs slow, not endless).
 """
 
 from __future__ import annotations
@@ -32,6 +35,16 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 MAX_VALUE_BYTES = 1 << 20
 #: default address-space limit of a worker child
 DEFAULT_MEM_LIMIT = 6 << 30
+#: the evaluation budgets of a worker child (RUNTIME.LIMIT.3, RUNTIME.LIMIT.4), lower than relax-ref's
+#: defaults so that whatever a program may do within them ends well within the per-program timeout on
+#: both implementations: 2**20 loop iterations of one PrimFunc call take seconds on the reference,
+#: which runs a loop whose iterations depend on each other one at a time, and a tensor of at most
+#: 1 GiB leaves room for the copies an operator makes under the address-space limit. A program past
+#: them is ``limit_exceeded`` on both, by the same rules; a loop that never ends is still one.
+DEFAULT_BUDGETS = {"RELAX_REF_MAX_STEPS": 1 << 20, "RELAX_REF_MAX_BYTES": 1 << 30}
+#: a request that outlasts its timeout is tried once more, on a fresh child, with this many times the
+#: timeout, before it is a ``hang``: on a loaded machine a slow answer is not a hang
+HANG_CONFIRM_FACTOR = 3.0
 #: path fragments of the project's code, for the frame that names a crash
 _OUR_CODE = ("relax_ref" + os.sep, "relax_jax" + os.sep)
 
@@ -185,10 +198,22 @@ def _handle(req: Dict[str, Any], evaluate) -> Response:
     resp.inputs = req["inputs"] if req.get("inputs") is not None else _make_inputs(mod, req)
     for _, args in resp.inputs:
         try:
-            resp.runs.append(Outcome("value", value=_host(evaluate(mod, req["entry"], copy.deepcopy(args)))))
+            with _float_mode(req.get("ftz", False)):
+                resp.runs.append(Outcome("value", value=_host(evaluate(mod, req["entry"], copy.deepcopy(args)))))
         except Exception as e:  # noqa: BLE001 - RecursionError and MemoryError included
             resp.runs.append(_outcome_of(e))
     return resp
+
+
+def _float_mode(ftz: bool):
+    """The evaluation under the processor's flush-to-zero modes when ``ftz`` (PRIM.FLOAT.6)."""
+    import contextlib
+
+    if not ftz:
+        return contextlib.nullcontext()
+    from .ftz import flush_denormals
+
+    return flush_denormals()
 
 
 #: a program a worker parses and prints before it says it is ready, so that what the first program
@@ -223,7 +248,7 @@ def _warm_up() -> None:
         pass
 
 
-def _serve(conn, impl: str, mem_limit: int) -> None:  # pragma: no cover - runs in the child
+def _serve(conn, impl: str, mem_limit: int, budgets: Dict[str, int]) -> None:  # pragma: no cover - child
     try:
         import resource
 
@@ -233,6 +258,8 @@ def _serve(conn, impl: str, mem_limit: int) -> None:  # pragma: no cover - runs 
         pass
     import sys
 
+    for name, value in budgets.items():                     # before relax_ref reads its defaults
+        os.environ[name] = str(value)
     sys.stdout = open(os.devnull, "w")                       # what the programs print (R.print)
     evaluate = _evaluator(impl)
     _warm_up()                                              # the lazy imports, charged to the start-up
@@ -267,10 +294,15 @@ class Worker:
     does. ``timeout``: seconds per request (parse, round trip and every run)."""
 
     def __init__(self, impl: str, timeout: float = 20.0, mem_limit: int = DEFAULT_MEM_LIMIT,
-                 startup_timeout: float = 180.0) -> None:
+                 startup_timeout: float = 180.0, budgets: Optional[Dict[str, int]] = None,
+                 confirm_hangs: bool = True) -> None:
         self.impl = impl
         self.timeout = timeout
         self.mem_limit = mem_limit
+        self.budgets = dict(DEFAULT_BUDGETS if budgets is None else budgets)
+        self.confirm_hangs = confirm_hangs
+        #: requests that outlasted the timeout and answered when tried again with a longer one
+        self.slow = 0
         self.startup_timeout = startup_timeout
         self.proc: Optional[Any] = None
         self.conn: Optional[Any] = None
@@ -294,7 +326,7 @@ class Worker:
     def _start_once(self) -> None:
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child, self.impl, self.mem_limit), daemon=True)
+        self.proc = ctx.Process(target=_serve, args=(child, self.impl, self.mem_limit, self.budgets), daemon=True)
         self.proc.start()
         child.close()
         self.conn = parent
@@ -319,18 +351,31 @@ class Worker:
 
     def request(self, text: str, entry: str, *, inputs: Optional[Sequence[Tuple[str, List[Any]]]] = None,
                 seed: int = 0, wrong: int = 0, base: Sequence[Sequence[Any]] = (), roundtrip: bool = False,
-                timeout: Optional[float] = None) -> Response:
+                timeout: Optional[float] = None, ftz: bool = False, confirm: bool = True) -> Response:
         """Parse ``text`` and evaluate ``entry`` on ``inputs`` (labelled argument lists), or on arguments
         the child makes (right ones from the struct info, else the first of ``base``; ``wrong`` wrong
-        variants of them; drawn from ``seed``)."""
+        variants of them; drawn from ``seed``); ``ftz``: evaluate with subnormals flushed
+        (:mod:`relax_ref.testing.ftz`). A request that outlasts the timeout is tried once more on a
+        fresh child with :data:`HANG_CONFIRM_FACTOR` times the timeout; only then is it a ``hang``."""
+        req = {"text": text, "entry": entry, "inputs": None if inputs is None else list(inputs),
+               "seed": seed, "wrong": wrong, "base": [list(b) for b in base], "roundtrip": roundtrip, "ftz": ftz}
+        limit = self.timeout if timeout is None else timeout
+        resp = self._send(req, limit)
+        if resp.parse.kind != "hang" or not (self.confirm_hangs and confirm):
+            return resp
+        again = self._send(req, limit * HANG_CONFIRM_FACTOR)
+        if again.parse.kind == "hang":
+            return Response(Outcome("hang", message=f"no answer within {limit:g} s, nor within "
+                                                    f"{limit * HANG_CONFIRM_FACTOR:g} s on a fresh worker"))
+        self.slow += 1
+        return again
+
+    def _send(self, req: Dict[str, Any], limit: float) -> Response:
         if self.proc is None or not self.proc.is_alive():
             self._start()
         self.requests += 1
         try:
-            self.conn.send({"text": text, "entry": entry, "inputs": None if inputs is None else list(inputs),
-                            "seed": seed, "wrong": wrong, "base": [list(b) for b in base],
-                            "roundtrip": roundtrip})
-            limit = self.timeout if timeout is None else timeout
+            self.conn.send(req)
             deadline = time.monotonic() + limit
             while time.monotonic() < deadline:
                 if self.conn.poll(0.05):
@@ -361,4 +406,5 @@ class Worker:
         self.proc = self.conn = None
 
 
-__all__ = ["Digest", "Outcome", "Response", "Worker", "MAX_VALUE_BYTES", "DEFAULT_MEM_LIMIT"]
+__all__ = ["Digest", "Outcome", "Response", "Worker", "MAX_VALUE_BYTES", "DEFAULT_MEM_LIMIT", "DEFAULT_BUDGETS",
+           "HANG_CONFIRM_FACTOR"]

@@ -218,6 +218,33 @@ REPRODUCERS = [
     Repro("int_mean_empty_axis",
           _main('x: R.Tensor((2, 0), "int32")', "y = R.mean(x, axis=[1])\nreturn y"),
           lambda: (np.zeros((2, 0), "int32"),), tags=("11",)),
+    # the third fuzzing run (docs/FUZZING.md)
+    Repro("one_hot_empty_depth_2p63_minus_1",
+          _main('i: R.Tensor(("n", 3), "int32")', "y = R.one_hot(i, R.prim_value(T.float32(1.0)), "
+                "R.prim_value(T.float32(0.0)), depth=9223372036854775807)\nreturn y"),
+          lambda: (np.zeros((0, 3), "int32"),), tags=("fuzz3",)),
+    Repro("broadcast_to_void_2p64",
+          _main("x: R.Tensor((1,))", "y = R.broadcast_to(x, (4294967296, 4294967296))\nreturn y"),
+          lambda: (_f32(1),), tags=("fuzz3",)),
+    Repro("memory_view_size_and_bounds",
+          _main('x: R.Tensor((4,), "float32")', 'y = R.memory.view(x, R.shape([9223372036854775807]), '
+                'R.dtype("int16"), R.prim_value(6))\nreturn y'), lambda: (_f32(4),), tags=("fuzz3",)),
+    Repro("kv_cache_create_4_by_2p32",
+          _main("", 'c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", R.zeros(R.shape([4, 3]), '
+                '"float32"), R.shape([4, 4294967296]), R.prim_value(0), sinfo_args=R.Object)\nreturn c'),
+          tags=("fuzz3",)),
+    Repro("pad_2p32",
+          _main('x: R.Tensor((1, 1, 2, 2), "float32")', "y = R.nn.pad(x, [0, 0, 0, 0, 0, 0, 0, 4294967296])\nreturn y"),
+          lambda: (_f32(1, 1, 2, 2),), tags=("fuzz3",)),
+    Repro("adaptive_avg_pool2d_2p31",
+          _main('x: R.Tensor((1, 1, 2, 2), "float32")', "y = R.nn.adaptive_avg_pool2d(x, (3, 2147483648))\nreturn y"),
+          lambda: (_f32(1, 1, 2, 2),), tags=("fuzz3",)),
+    Repro("index_tensor_empty_axis",
+          _main('x: R.Tensor((0, 3), "float32"), i: R.Tensor((2,), "int64"), j: R.Tensor((2,), "int64")',
+                "y = R.index_tensor(x, (i, j))\nreturn y"),
+          lambda: (_f32(0, 3), np.array([4, 4]), np.array([0, 1])), tags=("fuzz3",)),
+    Repro("tir_loop_2p31_harness_budget", TIR_LOOP.replace("4611686018427387904", "2147483648"),
+          lambda: (_f32(4),), tags=("fuzz3",), max_steps=1 << 20),
 ]
 
 #: reproducers of the campaign whose programs are defined: (name, text, args, expected value)
@@ -231,4 +258,10 @@ DEFINED = [
     ("int_mean_empty_result",
      _main('x: R.Tensor((0, 0), "int32")', "y = R.mean(x, axis=[0])\nreturn y"),
      lambda: (np.zeros((0, 0), "int32"),), np.zeros((0,), "int32")),
+    # the third fuzzing run: a stride near 2**63 takes one row (relax_jax aborted XLA)
+    ("strided_slice_stride_2p63_minus_1",
+     _main('x: R.Tensor((3, 4), "int16")',
+           "y = R.strided_slice(x, [0, 1], [1, -1], [100, 0], [9223372036854775807, -1])\nreturn y"),
+     lambda: (np.arange(12, dtype="int16").reshape(3, 4),),
+     np.arange(12, dtype="int16").reshape(3, 4)[1:2, :0:-1]),
 ]

@@ -179,3 +179,190 @@ def test_an_ndim_beyond_int64_is_a_parse_error():
     with pytest.raises(RelaxError) as info:
         relax_ref.parse(text)
     assert info.value.kind == "parse" and "does not fit in int64" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The third 30-minute run's findings on limits and allocations (docs/FUZZING.md)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _both_with(text, args, **limits):
+    mod = relax_ref.parse(text)
+    out = []
+    for run in (lambda: relax_ref.Interpreter(mod, **limits)("main", *args),
+                lambda: relax_jax.compile(mod, **limits)("main", *args)):
+        try:
+            out.append(("value", run()))
+        except RelaxError as err:
+            out.append((err.kind, str(err)))
+    return out
+
+
+ONE_HOT = _main('i: R.Tensor(("n", 3), "int32")',
+                "y = R.one_hot(i, R.prim_value(T.float32(1.0)), R.prim_value(T.float32(0.0)), "
+                "depth=9223372036854775807)\nreturn y")
+
+
+@pytest.mark.parametrize("rows", [0, 2])
+def test_one_hot_with_a_depth_near_2p63(rows):
+    """RUNTIME.LIMIT.1: with rows the element count is past int64; without, the result is empty but
+    its other dimensions span more bytes than int64 holds (numpy refused it with a ValueError, XLA
+    aborted the relax_jax worker): limit_exceeded on both, before anything is built."""
+    got = _both_with(ONE_HOT, [np.zeros((rows, 3), "int32")])
+    assert [k for k, _ in got] == ["limit_exceeded", "limit_exceeded"]
+    if rows == 0:
+        assert all("outside the int64 range" in m for _, m in got)
+
+
+def test_an_empty_one_hot_of_a_moderate_depth_is_empty():
+    text = ONE_HOT.replace("9223372036854775807", "5")
+    for kind, v in _both_with(text, [np.zeros((0, 3), "int32")]):
+        assert kind == "value" and np.asarray(v).shape == (0, 3, 5)
+
+
+def test_broadcast_to_without_a_dtype_checks_its_element_count():
+    """The element-count check ran only for a known dtype: broadcast_to of an R.Tensor((1,)) to
+    (2**32, 2**32) reached numpy ("iterator is too large") and aborted XLA. An unknown dtype counts
+    one byte per element (a lower bound of the size)."""
+    text = _main("x: R.Tensor((1,))", "y = R.broadcast_to(x, (4294967296, 4294967296))\nreturn y")
+    got = _both_with(text, [np.ones(1, "float32")])
+    assert [k for k, _ in got] == ["limit_exceeded", "limit_exceeded"]
+    text = _main("x: R.Tensor((1,))", "y = R.broadcast_to(x, (1024, 1024))\nreturn y")
+    got = _both_with(text, [np.ones(1, "float32")], max_bytes=1 << 19)
+    assert [k for k, _ in got] == ["limit_exceeded", "limit_exceeded"]     # 1 MiB at one byte each
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (0, 4), (3, 0), (1, 1)])
+@pytest.mark.parametrize("static", [True, False])
+def test_strided_slice_with_a_stride_near_2p63(shape, static):
+    """relax_jax handed XLA a slice whose length it computed as stop - start + step - 1 (int64
+    overflow: an abort or a mismatched buffer); the inference wrapped the same sum. Both take the
+    slice numpy takes."""
+    x = np.arange(int(np.prod(shape)), dtype="int16").reshape(shape)
+    sinfo = f"{shape}" if static else '("n", "m")'
+    text = _main(f'x: R.Tensor({sinfo}, "int16")',
+                 "y = R.strided_slice(x, [0, 1], [1, -1], [100, 0], [9223372036854775807, -1])\nreturn y")
+    expected = x[1:100:9223372036854775807, -1:0:-1]
+    if static:
+        assert relax_ref.parse(text)["main"].body.body.struct_info.shape.values[0].value == expected.shape[0]
+    got = _both_with(text, [x])
+    if not static and shape[0] > 1:
+        # the symbolic extent ceil((100 - 1) / (2**63 - 1)) is computed in int64 at run time and wraps
+        # (as TVM's); both evaluators report the mismatch with the result alike
+        assert [k for k, _ in got] == ["op_runtime", "op_runtime"]
+        return
+    for kind, v in got:
+        assert kind == "value"
+        np.testing.assert_array_equal(np.asarray(v), expected)
+
+
+@pytest.mark.parametrize("ind, kind", [([4, 4], "op_runtime"), ([], "value")])
+def test_index_tensor_into_an_empty_axis(ind, kind):
+    """relax_jax's gather from an axis of extent 0 failed in XLA (TypeError); every index into it is
+    out of range (op_runtime), and no index at all is an empty result."""
+    text = _main('x: R.Tensor((0, 3), "float32"), i: R.Tensor(("k",), "int64"), j: R.Tensor(("k",), "int64")',
+                 "y = R.index_tensor(x, (i, j))\nreturn y")
+    got = _both_with(text, [np.ones((0, 3), "float32"), np.array(ind, "int64"), np.zeros(len(ind), "int64")])
+    assert [k for k, _ in got] == [kind, kind]
+    if kind == "value":
+        assert all(np.asarray(v).shape == (0,) for _, v in got)
+
+
+def test_memory_view_checks_its_size_before_its_bounds():
+    """RUNTIME.LIMIT.3: the result's size (from its struct info) is checked before the operator's own
+    run-time checks, on both evaluators (relax_jax reported the bounds of the view first)."""
+    text = _main('x: R.Tensor((4,), "float32")',
+                 'y = R.memory.view(x, R.shape([9223372036854775807]), R.dtype("int16"), R.prim_value(6))\nreturn y')
+    got = _both_with(text, [np.ones(4, "float32")])
+    assert [k for k, _ in got] == ["limit_exceeded", "limit_exceeded"]
+
+
+@pytest.mark.parametrize("reserve", ["[4, 4294967296]", "[4294967296, 3]"])
+def test_a_kv_cache_beyond_the_budget_is_not_allocated(reserve):
+    text = _main("", 'c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", R.zeros(R.shape([4, 3]), '
+                     f'"float32"), R.shape({reserve}), R.prim_value(0), sinfo_args=R.Object)\nreturn c')
+    got = _both_with(text, [])
+    assert [k for k, _ in got] == ["limit_exceeded", "limit_exceeded"]
+    assert all("KV cache" in m for _, m in got)
+
+
+@pytest.mark.parametrize("body", [
+    "y = R.nn.pad(x, [0, 0, 0, 0, 0, 0, 0, 4294967296])\nreturn y",
+    "y = R.nn.adaptive_avg_pool2d(x, (3, 2147483648))\nreturn y",
+])
+def test_the_result_size_comes_before_a_host_side_plan(body):
+    """relax_jax ran the operator's checks, which build a plan as long as the result (pad_plan,
+    adaptive_ranges), before the result's size: a MemoryError, or a minute of Python, where the
+    reference reported limit_exceeded."""
+    text = _main('x: R.Tensor((1, 1, 2, 2), "float32")', body)
+    got = _both_with(text, [np.ones((1, 1, 2, 2), "float32")])
+    assert [k for k, _ in got] == ["limit_exceeded", "limit_exceeded"]
+
+
+def test_an_xla_resource_exhausted_error_is_an_allocation_failure():
+    from relax_ref.limits import is_allocation_failure
+
+    class JaxRuntimeError(RuntimeError):
+        pass
+    assert is_allocation_failure(JaxRuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 4294967296 bytes."))
+    assert not is_allocation_failure(JaxRuntimeError("INVALID_ARGUMENT: something else"))
+    assert not is_allocation_failure(RuntimeError("RESOURCE_EXHAUSTED"))
+
+
+_UNDER_BUDGET = r'''
+import resource, sys
+import numpy as np
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+import relax_ref, relax_jax
+from relax_ref.errors import RelaxError
+text = sys.argv[1]
+mod = relax_ref.parse(text)
+for run in (lambda: relax_ref.evaluate(mod, "main"), lambda: relax_jax.compile(mod)("main")):
+    try:
+        run()
+        print("value")
+    except RelaxError as e:
+        print(e.kind)
+'''
+
+
+@pytest.mark.parametrize("body", [
+    "y = R.arange(2, 2147483648, 3)\nreturn y",                 # 5.3 GiB of int64
+    'y = R.zeros(R.shape([1073741824]), "float32")\nreturn y',   # 4 GiB
+])
+def test_an_allocation_that_fails_under_the_budget_is_limit_exceeded(body):
+    """RUNTIME.LIMIT.3: a size under max_bytes (8 GiB here) that the process cannot allocate (an
+    address space of 3 GiB) is limit_exceeded on both evaluators (relax_jax raised MemoryError, or
+    XLA's RESOURCE_EXHAUSTED)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, RELAX_REF_MAX_BYTES=str(8 << 30), JAX_PLATFORMS="cpu")
+    out = subprocess.run([sys.executable, "-c", _UNDER_BUDGET, _main("", body)], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.stdout.split() == ["limit_exceeded", "limit_exceeded"], out.stderr[-2000:]
+
+
+TIR_LONG_LOOP = HEAD.replace("    @R.function\n", "") + '''    @T.prim_func
+    def k(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+        for i in range(T.int64(2147483648)):
+            B[i % T.int64(4)] = A[i % T.int64(4)] + T.float32(1)
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((4,), "float32"))
+        return y
+'''
+
+
+def test_a_long_tir_loop_under_the_harness_budget_fails_on_entry():
+    """The third run's hang: a loop of 2**31 iterations is within relax-ref's default step budget
+    (2**32) and takes 20 s compiled, hours on the reference. The harness evaluates with a budget of
+    2**20 steps (fuzz_worker.DEFAULT_BUDGETS), under which both report limit_exceeded when the loop is
+    entered (RUNTIME.LIMIT.4)."""
+    from relax_ref.testing.fuzz_worker import DEFAULT_BUDGETS
+
+    got = _both_with(TIR_LONG_LOOP, [np.ones(4, "float32")], max_steps=DEFAULT_BUDGETS["RELAX_REF_MAX_STEPS"])
+    assert [k for k, _ in got] == ["limit_exceeded", "limit_exceeded"]

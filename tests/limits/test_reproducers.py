@@ -53,6 +53,10 @@ LIMIT_KINDS = {
     "bucketed_multiply_broadcast": "op_runtime", "bucketed_floor_mod_broadcast": "op_runtime",
     "matmul_python_float": "op_runtime", "scatter_python_float": "op_runtime",
     "int_mean_empty_axis": "division_by_zero", "object_array_dtypeless": "type_mismatch",
+    "one_hot_empty_depth_2p63_minus_1": "limit_exceeded", "broadcast_to_void_2p64": "limit_exceeded",
+    "memory_view_size_and_bounds": "limit_exceeded", "kv_cache_create_4_by_2p32": "limit_exceeded",
+    "pad_2p32": "limit_exceeded", "adaptive_avg_pool2d_2p31": "limit_exceeded",
+    "index_tensor_empty_axis": "op_runtime", "tir_loop_2p31_harness_budget": "limit_exceeded",
 }
 
 

@@ -110,6 +110,18 @@ def _clamp_bound(i, d):
     return jnp.clip(i, 0, d)
 
 
+def _exact_slice(b: int, e: int, s: int, d: int) -> slice:
+    """``slice(b, e, s)`` on an axis of extent ``d`` as an equivalent slice whose stride is at most the
+    extent: JAX computes a slice's length in int64 (``stop - start + step - 1``), which a stride near
+    2**63 overflows (an XLA abort or a mismatched buffer; RUNTIME.LIMIT.1)."""
+    r = range(*slice(b, e, s).indices(d))
+    if len(r) == 0:
+        return slice(0, 0, 1)
+    if len(r) == 1:
+        return slice(r[0], r[0] + 1, 1)
+    return slice(r.start, r.stop if r.stop >= 0 else None, r.step)
+
+
 def _strided_slice_traced(ctx, x, axes, begin, end, strides):
     """strided_slice with symbolic bounds or of a padded axis: each sliced axis becomes a gather (or a
     ``dynamic_slice`` when its length is static and the stride 1) of the length the inferred struct
@@ -136,7 +148,7 @@ def _strided_slice_traced(ctx, x, axes, begin, end, strides):
             ctx.check(bad, lambda a=a: OpRuntimeError(
                 f"relax.strided_slice: assume_inbound=True, but the slice is not within the extent of axis {a}"))
         lo, hi = _clamp_bound(bj, d), _clamp_bound(ej, d)
-        length = jnp.maximum((hi - lo + (st - 1)) // st, 0)
+        length = jnp.maximum(-((lo - hi) // st), 0)      # ceil((hi - lo) / st), no int64 overflow for a huge st
         dd = dims[a]
         if dd.is_static:
             size = dim_value(dd.val)
@@ -191,7 +203,7 @@ def _strided_slice(ctx, x, axes, begin, end, strides=None):
         d = dim_value(x.shape[a % x.ndim])
         if assume and not (0 <= b <= d and 0 <= e <= d):
             raise runtime_error(ctx, f"assume_inbound=True, but [{b}, {e}) is not within [0, {d}] on axis {a}")
-        sl[a % x.ndim] = slice(b, e, s)
+        sl[a % x.ndim] = _exact_slice(b, e, s, d)
     out = x[tuple(sl)]
     dims = ctx.walker.sinfo_dims(ctx.walker.inferred(ctx.call), ctx.frame)
     if dims is not None:
@@ -264,6 +276,10 @@ def _index_tensor(ctx, x, ind):
         ext = dim_value(x.shape[k])
         range_check(ctx, i, ext, f"an index (tensor {k})")
         out_idx.append(jnp.clip(i, 0, max(ext - 1, 0)))
+    if any(dim_value(x.shape[k]) == 0 for k in range(len(ind))):
+        # an axis of extent 0: every index into it is out of range (checked above), and XLA cannot
+        # gather from it; the result is empty or the call fails
+        return jnp.zeros(tuple(shape) + tuple(x.shape[len(ind):]), x.dtype)
     return x[tuple(out_idx)]
 
 
@@ -276,7 +292,10 @@ def _one_hot(ctx, ind, on, off):
     if ctx.padded(0) and axis != ind.ndim:
         raise NeedsExact("one_hot inserting an axis before a padded one")
     t = np_dtype(on.dtype)
-    hot = jnp.expand_dims(ind, axis) == jnp.reshape(jnp.arange(depth), (1,) * axis + (depth,) + (1,) * (ind.ndim - axis))
+    shape = tuple(ind.shape[:axis]) + (depth,) + tuple(ind.shape[axis:])
+    if ind.size == 0:
+        return jnp.zeros(shape, t)      # no iota of a depth near 2**63 (XLA aborts on its byte size)
+    hot = jnp.expand_dims(ind, axis) == lax.broadcasted_iota(jnp.int64, shape, axis)
     return jnp.where(hot, jnp.asarray(on.val).astype(t), jnp.asarray(off.val).astype(t))
 
 
