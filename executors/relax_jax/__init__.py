@@ -4,7 +4,7 @@ API
 ===
 
 ``relax_jax.compile(mod, *, device=None, shape_buckets="pow2", exact_cache_size=32, specialize_after=32,
-reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict") -> Executable``
+reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_inplace=False) -> Executable``
     ``mod`` is a normalized IRModule (``relax_ref.parse``) or TVMScript text. ``device``: a JAX device or a
     platform name (``"cpu"``, ``"gpu"``); default the first CPU device. ``shape_buckets``: ``"pow2"``, a
     list of sizes, a function ``n -> bucket >= n``, or ``None`` for exact shapes (see Bucketing).
@@ -13,6 +13,12 @@ reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict") -> Execu
     padding it again -- the decode loop of a growing KV cache then pads only on its first step (costs
     the padded buffer's memory while the result lives). ``pad_poison``: fill padding with NaN / the
     integer maximum / True instead of zeros, a check that no result depends on the padding.
+    ``donate_inplace``: a tensor parameter that the function's in-place calls consume (CALL.INPLACE.6:
+    ``call_tir_inplace`` / ``call_inplace_packed`` on it, never read afterwards, the result returned) is
+    donated to XLA, which computes the result in its buffer (no copy; where a symbolic signature is
+    padded to a bucket, only in exact-shape compilations); with ``False`` (default) a caller's JAX array
+    there is copied first and stays valid, with ``True`` it is consumed (deleted, as
+    ``jax.jit(donate_argnums=...)`` does). Numpy arguments are transferred either way, and written back.
     ``float_rules``: ``"strict"`` keeps PRIM.FLOAT.1 (one rounding per node: no reciprocal for a
     division, no reassociation, no fused multiply-add; :mod:`relax_jax.float_rules`), ``"fast"`` lets
     XLA rewrite float arithmetic. ``as_jax_function`` keeps the multiply barriers; the enclosing

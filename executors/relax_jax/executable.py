@@ -31,7 +31,7 @@ import collections
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -53,6 +53,7 @@ from relax_ref.ir.module import IRModule
 from relax_ref.limits import (CallDepth, allocation_error, depth_error, is_allocation_failure, python_recursion_limit,
                               resolve as resolve_limits)
 from relax_ref.script.parser import parse as parse_script
+from relax_ref.transform.inplace_liveness import consumed_params
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .float_rules import check_mode, compiler_options, tracing_mode
@@ -62,6 +63,7 @@ from .hotpath import make_hot, make_padded_hot
 from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, fast_match, flatten_args, get_path, headroom_of, layout_of,
     has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
+    tensor_flat_positions,
 )
 from .kv_cache import kv_cache_builtins
 from .native import native_builtins
@@ -115,13 +117,14 @@ class _Compiled:
     n_tensors: int
     has_code: bool
     builders: list
-    mutated: List[Tuple[Tuple[int, ...], int]]   # (param path, index among outputs)
+    mutated: List[Tuple[Tuple[int, ...], int]]   # (param path, index among the extra outputs; ~i: result leaf i)
     phys_shapes: list                            # physical shape of each tensor leaf argument
     hot: Any = None                              # its fast paths (hotpath), each made once
     hot_made: bool = False
     padded_hot: Any = None
     padded_hot_made: bool = False
     kv: list = field(default_factory=list)       # (param path, fill delta, rows needed, capacity after) per cache
+    donated: Tuple[int, ...] = ()                # flat positions of the consumed in-place parameters (CALL.INPLACE.6)
 
 
 _HOST = "host"
@@ -141,6 +144,7 @@ class _Plan:
     padded_calls: Dict[Any, int] = field(default_factory=dict)
     headroom: Dict[Any, int] = field(default_factory=dict)   # PrimVar -> c of a result extent ``var + c``
     buckets: Any = None
+    consumed: Optional[FrozenSet[int]] = None     # parameters its in-place calls consume (CALL.INPLACE.6)
 
     def bucket(self, v: P.PrimVar, n: int) -> int:
         """The bucket of variable ``v`` at value ``n``: the bucket of ``n + c`` for the largest result
@@ -165,7 +169,7 @@ class Executable:
                  pad_poison: bool = False, float_rules: str = "strict", limits: Any = None,
                  max_bytes: Optional[int] = None, max_steps: Optional[int] = None,
                  max_while_steps: Optional[int] = None, max_depth: Optional[int] = None,
-                 mesh: Any = None) -> None:
+                 mesh: Any = None, donate_inplace: bool = False) -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
@@ -195,6 +199,7 @@ class Executable:
             self.sharding = NamedSharding(mesh, PartitionSpec())
             self.device = self.sharding
         self.mesh = mesh
+        self.donate_inplace = bool(donate_inplace)
         self.buckets = ShapeBuckets(shape_buckets)
         self.exact_cache_size = int(exact_cache_size)
         self.specialize_after = specialize_after
@@ -472,24 +477,25 @@ class Executable:
         flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg)
         if plan.sym_vars:
             flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
+        consumed = self._donate(c, flat, keep_boxes) if c.donated else False
         out = c.fn(*flat)
         if c.kv:
             out = self._write_caches(args, c, out, sym)
         if c.has_code:
             code = int(np.asarray(out[-1]))
-            if code != 0 and c.kv:
-                raise c.builders[code - 1]()     # the caches were donated: no host re-run
+            if code != 0 and (c.kv or consumed):
+                raise c.builders[code - 1]()     # the caches or arguments were donated: no host re-run
             if code != 0:
                 self.stats.error_reruns += 1
                 if keep_boxes is not None:
                     raise _UseHost()
                 self._host_call(plan, args, reraise_only=True)
             out = out[:-1]
-        n_mut = len(c.mutated)
+        n_mut = sum(1 for _, i in c.mutated if i >= 0)
         leaves = list(out[:len(out) - n_mut]) if n_mut else list(out)
-        if n_mut:
+        if c.mutated:
             muts = out[len(out) - n_mut:]
-            self._write_back(args, keep_boxes, c.mutated, muts)
+            self._write_back(args, keep_boxes, c.mutated, [muts[i] if i >= 0 else leaves[~i] for _, i in c.mutated])
         value = unflatten(c.out_spec, leaves, 0, args)
         if keep_boxes is not None:
             return unpad_value(value, self.device)
@@ -523,6 +529,22 @@ class Executable:
             cache.data = data
             cache.fill += delta if isinstance(delta, int) else int(eval_prim(delta, sym))
         return tuple(out[:start]) + tuple(out[end:])
+
+    def _donate(self, c: _Compiled, flat: list, keep_boxes) -> bool:
+        """Hand the consumed in-place parameters to XLA (CALL.INPLACE.6). A caller's JAX array is consumed
+        only with ``donate_inplace=True`` and when it is passed once; otherwise (and for the boxes of a
+        host-mode caller, which other variables may share) a copy is donated. Numpy arguments are
+        transferred, so the transferred buffer is donated. Whether a caller's array was consumed."""
+        consumed = False
+        for i in c.donated:
+            a = flat[i]
+            if not isinstance(a, jax.Array):
+                continue
+            if self.donate_inplace and keep_boxes is None and sum(x is a for x in flat) == 1:
+                consumed = True
+            else:
+                flat[i] = jnp.array(a, copy=True)
+        return consumed
 
     def _write_back(self, args, boxes, mutated, muts) -> None:
         for (path, _), new in zip(mutated, muts):
@@ -599,6 +621,10 @@ class Executable:
             mut_leaves = []
             for path, box, orig in originals:
                 if box.data is not orig:
+                    same = [i for i, leaf in enumerate(leaves) if leaf is box.data]
+                    if same:                      # returned already: one output, so a donated buffer is not copied
+                        mutated.append((path, ~same[0]))
+                        continue
                     mutated.append((path, len(mut_leaves)))
                     mut_leaves.append(box.data)
             record["spec"] = spec
@@ -612,11 +638,18 @@ class Executable:
             return tuple(outs)
 
         donate = tuple(kv_flat_positions(args, plan.layouts)) if has_kv(plan.layouts) else ()
+        if plan.consumed is None:
+            plan.consumed = consumed_params(plan.func)
+        # a padded argument may be a buffer that an earlier result still shows (reuse_padded): donate only
+        # where nothing is padded
+        padded = bucketing and bool(plan.sym_vars)
+        donated = () if padded else tensor_flat_positions(args, plan.layouts, plan.consumed)
+        donate += donated
         jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding, donate_argnums=donate)
         with tracing_mode(self.float_rules):
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options)
         return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
-                         phys_shapes, kv=record["kv"])
+                         phys_shapes, kv=record["kv"], donated=donated)
 
     # -- results -----------------------------------------------------------------------------------------------
 

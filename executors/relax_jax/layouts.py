@@ -410,6 +410,21 @@ def kv_flat_positions(args, layouts, pos=None) -> List[int]:
     return out
 
 
+def tensor_flat_positions(args, layouts, params) -> Tuple[int, ...]:
+    """The positions among the flat arguments (the order of ``arg_specs``) of the tensor parameters whose
+    indices are in ``params`` (the parameters an in-place call consumes, CALL.INPLACE.6)."""
+    out: List[int] = []
+    pos = [0]
+    for k, (a, l) in enumerate(zip(args, layouts)):
+        if isinstance(l, TensorParam):
+            if k in params:
+                out.append(pos[0])
+            pos[0] += 1
+        else:
+            kv_flat_positions([a], [l], pos)
+    return tuple(out)
+
+
 def has_kv(layouts) -> bool:
     return any(isinstance(l, KVCacheParam) or (isinstance(l, TupleParam) and has_kv(l.fields)) for l in layouts)
 
@@ -434,5 +449,5 @@ def get_path(args, path):
 __all__ = [
     "NotJittable", "KVCacheParam", "TensorParam", "PrimParam", "ShapeParam", "TupleParam", "layout_of", "sym_vars_of",
     "headroom_of", "all_dims_bucketable", "prim_val", "np_dtype_name", "fast_match", "static_facts",
-    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
+    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "tensor_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
 ]

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import AssertionFailedError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ops.core_calls import dps_outputs
+from ..ops.core_checks import check_inplace_result
 from ..values import DTypeValue, PrimFuncRef, PrimScalar, ShapeValue
 from .builtins import alloc_storage, assert_message, closure_with_captures, format_values, storage_tensor, tensor_to_shape
 from .checks import check_value
@@ -156,8 +157,11 @@ def call_pure_packed(args, attrs, call, ctx):
 def call_inplace_packed(args, attrs, call, ctx):
     """(CALL.IPACKED.1) ``func(args...)``: the function mutates the arguments named by
     ``inplace_indices`` and returns them; the result is what it returns (checked against the call's
-    struct info like every call result, EVAL.CALL.3)."""
-    return ctx.call_packed(args[0], list(args[1:]))
+    struct info like every call result, EVAL.CALL.3), and each in-place output must be its argument
+    itself (CALL.IPACKED.2)."""
+    result = ctx.call_packed(args[0], list(args[1:]))
+    check_inplace_result(result, args[1:], attrs.get("inplace_indices"), getattr(args[0], "name", "function"))
+    return result
 
 
 @_core("relax.call_builtin_with_ctx")

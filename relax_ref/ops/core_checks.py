@@ -8,9 +8,9 @@ JAX executor's ``relax_jax.ops.core``); what they accept is decided here, once.
 
 from __future__ import annotations
 
-from typing import Callable, Dict
+from typing import Any, Callable, Dict, Sequence
 
-from ..errors import OpRuntimeError, TypeMismatchError, UnsupportedError
+from ..errors import OpRuntimeError, PackedFuncError, TypeMismatchError, UnsupportedError
 from ..ir.struct_info import TupleStructInfo
 from .args import OpArgs
 
@@ -58,6 +58,23 @@ def _check_call_tir_inplace(args: OpArgs) -> None:
         if int(i) != -1 and not 0 <= int(i) < n_in:
             raise args.error(OpRuntimeError, f"call_tir_inplace: inplace index {int(i)} out of range")
     _expect_tir_vars(args, 2)
+
+
+def check_inplace_result(result: Any, args: Sequence[Any], indices: Any, name: str) -> None:
+    """CALL.IPACKED.2: for each output ``j`` with ``indices[j] != -1`` the function returned the argument
+    ``args[indices[j]]`` itself (the very value, compared by identity), not a copy or another value."""
+    idx = [indices] if isinstance(indices, int) else [int(i) for i in (indices or ())]
+    if len(idx) > 1 and not isinstance(result, tuple):
+        return      # not a tuple: the result check against the call's struct info reports it (EVAL.CALL.3)
+    for j, i in enumerate(idx):
+        if i == -1 or not 0 <= i < len(args):
+            continue
+        got = result if len(idx) == 1 else (result[j] if j < len(result) else None)
+        if got is not args[i]:
+            where = "its result" if len(idx) == 1 else f"field {j} of its result"
+            raise PackedFuncError(f"call_inplace_packed: '{name}' must return argument {i} itself as {where} "
+                                  f"(inplace_indices), but returned another value: an in-place function mutates "
+                                  f"and returns its argument (CALL.IPACKED.2)")
 
 
 def _check_call_dps_packed(args: OpArgs) -> None:

@@ -189,6 +189,15 @@ def _collect(e: rx.Expr):
     return c.result()
 
 
+def last_uses(e: rx.Expr) -> Dict[rx.Var, Optional[rx.Var]]:
+    """(PASS.KILL.2) For every variable used in ``e`` (parameters included), the variable of the binding
+    of its last use in program order; ``None`` when that use is a ``SeqExpr``'s result (the variable
+    outlives the bindings). Bindings of nested ``SeqExpr``s and functions count as their own bindings."""
+    c = _LastUsage()
+    c.visit_expr(e)
+    return dict(c.last)
+
+
 class _KillInserter(ExprMutator):
     """(PASS.KILL.3) As TVM's: the last-use table is recomputed at every function and every
     ``SeqExpr`` and cleared when that ``SeqExpr`` ends."""
@@ -247,4 +256,4 @@ class KillAfterLastUse(FunctionPass):
         return kill_after_last_use(func, mod)
 
 
-__all__ = ["LowerAllocTensor", "KillAfterLastUse", "kill_after_last_use", "alloc_bytes"]
+__all__ = ["LowerAllocTensor", "KillAfterLastUse", "kill_after_last_use", "alloc_bytes", "last_uses"]

@@ -20,6 +20,7 @@ from relax_ref.interp.builtins import format_values, tensor_to_shape
 from relax_ref.interp.evaluator import Frame
 from relax_ref.ir import struct_info as si
 from relax_ref.ops.core_calls import allocatable, dps_outputs, unknown_output_shape
+from relax_ref.ops.core_checks import check_inplace_result
 
 from ..dims import dim_value
 from ..errors import TraceAbort
@@ -126,12 +127,21 @@ def _call_dps_packed(ctx, *args):
     return _result(outs, is_tuple)
 
 
-@lowering("relax.call_pure_packed", "relax.call_inplace_packed", padding="aware")
+@lowering("relax.call_pure_packed", padding="aware")
 def _call_packed(ctx, *args):
-    """(CALL.PACKED.4, CALL.IPACKED.1) ``func(args...)``; an in-place function's mutations are seen
-    through the argument boxes."""
+    """(CALL.PACKED.4) ``func(args...)``."""
     vals = ctx.vals
     return ctx.walker.call_value(vals[0], list(vals[1:]), ctx.call)
+
+
+@lowering("relax.call_inplace_packed", padding="aware")
+def _call_inplace_packed(ctx, *args):
+    """(CALL.IPACKED.1-2) ``func(args...)``; an in-place function's mutations are seen through the
+    argument boxes, and each in-place output must be its argument's box itself."""
+    vals = ctx.vals
+    result = ctx.walker.call_value(vals[0], list(vals[1:]), ctx.call)
+    check_inplace_result(result, vals[1:], ctx.attrs.get("inplace_indices"), getattr(vals[0], "name", "function"))
+    return result
 
 
 @lowering("relax.call_builtin_with_ctx", padding="aware")

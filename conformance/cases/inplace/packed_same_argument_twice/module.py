@@ -1,0 +1,9 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((4,), "float32")) -> R.Tuple(R.Tensor((4,), "float32"), R.Tensor((4,), "float32")):
+        y = R.call_inplace_packed("conformance.add_inplace", a, a, inplace_indices=[0], sinfo_args=R.Tensor((4,), "float32"))
+        return (y, a)

@@ -1,0 +1,72 @@
+"""CALL.INPLACE.6: the parameters an in-place call consumes (relax_ref.transform.inplace_liveness)."""
+
+import pytest
+
+import relax_ref
+from relax_ref.transform.inplace_liveness import consumed_params
+
+_HEAD = '''
+from tvm.script import ir as I, relax as R, tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def add_into(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+        for i in range(T.int64(4)):
+            A[i] = A[i] + B[i]
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")):
+        cls = Module
+'''
+_CALL = "R.call_tir_inplace(cls.add_into, ({a}, y), inplace_indices=[0], out_sinfo=R.Tensor((4,), 'float32'))"
+
+CASES = {
+    # the result is returned and x is never read again: consumed
+    "returned": ([f"z = {_CALL.format(a='x')}"], "z", {0}),
+    "chain": ([f"z = {_CALL.format(a='x')}", f"u = {_CALL.format(a='z')}"], "(u, y)", {0}),
+    "through_an_alias": (["a = x", f"z = {_CALL.format(a='a')}"], "z", {0}),
+    "result_aliased": ([f"z = {_CALL.format(a='x')}", "w = z", "s = R.add(z, y)"], "(w, s)", {0}),
+    "packed": (["z = R.call_inplace_packed('conformance.add_inplace', x, y, inplace_indices=[0], "
+                "sinfo_args=R.Tensor((4,), 'float32'))"], "z", {0}),
+    # x read after the call, the new contents not returned, or x returned under its old name: kept
+    "read_after": ([f"z = {_CALL.format(a='x')}", "w = R.add(x, y)"], "(z, w)", set()),
+    "not_returned": ([f"z = {_CALL.format(a='x')}", "w = R.add(y, y)"], "w", set()),
+    "old_name_returned": ([f"z = {_CALL.format(a='x')}"], "(z, x)", set()),
+    "alias_read_after": (["a = x", f"z = {_CALL.format(a='x')}", "w = R.add(a, y)"], "(z, w)", set()),
+    "read_only_input": ([f"z = {_CALL.format(a='y')}"], "z", {1}),
+    "no_inplace_call": (["z = R.add(x, y)"], "z", set()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_consumed_params(name):
+    lines, ret, want = CASES[name]
+    src = _HEAD + "".join(f"        {ln}\n" for ln in lines) + f"        return {ret}\n"
+    mod = relax_ref.parse(src)
+    assert set(consumed_params(mod["main"])) == want
+
+
+def test_captured_by_a_closure_is_not_consumed():
+    src = _HEAD + f"""        z = {_CALL.format(a='x')}
+
+        @R.function
+        def g(t: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            r = R.add(t, x)
+            return r
+
+        return (z, g)
+"""
+    mod = relax_ref.parse(src)
+    assert consumed_params(mod["main"]) == frozenset()
+
+
+def test_dataflow_block():
+    src = _HEAD + f"""        with R.dataflow():
+            z = {_CALL.format(a='x')}
+            a = R.add(z, y)
+            R.output(z, a)
+        return (z, a)
+"""
+    assert consumed_params(relax_ref.parse(src)["main"]) == frozenset({0})
