@@ -82,6 +82,9 @@ class Walker(ExprEvaluator):
         #: static upper bounds of the entry function's symbolic variables under bucketing
         #: (``symbolic.upper_bound``); empty when shapes are exact
         self.var_bounds: Dict[Any, int] = {}
+        #: traced ``repeat`` results by id: ``(result, source, repeats, axis)``, so that a consumer that
+        #: can read the source directly (grouped-query attention) need not materialize the copy
+        self.repeats: Dict[int, tuple] = {}
 
     @property
     def traced(self) -> bool:

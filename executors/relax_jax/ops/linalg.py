@@ -9,6 +9,7 @@ sequentially in the dtype as the reference (OP.LINALG.SEM.1). ``einsum`` follows
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax.numpy as jnp
@@ -52,8 +53,21 @@ def matmul_values(a, b, cd: str):
         return lax.fori_loop(0, a.shape[-1], body, acc0)
     if _dt.is_float(cd):
         # operands are already in ``cd``: no preferred element type (it changes XLA's gemv kernel)
-        return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
-    return jnp.matmul(a, b, preferred_element_type=np_dtype(cd))
+        return _canonical_matmul(a, b, precision=lax.Precision.HIGHEST)
+    return _canonical_matmul(a, b, preferred_element_type=np_dtype(cd))
+
+
+def _canonical_matmul(a, b, **kw):
+    """``jnp.matmul`` with a batched left operand and a 2-D right operand (``x @ weight``) as one 2-D
+    ``dot`` of the rows: XLA's dot decomposer would otherwise wrap both operands in identity
+    transposes that only the algebraic simplifier removes, and the strict float rules turn that pass
+    off (:mod:`relax_jax.float_rules`), leaving a copy of the weight on every call. The rows' values
+    are the same dot products."""
+    if b.ndim == 2 and a.ndim > 2:
+        lead = tuple(a.shape[:-1])
+        r = jnp.matmul(a.reshape((math.prod(lead), a.shape[-1])), b, **kw)
+        return r.reshape(lead + (b.shape[-1],))
+    return jnp.matmul(a, b, **kw)
 
 
 @lowering("relax.matmul", padding="aware")

@@ -333,6 +333,8 @@ def _repeat(ctx, x):
     if valid[ax] is not None:
         ctx.require_exact("repeat along a padded axis")
     out = jnp.repeat(x, ctx.attrs["repeats"], axis=ax)
+    if ctx.walker.traced and isinstance(ctx.attrs["repeats"], int):
+        ctx.walker.repeats[id(out)] = (out, x, ctx.attrs["repeats"], ax)
     if all(d is None for d in valid):
         return out
     return _box(ctx, out, valid)

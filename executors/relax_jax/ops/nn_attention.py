@@ -32,23 +32,22 @@ def _attention(ctx, q, k, v, bias=None):
     bsz, s, nh, e = q.shape
     if k.shape[1] != v.shape[1]:
         raise NeedsExact("key and value padded differently")
+    k, v = _repeat_sources(ctx.walker, k, v)
     nkv = dim_value(k.shape[2])
     rep = nh // nkv
     cd = f.cd
-    qt = jnp.transpose(q, (0, 2, 1, 3))
-    kt = jnp.transpose(k, (0, 2, 1, 3))
-    vt = jnp.transpose(v, (0, 2, 1, 3))
-    if rep > 1:
-        kt = jnp.repeat(kt, rep, axis=1)
-        vt = jnp.repeat(vt, rep, axis=1)
     kvalid = ctx.valid(1)[1]
     skv_phys = dim_value(k.shape[1])
     kmask = None
     if kvalid is not None:
         kmask = (jnp.arange(skv_phys, dtype=jnp.int64) < jnp.asarray(kvalid.val, jnp.int64))[None, :]
-        vt = jnp.where(kmask[..., None], vt, jnp.zeros((), vt.dtype))
-    p = jnp.matmul(qt.astype(cd), jnp.swapaxes(kt, -1, -2).astype(cd), precision=lax.Precision.HIGHEST).astype(
-        np_dtype(dt))
+        v = jnp.where(kmask.reshape(1, skv_phys, 1, 1), v, jnp.zeros((), v.dtype))
+    # grouped-query form: query head ``g * rep + r`` reads KV head ``g``. The keys are the dot's left
+    # operand: XLA then copies them as rows of ``e`` into ``(b, g, t, e)`` instead of transposing the
+    # whole cache to put the sequence axis last, and no KV head is copied per query head
+    qg = q.reshape(bsz, s, nkv, rep, e).astype(cd)
+    p = lax.dot_general(k.astype(cd), qg, (((3,), (4,)), ((0, 2), (0, 2))), precision=lax.Precision.HIGHEST)
+    p = jnp.transpose(p, (0, 1, 4, 3, 2)).reshape(bsz, nh, s, skv_phys).astype(np_dtype(dt))
     if sv is not None:
         p = f.mul(p, np.asarray(sv, np.float32).astype(np_dtype(dt)))
     else:
@@ -76,6 +75,21 @@ def _attention(ctx, q, k, v, bias=None):
         ex = jnp.where(keep, ex, f.const(0))
     ssum = f.sum(ex, axis=-1, keepdims=True)
     sm = f.div(ex, ssum)
-    o = jnp.matmul(sm.astype(cd), vt.astype(cd), precision=lax.Precision.HIGHEST).astype(np_dtype(dt))
-    out = jnp.transpose(o, (0, 2, 1, 3))
+    sg = sm.astype(cd).reshape(bsz, nkv, rep, s, skv_phys)
+    # the probabilities are the left operand: the values are copied as rows of ``e`` into
+    # ``(b, g, t, e)`` (an operand order XLA would otherwise pick the other way round)
+    o = lax.dot_general(sg, v.astype(cd), (((4,), (1,)), ((0, 1), (0, 2))), precision=lax.Precision.HIGHEST)
+    out = jnp.transpose(o, (0, 3, 1, 2, 4)).reshape(bsz, s, nh, v.shape[3]).astype(np_dtype(dt))
     return box(ctx, out, (None, ctx.valid(0)[1], None, None))
+
+
+def _repeat_sources(walker, k, v):
+    """``k`` and ``v`` or, when both are ``repeat`` results along the head axis of this trace (the
+    grouped-query spelling ``R.repeat(k, group, axis=2)`` before ``R.nn.attention``), their sources:
+    repeating each KV head consecutively is what the grouped form reads anyway."""
+    ek, ev = walker.repeats.get(id(k)), walker.repeats.get(id(v))
+    if ek is None or ev is None or ek[0] is not k or ev[0] is not v:
+        return k, v
+    if ek[3] != 2 or ev[3] != 2 or ek[2] != ev[2] or ek[1].ndim != 4 or ev[1].ndim != 4:
+        return k, v
+    return ek[1], ev[1]
