@@ -333,13 +333,12 @@ def _accesses(s, out: List[Tuple[tir.Buffer, tuple]]) -> None:
     stmt(s)
 
 
-def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
-    """Groups of ``(parameter index, axis)`` of a kernel's buffers that one block iteration variable
-    indexes over their whole extent (PASS.SHARD.4): in each block other than ``root``, an axis of
-    one buffer and an axis of another are joined when both are indexed by the same iteration
-    variable, which starts at 0 and spans both extents. Groups of one axis are left out."""
+def buffer_axis_graph(func: tir.PrimFunc) -> Dict[Tuple[int, int], List[Tuple[int, int]]]:
+    """``{(id(buffer), axis): [joined (id(buffer), axis), ...]}`` over every buffer of the kernel
+    (PASS.SHARD.4): in each block other than ``root``, an axis of one buffer and an axis of another
+    are joined when both are indexed by the same iteration variable, which starts at 0 and spans
+    both extents."""
     graph: Dict[Tuple[int, int], List[Tuple[int, int]]] = {}
-    keep: Dict[int, tir.Buffer] = {}
 
     def visit_block(b: tir.Block) -> None:
         for c in (b.body, b.init):
@@ -352,7 +351,6 @@ def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
         _accesses(b.body, acc)
         doms = {iv.var: iv.dom for iv in b.iter_vars}
         for buf, idx in acc:
-            keep[id(buf)] = buf
             for i, e in enumerate(idx):
                 for buf2, idx2 in acc:
                     if buf2 is buf:
@@ -363,6 +361,26 @@ def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
                             graph.setdefault((id(buf2), j), []).append((id(buf), i))
 
     _walk_blocks(func.body, visit_block)
+    return graph
+
+
+def axis_group(graph, start: Tuple[int, int], visited: Set[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    """The axes connected to ``start`` not yet ``visited`` (depth first, in TVM's order)."""
+    group, stack = [], [start]
+    while stack:
+        cur = stack.pop()
+        if cur in visited:
+            continue
+        visited.add(cur)
+        group.append(cur)
+        stack.extend(reversed(graph.get(cur, [])))
+    return group
+
+
+def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
+    """Groups of ``(parameter index, axis)`` of a kernel's buffer parameters joined in
+    :func:`buffer_axis_graph` (PASS.SHARD.4); groups of one axis are left out."""
+    graph = buffer_axis_graph(func)
     params = {}
     for k, p in enumerate(func.params):
         b = func.buffer_of(p)
@@ -377,14 +395,7 @@ def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
         for i in range(len(b.shape)):
             if (id(b), i) not in graph or (id(b), i) in visited:
                 continue
-            group, stack = [], [(id(b), i)]
-            while stack:
-                cur = stack.pop()
-                if cur in visited:
-                    continue
-                visited.add(cur)
-                group.append(cur)
-                stack.extend(reversed(graph.get(cur, [])))
+            group = axis_group(graph, (id(b), i), visited)
             if len(group) > 1:
                 groups.append([(params[bid], ax) for bid, ax in group if bid in params])
     return groups
@@ -436,5 +447,5 @@ def join_call_tir(g: AxisGroupGraph, out: rx.Var, call: rx.Call, func: tir.PrimF
                     g.join(g.axis(relax_of[k], ax), g.axis(out, group[m][1], t_index), DESCEND)
 
 
-__all__ = ["AxisGroupGraph", "ASCEND", "DESCEND", "SIBLING", "join_call", "join_call_tir", "buffer_axis_groups",
+__all__ = ["AxisGroupGraph", "ASCEND", "DESCEND", "SIBLING", "join_call", "join_call_tir", "buffer_axis_groups", "buffer_axis_graph", "axis_group",
            "tensor_of", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS"]
