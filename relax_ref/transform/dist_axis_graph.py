@@ -33,7 +33,7 @@ from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.distributed import DeviceMesh, DTensorStructInfo
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from ..ops.dist_infer import BINARY, REDUCE, SOFTMAX, UNARY
+from ..ops.dist_infer import BINARY, REDUCE, SOFTMAX, UNARY, reshape_axis_pairs
 
 ASCEND, SIBLING, DESCEND = 0, 1, 2
 _REVERSE = {ASCEND: DESCEND, DESCEND: ASCEND, SIBLING: SIBLING}
@@ -242,32 +242,13 @@ def _permute(g: AxisGroupGraph, out: rx.Var, call: rx.Call) -> None:
 
 
 def _reshape(g: AxisGroupGraph, out: rx.Var, call: rx.Call) -> None:
-    """From the innermost axes outwards, axes where the products of the inner extents agree are
-    joined (PASS.SHARD.2)."""
-    from ..arith import Analyzer
-
+    """The axis pairs of DIST.OP.2's reshape rule (:func:`~relax_ref.ops.dist_infer.reshape_axis_pairs`)."""
     x = call.args[0]
     old, new = _shape(x), _shape(out)
     if old is None or new is None:
         raise UnsupportedError("PropagateSharding: reshape needs known shapes (PASS.SHARD.2)")
-    a = Analyzer()
-    i, j = len(old), len(new)
-    po: P.PrimExpr = P.IntImm(1, "int64")
-    pn: P.PrimExpr = P.IntImm(1, "int64")
-    while i > 0 and j > 0:
-        if a.can_prove(P.gt(pn, po)):
-            i -= 1
-            po = P.mul(po, old[i])
-        elif a.can_prove(P.lt(pn, po)):
-            j -= 1
-            pn = P.mul(pn, new[j])
-        else:
-            if i != len(old):
-                g.join(g.axis(x, i), g.axis(out, j), DESCEND)
-            i -= 1
-            j -= 1
-            po = P.mul(po, old[i])
-            pn = P.mul(pn, new[j])
+    for i, j in reshape_axis_pairs(old, new):
+        g.join(g.axis(x, i), g.axis(out, j), DESCEND)
 
 
 def join_call(g: AxisGroupGraph, out: rx.Var, call: rx.Call, mod) -> None:
