@@ -394,13 +394,68 @@ def _walk_blocks(s, fn) -> None:
         _walk_blocks(c, fn)
 
 
-def _match(a, shape_a, b, shape_b, doms) -> bool:
-    if isinstance(b, P.PrimVar) and not isinstance(a, P.PrimVar):
-        a, b, shape_a, shape_b = b, a, shape_b, shape_a
-    if not isinstance(a, P.PrimVar) or b is not a or a not in doms:
+def _terms(e, doms) -> Optional[List[Tuple[P.PrimExpr, P.PrimVar, P.PrimExpr, P.PrimExpr]]]:
+    """``e`` as a sum of ``scale * ((v // lower) % extent)`` terms of block iteration variables
+    ``v`` (each term as ``(scale, v, lower, extent)``), or None."""
+    if isinstance(e, P.Add):
+        a, b = _terms(e.a, doms), _terms(e.b, doms)
+        return None if a is None or b is None else a + b
+    scale: P.PrimExpr = P.IntImm(1, "int64")
+    if isinstance(e, P.Mul) and isinstance(e.b, P.IntImm):
+        scale, e = e.b, e.a
+    elif isinstance(e, P.Mul) and isinstance(e.a, P.IntImm):
+        scale, e = e.a, e.b
+    ext = None
+    if isinstance(e, P.FloorMod) and isinstance(e.b, P.IntImm):
+        ext, e = e.b, e.a
+    lower: P.PrimExpr = P.IntImm(1, "int64")
+    if isinstance(e, P.FloorDiv) and isinstance(e.b, P.IntImm):
+        lower, e = e.b, e.a
+    if not isinstance(e, P.PrimVar) or e not in doms or not _equal(doms[e].min, 0):
+        return None
+    if ext is None:
+        ext = P.floordiv(P.add(doms[e].extent, P.sub(lower, P.IntImm(1, "int64"))), lower)
+    return [(scale, e, lower, ext)]
+
+
+def sharding_var(index, doms) -> Optional[P.PrimVar]:
+    """TVM's ``GetShardingVarFromIndex``: the iteration variable of the outermost term of ``index``
+    (a sum of scaled splits of block iteration variables, with no constant part) when that term's
+    modulus takes no effect; else None (PASS.SHARD.4)."""
+    if isinstance(index, P.PrimVar):
+        return index
+    from ..arith import can_prove
+
+    terms = _terms(index, doms)
+    if not terms or not all(isinstance(t[0], P.IntImm) for t in terms):
+        return None
+    scale, v, lower, ext = max(terms, key=lambda t: t[0].value)
+    return v if can_prove(P.le(P.floordiv(doms[v].extent, lower), ext)) else None
+
+
+def _spans(index, shape, doms) -> bool:
+    """Whether ``index`` ranges over exactly ``[0, shape)`` (TVM's ``EvalSet(...).MatchRange``)."""
+    if isinstance(index, P.PrimVar):
+        return index in doms and _equal(doms[index].min, 0) and _equal(doms[index].extent, shape)
+    terms = _terms(index, doms)
+    if not terms:
         return False
-    dom = doms[a]
-    return _equal(dom.min, 0) and _equal(shape_a, dom.extent) and _equal(shape_b, dom.extent)
+    top: P.PrimExpr = P.IntImm(0, "int64")
+    for scale, _v, _lower, ext in terms:
+        top = P.add(top, P.mul(scale, P.sub(ext, P.IntImm(1, "int64"))))
+    return _equal(P.add(top, P.IntImm(1, "int64")), shape)
+
+
+def _match(a, shape_a, b, shape_b, doms) -> bool:
+    """TVM's ``BufferAxisGraphExtractor::Match``: ``a`` (or ``b``, swapped) is an iteration variable
+    spanning its buffer axis, and ``b`` spans its axis with ``a`` as its sharding variable."""
+    if isinstance(b, P.PrimVar):
+        a, b, shape_a, shape_b = b, a, shape_b, shape_a
+    if not isinstance(a, P.PrimVar) or a not in doms:
+        return False
+    if not _equal(shape_a, doms[a].extent) or not _spans(b, shape_b, doms):
+        return False
+    return sharding_var(b, doms) is a
 
 
 def join_call_tir(g: AxisGroupGraph, out: rx.Var, call: rx.Call, func: tir.PrimFunc) -> None:
@@ -429,4 +484,4 @@ def join_call_tir(g: AxisGroupGraph, out: rx.Var, call: rx.Call, func: tir.PrimF
 
 
 __all__ = ["AxisGroupGraph", "ASCEND", "DESCEND", "SIBLING", "join_call", "join_call_tir", "buffer_axis_groups", "buffer_axis_graph", "axis_group",
-           "tensor_of", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS"]
+           "tensor_of", "sharding_var", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS"]

@@ -34,7 +34,7 @@ from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from ..ops.dist_infer import axis_maps
-from .dist_axis_graph import _accesses, axis_group, buffer_axis_graph
+from .dist_axis_graph import _accesses, axis_group, buffer_axis_graph, sharding_var
 from .pass_infra import Pass
 from .tir_utils import TIRRewriter, renew_defs
 from .utils import fresh_name, op_call, renormalize
@@ -92,9 +92,10 @@ class _Compactor(TIRRewriter):
             dims = self.shards.get(id(buf))
             if id(buf) not in touched or not dims:
                 continue
+            doms = {iv.var: iv.dom for iv in b.iter_vars}
             for dim, n in dims.items():
-                v = idx[dim]
-                if not isinstance(v, P.PrimVar):
+                v = sharding_var(idx[dim], doms)
+                if v is None:
                     continue
                 if self.iter_shards.get(v, n) != n:
                     raise UnsupportedError(f"LowerGlobalViewToLocalView: the iteration variable {v.name} of block "
