@@ -59,10 +59,39 @@ def function_mesh(func: rx.Function) -> DeviceMesh:
     return meshes[0]
 
 
-def evaluate_local(mod: IRModule, entry: str, *args: Any, timeout: float = 300.0, **interp_kwargs) -> Any:
-    """Evaluate ``entry`` in the local view on every worker of its mesh (DIST.LOCAL.1-3)."""
+#: the operators that only the local view evaluates (DIST.SEM.2, DIST.LOCAL.3)
+LOCAL_VIEW_OPS = frozenset({"relax.dist.call_tir_local_view", "relax.dist.redistribute_replica_to_shard",
+                            "relax.ccl.allreduce", "relax.ccl.allgather", "relax.ccl.broadcast_from_worker0",
+                            "relax.ccl.scatter_from_worker0"})
+
+
+def is_local_view(func: rx.Function) -> bool:
+    """Whether ``func`` calls an operator of the local view (the output of LowerGlobalViewToLocalView,
+    LegalizeRedistribute or LowerDistIR, PASS.LOCALVIEW.*, PASS.DISTIR.*)."""
+    from ..ir.functor import expr_children
+
+    stack: list = [func.body]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, rx.Call) and isinstance(e.op, rx.Op) and e.op.name in LOCAL_VIEW_OPS:
+            return True
+        if isinstance(e, rx.SeqExpr):
+            stack.extend(b.value for blk in e.blocks for b in blk.bindings)
+        stack.extend(expr_children(e))
+    return False
+
+
+def evaluate_local(mod: IRModule, entry: str, *args: Any, timeout: float = 300.0, layout: Optional[rx.Function] = None,
+                   interpreter=None, **interp_kwargs) -> Any:
+    """Evaluate ``entry`` in the local view on every worker of its mesh (DIST.LOCAL.1-3). ``layout``
+    (a function with DTensor parameters or result, by default ``entry`` itself) gives the mesh and
+    the placements by which the workers' results are assembled: after LowerDistIR the function has
+    only tensors, and its original gives them (PASS.DISTIR.4). ``interpreter`` replaces the
+    reference :class:`Interpreter` class."""
     func = mod[entry]
-    mesh = function_mesh(func)
+    shape_of = layout if layout is not None else func
+    mesh = function_mesh(shape_of)
+    interp_cls = interpreter if interpreter is not None else Interpreter
     group = collective.WorkerGroup(mesh.size, timeout)
     results: List[Any] = [None] * mesh.size
     errors: List[Optional[BaseException]] = [None] * mesh.size
@@ -72,7 +101,7 @@ def evaluate_local(mod: IRModule, entry: str, *args: Any, timeout: float = 300.0
         collective.join(group, rank, coords)
         try:
             local = [_split_arg(a, p.struct_info, coords) for a, p in zip(args, func.params)]
-            results[rank] = Interpreter(mod, **interp_kwargs).run(*local, entry=entry)
+            results[rank] = interp_cls(mod, **interp_kwargs).run(*local, entry=entry)
         except BaseException as e:  # noqa: BLE001 - reported below, first by rank (DIST.LOCAL.2)
             errors[rank] = e
             group.abort()
@@ -89,7 +118,7 @@ def evaluate_local(mod: IRModule, entry: str, *args: Any, timeout: float = 300.0
     if failed:
         primary = [e for e in failed if "collective was abandoned" not in str(e)]
         raise (primary or failed)[0]
-    return _join_result(results, func.ret_struct_info)
+    return _join_result(results, shape_of.ret_struct_info)
 
 
-__all__ = ["evaluate_local", "shard_of", "assemble", "function_mesh"]
+__all__ = ["evaluate_local", "shard_of", "assemble", "function_mesh", "is_local_view", "LOCAL_VIEW_OPS"]

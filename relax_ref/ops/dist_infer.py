@@ -92,21 +92,41 @@ def _reduce_map(call: rx.Call, t: TensorStructInfo) -> Dict[int, int]:
     return m
 
 
+def reshape_axis_pairs(old: Sequence[P.PrimExpr], new: Sequence[P.PrimExpr]) -> List[tuple]:
+    """``(old axis, new axis)`` pairs of a reshape that are the same axis (TVM's reshape rule):
+    walking from the innermost axes outwards, ``i`` and ``j`` are paired when the products of the
+    extents from them inwards are provably equal; the side whose product is provably smaller takes
+    its next axis; when neither is provably smaller both advance."""
+    from ..arith import Analyzer
+
+    a = Analyzer()
+    out = []
+    i, j = len(old), len(new)
+    po: P.PrimExpr = P.IntImm(1, "int64")
+    pn: P.PrimExpr = P.IntImm(1, "int64")
+    while i > 0 and j > 0:
+        if a.can_prove(P.gt(pn, po)):
+            i -= 1
+            po = P.mul(po, old[i])
+        elif a.can_prove(P.lt(pn, po)):
+            j -= 1
+            pn = P.mul(pn, new[j])
+        else:
+            if i != len(old):
+                out.append((i, j))
+            i -= 1
+            j -= 1
+            po = P.mul(po, old[i])
+            pn = P.mul(pn, new[j])
+    return out
+
+
 def _reshape_map(t: TensorStructInfo, out: TensorStructInfo) -> Dict[int, int]:
-    """Axes of equal prefix products and equal extent keep their identity; the first axis of a split
-    group maps to the first axis of its output group (TVM's reshape rule, for constant shapes)."""
+    """The pairs of :func:`reshape_axis_pairs` (known shapes; none otherwise)."""
     ts, os_ = common.shape_of(t), common.shape_of(out)
-    if ts is None or os_ is None or not all(isinstance(d, P.IntImm) for d in tuple(ts) + tuple(os_)):
+    if ts is None or os_ is None:
         return {}
-    pre_in, acc = [], 1
-    for d in ts:
-        pre_in.append(acc)
-        acc *= d.value
-    pre_out, acc = {}, 1
-    for j, d in enumerate(os_):
-        pre_out.setdefault(acc, j)
-        acc *= d.value
-    return {i: pre_out[p] for i, p in enumerate(pre_in) if p in pre_out and ts[i].value > 1}
+    return dict(reshape_axis_pairs(list(ts), list(os_)))
 
 
 def axis_maps(call: rx.Call, args: Sequence[TensorStructInfo], out: TensorStructInfo) -> Optional[List[Dict[int, int]]]:
@@ -167,4 +187,4 @@ def infer_on_dtensors(call: rx.Call, ctx: Any, result: StructInfo) -> StructInfo
         raise common.error(call, e.message, ctx) from None
 
 
-__all__ = ["has_dtensor_args", "infer_on_dtensors", "axis_maps"]
+__all__ = ["has_dtensor_args", "infer_on_dtensors", "axis_maps", "reshape_axis_pairs"]

@@ -38,7 +38,7 @@ from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.functor import struct_info_prim_vars, substitute_struct_info
 from ..ir.module import IRModule
-from ..ir.struct_info import FuncStructInfo, ObjectStructInfo
+from ..ir.struct_info import FuncStructInfo, ObjectStructInfo, TupleStructInfo
 from .compare import compare
 from .inputs import inputs_for
 from .program import Program
@@ -206,14 +206,40 @@ def _copy_inputs(inputs: Sequence[Any]) -> List[Any]:
     return [x.copy() if isinstance(x, np.ndarray) else copy.deepcopy(x) for x in inputs]
 
 
-def run_entry(mod: IRModule, entry: str, inputs: Sequence[Any], poison: bool = False) -> Any:
+def run_entry(mod: IRModule, entry: str, inputs: Sequence[Any], poison: bool = False,
+              layout: Optional[IRModule] = None) -> Any:
     """Evaluate ``entry`` on copies of ``inputs`` (a program may write into its arguments); with
-    ``poison``, ``call_tir`` outputs start as garbage (see :func:`_poisoning_interpreter`)."""
+    ``poison``, ``call_tir`` outputs start as garbage (see :func:`_poisoning_interpreter`). A function
+    of the local view (one calling ``ccl``, ``call_tir_local_view`` or ``redistribute_replica_to_shard``)
+    runs on the workers of its mesh and its result is gathered (DIST.LOCAL.1): the mesh and the
+    placements are those of ``entry`` in ``layout`` (the last module of a pass chain in which it has
+    DTensors) when given."""
+    from ..interp.workers import evaluate_local, is_local_view
+
+    func = mod[entry] if entry in mod else None
+    if isinstance(func, rx.Function) and is_local_view(func):
+        shape_of = layout[entry] if layout is not None and entry in layout else None
+        return evaluate_local(mod, entry, *_copy_inputs(inputs), layout=shape_of,
+                              interpreter=_poisoning_interpreter() if poison else None)
     if poison:
         return _poisoning_interpreter()(mod)(entry, *_copy_inputs(inputs))
     from ..interp import Interpreter
 
     return Interpreter(mod)(entry, *_copy_inputs(inputs))
+
+
+def _has_dtensors(mod: IRModule, entry: str) -> bool:
+    from ..ir.distributed import DTensorStructInfo
+
+    f = mod[entry] if entry in mod else None
+    if not isinstance(f, rx.Function):
+        return False
+
+    def any_d(s) -> bool:
+        if isinstance(s, DTensorStructInfo):
+            return True
+        return isinstance(s, TupleStructInfo) and any(any_d(x) for x in s.fields)
+    return any(any_d(p.struct_info) for p in f.params) or any_d(f.ret_struct_info)
 
 
 def signature_problem(before: IRModule, after: IRModule) -> Optional[str]:
@@ -284,6 +310,8 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
         expected = expected_results(program, sizes, seed)
     mod = program.mod
     entry = program.entry
+    # the last module whose entry has DTensors (DIST.LOCAL.1)
+    layout: Optional[IRModule] = mod if _has_dtensors(mod, entry) else None
 
     def fail(symptom, i, message, detail="", after=None, **kw) -> Outcome:
         return Outcome(symptom, names, program.mod, i, message, detail, after,
@@ -313,12 +341,14 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
             if why is not None:
                 return fail("signature", i, why, after=new)
         mod = new
+        if _has_dtensors(mod, entry):
+            layout = mod
         if not check_each and i != len(passes) - 1:
             continue
         for size, inputs, res in expected:
             try:
                 with time_limit(timeout):
-                    got = run_entry(mod, entry, inputs, poison=poison)
+                    got = run_entry(mod, entry, inputs, poison=poison, layout=layout)
             except _Timeout:
                 return fail("timeout", i, f"evaluating the output ran longer than {timeout} s", after=mod,
                             size=size, inputs=inputs, expected=res)

@@ -109,6 +109,12 @@ CATALOG: Dict[str, PassSpec] = {s.name: s for s in [
     PassSpec("ComputePrimValue"),
     # TVM runs it last, on lifted, non-dataflow code without purity checks
     PassSpec("VMShapeLower", prepare=("LambdaLift", "ToNonDataflow", "RemovePurityChecking")),
+    # the distributed passes keep generated programs (no annotation, no DTensor) as they are; their
+    # property tests draw annotated programs (tests/dist/test_dist_passes.py)
+    PassSpec("PropagateSharding", signature=False),
+    PassSpec("LowerGlobalViewToLocalView"),
+    PassSpec("LegalizeRedistribute"),
+    PassSpec("LowerDistIR"),
 ]}
 
 

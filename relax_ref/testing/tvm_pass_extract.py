@@ -312,6 +312,16 @@ class _Interp:
             del self.context[len(self.context) - pushed:]
 
     def exec_for(self, s: ast.For, env: Env) -> None:
+        from .tvm_pass_copy import copy_loop, merge_functions
+
+        copy = copy_loop(s)
+        if copy is not None:       # an expected module completed with the input's functions
+            src, dst = env.get(copy[0]), env.get(copy[1])
+            if isinstance(src, Script) and isinstance(dst, Script) and dst.defn.kind == "module":
+                merged = merge_functions(src.defn, dst.defn, copy[2])
+                if merged is not None:
+                    env.set(copy[1], Script(merged, dst.wrap))
+            return
         it = self.eval(s.iter, env)
         if isinstance(it, Lit) and isinstance(it.value, (list, tuple)):
             for v in it.value:

@@ -48,6 +48,9 @@ from .pass_infra import (
     PassTraceInstrument, Sequential, WellFormedInstrument, config_options, function_pass, module_pass,
     register_config_option,
 )
+from .legalize_redistribute import LegalizeRedistribute
+from .lower_dist_ir import LowerDistIR
+from .lower_global_view import LowerGlobalViewToLocalView
 from .propagate_sharding import PropagateSharding
 from .pipeline import default_pipeline, full_pipeline, vm_lowering
 from .remove_purity_checking import RemovePurityChecking
@@ -69,5 +72,6 @@ __all__ = [
     "BindParams", "BindSymbolicVars", "KillAfterLastUse", "LowerAllocTensor", "EliminateCommonSubexpr",
     "RemoveUnusedOutputs", "InlinePrivateFunctions", "UpdateParamStructInfo", "FuseOpsByPattern",
     "FusionPattern", "MergeCompositeFunctions", "BundleModelParams", "LiftTransformParams", "Gradient",
-    "ConvertLayout", "AlterOpImpl", "ComputePrimValue", "VMShapeLower", "PropagateSharding",
+    "ConvertLayout", "AlterOpImpl", "ComputePrimValue", "VMShapeLower", "PropagateSharding", "LegalizeRedistribute",
+    "LowerGlobalViewToLocalView", "LowerDistIR",
 ]

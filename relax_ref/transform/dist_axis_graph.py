@@ -33,7 +33,7 @@ from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.distributed import DeviceMesh, DTensorStructInfo
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from ..ops.dist_infer import BINARY, REDUCE, SOFTMAX, UNARY
+from ..ops.dist_infer import BINARY, REDUCE, SOFTMAX, UNARY, reshape_axis_pairs
 
 ASCEND, SIBLING, DESCEND = 0, 1, 2
 _REVERSE = {ASCEND: DESCEND, DESCEND: ASCEND, SIBLING: SIBLING}
@@ -242,32 +242,13 @@ def _permute(g: AxisGroupGraph, out: rx.Var, call: rx.Call) -> None:
 
 
 def _reshape(g: AxisGroupGraph, out: rx.Var, call: rx.Call) -> None:
-    """From the innermost axes outwards, axes where the products of the inner extents agree are
-    joined (PASS.SHARD.2)."""
-    from ..arith import Analyzer
-
+    """The axis pairs of DIST.OP.2's reshape rule (:func:`~relax_ref.ops.dist_infer.reshape_axis_pairs`)."""
     x = call.args[0]
     old, new = _shape(x), _shape(out)
     if old is None or new is None:
         raise UnsupportedError("PropagateSharding: reshape needs known shapes (PASS.SHARD.2)")
-    a = Analyzer()
-    i, j = len(old), len(new)
-    po: P.PrimExpr = P.IntImm(1, "int64")
-    pn: P.PrimExpr = P.IntImm(1, "int64")
-    while i > 0 and j > 0:
-        if a.can_prove(P.gt(pn, po)):
-            i -= 1
-            po = P.mul(po, old[i])
-        elif a.can_prove(P.lt(pn, po)):
-            j -= 1
-            pn = P.mul(pn, new[j])
-        else:
-            if i != len(old):
-                g.join(g.axis(x, i), g.axis(out, j), DESCEND)
-            i -= 1
-            j -= 1
-            po = P.mul(po, old[i])
-            pn = P.mul(pn, new[j])
+    for i, j in reshape_axis_pairs(old, new):
+        g.join(g.axis(x, i), g.axis(out, j), DESCEND)
 
 
 def join_call(g: AxisGroupGraph, out: rx.Var, call: rx.Call, mod) -> None:
@@ -333,13 +314,12 @@ def _accesses(s, out: List[Tuple[tir.Buffer, tuple]]) -> None:
     stmt(s)
 
 
-def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
-    """Groups of ``(parameter index, axis)`` of a kernel's buffers that one block iteration variable
-    indexes over their whole extent (PASS.SHARD.4): in each block other than ``root``, an axis of
-    one buffer and an axis of another are joined when both are indexed by the same iteration
-    variable, which starts at 0 and spans both extents. Groups of one axis are left out."""
+def buffer_axis_graph(func: tir.PrimFunc) -> Dict[Tuple[int, int], List[Tuple[int, int]]]:
+    """``{(id(buffer), axis): [joined (id(buffer), axis), ...]}`` over every buffer of the kernel
+    (PASS.SHARD.4): in each block other than ``root``, an axis of one buffer and an axis of another
+    are joined when both are indexed by the same iteration variable, which starts at 0 and spans
+    both extents."""
     graph: Dict[Tuple[int, int], List[Tuple[int, int]]] = {}
-    keep: Dict[int, tir.Buffer] = {}
 
     def visit_block(b: tir.Block) -> None:
         for c in (b.body, b.init):
@@ -352,7 +332,6 @@ def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
         _accesses(b.body, acc)
         doms = {iv.var: iv.dom for iv in b.iter_vars}
         for buf, idx in acc:
-            keep[id(buf)] = buf
             for i, e in enumerate(idx):
                 for buf2, idx2 in acc:
                     if buf2 is buf:
@@ -363,6 +342,26 @@ def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
                             graph.setdefault((id(buf2), j), []).append((id(buf), i))
 
     _walk_blocks(func.body, visit_block)
+    return graph
+
+
+def axis_group(graph, start: Tuple[int, int], visited: Set[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    """The axes connected to ``start`` not yet ``visited`` (depth first, in TVM's order)."""
+    group, stack = [], [start]
+    while stack:
+        cur = stack.pop()
+        if cur in visited:
+            continue
+        visited.add(cur)
+        group.append(cur)
+        stack.extend(reversed(graph.get(cur, [])))
+    return group
+
+
+def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
+    """Groups of ``(parameter index, axis)`` of a kernel's buffer parameters joined in
+    :func:`buffer_axis_graph` (PASS.SHARD.4); groups of one axis are left out."""
+    graph = buffer_axis_graph(func)
     params = {}
     for k, p in enumerate(func.params):
         b = func.buffer_of(p)
@@ -377,14 +376,7 @@ def buffer_axis_groups(func: tir.PrimFunc) -> List[List[Tuple[int, int]]]:
         for i in range(len(b.shape)):
             if (id(b), i) not in graph or (id(b), i) in visited:
                 continue
-            group, stack = [], [(id(b), i)]
-            while stack:
-                cur = stack.pop()
-                if cur in visited:
-                    continue
-                visited.add(cur)
-                group.append(cur)
-                stack.extend(reversed(graph.get(cur, [])))
+            group = axis_group(graph, (id(b), i), visited)
             if len(group) > 1:
                 groups.append([(params[bid], ax) for bid, ax in group if bid in params])
     return groups
@@ -402,13 +394,68 @@ def _walk_blocks(s, fn) -> None:
         _walk_blocks(c, fn)
 
 
-def _match(a, shape_a, b, shape_b, doms) -> bool:
-    if isinstance(b, P.PrimVar) and not isinstance(a, P.PrimVar):
-        a, b, shape_a, shape_b = b, a, shape_b, shape_a
-    if not isinstance(a, P.PrimVar) or b is not a or a not in doms:
+def _terms(e, doms) -> Optional[List[Tuple[P.PrimExpr, P.PrimVar, P.PrimExpr, P.PrimExpr]]]:
+    """``e`` as a sum of ``scale * ((v // lower) % extent)`` terms of block iteration variables
+    ``v`` (each term as ``(scale, v, lower, extent)``), or None."""
+    if isinstance(e, P.Add):
+        a, b = _terms(e.a, doms), _terms(e.b, doms)
+        return None if a is None or b is None else a + b
+    scale: P.PrimExpr = P.IntImm(1, "int64")
+    if isinstance(e, P.Mul) and isinstance(e.b, P.IntImm):
+        scale, e = e.b, e.a
+    elif isinstance(e, P.Mul) and isinstance(e.a, P.IntImm):
+        scale, e = e.a, e.b
+    ext = None
+    if isinstance(e, P.FloorMod) and isinstance(e.b, P.IntImm):
+        ext, e = e.b, e.a
+    lower: P.PrimExpr = P.IntImm(1, "int64")
+    if isinstance(e, P.FloorDiv) and isinstance(e.b, P.IntImm):
+        lower, e = e.b, e.a
+    if not isinstance(e, P.PrimVar) or e not in doms or not _equal(doms[e].min, 0):
+        return None
+    if ext is None:
+        ext = P.floordiv(P.add(doms[e].extent, P.sub(lower, P.IntImm(1, "int64"))), lower)
+    return [(scale, e, lower, ext)]
+
+
+def sharding_var(index, doms) -> Optional[P.PrimVar]:
+    """TVM's ``GetShardingVarFromIndex``: the iteration variable of the outermost term of ``index``
+    (a sum of scaled splits of block iteration variables, with no constant part) when that term's
+    modulus takes no effect; else None (PASS.SHARD.4)."""
+    if isinstance(index, P.PrimVar):
+        return index
+    from ..arith import can_prove
+
+    terms = _terms(index, doms)
+    if not terms or not all(isinstance(t[0], P.IntImm) for t in terms):
+        return None
+    scale, v, lower, ext = max(terms, key=lambda t: t[0].value)
+    return v if can_prove(P.le(P.floordiv(doms[v].extent, lower), ext)) else None
+
+
+def _spans(index, shape, doms) -> bool:
+    """Whether ``index`` ranges over exactly ``[0, shape)`` (TVM's ``EvalSet(...).MatchRange``)."""
+    if isinstance(index, P.PrimVar):
+        return index in doms and _equal(doms[index].min, 0) and _equal(doms[index].extent, shape)
+    terms = _terms(index, doms)
+    if not terms:
         return False
-    dom = doms[a]
-    return _equal(dom.min, 0) and _equal(shape_a, dom.extent) and _equal(shape_b, dom.extent)
+    top: P.PrimExpr = P.IntImm(0, "int64")
+    for scale, _v, _lower, ext in terms:
+        top = P.add(top, P.mul(scale, P.sub(ext, P.IntImm(1, "int64"))))
+    return _equal(P.add(top, P.IntImm(1, "int64")), shape)
+
+
+def _match(a, shape_a, b, shape_b, doms) -> bool:
+    """TVM's ``BufferAxisGraphExtractor::Match``: ``a`` (or ``b``, swapped) is an iteration variable
+    spanning its buffer axis, and ``b`` spans its axis with ``a`` as its sharding variable."""
+    if isinstance(b, P.PrimVar):
+        a, b, shape_a, shape_b = b, a, shape_b, shape_a
+    if not isinstance(a, P.PrimVar) or a not in doms:
+        return False
+    if not _equal(shape_a, doms[a].extent) or not _spans(b, shape_b, doms):
+        return False
+    return sharding_var(b, doms) is a
 
 
 def join_call_tir(g: AxisGroupGraph, out: rx.Var, call: rx.Call, func: tir.PrimFunc) -> None:
@@ -436,5 +483,5 @@ def join_call_tir(g: AxisGroupGraph, out: rx.Var, call: rx.Call, func: tir.PrimF
                     g.join(g.axis(relax_of[k], ax), g.axis(out, group[m][1], t_index), DESCEND)
 
 
-__all__ = ["AxisGroupGraph", "ASCEND", "DESCEND", "SIBLING", "join_call", "join_call_tir", "buffer_axis_groups",
-           "tensor_of", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS"]
+__all__ = ["AxisGroupGraph", "ASCEND", "DESCEND", "SIBLING", "join_call", "join_call_tir", "buffer_axis_groups", "buffer_axis_graph", "axis_group",
+           "tensor_of", "sharding_var", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS"]

@@ -215,9 +215,14 @@ class _Rewriter(BindingMutator):
             else self.value_struct_info(call)          # a call_tir gives its outputs (OP.call_tir.C1)
         if isinstance(got, DTensorStructInfo):
             value = call.args[0] if isinstance(call.op, rx.Op) and call.op.name == ANNOTATE else call
-            if got != DTensorStructInfo.of(got.tensor, want[0].device_mesh, want[0].placement):
+            target = DTensorStructInfo.of(got.tensor, want[0].device_mesh, want[0].placement)
+            if got != target:
                 value = op_call("relax.dist.redistribute", value, device_mesh=want[0].device_mesh,
                                 placement=want[0].placement)
+                if not isinstance(value.args[0], rx.Var):      # the normalizer binds the operand first
+                    nv = type(b.var)(name_hint=b.var.name_hint, struct_info=target, span=b.var.span)
+                    self.var_remap[b.var] = nv
+                    return rx.VarBinding(nv, value, span=b.span)
             if isinstance(value, rx.Var):
                 self.var_remap[b.var] = value
                 return None

@@ -158,3 +158,43 @@ def test_structural_equality_sees_placement():
 
 def test_errors_are_relax_errors():
     assert issubclass(StructInfoError, RelaxError) and issubclass(WellFormedError, RelaxError)
+
+
+_CONST_MODULE = '''
+from tvm.script import ir as I, relax as R
+@I.ir_module
+class M:
+    I.module_global_infos({"mesh": [R.device_mesh((2, 2), I.Range(0, 4))]})
+    @R.function
+    def main(x: R.DTensor((4, 4), "float32", "mesh[0]", "S[0], R")):
+        y = R.add(x, R.dist.const(1, ty=R.DTensor((), "float32", "mesh[0]", "R, R")))
+        z = R.add(y, R.dist.const([1, 2, 3, 4], struct_info=R.DTensor((4,), "float32", "mesh[0]", "R, R")))
+        return z
+'''
+
+
+def test_dist_const_reads_both_keywords_and_prints_positionally():
+    """DIST.TEXT.5: TVM 0.25 names the keyword struct_info, TVM 0.27 ty; the printer writes the
+    value in the DTensor's dtype and the struct info positionally, and the text reads back."""
+    from relax_ref.analysis.structural_equal import structural_equal
+    from relax_ref.script.parser import parse
+    from relax_ref.script.printer import print_module
+
+    mod = parse(_CONST_MODULE)
+    text = print_module(mod)
+    assert 'R.dist.const(1.0, R.DTensor((), "float32", "mesh[0]", "R, R"))' in text
+    assert 'R.dist.const([1.0, 2.0, 3.0, 4.0], R.DTensor((4,), "float32", "mesh[0]", "R, R"))' in text
+    assert structural_equal(parse(text), mod)
+
+
+@pytest.mark.parametrize("const, message", [
+    ('R.dist.const([1, 2], R.DTensor((3,), "float32", "mesh[0]", "R, R"))', "shape"),
+    ('R.dist.const(1, R.Tensor((), "float32"))', "R.DTensor"),
+])
+def test_dist_const_rejects_a_value_of_another_shape_and_a_tensor(const, message):
+    from relax_ref.errors import ParseError
+    from relax_ref.script.parser import parse
+
+    text = _CONST_MODULE.replace('R.dist.const(1, ty=R.DTensor((), "float32", "mesh[0]", "R, R"))', const)
+    with pytest.raises(ParseError, match=message):
+        parse(text)

@@ -77,7 +77,8 @@ def _dtensor(ev: "Evaluator", info: CallInfo) -> DTensorProxy:
 
 
 def _dist_const(ev: "Evaluator", info: CallInfo):
-    """``R.dist.const(value, R.DTensor(...))`` (DIST.TEXT.5): a constant whose struct info is the given
+    """``R.dist.const(value, R.DTensor(...))`` (DIST.TEXT.5; the keyword is ``struct_info`` in TVM 0.25 and
+    ``ty`` in TVM 0.27): a constant whose struct info is the given
     DTensor; the value is read as ``R.const`` reads it, in the DTensor's dtype, and must have its
     shape."""
     from ...ir import expr as rx
@@ -85,6 +86,9 @@ def _dist_const(ev: "Evaluator", info: CallInfo):
     from .relax_builtins import const_array
     from .struct_info import to_struct_info
 
+    if "ty" in info.kwargs and "struct_info" not in info.kwargs:     # TVM 0.27 names the keyword ty
+        info.kwargs["struct_info"] = info.kwargs.pop("ty")
+        info.kw_nodes["struct_info"] = info.kw_nodes.pop("ty", info.node)
     b = bind_params(ev, info, (("value", REQUIRED), ("struct_info", REQUIRED)))
     node = info.node_of(1) if len(info.args) > 1 else info.node_of("struct_info")
     sinfo = to_struct_info(ev, b["struct_info"], node)
