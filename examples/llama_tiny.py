@@ -20,6 +20,13 @@ Usage::
     python examples/llama_tiny.py --print                     # the module as TVMScript (TVM spelling)
     python examples/llama_tiny.py --impl ref,tvm              # TVM 0.25: relax.build(target="llvm") + VM
     python examples/llama_tiny.py --impl ref,jax,tvm --style kv_cache
+    python examples/llama_tiny.py --impl ref,jax --mesh 2      # + tensor parallel on 2 workers
+
+With ``--mesh N`` (2, 4, ...) each implementation also runs the tensor-parallel form of the model
+(``llama_tp.py``: attention heads and MLP columns sharded over a mesh of ``N`` workers, one allreduce
+per attention and per MLP block, as Megatron-LM does) in the local view: ``ref`` on its simulated
+workers, ``jax`` under ``shard_map`` over ``N`` devices (the script asks XLA for ``N`` host CPU
+devices when JAX is not started yet). The token ids must be the single-device ones.
 
 Implementations: ``ref`` (the reference interpreter), ``jax`` (``relax_jax.compile``), ``tvm`` (needs the
 ``apache-tvm`` extra). With several implementations the exit status is 1 when their token ids differ.
@@ -240,6 +247,20 @@ def make_model(seed: int, cfg: Optional[Config] = None) -> LlamaTiny:
     return LlamaTiny(cfg or Config()).init_params(seed)
 
 
+def _run_tp(model: LlamaTiny, impl: str, n: int, prompt: Sequence[int], num_tokens: int) -> List[int]:
+    """Greedy decoding with the tensor-parallel model on a mesh of ``n`` workers (``llama_tp.py``)."""
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+    import llama_tp
+
+    t0 = time.perf_counter()
+    mod = llama_tp.build_tp_module(model.cfg, n)
+    run = llama_tp.ref_tp_runner(mod) if impl == "ref" else llama_tp.jax_tp_runner(mod)
+    ids = llama_tp.generate_tp(run, model.cfg, llama_tp.tp_weights(model), prompt, num_tokens)
+    where = "simulated workers" if getattr(getattr(run, "view", None), "simulated", True) else f"shard_map on {n} devices"
+    print(f"{impl} mesh {n}: {ids}  (local view, {where}, {time.perf_counter() - t0:.2f} s)")
+    return ids
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--impl", default="ref", help="comma-separated implementations: ref, jax, tvm")
@@ -248,6 +269,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--prompt", default="1,2,3,4,5", help="comma-separated prompt token ids")
     p.add_argument("--style", choices=("concat", "kv_cache"), default="concat",
                    help="caches grown by concat (default) or KV-cache objects as TVM's nn frontend keeps them")
+    p.add_argument("--mesh", type=int, default=0,
+                   help="also run the tensor-parallel model on a mesh of this many workers (ref, jax)")
     p.add_argument("--print", action="store_true", help="print the module as TVMScript (TVM spelling) and exit")
     args = p.parse_args(argv)
 
@@ -269,6 +292,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         p.error(f"--prompt ids must lie in [0, {model.cfg.vocab_size})")
     if args.tokens < 1:
         p.error("--tokens must be at least 1")
+    if args.mesh < 0 or (args.mesh and "tvm" in impls):
+        p.error("--mesh takes a positive number of workers and the implementations ref and jax")
+    if args.mesh and "jax" not in sys.modules:
+        import os
+
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                                   f" --xla_force_host_platform_device_count={max(args.mesh, 1)}").strip()
 
     weights = model.param_arrays()
     results: Dict[str, List[int]] = {}
@@ -279,6 +309,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         results[impl] = (generate_kv if kv else generate)(run, weights, prompt, args.tokens)
         t2 = time.perf_counter()
         print(f"{impl}: {results[impl]}  (setup {t1 - t0:.2f} s, generate {t2 - t1:.2f} s)")
+        if args.mesh:
+            results[f"{impl} mesh {args.mesh}"] = _run_tp(model, impl, args.mesh, prompt=prompt,
+                                                          num_tokens=args.tokens)
     if len(results) > 1:
         seqs = list(results.values())
         equal = all(s == seqs[0] for s in seqs)

@@ -78,8 +78,46 @@ def constrain(ctx, x, mesh: DeviceMesh, placement: Placement):
 
 
 def worker_axes(ctx) -> Tuple[str, ...]:
-    """The mesh axes the collectives run over inside ``shard_map`` (empty outside: a lone worker)."""
+    """The mesh axes the collectives run over in the local view (``shard_map`` or the simulated
+    workers of ``relax_jax.local_view``); empty outside it: a lone worker (DIST.LOCAL.2)."""
     return tuple(getattr(_STATE, "local_axes", None) or ())
 
 
-__all__ = ["partition_spec", "jax_mesh", "on_mesh", "constrain", "worker_axes"]
+def worker_mesh() -> Optional[DeviceMesh]:
+    """The device mesh of the local view being traced (None outside it)."""
+    return getattr(_STATE, "local_mesh", None)
+
+
+@contextlib.contextmanager
+def worker_scope(mesh: DeviceMesh):
+    """Trace in the local view of ``mesh`` (DIST.LOCAL.1): the collectives run over its axes
+    (``m0``, ``m1``, ...), and struct-info checks match DTensors against the workers' shards (the
+    reference's matcher reads the membership of :mod:`relax_ref.ops.collective`, here a group whose
+    exchanges are refused: a traced worker exchanges values through JAX's collectives only)."""
+    from relax_ref.ops import collective
+
+    old = (getattr(_STATE, "local_axes", None), getattr(_STATE, "local_mesh", None))
+    _STATE.local_axes, _STATE.local_mesh = axis_names(mesh), mesh
+    collective.join(_TracedGroup(mesh.size), 0, (0,) * mesh.ndim)
+    try:
+        yield
+    finally:
+        collective.leave()
+        _STATE.local_axes, _STATE.local_mesh = old
+
+
+class _TracedGroup:
+    """A worker group of ``size`` whose host exchanges are refused (the workers are traced)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def exchange(self, rank: int, value: Any):
+        raise UnsupportedError("a host-side exchange between traced workers (the local view on JAX runs its "
+                               "collectives as JAX collectives)")
+
+    def abort(self) -> None:
+        pass
+
+
+__all__ = ["partition_spec", "jax_mesh", "on_mesh", "constrain", "worker_axes", "worker_mesh", "worker_scope"]

@@ -8,6 +8,7 @@ the function's return struct info. Shard arithmetic: :func:`shard_of` / :func:`a
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any, List, Optional, Sequence
 
@@ -19,6 +20,7 @@ from ..ir.distributed import DeviceMesh, DTensorStructInfo
 from ..ir.module import IRModule
 from ..ir.struct_info import StructInfo, TupleStructInfo
 from ..ops import collective
+from ..limits import python_recursion_limit, resolve as resolve_limits
 from ..ops.dist_shards import assemble, shard_of
 from .relax import Interpreter
 
@@ -110,10 +112,17 @@ def evaluate_local(mod: IRModule, entry: str, *args: Any, timeout: float = 300.0
 
     threads = [threading.Thread(target=work, args=(r,), name=f"relax-worker-{r}", daemon=True)
                for r in range(mesh.size)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    # the interpreters raise Python's recursion limit for max_depth (RUNTIME.LIMIT.7) and restore it;
+    # raised here once for all workers, since concurrent raises and restores could leave it raised
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, python_recursion_limit(resolve_limits(interp_kwargs.get("limits"), max_depth=interp_kwargs.get("max_depth")).max_depth)))
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setrecursionlimit(old)
     failed = [e for e in errors if e is not None]
     if failed:
         primary = [e for e in failed if "collective was abandoned" not in str(e)]

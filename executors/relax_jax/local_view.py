@@ -1,0 +1,224 @@
+"""The local view on JAX (DIST.LOCAL.1-3): every worker of a function's device mesh runs the whole
+function on its shards, and the ``ccl`` operators are JAX collectives between them.
+
+:class:`LocalView` traces the Relax function once per argument shapes with the walker in traced mode
+(as :func:`relax_jax.as_jax_function` does) inside a *worker scope* (``relax_jax.sharding``):
+
+* on a mesh of devices (``jax.devices()`` has at least the mesh's size), under
+  ``jax.shard_map`` over a ``jax.sharding.Mesh`` whose axes are the device mesh's (``m0``, ``m1``,
+  ...). A DTensor argument is placed with the ``NamedSharding`` of its placement (each device receives
+  its shard); a plain argument is replicated (every worker gets it, DIST.LOCAL.1);
+* otherwise (``simulate=True``, or too few devices), on simulated workers: nested ``jax.vmap`` over the
+  same named axes, the workers' shards stacked on leading axes (one device, the same collectives).
+
+Each worker's results come back stacked along the mesh axes (no collective: a device keeps its own),
+and the result is assembled on the host as the reference does (``relax_ref.ops.dist_shards.assemble``:
+a DTensor from the shards by the return placement, a replicated block from the worker of coordinate 0;
+a plain result is worker 0's). Run-time checks on data (``R.assert_op``, TensorIR bounds) report the
+first failing site's error after the run. ``fn`` and :meth:`LocalView.place` expose the compiled
+function and the argument placement for timing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from relax_ref.errors import OpRuntimeError, RelaxError, UnsupportedError
+from relax_ref.interp.evaluator import point_at_parameter
+from relax_ref.interp.workers import function_mesh
+from relax_ref.ir import expr as rx
+from relax_ref.ir import struct_info as si
+from relax_ref.ir.distributed import DTensorStructInfo, shard_parts
+from relax_ref.ops.dist_shards import assemble, shard_of
+
+from .errors import ErrorSink, NeedsExact, TraceAbort
+from .jaxfn import _to_jax, _to_value
+from .sharding import axis_names, jax_mesh, partition_spec, worker_scope
+from .walker import Frame, Walker
+
+
+def _leaves_with_sinfo(v: Any, s: Optional[si.StructInfo], out: list) -> None:
+    if isinstance(v, (tuple, list)):
+        fields = s.fields if isinstance(s, si.TupleStructInfo) and len(s.fields) == len(v) else [None] * len(v)
+        for x, f in zip(v, fields):
+            _leaves_with_sinfo(x, f, out)
+    else:
+        out.append((v, s))
+
+
+def _rebuild(v: Any, it) -> Any:
+    if isinstance(v, (tuple, list)):
+        return tuple(_rebuild(x, it) for x in v)
+    return next(it)
+
+
+def _check_split(a: np.ndarray, s: DTensorStructInfo) -> None:
+    """DIST.WF.2 at run time: every sharded axis of the global argument splits evenly."""
+    for axis in s.placement.sharded_axes():
+        if axis < a.ndim and a.shape[axis] % shard_parts(s.placement, s.device_mesh, axis):
+            raise OpRuntimeError(f"axis {axis} of extent {a.shape[axis]} does not split evenly under "
+                                 f"\"{s.placement}\" (DIST.WF.2)")
+
+
+class LocalView:
+    """``entry`` of ``mod`` in the local view on JAX (see the module docstring).
+
+    ``devices``: the devices of the mesh (default ``jax.devices()``); ``simulate``: ``True`` runs the
+    workers as ``vmap`` lanes on one device, ``None`` (default) does so only when there are fewer
+    devices than workers."""
+
+    def __init__(self, mod, entry: str = "main", *, devices: Optional[Sequence[Any]] = None,
+                 simulate: Optional[bool] = None) -> None:
+        from .executable import Executable
+
+        self.exe = mod if hasattr(mod, "as_jax_function") else Executable(mod)
+        if entry not in self.exe.mod or not isinstance(self.exe.mod[entry], rx.Function):
+            raise UnsupportedError(f"'{entry}' is not a Relax function of the module")
+        self.entry = entry
+        self.func = self.exe.mod[entry]
+        self.mesh = function_mesh(self.func)
+        self.names = axis_names(self.mesh)
+        devs = list(devices) if devices is not None else jax.devices()
+        self.simulated = bool(simulate) if simulate is not None else len(devs) < self.mesh.size
+        self.jmesh = None if self.simulated else jax_mesh(self.mesh, devs)
+        self._builders: List[Any] = []
+        self._fns: dict = {}
+
+    # -- the per-worker body ---------------------------------------------------------------------------
+
+    def _body(self, treedef_args):
+        func, entry = self.func, self.entry
+        lead = self.mesh.ndim if not self.simulated else 0
+
+        def body(*flat):
+            args = _rebuild(treedef_args, iter(flat))
+            with worker_scope(self.mesh):
+                sink = ErrorSink(True)
+                walker = Walker(self.exe, "traced", sink)
+                vals = [_to_value(a, p.struct_info) for a, p in zip(args, func.params)]
+                frame = Frame({}, {}, entry)
+                try:
+                    walker.check_values([(v, p.struct_info, p.name_hint) for v, p in zip(vals, func.params)],
+                                        frame, site="param", bind=True, span=func.span)
+                except RelaxError as e:
+                    raise point_at_parameter(e, func)
+                try:
+                    result = walker.run_entry(func, entry, vals, frame.sym)
+                except TraceAbort as e:
+                    raise UnsupportedError(f"'{entry}' cannot run in the local view on JAX: {e.reason}") from None
+                except NeedsExact as e:
+                    raise UnsupportedError(f"'{entry}': {e.reason}") from None
+                self._builders = list(sink.builders)
+                out = _to_jax(result)
+                code = jnp.asarray(sink.code if sink.has_checks else 0, jnp.int32)
+            leaves, tree = jax.tree_util.tree_flatten((out, code))
+            self._out_tree = tree
+            if lead:
+                leaves = [jnp.reshape(x, (1,) * lead + tuple(jnp.shape(x))) for x in leaves]
+            return tuple(leaves)
+
+        return body
+
+    def _compiled(self, args: Sequence[Any]):
+        leaves: list = []
+        _leaves_with_sinfo(list(args), si.TupleStructInfo(tuple(p.struct_info for p in self.func.params)), leaves)
+        key = tuple((tuple(np.shape(v)), str(np.asarray(v).dtype) if not hasattr(v, "dtype") else str(v.dtype))
+                    for v, _ in leaves)
+        fn = self._fns.get(key)
+        if fn is not None:
+            return fn, leaves
+        body = self._body(tuple(args))
+        if self.simulated:
+            f = body
+            for name in reversed(self.names):
+                f = jax.vmap(f, axis_name=name)
+            fn = jax.jit(f)
+        else:
+            from jax.sharding import PartitionSpec
+
+            in_specs = tuple(self._spec(v, s) for v, s in leaves)
+            out_spec = PartitionSpec(*self.names)
+            fn = jax.jit(jax.shard_map(body, mesh=self.jmesh, in_specs=in_specs, out_specs=out_spec,
+                                       check_vma=False))
+        self._fns[key] = fn
+        return fn, leaves
+
+    def _spec(self, v: Any, s: Optional[si.StructInfo]):
+        from jax.sharding import PartitionSpec
+
+        if isinstance(s, DTensorStructInfo):
+            return partition_spec(s.placement, self.mesh, np.ndim(v))
+        return PartitionSpec()
+
+    # -- placing the arguments --------------------------------------------------------------------------
+
+    def place(self, *args: Any) -> list:
+        """The arguments' leaves as the compiled function takes them: on a device mesh, each placed with
+        the ``NamedSharding`` of its placement (replicated when plain); simulated, every worker's
+        shard stacked along the mesh axes."""
+        leaves: list = []
+        _leaves_with_sinfo(list(args), si.TupleStructInfo(tuple(p.struct_info for p in self.func.params)), leaves)
+        out = []
+        for v, s in leaves:
+            a = v if isinstance(v, jax.Array) else np.asarray(v)
+            if isinstance(s, DTensorStructInfo):
+                _check_split(a, s)
+            if self.simulated:
+                a = np.asarray(a)
+                parts = [shard_of(a, s, self.mesh.coords(r)) if isinstance(s, DTensorStructInfo) and a.ndim == s.ndim
+                         else a for r in range(self.mesh.size)]
+                out.append(np.stack(parts).reshape(tuple(self.mesh.shape) + parts[0].shape))
+            else:
+                from jax.sharding import NamedSharding
+
+                out.append(jax.device_put(a, NamedSharding(self.jmesh, self._spec(a, s))))
+        return out
+
+    def compiled_text(self, *args: Any) -> str:
+        """The optimized HLO of the program for these arguments (its collectives: ``all-reduce``,
+        ``all-gather``, ...)."""
+        with jax.enable_x64(True):
+            fn, _ = self._compiled(args)
+            return fn.lower(*self.place(*args)).compile().as_text()
+
+    # -- calling ------------------------------------------------------------------------------------------
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != len(self.func.params):
+            from relax_ref.errors import ArityMismatchError
+
+            raise ArityMismatchError(f"function '{self.entry}' takes {len(self.func.params)} arguments, got "
+                                     f"{len(args)}", site="param", function=self.entry)
+        with jax.enable_x64(True):
+            fn, _ = self._compiled(args)
+            outs = fn(*self.place(*args))
+        workers = [[np.asarray(x).reshape((self.mesh.size,) + tuple(np.shape(x))[self.mesh.ndim:])[r] for x in outs]
+                   for r in range(self.mesh.size)]
+        per_worker = [jax.tree_util.tree_unflatten(self._out_tree, w) for w in workers]
+        codes = [int(code) for _, code in per_worker]
+        bad = next((c for c in codes if c), 0)
+        if bad:
+            raise self._builders[bad - 1]()
+        return _join([out for out, _ in per_worker], self.func.ret_struct_info)
+
+
+def _join(values: List[Any], s: Optional[si.StructInfo]) -> Any:
+    if isinstance(s, DTensorStructInfo):
+        return assemble(values, s)
+    if isinstance(s, si.TupleStructInfo) and isinstance(values[0], tuple):
+        return tuple(_join([v[i] for v in values], f) for i, f in enumerate(s.fields))
+    return values[0]
+
+
+def run_local(mod, entry: str, *args: Any, devices: Optional[Sequence[Any]] = None,
+              simulate: Optional[bool] = None) -> Any:
+    """Evaluate ``entry`` in the local view on JAX (DIST.LOCAL.1-3): the global arguments sharded by
+    the parameters' placements, the result assembled by the return placement."""
+    return LocalView(mod, entry, devices=devices, simulate=simulate)(*args)
+
+
+__all__ = ["LocalView", "run_local"]
