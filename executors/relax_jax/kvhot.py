@@ -97,8 +97,8 @@ def _exporter(spec) -> Optional[Callable[[tuple, tuple], Any]]:
 def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     """The fast path for ``plan`` using ``compiled`` (a function with cache parameters), or None when
     its signature or result is not covered (see the module docstring)."""
-    if compiled.mutated or plan.bounds or not compiled.kv:
-        return None
+    if compiled.mutated or plan.bounds or not compiled.kv or getattr(compiled, "donated", ()):
+        return None             # (consumed in-place parameters: the general path decides what to donate)
     sym_vars = plan.sym_vars
     var_pos = {id(v): i for i, v in enumerate(sym_vars)}
     items = _items(plan.layouts, var_pos)
