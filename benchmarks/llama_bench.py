@@ -483,6 +483,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--runs", type=int, default=3, help="with --config: rounds of child processes")
     p.add_argument("--repeats", type=int, default=None, help="with --config: timed calls per figure (5; 2 for 1b)")
     p.add_argument("--gen-tokens", type=int, default=None, help="with --config: cold generation length (64; 8 for 1b)")
+    p.add_argument("--decode-steps", type=int, default=None,
+                   help="with --config: timed decode steps per cache length (64; 8 for 1b)")
+    p.add_argument("--sections", default="all,cached,generate",
+                   help="with --config: which child processes run (all: every warm figure and compile_cold_s; "
+                        "cached: compile_cached_s; generate: generate_cold_s)")
+    p.add_argument("--baseline-tree", default=None,
+                   help="with --config: also run the relax_jax contenders from this checkout (<name>@base)")
     args = p.parse_args(argv)
     if args.config:
         return _sized(args)
@@ -545,6 +552,7 @@ def _sized(args) -> int:
 
     args.repeats = args.repeats or (2 if args.config == "1b" else 5)
     args.gen_tokens = args.gen_tokens or (8 if args.config == "1b" else 64)
+    args.decode_steps = args.decode_steps or (8 if args.config == "1b" else 64)
     res = llama_sizes.run_sized(args)
     llama_sizes.print_table(res)
     if args.json:

@@ -16,11 +16,16 @@ Figures per contender (one child process per contender and run):
 * ``compile_cached_s``: the same in a process whose persistent compilation cache was filled by an earlier
   process (``--persistent-cache``);
 * ``prefill_128_s`` / ``prefill_512_s``: one warm prefill call of that many tokens (median of the repeats);
-* ``decode_128_tok_s`` / ``decode_1024_tok_s``: decode tokens/s with that many cached rows (consecutive
-  steps from there, the capacity the next power of two);
+* ``decode_128_tok_s`` / ``decode_1024_tok_s``: decode tokens/s with that many cached rows: one over the
+  median time of ``--decode-steps`` consecutive steps from there (after one untimed step; the capacity
+  the next power of two of the rows plus the steps), each step's logits read back to the host;
 * ``generate_cold_s``: a fresh process's first greedy generation of ``--gen-tokens`` tokens after a
   16-token prompt, compilations included (the example's host loop: argmax on the host);
 * ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``) at the end.
+
+``--baseline-tree DIR`` adds the relax_jax contenders once more as ``<name>@base``, their children run
+with ``DIR`` (another checkout of the project, e.g. ``git worktree add DIR <commit>``) first on the
+import path: before and after a change, side by side in one run.
 """
 
 from __future__ import annotations
@@ -134,7 +139,8 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str, what: str) -> Dict[str, float]:
+def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str, what: str,
+          decode_steps: int = 0) -> Dict[str, float]:
     """One contender in this process (see the module docstring); returns its figures."""
     import jax
 
@@ -157,7 +163,8 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
         toks = np.arange(128, dtype=np.int32)[None] % cfg.vocab_size
         first_p = _timed(lambda: r.prefill(toks))
         warm_p = _timed(lambda: r.prefill(toks))
-        st = r.decode_state(128, pow2(128 + 2 + repeats))
+        steps = max(decode_steps, repeats)
+        st = r.decode_state(128, pow2(128 + 2 + steps))
         first_d = _timed(lambda: r.step(st))
         warm_d = _timed(lambda: r.step(st))
         out["compile_cached_s" if cache_dir else "compile_cold_s"] = max(first_p - warm_p, 0) + max(first_d - warm_d, 0)
@@ -168,54 +175,72 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
             r.prefill(t512)
             out["prefill_512_s"] = statistics.median(_timed(lambda: r.prefill(t512)) for _ in range(repeats))
             for length in (128, 1024):
-                st = r.decode_state(length, pow2(length + 2 + repeats))
+                st = r.decode_state(length, pow2(length + 2 + steps))
                 r.step(st)
-                t0 = time.perf_counter()
-                for _ in range(repeats):
-                    r.step(st)
-                out[f"decode_{length}_tok_s"] = repeats / (time.perf_counter() - t0)
+                out[f"decode_{length}_tok_s"] = 1.0 / statistics.median(_timed(lambda: r.step(st))
+                                                                       for _ in range(steps))
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     return out
 
 
 def _spawn(name: str, args, cache_dir: str, what: str) -> Dict[str, float]:
+    base = name.endswith("@base")
+    name = name.split("@")[0]
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--config", args.config,
-           "--repeats", str(args.repeats), "--gen-tokens", str(args.gen_tokens), "--what", what]
+           "--repeats", str(args.repeats), "--gen-tokens", str(args.gen_tokens), "--what", what,
+           "--decode-steps", str(args.decode_steps)]
     if cache_dir:
         cmd += ["--cache-dir", cache_dir]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(_HERE), str(_HERE.parent / "examples"),
-                                                       os.environ.get("PYTHONPATH", "")]))
+    first = [str(_HERE), str(_HERE.parent / "examples")]
+    if base:
+        tree = Path(args.baseline_tree).resolve()
+        first = [str(tree), str(tree / "executors")] + first
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(first + [os.environ.get("PYTHONPATH", "")]))
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"{name} ({what}) failed:\n{p.stderr[-3000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def contenders(args) -> tuple:
+    extra = tuple(f"{c}@base" for c in CONTENDERS if c != BASELINE) if getattr(args, "baseline_tree", None) else ()
+    return CONTENDERS + extra
+
+
 def run_sized(args) -> Dict[str, object]:
     """``--runs`` rounds; in each, every contender in its own processes (order rotating)."""
-    runs: Dict[str, List[Dict[str, float]]] = {c: [] for c in CONTENDERS}
+    names = contenders(args)
+    runs: Dict[str, List[Dict[str, float]]] = {c: [] for c in names}
     load = [os.getloadavg()[0]]
     for i in range(args.runs):
-        order = CONTENDERS[i % len(CONTENDERS):] + CONTENDERS[:i % len(CONTENDERS)]
+        order = names[i % len(names):] + names[:i % len(names)]
         for name in order:
             figs = _spawn(name, args, "", "all")
-            with tempfile.TemporaryDirectory() as d:
-                _spawn(name, args, d, "compile")               # fills the persistent cache
-                figs.update({k: v for k, v in _spawn(name, args, d, "compile").items() if k == "compile_cached_s"})
-            gen = _spawn(name, args, "", "generate")
-            figs["generate_cold_s"] = gen["generate_cold_s"]
-            figs["tokens"] = gen["tokens"]
+            if "cached" in args.sections:
+                with tempfile.TemporaryDirectory() as d:
+                    _spawn(name, args, d, "compile")               # fills the persistent cache
+                    figs.update({k: v for k, v in _spawn(name, args, d, "compile").items()
+                                 if k == "compile_cached_s"})
+            figs["tokens"] = None
+            if "generate" in args.sections:
+                gen = _spawn(name, args, "", "generate")
+                figs["generate_cold_s"] = gen["generate_cold_s"]
+                figs["tokens"] = gen["tokens"]
             runs[name].append(figs)
             print(f"run {i + 1} {name}: " + ", ".join(f"{k}={v:.4g}" for k, v in figs.items() if k != "tokens"),
                   file=sys.stderr, flush=True)
         load.append(os.getloadavg()[0])
+        if args.json:       # what is measured so far, should a later run be stopped
+            Path(args.json).write_text(json.dumps(summarize(args, {k: v for k, v in runs.items() if v}, load),
+                                                  indent=1))
     return summarize(args, runs, load)
 
 
 def summarize(args, runs, load) -> Dict[str, object]:
     keys = [k for k in runs[BASELINE][0] if k != "tokens"]
     out: Dict[str, object] = {"config": args.config, "runs": args.runs, "repeats": args.repeats,
-                              "gen_tokens": args.gen_tokens, "load_1min": load}
+                              "decode_steps": args.decode_steps, "gen_tokens": args.gen_tokens,
+                              "contenders": list(runs), "load_1min": load}
     for name, rs in runs.items():
         for k in keys:
             vals = [r[k] for r in rs]
@@ -232,18 +257,19 @@ def print_table(res: Dict[str, object]) -> None:
     keys = sorted({k.split(".")[1] for k in res if k.count(".") == 1 and not k.endswith("same_tokens")})
     print(f"\nconfig {res['config']}: median of {res['runs']} runs [min-max], ratio vs {BASELINE} "
           f"(load avg 1 min: {', '.join(f'{x:.2f}' for x in res['load_1min'])})")
-    print("| figure | " + " | ".join(CONTENDERS) + " |")
-    print("|---|" + "---|" * len(CONTENDERS))
+    names = res.get("contenders", CONTENDERS)
+    print("| figure | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
     for k in keys:
         cells = []
-        for c in CONTENDERS:
+        for c in names:
             vals = res[f"{c}.{k}.runs"]
             cell = f"{res[f'{c}.{k}']:.4g} [{min(vals):.4g}-{max(vals):.4g}]"
             if f"{c}.{k}.ratio" in res:
                 cell += f" ({res[f'{c}.{k}.ratio']:.2f}x)"
             cells.append(cell)
         print(f"| {k} | " + " | ".join(cells) + " |")
-    print("same greedy tokens as jax: " + ", ".join(f"{c} {res[f'{c}.same_tokens']}" for c in CONTENDERS))
+    print("same greedy tokens as jax: " + ", ".join(f"{c} {res[f'{c}.same_tokens']}" for c in names))
 
 
 def main_child(argv: List[str]) -> int:
@@ -256,8 +282,9 @@ def main_child(argv: List[str]) -> int:
     p.add_argument("--gen-tokens", type=int, default=64)
     p.add_argument("--cache-dir", default="")
     p.add_argument("--what", default="all")
+    p.add_argument("--decode-steps", type=int, default=0)
     a = p.parse_args(argv)
-    print(json.dumps(child(a.child, a.config, a.repeats, a.gen_tokens, a.cache_dir, a.what)))
+    print(json.dumps(child(a.child, a.config, a.repeats, a.gen_tokens, a.cache_dir, a.what, a.decode_steps)))
     return 0
 
 

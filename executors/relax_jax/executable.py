@@ -60,6 +60,7 @@ from .float_rules import check_mode, compiler_options, tracing_mode
 from .guard import guarded_compile
 from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
+from .kvhot import make_kv_hot
 from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, fast_match, flatten_args, get_path, headroom_of, layout_of,
     has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
@@ -464,6 +465,10 @@ class Executable:
             return self._host_call(plan, args)
         if c.kv and self._grow_caches(args, c.kv):
             return self._dispatch(plan, args, sym, keep_boxes)     # a new capacity: a new key
+        if keep_boxes is None and not plan.bounds and c.kv:
+            if not c.hot_made:
+                c.hot, c.hot_made = make_kv_hot(self, plan, c, bucketing, key), True
+            plan.hot = c.hot
         if keep_boxes is None and not plan.bounds and not c.kv:   # the fast paths check neither bounds nor caches
             if bucketing and needs_padding(args, plan.layouts, c.phys_shapes):
                 if not c.padded_hot_made:

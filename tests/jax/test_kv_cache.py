@@ -30,6 +30,16 @@ class Module:
         v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c1, R.shape([m, 3]),
                                sinfo_args=R.Tensor((m, 3), "float32"))
         return (c1, v)
+
+    @R.function
+    def step_sum(c: R.Object, b: R.Tensor((1, 3), "float32"), s: R.Shape(["m"])) -> R.Tuple(R.Object, R.Tensor((3,), "float32")):
+        m = T.int64()
+        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, b, inplace_indices=[0],
+                                   sinfo_args=R.Object())
+        v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c1, R.shape([m, 3]),
+                               sinfo_args=R.Tensor((m, 3), "float32"))
+        t = R.sum(v, axis=[0])
+        return (c1, t)
 '''
 
 
@@ -79,3 +89,24 @@ def test_a_view_of_other_rows_fails_at_run_time(mod):
     cache = exe("create", np.zeros((2, 3), "float32"))
     with pytest.raises(OpRuntimeError, match="not the cached rows"):
         exe("step", cache, np.ones((1, 3), "float32"), (7,))
+
+
+def test_steps_of_one_compilation_take_the_fast_path(mod):
+    exe = relax_jax.compile(mod)
+    general = []
+    dispatch = exe._dispatch
+    exe._dispatch = lambda *a, **k: general.append(1) or dispatch(*a, **k)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    cache = exe("create", a)
+    rows = [a]
+    for i in range(20):
+        b = np.full((1, 3), i, "float32")
+        rows.append(b)
+        c2, t = exe("step_sum", cache, b, (3 + i,))
+        assert c2 is cache
+        np.testing.assert_array_equal(np.asarray(t), np.concatenate(rows).sum(axis=0))
+    assert cache.fill == 22
+    # the general path only for a new capacity or length bucket (at most 9), the other steps direct
+    assert len(general) <= 9 and exe.stats.cache_hits >= 11
+    with pytest.raises(OpRuntimeError, match="not the cached rows"):   # the check, on the fast path too
+        exe("step_sum", cache, np.ones((1, 3), "float32"), (30,))

@@ -1,0 +1,202 @@
+"""The per-call fast path of a compiled function with KV-cache parameters (CALL.KVCACHE.*).
+
+A decode step of a model that keeps its caches as KV-cache objects passes the token, the total length
+as a shape (``R.Shape([m])``), the cache objects and the weights. After one call has gone through the
+general path (:meth:`relax_jax.executable.Executable._dispatch`), :func:`make_kv_hot` builds a
+closure for that compiled entry that does only what the step needs: it reads the symbolic values off
+the shape arguments, checks that they select this compilation's buckets and that every cache has the
+compiled buffer shape and room for the rows the function appends, passes the buffers (donated), the
+fill counts and the symbolic-size vector, writes the new buffers and fill counts into the cache objects
+and returns the result. It covers signatures of tensors of static shape, shapes whose entries are
+integers or bare symbolic variables, and top-level cache objects; results of unpadded tensors, the
+cache objects and tuples of them.
+
+Anything else -- another bucket, a cache that must grow, an argument of another kind, a shape or dtype
+the executable was not compiled for (``TypeError`` before anything runs) -- returns :data:`MISS` and
+the general path takes the call. A failed run-time check (the error code the compiled function
+returns) raises the check's error as the general path does: the caches were donated, so there is no
+host re-run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional
+
+import jax
+import numpy as np
+
+from relax_ref.arith.evaluate import eval_prim
+from relax_ref.interp.kv_cache import AttentionKVCache
+from relax_ref.ir import prim_expr as P
+
+from .hotpath import _JAX_ARRAY_TYPES, MISS, _is_array
+from .layouts import KVCacheParam, ShapeParam, TensorParam
+
+_T, _S, _KV = 0, 1, 2
+_INT64_MAX = (1 << 63) - 1
+
+
+def _items(layouts, var_pos: dict) -> Optional[list]:
+    """Per parameter ``(kind, info)``; None when a parameter is not covered."""
+    from relax_ref.ir import dtype as _dt
+
+    items = []
+    for l in layouts:
+        if isinstance(l, TensorParam):
+            if l.dims is None or l.dtype == "void" or not all(isinstance(d, P.IntImm) for d in l.dims):
+                return None
+            items.append((_T, _dt.to_numpy(l.dtype)))
+        elif isinstance(l, ShapeParam):
+            if l.values is None:
+                return None
+            dims = []
+            for d in l.values:
+                if isinstance(d, P.IntImm):
+                    dims.append((0, int(d.value)))
+                elif isinstance(d, P.PrimVar) and id(d) in var_pos:
+                    dims.append((1, var_pos[id(d)]))
+                else:
+                    return None
+            items.append((_S, tuple(dims)))
+        elif isinstance(l, KVCacheParam):
+            items.append((_KV, None))
+        else:
+            return None
+    return items
+
+
+def _exporter(spec) -> Optional[Callable[[tuple, tuple], Any]]:
+    """``(leaves, args) -> result`` for a result of unpadded tensors, cache parameters and tuples."""
+    pos = [0]
+
+    def build(sp):
+        kind = sp[0]
+        if kind == "T":
+            if any(e is not None for e in sp[1]):
+                raise LookupError("padded")
+            i = pos[0]
+            pos[0] += 1
+            return lambda out, args: out[i]
+        if kind == "KV":
+            path = sp[1]
+            if len(path) != 1:
+                raise LookupError("nested cache")
+            j = path[0]
+            return lambda out, args: args[j]
+        if kind == "U":
+            parts = [build(f) for f in sp[1]]
+            return lambda out, args: tuple(p(out, args) for p in parts)
+        raise LookupError(kind)
+
+    try:
+        return build(spec)
+    except LookupError:
+        return None
+
+
+def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
+    """The fast path for ``plan`` using ``compiled`` (a function with cache parameters), or None when
+    its signature or result is not covered (see the module docstring)."""
+    if compiled.mutated or plan.bounds or not compiled.kv or getattr(compiled, "donated", ()):
+        return None             # (consumed in-place parameters: the general path decides what to donate)
+    sym_vars = plan.sym_vars
+    var_pos = {id(v): i for i, v in enumerate(sym_vars)}
+    items = _items(plan.layouts, var_pos)
+    export = _exporter(compiled.out_spec)
+    if items is None or export is None:
+        return None
+    kv_facts = [f for f in key[2] if isinstance(f, tuple) and len(f) == 3 and f[0] == "kv"]
+    kv_args = [i for i, (kind, _) in enumerate(items) if kind == _KV]
+    if len(kv_facts) != len(kv_args) or any(len(p) != 1 for p, _, _, _ in compiled.kv):
+        return None
+    shapes = {i: (f[1], np.dtype(f[2])) for i, f in zip(kv_args, kv_facts)}
+    # per cache written by the function: (argument index, fill delta, rows needed, capacity after)
+    writes = []
+    for path, delta, need, cap_out in compiled.kv:
+        if not isinstance(delta, int):
+            delta = _delta_fn(delta, sym_vars)
+        writes.append((path[0], delta, need, cap_out))
+    need_of = {i: (need, cap) for i, _, need, cap in writes}
+    buckets = tuple(key[1])
+    bucket = plan.bucket
+    nsym, nparams = len(sym_vars), len(items)
+    fn, has_code, builders, stats = compiled.fn, compiled.has_code, compiled.builders, exe.stats
+    n_kv_out = len(compiled.kv)
+
+    def hot(args):
+        if len(args) != nparams:
+            return MISS
+        vals: List[Any] = [None] * nsym
+        flat: list = []
+        seen = set()
+        for i, (kind, info) in enumerate(items):
+            a = args[i]
+            if kind == _T:
+                t = type(a)
+                if not (t in _JAX_ARRAY_TYPES or (t is np.ndarray and a.dtype == info) or
+                        (t is not np.ndarray and _is_array(a))):
+                    return MISS
+                flat.append(a)
+            elif kind == _S:
+                if not isinstance(a, tuple) or len(a) != len(info):
+                    return MISS
+                for (k, x), n in zip(info, a):
+                    if type(n) is not int or not 0 <= n <= _INT64_MAX:
+                        return MISS
+                    if k == 0:
+                        if n != x:
+                            return MISS
+                    elif vals[x] is None:
+                        vals[x] = n
+                    elif vals[x] != n:
+                        return MISS
+            else:
+                if type(a) is not AttentionKVCache:
+                    return MISS
+                d, fill, p = a.data, a.fill, a.pos
+                if (type(d) not in _JAX_ARRAY_TYPES and not _is_array(d)) or type(fill) is not int or \
+                        type(p) is not int or id(d) in seen:
+                    return MISS
+                shape, dt = shapes[i]
+                if d.shape != shape or d.dtype != dt:
+                    return MISS
+                room = need_of.get(i)
+                if room is not None and fill + room[0] > room[1]:
+                    return MISS             # the cache must grow: the general path grows it
+                seen.add(id(d))
+                flat += [d, np.int64(fill), np.int64(p)]
+        if nsym:
+            for j in range(nsym):
+                v = vals[j]
+                if v is None or (bucket(sym_vars[j], v) if bucketing else v) != buckets[j]:
+                    return MISS
+            flat.append(np.asarray(vals, np.int64))
+        with jax.enable_x64(True):
+            try:
+                out = fn(*flat)
+            except TypeError:
+                return MISS                 # not compiled for these shapes or dtypes: nothing ran
+            end = len(out) - (1 if has_code else 0)
+            start = end - n_kv_out
+            for (i, delta, _, _), data in zip(writes, out[start:end]):
+                cache = args[i]
+                cache.data = data
+                cache.fill += delta if type(delta) is int else delta(vals)
+            if has_code:
+                code = int(np.asarray(out[-1]))
+                if code:
+                    raise builders[code - 1]()
+        stats.cache_hits += 1
+        return export(out[:start], args)
+
+    return hot
+
+
+def _delta_fn(expr, sym_vars) -> Callable[[list], int]:
+    """The host value of a fill delta over the symbolic variables (as ``Executable._write_caches``)."""
+    def run(vals, expr=expr):
+        return int(eval_prim(expr, dict(zip(sym_vars, vals))))
+    return run
+
+
+__all__ = ["make_kv_hot"]
