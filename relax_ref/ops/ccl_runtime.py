@@ -29,7 +29,7 @@ from ..errors import OpRuntimeError, TypeMismatchError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
-from ..ir.struct_info import TensorStructInfo
+from ..ir.struct_info import ShapeStructInfo, TensorStructInfo
 from ..values import PrimScalar, ShapeValue
 from . import collective
 
@@ -205,8 +205,6 @@ def legalize_broadcast(call: rx.Call, ctx: Any) -> Optional[rx.Expr]:
 
 
 def legalize_scatter(call: rx.Call, ctx: Any) -> Optional[rx.Expr]:
-    from .registry import build_call, get
-
     s = _tensor_sinfo(call)
     if s is None or not s.shape.values:
         return None
@@ -220,10 +218,10 @@ def legalize_scatter(call: rx.Call, ctx: Any) -> Optional[rx.Expr]:
         return None          # OP.ccl.scatter_from_worker0.C2 is checked when it runs
     part = ctx.analyzer.simplify(P.floordiv(d, P.IntImm(n, d.dtype)))
     split = dims[:axis] + [P.IntImm(n, d.dtype), part] + dims[axis + 1:]
-    x = build_call(get("relax.reshape"), [call.args[0], rx.ShapeExpr(tuple(split))], {}, call.span)
+    x = rx.Call(rx.Op("relax.reshape"), (call.args[0], rx.ShapeExpr(tuple(split))), Attrs(), span=call.span)
     if axis:
         order = [axis] + list(range(axis)) + list(range(axis + 1, len(split)))
-        x = build_call(get("relax.permute_dims"), [x], {"axes": order}, call.span)
+        x = rx.Call(rx.Op("relax.permute_dims"), (x,), Attrs({"axes": tuple(order)}), span=call.span)
         split = [split[i] for i in order]
     out = TensorStructInfo(rx.ShapeExpr(tuple(split[1:])), s.dtype, len(split) - 1, s.vdevice)
     return _dps("runtime.disco.scatter_from_worker0", (x, _flag(False)), out, call.span)
@@ -234,9 +232,6 @@ def legalize_replica_to_shard(call: rx.Call, ctx: Any) -> Optional[rx.Expr]:
     with ``runtime.disco.worker_id`` and bound to a fresh symbolic variable ``worker_id`` by a
     ``match_cast``; the result is ``strided_slice(x, [axis], [worker_id * d // n],
     [(worker_id + 1) * d // n], assume_inbound=True)`` (PASS.LEGALIZE.CCL.2)."""
-    from ..ir.struct_info import ShapeStructInfo
-    from .registry import build_call, get
-
     s = _tensor_sinfo(call)
     if s is None or not s.shape.values:
         return None
@@ -256,10 +251,10 @@ def legalize_replica_to_shard(call: rx.Call, ctx: Any) -> Optional[rx.Expr]:
     one = P.IntImm(1, "int64")
     begin = P.floordiv(P.mul(rank, d), nn)
     end = P.floordiv(P.mul(P.add(rank, one), d), nn)
-    body = build_call(get("relax.strided_slice"),
-                      [call.args[0], rx.Tuple((rx.PrimValue(P.IntImm(axis, "int64")),)),
-                       rx.Tuple((rx.PrimValue(begin),)), rx.Tuple((rx.PrimValue(end),))],
-                      {"assume_inbound": True}, call.span)
+    body = rx.Call(rx.Op("relax.strided_slice"),
+                   (call.args[0], rx.Tuple((rx.PrimValue(P.IntImm(axis, "int64")),)),
+                    rx.Tuple((rx.PrimValue(begin),)), rx.Tuple((rx.PrimValue(end),))),
+                   Attrs({"assume_inbound": True}), span=call.span)
     block_t = rx.DataflowBlock if dataflow else rx.BindingBlock
     bindings = (rx.VarBinding(got, read), rx.MatchCast(matched, got, ShapeStructInfo((rank,))))
     return rx.SeqExpr((block_t(bindings),), body)
