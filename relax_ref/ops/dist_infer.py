@@ -94,19 +94,33 @@ def _reduce_map(call: rx.Call, t: TensorStructInfo) -> Dict[int, int]:
 
 def _reshape_map(t: TensorStructInfo, out: TensorStructInfo) -> Dict[int, int]:
     """Axes of equal prefix products and equal extent keep their identity; the first axis of a split
-    group maps to the first axis of its output group (TVM's reshape rule, for constant shapes)."""
+    group maps to the first axis of its output group (TVM's reshape rule). Symbolic extents compare by
+    the arithmetic analyzer's proof of equal prefix products; an axis of extent 1 maps nowhere."""
+    from ..arith import Analyzer
+
     ts, os_ = common.shape_of(t), common.shape_of(out)
-    if ts is None or os_ is None or not all(isinstance(d, P.IntImm) for d in tuple(ts) + tuple(os_)):
+    if ts is None or os_ is None:
         return {}
-    pre_in, acc = [], 1
+    ana = Analyzer()
+    one = P.IntImm(1, "int64")
+    pre_in, acc = [], one
     for d in ts:
         pre_in.append(acc)
-        acc *= d.value
-    pre_out, acc = {}, 1
+        acc = ana.simplify(P.mul(acc, d))
+    pre_out, acc = [], one
     for j, d in enumerate(os_):
-        pre_out.setdefault(acc, j)
-        acc *= d.value
-    return {i: pre_out[p] for i, p in enumerate(pre_in) if p in pre_out and ts[i].value > 1}
+        if not any(ana.can_prove_equal(acc, q) for q, _ in pre_out):
+            pre_out.append((acc, j))
+        acc = ana.simplify(P.mul(acc, d))
+    m: Dict[int, int] = {}
+    for i, p in enumerate(pre_in):
+        if isinstance(ts[i], P.IntImm) and ts[i].value <= 1:
+            continue
+        for q, j in pre_out:
+            if ana.can_prove_equal(p, q):
+                m[i] = j
+                break
+    return m
 
 
 def axis_maps(call: rx.Call, args: Sequence[TensorStructInfo], out: TensorStructInfo) -> Optional[List[Dict[int, int]]]:
