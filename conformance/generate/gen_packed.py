@@ -262,6 +262,44 @@ def lowered_call_cases():
                           Fails([x24, Prim(24, "int64")], "op_runtime", "12 bytes from byte 24 of 32")],
                     spec=["CALL.PACKED.6"], tags=["packed", "lowered", "view"], oracle="hand",
                     description="what R.memory.view lowers to: the tensor's bytes from an offset, seen with a shape"))
+    out.extend(disco_cases())
+    return out
+
+
+def disco_cases():
+    """The collective library LegalizeOps lowers the ccl operators to (CALL.PACKED.9), on the lone
+    worker of a group of one: allreduce, allgather and broadcast give the worker's tensor, scatter the
+    one block of its input, worker_id the rank 0."""
+    out = []
+    funcs = module_text('''
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32")) -> R.Tuple(R.Tensor((2, 3), "float32"), R.Tensor((2, 3), "float32"), R.Tensor((2, 3), "float32"), R.Tensor((2, 3), "float32"), R.Tensor((1,), "int64")):
+            a = R.call_dps_packed("runtime.disco.allreduce", (x, R.shape([3]), R.prim_value(T.bool(True))), out_sinfo=R.Tensor((2, 3), "float32"))
+            g = R.call_dps_packed("runtime.disco.allgather", (x, R.prim_value(T.bool(True))), out_sinfo=R.Tensor((2, 3), "float32"))
+            b = R.call_dps_packed("runtime.disco.broadcast_from_worker0", (x, R.prim_value(T.bool(False))), out_sinfo=R.Tensor((2, 3), "float32"))
+            y = R.reshape(x, R.shape([1, 2, 3]))
+            s = R.call_dps_packed("runtime.disco.scatter_from_worker0", (y, R.prim_value(T.bool(False))), out_sinfo=R.Tensor((2, 3), "float32"))
+            w = R.call_pure_packed("runtime.disco.worker_id", sinfo_args=(R.Shape(ndim=-1),))
+            v = R.match_cast(w, R.Shape(ndim=1))
+            r = R.shape_to_tensor(v)
+            return (a, g, b, s, r)
+    ''')
+    x23 = f32(2, 3)
+    out.append(Case("disco_functions_one_worker", funcs,
+                    runs=[([x23], (x23, x23, x23, x23, np.array([0], np.int64)))],
+                    spec=["CALL.PACKED.9", "DIST.LOCAL.2"], tags=["packed", "lowered", "distributed"], oracle="hand",
+                    description="the runtime.disco.* functions LegalizeOps lowers the collectives to, on a group of "
+                                "one worker"))
+    bad = module_text('''
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+            a = R.call_dps_packed("runtime.disco.allreduce", (x, R.shape([7]), R.prim_value(T.bool(True))), out_sinfo=R.Tensor((2, 3), "float32"))
+            return a
+    ''')
+    out.append(Case("rejects_disco_allreduce_unknown_code", bad,
+                    runs=[Fails([f32(2, 3)], "op_runtime", "reduction code 7 is none of 0-4")],
+                    spec=["CALL.PACKED.9"], tags=["packed", "lowered", "distributed"], oracle="hand",
+                    description="runtime.disco.allreduce with a reduction code outside 0-4"))
     return out
 
 

@@ -25,7 +25,10 @@ interpreter and are bound to it), ``runtime.TVMTensorCreateView`` (what ``R.memo
 ``LegalizeOps`` calls for operators implemented by a packed function (CALL.PACKED.8: ``print``, bound
 to the interpreter's output, ``assert_op``, ``shape_to_tensor``, ``nonzero``, ``unique``); and TVM's CPU
 sort kernels ``tvm.contrib.sort.sort`` / ``argsort`` / ``topk`` that ``T.call_packed`` calls from
-TensorIR (TIR.PACKED.3, :mod:`relax_ref.interp.tir_packed`).
+TensorIR (TIR.PACKED.3, :mod:`relax_ref.interp.tir_packed`); the collective library's
+``runtime.disco.allreduce`` / ``allgather`` / ``broadcast_from_worker0`` / ``scatter_from_worker0`` /
+``worker_id`` that ``LegalizeOps`` lowers the ``ccl`` operators to (CALL.PACKED.9,
+:mod:`relax_ref.ops.ccl_runtime`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from ..errors import (
 from ..ir import dtype as _dt
 from ..ir import struct_info as si
 from ..limits import check_in_dtype, check_int64
+from ..ops.ccl_runtime import DISCO_FUNCS
 from ..ops.search import RUNTIME_FUNCS
 from ..values import (
     Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, Storage, describe, to_public,
@@ -386,6 +390,7 @@ def _static_builtins() -> Dict[str, PackedFunc]:
     }
     table.update(SHAPE_HEAP_FUNCS)
     table.update(KV_CACHE_FUNCS)
+    table.update(DISCO_FUNCS)
     out = {k: PackedFunc(k, f) for k, f in table.items()}
     out.update({k: wrap_host_function(k, f) for k, f in SORT_FUNCS.items()})
     out.update({k: wrap_host_function(k, f) for k, f in RUNTIME_FUNCS.items()})

@@ -14,19 +14,20 @@ from __future__ import annotations
 
 from typing import Any, List
 
-import numpy as np
-
 from ..errors import OpRuntimeError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.distributed import DTensorStructInfo, Placement
 from ..ir.struct_info import StructInfo
-from . import collective, common
+from . import common
+from .ccl_runtime import (
+    allgather_value, allreduce_value, broadcast_value, legalize_allgather, legalize_allreduce, legalize_broadcast,
+    legalize_scatter, scatter_value,
+)
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
 
 REDUCE_OPS = ("sum", "prod", "min", "max", "avg")
-LOWERED_TO_RUNTIME = "lowered to the runtime's collective library (runtime.disco.*), not to TensorIR"
 
 
 def _local_tensor(call: rx.Call, ctx: Any, dtensor_ok: bool = False):
@@ -87,14 +88,6 @@ def _infer_scatter(call: rx.Call, ctx: Any) -> StructInfo:
     return common.tensor_sinfo(local, t.dtype, vdevice=t.vdevice)
 
 
-def _group(op: str, n: int):
-    me = collective.current()
-    if n != me.size:
-        raise OpRuntimeError(f"{op}: num_workers is {n}, but the program runs on {me.size} worker(s) "
-                             f"({'OP.' + op.replace('relax.', '', 1)}.C2)")
-    return me
-
-
 def check_scatter(args: OpArgs) -> None:
     """OP.ccl.scatter_from_worker0.C2: the extent of ``axis`` divides by ``num_workers``."""
     n, axis = int(args.attrs["num_workers"]), int(args.attrs.get("axis", 0))
@@ -103,72 +96,43 @@ def check_scatter(args: OpArgs) -> None:
 
 
 def _ref_allreduce(args, attrs, call, ctx):
-    vals = collective.current().exchange(args[0])
-    x = args[0]
-    kind = attrs.get("op_type", "sum")
-    with np.errstate(all="ignore"):
-        acc = vals[0].copy()
-        for v in vals[1:]:                      # rank order (DIST.LOCAL.2)
-            if kind in ("sum", "avg"):
-                acc = acc + v
-            elif kind == "prod":
-                acc = acc * v
-            elif kind == "min":
-                acc = np.minimum(acc, v)
-            else:
-                acc = np.maximum(acc, v)
-        if kind == "avg":
-            acc = acc / len(vals) if np.issubdtype(x.dtype, np.floating) else np.trunc(acc / len(vals))
-    return np.asarray(acc).astype(x.dtype)
+    return allreduce_value(args[0], attrs.get("op_type", "sum"))
 
 
 def _ref_allgather(args, attrs, call, ctx):
-    me = _group("relax.ccl.allgather", int(attrs["num_workers"]))
-    vals = me.exchange(args[0])
-    if any(v.shape != vals[0].shape for v in vals):
-        raise OpRuntimeError("relax.ccl.allgather: the workers' tensors differ in shape (OP.ccl.allgather.C2)")
-    return np.concatenate(vals, axis=0) if args[0].ndim else np.stack(vals)
+    return allgather_value(args[0], "relax.ccl.allgather", int(attrs["num_workers"]))
 
 
 def _ref_broadcast(args, attrs, call, ctx):
-    vals = collective.current().exchange(args[0])
-    if vals[0].shape != args[0].shape:
-        raise OpRuntimeError("relax.ccl.broadcast_from_worker0: worker 0's tensor has another shape "
-                             "(OP.ccl.broadcast_from_worker0.C2)")
-    return vals[0].copy()
+    return broadcast_value(args[0], "relax.ccl.broadcast_from_worker0")
 
 
 def _ref_scatter(args, attrs, call, ctx):
-    n, axis = int(attrs["num_workers"]), int(attrs.get("axis", 0))
-    me = _group("relax.ccl.scatter_from_worker0", n)
-    src = me.exchange(args[0])[0]
-    if src.shape != args[0].shape:
-        raise OpRuntimeError("relax.ccl.scatter_from_worker0: worker 0's tensor has another shape "
-                             "(OP.ccl.scatter_from_worker0.C2)")
-    return np.split(src, n, axis=axis)[me.rank].copy()
+    return scatter_value(args[0], "relax.ccl.scatter_from_worker0", int(attrs["num_workers"]),
+                         int(attrs.get("axis", 0)))
 
 
 OPS: List[OpDef] = [
     OpDef(name="relax.ccl.allreduce", script="R.ccl.allreduce",
           params=(arg("x"), attr("op_type", "str", "sum"), attr("in_group", "bool", True)),
           infer=_infer_allreduce, reference=_ref_allreduce, category="distributed",
-          legalize_exempt=LOWERED_TO_RUNTIME,
+          legalize=legalize_allreduce,
           doc="``R.ccl.allreduce(x, op_type='sum', in_group=True)``: every worker gets the reduction of all "
               "workers' tensors (OP.ccl.allreduce.C1-C2)."),
     OpDef(name="relax.ccl.allgather", script="R.ccl.allgather",
           params=(arg("x"), attr("num_workers", "int"), attr("in_group", "bool", True)),
-          infer=_infer_gather, reference=_ref_allgather, category="distributed", legalize_exempt=LOWERED_TO_RUNTIME,
+          infer=_infer_gather, reference=_ref_allgather, category="distributed", legalize=legalize_allgather,
           doc="``R.ccl.allgather(x, num_workers, in_group=True)``: every worker gets all workers' tensors "
               "concatenated along axis 0 in rank order (OP.ccl.allgather.C1-C2)."),
     OpDef(name="relax.ccl.broadcast_from_worker0", script="R.ccl.broadcast_from_worker0", params=(arg("x"),),
           infer=_infer_broadcast, reference=_ref_broadcast, category="distributed",
-          legalize_exempt=LOWERED_TO_RUNTIME,
+          legalize=legalize_broadcast,
           doc="``R.ccl.broadcast_from_worker0(x)``: every worker gets worker 0's tensor "
               "(OP.ccl.broadcast_from_worker0.C1-C2)."),
     OpDef(name="relax.ccl.scatter_from_worker0", script="R.ccl.scatter_from_worker0",
           params=(arg("x"), attr("num_workers", "int"), attr("axis", "int", 0)),
           infer=_infer_scatter, check=check_scatter, reference=_ref_scatter, category="distributed",
-          legalize_exempt=LOWERED_TO_RUNTIME,
+          legalize=legalize_scatter,
           doc="``R.ccl.scatter_from_worker0(x, num_workers, axis=0)``: worker ``r`` gets block ``r`` of worker "
               "0's tensor along ``axis`` (OP.ccl.scatter_from_worker0.C1-C2)."),
 ]

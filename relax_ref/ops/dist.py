@@ -19,6 +19,7 @@ from ..ir import prim_expr as P
 from ..ir.distributed import DeviceMesh, DTensorStructInfo, Placement
 from ..ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from . import collective, common
+from .ccl_runtime import legalize_replica_to_shard
 from .dist_shards import assemble, shard_of
 from .args import OpArgs
 from .core_calls import CALL_OPS
@@ -162,7 +163,7 @@ OPS: List[OpDef] = [
     OpDef(name="relax.dist.redistribute_replica_to_shard", script="R.dist.redistribute_replica_to_shard",
           params=(arg("input"), attr("num_workers", "int"), attr("axis", "int")),
           infer=_infer_r_to_s, check=check_r_to_s, reference=_ref_r_to_s, category="distributed",
-          legalize_exempt=LOWERED_BY_PASSES,
+          legalize=legalize_replica_to_shard,
           doc="``R.dist.redistribute_replica_to_shard(input, num_workers, axis)``: a replicated tensor becomes "
               "sharded along ``axis`` (OP.dist.redistribute_replica_to_shard.C1-C3)."),
     OpDef(name="relax.dist.call_tir_local_view", script="R.dist.call_tir_local_view", params=_CALL_TIR.params,

@@ -610,11 +610,95 @@ def te_group_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, num_groups: i
 
 def te_batch_norm(x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, scale: bool, momentum: float,
                   training: bool):
-    """TOPI ``batch_norm`` (the normalization fused into one stage per statistic)."""
+    """TOPI ``batch_norm``: a stage per TOPI operation (sums, reshapes of the per-channel vectors to
+    ``[1, .., C, .., 1]``, broadcast arithmetic), as TVM's legalization builds it. Low-precision data
+    keep the fused stage that widens to float32 (:func:`_te_batch_norm_wide`)."""
+    if nn_common.low_precision(x.dtype):
+        return _te_batch_norm_wide(x, gamma, beta, mm, mv, axis, eps, center, scale, momentum, training)
+    from .elementwise_util import broadcast_compute
+    from .manipulate_util import te_reshape
+
     nd = x.ndim
     ax = axis % nd
     dt = x.dtype
-    wide = "float32" if nn_common.low_precision(dt) else dt
+    shape = [nn_common.i64(1)] * nd
+    shape[ax] = x.shape[ax]
+    red = [a for a in range(nd) if a != ax]
+
+    def binary(fn, a, b, name):
+        out_shape = a.shape if isinstance(a, te.Tensor) and a.ndim == nd else b.shape
+        return broadcast_compute(fn, [a, b], out_shape, dt, name)
+
+    def vec(fn, a, b, name):
+        ta, tb = isinstance(a, te.Tensor), isinstance(b, te.Tensor)
+        n = _broadcast_dim(a.shape[0], b.shape[0]) if ta and tb else (a if ta else b).shape[0]
+        return te.compute((n,), lambda c: fn(a(c) if ta else a, b(c) if tb else b), name=name, index_names=["ax0"])
+
+    def total(t):
+        ks = [te.reduce_axis(t.shape[a], f"k{a}") for a in red]
+        return te.compute((t.shape[ax],), lambda c: te.sum(t(*_with_reduce([c], ks, red, nd)), axis=ks),
+                          name=f"{t.name}_red", index_names=["ax0"])
+
+    if training:
+        count = None
+        for a in red:
+            count = x.shape[a] if count is None else te_ops.mul(count, x.shape[a])
+        count = te_ops.cast(dt, count if count is not None else nn_common.i64(1))
+        mean = vec(te_ops.div, total(x), count, "T_divide")
+        mean_rs = te_reshape(mean, shape)
+        centered = binary(te_ops.sub, x, mean_rs, "T_subtract")
+        sq = binary(te_ops.mul, binary(te_ops.sub, x, mean_rs, "T_subtract"),
+                    binary(te_ops.sub, x, mean_rs, "T_subtract"), "T_multiply")
+        var = vec(te_ops.div, total(sq), count, "T_divide")
+        var_rs = te_reshape(var, shape)
+    else:
+        mean, var = mm, mv
+        centered = binary(te_ops.sub, x, te_reshape(mm, shape), "T_subtract")
+        var_rs = te_reshape(mv, shape)
+    shifted = te.compute(var_rs.shape, lambda *i: te_ops.add(var_rs(*i), te_ops.const(eps, dt)), name="T_add",
+                         index_names=_names(nd))
+    root = te.compute(shifted.shape, lambda *i: te.sqrt(shifted(*i)), name="compute",
+                      index_names=[f"i{k}" for k in range(nd)])
+    y = binary(te_ops.div, centered, root, "T_divide")
+    if scale:
+        y = binary(te_ops.mul, y, te_reshape(gamma, shape), "T_multiply")
+    if center:
+        y = binary(te_ops.add, y, te_reshape(beta, shape), "T_add")
+    if training:
+        keep, take = te_ops.const(1 - momentum, dt), te_ops.const(momentum, dt)
+        m1 = vec(te_ops.add, vec(te_ops.mul, keep, mm, "T_multiply"), vec(te_ops.mul, take, mean, "T_multiply"),
+                 "T_add")
+        v1 = vec(te_ops.add, vec(te_ops.mul, keep, mv, "T_multiply"), vec(te_ops.mul, take, var, "T_multiply"),
+                 "T_add")
+    else:
+        one = te_ops.const(1, dt)
+        m1 = vec(te_ops.mul, mm, one, "T_multiply")
+        v1 = vec(te_ops.mul, mv, one, "T_multiply")
+    return [y, m1, v1]
+
+
+def _broadcast_dim(a: P.PrimExpr, b: P.PrimExpr) -> P.PrimExpr:
+    """TOPI's broadcast of two extents: equal ones, the other of a literal 1, the larger of
+    two symbolic variables."""
+    if a is b or (isinstance(a, P.IntImm) and isinstance(b, P.IntImm) and a.value == b.value):
+        return a
+    if isinstance(a, P.IntImm) and a.value == 1:
+        return b
+    if isinstance(b, P.IntImm) and b.value == 1:
+        return a
+    if isinstance(a, P.PrimVar) and isinstance(b, P.PrimVar):
+        return te_ops.max_(a, b)
+    return b if isinstance(a, P.PrimVar) else a
+
+
+def _te_batch_norm_wide(x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, scale: bool,
+                        momentum: float, training: bool):
+    """batch_norm of low-precision data: the statistics in one stage each, the normalization computed
+    in float32 and rounded once."""
+    nd = x.ndim
+    ax = axis % nd
+    dt = x.dtype
+    wide = "float32"
     names = _names(nd)
     red = [a for a in range(nd) if a != ax]
     if training:
@@ -646,7 +730,7 @@ def te_batch_norm(x, gamma, beta, mm, mv, axis: int, eps: float, center: bool, s
             v = te_ops.mul(v, te_ops.cast(wide, gamma(c)))
         if center:
             v = te_ops.add(v, te_ops.cast(wide, beta(c)))
-        return te_ops.cast(dt, v) if wide != dt else v
+        return te_ops.cast(dt, v)
 
     y = te.compute(x.shape, out, name="T_batch_norm", index_names=names)
     if training:

@@ -24,7 +24,7 @@ Semantics (TOPI's ``pool_impl_nd`` and ``adaptive_pool_impl``), in the canonical
 from __future__ import annotations
 
 import itertools
-from typing import Any, Dict, Iterator, List, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -565,6 +565,9 @@ def te_adaptive_avg_pool(x: te.Tensor, out_shape, layout: str, nsp: int) -> te.T
     reduction over the largest window with a guard (``if_then_else``)."""
     axes = _spatial_axes(layout, nsp)
     nd = x.ndim
+    uniform = _uniform_windows(x, out_shape, axes)
+    if uniform is not None:
+        return _te_adaptive_avg_pool_uniform(x, out_shape, axes, uniform)
 
     def bounds(o, i):
         ax = axes[i]
@@ -597,6 +600,42 @@ def te_adaptive_avg_pool(x: te.Tensor, out_shape, layout: str, nsp: int) -> te.T
             start, end = bounds(o, i)
             factor = te_ops.mul(factor, te_ops.cast(x.dtype, te_ops.cast("int32", te_ops.sub(end, start))))
         return te_ops.div(psum(*o), factor)
+
+    return te.compute(out_shape, avg, name="adaptive_pool_avg",
+                      attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"}, index_names=_names(nd))
+
+
+def _uniform_windows(x: te.Tensor, out_shape, axes) -> Optional[List[int]]:
+    """The window extent of every spatial axis when each input extent is a multiple of its output
+    extent (all windows alike), else None."""
+    sizes = []
+    for ax in axes:
+        n, m = x.shape[ax], out_shape[ax]
+        if not (isinstance(n, P.IntImm) and isinstance(m, P.IntImm)) or m.value <= 0 or n.value % m.value:
+            return None
+        sizes.append(n.value // m.value)
+    return sizes
+
+
+def _te_adaptive_avg_pool_uniform(x: te.Tensor, out_shape, axes, sizes: Sequence[int]) -> te.Tensor:
+    """Adaptive average pooling with windows of one size (TOPI's kernel as TVM simplifies it): output
+    ``o`` sums ``x[o * k + rv]`` over ``rv < k`` and divides by the constant window size (no division
+    for windows of one element)."""
+    nd = x.ndim
+    rv = [te.reduce_axis(nn_common.i64(k), f"rv{i}") for i, k in enumerate(sizes)]
+
+    def body(*o):
+        idx = list(o)
+        for i, ax in enumerate(axes):
+            start = o[ax] if sizes[i] == 1 else te_ops.mul(o[ax], nn_common.i64(sizes[i]))
+            idx[ax] = te_ops.add(start, rv[i].var)
+        return te.sum(x(*idx), axis=rv)
+
+    psum = te.compute(out_shape, body, name="adaptive_pool_sum", index_names=_names(nd))
+    count = int(np.prod(sizes))
+
+    def avg(*o):
+        return psum(*o) if count == 1 else te_ops.div(psum(*o), te_ops.const(float(count), x.dtype))
 
     return te.compute(out_shape, avg, name="adaptive_pool_avg",
                       attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"}, index_names=_names(nd))

@@ -20,6 +20,9 @@
    reused, e.g. ``logical_xor`` of integers reuses the kernel of ``bitwise_xor`` (PASS.LEGALIZE.5).
 6. The module is re-normalized; since a legalization may produce further high-level operator calls,
    the pass repeats until no call changes (at most 32 rounds, then RelaxError) (PASS.LEGALIZE.6).
+7. A legalization may return a ``SeqExpr`` of one block: its bindings are emitted before the call's
+   binding, whose value becomes the sequence's result (TVM's ``bb.emit`` / ``bb.match_cast`` inside a
+   legalization) (PASS.LEGALIZE.7).
 
 Legalization functions have the registry signature ``legalize(call, ctx) -> Expr | None`` where ``ctx``
 is a :class:`LegalizeContext`:
@@ -317,13 +320,18 @@ class _Legalizer(ExprMutator):
                 return rx.MatchCast(b.var, value, b.struct_info, span=b.span)
             return rx.VarBinding(b.var, value, span=b.span)
         self.changed = True
+        prelude: List[rx.Binding] = []
+        if isinstance(new, rx.SeqExpr) and len(new.blocks) == 1:
+            # bindings the legalization emits first (TVM's bb.emit / bb.match_cast): they precede the
+            # binding, whose value becomes the sequence's result (PASS.LEGALIZE.7)
+            prelude, new = list(new.blocks[0].bindings), new.body
         if isinstance(b, rx.MatchCast):
-            return rx.MatchCast(b.var, new, b.struct_info, span=b.span)
+            return prelude + [rx.MatchCast(b.var, new, b.struct_info, span=b.span)]
         # the new variable gets the legalized value's struct info right away (so later calls of the
         # same round see known shapes, as in TVM's mutator), else the normalizer's
         var = type(b.var)(name_hint=b.var.name_hint, struct_info=_value_struct_info(new), span=b.var.span)
         self.var_remap[b.var] = var
-        return rx.VarBinding(var, new, span=b.span)
+        return prelude + [rx.VarBinding(var, new, span=b.span)]
 
 
 def _value_struct_info(e: rx.Expr):

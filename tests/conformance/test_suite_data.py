@@ -64,8 +64,8 @@ def test_divergence_table_is_current_and_names_real_cases(suite):
     assert [d.case for d in divs if d.case not in ids] == []
 
 
-#: the runtime's own functions a case tagged ``lowered`` may call (CALL.PACKED.5, .6, .8, CALL.SHAPEHEAP.*)
-RUNTIME_PREFIXES = ("vm.builtin.", "relax.run.", "runtime.TVMTensorCreateView")
+#: the runtime's own functions a case tagged ``lowered`` may call (CALL.PACKED.5, .6, .8, .9, CALL.SHAPEHEAP.*)
+RUNTIME_PREFIXES = ("vm.builtin.", "relax.run.", "runtime.TVMTensorCreateView", "runtime.disco.")
 #: the KV-cache object's functions, which a case tagged ``kv_cache`` may call (CALL.KVCACHE.*)
 KV_CACHE_PREFIX = "vm.builtin.attention_kv_cache_"
 
