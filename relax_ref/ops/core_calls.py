@@ -297,6 +297,10 @@ def _parse_packed_varargs(opdef, args, kwargs, span, *, inplace: bool):
     elif not isinstance(callee, (rx.GlobalVar, rx.Var)):
         raise ParseError(f"{opdef.script}: func must be a string, an ExternFunc or a GlobalVar", span)
     call_args = [callee] + [convert_to_expr(a, "args", span) for a in b["args"]]
+    if b["sinfo_args"] is None:
+        # as TVM ("is required to have type_args"): sinfo_args=None is the missing argument, which the
+        # printer would leave out (a print that did not parse back, found by fuzzing)
+        raise ParseError(f"{opdef.script} missing required argument 'sinfo_args' (None given)", span)
     attrs = {}
     if inplace:
         attrs["inplace_indices"] = int_list(b["inplace_indices"], "inplace_indices", span)

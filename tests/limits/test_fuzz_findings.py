@@ -366,3 +366,46 @@ def test_a_long_tir_loop_under_the_harness_budget_fails_on_entry():
 
     got = _both_with(TIR_LONG_LOOP, [np.ones(4, "float32")], max_steps=DEFAULT_BUDGETS["RELAX_REF_MAX_STEPS"])
     assert [k for k, _ in got] == ["limit_exceeded", "limit_exceeded"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The fourth run's findings (25 minutes, seed 20261205, docs/FUZZING.md)
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_avg_pool_backward_checks_output_grad_before_its_window_counts():
+    """A padding of 2**32 gives a forward result of 2**31 rows; the window counts (one per row, 16 GiB)
+    were built before output_grad's shape (2 rows) was compared: a MemoryError on relax_jax."""
+    text = _main('g: R.Tensor((2, 3, 2, 3), "float32"), x: R.Tensor((2, 3, 5, 6), "float32")',
+                 "y = R.grad.avg_pool2d_backward(g, x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 4294967296, 1])"
+                 "\nreturn y")
+    got = _both_with(text, [np.ones((2, 3, 2, 3), "float32"), np.ones((2, 3, 5, 6), "float32")])
+    assert [k for k, _ in got] == ["op_runtime", "op_runtime"]
+    assert all("is not the shape of the pool's result" in m for _, m in got)
+
+
+def test_a_loose_argument_is_checked_against_the_other_arguments_values():
+    """OP.SEM.6: ewise_fma with b: R.Tensor(("n",)) (no dtype): the reference re-ran the inference with
+    b's value, (4,), against a's and c's symbolic ("n",) and reported unequal shapes; relax_jax (with
+    padded sizes, ranks only) returned the value. Every tensor argument's value takes part."""
+    text = _main('a: R.Tensor(("n",), "int32"), b: R.Tensor(("n",)), c: R.Tensor(("n",), "int32")',
+                 "y = R.ewise_fma(a, b, c)\nreturn y")
+    a, b, c = (np.array(v, "int32") for v in ([19, 1, -23, -46], [3, 17, 32, 35], [-2, 31, -41, -12]))
+    for kind, v in _both_with(text, [a, b, c]):
+        assert kind == "value"
+        np.testing.assert_array_equal(np.asarray(v), a * b + c)
+    for kind, _ in _both_with(text, [a, b.astype("float32"), c]):
+        assert kind == "op_runtime"                      # the dtypes differ at run time
+
+
+@pytest.mark.parametrize("call", ["call_pure_packed", "call_inplace_packed"])
+def test_packed_calls_require_their_sinfo_args(call):
+    """sinfo_args=None parsed and printed as no sinfo_args, which did not parse back (a roundtrip
+    finding); TVM raises 'is required to have type_args': a parse error."""
+    extra = ", inplace_indices=[0]" if call == "call_inplace_packed" else ""
+    text = _main('a: R.Tensor((2, 3), "float32")',
+                 f'c = R.{call}("vm.builtin.attention_kv_cache_create", a, R.shape([1, 3]), R.prim_value(-1)'
+                 f'{extra}, sinfo_args=None)\nreturn c')
+    with pytest.raises(RelaxError) as info:
+        relax_ref.parse(text)
+    assert info.value.kind == "parse" and "sinfo_args" in str(info.value)
