@@ -15,8 +15,10 @@ Each worker's results come back stacked along the mesh axes (no collective: a de
 and the result is assembled on the host as the reference does (``relax_ref.ops.dist_shards.assemble``:
 a DTensor from the shards by the return placement, a replicated block from the worker of coordinate 0;
 a plain result is worker 0's). Run-time checks on data (``R.assert_op``, TensorIR bounds) report the
-first failing site's error after the run. ``fn`` and :meth:`LocalView.place` expose the compiled
-function and the argument placement for timing.
+first failing site's error after the run. The trace and the compilation follow the executable's
+floating-point rules (``float_rules``, PRIM.FLOAT.1; pass ``relax_jax.compile(mod, float_rules=...)``
+as ``mod`` to choose). :meth:`LocalView.compile` gives the compiled function and the placed
+arguments (for timing), :meth:`LocalView.compiled_text` its optimized HLO.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from relax_ref.ir.distributed import DTensorStructInfo, shard_parts
 from relax_ref.ops.dist_shards import assemble, shard_of
 
 from .errors import ErrorSink, NeedsExact, TraceAbort
+from .float_rules import tracing_mode
 from .jaxfn import _to_jax, _to_value
 from .sharding import axis_names, jax_mesh, partition_spec, worker_scope
 from .walker import Frame, Walker
@@ -123,29 +126,35 @@ class LocalView:
 
         return body
 
-    def _compiled(self, args: Sequence[Any]):
-        leaves: list = []
-        _leaves_with_sinfo(list(args), si.TupleStructInfo(tuple(p.struct_info for p in self.func.params)), leaves)
-        key = tuple((tuple(np.shape(v)), str(np.asarray(v).dtype) if not hasattr(v, "dtype") else str(v.dtype))
-                    for v, _ in leaves)
-        fn = self._fns.get(key)
-        if fn is not None:
-            return fn, leaves
+    def _jitted(self, args: Sequence[Any]):
         body = self._body(tuple(args))
         if self.simulated:
             f = body
             for name in reversed(self.names):
                 f = jax.vmap(f, axis_name=name)
-            fn = jax.jit(f)
-        else:
-            from jax.sharding import PartitionSpec
+            return jax.jit(f)
+        from jax.sharding import PartitionSpec
 
-            in_specs = tuple(self._spec(v, s) for v, s in leaves)
-            out_spec = PartitionSpec(*self.names)
-            fn = jax.jit(jax.shard_map(body, mesh=self.jmesh, in_specs=in_specs, out_specs=out_spec,
-                                       check_vma=False))
-        self._fns[key] = fn
-        return fn, leaves
+        leaves: list = []
+        _leaves_with_sinfo(list(args), si.TupleStructInfo(tuple(p.struct_info for p in self.func.params)), leaves)
+        in_specs = tuple(self._spec(v, s) for v, s in leaves)
+        return jax.jit(jax.shard_map(body, mesh=self.jmesh, in_specs=in_specs, out_specs=PartitionSpec(*self.names),
+                                     check_vma=False))
+
+    def compile(self, *args: Any):
+        """``(compiled function, placed arguments)`` for these arguments: traced under the executable's
+        floating-point rules and compiled with its compiler options (``float_rules``, as
+        ``relax_jax.compile``), once per argument shapes and dtypes."""
+        with jax.enable_x64(True):
+            placed = self.place(*args)
+            key = tuple((tuple(a.shape), str(a.dtype)) for a in placed)
+            entry = self._fns.get(key)
+            if entry is None:
+                with tracing_mode(self.exe.float_rules):
+                    fn = self._jitted(args).lower(*placed).compile(self.exe.compiler_options)
+                entry = self._fns[key] = (fn, self._builders, self._out_tree)
+        self._builders, self._out_tree = entry[1], entry[2]
+        return entry[0], placed
 
     def _spec(self, v: Any, s: Optional[si.StructInfo]):
         from jax.sharding import PartitionSpec
@@ -181,9 +190,7 @@ class LocalView:
     def compiled_text(self, *args: Any) -> str:
         """The optimized HLO of the program for these arguments (its collectives: ``all-reduce``,
         ``all-gather``, ...)."""
-        with jax.enable_x64(True):
-            fn, _ = self._compiled(args)
-            return fn.lower(*self.place(*args)).compile().as_text()
+        return self.compile(*args)[0].as_text()
 
     # -- calling ------------------------------------------------------------------------------------------
 
@@ -193,9 +200,9 @@ class LocalView:
 
             raise ArityMismatchError(f"function '{self.entry}' takes {len(self.func.params)} arguments, got "
                                      f"{len(args)}", site="param", function=self.entry)
+        fn, placed = self.compile(*args)
         with jax.enable_x64(True):
-            fn, _ = self._compiled(args)
-            outs = fn(*self.place(*args))
+            outs = fn(*placed)
         workers = [[np.asarray(x).reshape((self.mesh.size,) + tuple(np.shape(x))[self.mesh.ndim:])[r] for x in outs]
                    for r in range(self.mesh.size)]
         per_worker = [jax.tree_util.tree_unflatten(self._out_tree, w) for w in workers]

@@ -57,7 +57,7 @@ def main() -> int:
         view = LocalView(mlp(n))
         out = np.asarray(view(x, w1, w2))
         placed = view.place(x, w1, w2)
-        hlo = view._compiled((x, w1, w2))[0].lower(*placed).compile().as_text()
+        hlo = view.compiled_text(x, w1, w2)
         err = float(np.abs(out - want).max())
         shards = len(placed[1].sharding.device_set)
         print(f"mlp on {n}: max error {err:.2e}, w1 on {shards} devices, all-reduce in HLO: {'all-reduce' in hlo}")

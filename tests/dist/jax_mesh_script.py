@@ -10,7 +10,7 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import relax_ref  # noqa: E402
-from relax_jax.distributed import run_global  # noqa: E402
+from relax_jax.distributed import GlobalView, run_global  # noqa: E402
 
 HEAD = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
 
@@ -39,6 +39,10 @@ def main() -> int:
     want = np.maximum(x @ w1, 0).sum(axis=1)
     for shape, rp, cp in (((1,), "R", "R"), ((2,), "R", "S[1]"), ((4,), "S[0]", "R"), ((2, 2), "S[0], R", "R, S[1]")):
         out = run_global(module(shape, rp, cp), "main", x, w1)
+        placed = GlobalView(module(shape, rp, cp), "main").place(x, w1)
+        if len(placed[1].sharding.device_set) != int(np.prod(shape)) or \
+                (cp != "R" and placed[1].sharding.shard_shape(w1.shape) == w1.shape):
+            return 1        # the weight is placed by its placement (sharded unless replicated)
         err = float(np.abs(np.asarray(out) - want).max())
         ndev = len(out.sharding.device_set)
         print(f"mesh {shape}: max error {err:.2e}, result on {ndev} devices")
