@@ -20,7 +20,7 @@ from relax_conformance.runner import is_unexpected, run_cases
 
 IMPLS = ("ref", "jax")
 #: the features each implementation declares unsupported (its cases are skipped, not passed)
-UNSUPPORTED = {"ref": set(), "jax": {"dist-local-view"}}
+UNSUPPORTED = {"ref": set(), "jax": set()}
 CATEGORIES = sorted(p.name for p in Path(default_cases_root()).iterdir() if p.is_dir())
 
 
@@ -63,7 +63,8 @@ def test_every_case_passes(suite, adapters, impl, category):
     results = run_cases(suite[category], lambda: adapter, divergences=divergences, close_adapters=False)
     assert len(results) == len(suite[category])
     # a skip is not a pass: only a case that needs a feature the implementation declares unsupported
-    # (the JAX executor runs no local-view case, DIST.LOCAL.1) may skip, and the declarations are pinned
+    # may skip (both run every case, the local-view ones included, DIST.LOCAL.1), and the declarations
+    # are pinned
     assert set(adapter.unsupported_features) == UNSUPPORTED[impl]
     requires = {c.id: set(c.requires) for c in suite[category]}
     bad = [r for r in results if is_unexpected(r)
