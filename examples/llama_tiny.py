@@ -214,33 +214,37 @@ def _split(entry: str, out) -> Tuple[Optional[np.ndarray], list]:
 RUNNERS: Dict[str, Callable[[IRModule], Runner]] = {"ref": ref_runner, "jax": jax_runner, "tvm": tvm_runner}
 
 
-def generate(run: Runner, weights: List[np.ndarray], prompt: Sequence[int], num_tokens: int) -> List[int]:
-    """Greedy decoding: ``num_tokens`` new token ids after ``prompt``."""
-    tokens = np.asarray([list(prompt)], dtype="int32")
-    logits, caches = run("prefill", [tokens, *weights])
+def _greedy(logits, caches, num_tokens: int, decode: Callable) -> List[int]:
+    """``num_tokens`` token ids, each the most likely after the last logits; ``decode(step, token,
+    caches)`` gives the next logits and caches."""
     out: List[int] = []
     for step in range(num_tokens):
         nxt = int(np.argmax(logits[0]))
         out.append(nxt)
         if step + 1 == num_tokens:
             break
-        logits, caches = run("decode", [np.asarray([[nxt]], dtype="int32"), *caches, *weights])
+        logits, caches = decode(step, nxt, caches)
     return out
+
+
+def generate(run: Runner, weights: List[np.ndarray], prompt: Sequence[int], num_tokens: int) -> List[int]:
+    """Greedy decoding: ``num_tokens`` new token ids after ``prompt``."""
+    tokens = np.asarray([list(prompt)], dtype="int32")
+    logits, caches = run("prefill", [tokens, *weights])
+    return _greedy(logits, caches, num_tokens,
+                   lambda step, nxt, caches: run("decode", [np.asarray([[nxt]], dtype="int32"), *caches, *weights]))
 
 
 def generate_kv(run: Runner, weights: List[np.ndarray], prompt: Sequence[int], num_tokens: int) -> List[int]:
     """Greedy decoding with the KV-cache-object module (:func:`build_kv_module`)."""
     _, caches = run("create_caches", [])
     logits, caches = run("prefill", [np.asarray([list(prompt)], dtype="int32"), *caches, *weights])
-    out: List[int] = []
-    for step in range(num_tokens):
-        nxt = int(np.argmax(logits[0]))
-        out.append(nxt)
-        if step + 1 == num_tokens:
-            break
+
+    def decode(step: int, nxt: int, caches):
         total = (len(prompt) + step + 1,)
-        logits, caches = run("decode", [np.asarray([[nxt]], dtype="int32"), total, *caches, *weights])
-    return out
+        return run("decode", [np.asarray([[nxt]], dtype="int32"), total, *caches, *weights])
+
+    return _greedy(logits, caches, num_tokens, decode)
 
 
 def make_model(seed: int, cfg: Optional[Config] = None) -> LlamaTiny:

@@ -158,51 +158,11 @@ def test_no_upward_imports():
 
 
 def _cycles() -> List[List[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on: Set[str] = set()
-    out: List[List[str]] = []
-    counter = [0]
+    """Strongly connected components of more than one module."""
+    from relax_ref.analysis.graph import strongly_connected_components
 
-    def visit(v: str) -> None:
-        work = [(v, iter(sorted(RUNTIME[v])))]
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        while work:
-            node, it = work[-1]
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = counter[0]
-                    counter[0] += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(sorted(RUNTIME[w]))))
-                    break
-                if w in on:
-                    low[node] = min(low[node], index[w])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.append(w)
-                        if w == node:
-                            break
-                    if len(comp) > 1:
-                        out.append(sorted(comp))
-
-    for v in sorted(RUNTIME):
-        if v not in index:
-            visit(v)
-    return out
+    comps = strongly_connected_components({v: RUNTIME[v] for v in sorted(RUNTIME)})
+    return [sorted(c) for c in comps if len(c) > 1]
 
 
 def test_no_import_cycles():

@@ -7,7 +7,7 @@ error the TIR rules require.
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, module_text, via_float64
+from relax_conformance.gen import Case, Fails, module_text, via_float64, vector_kernel
 
 from call_tir_scalar_cases import scalar_edge_cases
 from case_helpers import f32_sampler
@@ -41,15 +41,7 @@ def buffer_cases(x4, s3, s7):
             return y
     ''')
     out.append(Case("elementwise_static", static, runs=[([x4], x4 * 2 + 1)], spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.FUNC.2", "TIR.LOOP.1", "TIR.STMT.2", "TIR.FUNC.4", "TIR.EXPR.1"], tags=["call_tir"]))
-    sym = module_text('''
-        @T.prim_func
-        def square(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i] * A[i]
-
+    sym = module_text("\n" + vector_kernel("square", 'B[i] = A[i] * A[i]') + '''
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
             n = T.int64()
@@ -265,15 +257,7 @@ def integer_division_cases():
 def out_of_bounds_cases():
     """Reads and writes outside a buffer fail."""
     out = []
-    oob_read = module_text('''
-        @T.prim_func
-        def shift(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i + T.int64(1)]
-
+    oob_read = module_text("\n" + vector_kernel("shift", 'B[i] = A[i + T.int64(1)]') + '''
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
             n = T.int64()
@@ -319,15 +303,8 @@ def out_of_bounds_cases():
 def selection_cases(s3, s7):
     """``T.if_then_else`` evaluates one branch, ``T.Select`` both."""
     out = []
-    guarded = module_text('''
-        @T.prim_func
-        def shift_right(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = T.if_then_else(i > T.int64(0), A[i - T.int64(1)], T.float32(0))
-
+    guarded = module_text("\n" + vector_kernel(
+        "shift_right", 'B[i] = T.if_then_else(i > T.int64(0), A[i - T.int64(1)], T.float32(0))') + '''
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
             n = T.int64()
@@ -340,15 +317,8 @@ def selection_cases(s3, s7):
                           ([s7], np.concatenate([[0.0], s7[:-1]]).astype("float32"))],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.BOUNDS.2", "PRIM.SELECT.1", "TIR.VEC.5"], tags=["call_tir", "bounds"],
                     description="the arm not taken by if_then_else is not evaluated, so A[-1] is never read"))
-    select_eager = module_text('''
-        @T.prim_func
-        def shift_select(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = T.Select(i > T.int64(0), A[i - T.int64(1)], T.float32(0))
-
+    select_eager = module_text("\n" + vector_kernel(
+        "shift_select", 'B[i] = T.Select(i > T.int64(0), A[i - T.int64(1)], T.float32(0))') + '''
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
             n = T.int64()

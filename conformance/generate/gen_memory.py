@@ -9,7 +9,7 @@ one little-endian byte buffer; errors from the cited rules.
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text
+from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text, vector_kernel
 
 RNG = np.random.default_rng(20240729)
 
@@ -166,15 +166,7 @@ def bound_cases():
 def planned_cases():
     """Modules in the form memory planning gives them: storage sized for a bound, tensors carved out."""
     out = []
-    planned = '''
-        @T.prim_func
-        def dbl(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i] * T.float32(2)
-
+    planned = "\n" + vector_kernel("dbl", 'B[i] = A[i] * T.float32(2)') + '''
         @R.function(pure=False)
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
             ATTRS
@@ -216,15 +208,7 @@ def _bytes_of(*pieces):
 
 def storage_overlap_cases():
     out = []
-    overlap = module_text('''
-        @T.prim_func
-        def fill(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i] + T.float32(1)
-
+    overlap = module_text("\n" + vector_kernel("fill", 'B[i] = A[i] + T.float32(1)') + '''
         @R.function(pure=False)
         def main(x: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32")):
             n = T.int64()
@@ -315,15 +299,7 @@ def storage_overlap_cases():
 
 def storage_reuse_cases():
     out = []
-    later = module_text('''
-        @T.prim_func
-        def fill(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i] * A[i]
-
+    later = module_text("\n" + vector_kernel("fill", 'B[i] = A[i] * A[i]') + '''
         @R.function(pure=False)
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
             n = T.int64()
@@ -344,15 +320,7 @@ def storage_reuse_cases():
                     tags=["symbolic", "memory", "aliasing", "op:memory.alloc_tensor", "op:memory.kill_tensor"],
                     description="t is killed and u allocated over the same bytes: u shows what was written "
                                 "through t (a kill has no effect on evaluation)"))
-    disjoint = module_text('''
-        @T.prim_func
-        def fill(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i] - T.float32(3)
-
+    disjoint = module_text("\n" + vector_kernel("fill", 'B[i] = A[i] - T.float32(3)') + '''
         @R.function(pure=False)
         def main(x: R.Tensor(("n",), "float32"), y: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32")):
             n = T.int64()
@@ -372,15 +340,7 @@ def storage_reuse_cases():
     out.append(Case("storage_disjoint_tensors_are_independent", disjoint, runs=runs,
                     spec=["CALL.ALLOC.2", "EVAL.PRIM.1"], tags=["symbolic", "memory", "op:memory.alloc_tensor"],
                     description="t2 starts at the symbolic offset n * 4, right after t1"))
-    at_offset = module_text('''
-        @T.prim_func
-        def fill(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i] + T.float32(0.5)
-
+    at_offset = module_text("\n" + vector_kernel("fill", 'B[i] = A[i] + T.float32(0.5)') + '''
         @R.function(pure=False)
         def main(x: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n + 1",), "float32")):
             n = T.int64()
@@ -449,15 +409,7 @@ def overflow_cases():
 
 def storage_object_cases():
     out = []
-    tup = module_text('''
-        @T.prim_func
-        def fill(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i] * T.float32(-1)
-
+    tup = module_text("\n" + vector_kernel("fill", 'B[i] = A[i] * T.float32(-1)') + '''
         @R.function(pure=False)
         def carve(s: R.Object, shape: R.Shape(["n"])) -> R.Tensor(("n",), "float32"):
             n = T.int64()
@@ -684,23 +636,8 @@ def local_bounds_and_pure_aliasing_cases():
     out.append(Case("bound_of_a_local_function", local, runs=runs,
                     spec=["CALL.FUNC.7", "CALL.CLOSURE.1", "EXPR.FUNC.3"], tags=["symbolic", "memory", "bounds", "closure"],
                     description="a local function declares its own bound, checked when it is called"))
-    pure = '''
-        @T.prim_func
-        def copy_into(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                A[i] = B[i]
-
-        @T.prim_func
-        def add_into(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                A[i] = A[i] + B[i]
-
+    pure = ("\n" + vector_kernel("copy_into", 'A[i] = B[i]') + "\n" + vector_kernel("add_into", 'A[i] = A[i] + B[i]')
+            + '''
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("m",), "float32")):
             n = T.int64()
@@ -712,7 +649,7 @@ def local_bounds_and_pure_aliasing_cases():
             v = R.call_tir_inplace(cls.add_into, (t2, t2), inplace_indices=[0], out_sinfo=R.Tensor((@M@,), "float32"))
             r = (u, v)
             return r
-    '''
+    ''')
     runs = []
     for n in (0, 1, 5):
         x = f32(n)

@@ -8,7 +8,7 @@ Oracles: each kernel restated in NumPy; static decisions from CALL.TIR.4 and CAL
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text
+from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text, vector_kernel
 
 RNG = np.random.default_rng(20240728)
 
@@ -23,15 +23,7 @@ def i64(v):
 
 SIZES = (0, 1, 4, 7)
 
-ADD_INTO = '''
-        @T.prim_func
-        def add_into(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                A[i] = A[i] + B[i]
-'''
+ADD_INTO = "\n" + vector_kernel("add_into", 'A[i] = A[i] + B[i]')
 
 
 def inplace_alias_cases():
@@ -268,15 +260,7 @@ def tir_vars_extent_cases():
                     tags=["symbolic", "call_tir", "tir_vars"],
                     description="tir_vars=(n * 2 + 1,) gives the output extent m; at n = 0 the output has one "
                                 "element"))
-    disagree = module_text('''
-        @T.prim_func
-        def copy(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i]
-
+    disagree = module_text("\n" + vector_kernel("copy", 'B[i] = A[i]') + '''
         @R.function
         def main(x: R.Tensor(("n",), "float32"), s: R.Shape(["m"])) -> R.Tensor(("m",), "float32"):
             m = T.int64()

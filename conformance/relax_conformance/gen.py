@@ -129,6 +129,20 @@ def module_text(functions: str, spelling: str = "tvm", class_name: str = "Module
     return f"{header}\n\n\n@I.ir_module\nclass {class_name}:\n{body}\n"
 
 
+def vector_kernel(name: str, store: str, indent: int = 8) -> str:
+    """The text of ``@T.prim_func name(a, b)`` over float32 buffers ``A`` and ``B`` of one symbolic
+    length ``n`` whose loop over ``i`` runs the statement ``store``, indented by ``indent`` spaces (as
+    the functions handed to :func:`module_text` are)."""
+    return textwrap.indent(f"""@T.prim_func
+def {name}(a: T.handle, b: T.handle):
+    n = T.int64()
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    for i in range(n):
+        {store}
+""", " " * indent)
+
+
 def via_float64(fn, *arrays, dtype: Optional[str] = None):
     """``fn`` evaluated on float64 copies of ``arrays``, rounded once to ``dtype`` (default: the first
     array's dtype).

@@ -70,7 +70,7 @@ from .kv_cache import kv_cache_builtins
 from .native import native_builtins
 from .symbolic import ShapeBuckets
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
-from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal
+from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, host_prim, reference_callable
 from .walker import Walker, flatten, unflatten
 
 #: default number of exact-shape compilations kept per function
@@ -713,21 +713,13 @@ class Executable:
         if isinstance(v, ShapeV):
             return rv.ShapeValue(int(np.asarray(d.val)) for d in v)
         if isinstance(v, PrimV):
-            val = v.val
-            if not isinstance(val, (bool, int, float, np.generic)):
-                val = np.asarray(val).item()
-            return rv.PrimScalar(val, v.dtype).value
+            return host_prim(v).value
         if isinstance(v, tuple):
             return tuple(self._export_rec(x, cuts) for x in v)
         if isinstance(v, rv.DTypeValue):
             return v.name
-        if isinstance(v, ClosureV):
-            return rv.Closure(v.func, {}, {}, v.name)
-        if isinstance(v, PackedV):
-            return rv.PackedFunc(v.name, v.fn)
-        if isinstance(v, PrimFuncV):
-            return rv.PrimFuncRef(v.name, v.func)
-        return v
+        ref = reference_callable(v)
+        return v if ref is None else ref
 
     # -- PrimFunc entries ---------------------------------------------------------------------------------------
 

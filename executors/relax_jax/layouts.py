@@ -169,6 +169,22 @@ def np_dtype_name(dt) -> Optional[str]:
     return name
 
 
+def _match_dim(d: P.PrimExpr, n: int, sym: Dict, pending: list) -> bool:
+    """Whether the value ``n`` can stand for the dim ``d``: a constant must equal it, a symbolic
+    variable is bound by its first value and must equal it after; an expression is checked later
+    (appended to ``pending``)."""
+    if isinstance(d, P.IntImm):
+        return d.value == n
+    if isinstance(d, P.PrimVar):
+        b = sym.get(d)
+        if b is None:
+            sym[d] = n
+            return True
+        return b == n
+    pending.append((d, n))
+    return True
+
+
 def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
     if isinstance(l, TensorParam):
         if not isinstance(a, (np.ndarray, jax.Array)):
@@ -182,17 +198,8 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
             return False  # noqa: SIM103
         if l.dims is not None:
             for d, n in zip(l.dims, shape):
-                if isinstance(d, P.IntImm):
-                    if d.value != n:
-                        return False
-                elif isinstance(d, P.PrimVar):
-                    b = sym.get(d)
-                    if b is None:
-                        sym[d] = int(n)
-                    elif b != n:
-                        return False
-                else:
-                    pending.append((d, int(n)))
+                if not _match_dim(d, int(n), sym, pending):
+                    return False
         return True
     if isinstance(l, PrimParam):
         if isinstance(a, rv.PrimScalar):
@@ -216,16 +223,7 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
         if l.value is not None:
             if not _dt.is_integer(l.dtype):
                 return False
-            v = int(a)
-            if isinstance(l.value, P.IntImm):
-                return l.value.value == v
-            if isinstance(l.value, P.PrimVar):
-                b = sym.get(l.value)
-                if b is None:
-                    sym[l.value] = v
-                    return True
-                return b == v
-            pending.append((l.value, v))
+            return _match_dim(l.value, int(a), sym, pending)
         return True
     if isinstance(l, ShapeParam):
         if isinstance(a, rv.ShapeValue):
@@ -241,17 +239,8 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
             return False
         if l.values is not None:
             for d, n in zip(l.values, vals):
-                if isinstance(d, P.IntImm):
-                    if d.value != n:
-                        return False
-                elif isinstance(d, P.PrimVar):
-                    b = sym.get(d)
-                    if b is None:
-                        sym[d] = n
-                    elif b != n:
-                        return False
-                else:
-                    pending.append((d, n))
+                if not _match_dim(d, n, sym, pending):
+                    return False
         return True
     if isinstance(l, TupleParam):
         if not isinstance(a, (tuple, list)) or isinstance(a, rv.ShapeValue) or len(a) != len(l.fields):

@@ -27,7 +27,7 @@ from relax_ref.ir import prim_expr as P
 
 from .op_args import jax_value_kind
 from .symbolic import eval_sym, eval_value, provably_equal
-from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
+from .values import PrimV, ShapeV, SymInt, TVal, describe, host_prim, reference_callable
 
 # ---------------------------------------------------------------------------------------------------
 # Stand-ins for the reference matcher (host mode: every value is concrete)
@@ -47,19 +47,11 @@ def to_reference(v: Any, env_fn=None) -> Any:
     if isinstance(v, ShapeV):
         return rv.ShapeValue(int(d.val) for d in v)
     if isinstance(v, PrimV):
-        val = v.val
-        if not isinstance(val, (bool, int, float, np.generic)):
-            val = np.asarray(val).item()
-        return rv.PrimScalar(val, v.dtype)
+        return host_prim(v)
     if isinstance(v, tuple):
         return tuple(to_reference(x) for x in v)
-    if isinstance(v, ClosureV):
-        return rv.Closure(v.func, {}, {}, v.name)
-    if isinstance(v, PackedV):
-        return rv.PackedFunc(v.name, v.fn)
-    if isinstance(v, PrimFuncV):
-        return rv.PrimFuncRef(v.name, v.func)
-    return v
+    ref = reference_callable(v)
+    return v if ref is None else ref
 
 
 class _EnvView(Mapping):

@@ -31,6 +31,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from relax_ref.ir import prim_expr as P
+from relax_ref import values as rv
 from relax_ref.values import describe_value, dtype_text
 
 from .dims import dim_value, is_symbolic_dim
@@ -224,4 +225,25 @@ def describe(v: Any) -> str:
     return describe_value(v, _DETAILS)
 
 
-__all__ = ["SymInt", "TVal", "ShapeV", "PrimV", "ClosureV", "PrimFuncV", "PackedV", "StorageV", "describe"]
+def host_prim(v: PrimV) -> rv.PrimScalar:
+    """The reference's scalar of a concrete :class:`PrimV` (a 0-d array read as its item)."""
+    val = v.val
+    if not isinstance(val, (bool, int, float, np.generic)):
+        val = np.asarray(val).item()
+    return rv.PrimScalar(val, v.dtype)
+
+
+def reference_callable(v: Any) -> Any:
+    """The reference's value of a closure, packed function or PrimFunc reference (None for any
+    other value)."""
+    if isinstance(v, ClosureV):
+        return rv.Closure(v.func, {}, {}, v.name)
+    if isinstance(v, PackedV):
+        return rv.PackedFunc(v.name, v.fn)
+    if isinstance(v, PrimFuncV):
+        return rv.PrimFuncRef(v.name, v.func)
+    return None
+
+
+__all__ = ["SymInt", "TVal", "ShapeV", "PrimV", "ClosureV", "PrimFuncV", "PackedV", "StorageV", "describe",
+           "host_prim", "reference_callable"]

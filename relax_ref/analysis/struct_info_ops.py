@@ -292,13 +292,31 @@ def can_prove_shape_equal(a, b, analyzer) -> bool:
     return all(x == y or analyzer.can_prove_equal(x, y) for x, y in zip(a, b))
 
 
-class _BaseChecker:
-    """``StructInfoBaseChecker``: is ``lhs`` (the base) a superset of ``rhs`` (the derived)?"""
-
-    fast_path = True
+class _PairRule:
+    """A rule over two struct infos of one kind, dispatched on that kind to the rule's ``_prim``,
+    ``_shape``, ``_tensor``, ``_tuple`` or ``_func``."""
 
     def __init__(self, analyzer) -> None:
         self.analyzer = analyzer
+
+    def _same_kind(self, lhs: StructInfo, rhs: StructInfo):
+        if isinstance(lhs, PrimStructInfo):
+            return self._prim(lhs, rhs)
+        if isinstance(lhs, ShapeStructInfo):
+            return self._shape(lhs, rhs)
+        if isinstance(lhs, TensorStructInfo):
+            return self._tensor(lhs, rhs)
+        if isinstance(lhs, TupleStructInfo):
+            return self._tuple(lhs, rhs)
+        if isinstance(lhs, FuncStructInfo):
+            return self._func(lhs, rhs)
+        raise StructInfoError(f"unknown struct info {lhs!r}")
+
+
+class _BaseChecker(_PairRule):
+    """``StructInfoBaseChecker``: is ``lhs`` (the base) a superset of ``rhs`` (the derived)?"""
+
+    fast_path = True
 
     def check(self, lhs: StructInfo, rhs: StructInfo) -> BaseCheckResult:
         if self.fast_path and (lhs is rhs or lhs == rhs):
@@ -308,17 +326,10 @@ class _BaseChecker:
         if type(rhs) is not type(lhs):
             # (SI.BASE.2): an Object-typed derived is possibly anything (L1); other kinds are disjoint
             return L1 if isinstance(rhs, ObjectStructInfo) else L0
-        if isinstance(lhs, PrimStructInfo):
-            return self._prim(lhs, rhs)
-        if isinstance(lhs, ShapeStructInfo):
-            return self._shape(lhs, rhs)
-        if isinstance(lhs, TensorStructInfo):
-            return self._tensor(lhs, rhs)
-        if isinstance(lhs, TupleStructInfo):
-            return self._array(lhs.fields, rhs.fields)
-        if isinstance(lhs, FuncStructInfo):
-            return self._func(lhs, rhs)
-        raise StructInfoError(f"unknown struct info {lhs!r}")
+        return self._same_kind(lhs, rhs)
+
+    def _tuple(self, lhs: TupleStructInfo, rhs: TupleStructInfo) -> BaseCheckResult:
+        return self._array(lhs.fields, rhs.fields)
 
     # (SI.BASE.3)
     def _prim(self, lhs: PrimStructInfo, rhs: PrimStructInfo) -> BaseCheckResult:
@@ -531,10 +542,7 @@ def derive_call_ret_struct_info(func_sinfo: FuncStructInfo, call: rx.Call, ctx) 
 # ---------------------------------------------------------------------------------------------------
 
 
-class _LCAFinder:
-    def __init__(self, analyzer) -> None:
-        self.analyzer = analyzer
-
+class _LCAFinder(_PairRule):
     def lca(self, lhs: StructInfo, rhs: StructInfo) -> StructInfo:
         if lhs is rhs or lhs == rhs:
             return lhs
@@ -542,22 +550,15 @@ class _LCAFinder:
             return lhs
         if type(rhs) is not type(lhs):
             return ObjectStructInfo()  # (SI.LCA.1)
-        if isinstance(lhs, PrimStructInfo):
-            return self._prim(lhs, rhs)
-        if isinstance(lhs, ShapeStructInfo):
-            return self._shape(lhs, rhs)
-        if isinstance(lhs, TensorStructInfo):
-            return self._tensor(lhs, rhs)
-        if isinstance(lhs, TupleStructInfo):
-            fields = self._array(lhs.fields, rhs.fields)
-            if fields is None:
-                return ObjectStructInfo()
-            if all(a is b for a, b in zip(fields, lhs.fields)):
-                return lhs
-            return TupleStructInfo(fields)  # (SI.LCA.5)
-        if isinstance(lhs, FuncStructInfo):
-            return self._func(lhs, rhs)
-        raise StructInfoError(f"unknown struct info {lhs!r}")
+        return self._same_kind(lhs, rhs)
+
+    def _tuple(self, lhs: TupleStructInfo, rhs: TupleStructInfo) -> StructInfo:
+        fields = self._array(lhs.fields, rhs.fields)
+        if fields is None:
+            return ObjectStructInfo()
+        if all(a is b for a, b in zip(fields, lhs.fields)):
+            return lhs
+        return TupleStructInfo(fields)  # (SI.LCA.5)
 
     def _prim(self, lhs: PrimStructInfo, rhs: PrimStructInfo) -> StructInfo:
         # (SI.LCA.2)

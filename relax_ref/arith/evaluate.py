@@ -175,7 +175,7 @@ class _Evaluator:
                 v = _dt.to_numpy(a.dtype).type(v)
             args.append(v)
         r = fn(e.dtype, *args)
-        return _from_numpy(r, e.dtype)
+        return _sem.from_intrinsic(r, e.dtype)
 
     def let(self, e: P.Let):
         v = self.ev(e.value)
@@ -189,16 +189,6 @@ class _Evaluator:
             raise UnsupportedError(
                 f"cannot evaluate the load from buffer '{e.buffer.name}' without a load callback")
         return _sem.to_value(self.load(e.buffer, idx), e.dtype)
-
-
-def _from_numpy(r: Any, dtype: str) -> Any:
-    if dtype == "bool":
-        return bool(r)
-    if _dt.is_integer(dtype):
-        return _sem.wrap(int(r), dtype)
-    if _dt.is_float(dtype):
-        return _sem.float_type(dtype)(r)
-    return r
 
 
 _DISPATCH = {

@@ -201,6 +201,20 @@ def to_value(v: Any, dtype: str) -> Any:
     return v
 
 
+def from_intrinsic(r: Any, dtype: str) -> Any:
+    """The canonical value of ``dtype`` for the numpy result ``r`` of an intrinsic (a 0-d array is
+    read as its scalar): bool as ``bool``, integers wrapped, floats as the dtype's numpy scalar."""
+    if isinstance(r, np.ndarray):
+        r = r[()]
+    if dtype == "bool":
+        return bool(r)
+    if _dt.is_integer(dtype):
+        return wrap(int(r), dtype)
+    if _dt.is_float(dtype):
+        return float_type(dtype)(r)
+    return r
+
+
 def cast(value: Any, from_dtype: str, to_dtype: str) -> Any:
     """``T.Cast(to_dtype, value)`` for a scalar of ``from_dtype`` (PRIM.CAST.1-2)."""
     if from_dtype == to_dtype:
@@ -250,5 +264,5 @@ def float_binary(op: str, a: Any, b: Any, dtype: str) -> Any:
 
 __all__ = [
     "int_info", "wrap", "floordiv", "floormod", "truncdiv", "truncmod", "float_type", "int_to_float",
-    "float_to_int", "to_value", "cast", "float_binary",
+    "float_to_int", "to_value", "from_intrinsic", "cast", "float_binary",
 ]

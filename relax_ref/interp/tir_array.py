@@ -206,6 +206,8 @@ class ArrayCompiler(CachedCompiler):
     """Compiles expressions for array evaluation. ``registers``: buffers whose loads read the
     promoted per-point register instead of memory (see :mod:`relax_ref.interp.tir_vectorize`)."""
 
+    convert = staticmethod(_converted)
+
     def __init__(self, registers=()) -> None:
         super().__init__()
         self.registers = set(id(b) for b in registers)
@@ -235,11 +237,7 @@ class ArrayCompiler(CachedCompiler):
             return self._arith(e, _ARITH[t])
         if t in _CMP:
             ufunc = _CMP[t]
-            fa, fb = self.compile(e.a), self.compile(e.b)
-            common = e.a.dtype
-            if e.a.dtype != e.b.dtype:
-                common = e.a.dtype if _dt.is_float(e.a.dtype) else e.b.dtype
-                fa, fb = _converted(fa, e.a.dtype, common), _converted(fb, e.b.dtype, common)
+            fa, fb, common = self.comparison_operands(e)
             if t is P.NE and _dt.is_float(common):
                 ufunc = _ordered_not_equal
             return lambda ae, m: ufunc(fa(ae, m), fb(ae, m))
@@ -341,11 +339,7 @@ class ArrayCompiler(CachedCompiler):
         d = e.dtype
         nt = _dt.to_numpy(d)
         if name == "tir.if_then_else":
-            if len(e.args) != 3:
-                raise UnsupportedError("T.if_then_else takes 3 arguments")
-            fc = self.compile(e.args[0])
-            ft = _converted(self.compile(e.args[1]), e.args[1].dtype, d)
-            ff = _converted(self.compile(e.args[2]), e.args[2].dtype, d)
+            fc, ft, ff = self.if_then_else_operands(e)
 
             def ite(ae, m):
                 c = fc(ae, m)

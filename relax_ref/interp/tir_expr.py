@@ -169,18 +169,6 @@ def _intrinsic_arg(fn: Fn, dtype: str) -> Fn:
     return fn
 
 
-def _from_intrinsic(r: Any, dtype: str) -> Any:
-    if isinstance(r, np.ndarray):
-        r = r[()]
-    if dtype == "bool":
-        return bool(r)
-    if _dt.is_integer(dtype):
-        return _sem.wrap(int(r), dtype)
-    if _dt.is_float(dtype):
-        return _sem.float_type(dtype)(r)
-    return r
-
-
 class CachedCompiler(ABC):
     """Compiles every expression node once: ``compile(e)`` returns the closure ``_compile(e)`` made
     the first time it met this very node (by identity; the node is kept alive with its closure)."""
@@ -200,9 +188,34 @@ class CachedCompiler(ABC):
     def _compile(self, e: P.PrimExpr) -> Any:
         """The closure that evaluates ``e``."""
 
+    @staticmethod
+    @abstractmethod
+    def convert(fn: Any, src: str, dst: str) -> Any:
+        """The closure ``fn`` with its value converted from ``src`` to ``dst``."""
+
+    def comparison_operands(self, e: P.PrimExpr):
+        """The compiled operands of the comparison ``e`` in their common dtype (a float operand's when
+        the dtypes differ), and that dtype."""
+        fa, fb = self.compile(e.a), self.compile(e.b)
+        common = e.a.dtype
+        if e.a.dtype != e.b.dtype:
+            common = e.a.dtype if _dt.is_float(e.a.dtype) else e.b.dtype
+            fa, fb = self.convert(fa, e.a.dtype, common), self.convert(fb, e.b.dtype, common)
+        return fa, fb, common
+
+    def if_then_else_operands(self, e: P.PrimCall):
+        """The compiled condition and branches of ``T.if_then_else`` (branches in the call's dtype)."""
+        if len(e.args) != 3:
+            raise UnsupportedError("T.if_then_else takes 3 arguments")
+        c, t, f = e.args
+        return self.compile(c), self.convert(self.compile(t), t.dtype, e.dtype), \
+            self.convert(self.compile(f), f.dtype, e.dtype)
+
 
 class ScalarCompiler(CachedCompiler):
     """Compiles scalar expressions; ``span`` (optional) is attached to the errors raised."""
+
+    convert = staticmethod(_converted)
 
     def _compile(self, e: P.PrimExpr) -> Fn:
         if isinstance(e, (P.IntImm, P.FloatImm)):
@@ -225,12 +238,7 @@ class ScalarCompiler(CachedCompiler):
             raise UnsupportedError(f"arithmetic on data type '{d}' is not supported")
         if t in _CMP:
             cmp = _CMP[t]
-            fa, fb = self.compile(e.a), self.compile(e.b)
-            common = e.a.dtype
-            if e.a.dtype != e.b.dtype:
-                common = e.a.dtype if _dt.is_float(e.a.dtype) else e.b.dtype
-                fa = _converted(fa, e.a.dtype, common)
-                fb = _converted(fb, e.b.dtype, common)
+            fa, fb, common = self.comparison_operands(e)
             if t is P.NE and _dt.is_float(common):
                 cmp = _ordered_ne
             return lambda env: bool(cmp(fa(env), fb(env)))
@@ -299,11 +307,7 @@ class ScalarCompiler(CachedCompiler):
         name = canonical_name(e.op)
         d = e.dtype
         if name == "tir.if_then_else":
-            if len(e.args) != 3:
-                raise UnsupportedError("T.if_then_else takes 3 arguments")
-            fc = self.compile(e.args[0])
-            ft = _converted(self.compile(e.args[1]), e.args[1].dtype, d)
-            ff = _converted(self.compile(e.args[2]), e.args[2].dtype, d)
+            fc, ft, ff = self.if_then_else_operands(e)
             return lambda env: ft(env) if fc(env) else ff(env)
         if name == "tir.likely" and len(e.args) == 1:
             return self.compile(e.args[0])
@@ -331,12 +335,12 @@ class ScalarCompiler(CachedCompiler):
                 x, s = fx(env), fs(env)
                 if not 0 <= int(s) < bits:
                     raise shift_count_error(d, s)
-                return _from_intrinsic(intr(d, x, s), d)
+                return _sem.from_intrinsic(intr(d, x, s), d)
             return shift
         if len(args) == 1:
             a0 = args[0]
-            return lambda env: _from_intrinsic(intr(d, a0(env)), d)
-        return lambda env: _from_intrinsic(intr(d, *[a(env) for a in args]), d)
+            return lambda env: _sem.from_intrinsic(intr(d, a0(env)), d)
+        return lambda env: _sem.from_intrinsic(intr(d, *[a(env) for a in args]), d)
 
     # -- buffer loads -----------------------------------------------------------------------------
 

@@ -11,6 +11,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ..errors import OpRuntimeError, UnsupportedError
 from ..ir import dtype as _dt
+from ..ir import expr as rx
+from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from .args import OpArgs
 
 
@@ -105,3 +107,16 @@ def float_only(args: OpArgs, i: int, what: str) -> str:
 
 __all__ = ["no_kernel", "reduce_axes", "check_axis", "element_count", "operand_shape", "check_broadcast",
            "float_only"]
+
+
+def legalizable(call: rx.Call) -> bool:
+    """The precondition of a kernel's legalization: every tensor argument and every tensor of the
+    result has a ShapeExpr shape and a known dtype (LegalizeOps checks the shapes; the dtype check is
+    ours)."""
+    sinfos = [a.struct_info for a in call.args] + [call.struct_info]
+    for s in sinfos:
+        for t in (s.fields if isinstance(s, TupleStructInfo) else (s,)):
+            if isinstance(t, TensorStructInfo):
+                if not isinstance(t.shape, rx.ShapeExpr) or t.dtype == "void":
+                    return False
+    return True

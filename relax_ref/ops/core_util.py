@@ -16,7 +16,7 @@ from ..ir.struct_info import (
     FuncStructInfo, ObjectStructInfo, StructInfo, TensorStructInfo, TupleStructInfo, VDevice,
 )
 from .core_checks import CHECKS
-from .opdef import OpDef, Param, REQUIRED
+from .opdef import OpDef, Param, REQUIRED, number_value
 
 
 VOID = TupleStructInfo(())
@@ -82,12 +82,8 @@ def convert_to_expr(v: Any, what: str, span: Optional[Span]) -> rx.Expr:
     tuple."""
     if isinstance(v, rx.Expr):
         return v
-    if isinstance(v, bool):
-        return rx.PrimValue(P.IntImm(int(v), "bool"), span=span)
-    if isinstance(v, int):
-        return rx.PrimValue(P.IntImm(v, "int64"), span=span)
-    if isinstance(v, float):
-        return rx.PrimValue(P.FloatImm(v, "float64"), span=span)
+    if isinstance(v, (bool, int, float)):
+        return number_value(v, span)
     if isinstance(v, P.PrimExpr):
         return rx.PrimValue(v, span=span)
     if isinstance(v, str):

@@ -71,8 +71,6 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..ir import dtype as _dt
-from ..ir import expr as rx
-from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo
 from . import common
 from . import te
@@ -85,7 +83,7 @@ from .elementwise_util import (
     F32, broadcast_compute, dtype_of, elemwise_compute, fcompute, low_precision, matched_dtype, np_const, np_dtype,
     np_intrinsic, shapes_known, try_scalar_const, tvm_max, tvm_min, unsupported,
 )
-from .opdef import OpDef, arg, build_call
+from .opdef import OpDef, arg, build_call, number_value
 
 # ---------------------------------------------------------------------------------------------------
 # Unary operators
@@ -335,13 +333,8 @@ def _clip_legalize(call, ctx):
 def _clip_parse_call(opdef: OpDef, args: list, kwargs: dict, span):
     """As TVM's Python API: Python numbers become PrimValues (ints int64, floats float64)."""
     def conv(v):
-        if isinstance(v, bool):
-            return rx.PrimValue(P.IntImm(int(v), "bool"), span=span)
-        if isinstance(v, int):
-            return rx.PrimValue(P.IntImm(v, "int64"), span=span)
-        if isinstance(v, float):
-            return rx.PrimValue(P.FloatImm(v, "float64"), span=span)
-        return v
+        pv = number_value(v, span)
+        return v if pv is None else pv
     args = [a if i == 0 else conv(a) for i, a in enumerate(args)]
     kwargs = {k: (conv(v) if k in ("min", "max") else v) for k, v in kwargs.items()}
     return build_call(_CLIP_PLAIN, args, kwargs, span)

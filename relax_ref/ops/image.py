@@ -46,6 +46,7 @@ from .args import OpArgs
 from .image_grid import GRID_OPS
 from .image_sample import SAMPLE_OPS
 from .opdef import OpDef, arg, attr, build_call
+from .te_arith import TEArith
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
 COORD_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn",
@@ -233,32 +234,14 @@ class _NonFinite(Exception):
     pass
 
 
-class _TEOps:
+class _TEOps(TEArith):
     """The same operations as TIR expressions (``load`` reads the TE tensor in its layout)."""
 
     def __init__(self, data: te.Tensor, letters, at, spatial: str):
         self.data, self.letters, self.at, self.spatial = data, letters, at, spatial
 
-    def f(self, v):
-        return te_ops.const(float(v), "float32")
-
     def fi(self, e):
         return te_ops.cast("float32", e)
-
-    def add(self, a, b):
-        return te_ops.add(a, b)
-
-    def sub(self, a, b):
-        return te_ops.sub(a, b)
-
-    def mul(self, a, b):
-        return te_ops.mul(a, b)
-
-    def div(self, a, b):
-        return te_ops.div(a, b)
-
-    def neg(self, a):
-        return te_ops.neg(a)
 
     def floor(self, a):
         return te_ops.floor(a)
@@ -281,18 +264,6 @@ class _TEOps:
 
     def clamp(self, i, n):
         return te_ops.max_(te_ops.min_(i, te_ops.sub(n, 1)), 0)
-
-    def lt(self, a, b):
-        return te_ops.lt(a, b)
-
-    def gt(self, a, b):
-        return te_ops.gt(a, b)
-
-    def any_(self, a, b):
-        return te_ops.logical_or(a, b)
-
-    def select(self, c, a, b):
-        return te_ops.if_then_else(c, a, b)
 
     def load(self, *idx):
         at = dict(self.at, **dict(zip(self.spatial, idx)))

@@ -35,6 +35,7 @@ from . import te_ops
 from .args import OpArgs
 from .nn import legalizable
 from .opdef import OpDef, arg, attr
+from .te_arith import TEArith
 
 METHODS = {2: ("nearest", "bilinear", "bicubic"), 3: ("nearest", "bilinear")}
 PADDING = ("zeros", "border", "reflection")
@@ -338,26 +339,11 @@ def _reference(args, attrs, call, ctx):
     return np.ascontiguousarray(nn_common.from_canonical(y, perm))
 
 
-class _TEOps:
+class _TEOps(TEArith):
     """The same operations as TIR expressions (int32 indices, as TOPI)."""
 
     def __init__(self, data: te.Tensor, n, c):
         self.data, self.n, self.c, self.dt = data, n, c, data.dtype
-
-    def f(self, v):
-        return te_ops.const(float(v), self.dt)
-
-    def add(self, a, b):
-        return te_ops.add(a, b)
-
-    def sub(self, a, b):
-        return te_ops.sub(a, b)
-
-    def mul(self, a, b):
-        return te_ops.mul(a, b)
-
-    def div(self, a, b):
-        return te_ops.div(a, b)
 
     def fmin(self, a, b):
         return te_ops.min_(a, b)
@@ -367,18 +353,6 @@ class _TEOps:
 
     def fabs(self, a):
         return te_ops.abs_(a)
-
-    def ge(self, a, b):
-        return te_ops.ge(a, b)
-
-    def le(self, a, b):
-        return te_ops.le(a, b)
-
-    def and_(self, a, b):
-        return te_ops.logical_and(a, b)
-
-    def select(self, c, a, b):
-        return te_ops.if_then_else(c, a, b)
 
     def ftoi(self, a):
         return te_ops.cast("int32", a)

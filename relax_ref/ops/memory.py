@@ -90,12 +90,7 @@ def _is_void(s: Optional[StructInfo]) -> bool:
 
 
 def _is_null_value(e: rx.Expr, ctx: Any) -> bool:
-    seen = 0
-    while isinstance(e, rx.Var) and seen < 64:
-        bound = ctx.lookup_binding(e) if hasattr(ctx, "lookup_binding") else None
-        if bound is None:
-            break
-        e, seen = bound, seen + 1
+    e = _resolve(e, ctx)
     return isinstance(e, rx.Call) and isinstance(e.op, rx.Op) and e.op.name == "relax.null_value"
 
 

@@ -35,24 +35,13 @@ from . import nn_common
 from . import te
 from . import te_ops
 from .args import OpArgs
-from .checks import check_axis, float_only
+from .checks import check_axis, float_only, legalizable
 from .opdef import OpDef, arg, attr
 from .te_simplify import simplify_compute
 
 # ---------------------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------------------
-
-
-def legalizable(call: rx.Call) -> bool:
-    """Every tensor argument and result has a ShapeExpr shape and a known dtype."""
-    sinfos = [a.struct_info for a in call.args] + [call.struct_info]
-    for s in sinfos:
-        for t in (s.fields if isinstance(s, TupleStructInfo) else (s,)):
-            if isinstance(t, TensorStructInfo):
-                if not isinstance(t.shape, rx.ShapeExpr) or t.dtype == "void":
-                    return False
-    return True
 
 
 def is_float(dtype: str) -> bool:
@@ -129,14 +118,21 @@ def _drop(idx: Sequence[Any], axis: int) -> List[Any]:
     return [v for i, v in enumerate(idx) if i != axis]
 
 
-def te_softmax(x: te.Tensor, axis: int) -> te.Tensor:
-    """TOPI ``softmax``: T_softmax_maxelem, T_softmax_exp, T_softmax_expsum, T_softmax_norm."""
+def _softmax_maxelem(x: te.Tensor, axis: int):
+    """The first stage of TOPI's softmax and log_softmax, ``T_softmax_maxelem`` (the maximum along
+    ``axis``), with the shape, the normalized axis and the reduced shape."""
     shape = list(x.shape)
     axis = axis % len(shape)
     reduced = _drop(shape, axis)
     k1 = te.reduce_axis(shape[axis], "k")
     maxelem = te.compute(reduced, lambda *i: te.max(x(*_insert(i, axis, k1)), axis=k1), name="T_softmax_maxelem",
                          index_names=_axis_names(len(reduced)))
+    return shape, axis, reduced, maxelem
+
+
+def te_softmax(x: te.Tensor, axis: int) -> te.Tensor:
+    """TOPI ``softmax``: T_softmax_maxelem, T_softmax_exp, T_softmax_expsum, T_softmax_norm."""
+    shape, axis, reduced, maxelem = _softmax_maxelem(x, axis)
     exp = te.compute(shape, lambda *i: te.exp(te_ops.sub(x(*i), maxelem(*_drop(i, axis)))), name="T_softmax_exp",
                      index_names=_axis_names(len(shape)))
     k2 = te.reduce_axis(shape[axis], "k")
@@ -148,12 +144,7 @@ def te_softmax(x: te.Tensor, axis: int) -> te.Tensor:
 
 def te_log_softmax(x: te.Tensor, axis: int) -> te.Tensor:
     """TOPI ``log_softmax``: T_softmax_maxelem, compute (the exp sum), compute (the result)."""
-    shape = list(x.shape)
-    axis = axis % len(shape)
-    reduced = _drop(shape, axis)
-    k1 = te.reduce_axis(shape[axis], "k")
-    maxelem = te.compute(reduced, lambda *i: te.max(x(*_insert(i, axis, k1)), axis=k1), name="T_softmax_maxelem",
-                         index_names=_axis_names(len(reduced)))
+    shape, axis, reduced, maxelem = _softmax_maxelem(x, axis)
     k2 = te.reduce_axis(shape[axis], "k")
     expsum = te.compute(reduced, lambda *i: te.sum(te.exp(te_ops.sub(x(*_insert(i, axis, k2)), maxelem(*i))), axis=k2),
                         name="compute", index_names=_axis_names(len(reduced)))

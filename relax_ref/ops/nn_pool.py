@@ -415,18 +415,25 @@ def outer_and(masks):
     return out
 
 
-def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray:
-    """OP.NN.POOL.SEM.4 in the canonical layout."""
+def adaptive_windows(x, ranges, out_size: Sequence[int]):
+    """For each output position ``pos`` of an adaptive pool of ``x`` (canonical layout, numpy or JAX)
+    over the windows ``ranges`` (:func:`adaptive_ranges`): ``(pos, window, count)``, the window's
+    elements flattened to ``(N, C, count)``."""
     nsp = x.ndim - 2
-    dt = nn_common.dtype_of(x)
-    ranges = adaptive_ranges(common.op_name(call), x.shape[2:], out_size, not _dt.is_float(dt))
-    out = np.zeros(x.shape[:2] + tuple(out_size), dtype=x.dtype)
-    f = nn_common.FloatOps(dt) if _dt.is_float(dt) else None
     for pos in itertools.product(*[range(m) for m in out_size]):
         win = tuple(slice(*ranges[i][pos[i]]) for i in range(nsp))
         block = x[(slice(None), slice(None)) + win]
         cnt = int(np.prod([ranges[i][pos[i]][1] - ranges[i][pos[i]][0] for i in range(nsp)], dtype=np.int64))
-        flat = block.reshape(x.shape[0], x.shape[1], -1)
+        yield pos, block.reshape(x.shape[0], x.shape[1], -1), cnt
+
+
+def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray:
+    """OP.NN.POOL.SEM.4 in the canonical layout."""
+    dt = nn_common.dtype_of(x)
+    ranges = adaptive_ranges(common.op_name(call), x.shape[2:], out_size, not _dt.is_float(dt))
+    out = np.zeros(x.shape[:2] + tuple(out_size), dtype=x.dtype)
+    f = nn_common.FloatOps(dt) if _dt.is_float(dt) else None
+    for pos, flat, cnt in adaptive_windows(x, ranges, out_size):
         if f is not None:
             s = np.zeros(x.shape[:2], dtype=x.dtype)
             for j in range(flat.shape[-1]):

@@ -144,6 +144,18 @@ def _to_prim(v: Any, span: Optional[Span], what: str) -> P.PrimExpr:
     raise _err(f"{what}: expected an integer or symbolic expression, got {_describe(v)}", span)
 
 
+def number_value(v: Any, span: Optional[Span]) -> Optional[rx.PrimValue]:
+    """A Python number as TVM's Python API makes it a Relax value (``R.prim_value``): bool as bool,
+    int as int64, float as float64; ``None`` for anything else."""
+    if isinstance(v, bool):
+        return rx.PrimValue(P.IntImm(int(v), "bool"), span=span)
+    if isinstance(v, int):
+        return rx.PrimValue(P.IntImm(v, "int64"), span=span)
+    if isinstance(v, float):
+        return rx.PrimValue(P.FloatImm(v, "float64"), span=span)
+    return None
+
+
 def _describe(v: Any) -> str:
     if isinstance(v, rx.Expr):
         return f"a Relax {type(v).__name__}"

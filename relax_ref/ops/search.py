@@ -50,7 +50,8 @@ from .args import OpArgs
 from .checks import element_count, no_kernel, reduce_axes
 from .opdef import OpDef, arg, attr
 from .statistical import (
-    _rows, dtype_of, known_shapes, np_dtype, reduce_axes_of, reduced_shape, sort_order, tir_cast, unsupported,
+    _rows, dtype_of, known_shapes, np_dtype, reduce_axes_of, reduce_source, reduced_shape, reduced_te_shape, sort_order,
+    tir_cast, unsupported,
 )
 
 # ---------------------------------------------------------------------------------------------------
@@ -148,8 +149,7 @@ def _make_legalize_arg_extreme(is_max: bool):
         reducer = te.comm_reducer(fcombine, fidentity, name=f"{name}_reducer")
 
         def fte(x):
-            out_shape = [P.IntImm(1, "int64") if i in axes else x.shape[i] for i in range(x.ndim)
-                         if keepdims or i not in axes]
+            out_shape = reduced_te_shape(x, axes, keepdims)
             names = [f"ax{i}" for i in range(len(out_shape))]
             exts = [x.shape[a] for a in axes]
             holder["count"] = common.shape_product(exts)
@@ -158,15 +158,7 @@ def _make_legalize_arg_extreme(is_max: bool):
                                   index_names=names)
 
             def f(*idx):
-                rax = {a: te.reduce_axis(x.shape[a], f"k{a}") for a in axes}
-                src, it = [], iter(idx)
-                for d in range(x.ndim):
-                    if d in axes:
-                        src.append(rax[d])
-                        if keepdims:
-                            next(it)
-                    else:
-                        src.append(next(it))
+                rax, src = reduce_source(x, axes, keepdims, idx)
                 flat: P.PrimExpr = P.IntImm(0, "int64")
                 for a in axes:
                     flat = te_ops.add(te_ops.mul(flat, x.shape[a]), rax[a].var)

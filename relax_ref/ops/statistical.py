@@ -52,6 +52,7 @@ from . import te_ops
 from . import tir_kernels
 from .args import OpArgs
 from .checks import check_axis, element_count, no_kernel, reduce_axes
+from .checks import legalizable as known_shapes
 from .opdef import OpDef, arg, attr
 
 # ---------------------------------------------------------------------------------------------------
@@ -78,18 +79,6 @@ def tir_cast(x: np.ndarray, src: str, dst: str) -> np.ndarray:
         return np.asarray(_sem.float_to_int(a, dst)).astype(np_dtype(dst)).reshape(a.shape)
     with np.errstate(all="ignore"):
         return a.astype(np_dtype(dst))
-
-
-def known_shapes(call: rx.Call) -> bool:
-    """Legalizable: every tensor argument and every tensor in the result have a ShapeExpr shape and
-    a known dtype (LegalizeOps checks the shapes; the dtype check is this module's)."""
-    sinfos = [a.struct_info for a in call.args] + [call.struct_info]
-    for s in sinfos:
-        for t in (s.fields if isinstance(s, TupleStructInfo) else (s,)):
-            if isinstance(t, TensorStructInfo):
-                if not isinstance(t.shape, rx.ShapeExpr) or t.dtype == "void":
-                    return False
-    return True
 
 
 def unsupported(call: rx.Call, what: str) -> UnsupportedError:
@@ -384,27 +373,37 @@ def _const_extent(e: P.PrimExpr) -> Optional[int]:
     return e.value if isinstance(e, P.IntImm) else None
 
 
+def reduced_te_shape(x: te.Tensor, axes: Sequence[int], keepdims: bool) -> List[P.PrimExpr]:
+    """The shape of ``x`` reduced over ``axes`` (each kept as 1 with ``keepdims``)."""
+    return [P.IntImm(1, "int64") if i in axes else x.shape[i] for i in range(x.ndim) if keepdims or i not in axes]
+
+
+def reduce_source(x: te.Tensor, axes: Sequence[int], keepdims: bool, idx: Sequence[Any]) -> Tuple[dict, List[Any]]:
+    """For one output position ``idx`` of a reduction of ``x`` over ``axes``: the reduce axes
+    (``k<a>`` by axis) and the index of ``x`` they read."""
+    rax = {a: te.reduce_axis(x.shape[a], f"k{a}") for a in axes}
+    src, it = [], iter(idx)
+    for d in range(x.ndim):
+        if d in axes:
+            src.append(rax[d])
+            if keepdims:
+                next(it)
+        else:
+            src.append(next(it))
+    return rax, src
+
+
 def te_reduce(x: te.Tensor, axes: Sequence[int], keepdims: bool, reducer, name: Optional[str] = None) -> te.Tensor:
     """A TOPI-style reduction stage ``<x>_red`` over ``axes`` (reduce axes ``k<i>``, output axes
     ``ax<i>``)."""
-    ndim = x.ndim
-    out_shape = [P.IntImm(1, "int64") if i in axes else x.shape[i] for i in range(ndim)
-                 if keepdims or i not in axes]
+    out_shape = reduced_te_shape(x, axes, keepdims)
 
     if not axes:
         return te.compute(out_shape, lambda *i: x(*i), name=name or f"{x.name}_red",
                           index_names=[f"ax{i}" for i in range(len(out_shape))])
 
     def f(*idx):
-        rax = {a: te.reduce_axis(x.shape[a], f"k{a}") for a in axes}
-        src, it = [], iter(idx)
-        for d in range(ndim):
-            if d in axes:
-                src.append(rax[d])
-                if keepdims:
-                    next(it)
-            else:
-                src.append(next(it))
+        rax, src = reduce_source(x, axes, keepdims, idx)
         return reducer(x(*src), axis=[rax[a] for a in axes])
 
     return te.compute(out_shape, f, name=name or f"{x.name}_red",

@@ -4,7 +4,8 @@ Each writer builds, cheaply, a file that a careless reader would choke on:
 
 * :func:`write_npz_bomb` -- a valid npz archive of a few MB whose one member decompresses to
   gigabytes (the compressed stream repeats one flushed deflate block, so it costs nothing to build);
-* :func:`nested_json` -- JSON text nested ``depth`` levels deep.
+* :func:`nested_json` -- JSON text nested ``depth`` levels deep;
+* :func:`write_cli_files` -- a program and the hostile input files of the command line's tests.
 
 The readers under test must refuse these with a clear message, quickly and without allocating what
 the file declares.
@@ -112,4 +113,45 @@ def nested_json(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
-__all__ = ["write_npz_bomb", "nested_json", "crc32_combine"]
+#: the program the command line's hostile inputs are given to
+CLI_SOURCE = '''
+from tvm.script import ir as I, relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32"), s: R.Shape(["a", "b"]), k: R.Prim("int32")):
+        y = R.add(x, x)
+        return y
+'''
+
+
+def write_cli_files(d: Union[str, "os.PathLike[str]"]) -> None:
+    """Into the folder ``d``: ``good.py`` (:data:`CLI_SOURCE`), ``latin1.py`` (the same ending in a
+    Latin-1 byte), ``ok.npz`` (inputs for it) and the inputs a careless reader chokes on: a prim and a
+    dim beyond their dtypes (``big_prim.npz``, ``big_dim.npz``), an object array, a lone ``.npy``, an
+    empty file, a pickle, a truncated archive and an npz bomb (``bomb.npz``)."""
+    import pickle
+
+    def j(name: str) -> str:
+        return os.path.join(d, name)
+
+    with open(j("good.py"), "w") as f:
+        f.write(CLI_SOURCE)
+    with open(j("latin1.py"), "wb") as f:
+        f.write(CLI_SOURCE.encode() + b"# caf\xe9\n")
+    ok = dict(x=np.ones((2, 4), "float32"), s=np.array([2, 3]), k=np.array(5, "int32"))
+    np.savez(j("ok.npz"), **ok)
+    np.savez(j("big_prim.npz"), **dict(ok, k=np.array(2 ** 40)))
+    np.savez(j("big_dim.npz"), **dict(ok, s=np.array([2 ** 64 - 1, 3], np.uint64)))
+    np.savez(j("object.npz"), x=np.array([1, None], dtype=object))
+    np.save(j("single.npy"), np.ones(3))
+    open(j("empty.npz"), "wb").close()
+    with open(j("pickled.npz"), "wb") as f:
+        f.write(pickle.dumps({"x": 1}))
+    with open(j("ok.npz"), "rb") as f, open(j("truncated.npz"), "wb") as g:
+        g.write(f.read()[:120])
+    write_npz_bomb(j("bomb.npz"), expand_to=3 << 30)
+
+
+__all__ = ["write_npz_bomb", "nested_json", "crc32_combine", "CLI_SOURCE", "write_cli_files"]

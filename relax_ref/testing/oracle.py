@@ -143,20 +143,20 @@ def pass_name(p: Any) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-class _Timeout(BaseException):
+class TimeLimitExceeded(BaseException):
     """Raised by the alarm; a BaseException so that a pass's own ``except Exception`` cannot eat it."""
 
 
 @contextmanager
 def time_limit(seconds: Optional[float]):
-    """Raise :class:`_Timeout` after ``seconds`` (main thread only, POSIX; elsewhere no limit)."""
-    if not seconds or threading.current_thread() is not threading.main_thread() \
+    """Raise :class:`TimeLimitExceeded` after ``seconds`` (main thread only, POSIX; elsewhere no limit)."""
+    if not seconds or seconds <= 0 or threading.current_thread() is not threading.main_thread() \
             or not hasattr(signal, "setitimer"):
         yield
         return
 
     def on_alarm(signum, frame):
-        raise _Timeout()
+        raise TimeLimitExceeded()
 
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -321,7 +321,7 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
         try:
             with time_limit(timeout):
                 new = p(mod)
-        except _Timeout:
+        except TimeLimitExceeded:
             return fail("timeout", i, f"the pass ran longer than {timeout} s", after=mod)
         except Exception as err:  # noqa: BLE001 - any exception of a pass is a crash
             symptom = getattr(err, "symptom", None) or "crash"
@@ -349,7 +349,7 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
             try:
                 with time_limit(timeout):
                     got = run_entry(mod, entry, inputs, poison=poison, layout=layout)
-            except _Timeout:
+            except TimeLimitExceeded:
                 return fail("timeout", i, f"evaluating the output ran longer than {timeout} s", after=mod,
                             size=size, inputs=inputs, expected=res)
             except Exception as err:  # noqa: BLE001 - the original ran, so any failure is the pass's
@@ -362,4 +362,4 @@ def check_case(program: Program, passes: Sequence[Callable[[IRModule], IRModule]
 
 
 __all__ = ["SYMPTOMS", "Outcome", "PassCheckError", "InvalidCaseError", "check_case", "expected_results",
-           "signature_problem", "run_entry", "time_limit", "pass_name"]
+           "signature_problem", "run_entry", "time_limit", "TimeLimitExceeded", "pass_name"]

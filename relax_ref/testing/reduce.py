@@ -33,11 +33,23 @@ def _top_level(f: rx.Function) -> List[rx.Binding]:
     return [b for blk in f.body.blocks for b in blk.bindings]
 
 
+def _with_entry(program: Program, g: rx.Function) -> Optional[Program]:
+    """``program`` with ``g`` for its entry, cleaned of what no longer matters (None when invalid)."""
+    from ..transform import DeadCodeElimination
+    from ..transform.utils import renormalize
+
+    try:
+        mod = renormalize(program.mod.with_function(program.entry, g))
+        mod = DeadCodeElimination()(mod)
+        check_well_formed(mod)
+    except RelaxError:
+        return None
+    return Program(mod, program.entry, program.params, program.sym_vars, ())
+
+
 def with_result(program: Program, var: rx.Var) -> Optional[Program]:
     """``program`` whose entry returns ``var`` (a top-level binding variable), cut after it and
     cleaned of what it does not use; None when that is not a valid program."""
-    from ..transform import DeadCodeElimination
-    from ..transform.utils import renormalize
 
     f = program.mod[program.entry]
     blocks = []
@@ -61,20 +73,12 @@ def with_result(program: Program, var: rx.Var) -> Optional[Program]:
         return None
     body = rx.SeqExpr(tuple(blocks), result)
     g = rx.Function(f.params, body, None, f.is_pure, attrs=f.attrs, span=f.span)
-    try:
-        mod = renormalize(program.mod.with_function(program.entry, g))
-        mod = DeadCodeElimination()(mod)
-        check_well_formed(mod)
-    except RelaxError:
-        return None
-    return Program(mod, program.entry, program.params, program.sym_vars, ())
+    return _with_entry(program, g)
 
 
 def with_zeros(program: Program, var: rx.Var) -> Optional[Program]:
     """``program`` with the top-level binding of ``var`` given the value ``R.zeros`` of its shape,
     cleaned of what no longer matters; None when ``var``'s shape is unknown or the result is invalid."""
-    from ..transform import DeadCodeElimination
-    from ..transform.utils import renormalize
     from .rules import call
 
     si = var.struct_info
@@ -98,13 +102,7 @@ def with_zeros(program: Program, var: rx.Var) -> Optional[Program]:
         return None
     g = rx.Function(f.params, rx.SeqExpr(tuple(blocks), f.body.body), f.ret_struct_info, f.is_pure,
                     attrs=f.attrs, span=f.span)
-    try:
-        mod = renormalize(program.mod.with_function(program.entry, g))
-        mod = DeadCodeElimination()(mod)
-        check_well_formed(mod)
-    except RelaxError:
-        return None
-    return Program(mod, program.entry, program.params, program.sym_vars, ())
+    return _with_entry(program, g)
 
 
 def _is_zeros(e) -> bool:

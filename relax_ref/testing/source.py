@@ -100,13 +100,12 @@ class HypothesisSource(Source):
         return self._draw(strat)
 
 
-class RandomSource(Source):
-    """A seeded random source that records its choices (``.choices``) for replay and shrinking."""
+class _RecordingSource(Source):
+    """A source that records its choices (``.choices``, offsets from the lower bound) and the spans
+    marked by :meth:`record_span` (``.spans``)."""
 
-    def __init__(self, seed: int) -> None:
-        self._rng = random.Random(seed)
-        self.choices: List[int] = []
-        self.spans: List[Tuple[int, int, Tuple[int, ...]]] = []
+    choices: List[int]
+    spans: List[Tuple[int, int, Tuple[int, ...]]]
 
     def position(self) -> int:
         return len(self.choices)
@@ -115,13 +114,22 @@ class RandomSource(Source):
         if 0 <= start < len(self.choices):
             self.spans.append((start, len(self.choices), tuple(counts)))
 
+
+class RandomSource(_RecordingSource):
+    """A seeded random source that records its choices (``.choices``) for replay and shrinking."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+        self.choices: List[int] = []
+        self.spans: List[Tuple[int, int, Tuple[int, ...]]] = []
+
     def integer(self, lo: int, hi: int) -> int:
         v = lo if hi <= lo else self._rng.randint(lo, hi)
         self.choices.append(v - lo)
         return v
 
 
-class ReplaySource(Source):
+class ReplaySource(_RecordingSource):
     """Replays choices recorded as offsets from the lower bound (as :class:`RandomSource` stores
     them); an exhausted list or an offset beyond the range gives the lower bound. ``.choices`` holds
     the offsets actually used, so a replay can be recorded again."""
@@ -131,13 +139,6 @@ class ReplaySource(Source):
         self._pos = 0
         self.choices: List[int] = []
         self.spans: List[Tuple[int, int, Tuple[int, ...]]] = []
-
-    def position(self) -> int:
-        return len(self.choices)
-
-    def record_span(self, start: int, counts: Tuple[int, ...] = ()) -> None:
-        if 0 <= start < len(self.choices):
-            self.spans.append((start, len(self.choices), tuple(counts)))
 
     def integer(self, lo: int, hi: int) -> int:
         off = self._given[self._pos] if self._pos < len(self._given) else 0

@@ -116,8 +116,11 @@ class Result:
 
 
 def _dotted(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Call):
-        node = node.func
+    return dotted_name(node.func if isinstance(node, ast.Call) else node)
+
+
+def dotted_name(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for an attribute chain over a name (None for anything else)."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

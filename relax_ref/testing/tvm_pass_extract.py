@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from .tvm_corpus import dotted_name as _dotted
 from .tvm_corpus import extract_file
 from .tvm_pass_values import (  # noqa: F401  (re-exported)
     AUXILIARY, KNOWN_CONSTANTS, Applied, ClassV, Func, Inst, Item, LambdaV, Lit, MapV, Method, Namespace, Pair, ParamRef, ParamSlice,
@@ -72,17 +73,6 @@ class _Return(Exception):
 # ---------------------------------------------------------------------------------------------------
 # The abstract interpreter
 # ---------------------------------------------------------------------------------------------------
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _is_pass_path(path: str) -> Optional[str]:

@@ -37,17 +37,15 @@ from __future__ import annotations
 from ..errors import RelaxError
 
 import argparse
-import inspect
 import json
-import signal
 import sys
 import time
 from collections import Counter, defaultdict
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from .oracle import TimeLimitExceeded, time_limit
 from .tvm_pass_extract import Pair, PassCall, Site, extract_pairs
 
 STATUSES = ("equal", "different", "unreadable", "raised", "no pass")
@@ -79,30 +77,8 @@ class Outcome:
         return self.status not in ("unreadable", "no pass")
 
 
-class _Timeout(Exception):
-    pass
-
-
 class _Unreadable(Exception):
     """A TVMScript argument of a pass that relax-ref cannot read."""
-
-
-@contextmanager
-def _time_limit(seconds: float):
-    if seconds <= 0 or not hasattr(signal, "SIGALRM"):
-        yield
-        return
-
-    def handler(signum, frame):
-        raise _Timeout()
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _first_line(msg: str) -> str:
@@ -236,11 +212,11 @@ def check_pair(pair: Pair, timeout: float = 60.0, dialect: Optional[str] = None,
         out.status, out.detail = "unreadable", f"{type(e).__name__}: {_first_line(str(e))}"
         return out
     try:
-        with _time_limit(timeout):
+        with time_limit(timeout):
             after = run_chain(before, pair.chain)
             if pair.expected_chain:
                 expected = run_chain(expected, pair.expected_chain)
-    except _Timeout:
+    except TimeLimitExceeded:
         out.status, out.detail = "raised", f"timeout after {timeout:.0f} s"
         return out
     except _Unreadable as e:

@@ -21,7 +21,7 @@ from ..ir.functor import substitute_prim, substitute_struct_info
 from ..ir.module import IRModule
 from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from .pass_infra import Pass
-from .utils import renormalize
+from .utils import fresh_var, renormalize
 
 
 class _Binder:
@@ -57,9 +57,7 @@ class _Binder:
         s = self.si(v.struct_info)
         if s is v.struct_info:
             return v
-        nv = type(v)(name_hint=v.name_hint, struct_info=s, span=v.span)
-        self.var_map[v] = nv
-        return nv
+        return fresh_var(v, s, self.var_map)
 
     def expr(self, e: rx.Expr) -> rx.Expr:
         if isinstance(e, rx.Var):

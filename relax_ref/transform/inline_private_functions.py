@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
+from ..analysis.graph import strongly_connected_components
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator
@@ -44,51 +45,10 @@ def _references(f) -> Set[str]:
 def recursive_functions(mod: IRModule) -> Set[str]:
     """Names of the functions on a cycle of the module's reference graph (Tarjan's components)."""
     graph = {gv.name_hint: _references(f) for gv, f in mod.functions_items()}
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on_stack: Set[str] = set()
     out: Set[str] = set()
-    counter = [0]
-
-    def strong(v: str) -> None:   # iterative Tarjan
-        work = [(v, iter(sorted(graph.get(v, ()))))]
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        while work:
-            node, it = work[-1]
-            nxt = next(it, None)
-            if nxt is not None:
-                if nxt not in graph:
-                    continue
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter[0]
-                    counter[0] += 1
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == node:
-                        break
-                if len(comp) > 1 or node in graph.get(node, ()):
-                    out.update(comp)
-
-    for v in graph:
-        if v not in index:
-            strong(v)
+    for comp in strongly_connected_components(graph):
+        if len(comp) > 1 or comp[0] in graph[comp[0]]:
+            out.update(comp)
     return out
 
 

@@ -22,7 +22,7 @@ from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.struct_info import ShapeStructInfo, TupleStructInfo
 from .pass_infra import Pass, PassContext, register_config_option
-from .utils import copy_function, renormalize
+from .utils import DropBindings, copy_function, renormalize
 
 NUM_INPUT = "num_input"
 CONSUME_PARAMS = "relax.lift_transform_params.consume_params"
@@ -393,16 +393,7 @@ def _compile_time_function(params: Sequence[rx.Var], bindings: Sequence[rx.Bindi
     return remove_all_unused(_cleanup(f, mod))
 
 
-class _Suppress(ExprMutator):
-    def __init__(self, drop: Set) -> None:
-        super().__init__()
-        self.drop = drop
-
-    def visit_binding(self, b):
-        if b.var in self.drop:
-            return None
-        return super().visit_binding(b)
-
+class _Suppress(DropBindings):
     def visit_Call(self, c: rx.Call) -> rx.Expr:
         if _is_stop_lift(c):
             return self.visit_expr(c.args[0])

@@ -20,7 +20,7 @@ from ..ir.functor import ExprMutator, ExprVisitor
 from ..ir.module import IRModule
 from ..ir.struct_info import FuncStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo
 from .pass_infra import FunctionPass
-from .utils import fresh_name, is_op
+from .utils import DropBindings, fresh_name, is_op
 
 # ---------------------------------------------------------------------------------------------------
 # LowerAllocTensor
@@ -116,17 +116,6 @@ def _trivial_unused(func: rx.Function) -> set:
 
     _C().visit_expr(func)
     return trivial - used
-
-
-class _Drop(ExprMutator):
-    def __init__(self, drop: set) -> None:
-        super().__init__()
-        self.drop = drop
-
-    def visit_binding(self, b):
-        if b.var in self.drop:
-            return None
-        return super().visit_binding(b)
 
 
 class _LastUsage(ExprVisitor):
@@ -242,7 +231,7 @@ def kill_after_last_use(func: rx.Function, mod: Optional[IRModule] = None) -> rx
     func = normalize_function(canonicalize_bindings(func), mod, script_annotations=False)
     drop = _trivial_unused(func)
     if drop:
-        func = _Drop(drop).visit_expr(func)
+        func = DropBindings(drop).visit_expr(func)
     return _KillInserter().visit_expr(func)
 
 

@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Mapping, Optional, Sequence, Set, Tuple
 
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -108,6 +108,19 @@ def is_tensor_sinfo(s: Optional[StructInfo]) -> bool:
 # ---------------------------------------------------------------------------------------------------
 # A mutator re-emitting bindings like TVM's ExprMutator
 # ---------------------------------------------------------------------------------------------------
+
+
+class DropBindings(ExprMutator):
+    """Removes the bindings of the variables in ``drop`` (their uses must be gone too)."""
+
+    def __init__(self, drop: Set[rx.Var]) -> None:
+        super().__init__()
+        self.drop = drop
+
+    def visit_binding(self, b):
+        if b.var in self.drop:
+            return None
+        return super().visit_binding(b)
 
 
 class BindingMutator(ExprMutator):
@@ -203,6 +216,14 @@ def _children_typed(e: rx.Expr) -> bool:
 # ---------------------------------------------------------------------------------------------------
 
 
+def fresh_var(v: rx.Var, struct_info: Optional[StructInfo], var_map: Dict[rx.Var, rx.Expr]) -> rx.Var:
+    """A new variable like ``v`` (same kind, name and span) with ``struct_info``, recorded as ``v``'s
+    replacement in ``var_map``."""
+    nv = type(v)(name_hint=v.name_hint, struct_info=struct_info, span=v.span)
+    var_map[v] = nv
+    return nv
+
+
 class _Copier:
     """Rebuilds an expression with fresh Relax variables (every variable bound inside) and symbolic
     variables renamed through ``prim_map``; struct info is substituted, never re-inferred."""
@@ -221,9 +242,7 @@ class _Copier:
         return substitute_prim(e, self.prim_map)
 
     def new_var(self, v: rx.Var) -> rx.Var:
-        nv = type(v)(name_hint=v.name_hint, struct_info=self.si(v.struct_info), span=v.span)
-        self.var_map[v] = nv
-        return nv
+        return fresh_var(v, self.si(v.struct_info), self.var_map)
 
     def expr(self, e: rx.Expr) -> rx.Expr:
         if isinstance(e, rx.Var):
@@ -281,4 +300,5 @@ def copy_function(func: rx.Function, *, renew_symbolic: bool = True,
     return _Copier(prim_map, var_map).expr(func)
 
 
-__all__ = ["BindingMutator", "op_call", "renormalize", "update_module", "fresh_name", "op_name", "is_op", "is_tensor_sinfo", "copy_function"]
+__all__ = ["BindingMutator", "DropBindings", "op_call", "renormalize", "update_module", "fresh_name", "fresh_var",
+           "op_name", "is_op", "is_tensor_sinfo", "copy_function"]

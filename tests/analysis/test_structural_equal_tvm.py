@@ -17,17 +17,12 @@ from relax_ref.ir import BindingBlock, Call, Constant, Function, GlobalVar, Op, 
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.struct_info import TensorStructInfo
+from program_texts import DOUBLE_IN_DATAFLOW
 
 HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
 
 RELAX = """
-@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n", 4), "float32"):
-        with R.dataflow():
-            y = R.add(x, x)
-            z = R.multiply(y, y)
+""" + DOUBLE_IN_DATAFLOW + """            z = R.multiply(y, y)
             R.output(z)
         return z
 """

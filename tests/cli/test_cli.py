@@ -6,17 +6,12 @@ import numpy as np
 import pytest
 
 from relax_ref.cli import main
+from program_texts import DOUBLE_IN_DATAFLOW
 
 GOOD = '''
 from tvm.script import ir as I, relax as R
 
-@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n", 4), "float32"):
-        with R.dataflow():
-            y = R.add(x, x)
-            R.output(y)
+''' + DOUBLE_IN_DATAFLOW + '''            R.output(y)
         return y
 '''
 

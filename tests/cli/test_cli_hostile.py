@@ -6,7 +6,6 @@ decompresses a bomb or allocates what a header declares fails the test instead o
 """
 
 import os
-import pickle
 import resource
 import subprocess
 import sys
@@ -16,20 +15,9 @@ import numpy as np
 import pytest
 
 from relax_ref.npz import NpzError, read_npz
-from relax_ref.testing.hostile_files import write_npz_bomb
+from relax_ref.testing.hostile_files import write_cli_files
 
 ROOT = Path(__file__).resolve().parents[2]
-
-SOURCE = '''
-from tvm.script import ir as I, relax as R
-
-@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor(("n", 4), "float32"), s: R.Shape(["a", "b"]), k: R.Prim("int32")):
-        y = R.add(x, x)
-        return y
-'''
 
 MEMORY_LIMIT = 1 << 30
 
@@ -48,20 +36,10 @@ def relax_ref(*args, cwd):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("hostile")
-    (d / "good.py").write_text(SOURCE)
-    (d / "latin1.py").write_bytes(SOURCE.encode() + b"# caf\xe9\n")
+    write_cli_files(d)
     ok = dict(x=np.ones((2, 4), "float32"), s=np.array([2, 3]), k=np.array(5, "int32"))
-    np.savez(d / "ok.npz", **ok)
-    np.savez(d / "big_prim.npz", **dict(ok, k=np.array(2 ** 40)))
-    np.savez(d / "big_dim.npz", **dict(ok, s=np.array([2 ** 64 - 1, 3], np.uint64)))
     np.savez(d / "extra.npz", **dict(ok, typo=np.array(1)))
     np.savez(d / "strings.npz", **dict(ok, x=np.array(["a", "b"])))
-    np.save(d / "single.npy", np.ones(3))
-    (d / "empty.npz").write_bytes(b"")
-    (d / "pickled.npz").write_bytes(pickle.dumps({"x": 1}))
-    (d / "truncated.npz").write_bytes((d / "ok.npz").read_bytes()[:120])
-    np.savez(d / "object.npz", x=np.array([1, None], dtype=object))
-    write_npz_bomb(d / "bomb.npz", expand_to=3 << 30)
     os.mkfifo(d / "fifo")            # opening it for reading would wait for a writer forever
     return d
 

@@ -10,6 +10,7 @@ from relax_ref.errors import (
     ShapeMismatchError, TIRBoundsError, TypeMismatchError, UnsupportedError,
 )
 from relax_ref.interp import Interpreter, ShapeValue, evaluate, register_func
+from program_texts import ADDN_TOP, FACT_TOP
 
 
 def module(body: str) -> str:
@@ -156,18 +157,7 @@ def test_nested_calls_with_symbolic_signatures_and_recursion(parse_ir):
 def double(v: R.Tensor(("k",), "float32")) -> R.Tensor(("k",), "float32"):
     return R.add(v, v)
 
-@R.function
-def fact(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
-    cls = Module
-    c = R.less_equal(n, R.const(1, "int64"))
-    if c:
-        r = R.const(1, "int64")
-    else:
-        m = R.subtract(n, R.const(1, "int64"))
-        sub = cls.fact(m)
-        r = R.multiply(n, sub)
-    return r
-
+''' + FACT_TOP + '''
 @R.function
 def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
     cls = Module
@@ -235,14 +225,7 @@ def main(x: R.Tensor((2,), "float32")):
 # ---------------------------------------------------------------------------------------------------
 
 _CALL_TIR = '''
-@T.prim_func
-def addn(a: T.handle, b: T.handle, m: T.int64):
-    n = T.int64()
-    A = T.match_buffer(a, (n,), "float32")
-    B = T.match_buffer(b, (n,), "float32")
-    for i in range(n):
-        B[i] = A[i] + T.Cast("float32", m)
-
+''' + ADDN_TOP + '''
 @T.prim_func
 def split2(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(2),), "float32"), C: T.Buffer((T.int64(2),), "float32")):
     for i in range(T.int64(2)):

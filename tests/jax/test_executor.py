@@ -12,6 +12,7 @@ from relax_ref.errors import (
     ShapeMismatchError, TIRBoundsError,
 )
 from relax_ref.values import ShapeValue
+from program_texts import FACT
 
 HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n\n@I.ir_module\nclass Module:\n"
 
@@ -126,8 +127,8 @@ def test_data_dependent_error_reruns_on_host():
     np.testing.assert_array_equal(np.asarray(exe("main", x, np.array([1, 1, 1], np.int32))), x)
 
 
-def test_assert_op_and_tir_bounds():
-    m = mod('''
+#: ``shift``: B[i] = A[i + k] over a symbolic length
+SHIFT = '''
     @T.prim_func
     def shift(a: T.handle, b: T.handle, k: T.int64):
         n = T.int64()
@@ -135,7 +136,11 @@ def test_assert_op_and_tir_bounds():
         B = T.match_buffer(b, (n,), "float32")
         for i in range(n):
             B[i] = A[i + k]
+'''
 
+
+def test_assert_op_and_tir_bounds():
+    m = mod(SHIFT + '''
     @R.function
     def main(x: R.Tensor(("n",), "float32"), k: R.Prim("int64")) -> R.Tensor(("n",), "float32"):
         n = T.int64()
@@ -157,15 +162,7 @@ def test_assert_op_and_tir_bounds():
 
 
 def test_tir_out_of_bounds_is_reported_not_clamped():
-    m = mod('''
-    @T.prim_func
-    def shift(a: T.handle, b: T.handle, k: T.int64):
-        n = T.int64()
-        A = T.match_buffer(a, (n,), "float32")
-        B = T.match_buffer(b, (n,), "float32")
-        for i in range(n):
-            B[i] = A[i + k]
-
+    m = mod(SHIFT + '''
     @R.function
     def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
         n = T.int64()
@@ -236,18 +233,7 @@ def test_if_on_traced_condition_uses_cond_and_static_one_is_decided():
 
 def test_recursion_runs_on_host():
     m = mod('''
-    @R.function
-    def fact(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
-        cls = Module
-        c = R.less_equal(n, R.const(1, "int64"))
-        if c:
-            r = R.const(1, "int64")
-        else:
-            m = R.subtract(n, R.const(1, "int64"))
-            f = cls.fact(m)
-            r = R.multiply(n, f)
-        return r
-''')
+''' + FACT)
     exe = relax_jax.compile(m)
     assert int(np.asarray(exe("fact", np.array(5, np.int64)))) == 120
     assert "recursive" in exe._plans["fact"].host_reason

@@ -34,14 +34,16 @@ def prims(exe, entry, *args):
     return c
 
 
-LEGAL_SRC = HEADER + '''
-    @R.function
+#: the start of a ``main`` binding s = softmax(gelu(x @ w)) in a dataflow block
+SOFTMAX_OF_GELU = '''    @R.function
     def main(x: R.Tensor(("n", 16), "float32"), w: R.Tensor((16, 8), "float32")) -> R.Tensor(("n", 8), "float32"):
         with R.dataflow():
             h = R.matmul(x, w)
             g = R.nn.gelu(h)
             s = R.nn.softmax(g, axis=-1)
-            m = R.mean(s, axis=[1], keepdims=True)
+'''
+
+LEGAL_SRC = HEADER + "\n" + SOFTMAX_OF_GELU + '''            m = R.mean(s, axis=[1], keepdims=True)
             y = R.subtract(R.exp(s), m)
             R.output(y)
         return y
@@ -186,6 +188,19 @@ def test_loop_carried_dependence_runs_as_a_loop():
     assert prims(exe, "main", x)["while"] == 1
 
 
+def _shifted_call(name: str, kernel: str) -> str:
+    """A Relax function ``name(x, k)`` calling ``kernel`` with the scalar ``k`` as its shift."""
+    return f'''    @R.function
+    def {name}(x: R.Tensor(("n",), "int32"), k: R.Prim("int64")) -> R.Tensor(("n",), "int32"):
+        n = T.int64()
+        k1 = T.int64()
+        cls = Module
+        _ = R.match_cast(k, R.Prim(value=k1))
+        y = R.call_tir(cls.{kernel}, (x,), out_sinfo=R.Tensor((n,), "int32"), tir_vars=R.shape([k1]))
+        return y
+'''
+
+
 ERR_SRC = HEADER + '''
     @T.prim_func
     def kernel(a: T.handle, b: T.handle, k: T.int64):
@@ -219,24 +234,7 @@ ERR_SRC = HEADER + '''
         for i in range(T.int64(2)):
             A[i] = B[i]
 
-    @R.function
-    def div(x: R.Tensor(("n",), "int32"), k: R.Prim("int64")) -> R.Tensor(("n",), "int32"):
-        n = T.int64()
-        k1 = T.int64()
-        cls = Module
-        _ = R.match_cast(k, R.Prim(value=k1))
-        y = R.call_tir(cls.kernel, (x,), out_sinfo=R.Tensor((n,), "int32"), tir_vars=R.shape([k1]))
-        return y
-
-    @R.function
-    def oob(x: R.Tensor(("n",), "int32"), k: R.Prim("int64")) -> R.Tensor(("n",), "int32"):
-        n = T.int64()
-        k1 = T.int64()
-        cls = Module
-        _ = R.match_cast(k, R.Prim(value=k1))
-        y = R.call_tir(cls.write, (x,), out_sinfo=R.Tensor((n,), "int32"), tir_vars=R.shape([k1]))
-        return y
-
+''' + _shifted_call("div", "kernel") + "\n" + _shifted_call("oob", "write") + '''
     @R.function
     def asserted(x: R.Tensor(("n",), "int32")) -> R.Tensor(("n",), "int32"):
         n = T.int64()
@@ -285,13 +283,7 @@ def test_tvm_legalized_and_fused_module():
     src = '''
 @I.ir_module
 class Module:
-    @R.function
-    def main(x: R.Tensor(("n", 16), "float32"), w: R.Tensor((16, 8), "float32")) -> R.Tensor(("n", 8), "float32"):
-        with R.dataflow():
-            h = R.matmul(x, w)
-            g = R.nn.gelu(h)
-            s = R.nn.softmax(g, axis=-1)
-            R.output(s)
+''' + SOFTMAX_OF_GELU + '''            R.output(s)
         return s
 '''
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),

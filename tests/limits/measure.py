@@ -73,43 +73,11 @@ def measure(name: str, impl: str, timeout: float) -> dict:
     return json.loads(lines[-1])
 
 
-CLI_SOURCE = '''
-from tvm.script import ir as I, relax as R
-
-@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor(("n", 4), "float32"), s: R.Shape(["a", "b"]), k: R.Prim("int32")):
-        y = R.add(x, x)
-        return y
-'''
-
-
 def _cli_files(d: str) -> list:
     """The hostile files and the ``relax-ref`` command lines that read them (as the CLI tests)."""
-    import pickle
+    from relax_ref.testing.hostile_files import write_cli_files
 
-    import numpy as np
-
-    from relax_ref.testing.hostile_files import write_npz_bomb
-
-    j = lambda name: os.path.join(d, name)  # noqa: E731
-    with open(j("good.py"), "w") as f:
-        f.write(CLI_SOURCE)
-    with open(j("latin1.py"), "wb") as f:
-        f.write(CLI_SOURCE.encode() + b"# caf\xe9\n")
-    ok = dict(x=np.ones((2, 4), "float32"), s=np.array([2, 3]), k=np.array(5, "int32"))
-    np.savez(j("ok.npz"), **ok)
-    np.savez(j("big_prim.npz"), **dict(ok, k=np.array(2 ** 40)))
-    np.savez(j("big_dim.npz"), **dict(ok, s=np.array([2 ** 64 - 1, 3], np.uint64)))
-    np.savez(j("object.npz"), x=np.array([1, None], dtype=object))
-    np.save(j("single.npy"), np.ones(3))
-    open(j("empty.npz"), "wb").close()
-    with open(j("pickled.npz"), "wb") as f:
-        f.write(pickle.dumps({"x": 1}))
-    with open(j("ok.npz"), "rb") as f, open(j("truncated.npz"), "wb") as g:
-        g.write(f.read()[:120])
-    write_npz_bomb(j("bomb.npz"), expand_to=3 << 30)
+    write_cli_files(d)
     runs = [["run", "good.py", "--inputs", n] for n in (
         "missing.npz", "empty.npz", "pickled.npz", "single.npy", "truncated.npz", "object.npz", "bomb.npz",
         "big_prim.npz", "big_dim.npz")]

@@ -26,6 +26,47 @@ def _main(params: str, body: str, ret: str = "") -> str:
     return _module(f"    @R.function\n    def main({params}){arrow}:\n{lines}")
 
 
+def on_both(text: str, *args, by_limit: bool = False, **limits) -> list:
+    """``main(*args)`` of the program ``text`` on the reference interpreter and on relax_jax (with
+    ``limits``): for each, ``("value", array)`` or ``(the error's kind, None)``; with ``by_limit`` an
+    exceeded limit reads as the limit's name."""
+    import relax_jax
+    import relax_ref
+    from relax_ref.errors import LimitExceededError, RelaxError
+
+    mod = relax_ref.parse(text)
+    out = []
+    for run in (lambda: relax_ref.Interpreter(mod, **limits)("main", *args),
+                lambda: relax_jax.compile(mod, **limits)("main", *args)):
+        try:
+            out.append(("value", np.asarray(run())))
+        except RelaxError as err:
+            out.append((err.limit if by_limit and isinstance(err, LimitExceededError) else err.kind, None))
+    return out
+
+
+def recursion(base: str) -> str:
+    """A module whose ``main(n)`` calls ``down(n)``, which recurses on ``n - 1`` until ``n <= 0`` and
+    then binds ``r = base`` (the members' text, from ``down`` on)."""
+    return f'''    @R.function
+    def down(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
+        cls = Module
+        c = R.less_equal(n, R.const(0, "int64"))
+        if c:
+            r = {base}
+        else:
+            m = R.subtract(n, R.const(1, "int64"))
+            r = cls.down(m)
+        return r
+
+    @R.function
+    def main(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
+        cls = Module
+        r = cls.down(n)
+        return r
+'''
+
+
 @dataclass(frozen=True)
 class Repro:
     name: str
@@ -35,6 +76,18 @@ class Repro:
     stage: str = "run"                      # "parse": the error comes from parsing
     tags: tuple = field(default=())
     max_steps: Optional[int] = None         # a step budget other than the default (RUNTIME.LIMIT.4)
+
+
+def _kernel_module(kernel: str, n: int = 4, dtype: str = "float32") -> str:
+    """A module of the kernel ``k`` (its text) and a ``main`` that calls it on an ``(n,)`` tensor."""
+    t = f'R.Tensor(({n},), "{dtype}")'
+    return _module(kernel + f'''
+    @R.function
+    def main(x: {t}) -> {t}:
+        cls = Module
+        y = R.call_tir(cls.k, (x,), out_sinfo={t})
+        return y
+''')
 
 
 def _shape(*dims):
@@ -47,31 +100,19 @@ def _f32(*shape):
     return np.ones(shape, "float32")
 
 
-TIR_LOOP = _module('''    @T.prim_func
+TIR_LOOP = _kernel_module('''    @T.prim_func
     def k(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
         for i in range(T.int64(4611686018427387904)):
             B[i % T.int64(4)] = A[i % T.int64(4)] + T.float32(1)
-
-    @R.function
-    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        cls = Module
-        y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((4,), "float32"))
-        return y
 ''')
 
-TIR_FAR_READ = _module('''    @T.prim_func
+TIR_FAR_READ = _kernel_module('''    @T.prim_func
     def k(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
         for i in range(T.int64(4)):
             B[i] = A[i + T.int64(9223372036854775800)]
-
-    @R.function
-    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        cls = Module
-        y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((4,), "float32"))
-        return y
 ''')
 
-TIR_WHILE = _module('''    @T.prim_func
+TIR_WHILE = _kernel_module('''    @T.prim_func
     def k(A: T.Buffer((T.int64(1),), "int32"), B: T.Buffer((T.int64(1),), "int32")):
         v = T.alloc_buffer((T.int64(1),), "int32")
         v[0] = A[0]
@@ -79,59 +120,26 @@ TIR_WHILE = _module('''    @T.prim_func
             v[0] = v[0] + 1
             v[0] = v[0] - 1
         B[0] = v[0]
+''', 1, "int32")
 
-    @R.function
-    def main(x: R.Tensor((1,), "int32")) -> R.Tensor((1,), "int32"):
-        cls = Module
-        y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((1,), "int32"))
-        return y
-''')
-
-TIR_STRIDES = _module('''    @T.prim_func
+TIR_STRIDES = _kernel_module('''    @T.prim_func
     def k(A: T.Buffer((T.int64(4),), "float32", strides=1), B: T.Buffer((T.int64(4),), "float32")):
         for i in range(T.int64(4)):
             B[i] = A[i]
-
-    @R.function
-    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        cls = Module
-        y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((4,), "float32"))
-        return y
 ''')
 
-TIR_CEILDIV = _module('''    @T.prim_func
+TIR_CEILDIV = _kernel_module('''    @T.prim_func
     def k(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
         for i in range(T.ceildiv("a", T.int64(2))):
             B[i] = A[i]
-
-    @R.function
-    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        cls = Module
-        y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((4,), "float32"))
-        return y
 ''')
 
 BIG = 2 ** 62
 
 
 def open_recursion() -> str:
-    return _module('''    @R.function
-    def down(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
-        cls = Module
-        c = R.less_equal(n, R.const(0, "int64"))
-        if c:
-            r = n
-        else:
-            m = R.subtract(n, R.const(1, "int64"))
-            r = cls.down(m)
-        return r
+    return _module(recursion("n"))
 
-    @R.function
-    def main(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
-        cls = Module
-        r = cls.down(n)
-        return r
-''')
 
 REPRODUCERS = [
     # 1. sizes XLA aborts on

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import relax_ref
-from relax_ref.errors import LimitExceededError, RelaxError
+from relax_ref.errors import LimitExceededError
 from relax_ref.limits import DEFAULT_LIMITS, CallDepth, Limits, python_recursion_limit
+
+from limits.reproducers import on_both, recursion
 
 relax_jax = pytest.importorskip("relax_jax")
 
@@ -46,23 +47,7 @@ RECURSION = HEAD + '''    @R.function
         r = cls.leaf2(n)
         return r
 
-    @R.function
-    def down(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
-        cls = Module
-        c = R.less_equal(n, R.const(0, "int64"))
-        if c:
-            r = cls.leaf(n)
-        else:
-            m = R.subtract(n, R.const(1, "int64"))
-            r = cls.down(m)
-        return r
-
-    @R.function
-    def main(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
-        cls = Module
-        r = cls.down(n)
-        return r
-'''
+''' + recursion("cls.leaf(n)")
 
 #: main -> a -> b: three calls active at once, none recursive (relax_jax inlines them when tracing)
 CHAIN = HEAD + '''    @R.function
@@ -86,17 +71,7 @@ CHAIN = HEAD + '''    @R.function
 
 
 def _outcomes(text, *args, **limits):
-    mod = relax_ref.parse(text)
-    out = []
-    for run in (lambda: relax_ref.Interpreter(mod, **limits)("main", *args),
-                lambda: relax_jax.compile(mod, **limits)("main", *args)):
-        try:
-            out.append(("value", np.asarray(run())))
-        except LimitExceededError as err:
-            out.append((err.limit, None))
-        except RelaxError as err:
-            out.append((err.kind, None))
-    return out
+    return on_both(text, *args, by_limit=True, **limits)
 
 
 def test_the_new_budgets_are_validated_and_default():

@@ -17,22 +17,13 @@ from relax_ref.ops import nn_pool
 
 relax_jax = pytest.importorskip("relax_jax")
 
+from limits.reproducers import on_both as _both  # noqa: E402
+
 HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n    @R.function\n"
 
 
 def _main(params: str, body: str) -> str:
     return HEAD + f"    def main({params}):\n" + "".join(f"        {line}\n" for line in body.strip().splitlines())
-
-
-def _both(text, *args):
-    mod = relax_ref.parse(text)
-    out = []
-    for run in (lambda: relax_ref.evaluate(mod, "main", *args), lambda: relax_jax.compile(mod)("main", *args)):
-        try:
-            out.append(("value", np.asarray(run())))
-        except RelaxError as err:
-            out.append((err.kind, None))
-    return out
 
 
 def test_max_pool_with_a_stride_of_2p31_and_ceil_mode():

@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.errors import LimitExceededError, RelaxError
+from relax_ref.errors import LimitExceededError
 from relax_ref.limits import DEFAULT_LIMITS, Limits, StepBudget, check_alloc, check_in_dtype, check_int64, resolve
 
 relax_jax = pytest.importorskip("relax_jax")
+
+from limits.reproducers import on_both as _both  # noqa: E402
 
 NEST = '''from tvm.script import ir as I, relax as R, tirx as T
 
@@ -62,18 +64,6 @@ class Module:
         y = R.zeros(s, "float64")
         return y
 '''
-
-
-def _both(text, *args, **limits):
-    mod = relax_ref.parse(text)
-    out = []
-    for run in (lambda: relax_ref.Interpreter(mod, **limits)("main", *args),
-                lambda: relax_jax.compile(mod, **limits)("main", *args)):
-        try:
-            out.append(("value", np.asarray(run())))
-        except RelaxError as err:
-            out.append((err.kind, None))
-    return out
 
 
 def test_limits_are_validated():

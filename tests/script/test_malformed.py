@@ -43,6 +43,11 @@ def _test_ops(monkeypatch):
 HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n"
 
 
+def _y(value: str) -> str:
+    """A function of a tensor ``x`` that binds ``y`` to ``value`` and returns it."""
+    return f'\n@R.function\ndef f(x: R.Tensor((2,), "float32")):\n    y = {value}\n    return y\n'
+
+
 def position(text: str, marker: str, nth: int = 1):
     idx = -1
     for _ in range(nth):
@@ -54,29 +59,15 @@ def position(text: str, marker: str, nth: int = 1):
 
 CASES = [
     # ---- names and callees ------------------------------------------------------------------
-    ("unknown_callee", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.frobnicate(x)
-    return y
-''', "R.frobnicate", r"unknown Relax operator 'R\.frobnicate'"),
-    ("misspelled_operator", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.nn.sofmax(x)
-    return y
-''', "R.nn.sofmax", r"unknown Relax operator 'R\.nn\.sofmax'; did you mean 'R\.nn\.softmax'\?"),
+    ("unknown_callee", _y('R.frobnicate(x)'), "R.frobnicate", r"unknown Relax operator 'R\.frobnicate'"),
+    ("misspelled_operator", _y('R.nn.sofmax(x)'), "R.nn.sofmax",
+     r"unknown Relax operator 'R\.nn\.sofmax'; did you mean 'R\.nn\.softmax'\?"),
     ("unknown_tir_function", '''
 @T.prim_func
 def f(A: T.Buffer((2,), "float32")):
     A[0] = T.frobnicate(A[1])
 ''', "T.frobnicate", r"unknown TVMScript function 'T\.frobnicate'"),
-    ("undefined_variable", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.add(x, zz)
-    return y
-''', "zz", r"undefined name 'zz'"),
+    ("undefined_variable", _y('R.add(x, zz)'), "zz", r"undefined name 'zz'"),
     ("dataflow_var_used_after_block", '''
 @R.function
 def f(x: R.Tensor((2,), "float32")):
@@ -87,12 +78,7 @@ def f(x: R.Tensor((2,), "float32")):
     c = R.add(a, b)
     return c
 ''', "a, b)", r"undefined name 'a'"),
-    ("metadata_omitted", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.add(x, metadata["relax.expr.Constant"][0])
-    return y
-''', "metadata[", r"omitted.*show_meta=True"),
+    ("metadata_omitted", _y('R.add(x, metadata["relax.expr.Constant"][0])'), "metadata[", r"omitted.*show_meta=True"),
     # ---- signatures -------------------------------------------------------------------------
     ("missing_param_annotation", '''
 @R.function
@@ -146,12 +132,8 @@ class M:
         return x
 ''', "def f", r"needs exactly one decorator"),
     # ---- bodies -------------------------------------------------------------------------------
-    ("string_dims_in_the_body", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.match_cast(x, R.Tensor(("m",), "float32"))
-    return y
-''', '"m",), "float32"))', r"only allowed in function parameter and return annotations"),
+    ("string_dims_in_the_body", _y('R.match_cast(x, R.Tensor(("m",), "float32"))'), '"m",), "float32"))',
+     r"only allowed in function parameter and return annotations"),
     ("if_without_else", '''
 @R.function
 def f(c: R.Prim("bool"), x: R.Tensor((2,), "float32")):
@@ -250,36 +232,11 @@ def f(x: R.Tensor((2,), "float32")):
     t = [x for _ in range(2)]
     return x
 ''', "[x for", r"list comprehensions"),
-    ("star_args_of_a_relax_value", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.add(*x)
-    return y
-''', "*x", r"only a tuple or list can be unpacked"),
-    ("kwargs_unpacking", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.add(x, **x)
-    return y
-''', "x)\n    return y", r"keyword-argument unpacking"),
-    ("const_of_a_variable", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.const(x)
-    return y
-''', "x)\n    return y", r"R\.const needs a literal value"),
-    ("python_float_in_operator_sugar", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = x + 1.0
-    return y
-''', "x + 1.0", r"please convert 1\.0 with R\.const"),
-    ("equality_on_relax_values", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = x == x
-    return y
-''', "x == x", r"not defined on Relax expressions"),
+    ("star_args_of_a_relax_value", _y('R.add(*x)'), "*x", r"only a tuple or list can be unpacked"),
+    ("kwargs_unpacking", _y('R.add(x, **x)'), "x)\n    return y", r"keyword-argument unpacking"),
+    ("const_of_a_variable", _y('R.const(x)'), "x)\n    return y", r"R\.const needs a literal value"),
+    ("python_float_in_operator_sugar", _y('x + 1.0'), "x + 1.0", r"please convert 1\.0 with R\.const"),
+    ("equality_on_relax_values", _y('x == x'), "x == x", r"not defined on Relax expressions"),
     ("chained_assignment", '''
 @R.function
 def f(x: R.Tensor((2,), "float32")):
@@ -358,12 +315,7 @@ print("hello")
 def f(x: R.Tensor((2,), "float32")):
     return x
 ''', 'print("hello")', r"only imports"),
-    ("syntax_error", '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.add(x, x
-    return y
-''', "(x, x\n", r"invalid syntax"),
+    ("syntax_error", _y('R.add(x, x'), "(x, x\n", r"invalid syntax"),
     # ---- TensorIR ---------------------------------------------------------------------------
     ("axis_outside_block", '''
 @T.prim_func
@@ -427,12 +379,7 @@ def test_enough_cases():
 
 
 def test_error_text_shows_location_and_caret():
-    text = HEAD + '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.frobnicate(x)
-    return y
-'''
+    text = HEAD + _y('R.frobnicate(x)')
     with pytest.raises(ParseError) as info:
         parse_module(text, file="prog.py")
     s = str(info.value)
@@ -443,12 +390,7 @@ def f(x: R.Tensor((2,), "float32")):
 
 
 def test_line_offset_applies_to_errors():
-    text = HEAD + '''
-@R.function
-def f(x: R.Tensor((2,), "float32")):
-    y = R.frobnicate(x)
-    return y
-'''
+    text = HEAD + _y('R.frobnicate(x)')
     with pytest.raises(ParseError) as info:
         parse_module(text, line_offset=40)
     assert info.value.span.line == 45 and info.value.span.col == 9

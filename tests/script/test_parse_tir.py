@@ -9,6 +9,7 @@ from relax_ref.errors import ParseError
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.script.parser import parse_function, parse_module
+from program_texts import ADDN_TOP
 
 TVM_HEADER = "from tvm.script import tirx as T\n"
 CLASSIC_HEADER = "from tvm.script import tir as T\n"
@@ -375,14 +376,7 @@ def g(A: T.Buffer((64,), "float32")):
 
 def test_scalar_params_and_handle_params():
     f = pf(TVM_HEADER + '''
-@T.prim_func
-def addn(a: T.handle, b: T.handle, m: T.int64):
-    n = T.int64()
-    A = T.match_buffer(a, (n,), "float32")
-    B = T.match_buffer(b, (n,), "float32")
-    for i in range(n):
-        B[i] = A[i] + T.Cast("float32", m)
-''')
+''' + ADDN_TOP)
     a, b, m = f.params
     assert m.dtype == "int64" and [p for p, _ in f.buffer_map] == [a, b]
     assert f.buffer_of(a).dtype == "float32"

@@ -173,8 +173,9 @@ REGIONS = [("A[vi - 2:vi + 2]", "4"), ("A[2 * vi:vi * 2 + 4]", "4"), ("A[vi + 1:
            ("A[vi + j:j + vi + 2]", "2"), ("A[n - vi:n]", "vi"), ("A[vi:vi + n]", "n")]
 
 
-def _read_extent(region: str):
-    text = TVM_T + f'''
+def _region_kernel(region: str) -> str:
+    """A kernel whose block reads ``region``."""
+    return f'''
 @T.prim_func(s_tir=True)
 def f(A: T.Buffer((64,), "float32"), n: T.int32, j: T.int32):
     for i in range(8):
@@ -183,6 +184,10 @@ def f(A: T.Buffer((64,), "float32"), n: T.int32, j: T.int32):
             T.reads({region})
             T.evaluate(0)
 '''
+
+
+def _read_extent(region: str):
+    text = TVM_T + _region_kernel(region)
     f = parse_function(text, normalize=False)
     stack = [f.body]
     while stack:
@@ -237,15 +242,7 @@ def test_region_extents_match_tvm(region, extent):
     import tvm_compat as tc
     from tvm.script import tirx as T
 
-    text = f'''
-@T.prim_func(s_tir=True)
-def f(A: T.Buffer((64,), "float32"), n: T.int32, j: T.int32):
-    for i in range(8):
-        with T.sblock("b"):
-            vi = T.axis.spatial(8, i)
-            T.reads({region})
-            T.evaluate(0)
-'''
+    text = _region_kernel(region)
     fn = tvm.script.from_source(text, extra_vars={"T": T})
     found = []
     tc.post_order_stmts(

@@ -8,6 +8,7 @@ from relax_ref.analysis.structural_equal import assert_structural_equal
 from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 from relax_ref.script.parser import parse
 from relax_ref.script.printer import print_module
+from program_texts import IF_ELSE
 
 CLASSIC = "# from tvm.script import ir as I\n# from tvm.script import tir as T\n# from tvm.script import relax as R\n"
 TVM = "# from tvm.script import ir as I\n# from tvm.script import tirx as T\n# from tvm.script import relax as R\n"
@@ -62,16 +63,7 @@ class Module:
 ''')
 
 program("if_else")('''
-@I.ir_module
-class Module:
-    @R.function
-    def main(c: R.Tensor((), "bool"), x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        if c:
-            a = R.add(x, x)
-            y = R.multiply(a, x)
-        else:
-            y = R.subtract(x, x)
-        if c:
+''' + IF_ELSE + '''        if c:
             if c:
                 z = R.exp(y)
             else:

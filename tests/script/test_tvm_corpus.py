@@ -26,6 +26,7 @@ from relax_ref.ops import registry
 from relax_ref.script.dialect import DIALECTS, installed_tvm_dialect
 from relax_ref.script.parser import parse
 from relax_ref.script.printer import print_module
+from program_texts import IF_ELSE
 
 pytestmark = pytest.mark.tvm
 
@@ -347,16 +348,7 @@ class Module:
 ''')
 
 prog("if_control")('''
-@I.ir_module
-class Module:
-    @R.function
-    def main(c: R.Tensor((), "bool"), x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        if c:
-            a = R.add(x, x)
-            y = R.multiply(a, x)
-        else:
-            y = R.subtract(x, x)
-        z = R.nn.relu(y)
+''' + IF_ELSE + '''        z = R.nn.relu(y)
         return z
 ''')
 

@@ -11,6 +11,7 @@ from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 
 from tvm_struct_info import FromTvm, as_tvm_states
+from program_texts import ADDN, COPY
 
 HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
 
@@ -100,14 +101,7 @@ class Module:
     "core_ops": """
 @I.ir_module
 class Module:
-    @T.prim_func(private=True)
-    def addn(a: T.handle, b: T.handle, m: T.int64):
-        n = T.int64()
-        A = T.match_buffer(a, (n,), "float32")
-        B = T.match_buffer(b, (n,), "float32")
-        for i in range(n):
-            B[i] = A[i] + T.Cast("float32", m)
-
+""" + ADDN + """
     @R.function(pure=False)
     def main(x: R.Tensor(("n",), "float32"), c: R.Tensor((), "bool")):
         n = T.int64()
@@ -243,22 +237,8 @@ def test_programs_are_well_formed_and_normalization_is_idempotent(name):
 CORE_OPS_SOURCE = """
 @I.ir_module
 class Module:
-    @T.prim_func(private=True)
-    def addn(a: T.handle, b: T.handle, m: T.int64):
-        n = T.int64()
-        A = T.match_buffer(a, (n,), "float32")
-        B = T.match_buffer(b, (n,), "float32")
-        for i in range(n):
-            B[i] = A[i] + T.Cast("float32", m)
-
-    @T.prim_func(private=True)
-    def copy(a: T.handle, b: T.handle):
-        n = T.int64()
-        A = T.match_buffer(a, (n,), "float32")
-        B = T.match_buffer(b, (n,), "float32")
-        for i in range(n):
-            B[i] = A[i]
-
+""" + ADDN + """
+""" + COPY + """
     @T.prim_func(private=True)
     def inc(a: T.handle):
         n = T.int64()

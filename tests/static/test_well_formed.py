@@ -18,6 +18,7 @@ from relax_ref.ir import (
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.struct_info import FuncStructInfo, TensorStructInfo
+from program_texts import COPY
 
 HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n"
 ADD = Op("relax.add")
@@ -38,6 +39,18 @@ def module_text(body, pure=True, params='x: R.Tensor((3,), "float32")', extra=""
     lines = body.strip("\n").splitlines()
     return (f"@I.ir_module\nclass Module:\n{extra}    {deco}\n    def main({params}):\n"
             + "\n".join("        " + ln for ln in lines) + "\n")
+
+
+def _calls_g(params: str) -> str:
+    """A module whose ``main(params)`` calls ``g``, a function of one ``(n, 4)`` tensor."""
+    g = '    @R.function\n    def g(a: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n", 4), "float32"):\n        return a\n\n'
+    return module_text("cls = Module\ny = cls.g(x)\nreturn y", params=params, extra=g)
+
+
+def _call_tir_main(kernel: str, call: str, n: int) -> str:
+    """A module of ``kernel`` (a member's text) and a ``main`` of one ``(n,)`` tensor ``x`` that binds
+    ``y`` to ``call`` (reading the kernel through ``cls``) and returns it."""
+    return module_text(f"cls = Module\n{call}\nreturn y", params=f'x: R.Tensor(({n},), "float32")', extra=kernel + "\n")
 
 
 # (id, text, error class, message regex, expected attributes) -- line numbers count the header line
@@ -74,81 +87,31 @@ TEXT_CASES = [
      StructInfoError, "Invalid annotation", {"binding": "z", "function": "main", "line": 6}),
     ("NORM_impossible_match_cast", module_text('y = R.match_cast(x, R.Tensor((4,), "float32"))\nreturn y'),
      StructInfoError, "impossible to match cast", {"binding": "y", "line": 6}),
-    ("NORM_call_argument_mismatch", """
-@I.ir_module
-class Module:
-    @R.function
-    def g(a: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n", 4), "float32"):
-        return a
-
-    @R.function
-    def main(x: R.Tensor((3, 5), "float32")):
-        cls = Module
-        y = cls.g(x)
-        return y
-""", StructInfoError, "Argument 0 type mismatch", {"binding": "y", "function": "main", "line": 12}),
-    ("NORM_call_argument_unknown_ndim", """
-@I.ir_module
-class Module:
-    @R.function
-    def g(a: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n", 4), "float32"):
-        return a
-
-    @R.function
-    def main(x: R.Tensor("float32")):
-        cls = Module
-        y = cls.g(x)
-        return y
-""", StructInfoError, "Argument 0 type mismatch", {"binding": "y"}),
+    ("NORM_call_argument_mismatch", _calls_g('x: R.Tensor((3, 5), "float32")'), StructInfoError,
+     "Argument 0 type mismatch", {"binding": "y", "function": "main", "line": 11}),
+    ("NORM_call_argument_unknown_ndim", _calls_g('x: R.Tensor("float32")'), StructInfoError,
+     "Argument 0 type mismatch", {"binding": "y"}),
     ("OP_assert_condition_not_bool", module_text('R.assert_op(x, format="bad")\nreturn x', pure=False),
      StructInfoError, "must be a boolean scalar", {"function": "main"}),
     ("OP_shape_of_non_tensor", module_text('s = R.shape_of(R.shape([1]))\nreturn s'),
      StructInfoError, "R.shape_of needs a tensor argument", {"binding": "s"}),
-    ("W20_call_tir_out_sinfo_incompatible", """
-@I.ir_module
-class Module:
-    @T.prim_func(private=True)
-    def copy(a: T.handle, b: T.handle):
-        n = T.int64()
-        A = T.match_buffer(a, (n,), "float32")
-        B = T.match_buffer(b, (n,), "float32")
-        for i in range(n):
-            B[i] = A[i]
-
-    @R.function
-    def main(x: R.Tensor((5,), "float32")):
-        cls = Module
-        y = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((7,), "float32"))
-        return y
-""", StructInfoError, "out_sinfo` argument for R.call_tir must be compatible", {"binding": "y", "line": 16}),
-    ("W20_call_tir_input_mismatch", """
-@I.ir_module
-class Module:
-    @T.prim_func(private=True)
+    ("W20_call_tir_out_sinfo_incompatible",
+     _call_tir_main(COPY, 'y = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((7,), "float32"))', 5),
+     StructInfoError, "out_sinfo` argument for R.call_tir must be compatible", {"binding": "y", "line": 15}),
+    ("W20_call_tir_input_mismatch",
+     _call_tir_main('''    @T.prim_func(private=True)
     def copy(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
         for i in range(4):
             B[i] = A[i]
-
-    @R.function
-    def main(x: R.Tensor((5,), "float32")):
-        cls = Module
-        y = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((4,), "float32"))
-        return y
-""", StructInfoError, "Argument 0 type mismatch", {"binding": "y"}),
-    ("OP_call_tir_inplace_bad_index", """
-@I.ir_module
-class Module:
-    @T.prim_func(private=True)
+''', 'y = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((4,), "float32"))', 5),
+     StructInfoError, "Argument 0 type mismatch", {"binding": "y"}),
+    ("OP_call_tir_inplace_bad_index",
+     _call_tir_main('''    @T.prim_func(private=True)
     def inc(A: T.Buffer((4,), "float32")):
         for i in range(4):
             A[i] = A[i] + T.float32(1)
-
-    @R.function
-    def main(x: R.Tensor((4,), "float32")):
-        cls = Module
-        y = R.call_tir_inplace(cls.inc, (x,), inplace_indices=[3], out_sinfo=R.Tensor((4,), "float32"))
-        return y
-""", StructInfoError, "in-place index 0 is 3, outside -1..0", {"binding": "y"}),
+''', 'y = R.call_tir_inplace(cls.inc, (x,), inplace_indices=[3], out_sinfo=R.Tensor((4,), "float32"))', 4),
+     StructInfoError, "in-place index 0 is 3, outside -1..0", {"binding": "y"}),
 ]
 
 

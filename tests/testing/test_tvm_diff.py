@@ -27,11 +27,13 @@ def _program(parse_ir, body: str) -> Program:
     return Program.from_module(parse_ir(HEADER + body))
 
 
+def _main(parse_ir, main: str) -> Program:
+    """The program of a module ``M`` holding the Relax function ``main`` (its text, indented)."""
+    return _program(parse_ir, "\n@I.ir_module\nclass M:\n    @R.function" + main)
+
+
 def test_fusion_pipeline_agrees_with_the_reference(parse_ir, runner):
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(x: R.Tensor(("n", 4), "float32"), y: R.Tensor((4,), "float32")):
         with R.dataflow():
             a = R.add(x, y)
@@ -54,10 +56,7 @@ def test_generated_programs_through_legalize(runner):
 def test_finding_fold_constant_crashes_on_unknown_shape(parse_ir, runner):
     """TVM-F1: FoldConstant legalizes every operator call in a dataflow block, constant or not,
     and the legalization asserts a ShapeExpr shape."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(x: R.Tensor((4,), "float32")):
         with R.dataflow():
             lv = R.match_cast(x, R.Tensor("float32", ndim=1))
@@ -72,10 +71,7 @@ class M:
 def test_finding_median_keepdims_drops_dims(parse_ir, runner):
     """TVM-F3: LegalizeOps gives median(axis=None, keepdims=True) the shape (1,) instead of all-ones
     of the input's rank, which changes main's return struct info."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(z: R.Tensor((1, 3, 3, 1), "float32")):
         gv = R.median(z, axis=None, keepdims=True)
         return gv
@@ -113,10 +109,7 @@ class M:
 def test_legalized_sort_kernels_read_back(parse_ir, runner):
     """TVM legalizes median (and sort) into kernels that call a packed sort function; relax-ref
     reads them back and runs them (the campaign's `read-back` failures)."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(x: R.Tensor((4,), "float32")):
         gv = R.median(x, axis=None, keepdims=False)
         return gv
@@ -133,10 +126,7 @@ def test_tvm_load_errors_are_not_pass_failures(runner):
 def test_finding_fuse_ops_cycle_with_match_cast(parse_ir, runner):
     """TVM-F2: FuseOps aborts ("cyclic dependency detected between the groups") when a call_tir
     uses both a value and a match_cast of it in one dataflow block."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(z: R.Tensor((4,), "float32")):
         with R.dataflow():
             lv = R.nn.relu(z)
@@ -151,10 +141,7 @@ class M:
 
 def test_finding_rms_norm_of_a_vector(parse_ir, runner):
     """TVM-F4: LegalizeOps aborts on nn.rms_norm of a 1-D tensor (axes=[-1])."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(x: R.Tensor((4,), "float32")):
         gv = R.nn.rms_norm(x, R.const([1.5, 1.25, 1.0, 0.75], "float32"), axes=[-1])
         return gv
@@ -167,10 +154,7 @@ def test_finding_fuse_ops_drops_an_output_binding(parse_ir, runner):
     """TVM-F5: FuseOps groups two relu kernels into one function returning a tuple but forgets to
     bind the second output when the first one also feeds a match_cast: the output refers to an
     undefined variable."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(z: R.Tensor((4,), "float32")):
         with R.dataflow():
             lv = R.nn.relu(z)
@@ -213,10 +197,7 @@ def test_finding_eye_like_of_unknown_shape(runner):
 def test_finding_fuse_ops_dead_output_in_if_branch(parse_ir, runner):
     """TVM-F7: FuseOps aborts ("could not be found in any group") on a dataflow block inside an If
     branch that binds an output variable nobody uses."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(z: R.Tensor((2,), "float32")):
         if R.prim_value(True):
             with R.dataflow():
@@ -237,10 +218,7 @@ def test_finding_lambda_lift_shares_symbolic_vars(parse_ir, runner):
     """TVM-F8: LambdaLift lifts a capturing closure whose parameter has a symbolic shape; TVM's
     well-formedness check counts the signature of the GlobalVar passed to make_closure as part of
     main and finds the variable in two functions (relax-ref: WF.SYM.2, DIV.31)."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(x: R.Tensor((2,), "float32"), y: R.Tensor((2,), "float32")):
         d = T.int64()
         @R.function
@@ -262,10 +240,7 @@ class M:
 def test_finding_fuse_tir_drops_a_closure_parameter(parse_ir, runner):
     """TVM-F9: FuseTIR (its RemoveUnusedParameters step) removes an unused captured parameter from a
     lifted closure and renames the function, but R.make_closure still names the old function."""
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")):
         @R.function
         def local_fn(p0: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
@@ -288,10 +263,7 @@ def test_finding_broadcast_to_symbolic_dim_to_one(parse_ir, runner):
     from relax_ref.testing.oracle import check_case
     from relax_ref.transform import LegalizeOps
 
-    prog = _program(parse_ir, """
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, """
     def main(x: R.Tensor((1,), "float32")):
         k = T.int64()
         lv = R.match_cast(x, R.Tensor((k,), "float32"))
@@ -317,10 +289,7 @@ def test_reference_fuse_ops_on_the_f5_pattern(parse_ir, dead_tail):
 
     outputs = "R.output()" if dead_tail else "R.output(lv1, lv2)"
     result = "x" if dead_tail else "lv2"
-    prog = _program(parse_ir, f"""
-@I.ir_module
-class M:
-    @R.function
+    prog = _main(parse_ir, f"""
     def main(x: R.Tensor((4,), "float32")):
         with R.dataflow():
             lv = R.nn.relu(x)

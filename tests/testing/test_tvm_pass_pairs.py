@@ -20,14 +20,16 @@ from tvm.relax.transform import ToNonDataflow
 
 '''
 
-PLAIN = '''
-def test_direct():
+def _dataflow_pair(op: str) -> str:
+    """A module ``Before`` binding ``y = op(x, x)`` in a dataflow block and the start of ``Expected``,
+    the same binding outside it."""
+    return f'''
     @I.ir_module
     class Before:
         @R.function
         def main(x: R.Tensor((2,), "float32")):
             with R.dataflow():
-                y = R.add(x, x)
+                y = R.{op}(x, x)
                 R.output(y)
             return y
 
@@ -35,8 +37,19 @@ def test_direct():
     class Expected:
         @R.function
         def main(x: R.Tensor((2,), "float32")):
-            y = R.add(x, x)
-            return y
+            y = R.{op}(x, x)
+'''
+
+
+_IDENTITY = '''    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            return x
+'''
+
+PLAIN = '''
+def test_direct():''' + _dataflow_pair("add") + '''            return y
 
     After = relax.transform.ToNonDataflow()(Before)
     tvm.ir.assert_structural_equal(After, Expected)
@@ -49,22 +62,7 @@ def verify(before, expected, level=2):
     tvm.ir.assert_structural_equal(expected, mod)
 
 
-def test_through_helper():
-    @I.ir_module
-    class Before:
-        @R.function
-        def main(x: R.Tensor((2,), "float32")):
-            with R.dataflow():
-                y = R.multiply(x, x)
-                R.output(y)
-            return y
-
-    @I.ir_module
-    class Expected:
-        @R.function
-        def main(x: R.Tensor((2,), "float32")):
-            y = R.multiply(x, x)
-            # a deliberate difference: the expected module adds instead
+def test_through_helper():''' + _dataflow_pair("multiply") + '''            # a deliberate difference: the expected module adds instead
             z = R.add(y, x)
             return z
 
@@ -73,23 +71,13 @@ def test_through_helper():
 
 @pytest.mark.parametrize("fuse", [1, 2])
 def test_parametrized(fuse):
-    @I.ir_module
-    class Before:
-        @R.function
-        def main(x: R.Tensor((2,), "float32")):
-            return x
-
+''' + _IDENTITY + '''
     after = relax.transform.FuseOps(fuse)(Before)
     tvm.ir.assert_structural_equal(after, Before)
 
 
 def test_error_expected():
-    @I.ir_module
-    class Before:
-        @R.function
-        def main(x: R.Tensor((2,), "float32")):
-            return x
-
+''' + _IDENTITY + '''
     with pytest.raises(ValueError):
         after = relax.transform.NoSuchPass()(Before)
         tvm.ir.assert_structural_equal(after, Before)

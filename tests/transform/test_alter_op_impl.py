@@ -1,5 +1,7 @@
 """AlterOpImpl: hand cases (layout changes, padding, several outputs) and property tests (check_pass)."""
 
+import textwrap
+
 import pytest
 from hypothesis import strategies as st
 
@@ -50,16 +52,20 @@ class M:
         return gv
 '''
 
+#: the loop nest of ``add_2d``, at the indentation of a top-level function's body and of a member's
+_ADD_2D_LOOP = textwrap.indent('''for ax0, ax1 in T.grid(4, 4):
+    with T.block("T_add"):
+        v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+        T.reads(arg0[v_ax0, v_ax1], arg1[v_ax0, v_ax1])
+        T.writes(output[v_ax0, v_ax1])
+        output[v_ax0, v_ax1] = arg0[v_ax0, v_ax1] + arg1[v_ax0, v_ax1]
+''', "    ")
+_ADD_2D_MEMBER_LOOP = textwrap.indent(_ADD_2D_LOOP, "    ")
+
 ADD_2D = '''
 @T.prim_func(private=True)
 def add_2d(arg0: T.Buffer((4, 4), "float32"), arg1: T.Buffer((4, 4), "float32"), output: T.Buffer((4, 4), "float32")):
-    for ax0, ax1 in T.grid(4, 4):
-        with T.block("T_add"):
-            v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
-            T.reads(arg0[v_ax0, v_ax1], arg1[v_ax0, v_ax1])
-            T.writes(output[v_ax0, v_ax1])
-            output[v_ax0, v_ax1] = arg0[v_ax0, v_ax1] + arg1[v_ax0, v_ax1]
-'''
+''' + _ADD_2D_LOOP
 
 
 def _add_2d():
@@ -80,13 +86,7 @@ class M:
     @T.prim_func(private=True)
     def relax_add_replacement(arg0: T.Buffer((4, 4), "float32"), arg1: T.Buffer((4, 4), "float32"), output: T.Buffer((4, 4), "float32")):
         T.func_attr({"operator_name": "relax.add"})
-        for ax0, ax1 in T.grid(4, 4):
-            with T.block("T_add"):
-                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
-                T.reads(arg0[v_ax0, v_ax1], arg1[v_ax0, v_ax1])
-                T.writes(output[v_ax0, v_ax1])
-                output[v_ax0, v_ax1] = arg0[v_ax0, v_ax1] + arg1[v_ax0, v_ax1]
-
+''' + _ADD_2D_MEMBER_LOOP + '''
     @R.function
     def main(x: R.Tensor((16,), dtype="float32"), y: R.Tensor((16,), dtype="float32")):
         with R.dataflow():

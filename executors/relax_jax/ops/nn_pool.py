@@ -4,15 +4,13 @@ algorithm on JAX arrays, with the shared window plans. Exact shapes.
 
 from __future__ import annotations
 
-import itertools
-
 import jax.numpy as jnp
 import numpy as np
 
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.nn_pool import (
-    adaptive_ranges, outer_and, pool_attrs, pool_counts, pool_crop, pool_pad_widths, pool_padded_is_small,
-    pool_plan, pool_taps, pool_windows,
+    adaptive_ranges, adaptive_windows, outer_and, pool_attrs, pool_counts, pool_crop, pool_pad_widths,
+    pool_padded_is_small, pool_plan, pool_taps, pool_windows,
 )
 
 from ..lowering import lowering
@@ -86,15 +84,10 @@ def _windows(x, pads, outs, kernel, strides, dilation, fill):
 
 
 def _adaptive(ctx, x, out_size, dt: str):
-    nsp = x.ndim - 2
     ranges = adaptive_ranges(ctx.op_name, tuple(int(n) for n in x.shape[2:]), out_size, not _dt.is_float(dt))
     f = FOps(dt) if _dt.is_float(dt) else None
     out = jnp.zeros(tuple(x.shape[:2]) + tuple(out_size), dtype=x.dtype)
-    for pos in itertools.product(*[range(m) for m in out_size]):
-        win = tuple(slice(*ranges[i][pos[i]]) for i in range(nsp))
-        block = x[(slice(None), slice(None)) + win]
-        cnt = int(np.prod([ranges[i][pos[i]][1] - ranges[i][pos[i]][0] for i in range(nsp)], dtype=np.int64))
-        flat = block.reshape(x.shape[0], x.shape[1], -1)
+    for pos, flat, cnt in adaptive_windows(x, ranges, out_size):
         if f is not None:
             if dt in ("float16", "bfloat16"):
                 from .reduce_util import sequential_fold

@@ -120,6 +120,35 @@ class Grid:
         return slice_view(kx, self, arr, exprs)
 
 
+def linear_index(kx, e, gvars, static: bool = True):
+    """``e`` as ``sum(a * v) + c`` over the grid variables ``gvars``: ``(coefs, c)`` with ``c``
+    evaluated (a Python int when ``static``). None when ``e`` is not of that form, or with ``static``
+    when ``c`` is not static."""
+    lf = linear_form(e, gvars)
+    if lf is None:
+        return None
+    coefs, rest = lf
+    c = kx.ev(rest)
+    if static:
+        if not is_static(c):
+            return None
+        c = int(c)
+    return coefs, c
+
+
+def one_var_index(kx, e, gvars, static: bool = True):
+    """``e`` as ``a * v + c`` with at most one grid variable ``v``: ``(v, a, c)``, ``v`` None for a
+    constant; None otherwise (see :func:`linear_index`)."""
+    lf = linear_index(kx, e, gvars, static)
+    if lf is None or len(lf[0]) > 1:
+        return None
+    coefs, c = lf
+    if not coefs:
+        return None, 0, c
+    (v, a), = coefs.items()
+    return v, a, c
+
+
 def slice_view(kx, grid: Grid, arr, exprs, axes_out: Optional[List[int]] = None):
     """``arr[exprs]`` over the grid when every index is ``a * v + c`` (``v`` a grid variable used once,
     ``a > 0``, ``c`` static) or a static constant. Returns an array of the grid's rank (size-1 axes
@@ -131,23 +160,16 @@ def slice_view(kx, grid: Grid, arr, exprs, axes_out: Optional[List[int]] = None)
     starts, strides, counts, used = [], [], [], []
     take = []
     for p, e in enumerate(exprs):
-        lf = linear_form(e, gvars)
+        lf = one_var_index(kx, e, gvars)
         if lf is None:
             return None
-        coefs, rest = lf
-        c = kx.ev(rest)
-        if not is_static(c):
-            return None
-        c = int(c)
-        if len(coefs) > 1:
-            return None
-        if not coefs:
+        v, a, c = lf
+        if v is None:
             starts.append(c)
             strides.append(1)
             counts.append(1)
             take.append(p)
             continue
-        (v, a), = coefs.items()
         if a <= 0:
             return None
         ax = grid.by_var[v]
@@ -298,18 +320,14 @@ def box_update(kx, grid: Grid, arr, exprs, value, written, reg) -> Any:
         return None
     starts, vars_ = [], []
     for p, e in enumerate(exprs):
-        lf = linear_form(e, gvars)
+        lf = one_var_index(kx, e, gvars, static=False)
         if lf is None:
             return None
-        coefs, rest = lf
-        c = kx.ev(rest)
-        if len(coefs) > 1:
-            return None
-        if not coefs:
+        v, a, c = lf
+        if v is None:
             starts.append(c)
             vars_.append(None)
             continue
-        (v, a), = coefs.items()
         if a != 1:
             return None
         ax = grid.by_var[v]

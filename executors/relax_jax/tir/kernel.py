@@ -422,14 +422,7 @@ class KExec:
             n = n + 1
             self.check(n > limit, mask, lambda: while_limit_error(limit, s.span))
             self.exec(s.body, mask)
-            out = [self.arrays[k] for k in keys]
-            code_out = jnp.asarray(self.sink.code, jnp.int32)
-            steps_out = jnp.asarray(self.steps, jnp.int64)
-            self.arrays.clear()
-            self.arrays.update(saved)
-            self.env.clear()
-            self.env.update(env_saved)
-            return out, code_out, steps_out, n
+            return self._carry_out(keys, saved, env_saved) + (n,)
 
         init = ([self.arrays[k] for k in keys], code0, steps0, jnp.int64(0))
         arrays, code, steps, _ = lax.while_loop(cond_fn, body_fn, init)
@@ -471,12 +464,7 @@ class KExec:
                 return
             if int(ext) == 1:
                 self.env[var] = const(int(lo), var.dtype)
-                mark = self.ranges.mark()
-                self.ranges.push_range(var, s.min, s.extent)
-                try:
-                    self.exec(s.body, mask)
-                finally:
-                    self.ranges.pop_to(mark)
+                self._exec_in_range(var, s, mask)
                 self._restrict(keys)
                 return
         code0 = jnp.asarray(self.sink.code, jnp.int32)
@@ -491,20 +479,8 @@ class KExec:
             self.sink.code = code
             self.steps = steps
             self.env[var] = i.astype(np_dtype(var.dtype))
-            mark = self.ranges.mark()
-            self.ranges.push_range(var, s.min, s.extent)
-            try:
-                self.exec(s.body, mask)
-            finally:
-                self.ranges.pop_to(mark)
-            out = [self.arrays[k] for k in keys]
-            code_out = jnp.asarray(self.sink.code, jnp.int32)
-            steps_out = jnp.asarray(self.steps, jnp.int64)
-            self.arrays.clear()
-            self.arrays.update(saved)
-            self.env.clear()
-            self.env.update(env_saved)
-            return out, code_out, steps_out
+            self._exec_in_range(var, s, mask)
+            return self._carry_out(keys, saved, env_saved)
 
         lo_a = jnp.asarray(lo, jnp.int64)
         hi_a = lo_a + jnp.asarray(ext, jnp.int64)
@@ -524,6 +500,27 @@ class KExec:
         self.arrays.update(dict(zip(keys, arrays)))
         self.sink.code = code
         self.steps = steps
+
+    def _exec_in_range(self, var, s: tir.For, mask) -> None:
+        """The body of the loop ``s`` with ``var`` known to lie in its range."""
+        mark = self.ranges.mark()
+        self.ranges.push_range(var, s.min, s.extent)
+        try:
+            self.exec(s.body, mask)
+        finally:
+            self.ranges.pop_to(mark)
+
+    def _carry_out(self, keys, saved, env_saved):
+        """The state a traced loop iteration carries out (the arrays of ``keys``, the error code, the
+        step count), the arrays and the environment of before the iteration restored."""
+        out = [self.arrays[k] for k in keys]
+        code_out = jnp.asarray(self.sink.code, jnp.int32)
+        steps_out = jnp.asarray(self.steps, jnp.int64)
+        self.arrays.clear()
+        self.arrays.update(saved)
+        self.env.clear()
+        self.env.update(env_saved)
+        return out, code_out, steps_out
 
     def _restrict(self, keys) -> None:
         for k in list(self.arrays):

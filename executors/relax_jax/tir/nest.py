@@ -39,7 +39,9 @@ from relax_ref.ir.functor import prim_vars_in
 
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from .analysis import Nest, linear_form, substitute_bindings
-from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
+from .grid import (
+    Axis, Grid, check_bounds, enter, grid_size, init_mask, linear_index, make_register, slice_view, write_back,
+)
 
 #: the largest number of grid points materialised at once
 GRID_LIMIT = 1 << 26
@@ -290,14 +292,10 @@ def _conv_view(kx, grid: Grid, f, ld, dtype: str, sp_vars, win_vars) -> Optional
         return None
     starts, limits, strides, labels, keep = [], [], [], [], []
     for p, i in enumerate(ld.indices):
-        lf = linear_form(grid.flat(i), gvars)
+        lf = linear_index(kx, grid.flat(i), gvars)
         if lf is None:
             return None
-        coefs, rest = lf
-        c = kx.ev(rest)
-        if not is_static(c):
-            return None
-        c = int(c)
+        coefs, c = lf
         items = list(coefs.items())
         if any(a <= 0 for _, a in items):
             return None

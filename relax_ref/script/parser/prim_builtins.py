@@ -59,14 +59,20 @@ HANDLERS["T.cast"] = _cast_lower
 HANDLERS["T.Cast"] = _cast_upper
 
 
+def _scalar_operands(ev: Evaluator, info: CallInfo):
+    """The operands ``a``, ``b`` of a binary builtin, each a number or a scalar expression."""
+    b = bind_params(ev, info, (("a", REQUIRED), ("b", REQUIRED)))
+    a, c = b["a"], b["b"]
+    for v, i in ((a, 0), (c, 1)):
+        if not (prim.is_num(v) or isinstance(v, P.PrimExpr)):
+            raise ev.error(info.node_of(i), f"{info.path} expects scalar operands, got {prim.describe(v)}")
+    return a, c
+
+
 def _binary(op: str):
     def handler(ev: Evaluator, info: CallInfo):
-        b = bind_params(ev, info, (("a", REQUIRED), ("b", REQUIRED)))
-        a, c = b["a"], b["b"]
+        a, c = _scalar_operands(ev, info)
         span = ev.span(info.node)
-        for v, i in ((a, 0), (c, 1)):
-            if not (prim.is_num(v) or isinstance(v, P.PrimExpr)):
-                raise ev.error(info.node_of(i), f"{info.path} expects scalar operands, got {prim.describe(v)}")
         if op in ("truncdiv", "truncmod", "floordiv", "floormod") and prim.is_num(a) and prim.is_num(c):
             if isinstance(a, float) or isinstance(c, float):
                 raise ev.error(info.node, f"{info.path} needs integer operands")
@@ -90,12 +96,8 @@ _NODE_BUILDERS = {
 
 def _node(builder):
     def handler(ev: Evaluator, info: CallInfo):
-        b = bind_params(ev, info, (("a", REQUIRED), ("b", REQUIRED)))
-        a, c = b["a"], b["b"]
+        a, c = _scalar_operands(ev, info)
         span = ev.span(info.node)
-        for v, i in ((a, 0), (c, 1)):
-            if not (prim.is_num(v) or isinstance(v, P.PrimExpr)):
-                raise ev.error(info.node_of(i), f"{info.path} expects scalar operands, got {prim.describe(v)}")
         if info.path in ("T.And", "T.Or"):
             a, c = prim.lit(a, "bool", span) if prim.is_num(a) else a, prim.lit(c, "bool", span) if prim.is_num(c) \
                 else c

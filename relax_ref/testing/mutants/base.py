@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ...ir import expr as rx
 from ...ir import prim_expr as P
@@ -237,6 +237,23 @@ def is_const(e: P.PrimExpr) -> bool:
 # ---------------------------------------------------------------------------------------------------
 # Relax rewriting
 # ---------------------------------------------------------------------------------------------------
+
+
+def symbolic_dims_at_zero(buffers: Set[int]) -> StmtRewrite:
+    """A rewrite that reads the buffers of ``buffers`` (by ``id``) at index 0 along each symbolic dim
+    (a symbolic dim taken for a broadcast one)."""
+    def fn(e):
+        if not isinstance(e, tir.BufferLoad) or id(e.buffer) not in buffers:
+            return None
+        idx = list(e.indices)
+        hit = False
+        for k, d in enumerate(e.buffer.shape):
+            if not is_const(d) and not (isinstance(idx[k], P.IntImm) and idx[k].value == 0):
+                idx[k] = P.IntImm(0, idx[k].dtype)
+                hit = True
+        return tir.BufferLoad(e.buffer, tuple(idx), e.dtype) if hit else None
+
+    return StmtRewrite(expr_fn=fn)
 
 
 class BindingRewriter(ExprMutator):

@@ -24,6 +24,7 @@ from ...ir.module import IRModule
 from ...ir.struct_info import TensorStructInfo
 from ...transform import Pass
 from .base import (
+    symbolic_dims_at_zero,
     StmtRewrite, is_const, mutant, renormalize_or_raise, rewrite_bindings, rewrite_kernels,
 )
 
@@ -203,18 +204,7 @@ def fuse_tir_intermediate_symbolic_index(inner) -> Pass:
     def make(f):
         inter = {id(b) for b in _alloc_buffers(f)}
 
-        def fn(e):
-            if not isinstance(e, tir.BufferLoad) or id(e.buffer) not in inter:
-                return None
-            idx = list(e.indices)
-            hit = False
-            for k, d in enumerate(e.buffer.shape):
-                if not is_const(d) and not (isinstance(idx[k], P.IntImm) and idx[k].value == 0):
-                    idx[k] = P.IntImm(0, idx[k].dtype)
-                    hit = True
-            return tir.BufferLoad(e.buffer, tuple(idx), e.dtype) if hit else None
-
-        return StmtRewrite(expr_fn=fn)
+        return symbolic_dims_at_zero(inter)
 
     return mutant(inner, "intermediate_symbolic_index",
                   post=lambda before, after: rewrite_kernels(before, after, lambda n, f: bool(_alloc_buffers(f)), make))

@@ -23,6 +23,7 @@ from ...ir.module import IRModule
 from ...ir.struct_info import TensorStructInfo
 from ...ir.functor import post_order_visit_stmt
 from .base import (
+    symbolic_dims_at_zero,
     BindingRewriter, StmtRewrite, is_const, kernel_buffers, mutant, name_matches, rewrite_bindings,
     rewrite_kernels,
 )
@@ -237,18 +238,7 @@ def symbolic_dim_broadcast(inner):
     def make(f):
         inputs = {id(b) for b in kernel_buffers(f)[:-1]}
 
-        def fn(e):
-            if not isinstance(e, tir.BufferLoad) or id(e.buffer) not in inputs:
-                return None
-            idx = list(e.indices)
-            hit = False
-            for k, d in enumerate(e.buffer.shape):
-                if not is_const(d) and not (isinstance(idx[k], P.IntImm) and idx[k].value == 0):
-                    idx[k] = P.IntImm(0, idx[k].dtype)
-                    hit = True
-            return tir.BufferLoad(e.buffer, tuple(idx), e.dtype) if hit else None
-
-        return StmtRewrite(expr_fn=fn)
+        return symbolic_dims_at_zero(inputs)
 
     return _kernels(inner, "symbolic_dim_broadcast", select, make)
 

@@ -69,7 +69,7 @@ def memory_reuse_while_live(inner) -> Pass:
 
 
 def _not_alias_patches(spbm):
-    def init_call(orig):
+    def reshape_not_alias(orig):
         def f(self, call):
             if op_of(call) == "relax.reshape":
                 self.get_tokens(call.args[0])
@@ -78,16 +78,7 @@ def _not_alias_patches(spbm):
             return orig(self, call)
         return f
 
-    def plan_call(orig):
-        def f(self, call):
-            if op_of(call) == "relax.reshape":
-                self.get_tokens(call.args[0])
-                self.set_tokens(call, None)
-                return None
-            return orig(self, call)
-        return f
-
-    return [(spbm._Init, "call", init_call), (spbm._Planner, "call", plan_call)]
+    return [(spbm._Init, "call", reshape_not_alias), (spbm._Planner, "call", reshape_not_alias)]
 
 
 def memory_reshape_not_alias(inner) -> Pass:
