@@ -66,3 +66,67 @@ def test_a_mesh_of_2p40_devices_is_not_enumerated():
     mesh = mod.global_infos["mesh"][0]
     assert mesh.size == 2 ** 40 and mesh.device_range == (0, 2 ** 40) and mesh.coords(2 ** 40 - 1) == (2 ** 20 - 1,) * 2
     assert relax_ref.structural_equal(relax_ref.parse(mod.script()), mod)
+
+
+@pytest.mark.parametrize("sorted_arg, kind", [
+    ("w", "R.Tensor"), ("R.shape([1])", "R.Shape"), ("R.prim_value(T.float32(0.5))", "R.Prim"),
+])
+def test_unique_sorted_must_be_an_integer_prim_value(sorted_arg, kind):
+    """OP.unique.C1, OP.INFER.3: R.unique(x, w) with a tensor for ``sorted`` raised TypeError at run time
+    on both evaluators; every argument is checked at inference."""
+    err = _parse_error(_main('x: R.Tensor((4,), "float32"), w: R.Tensor((2,), "float32")',
+                             f"y = R.unique(x, {sorted_arg})\nreturn y"))
+    assert err.kind == "struct_info" and "(sorted)" in str(err) and kind in str(err)
+
+
+def test_unique_axis_must_be_an_integer_prim_value():
+    err = _parse_error(_main('x: R.Tensor((3, 2), "float32"), w: R.Tensor((2,), "float32")',
+                             "y = R.unique(x, True, False, False, False, w)\nreturn y"))
+    assert err.kind == "struct_info" and "(axis)" in str(err)
+
+
+def test_unique_with_prim_variables_for_sorted_and_axis():
+    """Prim values that are not literals are accepted: a given axis keeps x's rank (OP.unique.C1)."""
+    x = np.array([[3, 4], [1, 2], [3, 4]], "float32")
+    text = _main('x: R.Tensor((3, 2), "float32"), s: R.Prim("int64"), a: R.Prim("int64")',
+                 "y = R.unique(x, s, False, False, False, a)\nreturn y")
+    for sorted_flag, expected in ((1, [[1, 2], [3, 4]]), (0, [[3, 4], [1, 2]])):
+        for kind, got in _both(text, x, sorted_flag, 0):
+            assert kind == "value"
+            np.testing.assert_array_equal(np.asarray(got), np.array(expected, "float32"))
+
+
+@pytest.mark.parametrize("pos", [1, 2, 3])
+@pytest.mark.parametrize("bad", ["w", "R.shape([2])", "R.str('a')"])
+def test_hamming_window_flags_must_be_prim_values(pos, bad):
+    """OP.hamming_window.C1, OP.INFER.3: ``periodic``, ``alpha``, ``beta`` given a tensor, a shape or a
+    string were accepted and crashed both evaluators (found by an audit of the prim arguments)."""
+    args = ["4", "1", "0.54", "0.46"]
+    args[pos] = bad
+    err = _parse_error(_main('w: R.Tensor((2,), "float32")',
+                             f"y = R.hamming_window({', '.join(args)}, dtype='float32')\nreturn y"))
+    assert err.kind == "struct_info" and f"argument {pos}" in str(err)
+
+
+def test_hamming_window_float_periodic_is_rejected():
+    err = _parse_error(_main("", "y = R.hamming_window(4, R.prim_value(T.float32(1)), 0.54, 0.46, dtype='float32')\n"
+                                 "return y"))
+    assert err.kind == "struct_info" and "integer prim value" in str(err)
+
+
+@pytest.mark.parametrize("bad", ["R.str('a')", "R.dtype('int8')", "o"])
+def test_an_object_for_strided_slice_bounds_is_checked_at_run_time(bad):
+    """OP.strided_slice.C3: R.Object is accepted statically (as TVM does); a value that is no tuple of
+    integers is a type_mismatch on both (ValueError/TypeError before)."""
+    text = _main('x: R.Tensor((3, 4), "float32"), o: R.Object',
+                 f"y = R.strided_slice(x, [1], {bad}, [2])\nreturn y")
+    assert [k for k, _ in _both(text, np.ones((3, 4), "float32"), np.ones(2, "float32"))] == ["type_mismatch"] * 2
+
+
+@pytest.mark.parametrize("bad", ["R.str('a')", "o"])
+def test_an_object_for_a_view_dtype_is_checked_at_run_time(bad):
+    """OP.memory.view.C3: an R.Object dtype holding a string or a tensor is a type_mismatch on both
+    (AttributeError before)."""
+    text = _main('x: R.Tensor((3, 4), "float32"), o: R.Object',
+                 f"y = R.memory.view(x, R.shape([4]), {bad}, R.prim_value(0))\nreturn y")
+    assert [k for k, _ in _both(text, np.ones((3, 4), "float32"), np.ones(2, "float32"))] == ["type_mismatch"] * 2
