@@ -130,3 +130,27 @@ def test_an_object_for_a_view_dtype_is_checked_at_run_time(bad):
     text = _main('x: R.Tensor((3, 4), "float32"), o: R.Object',
                  f"y = R.memory.view(x, R.shape([4]), {bad}, R.prim_value(0))\nreturn y")
     assert [k for k, _ in _both(text, np.ones((3, 4), "float32"), np.ones(2, "float32"))] == ["type_mismatch"] * 2
+
+
+@pytest.mark.parametrize("call", [
+    'R.vm.alloc_storage((2, n), v, "int32")',                         # the fuzz finding: a tuple, a tensor
+    'R.vm.alloc_storage(R.shape([16]), v, "uint8")',
+    'R.vm.alloc_storage(R.shape([]), R.prim_value(0), "uint8")',
+    'R.memory.alloc_storage(v, R.prim_value(0), "global", "uint8")',
+    'R.memory.alloc_storage(R.shape([16]), R.prim_value(0), R.str("global"), R.prim_value(0))',
+    'R.memory.alloc_tensor(R.memory.alloc_storage(R.shape([16]), 0, "global", "uint8"), v, R.shape([2]), "int8")',
+    'R.vm.alloc_tensor(R.vm.alloc_storage(R.shape([16]), 0, "uint8"), 0, v, "int8", 0)',
+])
+def test_the_argument_kinds_of_the_allocation_builtins(call):
+    """CALL.ALLOC.2, OP.INFER.3: unchecked statically (as TVM), checked at run time before anything is
+    allocated: a type_mismatch on both (the reference raised TypeError/IndexError)."""
+    text = _main('v: R.Tensor((2,), "float32"), n: R.Prim("int64")', f"s = {call}\nreturn s")
+    assert [k for k, _ in _both(text, np.ones(2, "float32"), 3)] == ["type_mismatch"] * 2
+
+
+def test_a_storage_of_an_integer_prim_size():
+    text = _main('n: R.Prim("int64")', 's = R.vm.alloc_storage(n, R.prim_value(0), "uint8")\n'
+                                       't = R.vm.alloc_tensor(s, 0, R.shape([2]), "int32", 0)\nreturn t')
+    for kind, got in _both(text, 8):
+        assert kind == "value"
+        np.testing.assert_array_equal(np.asarray(got), np.zeros(2, "int32"))
