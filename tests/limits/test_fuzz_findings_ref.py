@@ -154,3 +154,85 @@ def test_a_storage_of_an_integer_prim_size():
     for kind, got in _both(text, 8):
         assert kind == "value"
         np.testing.assert_array_equal(np.asarray(got), np.zeros(2, "int32"))
+
+
+ROI_CALLS = {
+    "align": 'R.vision.roi_align(x, r, pooled_size=(2, 2), spatial_scale=1.0, sample_ratio={ratio}, layout="NCHW")',
+    "pool": 'R.vision.roi_pool(x, r, pooled_size=(2, 2), spatial_scale=1.0, layout="NCHW")',
+}
+
+
+@pytest.mark.parametrize("op, ratio", [("align", 2), ("align", -1), ("pool", None)])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_roi_corner_that_is_not_finite_is_an_op_runtime_error(op, ratio, bad):
+    """OP.vision.roi_align.C7, OP.vision.roi_pool.C6: the third run's roi_align/roi_pool with a NaN or
+    infinite corner raised ValueError/OverflowError on the reference and returned values on relax_jax;
+    with adaptive sampling relax_jax's loop ran ceil(inf) times."""
+    text = _main('x: R.Tensor((1, 1, 4, 4), "float32"), r: R.Tensor((1, 5), "float32")',
+                 f"y = {ROI_CALLS[op].format(ratio=ratio)}\nreturn y")
+    rois = np.array([[0, 0, 0, bad, 2]], "float32")
+    assert [k for k, _ in _both(text, np.ones((1, 1, 4, 4), "float32"), rois)] == ["op_runtime"] * 2
+
+
+def test_roi_pool_corners_beyond_int32_are_an_error_and_large_ones_a_value():
+    text = _main('x: R.Tensor((1, 1, 4, 4), "float32"), r: R.Tensor((1, 5), "float32")',
+                 f"y = {ROI_CALLS['pool']}\nreturn y")
+    x = np.arange(16, dtype="float32").reshape(1, 1, 4, 4)
+    assert [k for k, _ in _both(text, x, np.array([[0, 0, 0, 3, 3e9]], "float32"))] == ["op_runtime"] * 2
+    # a corner of 2e9 fits: the ROI covers the whole image in rows; every bin's window is clamped
+    got = _both(text, x, np.array([[0, 0, 0, 3, 2e9]], "float32"))
+    assert [k for k, _ in got] == ["value"] * 2
+    np.testing.assert_array_equal(np.asarray(got[0][1]), np.asarray(got[1][1]))
+
+
+def test_conv2d_transpose_of_an_empty_batch():
+    """OP.NN.CONV.SEM.2: conv2d_transpose(x, w, strides=2) of an empty batch raised ValueError on the
+    reference and ZeroDivisionError on relax_jax (third run): the result is empty, of the inferred shape."""
+    text = _main('x: R.Tensor(("n", 2, 3, 3), "float32"), w: R.Tensor((2, 2, 3, 3), "float32")',
+                 "y = R.nn.conv2d_transpose(x, w, strides=2)\nreturn y")
+    for kind, got in _both(text, np.ones((0, 2, 3, 3), "float32"), np.ones((2, 2, 3, 3), "float32")):
+        assert kind == "value" and np.asarray(got).shape == (0, 2, 7, 7)
+
+
+def test_conv2d_transpose_of_an_empty_spatial_dim_is_zeros():
+    text = _main('x: R.Tensor((1, 2, "h", 3), "float32"), w: R.Tensor((2, 2, 3, 3), "float32")',
+                 "y = R.nn.conv2d_transpose(x, w, strides=2)\nreturn y")
+    for kind, got in _both(text, np.ones((1, 2, 0, 3), "float32"), np.ones((2, 2, 3, 3), "float32")):
+        assert kind == "value"
+        np.testing.assert_array_equal(np.asarray(got), np.zeros((1, 2, 1, 7), "float32"))   # (0 - 1) * 2 + 3 rows
+
+
+@pytest.mark.parametrize("shape, expected", [
+    ((0, 3, 3, 4), np.zeros((0, 3, 1, 1), "float32")),                 # the fuzz finding: an empty batch
+    ((2, 3, 0, 4), np.full((2, 3, 1, 1), np.nan, "float32")),          # an empty window: 0 / 0
+])
+def test_adaptive_avg_pool2d_of_an_empty_input(shape, expected):
+    """OP.NN.POOL.SEM.4: adaptive_avg_pool2d(x, 1) of an empty batch raised ValueError on the reference
+    and ZeroDivisionError on relax_jax (third run and the fourth)."""
+    text = _main('x: R.Tensor(("n", 3, "h", "w"), "float32")', "y = R.nn.adaptive_avg_pool2d(x, 1)\nreturn y")
+    for kind, got in _both(text, np.ones(shape, "float32")):
+        assert kind == "value"
+        np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def test_integer_adaptive_average_of_an_empty_window_is_an_error():
+    text = _main('x: R.Tensor(("n", 3, "h", "w"), "int32")', "y = R.nn.adaptive_avg_pool2d(x, 1)\nreturn y")
+    assert [k for k, _ in _both(text, np.ones((2, 3, 0, 4), "int32"))] == ["op_runtime"] * 2
+
+
+@pytest.mark.parametrize("dim", ["-3", "-9223372036854775808"])
+def test_layout_transform_of_a_negative_static_dim_is_a_struct_info_error(dim):
+    """OP.layout_transform.C3, RUNTIME.LIMIT.1: R.Tensor((7, -2**63)) reached numpy's grid (ValueError at
+    parse, third run)."""
+    err = _parse_error(_main(f'x: R.Tensor((7, {dim}), "int32")',
+                             "y = R.layout_transform(x, index_map=lambda a, b: (b // 2, a, b % 2))\nreturn y"))
+    assert err.kind == "struct_info" and f"extent {dim} is negative" in str(err)
+
+
+def test_layout_transform_extent_of_a_product_past_int64_is_not_wrapped():
+    """A map that uses two constant dims of 2**40 each: the element count 2**80 is not wrapped to 0 (an
+    int64 product gave an extent of 0); beyond the evaluated points the extent is left unknown."""
+    mod = relax_ref.parse(_main('x: R.Tensor((1099511627776, 1099511627776), "int8")',
+                                "y = R.layout_transform(x, index_map=lambda a, b: (a * 2 + b,))\nreturn y"))
+    ret = mod["main"].ret_struct_info
+    assert ret.ndim == 1 and (ret.shape is None or ret.shape_values[0].value > 0)

@@ -94,7 +94,8 @@ def _adaptive(ctx, x, out_size, dt: str):
         win = tuple(slice(*ranges[i][pos[i]]) for i in range(nsp))
         block = x[(slice(None), slice(None)) + win]
         cnt = int(np.prod([ranges[i][pos[i]][1] - ranges[i][pos[i]][0] for i in range(nsp)], dtype=np.int64))
-        flat = block.reshape(x.shape[0], x.shape[1], -1)
+        # the window's element count spelled out: ``-1`` cannot be inferred when the batch is empty
+        flat = block.reshape(x.shape[0], x.shape[1], int(np.prod(block.shape[2:], dtype=np.int64)))
         if f is not None:
             if dt in ("float16", "bfloat16"):
                 from .reduce_util import sequential_fold
