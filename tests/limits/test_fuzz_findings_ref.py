@@ -236,3 +236,35 @@ def test_layout_transform_extent_of_a_product_past_int64_is_not_wrapped():
                                 "y = R.layout_transform(x, index_map=lambda a, b: (a * 2 + b,))\nreturn y"))
     ret = mod["main"].ret_struct_info
     assert ret.ndim == 1 and (ret.shape is None or ret.shape_values[0].value > 0)
+
+
+VOID_KERNEL = HEAD + '''    @T.prim_func
+    def k(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n,), "")
+        B = T.match_buffer(b, (n,), "float32")
+        for i in range(n):
+            BODY
+
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        cls = Module
+        y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((n,), "float32"))
+        return y
+'''
+
+
+@pytest.mark.parametrize("body", ["B[i] = T.exp(A[i]) * T.float32(0.5) + T.sqrt(T.fabs(A[i]))",
+                                  "B[i] = T.Cast('float32', A[i])", "A[i] = B[i]"])
+def test_a_load_from_or_store_into_a_void_buffer_is_a_parse_error(body):
+    """TIR.BUF.7: the third run's void buffer given a float32 tensor was a StructInfoError on the
+    reference (its compiled body) and a DTypeMismatchError on relax_jax (its binding); TVM rejects the
+    load when parsing, and so does the parser now."""
+    err = _parse_error(VOID_KERNEL.replace("BODY", body))
+    assert err.kind == "parse" and "buffer 'A' has dtype void" in str(err)
+
+
+def test_a_void_buffer_without_accesses_is_a_dtype_mismatch_when_bound():
+    text = VOID_KERNEL.replace("BODY", "B[i] = T.float32(1)")
+    assert [k for k, _ in _both(text, np.ones(3, "float32"))] == ["dtype_mismatch"] * 2
