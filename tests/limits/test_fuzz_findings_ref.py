@@ -268,3 +268,38 @@ def test_a_load_from_or_store_into_a_void_buffer_is_a_parse_error(body):
 def test_a_void_buffer_without_accesses_is_a_dtype_mismatch_when_bound():
     text = VOID_KERNEL.replace("BODY", "B[i] = T.float32(1)")
     assert [k for k, _ in _both(text, np.ones(3, "float32"))] == ["dtype_mismatch"] * 2
+
+
+TWO_INPUT_KERNEL = HEAD + '''    @T.prim_func
+    def k(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32"),
+          C: T.Buffer((T.int64(4),), "float32")):
+        for i in range(T.int64(4)):
+            C[i] = A[i] + B[i]
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")):
+        cls = Module
+        z = R.call_tir(cls.k, (x, y), out_sinfo=R.Tensor((4,), "float32"))
+        return z
+'''
+
+
+@pytest.mark.parametrize("order", ["view_first", "base_first"])
+def test_call_tir_inputs_that_view_one_another(order):
+    """CALL.TIR.6: the inputs are read-only during the call and writeable again after it; with a view
+    of an array passed before the array itself the reference failed to restore the view ("cannot set
+    WRITEABLE flag to True of this array", a ValueError)."""
+    base = np.arange(4, dtype="float32")
+    args = (base[:], base) if order == "view_first" else (base, base[:])
+    for kind, got in _both(TWO_INPUT_KERNEL, *args):
+        assert kind == "value"
+        np.testing.assert_array_equal(np.asarray(got), 2 * np.arange(4, dtype="float32"))
+    assert base.flags.writeable and args[0].flags.writeable and args[1].flags.writeable
+
+
+def test_a_read_only_non_owned_input():
+    data = np.frombuffer(np.arange(4, dtype="float32").tobytes(), "float32")    # read-only, views bytes
+    for kind, got in _both(TWO_INPUT_KERNEL, data, data):
+        assert kind == "value"
+        np.testing.assert_array_equal(np.asarray(got), 2 * np.arange(4, dtype="float32"))
+    assert not data.flags.writeable
