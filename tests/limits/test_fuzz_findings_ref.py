@@ -303,3 +303,17 @@ def test_a_read_only_non_owned_input():
         assert kind == "value"
         np.testing.assert_array_equal(np.asarray(got), 2 * np.arange(4, dtype="float32"))
     assert not data.flags.writeable
+
+
+@pytest.mark.parametrize("call", ['R.call_inplace_packed("f", a, inplace_indices=[0], sinfo_args=R.Object)',
+                                  'R.call_pure_packed("f", a, sinfo_args=R.Object)',
+                                  'R.call_packed("f", a, sinfo_args=R.Object)'])
+def test_a_bare_object_annotation_as_sinfo_args(call):
+    """TEXT.SINFO.1: a bare R.Object is R.Object() in the three packed calls (TVM 0.25 rejects it only in
+    call_inplace_packed, whose constructor receives it unconverted); the printed text parses back."""
+    text = HEAD + f'    @R.function(pure=False)\n    def main(a: R.Tensor((2, 3), "float32")):\n        c = {call}\n' \
+                  '        return c\n'
+    mod = relax_ref.parse(text)
+    printed = mod.script()
+    assert "R.Object()" in printed or "R.Object," in printed
+    assert relax_ref.structural_equal(relax_ref.parse(printed), mod)
