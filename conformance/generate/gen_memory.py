@@ -482,6 +482,18 @@ def storage_object_cases():
                           "OP.vm.alloc_tensor.C2", "OP.vm.kill_object.C1"],
                     tags=["symbolic", "memory", "aliasing", "op:vm.alloc_storage", "op:vm.alloc_tensor"],
                     description="the vm.* allocation operators alias like the memory.* ones"))
+    kinds = module_text('''
+        @R.function(pure=False)
+        def main(v: R.Tensor((2,), "float32")) -> R.Object:
+            s = R.vm.alloc_storage(R.shape([16]), v, R.dtype("uint8"))
+            return s
+    ''')
+    out.append(Case("vm_alloc_storage_tensor_device_index", kinds,
+                    runs=[Fails([np.ones(2, "float32")], "type_mismatch")],
+                    spec=["CALL.ALLOC.2", "OP.INFER.3", "OP.vm.alloc_storage.C1"],
+                    tags=["memory", "runtime", "op:vm.alloc_storage"],
+                    description="the device index is not checked statically; a tensor there is a type mismatch "
+                                "before anything is allocated"))
     return out
 
 

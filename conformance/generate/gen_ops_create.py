@@ -156,6 +156,11 @@ def hamming_cases():
     out.append(Invalid("hamming_window_size_0", module_body([], 'y = R.hamming_window(0, True, 0.5, 0.5, "float32")',
                                                             tensor((0,), "float32")),
                        "struct_info", spec=["OP.hamming_window.C3"], tags=tags + ["invalid"]))
+    out.append(Invalid("hamming_window_alpha_tensor",
+                       module_body([("a", tensor((2,), "float32"))], 'y = R.hamming_window(4, True, a, 0.5, "float32")',
+                                   tensor((4,), "float32")),
+                       "struct_info", spec=["OP.hamming_window.C1", "OP.INFER.3"], tags=tags + ["invalid"],
+                       description="alpha is a prim value: a tensor there is rejected by inference"))
     return out
 
 

@@ -70,6 +70,11 @@ def slice_cases():
                                                    tensor((3, 3))),
                     runs=[([x], x[1:100:3, -1:0:-1])], spec=["OP.strided_slice.C6"],
                     tags=tags + ["static", "negative-stride", "clamp"]))
+    out.append(Case("strided_slice_object_bound_not_a_tuple",
+                    module([("x", tensor((3, 4)))], 'R.strided_slice(x, [1], R.str("a"), [2])', tensor(2)),
+                    runs=[Fails([x[:3]], "type_mismatch")], spec=["OP.strided_slice.C3", "OP.INFER.3"],
+                    tags=tags + ["runtime"],
+                    description="an R.Object bound is accepted statically; a string there is a type mismatch"))
     out.append(Case("strided_slice_symbolic_end", module([("x", tensor(("n", 4)))],
                                                          "R.strided_slice(x, [0], [0], [-1])",
                                                          tensor(("T.max(n - 1, 0)", 4))),

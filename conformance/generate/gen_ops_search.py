@@ -221,6 +221,11 @@ def data_dependent_cases():
     out.append(Invalid("unique_axis_out_of_range",
                        module([("x", tensor((2, 3), "int32"))], "R.unique(x, axis=2)", tensor(2, "int32")),
                        "struct_info", spec=["OP.unique.C1", "NORM.OP.AXIS.1"], tags=["op:unique", "invalid"]))
+    out.append(Invalid("unique_sorted_tensor",
+                       module([("x", tensor((4,), "float32")), ("w", tensor((2,), "float32"))], "R.unique(x, w)",
+                              tensor(1, "float32")),
+                       "struct_info", spec=["OP.unique.C1", "OP.INFER.3"], tags=["op:unique", "invalid"],
+                       description="sorted is read as one integer: a tensor there is rejected by inference"))
     return out
 
 

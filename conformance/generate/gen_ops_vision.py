@@ -277,6 +277,20 @@ def roi_cases():
                            "R.vision.roi_pool(x, rois, 2, 1.0)", _f((1, 1, 2, 2))),
                     runs=[Fails([ar, np.array([[-1, 0, 0, 3, 3]], "float32")], "op_runtime")],
                     spec=["OP.vision.roi_pool.C4"], tags=tags + ["runtime"]))
+    for name, op, bad, rule in (
+            ("roi_align_nan_corner", 'R.vision.roi_align(x, rois, 2, 1.0, sample_ratio=2)', [0, 0, 0, np.nan, 3],
+             "OP.vision.roi_align.C7"),
+            ("roi_align_infinite_corner", "R.vision.roi_align(x, rois, 2, 1.0)", [0, 0, -np.inf, 3, 3],
+             "OP.vision.roi_align.C7"),
+            ("roi_pool_infinite_corner", "R.vision.roi_pool(x, rois, 2, 1.0)", [0, 0, 0, np.inf, 3],
+             "OP.vision.roi_pool.C6"),
+            ("roi_pool_corner_beyond_int32", "R.vision.roi_pool(x, rois, 2, 1.0)", [0, 0, 0, 3, 3e9],
+             "OP.vision.roi_pool.C6")):
+        out.append(Case(name, module([("x", _f((1, 1, 4, 4))), ("rois", _f((1, 5)))], op, _f((1, 1, 2, 2))),
+                        runs=[Fails([ar, np.array([bad], "float32")], "op_runtime")], spec=[rule],
+                        tags=["op:" + op.split("(")[0][2:], "vision", "runtime"],
+                        description="a ROI corner that is not finite (or beyond int32 once rounded) is an error "
+                                    "before any sample"))
     for name, params, call, cid in (
             ("roi_pool_nhwc", [("x", _f((1, 4, 4, 1))), ("rois", _f((2, 5)))],
              'R.vision.roi_pool(x, rois, 2, 1.0, layout="NHWC")', "C3"),

@@ -8,7 +8,7 @@ rules.
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, Prim, module_text, via_float64
+from relax_conformance.gen import Case, Fails, Invalid, Malformed, Prim, module_text, via_float64
 
 RNG = np.random.default_rng(20240730)
 
@@ -167,5 +167,47 @@ def block_cases():
     return out
 
 
+def void_buffer_cases():
+    out = []
+    out.append(Malformed("void_buffer_load", module_text('''
+        @T.prim_func
+        def k(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, (n,), "")
+            B = T.match_buffer(b, (n,), "float32")
+            for i in range(n):
+                B[i] = T.exp(A[i]) * T.float32(0.5)
+
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+            n = T.int64()
+            cls = Module
+            y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((n,), "float32"))
+            return y
+    '''), spec=["TIR.BUF.7"], tags=["tir", "void"],
+        description="a void buffer has no elements: a load from it is a parse error"))
+    bound = module_text('''
+        @T.prim_func
+        def k(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, (n,), "")
+            B = T.match_buffer(b, (n,), "float32")
+            for i in range(n):
+                B[i] = T.float32(1)
+
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+            n = T.int64()
+            cls = Module
+            y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((n,), "float32"))
+            return y
+    ''')
+    out.append(Case("void_buffer_bound_to_a_float32_tensor", bound,
+                    runs=[Fails([np.ones(3, "float32")], "dtype_mismatch")], spec=["TIR.BUF.7", "TIR.FUNC.2"],
+                    tags=["tir", "void", "runtime"],
+                    description="a void buffer bound to a float32 argument is a dtype mismatch of the binding"))
+    return out
+
+
 def generate():
-    return {"tir_rules": order_cases() + intrinsic_cases() + block_cases()}
+    return {"tir_rules": order_cases() + intrinsic_cases() + block_cases() + void_buffer_cases()}

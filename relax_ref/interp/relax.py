@@ -136,6 +136,14 @@ class EvalContext:
         self.interp._print(text)
 
 
+def _base_depth(a: np.ndarray) -> int:
+    """How many arrays ``a`` views through (0 for an array that owns its data or views a buffer)."""
+    n = 0
+    while isinstance(a.base, np.ndarray):
+        a, n = a.base, n + 1
+    return n
+
+
 class Interpreter(ExprEvaluator):
     """Reference interpreter for one module.
 
@@ -255,7 +263,8 @@ class Interpreter(ExprEvaluator):
         except RelaxError as e:
             raise e.with_span(span).with_context(function=ref.name)
         finally:
-            for t in locked:
+            # bases first: numpy makes a view writeable again only once the array it views is
+            for t in sorted(locked, key=_base_depth):
                 t.flags.writeable = True
 
     # -- value semantics (ExprEvaluator) -------------------------------------------------------------------

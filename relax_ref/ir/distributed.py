@@ -17,46 +17,59 @@ of a distributed tensor.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 from ..errors import StructInfoError
 from .struct_info import TensorStructInfo
 
 
+def _mesh_size(shape: Tuple[int, ...]) -> int:
+    """The product of a mesh's extents, each a positive integer (DIST.MESH.1)."""
+    n = 1
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+            raise StructInfoError(f"device mesh: every extent must be a positive integer, got {d!r} (DIST.MESH.1)")
+        n *= d
+    return n
+
+
 @dataclass(frozen=True)
 class DeviceMesh:
     """``R.device_mesh(shape, ids)`` (DIST.MESH.1): ``prod(shape) == len(device_ids)``, ids distinct
-    and non-negative. ``device_range`` is ``(start, extent)`` when the mesh was written as a range."""
+    and non-negative. ``device_range`` is ``(start, extent)`` when the mesh was written as a range;
+    its ids are then a :class:`range`, never enumerated (a range of ``2**63`` ids costs nothing)."""
 
     shape: Tuple[int, ...]
-    device_ids: Tuple[int, ...]
+    device_ids: Sequence[int]
     device_range: Optional[Tuple[int, int]] = None
 
     def __post_init__(self):
         shape = tuple(self.shape)
-        ids = tuple(self.device_ids)
-        for d in shape:
-            if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-                raise StructInfoError(f"device mesh: every extent must be a positive integer, got {d!r} "
-                                      f"(DIST.MESH.1)")
-        for i in ids:
-            if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-                raise StructInfoError(f"device mesh: device ids must be non-negative integers, got {i!r} "
-                                      f"(DIST.MESH.1)")
-        if len(set(ids)) != len(ids):
-            raise StructInfoError(f"device mesh: device ids must be distinct, got {list(ids)} (DIST.MESH.1)")
-        n = 1
-        for d in shape:
-            n *= d
-        if n != len(ids):
-            raise StructInfoError(f"device mesh: a mesh of shape {shape} holds {n} devices, but {len(ids)} device "
+        ids = self.device_ids if isinstance(self.device_ids, range) else tuple(self.device_ids)
+        n = _mesh_size(shape)
+        count = ids.stop - ids.start if isinstance(ids, range) else len(ids)   # len() of a range stops at 2**63
+        if count != n:
+            raise StructInfoError(f"device mesh: a mesh of shape {shape} holds {n} devices, but {count} device "
                                   f"ids are given (DIST.MESH.1)")
+        if isinstance(ids, range):
+            if ids.step != 1 or ids.start < 0:
+                raise StructInfoError(f"device mesh: device ids must be non-negative integers, got the range "
+                                      f"[{ids.start}, {ids.stop}) (DIST.MESH.1)")
+        else:
+            for i in ids:
+                if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                    raise StructInfoError(f"device mesh: device ids must be non-negative integers, got {i!r} "
+                                          f"(DIST.MESH.1)")
+            if len(set(ids)) != len(ids):
+                raise StructInfoError(f"device mesh: device ids must be distinct, got {list(ids)} (DIST.MESH.1)")
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "device_ids", ids)
 
     @staticmethod
     def from_range(shape, start: int, extent: int) -> "DeviceMesh":
-        return DeviceMesh(tuple(shape), tuple(range(start, start + extent)), (start, extent))
+        """The mesh of the ids ``start, ..., start + extent - 1``: the shape and the count are checked
+        before anything is enumerated (DIST.MESH.1)."""
+        return DeviceMesh(tuple(shape), range(start, start + extent), (start, extent))
 
     @property
     def ndim(self) -> int:
@@ -64,7 +77,7 @@ class DeviceMesh:
 
     @property
     def size(self) -> int:
-        return len(self.device_ids)
+        return _mesh_size(self.shape)
 
     def coords(self, worker: int) -> Tuple[int, ...]:
         """The mesh coordinates of the ``worker``-th device (row-major)."""

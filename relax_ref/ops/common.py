@@ -125,6 +125,24 @@ def prim_value_arg(call: rx.Call, i: int, ctx: Any = None, name: Optional[str] =
     return a
 
 
+def prim_arg(call: rx.Call, i: int, ctx: Any = None, name: Optional[str] = None, *,
+             integer: bool = False) -> PrimStructInfo:
+    """Argument ``i`` must be a prim value (a literal or not) of a numeric dtype -- of an integer or bool
+    dtype when ``integer`` -- : an operator's flag, index or scalar passed as an argument, which the
+    evaluators read as one number (OP.INFER.3)."""
+    from ..ir import dtype as _dt
+
+    s = arg_sinfo(call, i, ctx)
+    ok = isinstance(s, PrimStructInfo) and (_dt.is_integer(s.dtype) or _dt.is_bool(s.dtype)
+                                            or (not integer and _dt.is_float(s.dtype)))
+    if not ok:
+        what = f"argument {i}" + (f" ({name})" if name else "")
+        kind = "an integer prim value (R.Prim of an integer or bool dtype)" if integer else \
+            "a prim value (R.Prim of a numeric dtype)"
+        raise error(call, f"{what} must be {kind}, but it has struct info {describe_sinfo(s)}", ctx)
+    return s
+
+
 def tuple_of_tensors_arg(call: rx.Call, i: int, ctx: Any = None) -> List[TensorStructInfo]:
     """Argument ``i`` must be a tuple whose fields are all tensors (concat, stack, ...)."""
     s = arg_sinfo(call, i, ctx)

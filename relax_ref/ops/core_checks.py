@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Sequence
 
 from ..errors import OpRuntimeError, PackedFuncError, TypeMismatchError, UnsupportedError
+from ..ir import dtype as _dt
 from ..ir.struct_info import TupleStructInfo
 from .args import OpArgs
 
@@ -157,13 +158,42 @@ def _check_builtin_alloc_tensor(args: OpArgs) -> None:
         _expect_dtype(args, 1)
 
 
+def _expect_int_prim(args: OpArgs, i: int, what: str) -> None:
+    if args.kind(i) != "prim" or not (_dt.is_integer(args.dtype(i)) or _dt.is_bool(args.dtype(i))):
+        raise _type_error(args, f"{args.op_name}: {what} must be an integer prim value, got {args.describe(i)}")
+
+
+def _check_alloc_storage(args: OpArgs) -> None:
+    """CALL.ALLOC.2, OP.INFER.3: the size is a shape ``(bytes, ...)`` (or an integer prim value), the
+    device index an integer prim value, the dtype a data type and the scope a string; the arguments
+    are not checked statically (as TVM), so their kinds are checked here, before the allocation."""
+    vm = args.op_name == "relax.vm.alloc_storage"
+    if args.kind(0) == "shape":
+        if len(args.ints(0)) < 1:
+            raise _type_error(args, f"{args.op_name}: the size must be a shape (bytes, ...), got the empty shape")
+    elif args.kind(0) == "prim":
+        _expect_int_prim(args, 0, "the size")
+    else:
+        raise _type_error(args, f"{args.op_name}: the size must be a shape (bytes, ...), got {args.describe(0)}")
+    _expect_int_prim(args, 1, "the device index")
+    dtype_at, scope_at = (2, 3) if vm else (3, 2)
+    if len(args) > dtype_at:
+        _expect_dtype(args, dtype_at)
+    if len(args) > scope_at and args.kind(scope_at) != "string":
+        raise _type_error(args, f"{args.op_name}: the storage scope must be a string, got {args.describe(scope_at)}")
+
+
 def _check_storage_tensor(args: OpArgs) -> None:
-    """CALL.ALLOC.1: ``(storage, offset, shape, dtype)``."""
+    """CALL.ALLOC.1: ``(storage, offset, shape, dtype)``: a storage, an integer offset, a shape and a
+    data type (OP.INFER.3: checked here, before the tensor is carved out)."""
     if len(args) < 4:
         raise args.error(UnsupportedError, f"{args.op_name} expects (storage, offset, shape, dtype)")
     _expect_dtype(args, 3)
     if args.kind(0) != "storage":
         raise _type_error(args, f"alloc_tensor expects a storage, got {args.describe(0)}")
+    _expect_int_prim(args, 1, "the offset")
+    if args.kind(2) != "shape":
+        raise _type_error(args, f"{args.op_name}: the shape must be a shape, got {args.describe(2)}")
 
 
 #: operator name -> its check
@@ -183,6 +213,8 @@ CHECKS: Dict[str, Callable[[OpArgs], None]] = {
     "relax.print": _check_print,
     "relax.assert_op": _check_assert,
     "relax.builtin.alloc_tensor": _check_builtin_alloc_tensor,
+    "relax.memory.alloc_storage": _check_alloc_storage,
+    "relax.vm.alloc_storage": _check_alloc_storage,
     "relax.memory.alloc_tensor": _check_storage_tensor,
     "relax.vm.alloc_tensor": _check_storage_tensor,
 }

@@ -482,12 +482,16 @@ def _eye_parse_call(opdef, args, kwargs, span):
 
 def _infer_hamming(call: rx.Call, ctx: Any) -> TensorStructInfo:
     """OP.hamming_window.C1-C3: ``dtype`` must not be an integer type; ``window_size`` is a PrimValue
-    that must not be provably < 1; the result is ``(window_size,)``."""
+    that must not be provably < 1, ``periodic`` an integer prim value, ``alpha`` and ``beta`` prim values
+    (OP.INFER.3); the result is ``(window_size,)``."""
     common.check_num_args(call, 4, ctx)
     dt = call.attrs.get("dtype") or "void"
     if _dt.is_integer(dt) and dt != "bool":
         raise common.error(call, f"hamming_window expects the dtype to be a float type, but got {dt}", ctx)
     n = _prim_value_arg(call, 0, "window_size", ctx)
+    common.prim_arg(call, 1, ctx, "periodic", integer=True)
+    common.prim_arg(call, 2, ctx, "alpha")
+    common.prim_arg(call, 3, ctx, "beta")
     analyzer = getattr(ctx, "analyzer", None)
     if (isinstance(n, P.IntImm) and n.value < 1) or \
             (analyzer is not None and analyzer.can_prove(te_ops.lt(n, te_ops.const(1, n.dtype)))):

@@ -25,7 +25,7 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from ..errors import TypeMismatchError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -337,6 +337,20 @@ def _strided_slice_ref(args, attrs, call, ctx):
     out = manipulate_util.copy_out(x[tuple(sl)])
     manipulate_util.check_result_shape(call, ctx, out)
     return out
+
+
+def _check_strided_slice(args: OpArgs) -> None:
+    """OP.strided_slice.C3 at run time: an ``R.Object`` argument (accepted statically, as TVM does)
+    holds a tuple of integer prim values, or the call is a ``type_mismatch``."""
+    names = ("axes", "begin", "end", "strides")
+    for i in range(1, len(args)):
+        ok = args.kind(i) == "tuple"
+        if ok:
+            fields = args.fields(i)
+            ok = all(fields.kind(j) == "prim" and _dt.is_integer(fields.dtype(j)) for j in range(len(fields)))
+        if not ok:
+            raise args.error(TypeMismatchError, f"relax.strided_slice: {names[i - 1]} must be a tuple of integer "
+                                                f"prim values, got {args.describe(i)}")
 
 
 def _strided_slice_legalize(call, ctx):
@@ -780,7 +794,7 @@ def _define_all() -> None:
                           attr("assume_inbound", "bool", False)),
         _strided_slice_infer, _strided_slice_ref, _strided_slice_legalize,
         "``R.strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)``: Python slicing "
-        "(OP.strided_slice.C1).")
+        "(OP.strided_slice.C1).", check=_check_strided_slice)
     reg("dynamic_strided_slice", (arg("x"), arg("begin"), arg("end"), arg("strides")), _dyn_slice_infer,
         _dyn_slice_ref, _dyn_slice_legalize,
         "``R.dynamic_strided_slice(x, begin, end, strides)``: slicing with tensor bounds "

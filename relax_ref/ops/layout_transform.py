@@ -19,6 +19,7 @@ result has a known rank only (TVM derives a formula with its iterator-map analys
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -111,11 +112,14 @@ def _grid(imap: IndexMap, shape: Sequence[int], used: Sequence[P.PrimVar]) -> Di
 def map_shape(imap: IndexMap, shape: Sequence[P.PrimExpr], ctx: Any = None) -> Optional[Tuple[P.PrimExpr, ...]]:
     """OP.layout_transform.C3: the output extents, or None when one cannot be derived."""
     dim_of = dict(zip(imap.initial_indices, shape))
+    for d in shape:
+        if isinstance(d, P.IntImm) and d.value < 0:
+            raise StructInfoError(f"the input extent {d.value} is negative: no tensor has it (RUNTIME.LIMIT.1)")
     out: List[P.PrimExpr] = []
     for f in imap.final_indices:
         used = [v for v in imap.initial_indices if v in set(prim_vars_in(f))]
         if all(isinstance(dim_of[v], P.IntImm) for v in used):
-            n = int(np.prod([dim_of[v].value for v in used], dtype=np.int64))
+            n = math.prod(dim_of[v].value for v in used)     # exact: an int64 product can wrap to 0
             if n == 0:
                 out.append(_I64(0))
                 continue

@@ -22,7 +22,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ..errors import OpRuntimeError, ParseError, UnsupportedError
+from ..errors import OpRuntimeError, ParseError, TypeMismatchError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -223,8 +223,16 @@ def view_layout(args: OpArgs):
     return shape, dtype, off
 
 
+def _check_view_dtype_value(args: OpArgs) -> None:
+    """OP.memory.view.C3 at run time: an ``R.Object`` dtype argument holds a data type."""
+    if args.kind(2) not in ("dtype", "tuple", "null"):
+        raise args.error(TypeMismatchError, f"{args.op_name}: the dtype must be a data type, got {args.describe(2)} "
+                                            "(OP.memory.view.C3)")
+
+
 def check_view(args: OpArgs) -> None:
     """OP.memory.view.C6: ``0 <= relative_byte_offset`` and the view's bytes end within ``data``'s."""
+    _check_view_dtype_value(args)
     shape, dtype, off = view_layout(args)
     n_out = 1
     for d in shape:

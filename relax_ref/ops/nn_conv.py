@@ -306,7 +306,8 @@ def conv_transpose_np(call, x: np.ndarray, w: np.ndarray, strides, padding, outp
     full_len, out_len = conv_transpose_sizes(common.op_name(call), x.shape, w.shape, strides, padding, output_padding,
                                              dilation, groups)
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
-    xg = xa.reshape((n, groups, cg, -1))
+    # the spatial element count spelled out: ``-1`` cannot be inferred when the batch is empty
+    xg = xa.reshape((n, groups, cg, int(np.prod(x.shape[2:], dtype=np.int64))))
     wg = wa.reshape((groups, cg, og) + tuple(ksz))
     full = np.zeros((n, groups, og) + tuple(full_len), dtype=xa.dtype)
     if x.size and w.size:

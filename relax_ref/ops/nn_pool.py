@@ -424,7 +424,8 @@ def adaptive_windows(x, ranges, out_size: Sequence[int]):
         win = tuple(slice(*ranges[i][pos[i]]) for i in range(nsp))
         block = x[(slice(None), slice(None)) + win]
         cnt = int(np.prod([ranges[i][pos[i]][1] - ranges[i][pos[i]][0] for i in range(nsp)], dtype=np.int64))
-        yield pos, block.reshape(x.shape[0], x.shape[1], -1), cnt
+        # the window's element count spelled out: ``-1`` cannot be inferred when the batch is empty
+        yield pos, block.reshape(x.shape[0], x.shape[1], int(np.prod(block.shape[2:], dtype=np.int64))), cnt
 
 
 def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray:

@@ -457,20 +457,20 @@ def _flag_value(call, i: int, ctx, name: str) -> int:
 
 
 def _infer_unique(call: rx.Call, ctx: Any):
-    """OP.unique.C1 (TVM's ``InferStructInfoUnique``): ``x`` a tensor; ``return_index``,
-    ``return_inverse``, ``return_counts`` integer PrimValue constants; an optional constant ``axis``
-    must be in range. The unique values are 1-d (same rank with ``axis``; shape ``(1,)`` for a 0-d
+    """OP.unique.C1 (TVM's ``InferStructInfoUnique``): ``x`` a tensor; ``sorted`` and an optional
+    ``axis`` integer prim values (OP.INFER.3); ``return_index``, ``return_inverse``, ``return_counts``
+    integer PrimValue constants; a constant ``axis`` must be in range. The unique values are 1-d (same rank with ``axis``; shape ``(1,)`` for a 0-d
     input); each requested extra output is an int64 1-d tensor (``(1,)`` for a 0-d input)."""
     if len(call.args) not in (5, 6):
         raise common.error(call, f"the operator expects 5 or 6 arguments, but was called with {len(call.args)}", ctx)
     x = common.tensor_arg(call, 0, ctx, "x")
-    axis_given = False
-    if len(call.args) == 6:
+    common.prim_arg(call, 1, ctx, "sorted", integer=True)
+    axis_given = len(call.args) == 6
+    if axis_given:
+        common.prim_arg(call, 5, ctx, "axis", integer=True)
         a = call.args[5]
-        if isinstance(a, rx.PrimValue):
-            axis_given = True
-            if x.ndim != -1 and isinstance(a.value, P.IntImm):
-                common.normalize_axis(call, x.ndim, int(a.value.value), ctx)
+        if x.ndim != -1 and isinstance(a, rx.PrimValue) and isinstance(a.value, P.IntImm):
+            common.normalize_axis(call, x.ndim, int(a.value.value), ctx)
     flags = [_flag_value(call, i, ctx, n) for i, n in zip((2, 3, 4), _UNIQUE_FLAGS[1:])]
     one = rx.ShapeExpr((P.IntImm(1, "int64"),))
     vd = x.vdevice

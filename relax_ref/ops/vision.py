@@ -23,6 +23,7 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ..errors import OpRuntimeError
+from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
@@ -117,6 +118,28 @@ def _check_roi(args: OpArgs) -> None:
     bad = (b < 0) | (b >= nb) | args.xp.isnan(b)
     args.fail_if(bad, lambda: OpRuntimeError(f"{args.op_name}: a ROI's batch index is outside [0, batch) "
                                              f"(OP.{name}.C{5 if 'align' in name else 4})"))
+    _check_roi_corners(args, name)
+
+
+def _check_roi_corners(args: OpArgs, name: str) -> None:
+    """OP.vision.roi_align.C7 / OP.vision.roi_pool.C6: the scaled corners ``rois[r, 1:5] *
+    spatial_scale`` (in the ROI dtype) are finite; roi_pool's rounded corners lie in int32, the type
+    in which TVM's kernel computes them."""
+    xp = args.xp
+    rois = args.data(1)
+    if not _dt.is_float(args.dtype(1)):
+        return
+    corners = rois[:, 1:5] * xp.asarray(float(args.attrs["spatial_scale"]), rois.dtype)
+    bad = ~xp.isfinite(corners)
+    rule = "C7" if "align" in name else "C6"
+    if "pool" in name:
+        rounded = xp.floor(corners + xp.asarray(0.5, rois.dtype))
+        bad = bad | (rounded < -2.0 ** 31) | (rounded >= 2.0 ** 31)
+        what = "is not finite, or its rounded pixel lies outside int32"
+    else:
+        what = "is not finite"
+    args.fail_if(bad, lambda: OpRuntimeError(f"{args.op_name}: a ROI corner times spatial_scale {what} "
+                                             f"(OP.{name}.{rule})"))
 
 
 def _ref_roi_align(args, attrs, call, ctx):

@@ -65,6 +65,9 @@ TVM_FAILS = {
     # TVM 0.25 and 0.27 keep one_hot's depth in 32 bits: 2**63 - 1 wraps to -1 (the spec keeps int64
     # attributes and rejects the empty result at run time, RUNTIME.LIMIT.1)
     "limits/empty_result_whose_extents_pass_int64": "depth must be positive",
+    # TVM's Python API types vm.alloc_storage's device index as a PrimValue node; the spec checks the
+    # argument's kind at run time, as TVM's inference leaves it unchecked (OP.INFER.3, CALL.ALLOC.2)
+    "memory/vm_alloc_storage_tensor_device_index": "Mismatched type on argument #1",
 }
 
 

@@ -61,7 +61,8 @@ def conv_transpose(ctx, x, w, strides, padding, output_padding, dilation, groups
     full_len, out_len = conv_transpose_sizes(ctx.op_name, tuple(x.shape), tuple(w.shape), strides, padding,
                                              output_padding, dilation, groups)
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
-    xg = xa.reshape((n, groups, cg, -1))
+    # the spatial element count spelled out: ``-1`` cannot be inferred when the batch is empty
+    xg = xa.reshape((n, groups, cg, int(np.prod(x.shape[2:], dtype=np.int64))))
     wg = wa.reshape((groups, cg, og) + tuple(ksz))
     full = jnp.zeros((n, groups, og) + tuple(full_len), dtype=xa.dtype)
     if int(np.prod(x.shape, dtype=np.int64)) and int(np.prod(w.shape, dtype=np.int64)):

@@ -40,6 +40,15 @@ def _roi_common(x, rois):
     return x[b]
 
 
+def _finite_corners(rois, s):
+    """The scaled corners with a ROI whose corners are not all finite replaced by zeros: the check
+    (OP.vision.roi_align.C7, OP.vision.roi_pool.C6) fails that call, and the compiled loops must
+    not run ``ceil(inf)`` samples meanwhile."""
+    corners = rois[:, 1:5] * s
+    ok = jnp.all(jnp.isfinite(corners), axis=1, keepdims=True)
+    return jnp.where(ok, corners, jnp.zeros((), corners.dtype))
+
+
 @lowering("relax.vision.roi_align")
 def _roi_align(ctx, data, rois):
     a = ctx.attrs
@@ -51,7 +60,8 @@ def _roi_align(ctx, data, rois):
     ft, dt = rois.dtype, data.dtype
     s = jnp.asarray(float(a["spatial_scale"]), ft)
     img = _roi_common(x, rois)                                   # (R, C, H, W)
-    sw, sh, ew, eh = (rois[:, k] * s for k in (1, 2, 3, 4))
+    corners = _finite_corners(rois, s)
+    sw, sh, ew, eh = (corners[:, k] for k in range(4))
     rh, rw = eh - sh, ew - sw
     if not aligned:
         rh, rw = tvm_max(rh, jnp.asarray(1, ft)), tvm_max(rw, jnp.asarray(1, ft))
@@ -105,7 +115,8 @@ def _roi_pool(ctx, data, rois):
     ft, dt = rois.dtype, data.dtype
     s = jnp.asarray(float(a["spatial_scale"]), ft)
     img = _roi_common(data, rois)
-    sw, sh, ew, eh = (jnp.floor(rois[:, k] * s + jnp.asarray(0.5, ft)).astype(jnp.int32) for k in (1, 2, 3, 4))
+    corners = _finite_corners(rois, s)
+    sw, sh, ew, eh = (jnp.floor(corners[:, k] + jnp.asarray(0.5, ft)).astype(jnp.int32) for k in range(4))
     rh, rw = jnp.maximum(eh - sh + 1, 1), jnp.maximum(ew - sw + 1, 1)
     bh, bw = rh.astype(ft) / jnp.asarray(ph_n, ft), rw.astype(ft) / jnp.asarray(pw_n, ft)
 

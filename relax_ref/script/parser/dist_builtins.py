@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # pragma: no cover
 def _int(ev, info, v, what) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise ev.error(info.node, f"{info.path}: {what} must be an integer, got {prim.describe(v)}")
+    if not -2 ** 63 <= v < 2 ** 63:
+        raise ev.error(info.node, f"{info.path}: {what} {v} does not fit in int64 (RUNTIME.LIMIT.1)")
     return v
 
 

@@ -448,6 +448,8 @@ class Evaluator:
 
             return make_region(self, buf, indices, node)
         vals = tuple(self.index_value(v, n) for _, v, _, n in indices)
+        if buf.dtype in ("void", ""):
+            raise self.error(node, f"buffer '{buf.name}' has dtype void: it has no elements to load (TIR.BUF.7)")
         return tir.BufferLoad(buf, vals)
 
     def index_value(self, v: Any, node: ast.AST) -> P.PrimExpr:

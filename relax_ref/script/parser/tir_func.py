@@ -310,6 +310,8 @@ class PrimFuncParser:
 
     def store_value(self, buf: tir.Buffer, value: Any, node: ast.AST) -> P.PrimExpr:
         span = self.ev.span(node)
+        if buf.dtype in ("void", ""):
+            raise self.err(node, f"buffer '{buf.name}' has dtype void: it has no elements to store into (TIR.BUF.7)")
         if prim.is_num(value):
             return prim.lit(value, buf.dtype, span)
         if isinstance(value, str) and prim._dt.is_float(buf.dtype):  # noqa: SLF001
