@@ -18,7 +18,9 @@ reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_i
     donated to XLA, which computes the result in its buffer (no copy; where a symbolic signature is
     padded to a bucket, only in exact-shape compilations); with ``False`` (default) a caller's JAX array
     there is copied first and stays valid, with ``True`` it is consumed (deleted, as
-    ``jax.jit(donate_argnums=...)`` does). Numpy arguments are transferred either way, and written back.
+    ``jax.jit(donate_argnums=...)`` does; a check that fails in such a call raises the traced check's
+    error, without the host re-run that names the binding, as for KV caches). Numpy arguments are
+    transferred either way, and written back.
     ``float_rules``: ``"strict"`` keeps PRIM.FLOAT.1 (one rounding per node: no reciprocal for a
     division, no reassociation, no fused multiply-add; :mod:`relax_jax.float_rules`), ``"fast"`` lets
     XLA rewrite float arithmetic. ``as_jax_function`` keeps the multiply barriers; the enclosing

@@ -5,10 +5,11 @@ A parameter ``p`` of a function is *consumed* when
 1. a binding of the function's top-level blocks passes ``p`` (or a variable bound to it) as an in-place
    argument of ``R.call_tir_inplace`` (an input named by ``inplace_indices``) or of
    ``R.call_inplace_packed`` (an argument named by ``inplace_indices``);
-2. the last use of ``p`` and of every variable bound to it is such a call (the last-use table of
-   KillAfterLastUse, :func:`relax_ref.transform.lower_memory.last_uses`): after its last in-place call
-   the program never reads the argument again except through the call's result, and no function literal
-   captures it;
+2. neither ``p`` nor a variable bound to it (or to an in-place result on it) before the last such call
+   is used after that call, by a later binding or the function's result (the last-use table of
+   KillAfterLastUse, :func:`relax_ref.transform.lower_memory.last_uses`), and no function literal
+   captures one: after its last in-place call the program reads the tensor only through the call's
+   result;
 3. the function's result holds the mutated tensor: it is the result of the last in-place call on ``p``
    (followed through variable bindings, further in-place calls, tuple literals and ``TupleGetItem``), so
    the caller receives the new contents without reading ``p``.

@@ -102,3 +102,40 @@ def test_static_shapes_donate_under_bucketing():
     exe("main", x, jnp.ones(8, jnp.float32))
     assert x.is_deleted()
     assert next(iter(exe._plans["main"].cache.values())).donated == (0,)
+
+
+_CHECKED = '''
+from tvm.script import ir as I, relax as R, tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def set_row(A: T.Buffer((T.int64(64), T.int64(8)), "float32"), V: T.Buffer((T.int64(8),), "float32"), i: T.int64):
+        for j in range(T.int64(8)):
+            A[i, j] = V[j]
+
+    @R.function
+    def main(x: R.Tensor((64, 8), "float32"), v: R.Tensor((8,), "float32"), i: R.Prim("int64")):
+        cls = Module
+        y = R.call_tir_inplace(cls.set_row, (x, v, i), inplace_indices=[0], out_sinfo=R.Tensor((64, 8), "float32"))
+        return y
+'''
+
+
+@pytest.mark.parametrize("consent", [False, True])
+def test_failing_check_in_a_donating_call(consent):
+    from relax_ref.errors import TIRBoundsError
+
+    exe = relax_jax.compile(_CHECKED, donate_inplace=consent)
+    x = jnp.zeros((64, 8), jnp.float32)
+    y = exe("main", x, jnp.ones(8, jnp.float32), 5)
+    assert float(np.asarray(y)[5, 0]) == 1.0
+    x = jnp.zeros((64, 8), jnp.float32)
+    with pytest.raises(TIRBoundsError) as e:
+        exe("main", x, jnp.ones(8, jnp.float32), 100)
+    assert "set_row" in str(e.value)
+    # without consent the call is re-run on the host for the reference's error (binding named); with it
+    # the argument was consumed and the traced check's error is raised
+    assert x.is_deleted() == consent
+    assert (e.value.binding == "y") == (not consent)

@@ -28,6 +28,10 @@ CASES = {
     "chain": ([f"z = {_CALL.format(a='x')}", f"u = {_CALL.format(a='z')}"], "(u, y)", {0}),
     "through_an_alias": (["a = x", f"z = {_CALL.format(a='a')}"], "z", {0}),
     "result_aliased": ([f"z = {_CALL.format(a='x')}", "w = z", "s = R.add(z, y)"], "(w, s)", {0}),
+    "read_between_the_calls": ([f"z = {_CALL.format(a='x')}", "s = R.add(z, y)", f"u = {_CALL.format(a='z')}"],
+                               "(u, s)", {0}),
+    "read_after_the_last_call": ([f"z = {_CALL.format(a='x')}", f"u = {_CALL.format(a='z')}", "s = R.add(z, y)"],
+                                 "(u, s)", set()),
     "packed": (["z = R.call_inplace_packed('conformance.add_inplace', x, y, inplace_indices=[0], "
                 "sinfo_args=R.Tensor((4,), 'float32'))"], "z", {0}),
     # x read after the call, the new contents not returned, or x returned under its old name: kept
