@@ -319,3 +319,16 @@ def test_a_bare_object_annotation_as_sinfo_args(call):
     printed = mod.script()
     assert "R.Object()" in printed or "R.Object," in printed
     assert relax_ref.structural_equal(relax_ref.parse(printed), mod)
+
+
+@pytest.mark.parametrize("call", ['R.call_pure_packed("f", a, sinfo_args=())',
+                                  'R.call_inplace_packed("f", a, inplace_indices=[0], sinfo_args=[])'])
+def test_empty_sinfo_args_print_and_parse_back(call):
+    """TEXT.CALL.1: the fourth run's roundtrip finding: call_pure_packed with an empty sinfo_args list
+    (TVM 0.25 accepts it) printed without sinfo_args, which the parser requires."""
+    text = HEAD + f'    @R.function(pure=False)\n    def main(a: R.Tensor((2, 3), "float32")):\n        c = {call}\n' \
+                  '        return c\n'
+    mod = relax_ref.parse(text)
+    printed = mod.script()
+    assert "sinfo_args=[]" in printed
+    assert relax_ref.structural_equal(relax_ref.parse(printed), mod)

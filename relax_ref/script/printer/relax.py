@@ -451,6 +451,10 @@ class RelaxPrinter:
                 parts.append(f"{self.keyword('sinfo_args')}=[{', '.join(items)}]")
             else:
                 parts.append(f"{self.keyword('sinfo_args')}={self.sinfo_tuple(c.sinfo_args)}")
+        elif c.op.name in ("relax.call_pure_packed", "relax.call_inplace_packed"):
+            # their sinfo_args are required in text: an empty list is written, or the print would not
+            # parse back (found by fuzzing: R.call_pure_packed(..., sinfo_args=()))
+            parts.append(f"{self.keyword('sinfo_args')}=[]")
         return f"{self.op_script_name(c, opdef)}({', '.join(parts)})"
 
     def attr_kwargs(self, c: rx.Call, opdef, skip=()) -> List[str]:
