@@ -304,8 +304,6 @@ def _parse_packed_varargs(opdef, args, kwargs, span, *, inplace: bool):
     attrs = {}
     if inplace:
         attrs["inplace_indices"] = int_list(b["inplace_indices"], "inplace_indices", span)
-    if b["sinfo_args"] is None:   # TVM: "required to have type_args"; the printer always writes them
-        raise ParseError(f"{opdef.script} needs sinfo_args (the result's struct info), got None", span)
     return rx.Call(opdef.op, tuple(call_args), Attrs(attrs), tuple(sinfo_args_arg(b["sinfo_args"], span)), span=span)
 
 
