@@ -223,10 +223,11 @@ class _Rewriter(BindingMutator):
                     nv = type(b.var)(name_hint=b.var.name_hint, struct_info=target, span=b.var.span)
                     self.var_remap[b.var] = nv
                     return rx.VarBinding(nv, value, span=b.span)
-            if isinstance(value, rx.Var):
+            if isinstance(value, rx.Var) and not (isinstance(value, rx.DataflowVar) and
+                                                  not isinstance(b.var, rx.DataflowVar)):
                 self.var_remap[b.var] = value
                 return None
-            return self.rebind(b, value)
+            return self.rebind(b, value)     # an output of a dataflow block stays bound (PASS.SHARD.6)
         if not isinstance(got, TupleStructInfo):
             raise UnsupportedError(f"PropagateSharding: the call bound to {b.var.name_hint!r} does not give DTensors "
                                    f"(PASS.SHARD.6)")

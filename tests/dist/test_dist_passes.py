@@ -351,3 +351,18 @@ def test_lower_dist_ir_distributes_parameters_and_shards_reshapes():
                                              "relax.reshape"]
     assert [d.value for d in bs[2].value.args[1].values] == [4, 1, 4]
     check_pass(LowerDistIR(), strategy=st.just(mod), max_examples=1, signature=False)
+
+
+def test_annotated_output_of_a_dataflow_block_stays_bound():
+    from relax_ref.static.well_formed import check_well_formed
+
+    text = _module('x: R.Tensor((4, 8), "float32")', '''
+        with R.dataflow():
+            y = R.exp(x)
+            k = R.dist.annotate_sharding(y, device_mesh="mesh[0]", placement="S[1]")
+            R.output(k)
+        return k''')
+    mod = PropagateSharding()(parse(text))
+    check_well_formed(mod)
+    assert str(mod["main"].ret_struct_info.placement) == "S[1]"
+    check_pass(PropagateSharding(), strategy=st.just(parse(text)), max_examples=1, signature=False)

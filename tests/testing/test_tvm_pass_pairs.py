@@ -230,3 +230,51 @@ def test_measurement_under_tvm_equality(tmp_path):
         [("different", "different"), ("equal", "equal"), ("equal", "equal")]
     text = format_table(table(outcomes))
     assert "TVM: equal of readable" in text and "| ToNonDataflow | 3 | 2 | 1 | 0 | 0 | 0 | 67% | 2 | 67% | 0 | 1 |" in text
+
+
+COPIED = '''
+def test_copied_kernels():
+    @I.ir_module
+    class Before:
+        @T.prim_func(private=True)
+        def twice(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.block("b"):
+                    vi = T.axis.spatial(4, i)
+                    B[vi] = A[vi] * T.float32(2)
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            cls = Before
+            with R.dataflow():
+                y = R.call_tir(cls.twice, (x,), out_sinfo=R.Tensor((4,), "float32"))
+                R.output(y)
+            return y
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            y = R.call_tir(Before.get_global_var("twice"), (x,), out_sinfo=R.Tensor((4,), "float32"))
+            return y
+
+    for gv, func in Before.functions_items():
+        if gv.name_hint != "main":
+            Expected[gv] = func
+
+    After = relax.transform.ToNonDataflow()(Before)
+    tvm.ir.assert_structural_equal(After, Expected)
+'''
+
+
+def test_expected_module_completed_with_the_inputs_kernels(tmp_path):
+    """An expected module that copies the input's other functions in a ``functions_items()`` loop and
+    names them ``Before.get_global_var(...)`` is read as the module that loop builds; the test files
+    of a ``distributed/`` directory are read too (PASS.FIDELITY.2)."""
+    d = tmp_path / "tests" / "python" / "relax" / "distributed"
+    d.mkdir(parents=True)
+    (d / "test_distributed_transform_example.py").write_text(
+        HEADER + "from tvm.script import tir as T\n" + textwrap.dedent(COPIED))
+    outcomes, _sites = measure(tmp_path)
+    (o,) = outcomes
+    assert (o.test, o.pass_name, o.status) == ("test_copied_kernels", "ToNonDataflow", "equal"), o
