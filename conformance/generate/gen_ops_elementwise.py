@@ -639,6 +639,12 @@ def ternary_cases():
                        module([("a", tensor((3,), "float32")), ("b", tensor((3,), "float32")),
                                ("c", tensor((3, 1), "float32"))], "R.ewise_fma(a, b, c)", tensor((3,), "float32")),
                        "struct_info", spec=["OP.ewise_fma.C1"], tags=["op:ewise_fma", "invalid"]))
+    return out
+
+
+def fma_open_dtype_cases():
+    """ewise_fma with an operand whose dtype is open: OP.SEM.6's run-time re-check on every operand's value."""
+    out = []
     a4, b4, c4 = (np.array(v, "int32") for v in ([19, 1, -23, -46], [3, 17, 32, 35], [-2, 31, -41, -12]))
     out.append(Case("ewise_fma_dtype_open_operand",
                     module([("a", tensor(("n",), "int32")), ("b", 'R.Tensor(("n",))'),
@@ -703,7 +709,7 @@ def nn_cases():
 
 def generate():
     cases = (float_unary_cases() + any_unary_cases() + unary_edge_cases() + binary_cases() + binary_edge_cases()
-             + broadcast_cases() + ternary_cases() + nn_cases())
+             + broadcast_cases() + ternary_cases() + fma_open_dtype_cases() + nn_cases())
     return {CATEGORY: cases}
 
 
