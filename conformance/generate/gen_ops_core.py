@@ -132,6 +132,23 @@ def shape_cases(rng):
 # ---------------------------------------------------------------------------------------------------
 
 
+def shape_to_tensor_rank_cases():
+    """shape_to_tensor of a shape whose rank is unknown (OP.shape_to_tensor.C2, DIV.40)."""
+    out = []
+    any_rank = module_text('''
+        @R.function
+        def main(s: R.Shape(ndim=-1)) -> R.Tensor(ndim=1, dtype="int64"):
+            t = R.shape_to_tensor(s)
+            return t
+    ''')
+    out.append(Case("shape_to_tensor_unknown_rank", any_rank,
+                    runs=[([Shape([3, 4])], i64(3, 4)), ([Shape([5])], i64(5)), ([Shape([])], np.zeros((0,), "int64"))],
+                    spec=["OP.shape_to_tensor.C1", "OP.shape_to_tensor.C2", "CALL.BUILTIN.2", "DIV.40"], tags=["op:shape_to_tensor", "symbolic"], oracle="hand",
+                    description="a shape of unknown rank gives R.Tensor(ndim=1, dtype=\"int64\"), not TVM's "
+                                "static shape (-1,)"))
+    return out
+
+
 def effect_cases(rng):
     out = []
     null = module_text('''
@@ -757,7 +774,7 @@ def builtin_and_freshness_cases():
 
 def generate():
     rng = np.random.default_rng(RNG_SEED)
-    cases = (shape_cases(rng) + effect_cases(rng) + packed_cases(rng) + closure_cases(rng) + call_tir_cases(rng)
+    cases = (shape_cases(rng) + shape_to_tensor_rank_cases() + effect_cases(rng) + packed_cases(rng) + closure_cases(rng) + call_tir_cases(rng)
              + device_and_memory_cases(rng) + builtin_and_freshness_cases())
     return {"op_core": cases}
 

@@ -161,12 +161,14 @@ def _infer_tensor_to_shape(call: rx.Call, ctx) -> StructInfo:
 
 
 def _infer_shape_to_tensor(call: rx.Call, ctx) -> StructInfo:
-    """OP.shape_to_tensor.C1-C2: ``R.Tensor((ndim,), "int64")``; as in TVM 0.25 an unknown rank gives
-    the static shape ``(-1,)``."""
+    """OP.shape_to_tensor.C1-C2: ``R.Tensor((ndim,), "int64")``; an unknown rank gives
+    ``R.Tensor(ndim=1, dtype="int64")`` (TVM's static shape ``(-1,)`` is no extent, DIV.40)."""
     require_args(call, ctx, 1, "shape_to_tensor")
     si = call.args[0].struct_info
     if not isinstance(si, ShapeStructInfo):
         raise ctx.error(f"R.shape_to_tensor needs a shape argument, got {fmt_sinfo(si)}")
+    if si.ndim < 0:
+        return TensorStructInfo(None, "int64", 1)
     return TensorStructInfo(rx.ShapeExpr((P.IntImm(si.ndim, "int64"),)), "int64")
 
 

@@ -246,3 +246,15 @@ def test_keyword_arguments_are_accepted():
     assert sinfos(mod) == {"y": 'R.Tensor((3,), dtype="float32")', "p": "R.Object"}
     with pytest.raises(ParseError, match="unexpected keyword argument 'outs'"):
         parse(text.replace("out_sinfo=", "outs="))
+
+
+def test_shape_to_tensor_of_an_unknown_rank_is_a_1d_tensor_of_unknown_length():
+    """OP.shape_to_tensor.C2, DIV.40: not TVM's static shape ``(-1,)``, which RUNTIME.LIMIT.1 refuses."""
+    import relax_ref
+    from relax_ref.ir.struct_info import TensorStructInfo
+
+    mod = relax_ref.parse('@I.ir_module\nclass Module:\n    @R.function\n    def main(s: R.Shape(ndim=-1)):\n'
+                          '        y = R.shape_to_tensor(s)\n        return y\n')
+    sinfo = mod["main"].body.blocks[-1].bindings[-1].var.struct_info
+    assert isinstance(sinfo, TensorStructInfo) and sinfo.shape is None and sinfo.ndim == 1 and sinfo.dtype == "int64"
+    assert relax_ref.evaluate(mod, "main", (2, 3)).tolist() == [2, 3]
