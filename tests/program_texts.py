@@ -1,51 +1,65 @@
 """Functions that several tests put in their TVMScript programs, one text each so that every test reads
 the same function: ``X_TOP`` the top-level text, ``X`` the member of an ``@I.ir_module`` class
-(indented by four spaces; a PrimFunc private); each ends in a newline."""
+(indented by four spaces; a PrimFunc private); each ends in a newline. A program that a conformance case
+already holds is read from the case (``case_text``, ``case_member``), not spelled again."""
 
 import textwrap
+from pathlib import Path
+
+CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases"
+
+
+def case_text(category: str, name: str) -> str:
+    """The module text of the conformance case ``<category>/<name>``."""
+    return (CASES / category / name / "module.py").read_text(encoding="utf-8")
+
+
+def case_member(category: str, name: str, function: str) -> str:
+    """The text of one member of a case's ``@I.ir_module`` class (its decorators and body, indented by four
+    spaces as in the case), ending in a newline."""
+    lines = case_text(category, name).splitlines(keepends=True)
+    start = head = next(i for i, line in enumerate(lines) if line.startswith(f"    def {function}("))
+    while lines[start - 1].startswith("    @"):
+        start -= 1
+    end = head + 1
+    while end < len(lines) and not lines[end].startswith(("    @", "    def ")):
+        end += 1
+    return "".join(lines[start:end]).rstrip("\n") + "\n"
 
 
 def _member(top: str) -> str:
     return textwrap.indent(top.replace("@T.prim_func\n", "@T.prim_func(private=True)\n", 1), "    ")
 
 
-#: ``copy``: B[i] = A[i] over a symbolic length
-COPY_TOP = '''@T.prim_func
-def copy(a: T.handle, b: T.handle):
+def _loop_top(name: str, params: str, body: str) -> str:
+    """A PrimFunc ``name(a, b<params>)`` over two float32 buffers of a symbolic length ``n`` whose loop
+    over ``i`` runs ``body``."""
+    return f'''@T.prim_func
+def {name}(a: T.handle, b: T.handle{params}):
     n = T.int64()
     A = T.match_buffer(a, (n,), "float32")
     B = T.match_buffer(b, (n,), "float32")
     for i in range(n):
-        B[i] = A[i]
+        {body}
 '''
+
+
+#: ``copy``: B[i] = A[i] over a symbolic length
+COPY_TOP = _loop_top("copy", "", "B[i] = A[i]")
 
 #: ``addn``: B[i] = A[i] + m over a symbolic length, ``m`` a scalar parameter
-ADDN_TOP = '''@T.prim_func
-def addn(a: T.handle, b: T.handle, m: T.int64):
-    n = T.int64()
-    A = T.match_buffer(a, (n,), "float32")
-    B = T.match_buffer(b, (n,), "float32")
-    for i in range(n):
-        B[i] = A[i] + T.Cast("float32", m)
-'''
+ADDN_TOP = _loop_top("addn", ", m: T.int64", 'B[i] = A[i] + T.Cast("float32", m)')
 
-#: ``fact``: the factorial of a scalar, by recursion through the module (``cls.fact``)
-FACT_TOP = '''@R.function
-def fact(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
-    cls = Module
-    c = R.less_equal(n, R.const(1, "int64"))
-    if c:
-        r = R.const(1, "int64")
-    else:
-        m = R.subtract(n, R.const(1, "int64"))
-        sub = cls.fact(m)
-        r = R.multiply(n, sub)
-    return r
-'''
+#: ``shift``: B[i] = A[i + k] over a symbolic length (out of bounds for k > 0)
+SHIFT_TOP = _loop_top("shift", ", k: T.int64", "B[i] = A[i + k]")
+
+#: ``fact``: the factorial of a scalar, by recursion through the module (``cls.fact``), as the case
+#: ``recursion/factorial`` writes it
+FACT = case_member("recursion", "factorial", "fact")
+FACT_TOP = textwrap.dedent(FACT)
 
 COPY = _member(COPY_TOP)
 ADDN = _member(ADDN_TOP)
-FACT = _member(FACT_TOP)
 
 #: the start of a module whose ``main(x: (n, 4) float32)`` binds ``y = x + x`` in a dataflow block
 DOUBLE_IN_DATAFLOW = '''@I.ir_module

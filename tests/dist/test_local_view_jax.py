@@ -25,13 +25,7 @@ _spec.loader.exec_module(_views)
 @settings(max_examples=15, deadline=None)
 @given(_views.programs(), st.integers(0, 2 ** 31 - 1))
 def test_generated_programs_agree_with_the_reference_local_view(prog, seed):
-    text, rows = prog
-    mod = relax_ref.parse(text)
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((rows, 4)).astype("float32")
-    y = rng.standard_normal((rows, 4)).astype("float32")
-    w = rng.standard_normal((4, 4)).astype("float32")
-    args = (x, y, y, y, w, w, w)
+    mod, args = _views.program_and_args(prog, seed)
     got = run_local(mod, "main", *args, simulate=True)
     np.testing.assert_allclose(np.asarray(got), evaluate_local(mod, "main", *args), rtol=1e-5, atol=1e-5)
 

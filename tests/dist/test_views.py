@@ -96,16 +96,20 @@ class Module:
     return text, rows
 
 
-@given(programs(), st.integers(0, 2 ** 31 - 1))
-def test_global_view_equals_local_view(prog, seed):
-    """DIST.SEM.1 = DIST.LOCAL.1-3 with the shards gathered, for generated programs."""
+def program_and_args(prog, seed):
+    """The module of a generated program and its arguments ``(x, yr, y0, y1, wr, w0, w1)``, drawn from ``seed``."""
     text, rows = prog
-    mod = relax_ref.parse(text)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((rows, 4)).astype("float32")
     y = rng.standard_normal((rows, 4)).astype("float32")
     w = rng.standard_normal((4, 4)).astype("float32")
-    args = (x, y, y, y, w, w, w)
+    return relax_ref.parse(text), (x, y, y, y, w, w, w)
+
+
+@given(programs(), st.integers(0, 2 ** 31 - 1))
+def test_global_view_equals_local_view(prog, seed):
+    """DIST.SEM.1 = DIST.LOCAL.1-3 with the shards gathered, for generated programs."""
+    mod, args = program_and_args(prog, seed)
     g = relax_ref.evaluate(mod, "main", *args)
     loc = evaluate_local(mod, "main", *args)
     np.testing.assert_allclose(loc, g, rtol=1e-5, atol=1e-5)

@@ -1,5 +1,7 @@
 """The executor's API: calling conventions, result kinds, errors, host mode, caching, devices, x64."""
 
+import textwrap
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,7 +14,7 @@ from relax_ref.errors import (
     ShapeMismatchError, TIRBoundsError,
 )
 from relax_ref.values import ShapeValue
-from program_texts import FACT
+from program_texts import FACT, SHIFT_TOP, case_text
 
 HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n\n@I.ir_module\nclass Module:\n"
 
@@ -127,16 +129,8 @@ def test_data_dependent_error_reruns_on_host():
     np.testing.assert_array_equal(np.asarray(exe("main", x, np.array([1, 1, 1], np.int32))), x)
 
 
-#: ``shift``: B[i] = A[i + k] over a symbolic length
-SHIFT = '''
-    @T.prim_func
-    def shift(a: T.handle, b: T.handle, k: T.int64):
-        n = T.int64()
-        A = T.match_buffer(a, (n,), "float32")
-        B = T.match_buffer(b, (n,), "float32")
-        for i in range(n):
-            B[i] = A[i + k]
-'''
+#: ``shift``: B[i] = A[i + k] over a symbolic length, a public member
+SHIFT = textwrap.indent(SHIFT_TOP, "    ")
 
 
 def test_assert_op_and_tir_bounds():
@@ -195,18 +189,7 @@ def test_packed_functions_run_on_host():
 
 
 def test_direct_primfunc_call_writes_numpy_arguments():
-    m = mod('''
-    @T.prim_func
-    def fill(A: T.Buffer((T.int64(3),), "float32"), B: T.Buffer((T.int64(3),), "float32")):
-        for i in range(T.int64(3)):
-            B[i] = A[i] + T.float32(1)
-
-    @R.function(pure=False)
-    def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
-        cls = Module
-        u = cls.fill(x, y)
-        return y
-''')
+    m = relax_ref.parse(case_text("call_tir", "direct_primfunc_call_mutates"))
     exe = relax_jax.compile(m)
     x, y = np.arange(3, dtype=np.float32), np.zeros(3, np.float32)
     out = exe("main", x, y)

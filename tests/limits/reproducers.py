@@ -13,6 +13,11 @@ from typing import Callable, Optional
 
 import numpy as np
 
+try:
+    from program_texts import case_member
+except ImportError:                         # imported as ``tests.limits.reproducers`` (``tests.limits.measure``)
+    from tests.program_texts import case_member
+
 HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
 
 
@@ -47,7 +52,8 @@ def on_both(text: str, *args, by_limit: bool = False, **limits) -> list:
 
 def recursion(base: str) -> str:
     """A module whose ``main(n)`` calls ``down(n)``, which recurses on ``n - 1`` until ``n <= 0`` and
-    then binds ``r = base`` (the members' text, from ``down`` on)."""
+    then binds ``r = base`` (the members' text, from ``down`` on; ``main`` as the case
+    ``limits/recursion_that_never_ends`` writes it)."""
     return f'''    @R.function
     def down(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
         cls = Module
@@ -59,12 +65,7 @@ def recursion(base: str) -> str:
             r = cls.down(m)
         return r
 
-    @R.function
-    def main(n: R.Tensor((), "int64")) -> R.Tensor((), "int64"):
-        cls = Module
-        r = cls.down(n)
-        return r
-'''
+''' + case_member("limits", "recursion_that_never_ends", "main")
 
 
 @dataclass(frozen=True)

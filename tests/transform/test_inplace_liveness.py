@@ -4,22 +4,11 @@ import pytest
 
 import relax_ref
 from relax_ref.transform.inplace_liveness import consumed_params
+from program_texts import case_text
 
-_HEAD = '''
-from tvm.script import ir as I, relax as R, tir as T
-
-
-@I.ir_module
-class Module:
-    @T.prim_func
-    def add_into(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
-        for i in range(T.int64(4)):
-            A[i] = A[i] + B[i]
-
-    @R.function
-    def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")):
-        cls = Module
-'''
+#: the module of the case ``invalid/call_tir_inplace_index_out_of_range`` up to the body of ``main``
+_CASE = case_text("invalid", "call_tir_inplace_index_out_of_range")
+_HEAD = _CASE[:_CASE.index("        cls = Module\n") + len("        cls = Module\n")]
 _CALL = "R.call_tir_inplace(cls.add_into, ({a}, y), inplace_indices=[0], out_sinfo=R.Tensor((4,), 'float32'))"
 
 CASES = {
