@@ -67,6 +67,18 @@ def rejection_collector():
     return out, bad
 
 
+#: ``main(x, s)``: a closure of ``cls.scaled`` capturing ``s``, invoked on ``x`` (the member text, indented by
+#: eight spaces as the functions handed to ``module_text`` are; the module defines ``scaled(x, s)``)
+SCALED_CLOSURE_MAIN = '''        @R.function
+        def main(x: R.Tensor(("n",), "float32"), s: R.Tensor(("p",), "float32")) -> R.Tensor(("n",), "float32"):
+            n = T.int64()
+            cls = Module
+            c = R.make_closure(cls.scaled, (s,))
+            r = R.invoke_pure_closure(c, (x,), sinfo_args=R.Tensor((n,), "float32"))
+            return r
+'''
+
+
 def f32_sampler(rng):
     """``f32(*shape)`` drawing from ``rng``, for generators that keep one generator for the whole file."""
     return lambda *shape: f32(rng, *shape)

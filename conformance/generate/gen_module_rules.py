@@ -9,6 +9,7 @@ Oracles: NumPy restatements; rejections from the cited rules.
 import numpy as np
 
 from relax_conformance.gen import TVM_IMPORT, Case, Fails, Invalid, Malformed, Prim, Shape, module_text
+from case_helpers import SCALED_CLOSURE_MAIN
 
 RNG = np.random.default_rng(20240731)
 
@@ -308,14 +309,7 @@ def function_cases():
             w = R.multiply(x, s)
             return w
 
-        @R.function
-        def main(x: R.Tensor(("n",), "float32"), s: R.Tensor(("p",), "float32")) -> R.Tensor(("n",), "float32"):
-            n = T.int64()
-            cls = Module
-            c = R.make_closure(cls.scaled, (s,))
-            r = R.invoke_pure_closure(c, (x,), sinfo_args=R.Tensor((n,), "float32"))
-            return r
-    ''')
+''' + SCALED_CLOSURE_MAIN)
     runs = []
     for n in SIZES:
         x, s = f32(n), f32(n)

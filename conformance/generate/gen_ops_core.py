@@ -667,15 +667,7 @@ def allocation_cases(rng, x):
     ''')
     out.append(Case("vm_kill_object", vm_kill, runs=[([x], (x + np.float32(1)) * x)],
                     spec=["OP.vm.kill_object.C1", "CALL.ALLOC.1"], tags=["op:vm.kill_object", "allocation"]))
-    dyn = module_text('''
-        @T.prim_func
-        def scale(a: T.handle, b: T.handle, k: T.int64):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "float32")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = A[i] * T.Cast("float32", k)
-
+    dyn = module_text(SCALE + '''
         @R.function(pure=False)
         def main(x: R.Tensor(("n",), "float32"), y: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
             n = T.int64()

@@ -465,37 +465,30 @@ def dimension_cases():
     return out
 
 
-def function_order_cases():
-    """Return annotations across function order, direct PrimFunc calls, nested calls."""
-    out = []
-    later = module_text('''
-        @R.function
+#: ``main(x)``: ``helper(x)`` added to itself (a member text, as the functions handed to ``module_text``)
+_ADD_OF_HELPER = '''        @R.function
         def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
             cls = Module
             y = cls.helper(x)
             z = R.add(y, y)
             return z
+'''
 
-        @R.function
+#: ``helper(x)``: the identity, without a return annotation
+_HELPER_UNANNOTATED = '''        @R.function
         def helper(x: R.Tensor((3,), "float32")):
             return x
-    ''')
+'''
+
+def function_order_cases():
+    """Return annotations across function order, direct PrimFunc calls, nested calls."""
+    out = []
+    later = module_text(_ADD_OF_HELPER + "\n" + _HELPER_UNANNOTATED)
     out.append(Invalid("later_function_without_return_annotation", later, "struct_info",
                        spec=["NORM.GLOBAL.4", "NORM.INFER.4", "NORM.ERR.1"],
                        description="a later function without a return annotation is seen as returning R.Object, "
                                    "which R.add rejects"))
-    earlier = module_text('''
-        @R.function
-        def helper(x: R.Tensor((3,), "float32")):
-            return x
-
-        @R.function
-        def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
-            cls = Module
-            y = cls.helper(x)
-            z = R.add(y, y)
-            return z
-    ''')
+    earlier = module_text(_HELPER_UNANNOTATED + "\n" + _ADD_OF_HELPER)
     x3 = f32(3)
     out.append(Case(
         "earlier_function_return_inferred", earlier, runs=[([x3], x3 + x3)],

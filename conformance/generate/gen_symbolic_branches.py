@@ -208,6 +208,34 @@ def scope_cases():
     return branch_scope_cases() + outer_variable_and_condition_cases()
 
 
+def _join_then_call(other: str, call: str) -> str:
+    """``main(x, c)``: ``y`` is ``x`` when ``c`` holds, else ``other``; returns ``call`` (a member text
+    indented as the functions handed to ``module_text`` are)."""
+    return f'''        @R.function
+        def main(x: R.Tensor(("n",), "float32"), c: R.Prim("bool")) -> R.Tensor(ndim=1, dtype="float32"):
+            cls = Module
+            if c:
+                y = x
+            else:
+                y = {other}
+            r = {call}
+            return r
+'''
+
+
+def _prim_join_then_want(other: str) -> str:
+    """``main(c)``: ``p`` is the prim value 3 (int64) when ``c`` holds, else ``other``; returns ``cls.want(p)``."""
+    return f'''        @R.function
+        def main(c: R.Prim("bool")) -> R.Prim("int64"):
+            cls = Module
+            if c:
+                p = R.prim_value(T.int64(3))
+            else:
+                p = R.prim_value({other})
+            r = cls.want(p)
+            return r
+'''
+
 def join_loss_cases():
     out = []
     lost_dim = module_text('''
@@ -216,16 +244,7 @@ def join_loss_cases():
             r = R.multiply(a, b)
             return r
 
-        @R.function
-        def main(x: R.Tensor(("n",), "float32"), c: R.Prim("bool")) -> R.Tensor(ndim=1, dtype="float32"):
-            cls = Module
-            if c:
-                y = x
-            else:
-                y = R.concat((x, x), axis=0)
-            r = cls.pair(y, x)
-            return r
-    ''')
+''' + _join_then_call("R.concat((x, x), axis=0)", "cls.pair(y, x)"))
     runs = []
     for n in (1, 3):
         x = f32(n)
@@ -241,16 +260,7 @@ def join_loss_cases():
         def takes_f32(a: R.Tensor(("k",), "float32")) -> R.Tensor(("k",), "float32"):
             return a
 
-        @R.function
-        def main(x: R.Tensor(("n",), "float32"), c: R.Prim("bool")) -> R.Tensor(ndim=1, dtype="float32"):
-            cls = Module
-            if c:
-                y = x
-            else:
-                y = R.astype(x, "int32")
-            r = cls.takes_f32(y)
-            return r
-    ''')
+''' + _join_then_call('R.astype(x, "int32")', "cls.takes_f32(y)"))
     out.append(Invalid("join_loses_the_dtype_callee_rejects_it", lost_dtype, "struct_info",
                        spec=["SI.LCA.4", "SI.SYM.8", "SI.BASE.5", "SI.CALL.3", "NORM.IF.1"],
                        tags=["symbolic", "if", "call"],
@@ -280,16 +290,7 @@ def join_loss_cases():
         def want(k: R.Prim(value=WANT)) -> R.Prim("int64"):
             return k
 
-        @R.function
-        def main(c: R.Prim("bool")) -> R.Prim("int64"):
-            cls = Module
-            if c:
-                p = R.prim_value(T.int64(3))
-            else:
-                p = R.prim_value(T.int64(OTHER))
-            r = cls.want(p)
-            return r
-    '''
+''' + _prim_join_then_want("T.int64(OTHER)")
     out.append(Invalid("join_keeps_an_equal_prim_value", module_text(prim_kept.replace("WANT", "4").replace("OTHER", "3")),
                        "struct_info", spec=["SI.LCA.2", "SI.BASE.3", "SI.BASE.9", "SI.CALL.3"],
                        tags=["symbolic", "if", "prim"],
@@ -312,16 +313,7 @@ def join_of_prims_and_shapes_cases():
         def want(k: R.Prim("int64")) -> R.Prim("int64"):
             return k
 
-        @R.function
-        def main(c: R.Prim("bool")) -> R.Prim("int64"):
-            cls = Module
-            if c:
-                p = R.prim_value(T.int64(3))
-            else:
-                p = R.prim_value(T.float32(3))
-            r = cls.want(p)
-            return r
-    ''')
+''' + _prim_join_then_want("T.float32(3)"))
     out.append(Invalid("join_of_prim_dtypes_is_object", prim_dtype, "struct_info",
                        spec=["SI.LCA.2", "SI.LCA.1", "SI.BASE.2", "SI.CALL.3", "SI.SYM.8"],
                        tags=["symbolic", "if", "prim"],

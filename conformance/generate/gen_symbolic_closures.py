@@ -9,8 +9,19 @@ Oracles: NumPy restatements; the failing calls are those EVAL.CALL.3 requires to
 import numpy as np
 
 from relax_conformance.gen import Case, Fails, Invalid, Prim, Shape, module_text
+from case_helpers import SCALED_CLOSURE_MAIN
 
 RNG = np.random.default_rng(20240727)
+
+
+#: ``main(s, x)``: the function ``cls.make(s)`` returns, called on ``x`` (the module defines ``make(s)``)
+MAKE_THEN_CALL_MAIN = '''        @R.function
+        def main(s: R.Tensor(("n",), "float32"), x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
+            cls = Module
+            f = cls.make(s)
+            r = f(x)
+            return r
+'''
 
 
 def f32(*shape):
@@ -361,13 +372,7 @@ def local_function_scope_cases():
                 return w
             return add_s
 
-        @R.function
-        def main(s: R.Tensor(("n",), "float32"), x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
-            cls = Module
-            f = cls.make(s)
-            r = f(x)
-            return r
-    ''')
+''' + MAKE_THEN_CALL_MAIN)
     runs = []
     for n in (0, 1, 5):
         s, x = f32(n), f32(n)
@@ -395,13 +400,7 @@ def closure_signature_leak_cases():
                 return w
             return add_s
 
-        @R.function
-        def main(s: R.Tensor(("n",), "float32"), x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
-            cls = Module
-            f = cls.make(s)
-            r = f(x)
-            return r
-    ''')
+''' + MAKE_THEN_CALL_MAIN)
     out.append(Invalid("returned_closure_signature_variables_reach_the_caller", leaked, "well_formed",
                        spec=["WF.SYM.2", "SI.SYM.5", "NORM.FUNC.1", "DIV.6", "SI.ERASE.3"],
                        tags=["symbolic", "closure"],
@@ -505,14 +504,7 @@ def make_closure_cases():
             w = R.multiply(a, b)
             return w
 
-        @R.function
-        def main(x: R.Tensor(("n",), "float32"), s: R.Tensor(("p",), "float32")) -> R.Tensor(("n",), "float32"):
-            n = T.int64()
-            cls = Module
-            c = R.make_closure(cls.scaled, (s,))
-            r = R.invoke_pure_closure(c, (x,), sinfo_args=R.Tensor((n,), "float32"))
-            return r
-    '''
+''' + SCALED_CLOSURE_MAIN
     runs = []
     for n in (0, 1, 4):
         x, s = f32(n), f32(n)

@@ -33,6 +33,20 @@ UNIQUE_INPUTS = [np.zeros(0, "int32"), np.array([4], "int32"), np.array([2, 2, 2
                  np.array([3, -1, 3, 0, -1, 7, 0], "int32"), np.array([5, 1, 4, 2], "int32")]
 
 
+def _unique_then(call: str) -> str:
+    """``main(x)``: the unique values of ``x``, cast to ``(k,)`` for a symbolic ``k``, then ``r = call``
+    (a member text, indented as the functions handed to ``module_text`` are)."""
+    return f'''        @R.function
+        def main(x: R.Tensor(("n",), "int32")) -> R.Tensor(ndim=1, dtype="int32"):
+            k = T.int64()
+            cls = Module
+            u = R.unique(x)
+            v = R.match_cast(u, R.Tensor((k,), "int32"))
+            r = {call}
+            return r
+'''
+
+
 def unique_count_cases():
     out = []
     named = module_text('''
@@ -83,15 +97,7 @@ def unique_count_cases():
             w = R.multiply(v, c)
             return w
 
-        @R.function
-        def main(x: R.Tensor(("n",), "int32")) -> R.Tensor(ndim=1, dtype="int32"):
-            k = T.int64()
-            cls = Module
-            u = R.unique(x)
-            v = R.match_cast(u, R.Tensor((k,), "int32"))
-            r = cls.scale(R.prim_value(k), v)
-            return r
-    ''')
+''' + _unique_then("cls.scale(R.prim_value(k), v)"))
     runs = [([x], (np.unique(x) * 3).astype("int32")) for x in UNIQUE_INPUTS]
     out.append(Case("unique_count_passed_to_callee", callee, runs=runs,
                     spec=["EVAL.MATCHCAST.2", "SI.CALL.2", "SI.CALL.4", "CALL.FUNC.2", "OP.unique.C2"],
@@ -103,15 +109,7 @@ def unique_count_cases():
         def scale(p: R.Prim(value="m"), v: R.Tensor(("m",), "int32")) -> R.Tensor(("m",), "int32"):
             return v
 
-        @R.function
-        def main(x: R.Tensor(("n",), "int32")) -> R.Tensor(ndim=1, dtype="int32"):
-            k = T.int64()
-            cls = Module
-            u = R.unique(x)
-            v = R.match_cast(u, R.Tensor((k,), "int32"))
-            r = cls.scale(R.prim_value(k + 1), v)
-            return r
-    ''')
+''' + _unique_then("cls.scale(R.prim_value(k + 1), v)"))
     out.append(Case("unique_count_wrong_prim_for_callee", wrong,
                     runs=[Fails([x], "shape_mismatch", f"k = {len(np.unique(x))}, k + 1 passed")
                           for x in UNIQUE_INPUTS[:4]],
@@ -176,15 +174,7 @@ def unique_extent_cases():
             for i in range(k):
                 B[i] = A[k - 1 - i]
 
-        @R.function
-        def main(x: R.Tensor(("n",), "int32")) -> R.Tensor(ndim=1, dtype="int32"):
-            k = T.int64()
-            cls = Module
-            u = R.unique(x)
-            v = R.match_cast(u, R.Tensor((k,), "int32"))
-            r = R.call_tir(cls.reverse, (v,), out_sinfo=R.Tensor((k,), "int32"))
-            return r
-    ''')
+''' + _unique_then('R.call_tir(cls.reverse, (v,), out_sinfo=R.Tensor((k,), "int32"))'))
     runs = [([x], np.unique(x)[::-1].copy()) for x in UNIQUE_INPUTS]
     out.append(Case("data_dependent_extent_in_call_tir", tir, runs=runs,
                     spec=["EVAL.MATCHCAST.2", "CALL.TIR.5", "CALL.TIR.7", "TIR.FUNC.3", "OP.unique.C2"],

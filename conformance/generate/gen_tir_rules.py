@@ -167,33 +167,17 @@ def block_cases():
     return out
 
 
-def void_buffer_cases():
-    out = []
-    out.append(Malformed("void_buffer_load", module_text('''
+def _void_buffer_module(store: str) -> str:
+    """A module whose ``main(x)`` calls ``k`` (a void buffer ``A`` and a float32 ``B`` of length ``n``,
+    a loop running ``store``) on ``x``."""
+    return module_text(f'''
         @T.prim_func
         def k(a: T.handle, b: T.handle):
             n = T.int64()
             A = T.match_buffer(a, (n,), "")
             B = T.match_buffer(b, (n,), "float32")
             for i in range(n):
-                B[i] = T.exp(A[i]) * T.float32(0.5)
-
-        @R.function
-        def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
-            n = T.int64()
-            cls = Module
-            y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((n,), "float32"))
-            return y
-    '''), spec=["TIR.BUF.7"], tags=["tir", "void"],
-        description="a void buffer has no elements: a load from it is a parse error"))
-    bound = module_text('''
-        @T.prim_func
-        def k(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, (n,), "")
-            B = T.match_buffer(b, (n,), "float32")
-            for i in range(n):
-                B[i] = T.float32(1)
+                {store}
 
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
@@ -202,6 +186,13 @@ def void_buffer_cases():
             y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((n,), "float32"))
             return y
     ''')
+
+
+def void_buffer_cases():
+    out = []
+    out.append(Malformed("void_buffer_load", _void_buffer_module("B[i] = T.exp(A[i]) * T.float32(0.5)"), spec=["TIR.BUF.7"], tags=["tir", "void"],
+        description="a void buffer has no elements: a load from it is a parse error"))
+    bound = _void_buffer_module("B[i] = T.float32(1)")
     out.append(Case("void_buffer_bound_to_a_float32_tensor", bound,
                     runs=[Fails([np.ones(3, "float32")], "dtype_mismatch")], spec=["TIR.BUF.7", "TIR.FUNC.2"],
                     tags=["tir", "void", "runtime"],
