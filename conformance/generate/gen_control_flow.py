@@ -85,48 +85,37 @@ def condition_cases(x):
     return out
 
 
-def branch_cases(x):
-    """Integer, wrongly ranked and float conditions; branches of different shapes and tuples."""
-    out = []
-    int_cond = module_text('''
+def _double_if(cond: str) -> str:
+    """A module whose ``main(x: (2,) float32, c: cond)`` returns ``x + x`` when ``c`` holds, else ``x``."""
+    return module_text(f'''
         @R.function
-        def main(x: R.Tensor((2,), "float32"), c: R.Prim("int64")) -> R.Tensor((2,), "float32"):
+        def main(x: R.Tensor((2,), "float32"), c: {cond}) -> R.Tensor((2,), "float32"):
             if c:
                 y = R.add(x, x)
             else:
                 y = x
             return y
     ''')
+
+
+def branch_cases(x):
+    """Integer, wrongly ranked and float conditions; branches of different shapes and tuples."""
+    out = []
+    int_cond = _double_if('R.Prim("int64")')
     x2i = np.array([1.5, -3.0], "float32")
     out.append(Case(
         "if_integer_condition", int_cond,
         runs=[([x2i, Prim(7, "int64")], x2i + x2i), ([x2i, Prim(0, "int64")], x2i),
               ([x2i, Prim(-1, "int64")], x2i + x2i)],
         spec=["EVAL.IF.2"], tags=["if"], description="an integer condition is true when nonzero"))
-    bad_cond = module_text('''
-        @R.function
-        def main(x: R.Tensor((2,), "float32"), c: R.Tensor(dtype="bool")) -> R.Tensor((2,), "float32"):
-            if c:
-                y = R.add(x, x)
-            else:
-                y = x
-            return y
-    ''')
+    bad_cond = _double_if('R.Tensor(dtype="bool")')
     out.append(Case(
         "if_condition_rank", bad_cond,
         runs=[([x2i, np.array(True)], x2i + x2i), Fails([x2i, np.array([False, True])], "ndim_mismatch"),
               Fails([x2i, np.array([True])], "ndim_mismatch")],
         spec=["EVAL.IF.2", "DIV.4"], tags=["if", "error"],
         description="a condition tensor must have rank 0 (TVM reads element 0 of any tensor)"))
-    float_cond = module_text('''
-        @R.function
-        def main(x: R.Tensor((2,), "float32"), c: R.Tensor((), "float32")) -> R.Tensor((2,), "float32"):
-            if c:
-                y = R.add(x, x)
-            else:
-                y = x
-            return y
-    ''')
+    float_cond = _double_if('R.Tensor((), "float32")')
     out.append(Case(
         "if_condition_float", float_cond, runs=[Fails([x2i, np.array(1.0, "float32")], "dtype_mismatch")],
         spec=["EVAL.IF.2", "EVAL.CHECK.8"], tags=["if", "error"], oracle="spec-rule"))

@@ -14,9 +14,9 @@ from typing import Callable, Optional
 import numpy as np
 
 try:
-    from program_texts import case_member
+    from program_texts import case_member, case_text
 except ImportError:                         # imported as ``tests.limits.reproducers`` (``tests.limits.measure``)
-    from tests.program_texts import case_member
+    from tests.program_texts import case_member, case_text
 
 HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
 
@@ -113,15 +113,8 @@ TIR_FAR_READ = _kernel_module('''    @T.prim_func
             B[i] = A[i + T.int64(9223372036854775800)]
 ''')
 
-TIR_WHILE = _kernel_module('''    @T.prim_func
-    def k(A: T.Buffer((T.int64(1),), "int32"), B: T.Buffer((T.int64(1),), "int32")):
-        v = T.alloc_buffer((T.int64(1),), "int32")
-        v[0] = A[0]
-        while v[0] > 0:
-            v[0] = v[0] + 1
-            v[0] = v[0] - 1
-        B[0] = v[0]
-''', 1, "int32")
+#: a while loop whose condition stays true, as the case ``limits/while_loop_that_never_ends`` writes it
+TIR_WHILE = case_text("limits", "while_loop_that_never_ends")
 
 TIR_STRIDES = _kernel_module('''    @T.prim_func
     def k(A: T.Buffer((T.int64(4),), "float32", strides=1), B: T.Buffer((T.int64(4),), "float32")):
