@@ -2,7 +2,7 @@
 
 Usage::
 
-    from relax_ref.builder import BlockBuilder, op, Tensor, var
+    from relax_ref.builder import BlockBuilder, const, op, Tensor, var
 
     bb = BlockBuilder()
     n = bb.sym_var("n")
@@ -11,9 +11,11 @@ Usage::
     with bb.function("main", [x, w], attrs={"num_input": 1}):
         with bb.dataflow():
             y = bb.emit(op.matmul(x, w))          # lv: R.Tensor((n, 8), "float32")
-            z = bb.emit_output(op.nn.relu(y))     # gv
+            z = bb.emit_output(op.nn.relu(op.add(y, const(1.0))))   # lv1 = y + 1; gv
         bb.emit_func_output(z)
     mod = bb.get()                                # normalized and checked for well-formedness
+
+(``tests/builder/test_builder.py`` runs this example.)
 
 Every ``emit`` goes through the normalizer (:class:`relax_ref.static.normalize.Normalizer`, plain
 builder rules NORM.ANNOT.3): nested calls are bound to fresh variables (NORM.ANF.2), struct info is

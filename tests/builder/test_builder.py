@@ -3,12 +3,14 @@ print and re-parse to structurally equal modules in both dialects (TEXT.RT.1), a
 equivalent numpy program computes."""
 
 import os
+import textwrap
 
 import numpy as np
 import pytest
 
 import relax_ref
 from relax_ref.static.well_formed import check_well_formed
+from relax_ref.builder import block_builder
 from relax_ref.builder import (
     BlockBuilder, Object, Prim, Shape, Tensor, Tuple, call, call_packed, const, get_item, if_, op, prim_value,
     shape, sym_var, tuple_, var,
@@ -30,17 +32,20 @@ def roundtrip(mod):
     return mod
 
 
+def _usage_example() -> dict:
+    """The names the usage example of ``relax_ref.builder.block_builder``'s docstring binds, after it ran
+    (the documented example is this test's program)."""
+    doc = block_builder.__doc__
+    code = textwrap.dedent(doc.split("Usage::\n", 1)[1].split("\n(", 1)[0])
+    names: dict = {}
+    exec(compile(code, "block_builder usage", "exec"), names)  # noqa: S102  (the project's own docstring)
+    return names
+
+
 def test_dataflow_function_names_and_struct_info():
-    bb = BlockBuilder()
-    n = bb.sym_var("n")
-    x = var("x", Tensor((n, 4), "float32"))
-    w = var("w", Tensor((4, 8), "float32"))
-    with bb.function("main", [x, w], attrs={"num_input": 1}):
-        with bb.dataflow():
-            y = bb.emit(op.matmul(x, w))
-            z = bb.emit_output(op.nn.relu(op.add(y, const(1.0))))
-        bb.emit_func_output(z)
-    mod = roundtrip(bb.get())
+    example = _usage_example()
+    n, y, z = example["n"], example["y"], example["z"]
+    mod = roundtrip(example["mod"])
     # TVM's naming: DataflowVars lv, lv1, ...; the output Var gv; nested calls bound first (NORM.ANF.2)
     assert [type(v).__name__ for v in (y, z)] == ["DataflowVar", "Var"]
     assert (y.name_hint, z.name_hint) == ("lv", "gv")
