@@ -20,7 +20,10 @@ Figures per contender (one child process per contender and run):
   median time of ``--decode-steps`` consecutive steps from there (after one untimed step; the capacity
   the next power of two of the rows plus the steps), each step's logits read back to the host;
 * ``generate_cold_s``: a fresh process's first greedy generation of ``--gen-tokens`` tokens after a
-  16-token prompt, compilations included (the example's host loop: argmax on the host);
+  16-token prompt, compilations included (the example's host loop: argmax on the host); the caches of
+  ``relax_jax_kv`` reserve the rows of the whole generation (the next power of two of prompt plus
+  tokens, as the hand-written program's buffers); ``generate_compiles``: the XLA backend compilations
+  of that generation (``jax.monitoring``, every contender alike);
 * ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``) at the end.
 
 ``--baseline-tree DIR`` adds the relax_jax contenders once more as ``<name>@base``, their children run
@@ -76,7 +79,7 @@ def _weights(model, seed: int) -> list:
 class _Runner:
     """One contender: ``prefill(tokens)``, ``decode_state(length, capacity)`` and ``step(state)``."""
 
-    def __init__(self, name: str, cfg, model, weights: list) -> None:
+    def __init__(self, name: str, cfg, model, weights: list, reserve: int) -> None:
         import llama_bench as B
         import llama_tiny as L
 
@@ -86,7 +89,7 @@ class _Runner:
         else:
             import relax_jax
 
-            mod = L.build_kv_module(model, reserve=16) if name == "relax_jax_kv" else L.build_module(model)
+            mod = L.build_kv_module(model, reserve=reserve) if name == "relax_jax_kv" else L.build_module(model)
             self.exe = relax_jax.compile(mod)
 
     def prefill(self, tokens: np.ndarray):
@@ -152,13 +155,20 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
 
     cfg = L.Config(**CONFIGS[config])
     model = L.LlamaTiny(cfg)
-    r = _Runner(name, cfg, model, _weights(model, 0))
+    # the caches reserve the rows of a whole generation, as the hand-written program's buffers
+    r = _Runner(name, cfg, model, _weights(model, 0), pow2(16 + gen_tokens))
     out: Dict[str, float] = {}
     if what == "generate":
+        from jax import monitoring
+
+        xla: list = []
+        monitoring.register_event_duration_secs_listener(
+            lambda ev, *a, **k: xla.append(ev) if ev == "/jax/core/compile/backend_compile_duration" else None)
         t0 = time.perf_counter()
         toks = r.generate(list(range(1, 17)), gen_tokens)
         out["generate_cold_s"] = time.perf_counter() - t0
         out["tokens"] = toks
+        out["generate_compiles"] = len(xla)
     else:
         toks = np.arange(128, dtype=np.int32)[None] % cfg.vocab_size
         first_p = _timed(lambda: r.prefill(toks))
@@ -215,7 +225,7 @@ def run_sized(args) -> Dict[str, object]:
     for i in range(args.runs):
         order = names[i % len(names):] + names[:i % len(names)]
         for name in order:
-            figs = _spawn(name, args, "", "all")
+            figs = _spawn(name, args, "", "all") if "all" in args.sections else {}
             if "cached" in args.sections:
                 with tempfile.TemporaryDirectory() as d:
                     _spawn(name, args, d, "compile")               # fills the persistent cache
@@ -225,6 +235,7 @@ def run_sized(args) -> Dict[str, object]:
             if "generate" in args.sections:
                 gen = _spawn(name, args, "", "generate")
                 figs["generate_cold_s"] = gen["generate_cold_s"]
+                figs["generate_compiles"] = gen["generate_compiles"]
                 figs["tokens"] = gen["tokens"]
             runs[name].append(figs)
             print(f"run {i + 1} {name}: " + ", ".join(f"{k}={v:.4g}" for k, v in figs.items() if k != "tokens"),

@@ -62,7 +62,8 @@ from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
 from .kvhot import make_kv_hot
 from .layouts import (
-    NotJittable, all_dims_bucketable, arg_specs, fast_match, flatten_args, get_path, headroom_of, layout_of,
+    NotJittable, all_dims_bucketable, arg_specs, cache_capacity, cache_tied_vars, fast_match, flatten_args,
+    get_path, headroom_of, layout_of,
     has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
     tensor_flat_positions,
 )
@@ -146,12 +147,18 @@ class _Plan:
     headroom: Dict[Any, int] = field(default_factory=dict)   # PrimVar -> c of a result extent ``var + c``
     buckets: Any = None
     consumed: Optional[FrozenSet[int]] = None     # parameters its in-place calls consume (CALL.INPLACE.6)
+    cap_tied: FrozenSet[int] = frozenset()        # ids of the variables bucketed to the caches' capacity
 
-    def bucket(self, v: P.PrimVar, n: int) -> int:
+    def bucket(self, v: P.PrimVar, n: int, cap: Optional[int] = None) -> int:
         """The bucket of variable ``v`` at value ``n``: the bucket of ``n + c`` for the largest result
         extent ``v + c`` (growth-aware: a result one row longer, fed back as the next input, stays in
-        the bucket), at least ``n``."""
-        return self.buckets(n + self.headroom.get(v, 0))
+        the bucket), at least ``n``. A variable bound only by shape parameters of a function with cache
+        parameters takes the caches' capacity ``cap`` (the least of them) while ``n + c`` fits in it:
+        its compilation is then keyed by the capacity alone (layouts.cache_tied_vars)."""
+        n = n + self.headroom.get(v, 0)
+        if cap is not None and n <= cap and id(v) in self.cap_tied:
+            return cap
+        return self.buckets(n)
     cache: Dict[Any, Any] = field(default_factory=dict)
     exact_cache: "collections.OrderedDict" = field(default_factory=collections.OrderedDict)
 
@@ -268,6 +275,7 @@ class Executable:
             p.bucketing = self.buckets.enabled and all_dims_bucketable(p.layouts)
             p.buckets = self.buckets
             p.headroom = headroom_of(fn.ret_struct_info, p.sym_vars)
+            p.cap_tied = cache_tied_vars(p.layouts, p.sym_vars)
         except NotJittable as e:
             p.host_reason = str(e)
         self._plans[entry] = p
@@ -417,7 +425,8 @@ class Executable:
 
     def _key(self, plan: _Plan, args: Sequence[Any], sym: Dict, bucketing: bool) -> Tuple:
         if bucketing:
-            vals = tuple(plan.bucket(v, sym[v]) for v in plan.sym_vars)
+            cap = cache_capacity(args, plan.layouts) if plan.cap_tied else None
+            vals = tuple(plan.bucket(v, sym[v], cap) for v in plan.sym_vars)
         else:
             vals = tuple(sym[v] for v in plan.sym_vars)
         extras: list = []
@@ -597,7 +606,8 @@ class Executable:
         phys_shapes: list = []
         specs: list = []
         builders_box: list = []
-        arg_specs(args, plan.layouts, (lambda v: plan.bucket(v, sym[v])) if bucketing else None, sym, phys_shapes,
+        cap = cache_capacity(args, plan.layouts) if plan.cap_tied else None
+        arg_specs(args, plan.layouts, (lambda v: plan.bucket(v, sym[v], cap)) if bucketing else None, sym, phys_shapes,
                    specs)
         nsym = len(plan.sym_vars)
         if nsym:
@@ -608,12 +618,13 @@ class Executable:
             sink = ErrorSink(True)
             walker = Walker(self, "traced", sink)
             if bucketing:
-                walker.var_bounds = {v: plan.bucket(v, sym[v]) - plan.headroom.get(v, 0) for v in plan.sym_vars}
+                walker.var_bounds = {v: plan.bucket(v, sym[v], cap) - plan.headroom.get(v, 0)
+                                     for v in plan.sym_vars}
             symvec = flat[-1] if nsym else None
             senv: Dict[P.PrimVar, SymInt] = {}
             for i, v in enumerate(plan.sym_vars):
                 if bucketing:
-                    senv[v] = SymInt(plan.bucket(v, sym[v]), symvec[i], v)
+                    senv[v] = SymInt(plan.bucket(v, sym[v], cap), symvec[i], v)
                 else:
                     senv[v] = SymInt.static(sym[v], v)
             it = iter(flat[:len(flat) - (1 if nsym else 0)])
@@ -621,7 +632,7 @@ class Executable:
             originals = param_leaves(params)
             caches = kv_params(params)
             result = walker.run_entry(func, plan.name, params, senv)
-            leaves, spec = flatten(result)
+            leaves, spec = flatten(result, new_caches=True)
             mutated = []
             mut_leaves = []
             for path, box, orig in originals:

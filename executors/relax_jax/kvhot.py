@@ -118,6 +118,8 @@ def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]
         writes.append((path[0], delta, need, cap_out))
     need_of = {i: (need, cap) for i, _, need, cap in writes}
     buckets = tuple(key[1])
+    caps = [shapes[i][0][0] for i in kv_args if shapes[i][0]]
+    cap = min(caps) if caps and plan.cap_tied else None      # as layouts.cache_capacity
     bucket = plan.bucket
     nsym, nparams = len(sym_vars), len(items)
     fn, has_code, builders, stats = compiled.fn, compiled.has_code, compiled.builders, exe.stats
@@ -168,7 +170,7 @@ def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]
         if nsym:
             for j in range(nsym):
                 v = vals[j]
-                if v is None or (bucket(sym_vars[j], v) if bucketing else v) != buckets[j]:
+                if v is None or (bucket(sym_vars[j], v, cap) if bucketing else v) != buckets[j]:
                     return MISS
             flat.append(np.asarray(vals, np.int64))
         with jax.enable_x64(True):

@@ -112,6 +112,43 @@ def sym_vars_of(layouts) -> List[P.PrimVar]:
     return out
 
 
+def cache_tied_vars(layouts, sym_vars) -> frozenset:
+    """The ids of the variables whose bucket follows the caches' capacity: with top-level cache
+    parameters, a variable bound only by shape parameters (no tensor's or scalar's extent): its bucket
+    is the capacity when the value fits in it (:meth:`relax_jax.executable._Plan.bucket`), so one
+    compilation per capacity serves every length of a generation (CALL.KVCACHE.5)."""
+    if not any(isinstance(l, KVCacheParam) for l in layouts):
+        return frozenset()
+    other: dict = {}
+    in_shape: dict = {}
+
+    def visit(l):
+        if isinstance(l, TensorParam) and l.dims is not None:
+            for d in l.dims:
+                prim_vars_in(d, other)
+        elif isinstance(l, PrimParam) and l.value is not None:
+            prim_vars_in(l.value, other)
+        elif isinstance(l, ShapeParam) and l.values is not None:
+            for d in l.values:
+                if isinstance(d, P.PrimVar):
+                    in_shape[d] = None
+                else:
+                    prim_vars_in(d, other)
+        elif isinstance(l, TupleParam):
+            for f in l.fields:
+                visit(f)
+    for l in layouts:
+        visit(l)
+    return frozenset(id(v) for v in sym_vars if v in in_shape and v not in other)
+
+
+def cache_capacity(args, layouts) -> Optional[int]:
+    """The least reserved rows of the top-level cache arguments (None without one)."""
+    caps = [int(a.data.shape[0]) for a, l in zip(args, layouts)
+            if isinstance(l, KVCacheParam) and isinstance(a, AttentionKVCache) and getattr(a.data, "ndim", 0)]
+    return min(caps) if caps else None
+
+
 def headroom_of(ret: Optional[si.StructInfo], sym_vars) -> Dict[Any, int]:
     """For each parameter variable ``v``, the largest ``c > 0`` of a result extent ``v + c``."""
     out: Dict[Any, int] = {}
@@ -437,6 +474,6 @@ def get_path(args, path):
 
 __all__ = [
     "NotJittable", "KVCacheParam", "TensorParam", "PrimParam", "ShapeParam", "TupleParam", "layout_of", "sym_vars_of",
-    "headroom_of", "all_dims_bucketable", "prim_val", "np_dtype_name", "fast_match", "static_facts",
+    "headroom_of", "cache_tied_vars", "cache_capacity", "all_dims_bucketable", "prim_val", "np_dtype_name", "fast_match", "static_facts",
     "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "tensor_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
 ]

@@ -34,6 +34,7 @@ from relax_ref.errors import LimitExceededError, RelaxError, ShapeMismatchError,
 from relax_ref.interp.bounds import bound_error, declared_bounds, violates
 from relax_ref.interp.builtins import check_condition, coerce_result
 from relax_ref.interp.evaluator import ExprEvaluator, Frame, result_hint
+from relax_ref.interp.kv_cache import AttentionKVCache
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
@@ -618,14 +619,17 @@ def _condition(v: Any) -> Any:
 # ---------------------------------------------------------------------------------------------------
 
 
-def flatten(v: Any) -> Tuple[list, Any]:
-    """``(leaves, spec)``: the JAX arrays of ``v`` and a hashable description of the rest."""
+def flatten(v: Any, new_caches: bool = False) -> Tuple[list, Any]:
+    """``(leaves, spec)``: the JAX arrays of ``v`` and a hashable description of the rest.
+    ``new_caches`` (a compiled function's result): a KV cache created in the trace leaves as its buffer
+    with its static fill count and window position (``("KVnew", fill, pos)``, CALL.KVCACHE.1), each
+    object once (a second reference to it sends the call to host mode, which keeps the identity)."""
     leaves: list = []
-    spec = _flatten(v, leaves)
+    spec = _flatten(v, leaves, set() if new_caches else None)
     return leaves, spec
 
 
-def _flatten(v: Any, leaves: list) -> Any:
+def _flatten(v: Any, leaves: list, seen: Optional[set] = None) -> Any:
     if isinstance(v, TVal):
         leaves.append(v.data)
         vs = []
@@ -654,7 +658,7 @@ def _flatten(v: Any, leaves: list) -> Any:
         leaves.append(jnp.asarray(v.val))
         return ("Pt", v.dtype, v.sym.phys if v.sym is not None else "none")
     if isinstance(v, tuple):
-        return ("U", tuple(_flatten(x, leaves) for x in v))
+        return ("U", tuple(_flatten(x, leaves, seen) for x in v))
     if isinstance(v, str):
         return ("str", v)
     if isinstance(v, rv.DTypeValue):
@@ -663,6 +667,11 @@ def _flatten(v: Any, leaves: list) -> Any:
         return ("null",)
     if isinstance(v, TracedKV):
         return ("KV", v.path)     # a cache parameter, written back into the caller's object
+    if seen is not None and isinstance(v, AttentionKVCache) and type(v.fill) is int and type(v.pos) is int \
+            and id(v) not in seen:
+        seen.add(id(v))
+        leaves.append(v.data)
+        return ("KVnew", v.fill, v.pos)
     raise TraceAbort(f"a {describe(v)} cannot leave compiled code")
 
 
@@ -711,6 +720,8 @@ def _unflatten(spec: Any, it, level: int, args: Any = None) -> Any:
         return rv.DTypeValue(spec[1])
     if kind == "null":
         return None
+    if kind == "KVnew":
+        return AttentionKVCache(next(it), spec[1], spec[2])
     raise ValueError(f"bad value spec {spec!r}")
 
 
