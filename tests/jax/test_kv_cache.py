@@ -23,6 +23,14 @@ class Module:
         return c1
 
     @R.function
+    def create_reserved(a: R.Tensor((2, 3), "float32")) -> R.Tuple(R.Object, R.Object):
+        c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", R.zeros(R.shape([32, 3]), "float32"),
+                               R.shape([32, 3]), R.prim_value(0), sinfo_args=R.Object)
+        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, a, inplace_indices=[0],
+                                   sinfo_args=R.Object())
+        return (c1, c1)
+
+    @R.function
     def step(c: R.Object, b: R.Tensor((1, 3), "float32"), s: R.Shape(["m"])) -> R.Tuple(R.Object, R.Tensor(("m", 3), "float32")):
         m = T.int64()
         c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, b, inplace_indices=[0],
@@ -61,8 +69,27 @@ def test_decode_loop_matches_the_appended_rows_and_compiles_per_capacity(mod):
         assert c2 is cache                                  # the same object, mutated (CALL.KVCACHE.2)
         np.testing.assert_array_equal(np.asarray(v), np.concatenate(rows))
     assert cache.fill == 22 and cache.data.shape[0] == 32   # 4 -> 8 -> 16 -> 32 (doubling)
-    # one compilation per (capacity, length bucket) pair, not one per step
-    assert exe.stats.compiles <= 9 and exe.stats.host_calls == 1
+    # one compilation per capacity (the length bucket follows it), not one per step; the creation
+    # compiled too (its cache leaves compiled code)
+    assert exe.stats.compiles <= 9 and exe.stats.host_calls == 0
+
+
+def test_a_reserved_cache_compiles_one_step_for_every_length(mod):
+    exe = relax_jax.compile(mod)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    c1, c2 = exe("create_reserved", a)
+    assert c1 is c2 and c1.fill == 2 and c1.data.shape == (32, 3)   # one object, twice (host mode)
+    rows = [a]
+    for i in range(25):
+        b = np.full((1, 3), i, "float32")
+        rows.append(b)
+        c, t = exe("step_sum", c1, b, (3 + i,))
+        assert c is c1
+        np.testing.assert_array_equal(np.asarray(t), np.concatenate(rows).sum(axis=0))
+    # lengths 3..27 all in the capacity's bucket: one compilation of the step
+    assert exe.stats.compiles == 1 and c1.data.shape == (32, 3)
+    with pytest.raises(OpRuntimeError, match="not the cached rows"):
+        exe("step_sum", c1, np.ones((1, 3), "float32"), (30,))
 
 
 def test_the_reference_agrees(mod):
