@@ -5,7 +5,9 @@ A cache is the reference's :class:`~relax_ref.interp.kv_cache.AttentionKVCache` 
 a preallocated buffer of the reserved rows, written with ``lax.dynamic_update_slice`` at the fill
 count (in place once XLA reuses the buffer). The functions run in both modes of the walker: eagerly in
 host mode, and inside a trace when the fill counts are known while tracing (a cache created in the
-traced function). A cache mutated inside traced control flow sends the call to host mode
+traced function). A cache created in the traced function may be a result: it leaves the compiled code
+as its buffer with its static fill count (``walker.flatten``), so a ``create_caches`` function is one
+compilation, not host mode. A cache mutated inside traced control flow sends the call to host mode
 (``TraceAbort``).
 
 **Caches as parameters** (``R.Object`` parameters holding a cache). The compiled function receives the
@@ -14,11 +16,14 @@ capacity is part of the compilation key, the fill count is not, so one compilati
 of a generation. While tracing, each append at a static offset ``d`` from the incoming fill count
 records the rows it needs (``need``: ``d + n``); before each call the executor grows a cache whose
 capacity (after any growth the trace itself made for a longer append) is below ``fill + need``
-(doubling, CALL.KVCACHE.2; a new capacity is a new compilation) and
+(doubling, CALL.KVCACHE.2; a new capacity is a new compilation; a program that creates its caches
+with the rows of the whole generation never grows them) and
 after it writes the new buffer into the same cache object (the call mutates it, as the reference's)
 and adds the static delta to its fill count, so the host never reads the count back. The buffer is
 donated to the call (XLA updates it in place). A view of a traced fill count is checked against the
-requested shape at run time (a check site). Operations whose effect on the fill count is not static
+requested shape at run time (a check site). A length bound only by a shape argument (the decode
+step's ``R.Shape([m])``) takes the caches' capacity as its bucket (``layouts.cache_tied_vars``): every
+step of a generation within the capacity is the same compilation. Operations whose effect on the fill count is not static
 (pop, clear, update, the sliding window, the one-argument view) run in host mode.
 """
 
