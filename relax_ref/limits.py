@@ -15,12 +15,15 @@ Every evaluator of relax-ref enforces the same limits, written once here:
   extent would take the count past the budget fails when it is entered; one execution of a ``while``
   loop runs at most ``max_while_steps`` iterations;
 * (RUNTIME.LIMIT.7) at most ``max_depth`` calls of Relax functions are active at once
-  (:class:`CallDepth`): unbounded recursion is an error, not an exhausted stack.
+  (:class:`CallDepth`): unbounded recursion is an error, not an exhausted stack;
+* (RUNTIME.LIMIT.8) an operator whose work its argument values size (``roi_align``'s adaptive
+  sampling grids) counts that work against ``max_steps`` before doing it;
+* (RUNTIME.LIMIT.9) the local view runs at most ``max_workers`` workers (:func:`check_workers`).
 
 :class:`Limits` holds the budgets. The defaults are :data:`DEFAULT_LIMITS` (a quarter of the machine's
-memory, 2**32 steps, 2**16 iterations of one while loop, a call depth of 1000), overridable with the
-environment variables ``RELAX_REF_MAX_BYTES``, ``RELAX_REF_MAX_STEPS``, ``RELAX_REF_MAX_WHILE_STEPS``
-and ``RELAX_REF_MAX_DEPTH`` and per evaluator (``Interpreter(mod, limits=...)``,
+memory, 2**32 steps, 2**16 iterations of one while loop, a call depth of 1000, 1024 workers),
+overridable with the environment variables ``RELAX_REF_MAX_BYTES``, ``RELAX_REF_MAX_STEPS``,
+``RELAX_REF_MAX_WHILE_STEPS``, ``RELAX_REF_MAX_DEPTH`` and ``RELAX_REF_MAX_WORKERS`` and per evaluator (``Interpreter(mod, limits=...)``,
 ``relax_jax.compile(mod, limits=...)``).
 """
 
@@ -45,6 +48,8 @@ DEFAULT_MAX_STEPS = 1 << 32
 DEFAULT_MAX_WHILE_STEPS = 1 << 16
 #: the call depth when nothing else is configured
 DEFAULT_MAX_DEPTH = 1000
+#: the workers of the local view when nothing else is configured
+DEFAULT_MAX_WORKERS = 1024
 #: the byte budget when the machine's memory cannot be read
 FALLBACK_MAX_BYTES = 4 << 30
 
@@ -75,15 +80,17 @@ def default_max_bytes() -> int:
 
 @dataclass(frozen=True)
 class Limits:
-    """The resource budgets of an evaluation (RUNTIME.LIMIT.3, RUNTIME.LIMIT.4, RUNTIME.LIMIT.7)."""
+    """The resource budgets of an evaluation (RUNTIME.LIMIT.3, RUNTIME.LIMIT.4, RUNTIME.LIMIT.7,
+    RUNTIME.LIMIT.9)."""
 
     max_bytes: int
     max_steps: int
     max_while_steps: int = DEFAULT_MAX_WHILE_STEPS
     max_depth: int = DEFAULT_MAX_DEPTH
+    max_workers: int = DEFAULT_MAX_WORKERS
 
     def __post_init__(self) -> None:
-        for name in ("max_bytes", "max_steps", "max_while_steps", "max_depth"):
+        for name in ("max_bytes", "max_steps", "max_while_steps", "max_depth", "max_workers"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:
                 raise LimitExceededError(f"{name} must be a positive integer, got {v!r}", limit=name)
@@ -96,7 +103,8 @@ class Limits:
 DEFAULT_LIMITS = Limits(max_bytes=_env_int("RELAX_REF_MAX_BYTES", default_max_bytes()),
                         max_steps=_env_int("RELAX_REF_MAX_STEPS", DEFAULT_MAX_STEPS),
                         max_while_steps=_env_int("RELAX_REF_MAX_WHILE_STEPS", DEFAULT_MAX_WHILE_STEPS),
-                        max_depth=_env_int("RELAX_REF_MAX_DEPTH", DEFAULT_MAX_DEPTH))
+                        max_depth=_env_int("RELAX_REF_MAX_DEPTH", DEFAULT_MAX_DEPTH),
+                        max_workers=_env_int("RELAX_REF_MAX_WORKERS", DEFAULT_MAX_WORKERS))
 
 
 def resolve(limits: Optional[Limits] = None, *, max_bytes: Optional[int] = None,
@@ -289,6 +297,23 @@ def depth_error(limit: int, name: Optional[str] = None, span: Optional[Span] = N
                               limit="max_depth", value=limit + 1 if name else None)
 
 
+# ---------------------------------------------------------------------------------------------------
+# Workers (RUNTIME.LIMIT.9)
+# ---------------------------------------------------------------------------------------------------
+
+
+def check_workers(n: int, limits: Optional[Limits] = None, what: str = "the local view",
+                  span: Optional[Span] = None) -> int:
+    """RUNTIME.LIMIT.9: ``n`` workers (a device mesh's size) for the local view; LimitExceededError,
+    before any worker is started, past ``max_workers``."""
+    lim = DEFAULT_LIMITS if limits is None else limits
+    n = int(n)
+    if n > lim.max_workers:
+        raise LimitExceededError(f"{what}: a device mesh of {n} devices needs {n} workers, more than "
+                                 f"max_workers = {lim.max_workers}", span, limit="max_workers", value=n)
+    return n
+
+
 def python_recursion_limit(max_depth: int) -> int:
     """The Python recursion limit an evaluator sets so that ``max_depth`` nested Relax calls fit on
     Python's stack (an evaluation takes some tens of Python frames per Relax call)."""
@@ -299,5 +324,5 @@ __all__ = [
     "INT64_MIN", "INT64_MAX", "DEFAULT_MAX_STEPS", "DEFAULT_MAX_WHILE_STEPS", "DEFAULT_MAX_DEPTH", "Limits", "DEFAULT_LIMITS", "resolve", "fits_int64",
     "check_int64", "dtype_range", "check_in_dtype", "element_count", "itemsize", "check_alloc",
     "allocation_error", "is_allocation_failure", "StepBudget", "default_max_bytes", "while_limit_error",
-    "CallDepth", "depth_error", "python_recursion_limit",
+    "CallDepth", "depth_error", "python_recursion_limit", "DEFAULT_MAX_WORKERS", "check_workers",
 ]

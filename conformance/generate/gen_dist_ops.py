@@ -140,6 +140,16 @@ def main(t: R.Tensor((4, 6), "float32")) -> R.Tensor((4, 3), "float32"):
     out.append(Case("replica_to_shard_on_a_lone_worker", r2s, runs=[Fails([f32(4, 6)], "op_runtime")],
                     spec=["OP.dist.redistribute_replica_to_shard.C3", "DIST.LOCAL.2"], tags=["dist", "global-view"],
                     description="outside the local view the program is one worker, and num_workers is 2"))
+    huge = dist_module('''
+@R.function
+def main(x: R.DTensor((4,), "float32", "mesh[0]", "R, R")) -> R.DTensor((4,), "float32", "mesh[0]", "R, R"):
+    return x
+''', 'I.module_global_infos({"mesh": [R.device_mesh((1048576, 1048576), I.Range(0, 1099511627776))]})')
+    out.append(Case("local_view_of_a_mesh_past_max_workers", huge,
+                    runs=[Fails([np.arange(4, dtype="float32")], "limit_exceeded")], requires=LOCAL,
+                    spec=["RUNTIME.LIMIT.9", "DIST.LOCAL.1"], tags=["dist", "local-view", "limits"],
+                    description="a mesh of 2**40 devices is written freely, but its local view would run 2**40 "
+                                "workers: limit_exceeded before any worker starts"))
     return out
 
 

@@ -258,8 +258,27 @@ def rank_cases():
         description="a rank left open by the annotation is checked against the operator's rules at run time")]
 
 
+def work_cases():
+    text = module_text('''
+        @R.function
+        def main(x: R.Tensor((1, 1, 4, 4), "float32"), r: R.Tensor((1, 5), "float32")):
+            y = R.vision.roi_align(x, r, pooled_size=(2, 2), spatial_scale=1.0, sample_ratio=-1, layout="NCHW")
+            return y
+    ''')
+    x = np.arange(16, dtype="float32").reshape(1, 1, 4, 4)
+    return [Case(
+        "roi_align_samples_past_the_step_budget", text,
+        runs=[Fails([x, np.array([[0, 0, 0, 1e6, 1e6]], "float32")], "limit_exceeded"),
+              Fails([x, np.array([[0, -3e38, 0, 3e38, 1]], "float32")], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.8", "OP.vision.roi_align.C6"], tags=["limits", "op:vision.roi_align"],
+        oracle="spec-rule",
+        description="adaptive sampling grids of 10**12 samples (corners of 1e6), and of infinitely many (a width "
+                    "that overflows float32), are limit_exceeded before any sample is taken")]
+
+
 def generate():
-    return {"limits": size_cases() + fuzz_cases() + step_cases() + endless_cases() + padding_cases() + rank_cases() + host_cases()}
+    return {"limits": size_cases() + fuzz_cases() + step_cases() + endless_cases() + padding_cases() + rank_cases()
+            + host_cases() + work_cases()}
 
 
 if __name__ == "__main__":

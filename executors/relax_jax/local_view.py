@@ -32,6 +32,7 @@ import numpy as np
 from relax_ref.errors import OpRuntimeError, RelaxError, UnsupportedError
 from relax_ref.interp.evaluator import point_at_parameter
 from relax_ref.interp.workers import function_mesh
+from relax_ref.limits import check_workers
 from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
 from relax_ref.ir.distributed import DTensorStructInfo, shard_parts
@@ -84,6 +85,8 @@ class LocalView:
         self.entry = entry
         self.func = self.exe.mod[entry]
         self.mesh = function_mesh(self.func)
+        # RUNTIME.LIMIT.9: one worker per device, a vmap lane each when simulated
+        check_workers(self.mesh.size, self.exe.limits, f"the local view of '{entry}'", getattr(self.func, "span", None))
         self.names = axis_names(self.mesh)
         devs = list(devices) if devices is not None else jax.devices()
         self.simulated = bool(simulate) if simulate is not None else len(devs) < self.mesh.size

@@ -55,8 +55,8 @@ class JaxArgs(OpArgs):
 
     xp = jnp
 
-    def __init__(self, call, values, sink_check: Callable[..., None]) -> None:
-        super().__init__(call, values)
+    def __init__(self, call, values, sink_check: Callable[..., None], limits=None) -> None:
+        super().__init__(call, values, limits)
         self._sink_check = sink_check
 
     def kind(self, i: int) -> str:
@@ -97,7 +97,7 @@ class JaxArgs(OpArgs):
         self._sink_check(bad, make, _region_mask(jnp.shape(bad), region))
 
     def fields(self, i: int) -> OpArgs:
-        return JaxArgs(self.call, list(self.values[i]), self._sink_check)
+        return JaxArgs(self.call, list(self.values[i]), self._sink_check, self.limits)
 
 
 def _size(d: SymInt) -> Any:

@@ -399,13 +399,13 @@ class Walker(ExprEvaluator):
         try:
             loose = underspecified_tensor_args(e)
             if loose:
-                check_loose_call(e, lambda: opdef.check is not None and opdef.check(JaxArgs(e, args, self.sink.check)),
+                check_loose_call(e, lambda: opdef.check is not None and opdef.check(JaxArgs(e, args, self.sink.check, self.exe.limits)),
                                  {i: _value_sinfo(a) for i, a in enumerate(args) if isinstance(a, TVal)}, self.mod)
             # the result's size before the operator's run-time checks, as the reference (whose
             # checks run with the operator): a check may build a host-side plan as large as the result
             self._check_result_size(e.struct_info, frame, e.span)
             if not loose and opdef.check is not None:
-                opdef.check(JaxArgs(e, args, self.sink.check))
+                opdef.check(JaxArgs(e, args, self.sink.check, self.exe.limits))
             r = low(ctx, *[_lowering_arg(a) for a in args])
         except RelaxError as err:
             raise err.with_span(e.span)

@@ -56,7 +56,7 @@ def apply(call: rx.Call, args: Sequence[Any], ctx: Any = None) -> Any:
 def run(opdef: OpDef, impl: Callable[..., Any], call: rx.Call, args: Sequence[Any], ctx: Any = None) -> Any:
     """:func:`apply` with the entry and implementation already resolved (:func:`resolve`)."""
     if opdef.check is not None:
-        opdef.check(ValueArgs(call, args))
+        opdef.check(ValueArgs(call, args, getattr(getattr(ctx, "interp", None), "limits", None)))
     return impl(args, call.attrs, call, ctx)
 
 

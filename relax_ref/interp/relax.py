@@ -324,7 +324,7 @@ class Interpreter(ExprEvaluator):
         try:
             loose = underspecified_tensor_args(e)
             if loose:
-                check_loose_call(e, lambda: opdef.check is not None and opdef.check(ValueArgs(e, args)),
+                check_loose_call(e, lambda: opdef.check is not None and opdef.check(ValueArgs(e, args, self.limits)),
                                  {i: _value_sinfo(a) for i, a in enumerate(args) if isinstance(a, np.ndarray)},
                                  self.mod)
             self._check_result_size(e.struct_info, frame, e.span)

@@ -20,7 +20,7 @@ from ..ir.distributed import DeviceMesh, DTensorStructInfo
 from ..ir.module import IRModule
 from ..ir.struct_info import StructInfo, TupleStructInfo
 from ..ops import collective
-from ..limits import python_recursion_limit, resolve as resolve_limits
+from ..limits import check_workers, python_recursion_limit, resolve as resolve_limits
 from ..ops.dist_shards import assemble, shard_of
 from .relax import Interpreter
 
@@ -93,6 +93,8 @@ def evaluate_local(mod: IRModule, entry: str, *args: Any, timeout: float = 300.0
     func = mod[entry]
     shape_of = layout if layout is not None else func
     mesh = function_mesh(shape_of)
+    limits = resolve_limits(interp_kwargs.get("limits"), max_depth=interp_kwargs.get("max_depth"))
+    check_workers(mesh.size, limits, f"the local view of '{entry}'", getattr(func, "span", None))    # RUNTIME.LIMIT.9
     interp_cls = interpreter if interpreter is not None else Interpreter
     group = collective.WorkerGroup(mesh.size, timeout)
     results: List[Any] = [None] * mesh.size
@@ -115,7 +117,7 @@ def evaluate_local(mod: IRModule, entry: str, *args: Any, timeout: float = 300.0
     # the interpreters raise Python's recursion limit for max_depth (RUNTIME.LIMIT.7) and restore it;
     # raised here once for all workers, since concurrent raises and restores could leave it raised
     old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, python_recursion_limit(resolve_limits(interp_kwargs.get("limits"), max_depth=interp_kwargs.get("max_depth")).max_depth)))
+    sys.setrecursionlimit(max(old, python_recursion_limit(limits.max_depth)))
     try:
         for t in threads:
             t.start()

@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import RelaxError
+from ..limits import DEFAULT_LIMITS, Limits
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..values import (
@@ -68,9 +69,12 @@ class OpArgs(CallView, ABC):
     #: the evaluator's array namespace (``numpy`` or ``jax.numpy``)
     xp: Any = np
 
-    def __init__(self, call: rx.Call, values: Sequence[Any]) -> None:
+    def __init__(self, call: rx.Call, values: Sequence[Any], limits: Optional[Limits] = None) -> None:
         self.call = call
         self.values = values
+        #: the budgets of the evaluation (RUNTIME.LIMIT.8: an operator's own work counts against
+        #: ``max_steps``); :data:`~relax_ref.limits.DEFAULT_LIMITS` when the evaluator gives none
+        self.limits = DEFAULT_LIMITS if limits is None else limits
 
     def __len__(self) -> int:
         return len(self.values)
@@ -212,7 +216,7 @@ class ValueArgs(OpArgs):
             raise make().with_span(self.span)
 
     def fields(self, i: int) -> "OpArgs":
-        return ValueArgs(self.call, list(self.values[i]))
+        return ValueArgs(self.call, list(self.values[i]), self.limits)
 
 
 __all__ = ["OpArgs", "ValueArgs", "KINDS", "value_kind", "size_text"]

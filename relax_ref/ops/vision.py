@@ -22,7 +22,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ..errors import OpRuntimeError
+from ..errors import LimitExceededError, OpRuntimeError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -119,6 +119,63 @@ def _check_roi(args: OpArgs) -> None:
     args.fail_if(bad, lambda: OpRuntimeError(f"{args.op_name}: a ROI's batch index is outside [0, batch) "
                                              f"(OP.{name}.C{5 if 'align' in name else 4})"))
     _check_roi_corners(args, name)
+    if "align" in name:
+        _check_roi_samples(args)
+
+
+def roi_align_grid(xp: Any, rois: Any, attrs: Any) -> Any:
+    """OP.vision.roi_align.C6: the sampling grid ``(gh, gw)`` of every ROI, as arrays of the ROI
+    dtype (``xp``: the evaluator's array namespace). A ROI whose scaled corners are not all finite
+    (OP.vision.roi_align.C7 fails the call) counts as the zero ROI; a negative grid (an ``aligned``
+    ROI with ``y2 < y1``) counts as empty. A grid may be infinite (corners so far apart that their
+    difference overflows the dtype)."""
+    ph_n, pw_n = (int(v) for v in attrs["pooled_size"])
+    ratio = int(attrs.get("sample_ratio", -1))
+    ft = rois.dtype
+    n = rois.shape[0]
+    if ratio > 0:
+        g = xp.full((n,), ratio, ft)
+        return g, g
+    corners = rois[:, 1:5] * xp.asarray(float(attrs["spatial_scale"]), ft)
+    ok = xp.all(xp.isfinite(corners), axis=1, keepdims=True)
+    corners = xp.where(ok, corners, xp.zeros((), ft))
+    rh, rw = corners[:, 3] - corners[:, 1], corners[:, 2] - corners[:, 0]
+    if not bool(attrs.get("aligned", False)):
+        one = xp.asarray(1, ft)
+        rh, rw = xp.maximum(rh, one), xp.maximum(rw, one)
+    zero = xp.zeros((), ft)
+    gh = xp.maximum(xp.ceil(rh / xp.asarray(ph_n, ft)), zero)
+    gw = xp.maximum(xp.ceil(rw / xp.asarray(pw_n, ft)), zero)
+    return gh, gw
+
+
+def roi_align_samples(xp: Any, rois: Any, attrs: Any) -> Any:
+    """RUNTIME.LIMIT.8: the samples ``roi_align`` takes, ``PH * PW * sum_r gh[r] * gw[r]`` (a float64
+    scalar of ``xp``, infinite for an infinite grid)."""
+    ph_n, pw_n = (int(v) for v in attrs["pooled_size"])
+    gh, gw = roi_align_grid(xp, rois, attrs)
+    f64 = xp.float64
+    return xp.sum(gh.astype(f64) * gw.astype(f64)) * float(ph_n * pw_n)
+
+
+def _check_roi_samples(args: OpArgs) -> None:
+    """RUNTIME.LIMIT.8: the samples of ``roi_align`` (its sampling grids, which the ROI values size)
+    count against the step budget ``max_steps``, checked before any sample is taken."""
+    if not _dt.is_float(args.dtype(1)):
+        return
+    budget = args.limits.max_steps
+    n = roi_align_samples(args.xp, args.data(1), args.attrs)
+
+    def make() -> LimitExceededError:
+        static = isinstance(n, (float, np.floating, np.ndarray))
+        count = (f"{int(n)} samples" if np.isfinite(n) else "an infinite number of samples") if static \
+            else "more samples"
+        value = int(n) if static and np.isfinite(n) else None
+        return LimitExceededError(f"{args.op_name}: the sampling grids take {count} than max_steps = {budget} "
+                                  f"allows (RUNTIME.LIMIT.8)" if not static else
+                                  f"{args.op_name}: the sampling grids take {count}, more than max_steps = "
+                                  f"{budget} (RUNTIME.LIMIT.8)", limit="max_steps", value=value)
+    args.fail_if(n > float(budget), make)
 
 
 def _check_roi_corners(args: OpArgs, name: str) -> None:
@@ -482,4 +539,4 @@ def _ops() -> List[OpDef]:
 #: the operators of this family in definition order (read once by :mod:`relax_ref.ops.registry`)
 OPS: List[OpDef] = _ops()
 
-__all__ = ["nms_attrs", "FLOATS"]
+__all__ = ["nms_attrs", "FLOATS", "roi_align_grid", "roi_align_samples"]

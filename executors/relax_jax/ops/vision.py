@@ -1,9 +1,9 @@
 """Lowerings of the vision operators (semantics: ``relax_ref.ops.vision`` and ``vision_ref``), with
 fixed shapes so they trace under ``jax.jit``:
 
-* ``roi_align`` gathers each ROI's image and walks the sampling grid with a loop whose trip count is
-  the largest grid of the batch (an adaptive grid depends on the ROI values), masking the samples a
-  smaller ROI does not take; ``roi_pool`` is a masked maximum over each bin's window, rows then columns;
+* ``roi_align`` gathers each ROI's image and walks the sampling grids with one loop whose trip count is
+  the largest grid of the batch (an adaptive grid depends on the ROI values; RUNTIME.LIMIT.8 bounds
+  it), masking the samples a smaller ROI does not take; ``roi_pool`` is a masked maximum over each bin's window, rows then columns;
 * ``multibox_transform_loc`` is elementwise arithmetic and a softmax;
 * ``get_valid_counts`` scatters the valid rows to their running count;
 * ``non_max_suppression`` and ``all_class_non_max_suppression`` sort stably by score (NaN last) and
@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from relax_ref.ops.vision import nms_attrs
+from relax_ref.ops.vision import nms_attrs, roi_align_grid, roi_align_samples
 
 from ..lowering import lowering
 from .common import tvm_max, tvm_min
@@ -54,7 +54,7 @@ def _roi_align(ctx, data, rois):
     a = ctx.attrs
     ph_n, pw_n = (int(v) for v in a["pooled_size"])
     layout, mode = a.get("layout", "NCHW"), a.get("mode", "avg")
-    ratio, aligned = int(a.get("sample_ratio", -1)), bool(a.get("aligned", False))
+    aligned = bool(a.get("aligned", False))
     x = data if layout == "NCHW" else jnp.transpose(data, (0, 3, 1, 2))
     _, c, h, w = x.shape
     ft, dt = rois.dtype, data.dtype
@@ -66,11 +66,12 @@ def _roi_align(ctx, data, rois):
     if not aligned:
         rh, rw = tvm_max(rh, jnp.asarray(1, ft)), tvm_max(rw, jnp.asarray(1, ft))
     bh, bw = rh / jnp.asarray(ph_n, ft), rw / jnp.asarray(pw_n, ft)
-    if ratio > 0:
-        gh = gw = jnp.full(rois.shape[0], ratio, jnp.int32)
-    else:
-        gh = jnp.ceil(rh / jnp.asarray(ph_n, ft)).astype(jnp.int32)
-        gw = jnp.ceil(rw / jnp.asarray(pw_n, ft)).astype(jnp.int32)
+    # the grids of OP.vision.roi_align.C6; past the step budget (RUNTIME.LIMIT.8: the check fails the
+    # call) every grid is empty, so that the loop below does not run
+    gh, gw = roi_align_grid(jnp, rois, a)
+    over = roi_align_samples(jnp, rois, a) > float(ctx.walker.exe.limits.max_steps)
+    gh = jnp.where(over, 0, gh).astype(jnp.int64)
+    gw = jnp.where(over, 0, gw).astype(jnp.int64)
     count = (gh * gw).astype(dt)
     y0 = sh[:, None] + jnp.arange(ph_n).astype(ft)[None, :] * bh[:, None]       # (R, PH)
     x0 = sw[:, None] + jnp.arange(pw_n).astype(ft)[None, :] * bw[:, None]       # (R, PW)
@@ -92,18 +93,19 @@ def _roi_align(ctx, data, rois):
                 val = val + jnp.where(ok[..., None], (wx * wy)[..., None].astype(dt) * g, jnp.zeros((), dt))
         return jnp.where(outside[..., None], jnp.zeros((), dt), val)
 
-    def row(iy, acc):
-        def col(ix, acc):
-            take = ((iy < gh) & (ix < gw))[:, None, None, None]
-            v = sample(iy, ix)
-            if mode == "avg":
-                return acc + jnp.where(take, v / count[:, None, None, None], jnp.zeros((), dt))
-            return tvm_max(acc, jnp.where(take, v, _lowest(dt)))
-        return lax.fori_loop(0, jnp.max(gw, initial=0), col, acc)
+    def step(k, acc):
+        # sample k of every ROI's grid, row by row (the reference's order): the trip count is the
+        # largest grid, not the largest rows times the largest columns
+        iy, ix = k // jnp.maximum(gw, 1), k % jnp.maximum(gw, 1)
+        take = (k < gh * gw)[:, None, None, None]
+        v = sample(iy, ix)
+        if mode == "avg":
+            return acc + jnp.where(take, v / count[:, None, None, None], jnp.zeros((), dt))
+        return tvm_max(acc, jnp.where(take, v, _lowest(dt)))
 
     init = jnp.zeros((rois.shape[0], ph_n, pw_n, c), dt) if mode == "avg" else \
         jnp.full((rois.shape[0], ph_n, pw_n, c), _lowest(dt))
-    out = lax.fori_loop(0, jnp.max(gh, initial=0), row, init)           # (R, PH, PW, C)
+    out = lax.fori_loop(jnp.int64(0), jnp.max(gh * gw, initial=0), step, init)     # (R, PH, PW, C)
     return jnp.transpose(out, (0, 3, 1, 2)) if layout == "NCHW" else out
 
 
