@@ -1,0 +1,59 @@
+"""Findings of the fifth fuzzing run (docs/FUZZING.md, seed 20261208): nll_loss_backward's weights
+counted against the classes, the order of layout_transform's result checks, and aliased storage
+written in place."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import relax_ref
+from relax_ref.errors import RelaxError
+
+relax_jax = pytest.importorskip("relax_jax")
+
+HEAD = "@I.ir_module\nclass Module:\n    @R.function\n"
+
+
+def _both(text, *args):
+    mod = relax_ref.parse(text)
+    out = []
+    for run in (lambda: relax_ref.evaluate(mod, "main", *args), lambda: relax_jax.compile(mod)("main", *args)):
+        try:
+            out.append(("value", np.asarray(run()).tolist()))
+        except RelaxError as err:
+            out.append((err.kind, None))
+    return out
+
+
+NLL = HEAD + ('    def main(g: R.Tensor((), "float32"), p: R.Tensor(("n", "c"), "float32"), t: R.Tensor(("n",), "int64"),'
+              ' w: R.Tensor(("k",), "float32")) -> R.Tensor(("n", "c"), "float32"):\n'
+              '        y = R.grad.nll_loss_backward(g, p, t, w, reduction="sum")\n        return y\n')
+
+
+def test_nll_loss_backward_counts_the_weights_against_the_classes_at_run_time():
+    """OP.grad.nll_loss_backward.C4: 255 classes and 4 weights with a target 4 (the reference read
+    ``w[4]`` and crashed with an IndexError): op_runtime on both evaluators."""
+    g = np.array(1.0, "float32")
+    p = np.zeros((2, 255), "float32")
+    t = np.array([4, 1], "int64")
+    w = np.ones((4,), "float32")
+    assert _both(NLL, g, p, t, w) == [("op_runtime", None)] * 2
+
+
+def test_nll_loss_backward_with_as_many_weights_as_classes_computes():
+    g = np.array(2.0, "float32")
+    p = np.zeros((2, 3), "float32")
+    t = np.array([1, 2], "int64")
+    w = np.array([0.5, 1.5, 3.0], "float32")
+    expected = [[0.0, -3.0, 0.0], [0.0, 0.0, -6.0]]  # -w[t] * g at each target class
+    assert _both(NLL, g, p, t, w) == [("value", expected)] * 2
+
+
+def test_nll_loss_backward_refuses_known_unequal_weights_statically():
+    text = HEAD + ('    def main(g: R.Tensor((), "float32"), p: R.Tensor((2, 5), "float32"), t: R.Tensor((2,), "int64"),'
+                   ' w: R.Tensor((4,), "float32")) -> R.Tensor((2, 5), "float32"):\n'
+                   '        y = R.grad.nll_loss_backward(g, p, t, w, reduction="sum")\n        return y\n')
+    with pytest.raises(RelaxError) as err:
+        relax_ref.parse(text)
+    assert err.value.kind == "struct_info" and "C4" in str(err.value)
