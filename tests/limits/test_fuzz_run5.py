@@ -57,3 +57,29 @@ def test_nll_loss_backward_refuses_known_unequal_weights_statically():
     with pytest.raises(RelaxError) as err:
         relax_ref.parse(text)
     assert err.value.kind == "struct_info" and "C4" in str(err.value)
+
+
+LT = HEAD + ('    def main(x: R.Tensor(("m", 2), "float32")) -> R.Tensor(ndim=3, dtype="float32"):\n'
+             '        y{ann} = R.layout_transform(x, index_map=lambda a, b: (a // 3, b, a % 3))\n        return y\n')
+
+
+@pytest.mark.parametrize("ann", ["", ': R.Tensor((3, 2, 3), "float32")'])
+def test_layout_transform_checks_its_inferred_extent_before_the_annotation(ann):
+    """EVAL.CALL.3 (order), OP.SEM.3: with m = 2 the map gives (1, 2, 2) where the inference
+    ``((m + 2) // 3, 2, 3)`` says (1, 2, 3): op_runtime on both evaluators, annotated or not (relax_jax
+    once checked the annotation first, shape_mismatch, and without it had no check of its own)."""
+    x = np.arange(4, dtype="float32").reshape(2, 2)
+    assert _both(LT.format(ann=ann), x) == [("op_runtime", None)] * 2
+
+
+def test_layout_transform_result_against_a_wrong_annotation_is_a_call_result_mismatch():
+    """EVAL.CALL.3: with m = 3 the result (1, 2, 3) agrees with the inference; the annotation (3, 2, 3)
+    is wrong: shape_mismatch on both (the reference once compared the annotation in the operator)."""
+    x = np.zeros((3, 2), "float32")
+    assert _both(LT.format(ann=': R.Tensor((3, 2, 3), "float32")'), x) == [("shape_mismatch", None)] * 2
+
+
+def test_layout_transform_values_where_the_extents_agree():
+    x = np.arange(18, dtype="float32").reshape(9, 2)
+    expected = x.reshape(3, 3, 2).transpose(0, 2, 1).tolist()   # y[a // 3, b, a % 3] = x[a, b]
+    assert _both(LT.format(ann=""), x) == [("value", expected)] * 2
