@@ -83,3 +83,53 @@ def test_layout_transform_values_where_the_extents_agree():
     x = np.arange(18, dtype="float32").reshape(9, 2)
     expected = x.reshape(3, 3, 2).transpose(0, 2, 1).tolist()   # y[a // 3, b, a % 3] = x[a, b]
     assert _both(LT.format(ann=""), x) == [("value", expected)] * 2
+
+
+STORAGE = '''@I.ir_module
+class Module:
+    @T.prim_func
+    def copy_into(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n,), "float32")
+        B = T.match_buffer(b, (n,), "float32")
+        for i in range(n):
+            A[i] = B[i]
+    @T.prim_func
+    def add_into(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n,), "float32")
+        B = T.match_buffer(b, (n,), "float32")
+        for i in range(n):
+            A[i] = A[i] + B[i]
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32")):
+        cls = Module
+        s = R.memory.alloc_storage(R.shape([n * 4]), R.prim_value(0), R.str("global"), R.dtype("float32"))
+        t1 = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([n]), R.dtype("float32"))
+        t2 = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([n]), R.dtype("float32"))
+        u = R.call_tir_inplace(cls.copy_into, (t1, x), inplace_indices=[0], out_sinfo=R.Tensor((n,), "float32"))
+        v = R.call_tir_inplace(cls.add_into, (t2, t2), inplace_indices=[0], out_sinfo=R.Tensor((n,), "float32"))
+        r = (u, v)
+        return r
+'''
+
+
+@pytest.mark.parametrize("x", [[-0.75, np.nan], [np.nan, 1.0], [1.0, 2.0], [-0.0, 0.5]])
+def test_in_place_write_through_a_tensor_passed_twice_survives_a_nan(x):
+    """EVAL.ALIAS.3, CALL.ALLOC.2: ``add_into(t2, t2)`` doubles the storage that ``u`` and ``v`` both
+    view. relax_jax wrote back the unchanged read parameter after the written one when the two
+    compared unequal, and a NaN made them unequal: the doubling was undone (-0.75 where the
+    reference has -1.5; the fuzzing report named an object array, the label of another run)."""
+    x = np.array(x, "float32")
+    mod = relax_ref.parse(STORAGE)
+    want = [(2 * x).tolist()] * 2
+    for got in (relax_ref.evaluate(mod, "main", x), relax_jax.compile(mod)("main", x)):
+        got = [np.asarray(v) for v in got]
+        np.testing.assert_array_equal(np.array(got), np.array(want, "float32"))
+        assert [np.signbit(v).tolist() for v in got] == [np.signbit(np.array(w, "float32")).tolist() for w in want]
+
+
+def test_an_object_array_for_the_storage_program_is_refused_on_both():
+    """VAL.HOST.1: the object array of the report's label is refused before any write."""
+    x = np.array([object(), object()], dtype=object)
+    assert _both(STORAGE, x) == [("type_mismatch", None)] * 2
