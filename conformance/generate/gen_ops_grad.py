@@ -138,6 +138,19 @@ def nll_backward_cases():
                        module([("g", tensor(())), ("p", tensor((2, 3))), ("t", tensor((2,), "int64"))],
                               'R.grad.nll_loss_backward(g, p, t, reduction="max")'), "struct_info",
                        spec=["OP.grad.nll_loss_backward.C2"], tags=tags + ["invalid"]))
+    out.append(Case("nll_loss_backward_weights_not_of_the_classes",
+                    module([("g", tensor(())), ("p", tensor(("n", "c"))), ("t", tensor(("n",), "int64")),
+                            ("w", tensor(("k",)))],
+                           'R.grad.nll_loss_backward(g, p, t, w, reduction="sum")', tensor(("n", "c"))),
+                    runs=[Fails([np.array(1, "float32"), np.zeros((2, 6), "float32"), np.array([4, 1], "int64"),
+                                 np.ones((4,), "float32")], "op_runtime")],
+                    spec=["OP.grad.nll_loss_backward.C4"], tags=tags + ["edge"],
+                    description="6 classes and 4 weights, a target 4: refused before a weight is read"))
+    out.append(Invalid("nll_loss_backward_weights_known_unequal",
+                       module([("g", tensor(())), ("p", tensor((2, 6))), ("t", tensor((2,), "int64")),
+                               ("w", tensor((4,)))],
+                              'R.grad.nll_loss_backward(g, p, t, w, reduction="sum")'), "struct_info",
+                       spec=["OP.grad.nll_loss_backward.C4"], tags=tags + ["invalid"]))
     return out
 
 

@@ -28,6 +28,7 @@ from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir.struct_info import StructInfo, TensorStructInfo
 from . import common
+from . import nn_common
 from . import te
 from . import te_ops
 from .args import OpArgs
@@ -157,19 +158,26 @@ def _legalize_take_backward(call: rx.Call, ctx: Any) -> Optional[rx.Expr]:
 
 
 def _infer_nll_backward(call: rx.Call, ctx: Any) -> StructInfo:
-    """OP.grad.nll_loss_backward.C1-C2: 3 or 4 tensors, a known reduction; ``predictions``' struct info."""
+    """OP.grad.nll_loss_backward.C1-C2, C4: 3 or 4 tensors, a known reduction, ``C`` weights where the
+    sizes are known; ``predictions``' struct info."""
     if len(call.args) not in (3, 4):
         raise common.error(call, "the operator takes 3 or 4 arguments", ctx)
     ts = [common.tensor_arg(call, i, ctx) for i in range(len(call.args))]
     if call.attrs.get("reduction", "mean") not in REDUCTIONS:
         raise common.error(call, f"reduction must be one of {', '.join(REDUCTIONS)}", ctx)
+    if len(ts) == 4:
+        pv, wv = nn_common.shape_expr_values(ts[1]), nn_common.shape_expr_values(ts[3])
+        c = None if not pv else pv[0] if len(pv) == 1 else pv[1]
+        if c is not None and wv is not None and len(wv) == 1 and nn_common.provably_unequal(ctx, c, wv[0]):
+            raise common.error(call, f"{wv[0]} weights for {c} classes "
+                                     "(OP.grad.nll_loss_backward.C4)", ctx)
     return ts[1]
 
 
 def check_nll_backward(args: OpArgs) -> None:
     """OP.grad.nll_loss_backward.C3: the shapes of nll_loss (predictions ``(C,)`` with a 0-d target, or
     ``(N, C, ...)`` with targets ``(N, ...)``), a float gradient shaped as nll_loss's result, and every
-    target in ``[0, C)`` or equal to ``ignore_index``."""
+    target in ``[0, C)`` or equal to ``ignore_index``; OP.grad.nll_loss_backward.C4: ``C`` weights."""
     op = args.op_name
     ps, ts, gs = args.shape(1), args.shape(2), args.shape(0)
     red = args.attrs.get("reduction", "mean")
@@ -184,6 +192,10 @@ def check_nll_backward(args: OpArgs) -> None:
     for a, b in list(zip(ts, want_t)) + list(zip(gs, want_g)):
         args.fail_if(a != b, lambda: OpRuntimeError(f"{op}: shapes do not match (OP.grad.nll_loss_backward.C3)"))
     c = ps[0] if len(ps) == 1 else ps[1]
+    if len(args) == 4:
+        args.fail_if(args.shape(3)[0] != c, lambda: OpRuntimeError(
+            f"{op}: {args.size_text(args.shape(3))} weights for {args.size_text((c,))} classes "
+            "(OP.grad.nll_loss_backward.C4)"))
     t = args.data(2)
     ign = int(args.attrs.get("ignore_index", -100))
     xp = args.xp

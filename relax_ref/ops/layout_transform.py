@@ -207,7 +207,7 @@ def _reference(args, attrs, call, ctx):
         env = _grid(imap, x.shape, list(imap.initial_indices))
         idx = tuple(np.broadcast_to(np.asarray(_np_eval(f, env)), (x.size,)) for f in imap.final_indices)
         out[idx] = np.reshape(x, (-1,))
-    manipulate_util.check_result_shape(call, ctx, out)
+    manipulate_util.check_result_shape(call, ctx, out, infer=_infer)
     return out
 
 

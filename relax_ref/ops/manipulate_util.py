@@ -143,12 +143,27 @@ def _eval_dims(ctx: Any, dims: Sequence[P.PrimExpr]) -> Optional[Tuple[int, ...]
         return None
 
 
-def check_result_shape(call: rx.Call, ctx: Any, value: Any, sinfo: Optional[StructInfo] = None) -> None:
+def _inferred(call: rx.Call, ctx: Any, infer: Callable[[rx.Call, Any], Any]) -> Any:
+    """The operator's own struct info for ``call`` (NORM.INFER.1, by its ``infer``), else the call's."""
+    from ..analysis.context import InferContext, make_analyzer
+    from ..errors import RelaxError
+
+    try:
+        s = infer(call, InferContext(make_analyzer(), getattr(ctx, "module", None)))
+    except RelaxError:
+        return call.struct_info
+    return s if isinstance(s, StructInfo) else call.struct_info
+
+
+def check_result_shape(call: rx.Call, ctx: Any, value: Any, sinfo: Optional[StructInfo] = None,
+                       infer: Optional[Callable[[rx.Call, Any], Any]] = None) -> None:
     """OP.SEM.3: raise ``op_runtime`` when the inferred ``ShapeExpr`` dims of the call (evaluated in
     the current symbolic environment) disagree with the shape of ``value``. Used by the operators
     whose TVM 0.25 shape formula can be negative or wrong for some run-time sizes (``split``,
-    ``strided_slice``). Without an evaluation context nothing is checked."""
-    s = call.struct_info if sinfo is None else sinfo
+    ``strided_slice``). Given the operator's ``infer``, the struct info is the operator's own (an
+    annotation on the binding may replace the call's, and is checked after the operator with site
+    ``call_result``, EVAL.CALL.3). Without an evaluation context nothing is checked."""
+    s = sinfo if sinfo is not None else call.struct_info if infer is None else _inferred(call, ctx, infer)
     if isinstance(s, TupleStructInfo) and isinstance(value, tuple):
         for f, v in zip(s.fields, value):
             check_result_shape(call, ctx, v, f)

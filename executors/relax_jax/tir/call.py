@@ -176,10 +176,18 @@ def apply_prim_func(walker, pf: PrimFuncV, args: List[Any], readonly: Sequence[b
         box = args[k]
         if readonly[k] or new is before[k]:
             continue
-        if id(box) in written and not walker.traced and bool(jnp.array_equal(new, before[k])):
+        if id(box) in written and not walker.traced and _same_bits(new, before[k]):
             continue
         walker.mutate(box, new)
         written.add(id(box))
+
+
+def _same_bits(a: Any, b: Any) -> bool:
+    """The kernel left the buffer as it was: equal bits (a NaN is unequal to itself, so ``array_equal``
+    took an unchanged buffer holding a NaN for a changed one and its write-back undid the mutation
+    through the other parameter, EVAL.ALIAS.3; -0.0 and 0.0 differ)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 def call_prim_func_in_place(walker, pf: PrimFuncV, args: List[Any], call) -> None:
