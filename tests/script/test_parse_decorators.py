@@ -54,25 +54,25 @@ def test_ir_module_class_decorator():
             I.module_global_infos({"vdevice": [I.vdevice("llvm")]})
 
             @T.prim_func(private=True, s_tir=True)
-            def add_one(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+            def add_two(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
                 for i in range(T.int64(4)):
-                    with T.sblock("b"):
+                    with T.sblock("c"):
                         vi = T.axis.spatial(T.int64(4), i)
-                        B[vi] = A[vi] + T.float32(1)
+                        B[vi] = A[vi] + T.float32(2)
 
             @R.function
             def main(x: R.Tensor((4,), "float32", "llvm")) -> R.Tensor((4,), "float32"):
                 cls = Module
-                y = R.call_tir(cls.add_one, (x,), out_sinfo=R.Tensor((4,), "float32"))
+                y = R.call_tir(cls.add_two, (x,), out_sinfo=R.Tensor((4,), "float32"))
                 return y
 
         return Module
 
     mod = make()
-    assert isinstance(mod, IRModule) and list(mod) == ["add_one", "main"]
+    assert isinstance(mod, IRModule) and list(mod) == ["add_two", "main"]
     assert mod.attrs["tag"] == "decorated"
     assert mod["main"].params[0].struct_info.vdevice is mod.global_infos["vdevice"][0]
-    assert isinstance(mod["add_one"], tir.PrimFunc)
+    assert isinstance(mod["add_two"], tir.PrimFunc)
     # spans are positions in this file
     lines, start = inspect.getsourcelines(make)
     main = mod["main"]
