@@ -9,6 +9,7 @@ import pytest
 
 import relax_ref
 from relax_ref.errors import RelaxError
+from program_texts import case_text
 
 relax_jax = pytest.importorskip("relax_jax")
 
@@ -85,33 +86,7 @@ def test_layout_transform_values_where_the_extents_agree():
     assert _both(LT.format(ann=""), x) == [("value", expected)] * 2
 
 
-STORAGE = '''@I.ir_module
-class Module:
-    @T.prim_func
-    def copy_into(a: T.handle, b: T.handle):
-        n = T.int64()
-        A = T.match_buffer(a, (n,), "float32")
-        B = T.match_buffer(b, (n,), "float32")
-        for i in range(n):
-            A[i] = B[i]
-    @T.prim_func
-    def add_into(a: T.handle, b: T.handle):
-        n = T.int64()
-        A = T.match_buffer(a, (n,), "float32")
-        B = T.match_buffer(b, (n,), "float32")
-        for i in range(n):
-            A[i] = A[i] + B[i]
-    @R.function
-    def main(x: R.Tensor(("n",), "float32")) -> R.Tuple(R.Tensor(("n",), "float32"), R.Tensor(("n",), "float32")):
-        cls = Module
-        s = R.memory.alloc_storage(R.shape([n * 4]), R.prim_value(0), R.str("global"), R.dtype("float32"))
-        t1 = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([n]), R.dtype("float32"))
-        t2 = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([n]), R.dtype("float32"))
-        u = R.call_tir_inplace(cls.copy_into, (t1, x), inplace_indices=[0], out_sinfo=R.Tensor((n,), "float32"))
-        v = R.call_tir_inplace(cls.add_into, (t2, t2), inplace_indices=[0], out_sinfo=R.Tensor((n,), "float32"))
-        r = (u, v)
-        return r
-'''
+STORAGE = case_text("memory", "storage_aliasing_in_a_pure_function")   # u and v view one storage
 
 
 @pytest.mark.parametrize("x", [[-0.75, np.nan], [np.nan, 1.0], [1.0, 2.0], [-0.0, 0.5]])
