@@ -108,3 +108,16 @@ def test_an_object_array_for_the_storage_program_is_refused_on_both():
     """VAL.HOST.1: the object array of the report's label is refused before any write."""
     x = np.array([object(), object()], dtype=object)
     assert _both(STORAGE, x) == [("type_mismatch", None)] * 2
+
+
+@pytest.mark.parametrize("mode", ["avg", "max"])
+@pytest.mark.parametrize("shape", [(1, 1, 4, 0), (1, 1, 0, 3)])
+def test_roi_align_on_an_empty_image_samples_zeros(mode, shape):
+    """Sixth fuzzing run: relax_jax gathered from an empty spatial axis (TypeError); no bilinear tap lies in
+    an empty image, so every sample is 0 on both evaluators (OP.vision.roi_align.C6)."""
+    text = ('@I.ir_module\nclass Module:\n    @R.function\n'
+            f'    def main(x: R.Tensor({shape}, "float32"), rois: R.Tensor((1, 5), "float32")):\n'
+            f'        y = R.vision.roi_align(x, rois, 2, 1.0, mode="{mode}")\n        return y\n')
+    rois = np.array([[-0.5, -1.0, 0.25, 1.0, -1.0]], "float32")
+    out = _both(text, np.zeros(shape, "float32"), rois)
+    assert out[0] == out[1] and out[0][0] == "value", out

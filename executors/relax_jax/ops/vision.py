@@ -60,6 +60,8 @@ def _roi_align(ctx, data, rois):
     ft, dt = rois.dtype, data.dtype
     s = jnp.asarray(float(a["spatial_scale"]), ft)
     img = _roi_common(x, rois)                                   # (R, C, H, W)
+    if h == 0 or w == 0:   # no sample lies in an empty image (all zeros); a zero row or column to gather from
+        img = jnp.pad(img, ((0, 0), (0, 0), (0, int(h == 0)), (0, int(w == 0))))
     corners = _finite_corners(rois, s)
     sw, sh, ew, eh = (corners[:, k] for k in range(4))
     rh, rw = eh - sh, ew - sw
@@ -89,7 +91,7 @@ def _roi_align(ctx, data, rois):
         for wx, xp in ((1 - wxh, xl), (wxh, xl + 1)):
             for wy, yp in ((1 - wyh, yl), (wyh, yl + 1)):
                 ok = (yp >= 0) & (yp <= h - 1) & (xp >= 0) & (xp <= w - 1)
-                g = img[r, :, jnp.clip(yp, 0, h - 1), jnp.clip(xp, 0, w - 1)]         # (R, PH, PW, C)
+                g = img[r, :, jnp.clip(yp, 0, max(h - 1, 0)), jnp.clip(xp, 0, max(w - 1, 0))]   # (R, PH, PW, C)
                 val = val + jnp.where(ok[..., None], (wx * wy)[..., None].astype(dt) * g, jnp.zeros((), dt))
         return jnp.where(outside[..., None], jnp.zeros((), dt), val)
 
