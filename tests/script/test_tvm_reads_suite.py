@@ -45,6 +45,15 @@ NOT_WRITABLE = {
 }
 
 
+#: as TVM_FAILS, for one release only
+TVM_FAILS_IN = {
+    "tvm-0.27": {
+        # TVM 0.27's parser aborts the mesh of 2**40 devices with a C++ error (the spec bounds the
+        # local view's workers instead, RUNTIME.LIMIT.9); TVM 0.25 reads it
+        "dist_ops/local_view_of_a_mesh_past_max_workers": "bad optional access",
+    },
+}
+
 #: script names the TVM release's parser has no function for (it registers the operators, and TVM 0.27
 #: prints calls to the inspection operators as ``R.inspect.<name>``, but cannot read them back); cases
 #: calling them are not handed to TVM, and the test checks that TVM indeed lacks each name
@@ -93,6 +102,7 @@ def test_tvm_reads_every_case_printed_in_its_dialect():
     tvm = pytest.importorskip("tvm")
     dialect = installed_tvm_dialect()
     rejected, refused, checked = [], {}, 0
+    fails = {**TVM_FAILS, **TVM_FAILS_IN.get(dialect, {})}
     lacking = NO_SPELLING.get(dialect, ())
     assert all(_tvm_lacks(tvm, name) for name in lacking), lacking
     for case, text in _modules():
@@ -111,11 +121,11 @@ def test_tvm_reads_every_case_printed_in_its_dialect():
         try:
             tvm.script.from_source(printed, check_well_formed=False)
         except Exception as e:  # noqa: BLE001 - every TVM rejection is a failure, reported with its case
-            if TVM_FAILS.get(case, "\0") not in str(e):
+            if fails.get(case, "\0") not in str(e):
                 rejected.append(f"{case}: {str(e).strip().splitlines()[0]}")
         else:
-            if case in TVM_FAILS:
-                rejected.append(f"{case}: TVM now reads it; remove it from TVM_FAILS")
+            if case in fails:
+                rejected.append(f"{case}: TVM now reads it; remove it from TVM_FAILS(_IN)")
     assert checked > 700
     assert not rejected, "\n".join(rejected)
     expected = NOT_WRITABLE.get(dialect, {})
