@@ -8,23 +8,19 @@ import numpy as np
 import pytest
 
 import relax_ref
-from relax_ref.errors import ParseError, RelaxError
+from relax_ref.errors import ParseError
 from relax_ref.testing.compare import compare
 
 relax_jax = pytest.importorskip("relax_jax")
+
+from limits.reproducers import on_both  # noqa: E402
 
 HEAD = "@I.ir_module\nclass Module:\n    @R.function\n"
 
 
 def _both(text, *args):
-    mod = relax_ref.parse(text)
-    out = []
-    for run in (lambda: relax_ref.evaluate(mod, "main", *args), lambda: relax_jax.compile(mod)("main", *args)):
-        try:
-            out.append(("value", np.asarray(run()).tolist()))
-        except RelaxError as err:
-            out.append((err.kind, None))
-    return out
+    """:func:`limits.reproducers.on_both` with the values as lists."""
+    return [(kind, None if value is None else value.tolist()) for kind, value in on_both(text, *args)]
 
 
 def test_fma_with_a_dtype_open_operand_checks_its_rules_on_the_values():

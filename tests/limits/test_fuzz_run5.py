@@ -13,18 +13,14 @@ from program_texts import case_text
 
 relax_jax = pytest.importorskip("relax_jax")
 
+from limits.reproducers import on_both  # noqa: E402
+
 HEAD = "@I.ir_module\nclass Module:\n    @R.function\n"
 
 
 def _both(text, *args):
-    mod = relax_ref.parse(text)
-    out = []
-    for run in (lambda: relax_ref.evaluate(mod, "main", *args), lambda: relax_jax.compile(mod)("main", *args)):
-        try:
-            out.append(("value", np.asarray(run()).tolist()))
-        except RelaxError as err:
-            out.append((err.kind, None))
-    return out
+    """:func:`limits.reproducers.on_both` with the values as lists."""
+    return [(kind, None if value is None else value.tolist()) for kind, value in on_both(text, *args)]
 
 
 NLL = HEAD + ('    def main(g: R.Tensor((), "float32"), p: R.Tensor(("n", "c"), "float32"), t: R.Tensor(("n",), "int64"),'
