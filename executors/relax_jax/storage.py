@@ -13,7 +13,7 @@ created outside a traced branch may not be written inside it (the same rule as f
 
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any, Tuple
 
 import jax
 import jax.numpy as jnp

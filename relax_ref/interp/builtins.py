@@ -38,8 +38,8 @@ from typing import Any, Callable, Dict, Mapping, Optional
 import numpy as np
 
 from ..errors import (
-    AssertionFailedError, DTypeMismatchError, LimitExceededError, NDimMismatchError, OpRuntimeError, PackedFuncError,
-    RelaxError, Span, TypeMismatchError,
+    AssertionFailedError, DTypeMismatchError, NDimMismatchError, OpRuntimeError, PackedFuncError, RelaxError, Span,
+    TypeMismatchError,
 )
 from ..ir import dtype as _dt
 from ..ir import struct_info as si

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional
 
 import numpy as np
 

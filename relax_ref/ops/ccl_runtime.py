@@ -30,7 +30,7 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import ShapeStructInfo, TensorStructInfo
-from ..values import PrimScalar, ShapeValue
+from ..values import ShapeValue
 from . import collective
 
 REDUCE_CODES = {"sum": 0, "prod": 1, "min": 2, "max": 3, "avg": 4}

@@ -11,7 +11,7 @@ functions, the same registry as packed functions (VAL.PACKED.2), as TVM's VM tak
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any
 
 from ..errors import ParseError
 from ..ir import expr as rx

@@ -17,7 +17,7 @@ from ..errors import OpRuntimeError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.distributed import DeviceMesh, DTensorStructInfo, Placement
-from ..ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from ..ir.struct_info import StructInfo, TupleStructInfo
 from . import collective, common
 from .ccl_runtime import legalize_replica_to_shard
 from .dist_shards import assemble, shard_of

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import OpRuntimeError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
-from ..ir.struct_info import StructInfo, TensorStructInfo
+from ..ir.struct_info import StructInfo
 from . import common
 from . import nn_common
 from . import te

@@ -20,7 +20,7 @@ sums in TensorIR (:func:`te_pool_grad`).
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence, Tuple
+from typing import Any, List, Tuple
 
 import numpy as np
 

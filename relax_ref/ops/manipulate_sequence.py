@@ -13,7 +13,6 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..ir import dtype as _dt
 from ..ir import expr as rx
 from . import common
 from . import manipulate_util

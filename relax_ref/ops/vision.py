@@ -29,8 +29,6 @@ from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from . import common
 from . import nn_common
-from . import te
-from . import te_ops
 from . import vision_ref as K
 from .args import OpArgs
 from .opdef import OpDef, arg, attr

@@ -23,7 +23,7 @@ op_buffer_transforms, op_buffer_axis_separators, op_buffer_input_axis_separators
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import RelaxError
 from ..ir import expr as rx

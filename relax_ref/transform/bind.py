@@ -10,14 +10,14 @@ gets a fresh variable whose struct info is re-inferred from its value; a ``Match
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Mapping, Optional, Union
 
 import numpy as np
 
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
-from ..ir.functor import substitute_prim, substitute_struct_info
+from ..ir.functor import substitute_prim
 from ..ir.module import IRModule
 from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from .pass_infra import Pass

@@ -19,7 +19,7 @@ first (as TVM's default pipeline does) for a well-formed result.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 from ..errors import RelaxError
 from ..ir import expr as rx

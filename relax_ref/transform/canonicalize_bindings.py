@@ -35,7 +35,7 @@ from ..analysis.structural_equal import structural_equal
 from ..errors import RelaxError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
-from ..ir.functor import ExprMutator, expr_children, substitute_prim
+from ..ir.functor import expr_children, substitute_prim
 from ..ir.module import IRModule
 from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from .pass_infra import Pass, rewrite_functions

@@ -25,7 +25,7 @@ dataflow block, each binding is rewritten in order, tracking the layout of every
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from ..errors import RelaxError
 from ..ir import expr as rx
@@ -35,9 +35,7 @@ from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from .infer_layout import INFER
-from .layout import (
-    UNKNOWN, SLayout, decisions_equal, forward_index, initial_decision, initial_layout, transpose_like,
-)
+from .layout import UNKNOWN, decisions_equal, forward_index, initial_decision, initial_layout, transpose_like
 from .pass_infra import Pass
 from .utils import renormalize
 

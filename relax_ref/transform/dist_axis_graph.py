@@ -24,8 +24,7 @@ directions of the earlier ones; relax-ref does the same (PASS.SHARD.3).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..errors import UnsupportedError
 from ..ir import expr as rx

@@ -38,7 +38,6 @@ from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir import tir
-from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from .dead_code_elimination import remove_all_unused

@@ -38,7 +38,6 @@ RemoveUnusedParameters, the fusion proper, DeadCodeElimination.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..analysis.free_vars import free_symbolic_vars, free_vars

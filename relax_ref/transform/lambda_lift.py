@@ -29,7 +29,6 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.free_vars import free_vars
 from ..errors import RelaxError
 from ..ir import expr as rx
-from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.struct_info import FuncStructInfo, ObjectStructInfo
 from .pass_infra import Pass

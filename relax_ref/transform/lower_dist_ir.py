@@ -31,7 +31,7 @@ from typing import Dict, List, Tuple
 from ..errors import UnsupportedError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
-from ..ir.distributed import DTensorStructInfo, local_struct_info
+from ..ir.distributed import DTensorStructInfo
 from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo

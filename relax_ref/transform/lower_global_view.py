@@ -23,7 +23,7 @@ are an ``unsupported`` error. Every other high-level operator computes on the sh
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from ..errors import UnsupportedError
 from ..ir import expr as rx

@@ -33,7 +33,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import RelaxError

@@ -11,11 +11,10 @@
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass, replace
-from typing import Callable, Dict, Optional
+from typing import Dict, Optional
 
 from ..ir import prim_expr as P
 from ..ir import tir
-from ..ir.attrs import Attrs
 
 
 class TIRRewriter:

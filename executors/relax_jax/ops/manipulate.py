@@ -11,7 +11,7 @@ and ``take``-like ops handle padding on the axes they do not touch. ``repeat``, 
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import jax.numpy as jnp
 import numpy as np

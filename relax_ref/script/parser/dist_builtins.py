@@ -10,7 +10,7 @@ infos such a name is a ParseError. ``R.DTensor`` yields a proxy turned into a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...errors import StructInfoError
 from ...ir.distributed import DeviceMesh
