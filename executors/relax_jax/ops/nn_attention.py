@@ -42,12 +42,9 @@ def _attention(ctx, q, k, v, bias=None):
     if kvalid is not None:
         kmask = (jnp.arange(skv_phys, dtype=jnp.int64) < jnp.asarray(kvalid.val, jnp.int64))[None, :]
         v = jnp.where(kmask.reshape(1, skv_phys, 1, 1), v, jnp.zeros((), v.dtype))
-    # grouped-query form: query head ``g * rep + r`` reads KV head ``g``. The keys are the dot's left
-    # operand: XLA then copies them as rows of ``e`` into ``(b, g, t, e)`` instead of transposing the
-    # whole cache to put the sequence axis last, and no KV head is copied per query head
     qg = q.reshape(bsz, s, nkv, rep, e).astype(cd)
-    p = lax.dot_general(k.astype(cd), qg, (((3,), (4,)), ((0, 2), (0, 2))), precision=lax.Precision.HIGHEST)
-    p = jnp.transpose(p, (0, 1, 4, 3, 2)).reshape(bsz, nh, s, skv_phys).astype(np_dtype(dt))
+    p = _scores(k.astype(cd), qg, dim_value(s), rep, e)
+    p = p.reshape(bsz, nh, s, skv_phys).astype(np_dtype(dt))
     if sv is not None:
         p = f.mul(p, np.asarray(sv, np.float32).astype(np_dtype(dt)))
     else:
@@ -93,3 +90,23 @@ def _repeat_sources(walker, k, v):
     if ek[3] != 2 or ev[3] != 2 or ek[2] != ev[2] or ek[1].ndim != 4 or ev[1].ndim != 4:
         return k, v
     return ek[1], ev[1]
+
+
+def _scores(k, qg, s: int, rep: int, e: int):
+    """``q @ k^T`` per query head in the grouped-query form (query head ``g * rep + r`` reads KV head
+    ``g``, ``qg`` is ``(b, s, g, rep, e)``, ``k`` is ``(b, t, g, e)``), as ``(b, g, rep, s, t)``.
+
+    The operand order decides which layout copy XLA makes around the dot (the values are the same
+    dot products either way). With the keys as the left operand XLA copies them as rows of ``e`` into
+    ``(b, g, t, e)`` and the product comes out as ``(b, g, t, s, rep)``, which must be transposed
+    (``rep * s * t`` elements per KV head); with the queries on the left (put in ``(b, g, rep, s, e)``
+    order first: ``rep * s * e`` elements) the product is already in order and XLA transposes the keys
+    instead (``t * e`` elements per KV head). So the keys go left
+    when ``rep * s < e``: decoding (one query row, the cache long) must not transpose the whole cache,
+    and prefill (as many query rows as keys) must not transpose the ``s x t`` scores."""
+    hp = lax.Precision.HIGHEST
+    if rep * s < e:
+        p = lax.dot_general(k, qg, (((3,), (4,)), ((0, 2), (0, 2))), precision=hp)
+        return jnp.transpose(p, (0, 1, 4, 3, 2))
+    qt = jnp.transpose(qg, (0, 2, 3, 1, 4))
+    return lax.dot_general(qt, k, (((4,), (3,)), ((0, 1), (0, 2))), precision=hp)
