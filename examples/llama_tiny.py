@@ -63,6 +63,7 @@ class Config:
     intermediate_size: int = 256
     rope_theta: float = 10000.0
     rms_eps: float = 1e-5
+    dtype: str = "float32"          # weights, activations and caches: "float32" or "bfloat16"
 
     @property
     def head_dim(self) -> int:
@@ -71,10 +72,12 @@ class Config:
 
 class DecoderLayer(nn.Module):
     def __init__(self, cfg: Config) -> None:
-        self.input_norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps)
-        self.attn = nn.Attention(cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads, rope_theta=cfg.rope_theta)
-        self.post_norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps)
-        self.mlp = nn.GatedMLP(cfg.hidden_size, cfg.intermediate_size)
+        dt = cfg.dtype
+        self.input_norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps, dtype=dt)
+        self.attn = nn.Attention(cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads, rope_theta=cfg.rope_theta,
+                                 dtype=dt)
+        self.post_norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps, dtype=dt)
+        self.mlp = nn.GatedMLP(cfg.hidden_size, cfg.intermediate_size, dtype=dt)
 
     def forward(self, h, cache):
         a, k, v = self.attn.forward(self.input_norm.forward(h), cache)
@@ -86,10 +89,10 @@ class DecoderLayer(nn.Module):
 class LlamaTiny(nn.Module):
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
-        self.embed = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
+        self.embed = nn.Embedding(cfg.vocab_size, cfg.hidden_size, dtype=cfg.dtype)
         self.layers = [DecoderLayer(cfg) for _ in range(cfg.num_layers)]
-        self.norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps)
-        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size)
+        self.norm = nn.RMSNorm(cfg.hidden_size, cfg.rms_eps, dtype=cfg.dtype)
+        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, dtype=cfg.dtype)
 
     def forward(self, tokens, caches: Optional[Sequence] = None, total: Optional[P.PrimExpr] = None):
         """Logits of the last position ``(batch, vocab)`` and the extended caches ``[k_0, v_0, ...]``
@@ -120,7 +123,7 @@ def build_module(model: LlamaTiny) -> IRModule:
 
     m = bb.sym_var("m")
     token = var("token", Tensor((1, 1), "int32"))
-    caches = [var(f"{kind}_cache_{i}", Tensor((1, m, cfg.num_kv_heads, cfg.head_dim), "float32"))
+    caches = [var(f"{kind}_cache_{i}", Tensor((1, m, cfg.num_kv_heads, cfg.head_dim), cfg.dtype))
               for i in range(cfg.num_layers) for kind in ("k", "v")]
     nn.build_function(bb, "decode", [token, *caches], model, lambda t, *c: model.forward(t, c))
     return bb.get()
@@ -139,7 +142,7 @@ def build_kv_module(model: LlamaTiny, reserve: int = 128) -> IRModule:
     bb = BlockBuilder()
     unit = [cfg.num_kv_heads, cfg.head_dim]
     with bb.function("create_caches", []):
-        objs = [nn.KVCache(reserve, unit).create(f"{kind}_cache_{i}")
+        objs = [nn.KVCache(reserve, unit, cfg.dtype).create(f"{kind}_cache_{i}")
                 for i in range(cfg.num_layers) for kind in ("k", "v")]
         bb.emit_func_output(rx.Tuple(tuple(objs)))
 
@@ -248,6 +251,7 @@ def generate_kv(run: Runner, weights: List[np.ndarray], prompt: Sequence[int], n
 
 
 def make_model(seed: int, cfg: Optional[Config] = None) -> LlamaTiny:
+    """The model with seeded weights (drawn in float64, rounded to ``cfg.dtype``)."""
     return LlamaTiny(cfg or Config()).init_params(seed)
 
 
@@ -273,12 +277,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--prompt", default="1,2,3,4,5", help="comma-separated prompt token ids")
     p.add_argument("--style", choices=("concat", "kv_cache"), default="concat",
                    help="caches grown by concat (default) or KV-cache objects as TVM's nn frontend keeps them")
+    p.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
+                   help="dtype of the weights, activations and caches")
     p.add_argument("--mesh", type=int, default=0,
                    help="also run the tensor-parallel model on a mesh of this many workers (ref, jax)")
     p.add_argument("--print", action="store_true", help="print the module as TVMScript (TVM spelling) and exit")
     args = p.parse_args(argv)
 
-    model = make_model(args.seed)
+    model = make_model(args.seed, Config(dtype=args.dtype))
     kv = args.style == "kv_cache"
     mod = build_kv_module(model) if kv else build_module(model)
     if args.print:
@@ -298,6 +304,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         p.error("--tokens must be at least 1")
     if args.mesh < 0 or (args.mesh and "tvm" in impls):
         p.error("--mesh takes a positive number of workers and the implementations ref and jax")
+    if args.mesh and args.dtype != "float32":
+        p.error("--mesh: the tensor-parallel model is float32 only")
     if args.mesh and "jax" not in sys.modules:
         import os
 

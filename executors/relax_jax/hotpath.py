@@ -255,12 +255,16 @@ def _padded_exporter(spec, var_pos: dict) -> Optional[Callable[[tuple, list, Cal
         if pending:
             for (k, _, _), a in zip(pending, cut([(d, shp) for _, d, shp in pending])):
                 got[k] = a
-
-        def build(t):
-            return got[t] if isinstance(t, int) else tuple(build(x) for x in t)
-        return build(tree)
+        return _nest(tree, got)
 
     return export
+
+
+def _nest(t: Any, got: list) -> Any:
+    """The results ``got`` nested as the tuples of ``t`` are. A module-level function: a local
+    recursive one would be a reference cycle holding ``got`` (every call's results, padded buffers
+    included) until the cyclic garbage collector runs."""
+    return got[t] if isinstance(t, int) else tuple(_nest(x, got) for x in t)
 
 
 def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:

@@ -66,10 +66,11 @@ def _rsqrt(ctx, x):
 
 
 def sigmoid(x, dt: str):
-    """The TIR intrinsic: ``1 / (1 + exp(-x))``, each step rounded in the dtype."""
+    """The TIR intrinsic: ``1 / (1 + exp(-x))``, each step rounded in the dtype (a 16-bit float's
+    ``1 + e`` is rounded before the division, as the reference's)."""
     one = c(1, dt)
     e = fcompute(dt, lambda v: jnp.exp(-v), x)
-    return fcompute(dt, lambda a: one.astype(a.dtype) / (one.astype(a.dtype) + a), e)
+    return fcompute(dt, jnp.divide, one, fcompute(dt, jnp.add, one, e))
 
 
 @lowering("relax.sigmoid", padding="elementwise")

@@ -59,7 +59,7 @@ class Attention(Module):
         self.k_proj = Linear(hidden_size, num_kv_heads * head_dim, dtype=dtype)
         self.v_proj = Linear(hidden_size, num_kv_heads * head_dim, dtype=dtype)
         self.o_proj = Linear(num_heads * head_dim, hidden_size, dtype=dtype)
-        self.rope = RotaryEmbedding(head_dim, rope_theta)
+        self.rope = RotaryEmbedding(head_dim, rope_theta, dtype)
         self.dtype = dtype
 
     def _heads(self, y: rx.Expr, b, n, heads: int) -> rx.Var:

@@ -44,13 +44,16 @@ def static_dim(d: P.PrimExpr, what: str) -> int:
 
 
 class RotaryEmbedding(Module):
-    """RoPE for heads of size ``head_dim`` with base ``theta`` (no parameters)."""
+    """RoPE for heads of size ``head_dim`` with base ``theta`` (no parameters), applied to
+    activations of ``dtype``: the angle table is computed in float32 and its cosine and sine rounded
+    to ``dtype`` (as Hugging Face's Llama does for half-precision models)."""
 
-    def __init__(self, head_dim: int, theta: float = 10000.0) -> None:
+    def __init__(self, head_dim: int, theta: float = 10000.0, dtype: str = "float32") -> None:
         if head_dim % 2:
             raise StructInfoError(f"rotary embedding needs an even head dimension, got {head_dim}", caller_span())
         self.head_dim = head_dim
         self.theta = float(theta)
+        self.dtype = dtype
 
     def cos_sin(self, n: P.PrimExpr, offset: P.PrimExpr) -> Tuple[rx.Var, rx.Var]:
         """``cos(emb)`` and ``sin(emb)`` of shape ``(1, n, 1, head_dim)`` for positions
@@ -61,9 +64,10 @@ class RotaryEmbedding(Module):
         pos = emit(op.arange(offset, offset + n, 1, dtype="float32"))
         freqs = emit(op.multiply(op.expand_dims(pos, axis=1), op.expand_dims(inv_freq, axis=0)))
         table = emit(op.concat([freqs, freqs], axis=1))
-        cos = emit(op.reshape(op.cos(table), [1, n, 1, d]))
-        sin = emit(op.reshape(op.sin(table), [1, n, 1, d]))
-        return cos, sin
+        cos, sin = op.cos(table), op.sin(table)
+        if self.dtype != "float32":     # the table in float32, rounded once to the activations' dtype
+            cos, sin = op.astype(cos, self.dtype), op.astype(sin, self.dtype)
+        return emit(op.reshape(cos, [1, n, 1, d])), emit(op.reshape(sin, [1, n, 1, d]))
 
     def apply(self, x: rx.Expr, cos: rx.Expr, sin: rx.Expr) -> rx.Var:
         """``x * cos + rotate_half(x) * sin`` for ``x`` of shape ``(batch, n, heads, head_dim)``."""
