@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from ..errors import Span
+from . import dtype as _dt
 from .attrs import EMPTY, Attrs
-from .prim_expr import PrimExpr, PrimVar
+from .prim_expr import FloatImm, IntImm, PrimCall, PrimExpr, PrimVar
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,8 +35,6 @@ class Buffer:
     offset_factor: int = 0
 
     def __post_init__(self):
-        from .prim_expr import IntImm
-
         object.__setattr__(self, "shape", tuple(IntImm(s, "int32") if isinstance(s, int) else s
                                                 for s in self.shape))
         object.__setattr__(self, "strides", tuple(self.strides))
@@ -236,8 +235,6 @@ class BlockRealize(Stmt):
     block: Block = None  # type: ignore[assignment]
 
     def __post_init__(self):
-        from .prim_expr import IntImm
-
         object.__setattr__(self, "iter_values", tuple(self.iter_values))
         if self.predicate is None:
             object.__setattr__(self, "predicate", IntImm(1, "bool"))
@@ -280,8 +277,22 @@ class PrimFunc:
         return None
 
 
+def pack_buffer(buf: Buffer) -> PrimExpr:
+    """``T.tvm_stack_make_array`` describing ``buf`` (TEXT.TIR.PACKED.1, what ``T.call_packed`` and TVM's
+    ``tir.call_packed`` pass for a buffer argument): its data pointer, shape, strides (0: compact), rank,
+    a zero of its dtype and its element offset."""
+    idx = buf.shape[0].dtype if buf.shape else "int32"
+    shape = PrimCall("handle", "tir.tvm_stack_make_shape", tuple(buf.shape))
+    strides = PrimCall("handle", "tir.tvm_stack_make_shape", tuple(buf.strides)) if buf.strides \
+        else IntImm(0, "int32")
+    zero = FloatImm(0.0, buf.dtype) if _dt.is_float(buf.dtype) else IntImm(0, buf.dtype)
+    offset = buf.elem_offset if buf.elem_offset is not None else IntImm(0, idx)
+    return PrimCall("handle", "tir.tvm_stack_make_array",
+                    (buf.data, shape, strides, IntImm(len(buf.shape), "int32"), zero, offset))
+
+
 __all__ = [
     "Buffer", "BufferLoad", "Range", "Stmt", "BufferStore", "Evaluate", "LetStmt", "Bind", "AssertStmt",
     "SeqStmt", "FOR_KINDS", "For", "While", "IfThenElse", "AllocBuffer", "DeclBuffer", "Allocate",
-    "IterVar", "BufferRegion", "MatchBufferRegion", "Block", "BlockRealize", "PrimFunc",
+    "IterVar", "BufferRegion", "MatchBufferRegion", "Block", "BlockRealize", "PrimFunc", "pack_buffer",
 ]

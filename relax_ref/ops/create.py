@@ -40,6 +40,7 @@ from ..ir.struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo
 from . import common
 from . import te
 from . import te_ops
+from . import manipulate_util
 from .args import OpArgs
 from .opdef import OpDef, arg, attr, convert_attr
 from .statistical import dtype_of, known_shapes, np_dtype, tir_cast
@@ -209,7 +210,7 @@ def _te_full(shape, dtype: str, fill: Any) -> te.Tensor:
         value = te_ops.cast(dtype, P.IntImm(int(fill), "bool"))
     else:
         value = te_ops.cast(dtype, te_ops.as_expr(fill))
-    return te.compute(shape, lambda *i: value, name="T_full", index_names=[f"ax{k}" for k in range(len(shape))])
+    return manipulate_util.te_full(shape, value)
 
 
 def _make_legalize_full(kind: str, const_fill: Optional[float], name: str):

@@ -214,14 +214,8 @@ def _gather_elements_legalize(call, ctx):
         return None
     a = call.attrs.get("axis", 0) % call.args[0].struct_info.ndim
 
-    def fte(x, ind):
-        def f(*i):
-            idx = list(i)
-            idx[a] = ind(*i)
-            return x(*idx)
-        return te.compute(ind.shape, f, name="T_gather", index_names=_names(len(ind.shape)))
-
-    return ctx.call_te(fte, call.args[0], call.args[1], primfunc_name_hint="gather_elements")
+    return ctx.call_te(lambda x, ind: manipulate_util.te_gather(x, ind, a), call.args[0], call.args[1],
+                       primfunc_name_hint="gather_elements")
 
 
 def _gather_nd_infer(call, ctx):

@@ -421,13 +421,7 @@ def _squeeze_legalize(call, ctx):
         for a in removed:
             if not isinstance(x.shape[a], P.IntImm):
                 checks.append((te_ops.eq(x.shape[a], 1), f"squeeze: axis {a} must have extent 1"))
-        shape = [d for i, d in enumerate(x.shape) if i not in removed]
-
-        def f(*i):
-            it = iter(i)
-            return x(*[_I64(0) if k in removed else next(it) for k in range(ndim)])
-
-        return te.compute(shape, f, name="T_squeeze", index_names=manipulate_util.axes_names(len(shape)))
+        return manipulate_util.te_squeeze(x, removed)
 
     return manipulate_util.call_te_with_asserts(ctx, fte, [call.args[0]], "squeeze", checks)
 

@@ -287,6 +287,34 @@ def axes_names(n: int) -> List[str]:
     return [f"ax{k}" for k in range(n)]
 
 
+def te_full(shape: Sequence[P.PrimExpr], value: P.PrimExpr, name: str = "T_full") -> te.Tensor:
+    """TOPI ``full``: every element is ``value`` (already of the result dtype)."""
+    return te.compute(shape, lambda *i: value, name=name, index_names=axes_names(len(shape)))
+
+
+def te_gather(x: te.Tensor, ind: te.Tensor, axis: int, name: str = "T_gather") -> te.Tensor:
+    """TOPI ``gather`` (``gather_elements``): ``x`` at ``ind``'s positions with the index along
+    ``axis`` read from ``ind`` (no cast, no bounds check)."""
+    def f(*i):
+        idx = list(i)
+        idx[axis] = ind(*i)
+        return x(*idx)
+
+    return te.compute(ind.shape, f, name=name, index_names=axes_names(len(ind.shape)))
+
+
+def te_squeeze(x: te.Tensor, removed: Sequence[int], name: str = "T_squeeze") -> te.Tensor:
+    """TOPI ``squeeze`` of the axes ``removed`` (each of extent 1: index 0)."""
+    ndim = len(x.shape)
+    shape = [d for i, d in enumerate(x.shape) if i not in removed]
+
+    def f(*i):
+        it = iter(i)
+        return x(*[int64(0) if k in removed else next(it) for k in range(ndim)])
+
+    return te.compute(shape, f, name=name, index_names=axes_names(len(shape)))
+
+
 def manipulation_op(name: str, params, infer, ref, legalize, doc: str, **kw) -> OpDef:
     """The entry of the manipulation operator ``relax.<name>`` (script name ``R.<name>``)."""
     return OpDef(name=f"relax.{name}", script=f"R.{name}", params=params, infer=infer, reference=ref,
@@ -298,5 +326,6 @@ __all__ = [
     "can_prove", "prove_not_equal", "is_int_dtype", "is_int_or_uint", "as_array", "int_value",
     "runtime_error", "check_result_shape", "copy_out", "legalizable", "tuple_fields",
     "call_te_with_asserts", "ravel_index", "unravel_index", "is_empty", "te_reshape", "axes_names",
+    "te_full", "te_gather", "te_squeeze",
     "manipulation_op",
 ]

@@ -47,6 +47,7 @@ from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from . import common
+from . import manipulate_util
 from . import te
 from . import te_ops
 from . import tir_kernels
@@ -536,11 +537,61 @@ def _legalize_scan(op: str):
     return legalize
 
 
+def _te_median(x: te.Tensor, axis: Optional[Sequence[int]], keepdims: bool):
+    """TOPI's median (TVM's legalization, OP.STAT.KERNEL.1): ``argsort`` as an extern stage calling
+    ``tvm.contrib.sort.argsort`` (ascending, stable, NaN last: TIR.PACKED.3), the data gathered in that
+    order, then the element and the position at ``(n - 1) // 2`` gathered through a ``T_full`` index
+    tensor; ``axis=None`` sorts the row-major flattening."""
+    prod = te_ops.const(1, "int32")
+    for d in (range(len(x.shape)) if axis is None else axis):
+        prod = te_ops.mul(prod, x.shape[d])
+    mid = te_ops.floordiv(te_ops.sub(prod, 1), 2)
+    if axis is None:
+        x = manipulate_util.te_reshape(x, [prod])
+        ax = -1
+    else:
+        ax = int(axis[0])
+    data_buf = te.decl_buffer(x.shape, x.dtype, "data_buf", data_alignment=8)
+    out_buf = te.decl_buffer(x.shape, "int64", "out_buf", data_alignment=8)
+    order = te.extern(x.shape, [x], lambda ins, outs: te.call_packed("tvm.contrib.sort.argsort", ins[0], outs[0],
+                                                                      ax, True),
+                      dtype="int64", in_buffers=[data_buf], out_buffers=[out_buf], name="argsort_cpu")
+    axn = ax % len(x.shape)
+    x_sorted = manipulate_util.te_gather(x, order, axn)
+    new_shape = list(x.shape)
+    new_shape[axn] = 1
+    indices = manipulate_util.te_full(new_shape, te_ops.cast("int64", mid))
+    val = manipulate_util.te_gather(x_sorted, indices, axn)
+    if axis is None:
+        return val if keepdims else manipulate_util.te_squeeze(val, [0])
+    idx = manipulate_util.te_gather(order, indices, axn)
+    if not keepdims:
+        return manipulate_util.te_squeeze(val, [axn]), manipulate_util.te_squeeze(idx, [axn])
+    return val, idx
+
+
+def _topi_median(call) -> bool:
+    """TVM's kernel applies (OP.STAT.KERNEL.1): one axis, or all axes without ``keepdims`` (TOPI's
+    kernel sorts only the first of several axes and keeps one axis of all), over a dtype the sort
+    kernel takes (not bool)."""
+    xs = call.args[0].struct_info
+    axis = call.attrs.get("axis")
+    if xs.dtype == "bool":
+        return False
+    if axis is None:
+        return not call.attrs.get("keepdims") or xs.ndim == 1
+    return len(axis) == 1
+
+
 def _legalize_median(call, ctx):
-    """Median kernel: per output position, gather the reduced elements into a row, sort it
-    (OP.SEARCH.KERNEL.1) and read position ``(n - 1) // 2``."""
+    """Median kernel (OP.STAT.KERNEL.1): TOPI's where it applies, else per output position the reduced
+    elements gathered into a row, sorted (OP.SEARCH.KERNEL.1) and read at position ``(n - 1) // 2``."""
     if not known_shapes(call):
         return None
+    if _topi_median(call):
+        axis = call.attrs.get("axis")
+        return ctx.call_te(lambda x: _te_median(x, axis, bool(call.attrs.get("keepdims"))), call.args[0],
+                           primfunc_name_hint="median")
     xs = call.args[0].struct_info
     axes, keepdims = _legal_axes(call)
     kb = tir_kernels.KernelBuilder()

@@ -31,6 +31,12 @@ API (all names are module attributes)::
   underscore because ``min``/``max`` are the reducers), plus one-argument intrinsics ``exp``, ``log``,
   ``erf``, ``sigmoid``, ``tanh`` ... Tensor elements are read with ``t[i, j]`` or ``t(i, j)`` (a
   BufferLoad).
+* extern stages (TVM's ``te.extern``): ``extern(shape, inputs, fcompute, name="extern", dtype=None,
+  in_buffers=None, out_buffers=None, attrs=None) -> Tensor | tuple``: ``fcompute(ins, outs)`` receives
+  the input and output buffers and returns the statement (or an expression, evaluated) that computes
+  the outputs -- typically ``call_packed("tvm.contrib.sort.argsort", ins[0], outs[0], axis, True)``,
+  where a buffer argument becomes its ``T.tvm_stack_make_array`` descriptor. A list of shapes gives
+  several outputs. ``decl_buffer(shape, dtype, name, data_alignment=-1)`` declares such a buffer.
 * ``create_prim_func(args, tir_vars=()) -> PrimFunc``: ``args`` lists tensors (placeholders and
   compute outputs) and scalar :class:`PrimVar` parameters in parameter order; ``tir_vars`` are
   appended after them. The function's name is given when it is added to a module.
@@ -64,6 +70,11 @@ Generated structure (TIR.TE.GEN.*):
    ``{"tir.noalias": True}`` (TIR.TE.GEN.7).
 8. The integer parts of bodies and sources are simplified as ``create_prim_func`` does
    (:mod:`relax_ref.ops.te_simplify`, TIR.TE.GEN.8).
+9. An extern stage becomes one block named after the stage, without iter vars, reads or writes, around
+   its statement. A tensor an extern stage reads is bound to the stage's input buffer when it is a
+   function argument (the parameter's buffer is that buffer); a computed tensor keeps its own buffer and
+   the statement is rewritten to use it. The stage's output buffers are the tensors' buffers (allocated
+   in the root block unless they are arguments) (TIR.TE.GEN.9).
 
 The expressions of the generated blocks (rebinding, index dtypes, read regions) are
 :mod:`relax_ref.ops.te_exprs`.
@@ -90,6 +101,7 @@ from .te_ops import as_expr, call, cast, const, max_value, min_value
 from . import te_ops as _ops
 from .te_exprs import FlipComparisons, ProtoBuffer, Rebind, loads_in, normalize_value, regions
 from .te_simplify import simplify_compute
+from .te_extern import ExternOp, call_packed, decl_buffer, extern_binds, extern_stmt
 
 # ---------------------------------------------------------------------------------------------------
 # Unary intrinsic shorthands (``te.exp(x)`` etc.)
@@ -388,6 +400,47 @@ def compute(shape: Sequence, fcompute: Callable, name: str = "compute",
 
 
 # ---------------------------------------------------------------------------------------------------
+# extern stages
+# ---------------------------------------------------------------------------------------------------
+
+
+def extern(shape: Sequence, inputs: Sequence[Tensor], fcompute: Callable, name: str = "extern",
+           dtype: Union[None, str, Sequence[str]] = None, in_buffers: Optional[Sequence[tir.Buffer]] = None,
+           out_buffers: Optional[Sequence[tir.Buffer]] = None,
+           attrs: Optional[Dict[str, Any]] = None) -> Union[Tensor, Tuple[Tensor, ...]]:
+    """An extern stage (TIR.TE.GEN.9): ``fcompute(ins, outs)`` gives the statement computing the outputs
+    from the input buffers; ``shape`` is one shape or a list of shapes (several outputs)."""
+    inputs = list(inputs)
+    multi = bool(shape) and isinstance(shape[0], (list, tuple))
+    shapes = [tuple(_int64(d) for d in sh) for sh in (shape if multi else [shape])]
+    if dtype is None:
+        if not inputs:
+            raise RelaxError(f"extern '{name}': give the output dtype when there are no inputs")
+        dtypes = [inputs[0].dtype] * len(shapes)
+    else:
+        dtypes = [dtype] * len(shapes) if isinstance(dtype, str) else list(dtype)
+    if len(dtypes) != len(shapes):
+        raise RelaxError(f"extern '{name}': {len(dtypes)} dtypes for {len(shapes)} outputs")
+    ins = list(in_buffers) if in_buffers is not None else [decl_buffer(t.shape, t.dtype, t.op.name) for t in inputs]
+    outs = list(out_buffers) if out_buffers is not None else [decl_buffer(sh, dt, name)
+                                                              for sh, dt in zip(shapes, dtypes)]
+    if len(ins) != len(inputs) or len(outs) != len(shapes):
+        raise RelaxError(f"extern '{name}': {len(ins)} input and {len(outs)} output buffers for "
+                         f"{len(inputs)} inputs and {len(shapes)} outputs")
+    for t, b in zip(inputs, ins):
+        if not isinstance(t, Tensor) or b.dtype != t.dtype or len(b.shape) != len(t.shape):
+            raise RelaxError(f"extern '{name}': input buffer '{b.name}' does not describe its tensor")
+    body = fcompute(ins, outs)
+    body = tir.Evaluate(body) if isinstance(body, P.PrimExpr) else body
+    if not isinstance(body, tir.Stmt):
+        raise RelaxError(f"extern '{name}': fcompute must return a statement or an expression")
+    op = ExternOp(name, tuple(inputs), tuple(ins), tuple(outs), body, Attrs(attrs or {}))
+    for i, b in enumerate(outs):
+        op.outputs.append(Tensor(tuple(b.shape), b.dtype, name if len(outs) == 1 else f"{name}_v{i}", op, i))
+    return tuple(op.outputs) if multi else op.outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------------
 # create_prim_func
 # ---------------------------------------------------------------------------------------------------
 
@@ -414,6 +467,8 @@ def _post_dfs_ops(tensors: Sequence[Tensor]) -> List[Operation]:
     seen: set = set()
 
     def inputs_of(op: Operation) -> List[Tensor]:
+        if isinstance(op, ExternOp):
+            return list(op.inputs)
         if not isinstance(op, ComputeOp):
             return []
         loads: List[tir.BufferLoad] = []
@@ -481,29 +536,40 @@ def create_prim_func(args: Sequence[Union[Tensor, P.PrimVar]],
                                  "argument of the function")
 
     names = _NameSupply()
+    bound = extern_binds(order)
     buffers: Dict[int, tir.Buffer] = {}
     params: List[P.PrimVar] = []
     buffer_map: List[Tuple[P.PrimVar, tir.Buffer]] = []
     for a in arg_list:
         if isinstance(a, Tensor):
-            buf = tir.Buffer(names.fresh(a.name), a.shape, a.dtype)
+            buf = bound.get(id(a)) if not isinstance(a.op, ComputeOp) else None
+            if buf is None:
+                buf = tir.Buffer(names.fresh(a.name), a.shape, a.dtype)
+                h = P.PrimVar("var_" + buf.name, "handle")
+            else:
+                names.used.add(buf.name)
+                h = P.PrimVar("var_" + a.name, "handle")
             buffers[id(a.buffer)] = buf
-            h = P.PrimVar("var_" + buf.name, "handle")
             params.append(h)
             buffer_map.append((h, buf))
         else:
             params.append(a)
     allocs: List[tir.Buffer] = []
     for op in order:
-        if isinstance(op, ComputeOp):
+        if isinstance(op, (ComputeOp, ExternOp)):
             for t in op.outputs:
                 if id(t) not in arg_set:
-                    buf = tir.Buffer(names.fresh(t.name), t.shape, t.dtype)
+                    if isinstance(op, ExternOp):
+                        buf = op.output_buffers[t.value_index]
+                        names.used.add(buf.name)
+                    else:
+                        buf = tir.Buffer(names.fresh(t.name), t.shape, t.dtype)
                     buffers[id(t.buffer)] = buf
                     allocs.append(buf)
 
     block_names = _NameSupply()
-    stmts = [_stage_stmt(op, buffers, block_names) for op in order if isinstance(op, ComputeOp)]
+    stmts = [_stage_stmt(op, buffers, block_names) if isinstance(op, ComputeOp)
+             else extern_stmt(op, buffers, block_names.fresh(op.name)) for op in order if isinstance(op, (ComputeOp, ExternOp))]
     if not stmts:
         raise RelaxError("create_prim_func: no compute stage reachable from the arguments")
     body = stmts[0] if len(stmts) == 1 else tir.SeqStmt(tuple(stmts))
@@ -609,7 +675,7 @@ def _store_cast(buf: tir.Buffer, value: P.PrimExpr) -> P.PrimExpr:
 __all__ = list(_ops_all) + [
     "IterAxis", "Operation", "PlaceholderOp", "ComputeOp", "Tensor", "placeholder", "compute",
     "reduce_axis", "CommReducer", "Reduce", "comm_reducer", "sum", "prod", "max", "min",
-    "create_prim_func", "exp", "exp2", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
+    "ExternOp", "decl_buffer", "call_packed", "extern", "create_prim_func", "exp", "exp2", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
     "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "sigmoid",
     "nearbyint",
 ]

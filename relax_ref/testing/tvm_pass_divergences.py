@@ -91,8 +91,6 @@ RECORDED: Tuple[Recorded, ...] = (
              DSS),
     Recorded('test_transform_legalize_ops_index_linear_algebra.py', 'test_dynamic_strided_slice_symbolic', 'LegalizeOps', F3,
              DSS),
-    Recorded('test_transform_legalize_ops_search_statistical.py', 'test_median', 'LegalizeOps', F3,
-             "a kernel of relax-ref's own structure with the same values: median sorts once and selects, TVM's TOPI kernel differs in buffers"),
     Recorded('test_transform_legalize_ops_nn.py', 'test_avg_pool2d_NCHW16c', 'LegalizeOps', F3,
              "a kernel of relax-ref's own structure with the same values: the divisor of a packed-layout average pool is simplified with the window's bounds (TVM keeps max(0 - i, 0))"),
     Recorded('test_transform_legalize_ops_manipulate.py', 'test_split_by_indices_n_section_divisible_symbolic', 'LegalizeOps', F3,

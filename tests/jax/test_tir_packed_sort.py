@@ -117,3 +117,42 @@ def test_an_unknown_packed_function_is_a_packed_func_error():
     exe = relax_jax.compile(relax_ref.parse(text))
     with pytest.raises(PackedFuncError, match="my.sort"):
         exe("main", *args)
+
+
+MEDIANS = [
+    ((2, 3, 4), "float32", "R.median(x, axis=[1])"),
+    ((3, 4), "float32", "R.median(x, axis=[-1], keepdims=True)"),
+    (("n", 4), "float32", "R.median(x)"),
+    ((4, 6), "int32", "R.median(x, axis=[0])"),
+    ((4, 6), "float16", "R.median(x, axis=[1])"),
+]
+
+
+@pytest.mark.parametrize("shape,dtype,call", MEDIANS)
+def test_legalized_median_sorts_through_the_packed_argsort(shape, dtype, call):
+    """OP.STAT.KERNEL.1: the legalized median (TOPI's, an extern argsort stage) gives the operator's values,
+    bit for bit, on the reference interpreter and on the JAX executor (ties, NaN and -inf included)."""
+    from relax_ref.transform.legalize_ops import LegalizeOps
+
+    dims = ", ".join(str(d) if isinstance(d, int) else f'"{d}"' for d in shape)
+    text = ("from tvm.script import ir as I, relax as R, tirx as T\n@I.ir_module\nclass Module:\n"
+            f"    @R.function\n    def main(x: R.Tensor(({dims},), \"{dtype}\")):\n"
+            f"        y = {call}\n        return y\n")
+    mod = relax_ref.parse(text)
+    legal = LegalizeOps()(mod)
+    assert "argsort_cpu" in legal.script()
+    exe = relax_jax.compile(legal)
+    for n in (3, 5):
+        conc = tuple(n if isinstance(d, str) else d for d in shape)
+        x = RNG.integers(-3, 4, conc).astype(dtype)
+        if dtype.startswith("float"):
+            x.reshape(-1)[::3] = np.nan
+            x.reshape(-1)[1::5] = -np.inf
+        want = relax_ref.evaluate(mod, "main", x)
+        want = want if isinstance(want, tuple) else (want,)
+        for got in (relax_ref.evaluate(legal, "main", x), exe("main", x)):
+            got = got if isinstance(got, tuple) else (got,)
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                g = np.asarray(g)
+                assert g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()

@@ -341,6 +341,68 @@ def test_errors():
 
 
 # ---------------------------------------------------------------------------------------------------
+# Extern stages (TIR.TE.GEN.9)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _argsort(t, axis, name="argsort_cpu"):
+    data = te.decl_buffer(t.shape, t.dtype, "data_buf", data_alignment=8)
+    out = te.decl_buffer(t.shape, "int64", "out_buf", data_alignment=8)
+    return te.extern(t.shape, [t], lambda ins, outs: te.call_packed("tvm.contrib.sort.argsort", ins[0], outs[0],
+                                                                     axis, True),
+                     dtype="int64", in_buffers=[data], out_buffers=[out], name=name)
+
+
+def test_extern_stage_binds_an_argument_to_its_buffer_and_runs():
+    x = te.placeholder((3, 4), "float32", "x")
+    order = _argsort(x, 1)
+    y = te.compute((3, 4), lambda ax0, ax1: x[ax0, order[ax0, ax1]], name="T_gather")
+    f = te.create_prim_func([x, y])
+    param = f.buffer_of(f.params[0])
+    assert f.params[0].name == "var_x" and param.name == "data_buf" and param.align == 8
+    root = f.body.block
+    assert [b.name for b in root.alloc_buffers] == ["out_buf"] and root.alloc_buffers[0].align == 8
+    ext = blocks_of(root.body)[0].block
+    assert ext.name == "argsort_cpu" and ext.iter_vars == () and ext.reads == () and ext.writes == ()
+    call = ext.body.value
+    assert call.op == "tir.tvm_call_packed" and call.args[0].value == "tvm.contrib.sort.argsort"
+    assert call.args[1].op == "tir.tvm_stack_make_array" and call.args[1].args[0] is param.data
+    assert call.args[3:] == (P.IntImm(1, "int32"), P.IntImm(1, "bool"))
+    a = np.array([[3, 1, 2, 0], [np.nan, 5, -1, 5], [2, 2, 2, 1]], "float32")
+    out = np.zeros((3, 4), "float32")
+    run(f, a, out)
+    np.testing.assert_array_equal(out, np.array([[0, 1, 2, 3], [-1, 5, 5, np.nan], [1, 2, 2, 2]], "float32"))
+
+
+def test_extern_stage_reading_a_computed_tensor_uses_its_buffer():
+    x = te.placeholder((5,), "int32", "x")
+    neg = te.compute((5,), lambda ax0: te.sub(0, x[ax0]), name="T_negative")
+    order = _argsort(neg, 0)
+    f = te.create_prim_func([x, order])
+    assert [f.buffer_of(p).name for p in f.params] == ["x", "out_buf"]
+    assert f.params[1].name == "var_argsort_cpu"
+    root = f.body.block
+    (tmp,) = root.alloc_buffers
+    assert tmp.name == "T_negative"
+    ext = blocks_of(root.body)[1].block
+    assert ext.body.value.args[1].args[0] is tmp.data       # the statement was moved to the computed buffer
+    out = np.zeros(5, "int64")
+    run(f, np.array([1, 4, -2, 4, 0], "int32"), out)
+    np.testing.assert_array_equal(out, [1, 3, 0, 4, 2])        # stable: -4 at 1 before -4 at 3
+
+
+def test_extern_stage_errors():
+    x = te.placeholder((2,), "float32", "x")
+    with pytest.raises(RelaxError, match="does not describe"):
+        te.extern((2,), [x], lambda ins, outs: te.call_packed("f", ins[0]),
+                  in_buffers=[te.decl_buffer((2,), "int32", "b")])
+    with pytest.raises(RelaxError, match="statement or an expression"):
+        te.extern((2,), [x], lambda ins, outs: None)
+    with pytest.raises(RelaxError, match="dtype"):
+        te.extern((2,), [], lambda ins, outs: te.call_packed("f"))
+
+
+# ---------------------------------------------------------------------------------------------------
 # The Relax bridge (TIR.TE.BRIDGE)
 # ---------------------------------------------------------------------------------------------------
 

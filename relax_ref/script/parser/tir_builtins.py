@@ -459,21 +459,8 @@ def _packed_arg(ev: Evaluator, info: CallInfo, i: int, a: Any) -> P.PrimExpr:
     if isinstance(a, str):
         return P.PrimStringImm(a)
     if isinstance(a, tir.Buffer):
-        return pack_buffer(a)
+        return tir.pack_buffer(a)
     return prim.as_prim(a, span, f"{info.path} argument {i}")
-
-
-def pack_buffer(buf: tir.Buffer) -> P.PrimExpr:
-    """``T.tvm_stack_make_array`` describing ``buf`` (TEXT.TIR.PACKED.1): its data pointer, shape,
-    strides (0: compact), rank, a zero of its dtype and its element offset."""
-    idx = buf.shape[0].dtype if buf.shape else "int32"
-    shape = P.PrimCall("handle", "tir.tvm_stack_make_shape", tuple(buf.shape))
-    strides = P.PrimCall("handle", "tir.tvm_stack_make_shape", tuple(buf.strides)) if buf.strides \
-        else P.IntImm(0, "int32")
-    zero = P.FloatImm(0.0, buf.dtype) if _dt.is_float(buf.dtype) else P.IntImm(0, buf.dtype)
-    offset = buf.elem_offset if buf.elem_offset is not None else P.IntImm(0, idx)
-    return P.PrimCall("handle", "tir.tvm_stack_make_array",
-                      (buf.data, shape, strides, P.IntImm(len(buf.shape), "int32"), zero, offset))
 
 
 def _call_packed(op: str):
