@@ -68,6 +68,7 @@ from .layouts import (
     tensor_flat_positions,
 )
 from .kv_cache import kv_cache_builtins
+from .paged_kv_cache import paged_kv_cache_builtins
 from .native import native_builtins
 from .symbolic import ShapeBuckets
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
@@ -130,7 +131,7 @@ class _Compiled:
 
 
 _HOST = "host"
-_KV_BUILTINS = kv_cache_builtins()
+_KV_BUILTINS = {**kv_cache_builtins(), **paged_kv_cache_builtins()}
 
 
 @dataclass
@@ -253,7 +254,7 @@ class Executable:
         the built-ins, through the reference's look-up (:func:`relax_ref.interp.builtins.lookup_packed`);
         the built-ins that call back into the evaluator are the executor's own."""
         if name not in self._packed and global_func(name) is None and name in _KV_BUILTINS:
-            return _KV_BUILTINS[name]      # the executor's own KV-cache functions (CALL.KVCACHE.*)
+            return _KV_BUILTINS[name]      # the executor's own KV-cache functions (CALL.KVCACHE.*, CALL.PAGEDKV.*)
         f = lookup_packed(name, self._packed, native_builtins(), span)
         return f if isinstance(f, PackedV) else PackedV(name, f.fn)
 

@@ -21,7 +21,9 @@ Built-ins (CALL.PACKED.6), for modules printed after TVM's lowering passes: ``vm
 ``make_closure``, ``invoke_closure`` (VM context first), ``call_tir_dyn`` (the last three need the
 interpreter and are bound to it), ``runtime.TVMTensorCreateView`` (what ``R.memory.view`` lowers to); the shape-heap and check functions of TVM's ``VMShapeLower``
 (CALL.SHAPEHEAP.*, :mod:`relax_ref.interp.vm_builtins`); the attention KV-cache object's
-``vm.builtin.attention_kv_cache_*`` functions (CALL.KVCACHE.*, :mod:`relax_ref.interp.kv_cache`); the ``relax.run.*`` functions that TVM's
+``vm.builtin.attention_kv_cache_*`` functions (CALL.KVCACHE.*, :mod:`relax_ref.interp.kv_cache`); the paged KV cache's
+``vm.builtin.paged_attention_kv_cache_create`` and ``vm.builtin.kv_state_*`` functions (CALL.PAGEDKV.*,
+:mod:`relax_ref.interp.paged_kv_cache`); the ``relax.run.*`` functions that TVM's
 ``LegalizeOps`` calls for operators implemented by a packed function (CALL.PACKED.8: ``print``, bound
 to the interpreter's output, ``assert_op``, ``shape_to_tensor``, ``nonzero``, ``unique``); and TVM's CPU
 sort kernels ``tvm.contrib.sort.sort`` / ``argsort`` / ``topk`` that ``T.call_packed`` calls from
@@ -50,6 +52,7 @@ from ..values import (
     Closure, DTypeValue, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, Storage, describe, to_public,
 )
 from .kv_cache import KV_CACHE_FUNCS
+from .paged_kv_cache import PAGED_KV_FUNCS
 from .tir_packed import SORT_FUNCS
 from .vm_builtins import SHAPE_HEAP_FUNCS
 
@@ -390,6 +393,7 @@ def _static_builtins() -> Dict[str, PackedFunc]:
     }
     table.update(SHAPE_HEAP_FUNCS)
     table.update(KV_CACHE_FUNCS)
+    table.update(PAGED_KV_FUNCS)
     table.update(DISCO_FUNCS)
     out = {k: PackedFunc(k, f) for k, f in table.items()}
     out.update({k: wrap_host_function(k, f) for k, f in SORT_FUNCS.items()})

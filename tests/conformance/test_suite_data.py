@@ -68,6 +68,8 @@ def test_divergence_table_is_current_and_names_real_cases(suite):
 RUNTIME_PREFIXES = ("vm.builtin.", "relax.run.", "runtime.TVMTensorCreateView", "runtime.disco.")
 #: the KV-cache object's functions, which a case tagged ``kv_cache`` may call (CALL.KVCACHE.*)
 KV_CACHE_PREFIX = "vm.builtin.attention_kv_cache_"
+#: the paged KV cache's functions, which a case tagged ``paged_kv_cache`` may call (CALL.PAGEDKV.*)
+PAGED_KV_PREFIXES = ("vm.builtin.paged_attention_kv_cache_", "vm.builtin.kv_state_", KV_CACHE_PREFIX)
 
 
 def test_cases_use_only_conformance_packed_functions(suite):
@@ -77,7 +79,8 @@ def test_cases_use_only_conformance_packed_functions(suite):
         names += re.findall(r'R\.call_builtin_with_ctx\(\s*"([^"]+)"', case.text)
         for name in names:
             runtime = ("lowered" in case.tags and name.startswith(RUNTIME_PREFIXES)) or \
-                ("kv_cache" in case.tags and name.startswith(KV_CACHE_PREFIX))
+                ("kv_cache" in case.tags and name.startswith(KV_CACHE_PREFIX)) or \
+                ("paged_kv_cache" in case.tags and name.startswith(PAGED_KV_PREFIXES))
             assert name in allowed or runtime, (case.id, name)
 
 

@@ -207,6 +207,8 @@ RUNTIME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"Cannot convert from type `[^`]*` to `relax\.vm\.AttentionKVCache", "type_mismatch"),
     (r"data\.DataType\(\) == value\.DataType\(\)|value->shape\[i\] == data->shape\[i\]|"
      r"Requested shape do not match the filled count|n <= fill_count|dim 0 of value too large", "op_runtime"),
+    # paged_kv_cache (CALL.PAGEDKV.1): the argument count of the paged cache's constructor
+    (r"Invalid number of KV cache constructor args", "arity_mismatch"),
     (r"expect (Tensor|Shape) with ndim|match_cast shape size mismatch|Invalid \w+\.ndim|ndim mismatch",
      "ndim_mismatch"),
     (r"expect Tensor with dtype|expected dtype|Invalid \w+\.dtype|Cannot convert from type", "dtype_mismatch"),

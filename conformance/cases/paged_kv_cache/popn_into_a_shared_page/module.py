@@ -1,0 +1,28 @@
+from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(qkv3: R.Tensor((8, 8, 8), "float32"), qkv5: R.Tensor((8, 8, 8), "float32"), qkv12: R.Tensor((2, 8, 8), "float32"), qkv14: R.Tensor((2, 8, 8), "float32")) -> R.Tuple(R.Tensor((8, 4, 8), "float32"), R.Tensor((8, 4, 8), "float32"), R.Prim("int64"), R.Tensor((2, 4, 8), "float32"), R.Tensor((2, 4, 8), "float32"), R.Tensor((2, 8, 2, 8), "float32"), R.Tensor((2, 8, 2, 8), "float32"), R.Tensor((2, 7, 2, 8), "float32"), R.Tensor((2, 7, 2, 8), "float32")):
+        c = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_create", R.shape([4, 32, 16, 4, 0]), R.shape([0, 2]), R.prim_value(4), R.prim_value(2), R.prim_value(8), R.prim_value(8), R.shape([0, 0]), R.prim_value(0), R.prim_value(1), R.prim_value(1.0), R.prim_value(10000.0), R.prim_value(0), R.zeros(R.shape([]), "float32"), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), R.prim_value(0), sinfo_args=R.Object)
+        _1 = R.call_packed("vm.builtin.kv_state_add_sequence", c, R.prim_value(0), sinfo_args=R.Object)
+        _2 = R.call_packed("vm.builtin.kv_state_begin_forward", c, R.shape([0]), R.shape([8]), sinfo_args=R.Object)
+        o4 = R.call_dps_packed("vm.builtin.attention_kv_cache_attention_with_fused_qkv", (c, R.prim_value(0), R.prim_value(0.35355339059327373), qkv3), out_sinfo=R.Tensor((8, 4, 8), "float32"))
+        o6 = R.call_dps_packed("vm.builtin.attention_kv_cache_attention_with_fused_qkv", (c, R.prim_value(1), R.prim_value(0.35355339059327373), qkv5), out_sinfo=R.Tensor((8, 4, 8), "float32"))
+        _7 = R.call_packed("vm.builtin.kv_state_end_forward", c, sinfo_args=R.Object)
+        _8 = R.call_packed("vm.builtin.kv_state_fork_sequence", c, R.prim_value(0), R.prim_value(1), R.prim_value(-1), sinfo_args=R.Object)
+        _9 = R.call_packed("vm.builtin.kv_state_popn", c, R.prim_value(1), R.prim_value(3), sinfo_args=R.Object)
+        free10 = R.call_packed("vm.builtin.attention_kv_cache_get_num_available_pages", c, sinfo_args=R.Prim("int64"))
+        _11 = R.call_packed("vm.builtin.kv_state_begin_forward", c, R.shape([1]), R.shape([2]), sinfo_args=R.Object)
+        o13 = R.call_dps_packed("vm.builtin.attention_kv_cache_attention_with_fused_qkv", (c, R.prim_value(0), R.prim_value(0.35355339059327373), qkv12), out_sinfo=R.Tensor((2, 4, 8), "float32"))
+        o15 = R.call_dps_packed("vm.builtin.attention_kv_cache_attention_with_fused_qkv", (c, R.prim_value(1), R.prim_value(0.35355339059327373), qkv14), out_sinfo=R.Tensor((2, 4, 8), "float32"))
+        _16 = R.call_packed("vm.builtin.kv_state_end_forward", c, sinfo_args=R.Object)
+        kv17 = R.call_dps_packed("vm.builtin.attention_kv_cache_debug_get_kv", (c, R.prim_value(0), R.prim_value(0), R.prim_value(8)), out_sinfo=[R.Tensor((2, 8, 2, 8), "float32"), R.Tensor((2, 8, 2, 8), "float32")])
+        kv17_0 = kv17[0]
+        kv17_1 = kv17[1]
+        kv18 = R.call_dps_packed("vm.builtin.attention_kv_cache_debug_get_kv", (c, R.prim_value(1), R.prim_value(0), R.prim_value(7)), out_sinfo=[R.Tensor((2, 7, 2, 8), "float32"), R.Tensor((2, 7, 2, 8), "float32")])
+        kv18_0 = kv18[0]
+        kv18_1 = kv18[1]
+        r = (o4, o6, free10, o13, o15, kv17_0, kv17_1, kv18_0, kv18_1,)
+        return r

@@ -1,0 +1,69 @@
+"""The values of TVM's paged KV cache (spec rules CALL.PAGEDKV.8 and CALL.PAGEDKV.9): rotary position
+embedding as TVM applies it, and the causal attention of each new token over its sequence's history,
+written once over an array namespace (``numpy`` for the reference, ``jax.numpy`` for relax_jax).
+
+The page pool of one cache is an array of shape ``(layers, 2, (pages + 1) * P, kv_heads, head_dim)``:
+axis 1 holds keys and values, axis 2 the flat slots (page ``p``'s slot ``o`` is ``p * P + o``); the
+extra last page is a scratch page that padded reads and writes use.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+ROPE_NONE, ROPE_NORMAL, ROPE_INLINE = 0, 1, 2
+
+
+def rope(xp: Any, x: Any, pos: Any, scale: float, theta: float) -> Any:
+    """CALL.PAGEDKV.9: ``x`` (N, H, D) rotated at the positions ``pos`` (N,), computed in float32:
+    ``y[d] = cos(f_d) x[d] + sin(f_d) r[d]`` with ``f_d = pos * scale / theta ** ((2 d mod D) / D)``,
+    ``r[d] = -x[d + D/2]`` for ``d < D/2`` and ``x[d - D/2]`` otherwise."""
+    d = x.shape[-1]
+    half = d // 2
+    idx = xp.arange(d, dtype=xp.float32)
+    inv = xp.asarray(theta, xp.float32) ** -((2 * idx) % d / xp.asarray(d, xp.float32))
+    f = (xp.asarray(pos).astype(xp.float32) * xp.asarray(scale, xp.float32))[:, None, None] * inv
+    xf = x.astype(xp.float32)
+    rot = xp.concatenate([-xf[..., half:], xf[..., :half]], axis=-1)
+    return (xp.cos(f) * xf + xp.sin(f) * rot).astype(x.dtype)
+
+
+def split_qkv(qkv: Any, hq: int, hkv: int) -> Tuple[Any, Any, Any]:
+    """CALL.PAGEDKV.8: the fused ``(T, hq + 2 hkv, D)`` tensor's query, key and value heads."""
+    return qkv[:, :hq], qkv[:, hq:hq + hkv], qkv[:, hq + hkv:]
+
+
+def stored_keys(xp: Any, k: Any, pos: Any, mode: int, scale: float, theta: float) -> Any:
+    """The keys a forward writes into the pages: rotated at their positions in the normal rope mode,
+    as given otherwise (CALL.PAGEDKV.9)."""
+    return rope(xp, k, pos, scale, theta) if mode == ROPE_NORMAL else k
+
+
+def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_len: Any, mode: int,
+           scale: float, theta: float, sm_scale: float) -> Any:
+    """CALL.PAGEDKV.8: the attention output (T, hq, D) of the queries ``q`` (T, hq, D) at positions
+    ``pos`` (T,) of the batch sequences ``seq`` (T,), over the keys/values ``k_hist``/``v_hist``
+    (B, L, hkv, D) read from the pages (position ``j`` of sequence ``b`` at ``[b, j]``; ``hist_len``
+    (B,) the valid lengths). Query head ``h`` reads key/value head ``h // (hq / hkv)``; token ``t``
+    attends to positions ``j <= pos[t]``; the scores are ``sm_scale * <q, k>`` in float32."""
+    t, hq, d = q.shape
+    b, length, hkv, _ = k_hist.shape
+    if mode != ROPE_NONE:
+        q = rope(xp, q, pos, scale, theta)
+    if mode == ROPE_INLINE:
+        j = xp.tile(xp.arange(length), b)
+        k_hist = rope(xp, k_hist.reshape(b * length, hkv, d), j, scale, theta).reshape(b, length, hkv, d)
+    group = hq // hkv
+    kq = xp.repeat(k_hist.astype(xp.float32), group, axis=2)[seq]          # (T, L, hq, D)
+    vq = xp.repeat(v_hist.astype(xp.float32), group, axis=2)[seq]
+    scores = xp.einsum("thd,tlhd->thl", q.astype(xp.float32), kq) * xp.asarray(sm_scale, xp.float32)
+    jpos = xp.arange(length)
+    ok = (jpos[None, :] <= pos[:, None]) & (jpos[None, :] < hist_len[seq][:, None])    # (T, L)
+    scores = xp.where(ok[:, None, :], scores, xp.asarray(-xp.inf, xp.float32))
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    w = xp.exp(scores)
+    w = w / w.sum(axis=-1, keepdims=True)
+    return xp.einsum("thl,tlhd->thd", w, vq).astype(q.dtype)
+
+
+__all__ = ["rope", "split_qkv", "stored_keys", "attend", "ROPE_NONE", "ROPE_NORMAL", "ROPE_INLINE"]

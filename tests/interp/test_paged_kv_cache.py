@@ -1,0 +1,106 @@
+"""TVM's paged KV cache on the reference (CALL.PAGEDKV.*): the page accounting of the bookkeeping,
+atomic failures, rotary embedding facts, and that a prefill equals the same tokens decoded one by one
+(the attention is causal and the pages hold what the forward wrote)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from relax_ref.errors import ArityMismatchError, OpRuntimeError, TypeMismatchError
+from relax_ref.interp import paged_attention as pa
+from relax_ref.interp.paged_kv_cache import NUMPY_PAGED, PAGED_KV_FUNCS, PagedKVCache
+from relax_ref.interp.paged_state import PagedState
+from relax_ref.values import PrimScalar, ShapeValue
+
+
+def make(layers=1, hq=2, hkv=1, d=4, page=4, capacity=16, batch=4, chunk=16, mode=1, n_args=28):
+    args = [ShapeValue([batch, capacity, chunk, page, 0]), ShapeValue([0, layers]), hq, hkv, d, d,
+            ShapeValue([0] * layers), False, mode, 1.0, 10000.0, None, np.zeros((), "float32")]
+    args += [None] * (n_args - len(args))
+    return PAGED_KV_FUNCS["vm.builtin.paged_attention_kv_cache_create"](*args)
+
+
+def test_pages_shared_at_a_fork_and_copied_when_partial():
+    s = PagedState(num_pages=6, page_size=4, max_batch=4, chunk=32)
+    s.add(0)
+    s.begin([0], [10])                 # 3 pages
+    s.end()
+    assert s.available() == 3
+    copy = s.fork(0, 1, 9)            # shares pages 0-1, copies one slot of page 2
+    assert copy == (s.tables[0][2], s.tables[1][2], 1) and s.available() == 2
+    assert s.tables[1][:2] == s.tables[0][:2]
+    s.remove(0)                        # page 2 of the parent freed, pages 0-1 still held by the child
+    assert s.available() == 3
+    s.popn(1, 9)
+    assert s.available() == 6 and s.lengths[1] == 0 and s.tables[1] == []
+
+
+def test_capacity_error_changes_nothing():
+    s = PagedState(num_pages=3, page_size=4, max_batch=4, chunk=32)
+    s.add(0)
+    s.add(1)
+    with pytest.raises(OpRuntimeError, match="full"):
+        s.begin([0, 1], [8, 5])       # 2 + 2 pages of 3
+    assert s.forward is None and s.lengths == {0: 0, 1: 0} and s.available() == 3
+
+
+def test_popn_into_a_shared_partial_page_copies_it():
+    s = PagedState(num_pages=4, page_size=4, max_batch=4, chunk=32)
+    s.add(0)
+    s.begin([0], [8])
+    s.end()
+    s.fork(0, 1, -1)
+    shared = list(s.tables[1])
+    assert shared == s.tables[0] and s.available() == 2
+    copy = s.popn(1, 2)
+    assert copy == (shared[1], s.tables[1][1], 2) and s.tables[1][1] != shared[1]
+    assert s.available() == 1 and s.refs[shared[1]] == 1
+
+
+def test_rope_is_identity_at_zero_and_keeps_the_norm():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 2, 8)).astype("float32")
+    np.testing.assert_allclose(pa.rope(np, x, np.zeros(3), 1.0, 10000.0), x, rtol=1e-6)
+    y = pa.rope(np, x, np.array([1, 7, 300]), 1.0, 10000.0)
+    np.testing.assert_allclose(np.linalg.norm(y, axis=-1), np.linalg.norm(x, axis=-1), rtol=1e-5)
+    # dimension 0 pairs with dimension 4 at the angle pos * scale (theta ** 0 == 1)
+    a = 7.0
+    want = x[1, :, 0] * math.cos(a) - x[1, :, 4] * math.sin(a)
+    np.testing.assert_allclose(y[1, :, 0], want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_prefill_equals_token_by_token_decode(mode):
+    rng = np.random.default_rng(mode)
+    qkv = rng.standard_normal((6, 4, 4)).astype("float32")
+    fused = PAGED_KV_FUNCS["vm.builtin.attention_kv_cache_attention_with_fused_qkv"]
+    f = {k.rsplit(".", 1)[1]: v for k, v in PAGED_KV_FUNCS.items()}
+    a, b = make(mode=mode), make(mode=mode)
+    f["kv_state_add_sequence"](a, 0)
+    f["kv_state_add_sequence"](b, 0)
+    f["kv_state_begin_forward"](a, ShapeValue([0]), ShapeValue([6]))
+    whole = np.zeros((6, 2, 4), "float32")
+    fused(a, 0, 0.5, qkv, whole)
+    f["kv_state_end_forward"](a)
+    for t in range(6):
+        f["kv_state_begin_forward"](b, ShapeValue([0]), ShapeValue([1]))
+        one = np.zeros((1, 2, 4), "float32")
+        fused(b, 0, 0.5, qkv[t:t + 1], one)
+        f["kv_state_end_forward"](b)
+        np.testing.assert_allclose(one[0], whole[t], rtol=1e-5, atol=1e-6)
+
+
+def test_create_arguments():
+    c = make(n_args=29)
+    assert isinstance(c, PagedKVCache) and c.config.num_pages == 5     # ceil(16 / 4) + 1
+    with pytest.raises(ArityMismatchError):
+        make(n_args=27)
+    with pytest.raises(OpRuntimeError, match="multiple"):
+        make(hq=3, hkv=2)
+    with pytest.raises(TypeMismatchError):
+        PAGED_KV_FUNCS["vm.builtin.kv_state_add_sequence"](np.zeros(3), 0)
+    with pytest.raises(ArityMismatchError):
+        PAGED_KV_FUNCS["vm.builtin.kv_state_popn"](c, 0)
+    assert NUMPY_PAGED.num_available_pages(c) == PrimScalar(5, "int64")
+
