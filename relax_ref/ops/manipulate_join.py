@@ -244,6 +244,16 @@ def _split_ref(args, attrs, call, ctx):
     return parts
 
 
+def _topi_sections(d: P.PrimExpr, n: int) -> Tuple[List[P.PrimExpr], List[P.PrimExpr]]:
+    """TOPI's ``split_sections`` (OP.split.KERNEL.1): the section ``(d + n - 1) // n``, unsimplified, part
+    ``i`` begins at ``section * i``; the parts' extents are the differences of the begins (the last
+    ``d - begin``), as TOPI writes them."""
+    seg = te_ops.floordiv(te_ops.sub(te_ops.add(d, _I64(n)), _I64(1)), _I64(n))
+    begins = [_I64(0)] + [te_ops.mul(seg, _I64(i)) for i in range(1, n)]
+    sizes = [te_ops.sub(begins[i + 1], begins[i]) for i in range(n - 1)] + [te_ops.sub(d, begins[-1])]
+    return sizes, begins
+
+
 def _split_legalize(call, ctx):
     if not manipulate_util.legalizable(call):
         return None
@@ -267,6 +277,10 @@ def _split_legalize(call, ctx):
             begins.append(manipulate_util.simplify(ctx, _I64(0) if i == 0 else te_ops.min_(te_ops.max_(_I64(ios[i - 1]),
                                                                                                        _I64(0)), d)))
     name = "T_split_sections" if isinstance(ios, int) else "T_split"
+    if isinstance(ios, int):
+        topi = _topi_sections(d, ios)
+        if all(manipulate_util.can_prove(ctx, te_ops.eq(a, b)) for a, b in zip(topi[0], sizes)):
+            sizes, begins = topi
 
     def fte(x, sizes, begins):
         outs = []

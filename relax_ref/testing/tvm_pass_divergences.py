@@ -93,8 +93,6 @@ RECORDED: Tuple[Recorded, ...] = (
              DSS),
     Recorded('test_transform_legalize_ops_nn.py', 'test_avg_pool2d_NCHW16c', 'LegalizeOps', F3,
              "a kernel of relax-ref's own structure with the same values: the divisor of a packed-layout average pool is simplified with the window's bounds (TVM keeps max(0 - i, 0))"),
-    Recorded('test_transform_legalize_ops_manipulate.py', 'test_split_by_indices_n_section_divisible_symbolic', 'LegalizeOps', F3,
-             "the output shapes of a split into symbolic sections are simplified ((n * 3 + 2) // 3 is n), so the kernel needs no scalar parameter where TVM's takes one"),
     Recorded('test_transform_legalize_ops_create_datatype.py', 'test_arange_symbolic', 'LegalizeOps', F5,
              SCALAR_PARAMS, _MAIN),
     Recorded('test_transform_legalize_ops_nn.py', 'test_group_norm_symbolic', 'LegalizeOps', F5,

@@ -91,6 +91,23 @@ def test_concat_split_stack():
                                        ["R.stack((a, b))"]), "main", f32(2), f32(3))
 
 
+def test_split_into_symbolic_sections_legalizes_as_topi():
+    """OP.split.KERNEL.1: TOPI's section extents, unsimplified, with the symbolic variable they need as a
+    scalar parameter; the parts as the reference's. A static split whose last TOPI extent would be
+    negative keeps the inferred extents."""
+    mod = relax_ref.parse(parse_calls('d: R.Tensor(("n",), "float32"), x: R.Tensor(("m", "n * 3"), "float32")',
+                                      ["R.split(x, 3, axis=1)"]).script())
+    legal = LegalizeOps()(mod)
+    text = legal.script()
+    assert "tir_vars=R.shape([n])" in text and "(n * 3 + 3 - 1) // 3" in text
+    x = f32(2, 12)
+    same(relax_ref.evaluate(legal, "main", f32(4), x), (tuple(np.split(x, 3, axis=1)),))
+    y = f32(5, 2)
+    small = LegalizeOps()(parse_calls('x: R.Tensor((5, 2), "float32")', ["R.split(x, 4)"]))
+    assert "T.int64(-1)" not in small.script()
+    same(relax_ref.evaluate(small, "main", y), ((y[:2], y[2:4], y[4:], y[5:]),))
+
+
 def test_concat_tuple_variable_is_legalized():
     a = f32(2, 3)
     check_calls('t: R.Tuple(R.Tensor((2, 3), "float32"), R.Tensor((2, 3), "float32"))',
