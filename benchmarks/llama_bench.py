@@ -509,7 +509,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="with --config: timed decode steps per cache length (64; 8 for 1b)")
     p.add_argument("--sections", default="all,cached,generate",
                    help="with --config: which child processes run (all: every warm figure and compile_cold_s; "
-                        "cached: compile_cached_s; generate: generate_cold_s)")
+                        "compile: compile_cold_s and peak_rss_mb only; cached: compile_cached_s; generate: "
+                        "generate_cold_s)")
     p.add_argument("--baseline-tree", default=None,
                    help="with --config: also run the relax_jax contenders from this checkout (<name>@base)")
     args = p.parse_args(argv)

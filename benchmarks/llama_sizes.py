@@ -226,7 +226,8 @@ def run_sized(args) -> Dict[str, object]:
     for i in range(args.runs):
         order = names[i % len(names):] + names[:i % len(names)]
         for name in order:
-            figs = _spawn(name, args, "", "all") if "all" in args.sections else {}
+            what = "all" if "all" in args.sections else "compile" if "compile" in args.sections else ""
+            figs = _spawn(name, args, "", what) if what else {}
             if "cached" in args.sections:
                 with tempfile.TemporaryDirectory() as d:
                     _spawn(name, args, d, "compile")               # fills the persistent cache
