@@ -84,6 +84,11 @@ def jax_model(cfg: L.Config):
     * ``decode_buffered(token, length, kbuf_0, vbuf_0, ..., *w)``: buffers ``(1, C, kv, d)`` holding
       ``length`` valid rows; the new row is written at ``length``; returns logits and the buffers;
     * ``to_buffers(capacity, *caches)``: caches zero-padded to buffers of ``capacity`` rows.
+
+    With ``cfg.dtype`` bfloat16 the weights, activations and caches are bfloat16 as an idiomatic JAX
+    program keeps them: matmuls accumulated in float32 and rounded once, the RMS statistics and the
+    softmax in float32, the rotary tables rounded to bfloat16 (the Relax program's matmuls accumulate
+    sequentially in bfloat16, OP.LINALG.SEM.1, so the logits are not the same bits).
     """
     import jax
     import jax.numpy as jnp
@@ -92,9 +97,21 @@ def jax_model(cfg: L.Config):
     hp = lax.Precision.HIGHEST
     nl, heads, kvh, d = cfg.num_layers, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim
     group, half = heads // kvh, d // 2
+    dt = jnp.dtype(getattr(cfg, "dtype", "float32"))
+    f32 = dt == jnp.float32
     eps = np.float32(cfg.rms_eps)
-    scale = np.float32(1.0 / math.sqrt(d))
+    scale = np.asarray(1.0 / math.sqrt(d), dt)
     inv_freq = np.exp(np.arange(half, dtype=np.float32) * np.float32(-2.0 * math.log(cfg.rope_theta) / d))
+
+    def mm(a, b):      # float32: HIGHEST precision; bfloat16: accumulated in float32, rounded once
+        if f32:
+            return jnp.matmul(a, b, precision=hp)
+        return jnp.matmul(a, b, preferred_element_type=jnp.float32).astype(dt)
+
+    def ein(spec, a, b):
+        if f32:
+            return jnp.einsum(spec, a, b, precision=hp)
+        return jnp.einsum(spec, a, b, preferred_element_type=jnp.float32).astype(dt)
 
     def split(ws):
         embed, rest = ws[0], ws[1:]
@@ -102,38 +119,41 @@ def jax_model(cfg: L.Config):
         return embed, layers, rest[9 * nl], rest[9 * nl + 1]
 
     def rms(x, w):
+        if not f32:     # the statistics in float32
+            x32 = x.astype(jnp.float32)
+            return (x32 * lax.rsqrt(jnp.mean(x32 * x32, axis=-1, keepdims=True) + eps)).astype(dt) * w
         return x * lax.rsqrt(jnp.mean(x * x, axis=-1, keepdims=True) + eps) * w
 
     def rope(x, pos):  # x: (n, heads, d); pos: (n,) float32
         ang = pos[:, None] * inv_freq[None, :]
         emb = jnp.concatenate([ang, ang], axis=-1)[:, None, :]
         rot = jnp.concatenate([-x[..., half:], x[..., :half]], axis=-1)
-        return x * jnp.cos(emb) + rot * jnp.sin(emb)
+        return x * jnp.cos(emb).astype(dt) + rot * jnp.sin(emb).astype(dt)
 
     def qkv(h, lw, pos):
         ln1, wq, wk, wv = lw[:4]
         n = h.shape[0]
         x = rms(h, ln1)
-        q = jnp.matmul(x, wq, precision=hp).reshape(n, heads, d)
-        k = jnp.matmul(x, wk, precision=hp).reshape(n, kvh, d)
-        v = jnp.matmul(x, wv, precision=hp).reshape(n, kvh, d)
+        q = mm(x, wq).reshape(n, heads, d)
+        k = mm(x, wk).reshape(n, kvh, d)
+        v = mm(x, wv).reshape(n, kvh, d)
         return rope(q, pos), rope(k, pos), v
 
     def attend(q, k, v, visible):  # q: (n, heads, d); k, v: (t, kv, d); visible: (n, t)
         n = q.shape[0]
-        s = jnp.einsum("nkgd,tkd->kgnt", q.reshape(n, kvh, group, d), k, precision=hp) * scale
-        p = jax.nn.softmax(jnp.where(visible, s, -jnp.inf), axis=-1)
-        return jnp.einsum("kgnt,tkd->nkgd", p, v, precision=hp).reshape(n, heads * d)
+        s = ein("nkgd,tkd->kgnt", q.reshape(n, kvh, group, d), k) * scale
+        p = jax.nn.softmax(jnp.where(visible, s.astype(jnp.float32), -jnp.inf), axis=-1).astype(dt)
+        return ein("kgnt,tkd->nkgd", p, v).reshape(n, heads * d)
 
     def finish(h, o, lw):
         wo, ln2, wg, wu, wd = lw[4:]
-        h = h + jnp.matmul(o, wo, precision=hp)
+        h = h + mm(o, wo)
         x = rms(h, ln2)
-        g = jax.nn.silu(jnp.matmul(x, wg, precision=hp)) * jnp.matmul(x, wu, precision=hp)
-        return h + jnp.matmul(g, wd, precision=hp)
+        g = jax.nn.silu(mm(x, wg)) * mm(x, wu)
+        return h + mm(g, wd)
 
     def logits_of(h_last, norm, head):
-        return jnp.matmul(rms(h_last, norm), head, precision=hp)
+        return mm(rms(h_last, norm), head)
 
     def prefill(tokens, *ws):
         embed, layers, norm, head = split(ws)
@@ -480,6 +500,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="sized run (llama_sizes.py): each contender in its own processes, with the KV-cache "
                         "style, compile times, prefill 128/512, decode at 128/1024 cached rows, peak memory")
     p.add_argument("--json", default=None, help="with --config: write every figure and ratio to this file")
+    p.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
+                   help="with --config: dtype of the weights, activations and caches of every contender")
     p.add_argument("--runs", type=int, default=3, help="with --config: rounds of child processes")
     p.add_argument("--repeats", type=int, default=None, help="with --config: timed calls per figure (5; 2 for 1b)")
     p.add_argument("--gen-tokens", type=int, default=None, help="with --config: cold generation length (64; 8 for 1b)")
@@ -487,12 +509,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="with --config: timed decode steps per cache length (64; 8 for 1b)")
     p.add_argument("--sections", default="all,cached,generate",
                    help="with --config: which child processes run (all: every warm figure and compile_cold_s; "
-                        "cached: compile_cached_s; generate: generate_cold_s)")
+                        "compile: compile_cold_s and peak_rss_mb only; cached: compile_cached_s; generate: "
+                        "generate_cold_s)")
     p.add_argument("--baseline-tree", default=None,
                    help="with --config: also run the relax_jax contenders from this checkout (<name>@base)")
     args = p.parse_args(argv)
     if args.config:
         return _sized(args)
+    if args.dtype != "float32":
+        p.error("--dtype bfloat16 needs --config (the per-call comparison checks logits to float32 accuracy)")
     args.rounds = args.rounds or (2 if args.quick else 5)
     args.calls = args.calls or (6 if args.quick else 16)
     args.gen_rounds = args.gen_rounds or (2 if args.quick else 5)

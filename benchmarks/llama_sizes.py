@@ -1,7 +1,7 @@
 """``llama_bench.py --config tiny|1b``: the Llama-style decoder at a given size, each contender measured
 in a fresh process of its own (so that compile time is cold and the peak resident memory is its own).
 
-Contenders (weights random, float32; the same per seed):
+Contenders (weights random, float32 or with ``--dtype bfloat16`` bfloat16; the same per seed):
 
 * ``jax``: the hand-written program of ``llama_bench.jax_model``: ``prefill`` jitted per prompt length,
   ``decode`` on a preallocated KV buffer per layer, the length a traced scalar, buffers donated;
@@ -60,8 +60,9 @@ def pow2(n: int) -> int:
     return 1 << max(n - 1, 0).bit_length()
 
 
-def _weights(model, seed: int) -> list:
-    """Random weights as JAX arrays, made one parameter at a time (no second host copy stays alive)."""
+def _weights(model, seed: int, dtype: str = "float32") -> list:
+    """Random weights as JAX arrays of ``dtype``, made one parameter at a time (no second host copy
+    stays alive)."""
     import jax.numpy as jnp
 
     rng = np.random.default_rng(seed)
@@ -71,7 +72,7 @@ def _weights(model, seed: int) -> list:
             w = 1.0 + 0.02 * rng.standard_normal(p.shape, np.float32)
         else:
             w = rng.standard_normal(p.shape, np.float32) * np.float32(1.0 / np.sqrt(p.shape[0]))
-        out.append(jnp.asarray(w))
+        out.append(jnp.asarray(w, dtype))
         del w
     return out
 
@@ -107,7 +108,7 @@ class _Runner:
         cfg = self.cfg
         rng = np.random.default_rng(7)
         rows = capacity if self.name != "relax_jax" else length
-        bufs = [jnp.asarray(rng.standard_normal((1, rows, cfg.num_kv_heads, cfg.head_dim), np.float32))
+        bufs = [jnp.asarray(rng.standard_normal((1, rows, cfg.num_kv_heads, cfg.head_dim), np.float32), cfg.dtype)
                 for _ in range(2 * cfg.num_layers)]
         if self.name == "relax_jax_kv":
             bufs = [AttentionKVCache(b[0], length, length) for b in bufs]
@@ -143,7 +144,7 @@ def _timed(fn) -> float:
 
 
 def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str, what: str,
-          decode_steps: int = 0) -> Dict[str, float]:
+          decode_steps: int = 0, dtype: str = "float32") -> Dict[str, float]:
     """One contender in this process (see the module docstring); returns its figures."""
     import jax
 
@@ -153,10 +154,10 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
     import llama_tiny as L
 
-    cfg = L.Config(**CONFIGS[config])
+    cfg = L.Config(**CONFIGS[config], dtype=dtype)
     model = L.LlamaTiny(cfg)
     # the caches reserve the rows of a whole generation, as the hand-written program's buffers
-    r = _Runner(name, cfg, model, _weights(model, 0), pow2(16 + gen_tokens))
+    r = _Runner(name, cfg, model, _weights(model, 0, dtype), pow2(16 + gen_tokens))
     out: Dict[str, float] = {}
     if what == "generate":
         from jax import monitoring
@@ -198,7 +199,7 @@ def _spawn(name: str, args, cache_dir: str, what: str) -> Dict[str, float]:
     name = name.split("@")[0]
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--config", args.config,
            "--repeats", str(args.repeats), "--gen-tokens", str(args.gen_tokens), "--what", what,
-           "--decode-steps", str(args.decode_steps)]
+           "--decode-steps", str(args.decode_steps), "--dtype", args.dtype]
     if cache_dir:
         cmd += ["--cache-dir", cache_dir]
     first = [str(_HERE), str(_HERE.parent / "examples")]
@@ -225,7 +226,8 @@ def run_sized(args) -> Dict[str, object]:
     for i in range(args.runs):
         order = names[i % len(names):] + names[:i % len(names)]
         for name in order:
-            figs = _spawn(name, args, "", "all") if "all" in args.sections else {}
+            what = "all" if "all" in args.sections else "compile" if "compile" in args.sections else ""
+            figs = _spawn(name, args, "", what) if what else {}
             if "cached" in args.sections:
                 with tempfile.TemporaryDirectory() as d:
                     _spawn(name, args, d, "compile")               # fills the persistent cache
@@ -249,7 +251,7 @@ def run_sized(args) -> Dict[str, object]:
 
 def summarize(args, runs, load) -> Dict[str, object]:
     keys = [k for k in runs[BASELINE][0] if k != "tokens"]
-    out: Dict[str, object] = {"config": args.config, "runs": args.runs, "repeats": args.repeats,
+    out: Dict[str, object] = {"config": args.config, "dtype": args.dtype, "runs": args.runs, "repeats": args.repeats,
                               "decode_steps": args.decode_steps, "gen_tokens": args.gen_tokens,
                               "contenders": list(runs), "load_1min": load}
     for name, rs in runs.items():
@@ -260,13 +262,20 @@ def summarize(args, runs, load) -> Dict[str, object]:
             base = statistics.median(r[k] for r in runs[BASELINE])
             if name != BASELINE and base:
                 out[f"{name}.{k}.ratio"] = statistics.median(vals) / base
-        out[f"{name}.same_tokens"] = all(r["tokens"] == runs[BASELINE][0]["tokens"] for r in rs)
+        # None when no generation ran; in bfloat16 the hand-written program rounds differently (its
+        # matmuls accumulate in float32), so the relax_jax contenders are also compared with each other
+        gen = [r["tokens"] for r in rs if r.get("tokens") is not None]
+        base_toks = runs[BASELINE][0].get("tokens")
+        out[f"{name}.same_tokens"] = (all(t == base_toks for t in gen) if gen and base_toks is not None else None)
+        first = next((r[0].get("tokens") for c, r in runs.items() if c != BASELINE and r), None)
+        if name != BASELINE:
+            out[f"{name}.same_tokens_as_relax_jax"] = all(t == first for t in gen) if gen and first else None
     return out
 
 
 def print_table(res: Dict[str, object]) -> None:
-    keys = sorted({k.split(".")[1] for k in res if k.count(".") == 1 and not k.endswith("same_tokens")})
-    print(f"\nconfig {res['config']}: median of {res['runs']} runs [min-max], ratio vs {BASELINE} "
+    keys = sorted({k.split(".")[1] for k in res if k.count(".") == 1 and ".same_tokens" not in k})
+    print(f"\nconfig {res['config']} {res.get('dtype', 'float32')}: median of {res['runs']} runs [min-max], ratio vs {BASELINE} "
           f"(load avg 1 min: {', '.join(f'{x:.2f}' for x in res['load_1min'])})")
     names = res.get("contenders", CONTENDERS)
     print("| figure | " + " | ".join(names) + " |")
@@ -280,7 +289,9 @@ def print_table(res: Dict[str, object]) -> None:
                 cell += f" ({res[f'{c}.{k}.ratio']:.2f}x)"
             cells.append(cell)
         print(f"| {k} | " + " | ".join(cells) + " |")
-    print("same greedy tokens as jax: " + ", ".join(f"{c} {res[f'{c}.same_tokens']}" for c in names))
+    print("same greedy tokens as jax: " + ", ".join(f"{c} {res[f'{c}.same_tokens']}" for c in names) +
+          "; as relax_jax: " + ", ".join(f"{c} {res.get(f'{c}.same_tokens_as_relax_jax')}" for c in names
+                                        if c != BASELINE))
 
 
 def main_child(argv: List[str]) -> int:
@@ -294,8 +305,10 @@ def main_child(argv: List[str]) -> int:
     p.add_argument("--cache-dir", default="")
     p.add_argument("--what", default="all")
     p.add_argument("--decode-steps", type=int, default=0)
+    p.add_argument("--dtype", default="float32")
     a = p.parse_args(argv)
-    print(json.dumps(child(a.child, a.config, a.repeats, a.gen_tokens, a.cache_dir, a.what, a.decode_steps)))
+    print(json.dumps(child(a.child, a.config, a.repeats, a.gen_tokens, a.cache_dir, a.what, a.decode_steps,
+                           a.dtype)))
     return 0
 
 

@@ -50,7 +50,7 @@ reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_i
 ``exe.register_func(name, fn)``: a packed function for this executable (the global registry of
 ``relax_ref.register_func`` is consulted too). ``exe.stats``: counters (``compiles``, ``cache_hits``,
 ``fallbacks``, ``host_calls``, ``error_reruns``, ``kernel_compiles``, ``specializations``,
-``host_pads``, ``reused_pads``);
+``host_pads``, ``reused_pads``, ``grown_before_compile``);
 ``exe.fallback_reasons``: why a function compiles for exact shapes or runs on the host.
 
 Execution

@@ -42,7 +42,6 @@ from relax_ref import values as rv
 from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function
 from relax_ref.interp.bounds import declared_bounds, violates
 from relax_ref.interp.builtins import from_host, global_func, lookup_packed, wrap_host_function
-from relax_ref.interp.kv_cache import grown_rows
 from relax_ref.arith.evaluate import eval_prim
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
@@ -60,7 +59,7 @@ from .float_rules import check_mode, compiler_options, tracing_mode
 from .guard import guarded_compile
 from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
-from .kvhot import make_kv_hot
+from .kvhot import grow_caches, make_kv_hot, must_grow, write_caches
 from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, cache_capacity, cache_tied_vars, fast_match, flatten_args,
     get_path, headroom_of, layout_of,
@@ -92,7 +91,9 @@ class Stats:
     compiled for host mode; ``specializations``: exact-shape compilations of a shape that recurred
     ``specialize_after`` times in a bucket (counted in ``compiles`` too); ``host_pads``: arguments
     padded to their bucket through host memory; ``reused_pads``: arguments passed as the padded
-    buffer they were cut from (``reuse_padded``)."""
+    buffer they were cut from (``reuse_padded``); ``grown_before_compile``: compilations abandoned
+    after their trace because a KV cache had to grow first (the call compiles at the new capacity
+    only)."""
 
     compiles: int = 0
     cache_hits: int = 0
@@ -103,6 +104,7 @@ class Stats:
     specializations: int = 0
     host_pads: int = 0
     reused_pads: int = 0
+    grown_before_compile: int = 0
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -469,11 +471,15 @@ class Executable:
                             self.stats.specializations += 1
                 if isinstance(ec, _Compiled):
                     c, key, bucketing = ec, ekey, False
+        if isinstance(c, _GrowFirst):       # traced, not compiled: the caches grow first
+            grow_caches(args, c.kv)
+            self.stats.grown_before_compile += 1
+            return self._dispatch(plan, args, sym, keep_boxes)
         if c is _HOST or plan.host_reason is not None:
             if keep_boxes is not None:
                 raise _UseHost()
             return self._host_call(plan, args)
-        if c.kv and self._grow_caches(args, c.kv):
+        if c.kv and grow_caches(args, c.kv):
             return self._dispatch(plan, args, sym, keep_boxes)     # a new capacity: a new key
         if keep_boxes is None and not plan.bounds and c.kv:
             if not c.hot_made:
@@ -495,7 +501,7 @@ class Executable:
         consumed = self._donate(c, flat, keep_boxes) if c.donated else False
         out = c.fn(*flat)
         if c.kv:
-            out = self._write_caches(args, c, out, sym)
+            out = write_caches(args, c.kv, c.has_code, out, sym)
         if c.has_code:
             code = int(np.asarray(out[-1]))
             if code != 0 and (c.kv or consumed):
@@ -515,35 +521,6 @@ class Executable:
         if keep_boxes is not None:
             return unpad_value(value, self.device)
         return self._export(value, sym)
-
-    @staticmethod
-    def _grow_caches(args, kv) -> bool:
-        """Grow each cache parameter whose capacity is below ``fill + need`` (CALL.KVCACHE.2)."""
-        grew = False
-        for path, _, need, cap_out in kv:
-            cache = get_path(args, path)
-            cap = int(cache.data.shape[0])
-            if cache.fill + need <= cap_out:
-                continue
-            new = grown_rows(cap, cache.fill + need, "append")
-            if new != cap:
-                pad = [(0, new - cap)] + [(0, 0)] * (cache.data.ndim - 1)
-                cache.data = jnp.pad(cache.data, pad)
-                grew = True
-        return grew
-
-    @staticmethod
-    def _write_caches(args, c: "_Compiled", out, sym: Dict) -> tuple:
-        """The new buffers written into the caller's cache objects, their fill counts advanced by the
-        deltas known to the host (ints, or expressions over the symbolic variables); returns the other
-        outputs."""
-        end = len(out) - (1 if c.has_code else 0)
-        start = end - len(c.kv)
-        for (path, delta, _, _), data in zip(c.kv, out[start:end]):
-            cache = get_path(args, path)
-            cache.data = data
-            cache.fill += delta if isinstance(delta, int) else int(eval_prim(delta, sym))
-        return tuple(out[:start]) + tuple(out[end:])
 
     def _donate(self, c: _Compiled, flat: list, keep_boxes) -> bool:
         """Hand the consumed in-place parameters to XLA (CALL.INPLACE.6). A caller's JAX array is consumed
@@ -576,6 +553,8 @@ class Executable:
         cache = plan.cache if bucketing else plan.exact_cache
         try:
             c = self._trace_and_compile(plan, args, sym, bucketing)
+        except _GrowFirst as g:
+            return g
         except NeedsExact as e:
             if not bucketing:
                 cache[key] = _HOST
@@ -663,8 +642,14 @@ class Executable:
         donated = () if padded else tensor_flat_positions(args, plan.layouts, plan.consumed)
         donate += donated
         jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding, donate_argnums=donate)
+
+        def grow_first() -> None:
+            # a cache the call would grow (its rows known once traced): the call runs at the new
+            # capacity, so this capacity is not compiled (CALL.KVCACHE.2)
+            if record.get("kv") and must_grow(args, record["kv"]):
+                raise _GrowFirst(record["kv"])
         with tracing_mode(self.float_rules):
-            compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options)
+            compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options, grow_first)
         return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
                          phys_shapes, kv=record["kv"], donated=donated)
 
@@ -769,6 +754,15 @@ class _UseHost(Exception):
 
 
 _FALLBACK = object()
+
+
+class _GrowFirst(Exception):
+    """A compilation abandoned after its trace: ``kv`` (the trace's cache records) says a cache must
+    grow before the call, so the call runs at another capacity, another compilation."""
+
+    def __init__(self, kv: list) -> None:
+        super().__init__("grow first")
+        self.kv = kv
 
 
 def _out_of_bounds(plan: _Plan, sym: Dict[P.PrimVar, int]) -> bool:

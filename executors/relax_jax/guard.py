@@ -8,7 +8,7 @@ lowering.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, Optional
 
 import numpy as np
 
@@ -65,10 +65,14 @@ def check_jaxpr(jaxpr: Any, limits: Limits) -> None:
                 stack.extend(_jaxprs_in(p))
 
 
-def guarded_compile(jitted: Any, args: Any, limits: Limits, compiler_options: Optional[Dict[str, Any]] = None) -> Any:
+def guarded_compile(jitted: Any, args: Any, limits: Limits, compiler_options: Optional[Dict[str, Any]] = None,
+                    after_trace: Optional[Callable[[], None]] = None) -> Any:
     """``jitted.lower(*args).compile(compiler_options)`` after :func:`check_jaxpr` of the traced
-    computation."""
+    computation; ``after_trace()`` runs once the trace is done, before anything is lowered (it may
+    raise to abandon the compilation)."""
     traced = jitted.trace(*args)
+    if after_trace is not None:
+        after_trace()
     check_jaxpr(traced.jaxpr, limits)
     return traced.lower().compile(compiler_options)
 

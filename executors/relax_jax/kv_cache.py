@@ -17,7 +17,8 @@ of a generation. While tracing, each append at a static offset ``d`` from the in
 records the rows it needs (``need``: ``d + n``); before each call the executor grows a cache whose
 capacity (after any growth the trace itself made for a longer append) is below ``fill + need``
 (doubling, CALL.KVCACHE.2; a new capacity is a new compilation; a program that creates its caches
-with the rows of the whole generation never grows them) and
+with the rows of the whole generation never grows them; a call at a capacity not compiled yet that
+must grow first is traced there, to learn ``need``, and compiled only at the new capacity) and
 after it writes the new buffer into the same cache object (the call mutates it, as the reference's)
 and adds the static delta to its fill count, so the host never reads the count back. The buffer is
 donated to the call (XLA updates it in place). A view of a traced fill count is checked against the

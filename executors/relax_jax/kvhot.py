@@ -23,14 +23,15 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from relax_ref.arith.evaluate import eval_prim
-from relax_ref.interp.kv_cache import AttentionKVCache
+from relax_ref.interp.kv_cache import AttentionKVCache, grown_rows
 from relax_ref.ir import prim_expr as P
 
 from .hotpath import _JAX_ARRAY_TYPES, MISS, _is_array
-from .layouts import KVCacheParam, ShapeParam, TensorParam
+from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 
 _T, _S, _KV = 0, 1, 2
 _INT64_MAX = (1 << 63) - 1
@@ -201,4 +202,48 @@ def _delta_fn(expr, sym_vars) -> Callable[[list], int]:
     return run
 
 
-__all__ = ["make_kv_hot"]
+# ---------------------------------------------------------------------------------------------------
+# The host side of a compiled call's cache parameters (the general path)
+# ---------------------------------------------------------------------------------------------------
+
+
+def must_grow(args, kv) -> bool:
+    """Whether :func:`grow_caches` would grow a cache (``kv``: a compilation's cache records)."""
+    for path, _, need, cap_out in kv:
+        cache = get_path(args, path)
+        cap = int(cache.data.shape[0])
+        if cache.fill + need > cap_out and grown_rows(cap, cache.fill + need, "append") != cap:
+            return True
+    return False
+
+
+def grow_caches(args, kv) -> bool:
+    """Grow each cache parameter whose capacity is below ``fill + need`` (CALL.KVCACHE.2)."""
+    grew = False
+    for path, _, need, cap_out in kv:
+        cache = get_path(args, path)
+        cap = int(cache.data.shape[0])
+        if cache.fill + need <= cap_out:
+            continue
+        new = grown_rows(cap, cache.fill + need, "append")
+        if new != cap:
+            pad = [(0, new - cap)] + [(0, 0)] * (cache.data.ndim - 1)
+            cache.data = jnp.pad(cache.data, pad)
+            grew = True
+    return grew
+
+
+def write_caches(args, kv, has_code: bool, out, sym) -> tuple:
+    """The new buffers written into the caller's cache objects, their fill counts advanced by the
+    deltas known to the host (ints, or expressions over the symbolic variables); returns the other
+    outputs."""
+    end = len(out) - (1 if has_code else 0)
+    start = end - len(kv)
+    for (path, delta, _, _), data in zip(kv, out[start:end]):
+        cache = get_path(args, path)
+        cache.data = data
+        cache.fill += delta if isinstance(delta, int) else int(eval_prim(delta, sym))
+    return tuple(out[:start]) + tuple(out[end:])
+
+
+__all__ = ["make_kv_hot", "must_grow", "grow_caches", "write_caches"]

@@ -138,3 +138,25 @@ def test_relax_jax_prefill_compiles_once_per_prompt_bucket(tiny):
         if before is None:
             before = exe.stats.compiles
     assert exe.stats.compiles == before and exe.stats.fallbacks == 0, exe.fallback_reasons
+
+
+def test_hand_written_bfloat16_program_is_the_model_to_bfloat16_accuracy(tiny):
+    """``--dtype bfloat16``: the hand-written program on bfloat16 weights (matmuls accumulated in
+    float32, RMS statistics and softmax in float32) computes the float32 model's logits to bfloat16's
+    accuracy, prefill and one buffered decode step; its arrays are bfloat16."""
+    import dataclasses
+
+    import jax.numpy as jnp
+
+    cfg, model, mod, weights = tiny
+    bcfg = dataclasses.replace(cfg, dtype="bfloat16")
+    jj = bench.JaxJit(bcfg, capacity=8)
+    jw = [jnp.asarray(w, jnp.bfloat16) for w in weights]
+    out = jj.prefill(np.asarray([PROMPT], np.int32), *jw)
+    assert all(o.dtype == jnp.bfloat16 for o in out)
+    want = _oracle_steps(model)
+    scale = np.max(np.abs(want[0][0]))
+    assert np.max(np.abs(np.asarray(out[0], np.float32)[0] - want[0][0])) < 0.05 * scale
+    bufs = jj.to_buffers(8, *out[1:])
+    step = jj.decode_buffered(np.asarray([[NEXT[0]]], np.int32), np.int32(len(PROMPT)), *bufs, *jw)
+    assert np.max(np.abs(np.asarray(step[0], np.float32)[0] - want[1][0])) < 0.05 * scale

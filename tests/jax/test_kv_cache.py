@@ -137,3 +137,27 @@ def test_steps_of_one_compilation_take_the_fast_path(mod):
     assert len(general) <= 9 and exe.stats.cache_hits >= 11
     with pytest.raises(OpRuntimeError, match="not the cached rows"):   # the check, on the fast path too
         exe("step_sum", cache, np.ones((1, 3), "float32"), (30,))
+
+
+def test_a_full_cache_compiles_only_at_its_grown_capacity(mod):
+    """A call whose cache must grow first (its first call at a capacity that is already full) is
+    traced at the old capacity, not compiled there: one compilation, at the new capacity."""
+    import jax.numpy as jnp
+
+    exe = relax_jax.compile(mod)
+    rows = [np.arange(12, dtype="float32").reshape(4, 3)]
+    cache = AttentionKVCache(jnp.asarray(rows[0]), 4, 4)     # capacity 4, full
+    b = np.full((1, 3), 7, "float32")
+    rows.append(b)
+    c, v = exe("step", cache, b, (5,))
+    assert c is cache and cache.fill == 5 and cache.data.shape == (8, 3)
+    np.testing.assert_array_equal(np.asarray(v), np.concatenate(rows))
+    assert exe.stats.compiles == 1 and exe.stats.grown_before_compile == 1
+    for i in range(3):                                       # 6..8 rows: the same compilation
+        b = np.full((1, 3), i, "float32")
+        rows.append(b)
+        exe("step", cache, b, (6 + i,))
+    np.testing.assert_array_equal(np.asarray(exe("step", cache, b, (9,))[1]), np.concatenate(rows + [b]))
+    # the ninth row: the length's bucket follows the capacity, so the call at capacity 8 is a new key
+    # too, traced and not compiled (before: four compilations, at 4, 8, 8 and 16)
+    assert cache.data.shape == (16, 3) and exe.stats.compiles == 2 and exe.stats.grown_before_compile == 2
