@@ -129,7 +129,7 @@ def decoder_module(cfg: Size, m: int):
          "rot": var("rot", d.dt((hd, hd), "float32", "R")), "mask": var("mask", d.dt((T, T), "float32", "R")),
          "eps": var("eps", d.dt((1,), "float32", "R")), "scale": var("scale", d.dt((1,), "float32", "R"))}
     shapes = {"in_norm": ((H,), "R"), "wq": ((nh, H, hd), "S[0]"), "wk": ((nh, H, hd), "S[0]"),
-              "wv": ((nh, H, hd), "S[0]"), "wo": ((nh, hd, H), "S[0]"), "post_norm": ((H,), "R"),
+              "wv": ((nh, H, hd), "S[0]"), "wo": ((nh * hd, H), "S[0]"), "post_norm": ((H,), "R"),
               "gate": ((H, I), "S[1]"), "up": ((H, I), "S[1]"), "down": ((I, H), "S[0]")}
     w = {f"l0_{k}": var(f"l0_{k}", d.dt(s, "float32", p)) for k, (s, p) in shapes.items()}
     with bb.function("main", [h, *c.values(), *w.values()]):
@@ -151,7 +151,7 @@ def decoder_hand(h, cos, sin, rot, mask, eps, scale, n1, wq, wk, wv, wo, n2, wg,
     k = k * cos + (k @ rot) * sin
     s = jnp.einsum("ntd,nsd->nts", q, k) * scale + mask
     o = jax.nn.softmax(s, axis=-1) @ v
-    h = h + lax.psum(jnp.einsum("ntd,ndh->th", o, wo), "m0")
+    h = h + lax.psum(jnp.einsum("ntd,ndh->th", o, wo.reshape(o.shape[0], o.shape[2], -1)), "m0")
     x = _rms(h, n2, eps)
     g = jax.nn.silu(x @ wg) * (x @ wu)
     return h + lax.psum(g @ wd, "m0")
@@ -159,14 +159,15 @@ def decoder_hand(h, cos, sin, rot, mask, eps, scale, n1, wq, wk, wv, wo, n2, wg,
 
 def decoder_hand_same_ops(h, cos, sin, rot, mask, eps, scale, n1, wq, wk, wv, wo, n2, wg, wu, wd):
     """``decoder_hand`` with the operations of the Relax program: the projections as broadcasting
-    ``matmul``s, the output projection as a ``matmul`` per head and a sum over the heads."""
+    ``matmul``s, the attention output transposed and reshaped to ``(tokens, heads * head_dim)`` for
+    the output projection."""
     x = _rms(h, n1, eps)
     q, k, v = (jnp.matmul(x, w) for w in (wq, wk, wv))
     q = q * cos + (q @ rot) * sin
     k = k * cos + (k @ rot) * sin
     s = jnp.matmul(q, jnp.transpose(k, (0, 2, 1))) * scale + mask
     o = jax.nn.softmax(s, axis=-1) @ v
-    h = h + lax.psum(jnp.sum(o @ wo, axis=0), "m0")
+    h = h + lax.psum(jnp.transpose(o, (1, 0, 2)).reshape(o.shape[1], -1) @ wo, "m0")
     x = _rms(h, n2, eps)
     g = jax.nn.silu(x @ wg) * (x @ wu)
     return h + lax.psum(g @ wd, "m0")
@@ -176,7 +177,7 @@ def decoder_args(cfg: Size, rng):
     T, H, nh, hd, I = cfg.tokens, cfg.hidden, cfg.heads, cfg.head_dim, cfg.intermediate
     consts = llama_tp.tp_inputs(cfg, list(range(T)))[2:]        # cos, sin, rot, mask, eps, scale
     f = lambda *s: (rng.standard_normal(s) / np.sqrt(s[-2] if len(s) > 1 else 1)).astype("float32")
-    ws = [1 + 0.1 * f(H), f(nh, H, hd), f(nh, H, hd), f(nh, H, hd), f(nh, hd, H), 1 + 0.1 * f(H),
+    ws = [1 + 0.1 * f(H), f(nh, H, hd), f(nh, H, hd), f(nh, H, hd), f(nh * hd, H), 1 + 0.1 * f(H),
           f(H, I), f(H, I), f(I, H)]
     return [rng.standard_normal((T, H)).astype("float32"), *consts, *ws]
 

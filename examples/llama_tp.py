@@ -3,19 +3,22 @@ shards it: every DTensor program of this file is built with the builder on a 1-d
 ``N`` workers.
 
 * Attention: the query, key and value projections are split by heads (weights ``(heads, hidden,
-  head_dim)``, placement ``S[0]``), each worker attends with its heads, the output projection
-  ``(heads, head_dim, hidden)`` is split by heads as well; the sum over heads leaves each worker a
-  partial sum that one ``R.ccl.allreduce`` completes.
+  head_dim)``, placement ``S[0]``), each worker attends with its heads; the attention output
+  ``(heads, n, head_dim)`` becomes ``(n, heads * head_dim)`` (``permute_dims`` and ``reshape``: the
+  head axis stays sharded, DIST.OP.2, and a worker reshapes its block, DIST.LOCAL.4), and the output
+  projection ``(heads * head_dim, hidden)`` is split by rows (``S[0]``) as TVM's and Megatron's
+  tensor-parallel models split it; the contraction leaves each worker a partial sum that one
+  ``R.ccl.allreduce`` completes.
 * MLP: the gate and up projections are split by columns (``S[1]``), the down projection by rows
   (``S[0]``); one ``R.ccl.allreduce`` per block again.
 * Everything else (embedding, norms, LM head) is replicated (``R``).
 
 The program uses only operators with a sharding rule (DIST.OP.2): ``matmul`` (the projections, with
-the heads as a batch axis), elementwise operators, ``softmax``, reductions and ``permute_dims``. So the
-embedding is a one-hot ``matmul`` (``equal`` against the vocabulary ids), RMSNorm is written out
-(``x * rsqrt(mean(x*x) + eps) * w``), ``rotate_half`` is a ``matmul`` with a signed permutation, the
-causal mask is added, and the constants (``eps``, the attention scale, the rotary tables, the
-vocabulary ids) are replicated inputs computed on the host. There is no KV cache: each step runs the
+the heads as a batch axis), elementwise operators, ``softmax``, reductions, ``permute_dims`` and
+``reshape``. So the embedding is a one-hot ``matmul`` (``equal`` against the vocabulary ids), RMSNorm
+is written out (``x * rsqrt(mean(x*x) + eps) * w``), ``rotate_half`` is a ``matmul`` with a signed
+permutation, the causal mask is added, and the constants (``eps``, the attention scale, the rotary
+tables, the vocabulary ids) are replicated inputs computed on the host. There is no KV cache: each step runs the
 whole sequence (``forward(tokens (n, 1), ...) -> logits (n, vocab)``), so greedy decoding is the
 single-device model's.
 
@@ -63,7 +66,7 @@ def _weight_specs(cfg) -> List[tuple]:
     specs = [("embed", (V, H), "R")]
     for i in range(cfg.num_layers):
         specs += [(f"l{i}_in_norm", (H,), "R"), (f"l{i}_wq", (nh, H, hd), "S[0]"), (f"l{i}_wk", (nh, H, hd), "S[0]"),
-                  (f"l{i}_wv", (nh, H, hd), "S[0]"), (f"l{i}_wo", (nh, hd, H), "S[0]"),
+                  (f"l{i}_wv", (nh, H, hd), "S[0]"), (f"l{i}_wo", (nh * hd, H), "S[0]"),
                   (f"l{i}_post_norm", (H,), "R"), (f"l{i}_gate", (H, I), "S[1]"), (f"l{i}_up", (H, I), "S[1]"),
                   (f"l{i}_down", (I, H), "S[0]")]
     return specs + [("norm", (H,), "R"), ("lm_head", (H, V), "R")]
@@ -83,7 +86,9 @@ def _layer(bb: BlockBuilder, h, w: Dict[str, object], i: int, c: Dict[str, objec
     s = bb.emit(op.matmul(q, op.permute_dims(k, [0, 2, 1])))                        # (heads, n, n)
     s = bb.emit(op.add(op.multiply(s, c["scale"]), c["mask"]))
     o = bb.emit(op.matmul(op.nn.softmax(s, axis=-1), v))                             # (heads, n, head_dim)
-    part = bb.emit(op.sum(op.matmul(o, w[f"l{i}_wo"]), axis=[0]))                    # this worker's heads
+    n, (heads, _, head_dim) = h.struct_info.shape_values[0], o.struct_info.shape_values
+    o = bb.emit(op.reshape(op.permute_dims(o, [1, 0, 2]), (n, heads.value * head_dim.value)))   # S[1]: heads
+    part = bb.emit(op.matmul(o, w[f"l{i}_wo"]))                                      # rows of wo: this worker's heads
     h = bb.emit(op.add(h, op.ccl.allreduce(part, op_type="sum")))
     x = bb.emit(_rms(h, w[f"l{i}_post_norm"], c["eps"]))
     g = bb.emit(op.multiply(op.nn.silu(op.matmul(x, w[f"l{i}_gate"])), op.matmul(x, w[f"l{i}_up"])))
@@ -135,7 +140,7 @@ def tp_weights(model) -> List[np.ndarray]:
         a, m = f"layers_{i}_attn", f"layers_{i}_mlp"
         out += [p[f"layers_{i}_input_norm_weight"], heads(p[f"{a}_q_proj_weight"], nh),
                 heads(p[f"{a}_k_proj_weight"], nkv), heads(p[f"{a}_v_proj_weight"], nkv),
-                np.ascontiguousarray(p[f"{a}_o_proj_weight"].reshape(nh, hd, H)),
+                p[f"{a}_o_proj_weight"],
                 p[f"layers_{i}_post_norm_weight"], p[f"{m}_gate_proj_weight"], p[f"{m}_up_proj_weight"],
                 p[f"{m}_down_proj_weight"]]
     out += [p["norm_weight"], p["lm_head_weight"]]

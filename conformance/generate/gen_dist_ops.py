@@ -217,6 +217,56 @@ def main(x: R.DTensor((4, 8), "float32", "mesh[0]", "S[0]")) -> R.DTensor((4, 8)
                  description="R.dist.call_tir: the PrimFunc computes on the global (4, 8) tensors")]
 
 
+HEADS = '''
+@R.function
+def main(o: R.DTensor((4, 3, 2), "float32", "mesh[0]", "S[0]"), w: R.DTensor((8, 5), "float32", "mesh[0]", "S[0]")) -> R.DTensor((3, 5), "float32", "mesh[0]", "R"):
+    t: R.DTensor((3, 4, 2), "float32", "mesh[0]", "S[1]") = R.permute_dims(o, [1, 0, 2])
+    r: R.DTensor((3, 8), "float32", "mesh[0]", "S[1]") = R.reshape(t, R.shape([3, 8]))
+    p: R.DTensor((3, 5), "float32", "mesh[0]", "R") = R.matmul(r, w)
+    y: R.DTensor((3, 5), "float32", "mesh[0]", "R") = R.ccl.allreduce(p, op_type="sum")
+    return y
+'''
+
+
+def reshape_cases():
+    """The attention output projection of tensor parallelism: (heads, tokens, head_dim) sharded by
+    heads, transposed and reshaped to (tokens, heads * head_dim) sharded by columns (DIST.OP.2's
+    reshape rule), multiplied by the row-sharded projection (DIST.LOCAL.4)."""
+    rng = np.random.default_rng(20261205)
+    text = dist_module(HEADS, MESH2)
+    runs = []
+    for _ in range(2):
+        o, w = rng.standard_normal((4, 3, 2)).astype("float32"), rng.standard_normal((8, 5)).astype("float32")
+        runs.append(([o, w], np.transpose(o, (1, 0, 2)).reshape(3, 8) @ w))
+    spec = ["DIST.OP.2", "DIST.OP.3", "OP.ccl.allreduce.C1"]
+    out = [Case("reshape_merges_sharded_heads_global_view", text, runs=runs, spec=spec + ["DIST.SEM.1"],
+                tags=["dist", "global-view", "op:reshape"], rtol=1e-5, atol=1e-5,
+                description="heads sharded, transposed and merged with head_dim into one sharded axis; in the "
+                            "global view the values are the global tensors"),
+            Case("reshape_merges_sharded_heads_local_view", text, runs=runs,
+                 spec=spec + ["DIST.LOCAL.1", "DIST.LOCAL.4", "OP.ccl.allreduce.C2"],
+                 tags=["dist", "local-view", "op:reshape"], requires=LOCAL, rtol=1e-5, atol=1e-5,
+                 description="each of 2 workers reshapes its (3, 2, 2) block to (3, 4), its block of the (3, 8) "
+                             "result, multiplies its rows of w, and the allreduce sums the partial products")]
+    dropped = dist_module('''
+@R.function
+def main(x: R.DTensor((4, 6), "float32", "mesh[0]", "S[1]")) -> R.DTensor((24,), "float32", "mesh[0]", "R"):
+    r: R.DTensor((24,), "float32", "mesh[0]", "R") = R.reshape(x, R.shape([24]))
+    return r
+''', MESH2)
+    x = rng.standard_normal((4, 6)).astype("float32")
+    out.append(Case("reshape_of_a_sharded_axis_it_does_not_keep_global_view", dropped, runs=[([x], x.reshape(24))],
+                    spec=["DIST.OP.2", "DIST.OP.3", "DIST.SEM.1"], tags=["dist", "global-view", "op:reshape"],
+                    description="flattening a tensor sharded on its inner axis: no operand axis is paired with the "
+                                "result's, which is replicated; the global view reshapes the global tensor"))
+    out.append(Case("reshape_of_a_sharded_axis_it_does_not_keep_local_view", dropped,
+                    runs=[Fails([x], "op_runtime")], requires=LOCAL, spec=["DIST.LOCAL.4"],
+                    tags=["dist", "local-view", "op:reshape"],
+                    description="the same on 2 workers: a worker holds a (4, 3) block, not the replicated (24,) "
+                                "result, which only an all-gather would give it"))
+    return out
+
+
 def _with_op_tags(case: Case) -> Case:
     """The case tagged with the dist and ccl operators its module calls (``op:dist.redistribute``, ...),
     as every operator case is, so that the operator status counts it."""
@@ -225,7 +275,7 @@ def _with_op_tags(case: Case) -> Case:
 
 
 def generate():
-    cases = view_cases() + local_cases() + invalid_cases() + dist_call_tir_cases()
+    cases = view_cases() + local_cases() + invalid_cases() + dist_call_tir_cases() + reshape_cases()
     return {"dist_ops": [_with_op_tags(c) for c in cases]}
 
 

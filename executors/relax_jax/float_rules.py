@@ -19,6 +19,13 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
   stay contractable, which PRIM.FLOAT.6 allows an optimizing executor (as it allows XLA's CPU backend
   to flush subnormal ``float32``/``float64`` values to zero).
 
+  The barrier is needed only where a contraction can happen: LLVM contracts a multiply with an add
+  or subtract that consumes its result, never with a multiply, a divide or a dot that takes it as a
+  factor. A ``multiply`` or ``nn.silu`` binding whose value is used only as an operand of
+  ``multiply``, ``divide`` or ``matmul`` (:func:`factor_only_products`: the SiLU and the gate of a
+  gated MLP, ``x * rsqrt(...) * w`` of an RMSNorm) is lowered to the plain product, which is then
+  rounded once by construction (``with plain_products():``).
+
 Both are the default (``relax_jax.compile(mod, float_rules="strict")``); ``float_rules="fast"`` gives
 XLA's own rewrites back (results may then differ from the reference in the last bit, which rounding,
 ``floor`` and ``ceil`` can turn into a whole unit). ``benchmarks/jax_bench.py --only fp`` measures the
@@ -28,7 +35,7 @@ cost of the strict rules side by side.
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict
+from typing import Any, Dict, FrozenSet
 
 import jax.numpy as jnp
 import numpy as np
@@ -88,7 +95,7 @@ def rounded_multiply(a: Any, b: Any) -> Any:
     if not strict():
         return jnp.multiply(a, b)
     t = np.dtype(jnp.result_type(a, b))
-    if t == _F32:
+    if t == _F32 and not getattr(_state, "plain", False):
         p = jnp.multiply(jnp.asarray(a, t), jnp.asarray(b, t))
         # through float64 and back, with a reduce_precision to a 10-bit exponent between: a no-op on
         # every float32 value (exponents -149..127), but not one that LLVM can see through, so ``p``
@@ -99,5 +106,62 @@ def rounded_multiply(a: Any, b: Any) -> Any:
     return jnp.multiply(a, b)
 
 
+class plain_products:  # noqa: N801 - used as a context manager, reads like a function
+    """``with plain_products():`` -- lower one binding of :func:`factor_only_products`: its product is
+    used only as a factor, so :func:`rounded_multiply` needs no barrier."""
+
+    def __enter__(self) -> None:
+        self.prev = getattr(_state, "plain", False)
+        _state.plain = True
+
+    def __exit__(self, *exc: Any) -> None:
+        _state.plain = self.prev
+
+
+#: operators whose only float product is their result (the lowering's last operation)
+PRODUCT_OPS = frozenset({"relax.multiply", "relax.nn.silu"})
+#: operators that take each tensor operand only as a factor: no add or subtract consumes it
+FACTOR_CONSUMERS = frozenset({"relax.multiply", "relax.divide", "relax.matmul"})
+
+
+def factor_only_products(mod) -> FrozenSet[int]:
+    """``id``s of the calls of :data:`PRODUCT_OPS` bound in the Relax functions of ``mod`` whose
+    variable occurs only as a direct argument of :data:`FACTOR_CONSUMERS` calls (PRIM.FLOAT.1: no
+    consumer can contract the product, so the plain product is rounded once). A variable returned,
+    put in a tuple, passed to a function or to any other operator is not one of them."""
+    from relax_ref.ir import expr as rx
+    from relax_ref.ir.functor import ExprVisitor
+
+    class Uses(ExprVisitor):
+        def __init__(self) -> None:
+            self.total: Dict[int, int] = {}
+            self.factor: Dict[int, int] = {}
+            self.products: Dict[int, int] = {}
+
+        def visit_Var(self, v) -> None:
+            self.total[id(v)] = self.total.get(id(v), 0) + 1
+
+        visit_DataflowVar = visit_Var
+
+        def visit_binding(self, b) -> None:
+            v = b.value
+            if isinstance(v, rx.Call) and isinstance(v.op, rx.Op):
+                if isinstance(b, rx.VarBinding) and v.op.name in PRODUCT_OPS:
+                    self.products[id(b.var)] = id(v)
+                if v.op.name in FACTOR_CONSUMERS:
+                    for a in v.args:
+                        if isinstance(a, rx.Var):
+                            self.factor[id(a)] = self.factor.get(id(a), 0) + 1
+            super().visit_binding(b)
+
+    out = set()
+    for _, f in mod.functions_items():
+        if isinstance(f, rx.Function):
+            u = Uses()
+            u.visit_expr(f)
+            out |= {call for var, call in u.products.items() if u.total.get(var, 0) == u.factor.get(var, 0)}
+    return frozenset(out)
+
+
 __all__ = ["MODES", "STRICT_OPTIONS", "check_mode", "compiler_options", "strict", "tracing_mode",
-           "rounded_multiply"]
+           "rounded_multiply", "plain_products", "factor_only_products", "PRODUCT_OPS", "FACTOR_CONSUMERS"]

@@ -22,7 +22,7 @@ capturing their environment by reference (EVAL.FUNC.1), aliasing through boxes (
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -49,6 +49,7 @@ from relax_ref.static.inference import (
 
 from .dims import dim_value, is_symbolic_dim
 from .errors import ErrorSink, NeedsExact, TraceAbort
+from .float_rules import PRODUCT_OPS, factor_only_products, plain_products
 from .kv_cache import TracedKV
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
@@ -86,10 +87,18 @@ class Walker(ExprEvaluator):
         #: traced ``repeat`` results by id: ``(result, source, repeats, axis)``, so that a consumer that
         #: can read the source directly (grouped-query attention) need not materialize the copy
         self.repeats: Dict[int, tuple] = {}
+        self._factor_only: Optional[FrozenSet[int]] = None
 
     @property
     def traced(self) -> bool:
         return self.mode == "traced"
+
+    @property
+    def factor_only(self) -> FrozenSet[int]:
+        """The products no consumer can contract (``float_rules.factor_only_products``)."""
+        if self._factor_only is None:
+            self._factor_only = factor_only_products(self.mod)
+        return self._factor_only
 
     def sink_check(self, bad, make, mask=None) -> None:
         self.sink.check(bad, make, mask)
@@ -406,7 +415,11 @@ class Walker(ExprEvaluator):
             self._check_result_size(e.struct_info, frame, e.span)
             if not loose and opdef.check is not None:
                 opdef.check(JaxArgs(e, args, self.sink.check, self.exe.limits))
-            r = low(ctx, *[_lowering_arg(a) for a in args])
+            if self.traced and name in PRODUCT_OPS and id(e) in self.factor_only:
+                with plain_products():                                  # PRIM.FLOAT.1: used as a factor
+                    r = low(ctx, *[_lowering_arg(a) for a in args])
+            else:
+                r = low(ctx, *[_lowering_arg(a) for a in args])
         except RelaxError as err:
             raise err.with_span(e.span)
         padded_in = any(_padded(a) for a in args)

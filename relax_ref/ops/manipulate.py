@@ -48,6 +48,7 @@ from . import te
 from . import te_ops
 from .manipulate_broadcast import collapse_sum_np, te_broadcast_to, te_collapse_sum, te_tile
 from .manipulate_join import te_concat
+from .dist_shards import local_reshape_hint, reshape_target
 from .manipulate_util import manipulation_op, ravel_index, te_reshape, unravel_index
 from .opdef import OpDef, arg, attr
 
@@ -210,10 +211,10 @@ def _bind(opdef: OpDef, args: list, kwargs: dict, span) -> dict:
 
 def _reshape_ref(args, attrs, call, ctx):
     x, shape = args
-    shape = tuple(int(d) for d in shape)
+    shape = reshape_target(call, shape)                                             # DIST.LOCAL.4
     if int(np.prod(shape, dtype=np.int64)) != x.size or any(d < 0 for d in shape):  # C3 at run time
         raise manipulate_util.runtime_error(call, f"cannot reshape a tensor of shape {x.shape} ({x.size} elements) to "
-                                                  f"{shape}")
+                                                  f"{shape}{local_reshape_hint(call)}")
     return manipulate_util.copy_out(np.reshape(x, shape))
 
 

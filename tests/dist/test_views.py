@@ -47,17 +47,22 @@ BINARY = ("R.add", "R.multiply", "R.subtract", "R.maximum")
 
 @st.composite
 def programs(draw):
-    """A chain of elementwise operators, redistributes and matmuls (with the allreduce a sharded
-    contraction needs) over DTensors on a 1-d mesh of 2 or 4 workers."""
+    """A chain of elementwise operators, redistributes, matmuls (with the allreduce a sharded
+    contraction needs) and reshapes over DTensors on a 1-d mesh of 2 or 4 workers."""
     n = draw(st.sampled_from([2, 4]))
     rows, cols = 4 * draw(st.integers(1, 2)), 4
     place = draw(st.sampled_from(["R", "S[0]", "S[1]"]))
     lines, cur, cur_place, k = [], "x", place, 0
     for _ in range(draw(st.integers(1, 5))):
         k += 1
-        kind = draw(st.sampled_from(["unary", "binary", "redistribute", "matmul"]))
+        kind = draw(st.sampled_from(["unary", "binary", "redistribute", "matmul", "reshape"]))
         v = f"v{k}"
-        if kind == "unary":
+        if kind == "reshape" and (cur_place == "R" or (cur_place == "S[1]" and n == 2)):
+            # (rows, 4) -> (rows, 2, 2) -> (rows, 4): the columns stay paired with the outer split axis
+            # (DIST.OP.2), so a worker reshapes its block both ways (DIST.LOCAL.4)
+            lines.append(f"{v}s = R.reshape({cur}, R.shape([{rows}, 2, 2]))")
+            lines.append(f"{v} = R.reshape({v}s, R.shape([{rows}, 4]))")
+        elif kind in ("unary", "reshape"):     # rows sharded: TVM's reshape rule never keeps axis 0
             op = draw(st.sampled_from(UNARY))
             lines.append(f"{v} = {op}({cur})")
         elif kind == "binary":

@@ -40,6 +40,15 @@ def test_module_is_well_formed_and_sharded_as_megatron(model, n):
     assert calls.count("relax.ccl.allreduce") == 2 * model.cfg.num_layers      # one per attention, one per MLP
     places = {p.name_hint: str(p.struct_info.placement) for p in mod["forward"].params}
     assert places["l0_wq"] == "S[0]" and places["l0_gate"] == "S[1]" and places["l0_down"] == "S[0]"
+    # the output projection: (heads * head_dim, hidden) split by rows, fed by the attention output
+    # reshaped to (n, heads * head_dim) with its columns (the heads) sharded (DIST.OP.2, DIST.LOCAL.4)
+    cfg = model.cfg
+    assert places["l0_wo"] == "S[0]"
+    wo = next(p for p in mod["forward"].params if p.name_hint == "l0_wo")
+    assert [d.value for d in wo.struct_info.shape_values] == [cfg.num_heads * cfg.head_dim, cfg.hidden_size]
+    reshapes = [b.var.struct_info for b in mod["forward"].body.blocks[0].bindings
+                if getattr(getattr(b.value, "op", None), "name", None) == "relax.reshape"]
+    assert len(reshapes) == cfg.num_layers and all(str(s.placement) == "S[1]" for s in reshapes)
     assert places["embed"] == "R"
 
 

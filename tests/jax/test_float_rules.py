@@ -108,3 +108,51 @@ def test_bfloat16_sigmoid_rounds_each_step_as_the_reference():
     got = relax_jax.compile(relax_ref.parse(BF16_MOD))("main", x)
     assert np.asarray(got[0]).view(np.uint16).tolist() == s.view(np.uint16).tolist()
     assert np.asarray(got[1]).view(np.uint16).tolist() == silu.view(np.uint16).tolist()
+
+
+GATED = '''
+from tvm.script import ir as I, relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4, 8), "float32"), wg: R.Tensor((8, 6), "float32"), wu: R.Tensor((8, 6), "float32"),
+             wd: R.Tensor((6, 8), "float32"), z: R.Tensor((4, 8), "float32")):
+        with R.dataflow():
+            a = R.nn.silu(R.matmul(x, wg))
+            g = R.multiply(a, R.matmul(x, wu))
+            y = R.matmul(g, wd)
+            p = R.multiply(x, z)
+            d = R.subtract(p, z)
+            q = R.multiply(x, x)
+            s = R.sum(q, axis=[1])
+            r = R.multiply(x, z)
+            R.output(y, d, s, r)
+        return (y, d, s, r)
+'''
+
+
+def _calls(mod):
+    return {b.var.name_hint: b.value for b in mod["main"].body.blocks[0].bindings}
+
+
+def test_products_used_only_as_factors_need_no_barrier():
+    """A product whose only consumers are multiply/divide/matmul cannot be contracted (the SiLU and the
+    gate of a gated MLP); one consumed by a subtract or a reduction, or returned, keeps the barrier."""
+    import jax
+
+    mod = relax_ref.parse(GATED)
+    plain = float_rules.factor_only_products(mod)
+    calls = _calls(mod)
+    assert {n for n, c in calls.items() if id(c) in plain} == {"a", "g"}
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s).astype("float32") for s in ((4, 8), (8, 6), (8, 6), (6, 8), (4, 8))]
+    with jax.enable_x64(True), float_rules.tracing_mode("strict"):
+        text = jax.jit(relax_jax.compile(mod).as_jax_function("main")).lower(*args).as_text()
+    assert text.count("reduce_precision") == 3                # p, q and r: not a and g
+    got = relax_jax.compile(mod)("main", *args)
+    want = relax_ref.evaluate(mod, "main", *args)
+    for i in (1, 3):                                          # elementwise results: bit for bit
+        assert np.array_equal(np.asarray(got[i]), want[i])
+    for i in (0, 2):
+        np.testing.assert_allclose(np.asarray(got[i]), want[i], rtol=1e-5, atol=1e-5)

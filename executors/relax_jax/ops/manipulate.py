@@ -20,6 +20,9 @@ from jax import lax
 from relax_ref.errors import OpRuntimeError
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.struct_info import TensorStructInfo
+from relax_ref.ir.distributed import DTensorStructInfo
+from relax_ref.ops import collective
+from relax_ref.ops.dist_shards import local_reshape_hint, reshape_target
 from relax_ref.ops.manipulate_broadcast import collapse_sum_axes
 from relax_ref.ops.manipulate_join import split_bounds
 
@@ -103,6 +106,13 @@ def reshape_padded(ctx, x, i: int, shape: ShapeV):
 def _reshape(ctx, x, shape):
     if not isinstance(shape, ShapeV):
         raise _rt(ctx, "the new shape must be a shape value")
+    if collective.current().local and isinstance(ctx.call.struct_info, DTensorStructInfo):
+        if not shape.is_static:                                                     # DIST.LOCAL.4
+            raise NeedsExact("reshape of a DTensor to a symbolic shape in the local view")
+        shape = ShapeV(reshape_target(ctx.call, shape.ints()))
+        if int(np.prod(shape.ints(), dtype=np.int64)) != int(np.prod(x.shape, dtype=np.int64)):
+            raise _rt(ctx, f"cannot reshape a tensor of shape {tuple(x.shape)} to {shape.ints()}"
+                           f"{local_reshape_hint(ctx.call)}")
     return reshape_padded(ctx, x, 0, shape)
 
 
