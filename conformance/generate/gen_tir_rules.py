@@ -147,6 +147,29 @@ def block_cases():
                     tags=["call_tir", "packed", "symbolic"], requires=["tir-packed-calls"],
                     description="a PrimFunc passes array descriptors of its buffers to a packed function, which "
                                 "writes the output through its descriptor"))
+    early = module_text('''
+        @T.prim_func
+        def shifted(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, (n,), "float32")
+            B = T.match_buffer(b, (n,), "float32")
+            T.call_packed("conformance.not_registered", T.tvm_stack_make_array(A.data, T.tvm_stack_make_shape(n), 0, 1, T.float32(0), 1), T.tvm_stack_make_array(B.data, T.tvm_stack_make_shape(n), 0, 1, T.float32(0), 0))
+
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+            n = T.int64()
+            cls = Module
+            y = R.call_tir(cls.shifted, (x,), out_sinfo=R.Tensor((n,), "float32"))
+            return y
+    ''')
+    runs = [Fails([f32(3)], "out_of_bounds", "elements 1..3 of a memory of 3: the descriptor is checked before "
+                                             "the unknown name is looked up"),
+            Fails([f32(0)], "out_of_bounds", "an empty array at offset 1 of an empty memory")]
+    out.append(Case("packed_call_descriptor_before_lookup", early, runs=runs,
+                    spec=["TIR.PACKED.5", "TIR.PACKED.2", "TIR.PACKED.1", "DIV.41"],
+                    tags=["call_tir", "packed", "order", "symbolic"], requires=["tir-packed-calls"], oracle="hand",
+                    description="a packed call with an out-of-bounds array descriptor and an unknown function: "
+                                "the descriptor's error, checked before the look-up"))
     undefined = module_text('''
         @T.prim_func
         def k(a: T.handle, b: T.handle):

@@ -192,6 +192,9 @@ class Executable:
         #: the budgets of RUNTIME.LIMIT.3-4 (:mod:`relax_ref.limits`), as the reference's
         self.limits = resolve_limits(limits, max_bytes=max_bytes, max_steps=max_steps,
                                      max_while_steps=max_while_steps, max_depth=max_depth)
+        #: host-mode operator calls whose arrays were checked (Walker._guard_host_op), by call site
+        #: and argument signature
+        self.host_guarded: set = set()
         #: the Relax calls active in host mode (RUNTIME.LIMIT.7), shared by every host walker
         self.call_depth = CallDepth(self.limits.max_depth)
         #: id(Constant) -> (the Constant, its array), for host mode (walker._constant)

@@ -50,6 +50,7 @@ from relax_ref.static.inference import (
 from .dims import dim_value, is_symbolic_dim
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .float_rules import PRODUCT_OPS, factor_only_products, plain_products
+from .guard import check_jaxpr
 from .kv_cache import TracedKV
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
@@ -415,6 +416,8 @@ class Walker(ExprEvaluator):
             self._check_result_size(e.struct_info, frame, e.span)
             if not loose and opdef.check is not None:
                 opdef.check(JaxArgs(e, args, self.sink.check, self.exe.limits))
+            if not self.traced and _host_guarded(name, low):
+                self._guard_host_op(low, e, args, frame)
             if self.traced and name in PRODUCT_OPS and id(e) in self.factor_only:
                 with plain_products():                                  # PRIM.FLOAT.1: used as a factor
                     r = low(ctx, *[_lowering_arg(a) for a in args])
@@ -427,6 +430,37 @@ class Walker(ExprEvaluator):
                 not isinstance(r, (TVal, PrimV)):
             return self.tensor_from(jnp.asarray(r), _broadcast_dims(args, tuple(r.shape)))
         return self._wrap_result(r, self.inferred(e), frame, padded_in)
+
+    def _guard_host_op(self, low, e: rx.Call, args: List[Any], frame: Frame) -> None:
+        """RUNTIME.LIMIT.1/3 in host mode, as the compiled path (:func:`relax_jax.guard.check_jaxpr`):
+        the lowering is traced on abstract copies of its tensor arguments and every array of that
+        computation -- intermediates included -- is checked before it runs eagerly (an intermediate
+        past int64 would abort the process, one past ``max_bytes`` break the budget). A lowering that
+        cannot be traced apart from its values runs unchecked, as it would have in the compiled path
+        (which then ran in host mode). Checked once per call site and argument signature."""
+        tensors: List[TVal] = []
+        _collect_tvals(tuple(args), tensors)
+        if not tensors:
+            return
+        key = (id(e), tuple((t.shape, str(t.data.dtype)) for t in tensors), _static_signature(args))
+        guarded = self.exe.host_guarded
+        if key in guarded:
+            return
+        tw = Walker(self.exe, "traced", ErrorSink(True))
+
+        def abstract(*arrays):
+            it = iter(arrays)
+            targs = [_with_data(a, it) for a in args]
+            low(LowerCtx(tw, e, targs, frame), *[_lowering_arg(a) for a in targs])
+            return ()
+        try:
+            jaxpr = jax.make_jaxpr(abstract)(*[t.data for t in tensors])
+        except Exception:  # noqa: BLE001 - not traceable apart from its values: the eager run decides
+            return
+        check_jaxpr(jaxpr, self.exe.limits)
+        if len(guarded) > 4096:
+            guarded.clear()
+        guarded.add(key)
 
     def _check_result_size(self, s: Any, frame: Frame, span) -> None:
         """RUNTIME.LIMIT.1/3 before an operator is lowered, as the reference checks it: a result whose
@@ -601,6 +635,58 @@ def _broadcast_dims(args, shape: Tuple[int, ...]) -> Tuple[SymInt, ...]:
             if pick is None or (pick.is_static and not d.is_static):
                 pick = d
         out.append(pick if pick is not None else SymInt.static(shape[ax]))
+    return tuple(out)
+
+
+#: operators whose host-mode lowering runs code of its own -- a PrimFunc's kernel (compiled through
+#: :func:`relax_jax.guard.guarded_compile`), a packed or builtin function, a closure (its operators are
+#: guarded one by one) -- rather than one computation on its arguments
+_HOST_GUARD_EXEMPT = frozenset({
+    "relax.call_tir", "relax.call_tir_with_grad", "relax.call_tir_inplace", "relax.vm.call_tir_dyn",
+    "relax.dist.call_tir_local_view", "relax.call_dps_packed", "relax.call_pure_packed",
+    "relax.call_inplace_packed", "relax.call_builtin_with_ctx", "relax.call_py_func", "relax.invoke_closure",
+    "relax.invoke_pure_closure", "relax.make_closure",
+})
+
+
+def _host_guarded(name: str, low) -> bool:
+    """Whether host mode checks the arrays of the lowering ``low`` of operator ``name``
+    (:meth:`Walker._guard_host_op`): not for host-only lowerings (they need values), nor elementwise
+    ones (every array they make has the result's shape, checked before), nor :data:`_HOST_GUARD_EXEMPT`."""
+    return not (getattr(low, "host_only", False) or getattr(low, "padding", "none") == "elementwise"
+                or name in _HOST_GUARD_EXEMPT)
+
+
+def _collect_tvals(v: Any, out: List[TVal]) -> None:
+    if isinstance(v, TVal):
+        out.append(v)
+    elif isinstance(v, tuple) and not isinstance(v, ShapeV):
+        for x in v:
+            _collect_tvals(x, out)
+
+
+def _with_data(v: Any, arrays) -> Any:
+    """``v`` with the data of its tensors taken from ``arrays`` in :func:`_collect_tvals`'s order."""
+    if isinstance(v, TVal):
+        return TVal(next(arrays), v.valid, v.level)
+    if isinstance(v, tuple) and not isinstance(v, ShapeV):
+        return tuple(_with_data(x, arrays) for x in v)
+    return v
+
+
+def _static_signature(args: Sequence[Any]) -> Tuple[Any, ...]:
+    """What besides the tensors' shapes and dtypes a lowering's arrays may depend on: prim values
+    and shapes."""
+    out: List[Any] = []
+    for a in args:
+        if isinstance(a, PrimV):
+            out.append((a.dtype, repr(np.asarray(a.val).tolist()) if is_static(a.val) else None))
+        elif isinstance(a, ShapeV):
+            out.append(tuple(repr(d) for d in a))
+        elif isinstance(a, tuple):
+            out.append(_static_signature(a))
+        elif not isinstance(a, TVal):
+            out.append(type(a).__name__)
     return tuple(out)
 
 

@@ -98,9 +98,11 @@ def compile_make_array(compile_expr: Callable[[P.PrimExpr], Fn], e: P.PrimCall) 
     return make
 
 
-def array_view(base: np.ndarray, shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]], ndim: int,
-               dtype: np.dtype, offset: int, where: str = "data") -> np.ndarray:
-    """TIR.PACKED.2: the view of ``base``'s memory described by an array descriptor."""
+def check_descriptor_form(shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]], ndim: int,
+                          where: str = "data") -> None:
+    """TIR.PACKED.2: ``ndim`` against the shape and the strides, no negative extent (the first
+    checks of a descriptor, before its memory is looked at; TIR.PACKED.5 puts them before the
+    function's look-up). Shared by every evaluator."""
     if len(shape) != ndim:
         raise NDimMismatchError(f"T.tvm_stack_make_array over '{where}': ndim is {ndim} but the shape "
                                 f"{list(shape)} has {len(shape)} dimensions")
@@ -109,6 +111,30 @@ def array_view(base: np.ndarray, shape: Tuple[int, ...], strides: Optional[Tuple
                                 f"{ndim} dimensions")
     if any(n < 0 for n in shape):
         raise RelaxRuntimeError(f"T.tvm_stack_make_array over '{where}': negative extent in {list(shape)}")
+
+
+def check_descriptor_bounds(shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]], offset: int,
+                            memory: int, where: str = "data") -> None:
+    """TIR.PACKED.2: every element of the described array inside ``memory`` elements (of the
+    descriptor's dtype); ``strides`` ``None`` is compact row-major. Shared by every evaluator."""
+    size = int(np.prod(shape, dtype=object)) if shape else 1
+    if strides is None:
+        if offset < 0 or offset + size > memory:
+            raise TIRBoundsError(f"T.tvm_stack_make_array over '{where}' (shape {list(shape)}, offset "
+                                 f"{offset}) exceeds its memory of {memory} elements", buffer=where,
+                                 shape=tuple(shape))
+        return
+    last = offset + sum((n - 1) * s for n, s in zip(shape, strides) if n > 0)
+    if size and (offset < 0 or last >= memory or min(strides, default=0) < 0):
+        raise TIRBoundsError(f"T.tvm_stack_make_array over '{where}' (shape {list(shape)}, strides "
+                             f"{list(strides)}, offset {offset}) exceeds its memory of {memory} "
+                             "elements", buffer=where, shape=tuple(shape))
+
+
+def array_view(base: np.ndarray, shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]], ndim: int,
+               dtype: np.dtype, offset: int, where: str = "data") -> np.ndarray:
+    """TIR.PACKED.2: the view of ``base``'s memory described by an array descriptor."""
+    check_descriptor_form(shape, strides, ndim, where)
     dense = strides is None
     if strides is not None:
         acc, want = 1, []
@@ -127,18 +153,10 @@ def array_view(base: np.ndarray, shape: Tuple[int, ...], strides: Optional[Tuple
             raise UnsupportedError(f"T.tvm_stack_make_array over '{where}': {flat.dtype} memory cannot be "
                                    f"read as {dtype}")
         flat = flat.view(dtype)
-    size = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    check_descriptor_bounds(shape, None if dense else strides, offset, flat.size, where)
     if dense:
-        if offset < 0 or offset + size > flat.size:
-            raise TIRBoundsError(f"T.tvm_stack_make_array over '{where}' (shape {list(shape)}, offset "
-                                 f"{offset}) exceeds its memory of {flat.size} elements", buffer=where,
-                                 shape=tuple(shape))
+        size = int(np.prod(shape, dtype=np.int64)) if shape else 1
         return flat[offset:offset + size].reshape(shape)
-    last = offset + sum((n - 1) * s for n, s in zip(shape, strides) if n > 0)
-    if size and (offset < 0 or last >= flat.size or min(strides, default=0) < 0):
-        raise TIRBoundsError(f"T.tvm_stack_make_array over '{where}' (shape {list(shape)}, strides "
-                             f"{list(strides)}, offset {offset}) exceeds its memory of {flat.size} "
-                             "elements", buffer=where, shape=tuple(shape))
     return np.lib.stride_tricks.as_strided(flat[offset:], tuple(shape),
                                            tuple(s * dtype.itemsize for s in strides),
                                            writeable=flat.flags.writeable)
@@ -322,5 +340,6 @@ SORT_FUNCS = {
 
 
 __all__ = ["PACKED_LOOKUP", "PACKED_CALLS", "MAKE_ARRAY", "MAKE_SHAPE", "compile_make_array", "compile_shape",
-           "compile_packed_call", "array_view", "lookup_packed", "contrib_sort", "contrib_argsort",
+           "compile_packed_call", "array_view", "check_descriptor_form",
+           "check_descriptor_bounds", "lookup_packed", "contrib_sort", "contrib_argsort",
            "contrib_topk", "SORT_FUNCS"]

@@ -188,7 +188,7 @@ def strided_slice_ref(args, attrs, call, ctx):
                                                 f"{a}")
         sl[a % x.ndim] = slice(b, e, s)
     out = manipulate_util.copy_out(x[tuple(sl)])
-    manipulate_util.check_result_shape(call, ctx, out)
+    manipulate_util.check_result_shape(call, ctx, out, infer=strided_slice_infer)
     return out
 
 

@@ -240,7 +240,7 @@ def _split_ref(args, attrs, call, ctx):
         return manipulate_util.copy_out(x)
     parts = tuple(manipulate_util.copy_out(np.take(x, np.arange(b, e), axis=axis))
                   for b, e in split_bounds(x.shape[axis], ios))
-    manipulate_util.check_result_shape(call, ctx, parts)
+    manipulate_util.check_result_shape(call, ctx, parts, infer=_split_infer)
     return parts
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import OpRuntimeError, ParseError, UnsupportedError
 from ..ir import expr as rx
+from ..limits import check_alloc
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import TensorStructInfo
@@ -325,6 +326,11 @@ def _check_attention(args: OpArgs) -> None:
         if all(args.is_static(n) for n in bs + scores) and not _broadcasts_to(bs, scores):
             raise args.error(OpRuntimeError, f"{op}: bias of shape {args.size_text(bs)} does not broadcast to the "
                                              f"scores {args.size_text(scores)}")
+    scores = (qs[0], qs[2], qs[1], ks[1])
+    if all(args.is_static(n) for n in scores):
+        # RUNTIME.LIMIT.3: the score matrix is the operator's own buffer, larger than its operands
+        # and its result when the sequences are long
+        check_alloc(scores, args.dtype(0), args.limits, f"{op}: the scores", args.span)
 
 
 def _broadcasts_to(shape, target) -> bool:

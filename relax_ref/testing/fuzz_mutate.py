@@ -216,7 +216,9 @@ def _wrong_value(v: Any, rng: np.random.Generator) -> Any:
 
 
 def wrong_inputs(args: Sequence[Any], rng: np.random.Generator, count: int) -> List[Tuple[str, List[Any]]]:
-    """``count`` wrong variants of the argument list ``args``, each with what was changed."""
+    """``count`` wrong variants of the argument list ``args``, each labelled with its number and what
+    was changed (``"wrong 2: argument 0"``): labels are unique within a program's runs, so a finding's
+    label names the one run whose arguments it reports."""
     out = []
     for _ in range(count):
         args2 = list(args)
@@ -232,7 +234,7 @@ def wrong_inputs(args: Sequence[Any], rng: np.random.Generator, count: int) -> L
         i = int(rng.integers(len(args2)))
         args2[i] = _wrong_value(args2[i], rng)
         out.append((f"argument {i}", args2))
-    return out
+    return [(f"wrong {n + 1}: {what}", a) for n, (what, a) in enumerate(out)]
 
 
 __all__ = ["TEXT_MUTATIONS", "mutate_text", "wrong_inputs", "INTS", "FLOATS", "DTYPES"]

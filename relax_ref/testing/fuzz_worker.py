@@ -248,6 +248,23 @@ def _warm_up() -> None:
         pass
 
 
+def register_suite_funcs() -> int:
+    """Register the conformance suite's packed functions (CALL.PACKED.5) in relax-ref's global
+    registry, which the reference and relax_jax both consult, so that the suite's packed calls run
+    their functions in the worker as in the suite (without them every such call would end at the
+    look-up, on both). Returns how many; 0 when ``relax_conformance`` is not importable."""
+    try:
+        from relax_conformance.packed import SUITE_FUNCS
+    except ImportError:
+        return 0
+    import relax_ref
+
+    for spec in SUITE_FUNCS.values():
+        # both evaluators hand packed functions numpy arrays, so every style is the NumPy definition
+        relax_ref.register_func(spec.name, spec.fn)
+    return len(SUITE_FUNCS)
+
+
 def _serve(conn, impl: str, mem_limit: int, budgets: Dict[str, int]) -> None:  # pragma: no cover - child
     try:
         import resource
@@ -261,6 +278,7 @@ def _serve(conn, impl: str, mem_limit: int, budgets: Dict[str, int]) -> None:  #
     for name, value in budgets.items():                     # before relax_ref reads its defaults
         os.environ[name] = str(value)
     sys.stdout = open(os.devnull, "w")                       # what the programs print (R.print)
+    register_suite_funcs()
     evaluate = _evaluator(impl)
     _warm_up()                                              # the lazy imports, charged to the start-up
     conn.send("ready")

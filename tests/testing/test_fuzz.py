@@ -63,6 +63,23 @@ def test_wrong_inputs_change_the_arguments():
     assert args[0].sum() == 6 and args[1] == 3            # the originals are left alone
 
 
+def test_wrong_input_labels_are_unique_within_a_program():
+    """Two variants changing the same argument are told apart (a finding's label named the first of
+    them, so the report could show another run's arguments)."""
+    from relax_ref.testing.fuzz_findings import describe_inputs, describe_value
+    from relax_ref.testing.fuzz_worker import Outcome, Response
+
+    args = [np.ones((2,), "float32")]
+    variants = wrong_inputs(args, np.random.default_rng(0), 30)
+    labels = [label for label, _ in variants]
+    assert len(set(labels)) == len(labels) == 30
+    assert sum(label.endswith(": argument 0") for label in labels) > 1
+    assert labels[0].startswith("wrong 1: ") and labels[-1].startswith("wrong 30: ")
+    resp = Response(Outcome("value"), inputs=[("right", args)] + variants)
+    for label, v in variants:
+        assert describe_inputs(resp, label) == describe_value(list(v))
+
+
 def test_ddmin_keeps_the_failure_and_drops_the_rest():
     text = "\n".join(f"line {i}" for i in range(40)) + "\nBOOM\n" + "\n".join(f"tail {i}" for i in range(9))
     small, steps = ddmin_lines(text, lambda t: "BOOM" in t, 10.0)
@@ -201,4 +218,23 @@ def test_a_difference_that_flushing_subnormals_explains_is_allowed(planted, othe
         assert c.stats.ftz_allowed == (1 if not found else 0)
     finally:
         for w in c.workers:
+            w.close()
+
+
+def test_workers_register_the_suite_packed_functions():
+    """The suite's packed functions (CALL.PACKED.5) are registered in every worker, for both evaluators
+    alike, so that the suite's packed calls run there instead of all ending at the look-up."""
+    from relax_ref.testing.fuzz_worker import Worker
+
+    pytest.importorskip("relax_conformance")
+    text = (Path(__file__).resolve().parents[2] / "conformance" / "cases" / "packed" / "call_dps_packed"
+            / "module.py").read_text(encoding="utf-8")
+    a, b = np.arange(3, dtype="float32"), np.ones(3, dtype="float32")
+    for impl in ("ref", "jax"):
+        w = Worker(impl, timeout=120.0)
+        try:
+            run = w.request(text, "main", inputs=[("right", [a, b])]).runs[0]
+            assert run.kind == "value", (impl, run)
+            np.testing.assert_array_equal(run.value, a + b)
+        finally:
             w.close()

@@ -14,7 +14,7 @@ UnsupportedError.
 
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -23,6 +23,8 @@ from jax import lax
 
 from relax_ref.arith.intrinsics import canonical_name
 from relax_ref.errors import OpRuntimeError, PackedFuncError, RelaxError, UnsupportedError
+from relax_ref.interp.tir import dense_strides
+from relax_ref.interp.tir_packed import check_descriptor_bounds, check_descriptor_form
 from relax_ref.ir import prim_expr as P
 from relax_ref.values import ShapeValue
 
@@ -41,15 +43,31 @@ def _is(e: Any, name: str) -> bool:
     return isinstance(e, P.PrimCall) and canonical_name(e.op) == name
 
 
-def _array(kx, e: P.PrimExpr, fname: str):
-    """The data variable of a whole-buffer descriptor, with its static shape."""
+def _array(kx, e: P.PrimExpr, fname: str) -> Tuple[Any, Optional[RelaxError]]:
+    """The data variable of a whole-buffer descriptor, and the error of an invalid one (TIR.PACKED.2's
+    checks, shared with the reference: ``ndim``, negative extents, bounds), which the caller raises
+    where the call runs, before the function's look-up (TIR.PACKED.5). A valid descriptor that is not
+    a whole buffer is UnsupportedError."""
     if not _is(e, "tir.tvm_stack_make_array") or len(e.args) != 6:
         raise UnsupportedError(f"{fname}: the JAX executor needs T.tvm_stack_make_array arguments for arrays")
     data, shape, strides, ndim, hint, offset = e.args
-    if not isinstance(data, P.PrimVar) or data not in kx.arrays:
-        raise UnsupportedError(f"{fname}: the array descriptor does not name a buffer's data")
     if not _is(shape, "tir.tvm_stack_make_shape"):
         raise UnsupportedError(f"{fname}: the array shape must be a T.tvm_stack_make_shape(...)")
+    if _is(strides, "tir.tvm_stack_make_shape"):
+        st: Optional[Tuple[Any, ...]] = tuple(kx.static_int(d) for d in strides.args)
+    elif isinstance(strides, P.IntImm) and strides.value == 0:
+        st = None
+    else:
+        raise UnsupportedError("T.tvm_stack_make_array: strides must be 0 (compact) or a "
+                               "T.tvm_stack_make_shape(...)")
+    if not isinstance(ndim, P.IntImm):
+        raise UnsupportedError("T.tvm_stack_make_array: ndim must be an integer literal")
+    try:
+        want = np.dtype(np_dtype(hint.dtype))
+    except (RelaxError, TypeError, ValueError):
+        raise UnsupportedError(f"T.tvm_stack_make_array: no array of dtype {hint.dtype}") from None
+    if not isinstance(data, P.PrimVar) or data not in kx.arrays:
+        raise UnsupportedError(f"{fname}: the array descriptor does not name a buffer's data")
     owner = kx.owner[data]
     arr = kx.arrays[data]
     logical = kx.logical[data]
@@ -57,12 +75,39 @@ def _array(kx, e: P.PrimExpr, fname: str):
         raise NeedsExact(f"{fname} over the padded buffer '{owner.name}'")
     dims = tuple(kx.static_int(d) for d in shape.args)
     off = kx.static_int(offset)
-    if not (isinstance(strides, P.IntImm) and strides.value == 0) or off != 0 or None in dims or \
-            dims != tuple(arr.shape) or not isinstance(ndim, P.IntImm) or ndim.value != len(dims) or \
-            np_dtype(hint.dtype) != np.dtype(arr.dtype):
+    if None in dims or off is None or (st is not None and None in st):
+        raise UnsupportedError(f"{fname}: the JAX executor needs the extents, strides and offset of an array "
+                               f"descriptor as constants; got a view of '{owner.name}'")
+    have = np.dtype(arr.dtype)
+    try:
+        check_descriptor_form(dims, st, int(ndim.value), owner.name)
+        nbytes = int(np.prod(arr.shape, dtype=object) if arr.shape else 1) * have.itemsize
+        if nbytes % want.itemsize:
+            raise UnsupportedError(f"T.tvm_stack_make_array over '{owner.name}': {have} memory cannot be "
+                                   f"read as {want}")
+        check_descriptor_bounds(dims, st, off, nbytes // want.itemsize, owner.name)
+    except UnsupportedError:
+        raise
+    except RelaxError as err:
+        return data, err
+    compact = st is None or st == tuple(dense_strides(dims))
+    if not compact or off != 0 or dims != tuple(arr.shape) or want != have:
         raise UnsupportedError(f"{fname}: the JAX executor only passes whole buffers (compact, offset 0, the "
                                f"buffer's dtype and shape) to packed functions; got a view of '{owner.name}'")
-    return data
+    return data, None
+
+
+def _arrays(kx, exprs, fname: str, mask: Any) -> Optional[List[Any]]:
+    """The data variables of the descriptors ``exprs`` (left to right), or ``None`` after the first
+    invalid one became a check site where the call runs (TIR.PACKED.5: before the look-up)."""
+    out = []
+    for e in exprs:
+        dv, err = _array(kx, e, fname)
+        if err is not None:
+            kx.check(np.bool_(True), mask, lambda err=err: err)
+            return None
+        out.append(dv)
+    return out
 
 
 def _static(kx, e: P.PrimExpr, what: str, fname: str) -> Any:
@@ -111,7 +156,9 @@ def lower_packed_call(kx, call: P.PrimCall, mask: Any) -> None:
         if len(args) != 4:
             raise PackedFuncError(f"{fname}: expected data, out, axis, is_ascend")
         arrays, scalars = args[:2], args[2:]
-    dvs = [_array(kx, a, fname) for a in arrays]
+    dvs = _arrays(kx, arrays, fname, mask)
+    if dvs is None:
+        return
     vals = [_static(kx, s, n, fname) for s, n in zip(scalars, ("k", "axis", "ret_type", "is_ascend")[-len(scalars):])]
     data = kx.arrays[dvs[0]]
     ndim = data.ndim
@@ -167,18 +214,15 @@ def host_packed_call(kx, call: P.PrimCall, mask: Any) -> None:
         raise UnsupportedError(f"packed function '{fname}' inside a vectorized loop nest")
     if kx.lookup is None:
         raise UnsupportedError(f"packed function '{fname}' called from TensorIR without a function registry")
-    try:
-        fn = kx.lookup(fname).fn
-    except RelaxError as err:           # looked up when the call runs: an untaken call cannot fail
-        missing = err
-        kx.check(np.bool_(True), mask, lambda: missing)
-        return
     kinds: List[Any] = []          # ("array", data var) | ("shape", n) | ("str", s) | ("scalar", dtype)
     operands: List[Any] = []
     arrays: List[Any] = []         # the distinct data variables, in the order of their operands
     for a in call.args[1:]:
         if _is(a, "tir.tvm_stack_make_array"):
-            dv = _array(kx, a, fname)
+            got = _arrays(kx, (a,), fname, mask)
+            if got is None:             # an invalid descriptor fails before the look-up (TIR.PACKED.5)
+                return
+            dv = got[0]
             kinds.append(("array", dv))
             if dv not in arrays:            # a buffer passed twice is one host array (TIR.PACKED.2)
                 arrays.append(dv)
@@ -191,6 +235,12 @@ def host_packed_call(kx, call: P.PrimCall, mask: Any) -> None:
         else:
             kinds.append(("scalar", a.dtype))
             operands.append(jnp.asarray(kx.ev(a, mask), np_dtype(a.dtype)))
+    try:                                # after the arguments (TIR.PACKED.5)
+        fn = kx.lookup(fname).fn
+    except RelaxError as err:           # looked up when the call runs: an untaken call cannot fail
+        missing = err
+        kx.check(np.bool_(True), mask, lambda: missing)
+        return
     readonly = [dv in kx.readonly for dv in arrays]
     failure: List[str] = []
     run = mask if mask is not None else np.bool_(True)
