@@ -172,6 +172,36 @@ def _infer_shape_to_tensor(call: rx.Call, ctx) -> StructInfo:
     return TensorStructInfo(rx.ShapeExpr((P.IntImm(si.ndim, "int64"),)), "int64")
 
 
+def _legalize_shape_to_tensor(call: rx.Call, ctx):
+    """(PASS.RELEASE.1) TVM 0.27's form: a shape of known values becomes a kernel storing them
+    (``if_then_else`` over the index, its symbolic values as scalar parameters), another one the
+    packed builtin ``relax.run.shape_to_tensor`` (CALL.PACKED.8); TVM 0.25 keeps the call."""
+    if not ctx.release.legalize_shape_to_tensor:
+        return None
+    shape = call.args[0]
+    values = shape.values if isinstance(shape, rx.ShapeExpr) else getattr(shape.struct_info, "values", None)
+    if values is None:
+        return rx.Call(rx.ExternFunc("relax.run.shape_to_tensor"), call.args, Attrs(), (call.struct_info,),
+                       span=call.span)
+    from . import te
+
+    symbolic = [v for v in values if not isinstance(v, P.IntImm)]
+
+    def te_shape_to_tensor(*sym):
+        sym = list(sym)
+        resolved = [v if isinstance(v, P.IntImm) else sym.pop(0) for v in values]
+
+        def fcompute(i):
+            result = te.const(0, "int64")
+            for idx in range(len(resolved) - 1, -1, -1):
+                result = te.if_then_else(te.eq(i, idx), te.cast("int64", resolved[idx]), result)
+            return result
+
+        return te.compute((len(resolved),), fcompute, name="shape_to_tensor")
+
+    return ctx.call_te(te_shape_to_tensor, *symbolic, primfunc_name_hint="shape_to_tensor")
+
+
 def _infer_null_value(call: rx.Call, ctx) -> StructInfo:
     require_args(call, ctx, 0, "null_value")
     return ObjectStructInfo()
@@ -325,6 +355,7 @@ _reg(name="relax.tensor_to_shape", script="R.tensor_to_shape", params=(arg("expr
      infer=_infer_tensor_to_shape, purity=True, doc="A 1-D int64 tensor as a shape (OP.tensor_to_shape).")
 _reg(name="relax.shape_to_tensor", script="R.shape_to_tensor", params=(arg("expr"),),
      infer=_infer_shape_to_tensor, purity=True, doc="A shape as a 1-D int64 tensor (OP.shape_to_tensor).",
+     legalize=_legalize_shape_to_tensor, legalize_exempt="", extra={"requires_arg_shapes": False},
      notes="unknown-rank input gives R.Tensor((-1,), \"int64\") as in TVM 0.25")
 _reg(name="relax.hint_on_device", script="R.hint_on_device",
      params=(arg("data"), attr("dst_vdevice", "any"), attr("memory_scope", "str", "global")),

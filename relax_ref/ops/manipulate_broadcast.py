@@ -58,14 +58,17 @@ def _broadcast_to_ref(args, attrs, call, ctx):
 
 def te_broadcast_to(x: te.Tensor, shape: Sequence[P.PrimExpr], checks: Optional[list] = None) -> te.Tensor:
     """TOPI ``broadcast_to`` (``T_broadcast_to``). An input dim that is the literal 1 is read at 0; a
-    static dim equal to its target dim is indexed by the output index; any other dim (symbolic, so it
+    dim that is its target dim (the same constant, or the same symbolic expression, which is 1 exactly
+    when the output's extent is 1, so the index is 0 then) is indexed by the output index; any other dim (symbolic, so it
     may be 1 at run time) is read at 0 when it is 1 and at the output index otherwise, guarded by a
     run-time check that it is 1 or the target dim (OP.broadcast_to.C3; TVM 0.25's TOPI requires it to
     equal the target dim statically and aborts when it cannot prove so)."""
     off = len(shape) - len(x.shape)
 
     def static_eq(d, t) -> bool:
-        return isinstance(d, P.IntImm) and isinstance(t, P.IntImm) and d.value == t.value
+        if isinstance(d, P.IntImm) and isinstance(t, P.IntImm):
+            return d.value == t.value
+        return d == t       # the same expression over the same variables
 
     def f(*i):
         idx = []

@@ -546,6 +546,21 @@ def _dropout_ref(args, attrs, call, ctx):
     return (np.array(x, copy=True), np.ones(x.shape, dtype=x.dtype))
 
 
+def _dropout_legalize(call, ctx):
+    """(PASS.RELEASE.1) TVM 0.27's form: one kernel ``dropout`` computing ``(x, ones_like(x))``, the
+    values of OP.nn.dropout.C2; TVM 0.25 keeps the call."""
+    if not ctx.release.legalize_dropout:
+        return None
+
+    def te_dropout(x):
+        one = te.const(1.0 if x.dtype.startswith(("float", "bfloat")) else 1, x.dtype)
+        return [te.compute(x.shape, lambda *i: x(*i), name="compute"),
+                te.compute(x.shape, lambda *i: one, name="T_full_like",
+                           index_names=[f"ax{k}" for k in range(len(x.shape))])]
+
+    return ctx.call_te(te_dropout, call.args[0], primfunc_name_hint="dropout")
+
+
 # ---------------------------------------------------------------------------------------------------
 # Registration
 # ---------------------------------------------------------------------------------------------------
@@ -590,9 +605,7 @@ def _define_all() -> None:
                    doc="``R.nn.pixel_shuffle(data, upscale_factor)``: (.., C*r*r, H, W) -> (.., C, H*r, W*r) "
                        "(OP.nn.pixel_shuffle.C1-C4)."))
     OPS.append(OpDef(name="relax.nn.dropout", script="R.nn.dropout", params=(arg("data"), attr("rate", "float", 0.5)),
-                   infer=_dropout_infer, reference=_dropout_ref, category="nn",
-                   legalize_exempt="TVM 0.25 leaves nn.dropout to the frontends (its LegalizeOps keeps the call and "
-                                   "its VM cannot execute it); relax-ref keeps LegalizeOps' output identical",
+                   infer=_dropout_infer, reference=_dropout_ref, legalize=_dropout_legalize, category="nn",
                    doc="``R.nn.dropout(data, rate=0.5)``: (data, mask); evaluated in inference mode "
                        "(OP.nn.dropout.C1-C2)."))
 

@@ -18,9 +18,11 @@ analyzer). The reference semantics are vectorized numpy (one matrix product per 
 
 Legalization mirrors ``topi.nn.conv`` (``pad_temp`` + ``conv<k>d_<layout>``) and
 ``topi.nn.group_conv{1,2,3}d_transpose_nc*`` (``data_dilate``, ``data_pad``, ``kernel_transform``,
-``compute``) under TVM's conditions: same input/output layout, no grouped convolution with symbolic
-channels; for transposes the canonical layouts and dilation 1 only. Other calls stay unlegalized, as
-in TVM.
+``compute``) under TVM's conditions: same input/output layout; in TVM 0.25's form no grouped
+convolution with symbolic channels, and for transposes dilation 1 only (TVM 0.27's dilates the kernel
+first, ``kernel_dilate``; PASS.RELEASE.1); for transposes the canonical layouts. Other calls stay
+unlegalized, as in TVM; so does a call whose channel relations (OP.NN.CONV.SEM.3) cannot be proved
+statically, since the kernels do not check them.
 """
 
 from __future__ import annotations
@@ -397,8 +399,8 @@ def te_conv(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], strides, paddi
                       index_names=[names[i] for i in dfrom])
 
 
-def _te_dilate(x: te.Tensor, strides: Sequence[int]) -> te.Tensor:
-    """TOPI ``dilate`` on the spatial dims (``data_dilate``)."""
+def _te_dilate(x: te.Tensor, strides: Sequence[int], name: str = "data_dilate") -> te.Tensor:
+    """TOPI ``dilate`` on the spatial dims (``data_dilate``, ``kernel_dilate``)."""
     nsp = x.ndim - 2
     full = [1, 1] + list(strides)
     out_shape = [x.shape[i] if full[i] == 1 else
@@ -420,14 +422,17 @@ def _te_dilate(x: te.Tensor, strides: Sequence[int]) -> te.Tensor:
             c = te_ops.logical_and(c, more)
         return te_ops.if_then_else(c, x(*idx), te_ops.const(0, x.dtype))
 
-    return te.compute(out_shape, f, name="data_dilate", index_names=[f"i{k}" for k in range(x.ndim)])
+    return te.compute(out_shape, f, name=name, index_names=[f"i{k}" for k in range(x.ndim)])
 
 
 def te_conv_transpose(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], strides, padding, output_padding,
-                      groups: int, out_dtype: str) -> te.Tensor:
-    """``topi.nn.group_conv<k>d_transpose_nc*`` (dilation 1): dilate, pad by ``k - 1 - pad``, flip the
-    kernel (``kernel_transform``) and convolve."""
+                      groups: int, out_dtype: str, dilation: Sequence[int] = ()) -> te.Tensor:
+    """``topi.nn.group_conv<k>d_transpose_nc*``: dilate, pad by ``k - 1 - pad``, flip the kernel
+    (``kernel_transform``) and convolve; a dilation other than 1 first dilates the kernel
+    (``kernel_dilate``, TVM 0.27's legalization: the same sums with zero terms added)."""
     nsp = x.ndim - 2
+    if any(d != 1 for d in dilation):
+        w = _te_dilate(w, dilation, name="kernel_dilate")
     ksz = list(w.shape[2:])
     dil = _te_dilate(x, strides)
     before = [nn_common.i64(0), nn_common.i64(0)] + [te_ops.sub(te_ops.sub(ksz[i], 1),
@@ -466,6 +471,24 @@ def te_conv_transpose(x: te.Tensor, w: te.Tensor, out_shape: Sequence[Any], stri
                                                                                   else ["w"]))
 
 
+def _channels_hold(ctx, data_s, w_s, a, transpose: bool, groups: int) -> bool:
+    """OP.NN.CONV.SEM.3's channel relations, proved statically: the kernels do not check them, so a
+    convolution whose channel counts are symbolic and not provably related keeps its call (and its
+    run-time check) at every release (PASS.RELEASE.2)."""
+    dl, kl = a["data_layout"], a["kernel_layout"]
+    if "C" not in dl or "I" not in kl or "O" not in kl:
+        return True     # packed layouts are not legalized (see below)
+    c = data_s.shape.values[dl.index("C")]
+    i = w_s.shape.values[kl.index("I")]
+    o = w_s.shape.values[kl.index("O")]
+    g = nn_common.i64(groups)
+    an = ctx.analyzer
+    if transpose:
+        return an.can_prove_equal(c, i) and an.can_prove_equal(te_ops.floormod(c, g), nn_common.i64(0))
+    return (an.can_prove_equal(c, te_ops.mul(i, g))
+            and an.can_prove_equal(te_ops.floormod(o, g), nn_common.i64(0)))
+
+
 def _conv_legalize(call, ctx):
     if not legalizable(call):
         return None
@@ -481,19 +504,24 @@ def _conv_legalize(call, ctx):
     out_shape = list(_conv_infer(call, ctx).shape.values)
     strides, padding, dilation = (tuple(int(v) for v in a[k]) for k in ("strides", "padding", "dilation"))
     data_s, w_s = call.args[0].struct_info, call.args[1].struct_info
+    if not _channels_hold(ctx, data_s, w_s, a, transpose, groups):
+        return None
     if transpose:
         dtgt, ktgt = _canonical(nsp, True)
-        if a["data_layout"] != dtgt or a["kernel_layout"] != ktgt or any(d != 1 for d in dilation):
+        if a["data_layout"] != dtgt or a["kernel_layout"] != ktgt:
             return None
+        if any(d != 1 for d in dilation) and not ctx.release.legalize_dilated_conv_transpose:
+            return None     # PASS.RELEASE.1: TVM 0.25 keeps a dilated transposed convolution
         opad = tuple(int(v) for v in a["output_padding"])
-        return ctx.call_te(lambda x, w, s: te_conv_transpose(x, w, s, strides, padding, opad, groups, out_dtype),
+        return ctx.call_te(lambda x, w, s: te_conv_transpose(x, w, s, strides, padding, opad, groups, out_dtype,
+                                                             dilation),
                            call.args[0], call.args[1], out_shape, primfunc_name_hint=f"conv{nsp}d_transpose")
-    if groups != 1:
+    if groups != 1 and not ctx.release.legalize_symbolic_group_conv:
         dl, kl = a["data_layout"], a["kernel_layout"]
         ic = data_s.shape.values[dl.index("C")]
         oc = w_s.shape.values[kl.index("O")]
         if not isinstance(ic, P.IntImm) or not isinstance(oc, P.IntImm):
-            return None
+            return None     # PASS.RELEASE.1: TVM 0.25 keeps a grouped convolution of symbolic channels
     dl, kl = a["data_layout"], a["kernel_layout"]
     return ctx.call_te(lambda x, w, s: te_conv(x, w, s, strides, padding, dilation, groups, dl, kl, out_dtype),
                        call.args[0], call.args[1], out_shape, primfunc_name_hint=f"conv{nsp}d")

@@ -65,7 +65,8 @@ Generated structure (TIR.TE.GEN.*):
 6. ``T.reads`` lists the buffers loaded by the block (outer loads before the loads in their
    indices), excluding buffers the block writes; a buffer read at one index tuple has a point
    region, at several tuples differing by constants the covering range, otherwise its full extent
-   in that dimension. ``T.writes`` is the output point (TIR.TE.GEN.6).
+   in that dimension; with TVM 0.27's form (``release``) an index that holds ``if_then_else`` reads
+   its full extent too. ``T.writes`` is the output point (TIR.TE.GEN.6).
 7. The body is wrapped in the root block, which allocates the intermediate buffers; attrs
    ``{"tir.noalias": True}`` (TIR.TE.GEN.7).
 8. The integer parts of bodies and sources are simplified as ``create_prim_func`` does
@@ -515,8 +516,12 @@ def _post_order_loads(e: P.PrimExpr, out: List[tir.BufferLoad]) -> None:
 
 
 def create_prim_func(args: Sequence[Union[Tensor, P.PrimVar]],
-                     tir_vars: Sequence[P.PrimVar] = ()) -> tir.PrimFunc:
-    """Build the PrimFunc computing the argument tensors (see the module docstring, TIR.TE.GEN)."""
+                     tir_vars: Sequence[P.PrimVar] = (), release: Optional[str] = None) -> tir.PrimFunc:
+    """Build the PrimFunc computing the argument tensors (see the module docstring, TIR.TE.GEN), in
+    the form of TVM ``release`` (:mod:`relax_ref.ops.releases`; None: the current one)."""
+    from .releases import get_release
+
+    whole_axis = get_release(release).whole_axis_conditional_reads
     arg_list = list(args) + list(tir_vars)
     tensors: List[Tensor] = []
     for a in arg_list:
@@ -568,7 +573,7 @@ def create_prim_func(args: Sequence[Union[Tensor, P.PrimVar]],
                     allocs.append(buf)
 
     block_names = _NameSupply()
-    stmts = [_stage_stmt(op, buffers, block_names) if isinstance(op, ComputeOp)
+    stmts = [_stage_stmt(op, buffers, block_names, whole_axis) if isinstance(op, ComputeOp)
              else extern_stmt(op, buffers, block_names.fresh(op.name)) for op in order if isinstance(op, (ComputeOp, ExternOp))]
     if not stmts:
         raise RelaxError("create_prim_func: no compute stage reachable from the arguments")
@@ -599,7 +604,8 @@ def _point_region(buf: tir.Buffer, idx: Sequence[P.PrimExpr]) -> tir.BufferRegio
     return tir.BufferRegion(buf, tuple(tir.Range(i, P.IntImm(1, "int64")) for i in idx))
 
 
-def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _NameSupply) -> tir.Stmt:
+def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _NameSupply,
+                whole_axis: bool = False) -> tir.Stmt:
     """TIR.TE.GEN.3-6: the loop nest and block(s) of one compute stage."""
     axes = list(op.axis) + list(op.reduce_axis)
     axis_vars = {a.var for a in axes}
@@ -640,7 +646,7 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
         for x in sources:
             loads_in(x, loads)
         block = tir.Block(name=block_names.fresh(op.name), iter_vars=iter_vars,
-                          reads=regions(loads, outs),
+                          reads=regions(loads, outs, whole_axis),
                           writes=tuple(_point_region(b, store_idx) for b in outs),
                           body=body, init=init, annotations=op.attrs)
         stmt: tir.Stmt = tir.BlockRealize(bindings, true, block)
@@ -658,7 +664,7 @@ def _stage_stmt(op: ComputeOp, buffers: Dict[int, tir.Buffer], block_names: _Nam
                 iter_vars = (tir.IterVar(P.PrimVar("vi", "int64"), tir.Range(P.IntImm(0, "int64"),
                                                                          P.IntImm(1, "int64")), "spatial"),)
             block = tir.Block(name=block_names.fresh(t.name), iter_vars=iter_vars,
-                              reads=regions(loads, [out]), writes=(_point_region(out, store_idx),),
+                              reads=regions(loads, [out], whole_axis), writes=(_point_region(out, store_idx),),
                               body=tir.BufferStore(out, _store_cast(out, value), store_idx),
                               annotations=op.attrs)
             realizes.append(tir.BlockRealize(bindings, true, block))

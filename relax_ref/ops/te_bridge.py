@@ -50,9 +50,10 @@ class CallTIRInputs:
 
 
 def gen_call_tir_inputs(fte: Callable[..., Any], args: Sequence[Any],
-                        kwargs: Optional[Dict[str, Any]] = None) -> CallTIRInputs:
+                        kwargs: Optional[Dict[str, Any]] = None, release: Optional[str] = None) -> CallTIRInputs:
     """Apply ``fte`` to the converted ``args``/``kwargs`` and build the call's pieces (see module
-    docstring). ``fte`` returns a :class:`te.Tensor` or a sequence of them."""
+    docstring), the kernel in the form of TVM ``release`` (PASS.RELEASE.1). ``fte`` returns a
+    :class:`te.Tensor` or a sequence of them."""
     conv = _Converter()
     te_args = conv.convert(list(args))
     te_kwargs = conv.convert(dict(kwargs or {}))
@@ -76,7 +77,7 @@ def gen_call_tir_inputs(fte: Callable[..., Any], args: Sequence[Any],
         prim_vars_in(e, used)
     unbound = [v for v in used if v not in bound]
 
-    func = te.create_prim_func(list(conv.prim_args) + outs + unbound)
+    func = te.create_prim_func(list(conv.prim_args) + outs + unbound, release=release)
     inverse = {new: old for old, new in conv.var_map.items()}
     vdevice = conv.vdevice
     out_sinfo = tuple(

@@ -184,8 +184,19 @@ def const_offset(a: P.PrimExpr, b: P.PrimExpr) -> Optional[int]:
     return None
 
 
-def regions(loads: Sequence[tir.BufferLoad], skip: Sequence[tir.Buffer]) -> Tuple[tir.BufferRegion, ...]:
-    """TIR.TE.GEN.6: one region per buffer in order of first access."""
+def _holds_if_then_else(e: P.PrimExpr) -> bool:
+    """Whether ``e`` calls ``if_then_else`` outside the indices of the loads it holds."""
+    if isinstance(e, P.PrimCall) and e.op == "tir.if_then_else":
+        return True
+    if isinstance(e, tir.BufferLoad):
+        return False
+    return any(_holds_if_then_else(c) for c in P.children(e))
+
+
+def regions(loads: Sequence[tir.BufferLoad], skip: Sequence[tir.Buffer],
+            whole_axis_conditional: bool = False) -> Tuple[tir.BufferRegion, ...]:
+    """TIR.TE.GEN.6: one region per buffer in order of first access; ``whole_axis_conditional``
+    (TVM 0.27's form, PASS.RELEASE.1): an index holding ``if_then_else`` reads the whole axis."""
     order: List[tir.Buffer] = []
     accesses: Dict[int, List[Tuple[P.PrimExpr, ...]]] = {}
     skip_ids = {id(b) for b in skip}
@@ -205,6 +216,9 @@ def regions(loads: Sequence[tir.BufferLoad], skip: Sequence[tir.Buffer]) -> Tupl
         for d in range(len(buf.shape)):
             idx = [t[d] for t in tuples]
             first = idx[0]
+            if whole_axis_conditional and any(_holds_if_then_else(i) for i in idx):
+                ranges.append(tir.Range(P.IntImm(0, "int64"), buf.shape[d]))
+                continue
             if all(i == first for i in idx):
                 ranges.append(float_index_range(first, buf.shape[d]) or tir.Range(first, one))
                 continue

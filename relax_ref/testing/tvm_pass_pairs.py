@@ -1,13 +1,17 @@
 """Measure how closely relax-ref's passes do what TVM's passes do, on TVM's own pass tests (PASS.FIDELITY.1).
 
-``python -m relax_ref.testing.tvm_pass_pairs DIR [--pass NAME] [--show NAME] [--json OUT] [--tvm] [--check]``
+``python -m relax_ref.testing.tvm_pass_pairs DIR [--pass NAME] [--show NAME] [--json OUT] [--tvm] [--check]
+[--release R]``
 
 ``DIR`` is an apache/tvm checkout (or its ``tests/python/relax``) that the user brings; nothing of it is
 stored in the project. The (input module, passes, expected module) triples of its
 ``test_transform_*.py`` files are extracted with :mod:`ast` (:mod:`relax_ref.testing.tvm_pass_extract`;
 the files are never imported or run); for each pair relax-ref parses both modules, runs its passes of
 the same names with the test's literal arguments (under the test's ``PassContext`` options) and
-compares the result with the expected module under structural equality. Per pass (the pass a pair is
+compares the result with the expected module under structural equality. Passes that write a TVM
+release's form (``release=``, :mod:`relax_ref.ops.releases`) write the release of the tests read: the
+tag named in ``DIR``'s path (``v0.25.0`` -> ``"0.25"``; a branch such as ``main`` -> the current
+release), or ``--release`` (PASS.RELEASE.3). Per pass (the pass a pair is
 about, :func:`~relax_ref.testing.tvm_pass_extract.primary_pass`) the table counts:
 
 * ``pairs`` -- pairs extracted;
@@ -138,16 +142,36 @@ def _resolve(v: Any, module) -> Any:
     return v
 
 
-def build_pass(p: PassCall, module=None):
+def build_pass(p: PassCall, module=None, release: Optional[str] = None):
     """relax-ref's pass of the same name with the test's literal arguments (None: relax-ref has none);
-    parameter references are resolved against ``module``, the parsed input."""
+    parameter references are resolved against ``module``, the parsed input. A pass that writes a TVM
+    release's form gets ``release`` (PASS.RELEASE.3)."""
+    import inspect
+
     from .. import transform
 
     cls = getattr(transform, p.name, None)
     if cls is None or not callable(cls):
         return None
     args, kwargs = p.python_args()
-    return cls(*[_resolve(a, module) for a in args], **{k: _resolve(v, module) for k, v in kwargs.items()})
+    kwargs = {k: _resolve(v, module) for k, v in kwargs.items()}
+    if release is not None and isinstance(cls, type) and "release" in inspect.signature(cls).parameters:
+        kwargs.setdefault("release", release)
+    return cls(*[_resolve(a, module) for a in args], **kwargs)
+
+
+def release_of_root(root: Path) -> str:
+    """(PASS.RELEASE.3) The TVM release whose tests ``root`` holds: the innermost component of its
+    path that names a release tag (``v0.25.0`` -> ``"0.25"``), else the current release (a branch such
+    as ``main``)."""
+    import re
+
+    from ..ops.releases import CURRENT, release_of_tag
+
+    for part in reversed(Path(root).resolve().parts):
+        if re.fullmatch(r"v\d+\.\d+(\.\d+)?", part):
+            return release_of_tag(part)
+    return CURRENT.name
 
 
 def _context(chain: Sequence[PassCall]):
@@ -170,10 +194,10 @@ def _context(chain: Sequence[PassCall]):
         return PassContext()
 
 
-def run_chain(mod, chain: Sequence[PassCall]):
+def run_chain(mod, chain: Sequence[PassCall], release: Optional[str] = None):
     passes = []
     for p in chain:
-        built = build_pass(p, mod)
+        built = build_pass(p, mod, release)
         if built is None:
             raise NotImplementedError(f"relax-ref has no pass {p.name}")
         passes.append(built)
@@ -190,9 +214,10 @@ def _select(x, name: Optional[str]):
 
 
 def check_pair(pair: Pair, timeout: float = 60.0, dialect: Optional[str] = None,
-               texts: Optional[List[tuple]] = None) -> Outcome:
-    """Run one pair (see the module docstring). With ``texts``, a compared pair's two modules are
-    appended to it printed in ``dialect`` (for :func:`compare_with_tvm`)."""
+               texts: Optional[List[tuple]] = None, release: Optional[str] = None) -> Outcome:
+    """Run one pair (see the module docstring) with the passes writing TVM ``release``'s form. With
+    ``texts``, a compared pair's two modules are appended to it printed in ``dialect`` (for
+    :func:`compare_with_tvm`)."""
     from ..analysis.structural_equal import first_difference
 
     chain = " -> ".join(p.describe() for p in pair.chain)
@@ -213,9 +238,9 @@ def check_pair(pair: Pair, timeout: float = 60.0, dialect: Optional[str] = None,
         return out
     try:
         with time_limit(timeout):
-            after = run_chain(before, pair.chain)
+            after = run_chain(before, pair.chain, release)
             if pair.expected_chain:
-                expected = run_chain(expected, pair.expected_chain)
+                expected = run_chain(expected, pair.expected_chain, release)
     except TimeLimitExceeded:
         out.status, out.detail = "raised", f"timeout after {timeout:.0f} s"
         return out
@@ -264,9 +289,13 @@ def compare_with_tvm(texts: Sequence[tuple], timeout: float = 60.0,
 
 
 def measure(root: Path, passes: Optional[Sequence[str]] = None, timeout: float = 60.0,
-            progress: bool = False, with_tvm: bool = False) -> Tuple[List[Outcome], List[Site]]:
+            progress: bool = False, with_tvm: bool = False,
+            release: Optional[str] = None) -> Tuple[List[Outcome], List[Site]]:
     """Every pair of ``root`` (only those about ``passes``); ``with_tvm`` also compares each compared
-    pair under the installed TVM's structural equality (:func:`compare_with_tvm`)."""
+    pair under the installed TVM's structural equality (:func:`compare_with_tvm`). The passes write
+    the form of ``release`` (None: :func:`release_of_root`)."""
+    if release is None:
+        release = release_of_root(root)
     dialect = None
     texts: Optional[List[tuple]] = None
     if with_tvm:
@@ -284,7 +313,7 @@ def measure(root: Path, passes: Optional[Sequence[str]] = None, timeout: float =
         if key in seen:
             continue
         seen.add(key)
-        outcomes.append(check_pair(pair, timeout, dialect, texts))
+        outcomes.append(check_pair(pair, timeout, dialect, texts, release))
         if progress and len(outcomes) % 100 == 0:
             print(f"  {len(outcomes)} pairs", file=sys.stderr)
     if texts:
@@ -379,14 +408,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--tvm", action="store_true",
                     help="also compare under the installed TVM's structural equality (both modules printed in "
                          "its dialect and read by TVM in a worker process)")
+    ap.add_argument("--release", help="the TVM release whose pass output form relax-ref writes (0.25, 0.27; "
+                                      "default: the tag in ROOT's path, else the current release)")
     ap.add_argument("--check", action="store_true",
                     help="exit with status 1 when a readable pair is neither equal nor a recorded divergence, "
                          "or a pass crashed (PASS.FIDELITY.6)")
     args = ap.parse_args(argv)
     t0 = time.time()
     if args.diff:
-        return _print_diff(args.root, args.diff)
-    outcomes, sites = measure(args.root, args.passes, args.timeout, progress=True, with_tvm=args.tvm)
+        return _print_diff(args.root, args.diff, args.release)
+    release = args.release or release_of_root(args.root)
+    outcomes, sites = measure(args.root, args.passes, args.timeout, progress=True, with_tvm=args.tvm,
+                              release=release)
     tvm_version = _tvm_version() if args.tvm else ""
     rows = table(outcomes)
     if not args.all:
@@ -411,7 +444,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args.json.write_text(json.dumps({"outcomes": [asdict(o) for o in outcomes],
                                          "sites": [asdict(s) for s in sites]}, indent=1))
     judge = f"TVM {tvm_version}'s" if tvm_version else "relax-ref's"
-    print(f"\njudged under {judge} structural equality")
+    print(f"\njudged under {judge} structural equality; passes in TVM {release}'s output form")
     low = [n for n, r in sorted(rows.items()) if _share(r) is not None and _share(r) < 0.9]
     if low:
         print("passes with less than 90% of their readable pairs equal: " + ", ".join(low))
@@ -470,8 +503,9 @@ def _script(mod, dialect: Optional[str] = None) -> str:
     return mod.script()
 
 
-def _print_diff(root: Path, where: str) -> int:
+def _print_diff(root: Path, where: str, release: Optional[str] = None) -> int:
     fname, _, line = where.partition(":")
+    release = release or release_of_root(root)
     pairs, _ = extract_pairs(root)
     found = [p for p in pairs if Path(p.file).name == Path(fname).name and str(p.line) == line]
     if not found:
@@ -480,7 +514,8 @@ def _print_diff(root: Path, where: str) -> int:
     for pair in found:
         print(f"=== {pair.test}: {' -> '.join(p.describe() for p in pair.chain)}")
         try:
-            after = _select(run_chain(load_definition(pair.input, pair.input_wrap), pair.chain), pair.select)
+            after = _select(run_chain(load_definition(pair.input, pair.input_wrap), pair.chain, release),
+                            pair.select)
             print("--- relax-ref ---")
             print(_script(after))
         except Exception as e:  # noqa: BLE001 - shown

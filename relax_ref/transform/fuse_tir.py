@@ -160,8 +160,13 @@ class ExpandTupleArguments(Pass):
 # ---------------------------------------------------------------------------------------------------
 
 
-def remove_unused_parameters(mod: IRModule) -> IRModule:
+def remove_unused_parameters(mod: IRModule, release: Optional[str] = None) -> IRModule:
+    """PASS.FUSETIR.2, a symbolic variable passed in the form of TVM ``release`` (PASS.RELEASE.1):
+    ``R.Prim(value=n)`` (0.25) or ``R.Shape([n])`` (0.27)."""
     from ..analysis.struct_info_ops import definable_sym_vars
+    from ..ops.releases import get_release
+
+    as_shape = get_release(release).shape_symbol_params
 
     fixes = {}
     replaced: Dict[str, rx.Function] = {}
@@ -180,11 +185,13 @@ def remove_unused_parameters(mod: IRModule) -> IRModule:
         # order is the reverse of first occurrence (the order relax-ref fixes)
         free_tir = [v for v in free_symbolic_vars(f.body) if v not in defined][::-1]
         for v in free_tir:
-            params.append(rx.Var(name_hint=f"param_{v.name}", struct_info=PrimStructInfo(v.dtype, v)))
+            sinfo = ShapeStructInfo((v,)) if as_shape else PrimStructInfo(v.dtype, v)
+            params.append(rx.Var(name_hint=f"param_{v.name}", struct_info=sinfo))
         replaced[gv.name_hint] = rx.Function(tuple(params), f.body, f.ret_struct_info, f.is_pure, attrs=f.attrs,
                                              span=f.span)
 
-        def fix(call: rx.Call, mask=mask, old_params=f.params, free_tir=free_tir, name=gv.name_hint) -> rx.Call:
+        def fix(call: rx.Call, mask=mask, old_params=f.params, free_tir=free_tir, name=gv.name_hint,
+                as_shape=as_shape) -> rx.Call:
             if len(call.args) != len(mask):
                 raise RelaxError(f"RemoveUnusedParameters: call of {name} provides {len(call.args)} arguments, "
                                  f"but the callee accepts {len(mask)} parameters", call.span)
@@ -197,7 +204,7 @@ def remove_unused_parameters(mod: IRModule) -> IRModule:
                     if v not in binding:
                         raise RelaxError(f"RemoveUnusedParameters: cannot infer symbolic variable {v.name} "
                                          f"from the call of {name}", call.span, symbol=v.name)
-                    args.append(rx.PrimValue(binding[v]))
+                    args.append(rx.ShapeExpr((binding[v],)) if as_shape else rx.PrimValue(binding[v]))
             return rx.Call(call.op, tuple(args), call.attrs, call.sinfo_args, span=call.span)
 
         fixes[gv.name_hint] = fix
@@ -217,13 +224,18 @@ def remove_unused_parameters(mod: IRModule) -> IRModule:
 
 
 class RemoveUnusedParameters(Pass):
-    """(PASS.FUSETIR.2)"""
+    """(PASS.FUSETIR.2) ``release``: the TVM release whose form is written (PASS.RELEASE.1)."""
 
     name = "RemoveUnusedParameters"
     opt_level = 0
 
+    def __init__(self, release: Optional[str] = None) -> None:
+        from ..ops.releases import get_release
+
+        self.release = get_release(release).name
+
     def transform(self, mod: IRModule) -> IRModule:
-        return remove_unused_parameters(mod)
+        return remove_unused_parameters(mod, self.release)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -650,15 +662,20 @@ def fuse_tir_inner(mod: IRModule) -> IRModule:
 
 class FuseTIR(Pass):
     """ExpandTupleArguments, RemoveUnusedParameters, the fusion, DeadCodeElimination
-    (PASS.FUSETIR.*)."""
+    (PASS.FUSETIR.*); ``release`` is RemoveUnusedParameters' (PASS.RELEASE.1)."""
 
     name = "FuseTIR"
     opt_level = 0
 
+    def __init__(self, release: Optional[str] = None) -> None:
+        from ..ops.releases import get_release
+
+        self.release = get_release(release).name
+
     def transform(self, mod: IRModule) -> IRModule:
         from .pass_infra import module_pass
 
-        return Sequential([ExpandTupleArguments(), RemoveUnusedParameters(),
+        return Sequential([ExpandTupleArguments(), RemoveUnusedParameters(self.release),
                            module_pass(fuse_tir_inner, "FuseTIRInner"), DeadCodeElimination()], "FuseTIR")(mod)
 
 

@@ -1,7 +1,8 @@
 """LegalizeOps: replace high-level operator calls by ``call_tir`` of generated PrimFuncs (PASS.LEGALIZE).
 
-``LegalizeOps(skip_ops=(), customize=None)(mod)`` follows TVM 0.25's pass
-(``src/relax/transform/legalize_ops.cc``):
+``LegalizeOps(skip_ops=(), customize=None, release=None)(mod)`` follows TVM's pass
+(``src/relax/transform/legalize_ops.cc``) in the output form of TVM ``release`` (``"0.25"``,
+``"0.27"``; None: the current release, :mod:`relax_ref.ops.releases`, PASS.RELEASE.1-2):
 
 1. Every ``Call`` of an operator in every Relax function (nested functions included) is considered,
    except operators named in ``skip_ops`` (PASS.LEGALIZE.1).
@@ -28,6 +29,7 @@ Legalization functions have the registry signature ``legalize(call, ctx) -> Expr
 is a :class:`LegalizeContext`:
 
 * ``ctx.module`` -- the module being legalized (as of the current round);
+* ``ctx.release`` -- the :class:`~relax_ref.ops.releases.Release` whose output form is written;
 * ``ctx.analyzer`` -- an arithmetic analyzer (``relax_ref.arith.Analyzer``);
 * ``ctx.span`` -- the span of the call being legalized;
 * ``ctx.add_prim_func(func, name_hint) -> GlobalVar`` -- add (or reuse) a PrimFunc;
@@ -119,8 +121,11 @@ def prim_func_key(func: tir.PrimFunc) -> Tuple:
 class LegalizeContext:
     """See the module docstring."""
 
-    def __init__(self, module: IRModule) -> None:
+    def __init__(self, module: IRModule, release: Optional[str] = None) -> None:
+        from ..ops.releases import get_release
+
         self.module = module
+        self.release = get_release(release)
         self.span = None
         self._analyzer = None
         self._added: List[Tuple[rx.GlobalVar, tir.PrimFunc]] = []
@@ -180,7 +185,7 @@ class LegalizeContext:
         """TVM's ``bb.call_te``: see :mod:`relax_ref.ops.te_bridge`."""
         from ..ops.te_bridge import gen_call_tir_inputs
 
-        pieces = gen_call_tir_inputs(fte, args, kwargs)
+        pieces = gen_call_tir_inputs(fte, args, kwargs, release=self.release.name)
         name = primfunc_name_hint or getattr(fte, "__name__", "te_func")
         gv = self.add_prim_func(pieces.func, name)
         return self.call_tir(gv, pieces.args, pieces.out_sinfo, pieces.tir_vars)
@@ -208,15 +213,19 @@ class LegalizeOps(Pass):
     name = "LegalizeOps"
     rebuilds_returns = True   # PASS.UTIL.4
 
-    def __init__(self, skip_ops: Iterable[str] = (), customize: Optional[Mapping[str, LegalizeFunc]] = None):
+    def __init__(self, skip_ops: Iterable[str] = (), customize: Optional[Mapping[str, LegalizeFunc]] = None,
+                 release: Optional[str] = None):
+        from ..ops.releases import get_release
+
         self.skip_ops = frozenset(skip_ops)
         self.customize: Dict[str, LegalizeFunc] = dict(customize or {})
+        self.release = get_release(release).name
 
     def transform(self, mod: IRModule) -> IRModule:
         from ..static.normalize import normalize_module
 
         for _ in range(MAX_ROUNDS):
-            ctx = LegalizeContext(mod)
+            ctx = LegalizeContext(mod, self.release)
             items: Dict[rx.GlobalVar, Any] = {}
             changed = False
             for gv, func in mod.functions_items():
