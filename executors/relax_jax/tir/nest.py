@@ -16,8 +16,10 @@ so evaluating the leaf's expressions once computes them at every point. Two stra
   unrolled over their (static, small) range, so every load is a strided slice. Floating-point sums are
   reassociated, as TIR.VEC.4 allows.
 
-Loads whose index is ``a * loop_var + c`` per axis become strided slices (no gather); other loads
-gather with clamped indices. Nests that do not fit run as loops (:mod:`relax_jax.tir.kernel`). The grid,
+Loads whose index is ``a * loop_var + c`` per axis become strided slices (no gather), also once the
+index is simplified under the loop ranges or is a reshape form (:mod:`relax_jax.tir.index_forms`:
+digits of one expression over merged axes, a mixed-radix sum over split axes); other loads gather
+with clamped indices. Nests that do not fit run as loops (:mod:`relax_jax.tir.kernel`). The grid,
 its registers and the slicing of loads are :mod:`relax_jax.tir.grid`.
 """
 
@@ -39,9 +41,8 @@ from relax_ref.ir.functor import prim_vars_in
 
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from .analysis import Nest, linear_form, substitute_bindings
-from .grid import (
-    Axis, Grid, check_bounds, enter, grid_size, init_mask, linear_index, make_register, slice_view, write_back,
-)
+from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
+from .index_forms import linear_index
 
 #: the largest number of grid points materialised at once
 GRID_LIMIT = 1 << 26
@@ -251,6 +252,7 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
     for v, e in nest.bindings:
         kx.env[v] = cast(kx.ev(e, am), e.dtype, v.dtype)
         kx.ranges.push_bind(v, e)
+    agrid.assume(kx.ranges.analyzer())
     reg = make_register(kx, agrid, red.buffer, nest.index_of[red.buffer.data], am)
     if not reg.proven:
         check_bounds(kx, reg.buf, reg.idx, am, write=True)
