@@ -36,7 +36,7 @@ class Axis:
 
 
 class Register:
-    __slots__ = ("buf", "dv", "acc", "idx", "exprs", "proven", "written")
+    __slots__ = ("buf", "dv", "acc", "idx", "exprs", "proven", "written", "pads_only")
 
     def __init__(self, buf, dv, acc, idx, exprs, proven):
         self.buf = buf
@@ -46,6 +46,9 @@ class Register:
         self.exprs = exprs
         self.proven = proven
         self.written: Any = np.bool_(False)
+        #: the grid's points past its loops' extents write only into the buffer's padding
+        #: (``nest._pads_only``): stores under the grid's own mask need not mask them
+        self.pads_only = False
 
 
 class Grid:
@@ -61,6 +64,9 @@ class Grid:
         self._subst: Dict[int, tuple] = {}
         #: the facts that hold at every executing point of the grid (``assume``)
         self.analyzer = None
+        #: the mask of the executing points (``enter``) and the same without the extents' part
+        self.top_mask: Any = None
+        self.write_mask: Any = None
         self._quiet: Dict[int, tuple] = {}
 
     def assume(self, analyzer) -> None:
@@ -75,9 +81,10 @@ class Grid:
         shape[a.pos] = a.phys
         return (jnp.arange(a.phys, dtype=np_dtype(a.var.dtype)) + const(a.lo, a.var.dtype)).reshape(shape)
 
-    def extent_mask(self) -> Any:
+    def extent_mask(self, first: int = 0) -> Any:
+        """The points inside every loop's extent (of the axes from position ``first`` on)."""
         m = None
-        for a in self.axes:
+        for a in self.axes[first:]:
             if is_static(a.ext) and int(a.ext) == a.phys:
                 continue
             shape = [1] * self.ndim
@@ -134,6 +141,8 @@ class Grid:
                 "written, CALL.TIR.6)"))
         if not reg.proven:
             check_bounds(kx, reg.buf, reg.idx, mask, write=True)
+        if reg.pads_only and mask is self.top_mask:
+            mask = self.write_mask
         if mask is None:
             reg.acc = jnp.broadcast_to(jnp.asarray(val, reg.acc.dtype), self.shape)
             reg.written = np.bool_(True)
@@ -243,17 +252,21 @@ def enter(kx, grid: Grid, loops_info, nest: Nest, outer_mask):
         lp = next(lp for lp in nest.loops if lp.loop_var is a.var)
         kx.ranges.push_range(a.var, lp.min, lp.extent)
     m = and_mask(outer_mask, grid.extent_mask())
+    w = outer_mask
     pred = nest.predicate
     ivs = [v for v, _ in nest.bindings]
     early = pred is not None and not any(v in prim_vars_in(pred) for v in ivs)
     if early:
-        m = and_mask(m, kx.ev(pred, m))
+        pv = kx.ev(pred, m)
+        m, w = and_mask(m, pv), and_mask(w, pv)
     for v, e in nest.bindings:
         kx.env[v] = cast(kx.ev(e, m), e.dtype, v.dtype)
         kx.ranges.push_bind(v, e)
     if pred is not None and not early:
-        m = and_mask(m, kx.ev(pred, m))
+        pv = kx.ev(pred, m)
+        m, w = and_mask(m, pv), and_mask(w, pv)
     grid.assume(kx.ranges.analyzer())
+    grid.top_mask, grid.write_mask = m, w
     return m
 
 
@@ -344,7 +357,7 @@ def box_update(kx, grid: Grid, arr, exprs, value, written, reg) -> Any:
     used = [a.pos for a in vars_ if a is not None]
     if len(set(used)) != len(used) or sorted(used) != list(range(grid.ndim)):
         return None
-    if not (is_static(written) and bool(written)):
+    if not (is_static(written) and bool(written)) and value is not reg.acc:
         value = jnp.where(written, value, reg.acc)
     order = [a.pos for a in vars_ if a is not None]
     upd = jnp.transpose(value, order) if order != sorted(order) else value
