@@ -20,7 +20,8 @@ reference bit for bit. Array results have exactly the node's dtype:
   functions use XLA's float implementations, which may differ from the reference's correctly rounded
   values in the last bits.
 
-Hooks: ``load(node, indices, mask)`` returns the value of a ``BufferLoad``; ``check(bad, mask, make)``
+Hooks: ``load(node, indices, mask)`` returns the value of a ``BufferLoad`` (``indices()`` lowers its
+indices: a load that needs no per-point index, a slice, need not evaluate them); ``check(bad, mask, make)``
 records a run-time error condition (``make()`` builds the error).
 """
 
@@ -330,7 +331,7 @@ def not_(c: Any) -> Any:
 # The lowering
 # ---------------------------------------------------------------------------------------------------
 
-LoadHook = Callable[[tir.BufferLoad, list, Any], Any]
+LoadHook = Callable[[tir.BufferLoad, Callable[[], list], Any], Any]
 CheckHook = Callable[[Any, Any, Callable[[], Exception]], None]
 
 _ARITH = {P.Add: "add", P.Sub: "sub", P.Mul: "mul", P.Div: "div", P.Mod: "mod", P.FloorDiv: "floordiv",
@@ -432,8 +433,7 @@ class PrimLowering:
         if t is tir.BufferLoad:
             if self.load is None:
                 raise UnsupportedError(f"cannot load from buffer '{e.buffer.name}' here")
-            idx = [self.lower(i, env, mask) for i in e.indices]
-            return self.load(e, idx, mask)
+            return self.load(e, lambda: [self.lower(i, env, mask) for i in e.indices], mask)
         raise UnsupportedError(f"cannot lower scalar expression node {t.__name__} to JAX")
 
     # -- arithmetic -----------------------------------------------------------------------------------

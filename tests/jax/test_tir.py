@@ -1,9 +1,6 @@
 """TensorIR lowering: vectorized block nests (no per-element loops), sums of products as dot_general,
 sequential fallbacks for loop-carried dependences, bounds and other run-time errors."""
 
-import collections
-
-import jax
 import numpy as np
 import pytest
 
@@ -11,28 +8,9 @@ import relax_jax
 import relax_ref
 from relax_ref.errors import AssertionFailedError, DivisionByZeroError, OpRuntimeError, TIRBoundsError
 from relax_ref.transform.legalize_ops import LegalizeOps
+from tir_prims import HEADER, prims
 
-HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n\n@I.ir_module\nclass Module:\n"
 RNG = np.random.default_rng(0)
-
-
-def prims(exe, entry, *args):
-    """Primitive counts of the traced computation (sub-jaxprs included)."""
-    f = exe.as_jax_function(entry, checks="off")
-    with jax.enable_x64(True):
-        jp = jax.make_jaxpr(f)(*args)
-    c = collections.Counter()
-
-    def walk(j):
-        for e in j.eqns:
-            c[e.primitive.name] += 1
-            for p in e.params.values():
-                inner = getattr(p, "jaxpr", None)
-                if inner is not None:
-                    walk(inner if hasattr(inner, "eqns") else inner.jaxpr)
-    walk(jp.jaxpr)
-    return c
-
 
 #: the start of a ``main`` binding s = softmax(gelu(x @ w)) in a dataflow block
 SOFTMAX_OF_GELU = '''    @R.function

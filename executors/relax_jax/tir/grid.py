@@ -19,7 +19,8 @@ from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
 
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
-from .analysis import Nest, linear_form, substitute_bindings
+from .analysis import Nest, substitute_bindings
+from .index_forms import cannot_fail, divides, merged_axes, one_var_index, split_axes
 from .memory import flat_index, gather
 
 
@@ -35,7 +36,7 @@ class Axis:
 
 
 class Register:
-    __slots__ = ("buf", "dv", "acc", "idx", "exprs", "proven", "written")
+    __slots__ = ("buf", "dv", "acc", "idx", "exprs", "proven", "written", "pads_only")
 
     def __init__(self, buf, dv, acc, idx, exprs, proven):
         self.buf = buf
@@ -45,6 +46,9 @@ class Register:
         self.exprs = exprs
         self.proven = proven
         self.written: Any = np.bool_(False)
+        #: the grid's points past its loops' extents write only into the buffer's padding
+        #: (``nest._pads_only``): stores under the grid's own mask need not mask them
+        self.pads_only = False
 
 
 class Grid:
@@ -58,15 +62,29 @@ class Grid:
         self.bindings = bindings
         self.regs: Dict[Any, Register] = {}
         self._subst: Dict[int, tuple] = {}
+        #: the facts that hold at every executing point of the grid (``assume``)
+        self.analyzer = None
+        #: the mask of the executing points (``enter``) and the same without the extents' part
+        self.top_mask: Any = None
+        self.write_mask: Any = None
+        self._quiet: Dict[int, tuple] = {}
+
+    def assume(self, analyzer) -> None:
+        """Simplify indices under ``analyzer``'s facts from now on (the loop ranges, bindings and
+        enclosing conditions that hold at every executing point)."""
+        self.analyzer = analyzer
+        self._subst = {}
+        self._quiet = {}
 
     def iota(self, a: Axis):
         shape = [1] * self.ndim
         shape[a.pos] = a.phys
         return (jnp.arange(a.phys, dtype=np_dtype(a.var.dtype)) + const(a.lo, a.var.dtype)).reshape(shape)
 
-    def extent_mask(self) -> Any:
+    def extent_mask(self, first: int = 0) -> Any:
+        """The points inside every loop's extent (of the axes from position ``first`` on)."""
         m = None
-        for a in self.axes:
+        for a in self.axes[first:]:
             if is_static(a.ext) and int(a.ext) == a.phys:
                 continue
             shape = [1] * self.ndim
@@ -76,12 +94,32 @@ class Grid:
         return m
 
     def flat(self, e: P.PrimExpr) -> P.PrimExpr:
+        """``e`` over the loop variables: the block bindings substituted and, when it divides or
+        takes a remainder, simplified under the grid's facts (a reshape kernel's
+        ``(v1 * 64 + v2) // 64 % 8`` is ``v1`` at every point where it executes; the points masked
+        out may read elsewhere, their values are never used)."""
         hit = self._subst.get(id(e))
         if hit is not None and hit[0] is e:
             return hit[1]
         r = substitute_bindings(e, self.bindings)
+        if self.analyzer is not None and divides(r):
+            try:
+                r = self.analyzer.simplify(r)
+            except Exception:  # noqa: BLE001 - a form the analyzer cannot simplify stays as written
+                pass
         self._subst[id(e)] = (e, r)
         return r
+
+    def quiet(self, node: tir.BufferLoad) -> bool:
+        """Whether lowering ``node``'s indices can raise nothing: no load inside them and every
+        divisor provably non-zero under the grid's facts (so skipping their lowering loses no
+        run-time check)."""
+        hit = self._quiet.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        ok = self.analyzer is not None and all(cannot_fail(i, self.analyzer) for i in node.indices)
+        self._quiet[id(node)] = (node, ok)
+        return ok
 
     # -- registers (written buffers) -------------------------------------------------------------------
 
@@ -103,6 +141,8 @@ class Grid:
                 "written, CALL.TIR.6)"))
         if not reg.proven:
             check_bounds(kx, reg.buf, reg.idx, mask, write=True)
+        if reg.pads_only and mask is self.top_mask:
+            mask = self.write_mask
         if mask is None:
             reg.acc = jnp.broadcast_to(jnp.asarray(val, reg.acc.dtype), self.shape)
             reg.written = np.bool_(True)
@@ -120,35 +160,6 @@ class Grid:
         return slice_view(kx, self, arr, exprs)
 
 
-def linear_index(kx, e, gvars, static: bool = True):
-    """``e`` as ``sum(a * v) + c`` over the grid variables ``gvars``: ``(coefs, c)`` with ``c``
-    evaluated (a Python int when ``static``). None when ``e`` is not of that form, or with ``static``
-    when ``c`` is not static."""
-    lf = linear_form(e, gvars)
-    if lf is None:
-        return None
-    coefs, rest = lf
-    c = kx.ev(rest)
-    if static:
-        if not is_static(c):
-            return None
-        c = int(c)
-    return coefs, c
-
-
-def one_var_index(kx, e, gvars, static: bool = True):
-    """``e`` as ``a * v + c`` with at most one grid variable ``v``: ``(v, a, c)``, ``v`` None for a
-    constant; None otherwise (see :func:`linear_index`)."""
-    lf = linear_index(kx, e, gvars, static)
-    if lf is None or len(lf[0]) > 1:
-        return None
-    coefs, c = lf
-    if not coefs:
-        return None, 0, c
-    (v, a), = coefs.items()
-    return v, a, c
-
-
 def slice_view(kx, grid: Grid, arr, exprs, axes_out: Optional[List[int]] = None):
     """``arr[exprs]`` over the grid when every index is ``a * v + c`` (``v`` a grid variable used once,
     ``a > 0``, ``c`` static) or a static constant. Returns an array of the grid's rank (size-1 axes
@@ -157,6 +168,9 @@ def slice_view(kx, grid: Grid, arr, exprs, axes_out: Optional[List[int]] = None)
     if arr.ndim != len(exprs):
         return None
     gvars = list(grid.by_var)
+    if grid.analyzer is not None:
+        arr, exprs = merged_axes(kx, grid, arr, list(exprs))
+        arr, exprs = split_axes(kx, grid, arr, exprs)
     starts, strides, counts, used = [], [], [], []
     take = []
     for p, e in enumerate(exprs):
@@ -238,16 +252,21 @@ def enter(kx, grid: Grid, loops_info, nest: Nest, outer_mask):
         lp = next(lp for lp in nest.loops if lp.loop_var is a.var)
         kx.ranges.push_range(a.var, lp.min, lp.extent)
     m = and_mask(outer_mask, grid.extent_mask())
+    w = outer_mask
     pred = nest.predicate
     ivs = [v for v, _ in nest.bindings]
     early = pred is not None and not any(v in prim_vars_in(pred) for v in ivs)
     if early:
-        m = and_mask(m, kx.ev(pred, m))
+        pv = kx.ev(pred, m)
+        m, w = and_mask(m, pv), and_mask(w, pv)
     for v, e in nest.bindings:
         kx.env[v] = cast(kx.ev(e, m), e.dtype, v.dtype)
         kx.ranges.push_bind(v, e)
     if pred is not None and not early:
-        m = and_mask(m, kx.ev(pred, m))
+        pv = kx.ev(pred, m)
+        m, w = and_mask(m, pv), and_mask(w, pv)
+    grid.assume(kx.ranges.analyzer())
+    grid.top_mask, grid.write_mask = m, w
     return m
 
 
@@ -338,7 +357,7 @@ def box_update(kx, grid: Grid, arr, exprs, value, written, reg) -> Any:
     used = [a.pos for a in vars_ if a is not None]
     if len(set(used)) != len(used) or sorted(used) != list(range(grid.ndim)):
         return None
-    if not (is_static(written) and bool(written)):
+    if not (is_static(written) and bool(written)) and value is not reg.acc:
         value = jnp.where(written, value, reg.acc)
     order = [a.pos for a in vars_ if a is not None]
     upd = jnp.transpose(value, order) if order != sorted(order) else value

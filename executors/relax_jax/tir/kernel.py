@@ -279,21 +279,29 @@ class KExec:
             return TIRBoundsError(f"out-of-bounds {kind} buffer '{name}' (shape {shape})", buffer=name)
         self.check(bad, mask, make)
 
-    def load(self, node: tir.BufferLoad, idx: list, mask: Any) -> Any:
+    def load(self, node: tir.BufferLoad, index, mask: Any) -> Any:
+        """The value of ``node``; ``index()`` lowers its indices. Over a grid, a load proven in bounds
+        whose indices cannot fail (:meth:`Grid.quiet`) is read as a slice without lowering them."""
         buf = node.buffer
         win = self.windows.get(buf.data)
         if win is not None:
-            dv, sidx = window_index(self, buf, win, idx, node.indices, mask, write=False)
+            dv, sidx = window_index(self, buf, win, index(), node.indices, mask, write=False)
             return gather(self.arrays[dv], sidx, None)
         if self.grid is not None:
             reg = self.grid.register_load(self, node, mask)
             if reg is not None:
                 return reg
         dv, view = self.resolve(buf)
-        self._bounds(buf, dv, view, idx, node.indices, mask, write=False)
         arr = self.arrays[dv]
-        if self.grid is not None and view is None:
-            v = self.grid.structured_load(self, arr, node, idx)
+        grid = self.grid
+        if grid is not None and view is None and grid.quiet(node) and self._proven(buf, node.indices):
+            v = grid.structured_load(self, arr, node, None)
+            if v is not None:
+                return v
+        idx = index()
+        self._bounds(buf, dv, view, idx, node.indices, mask, write=False)
+        if grid is not None and view is None:
+            v = grid.structured_load(self, arr, node, idx)
             if v is not None:
                 return v
         return gather(arr, idx, view)

@@ -7,17 +7,22 @@ so evaluating the leaf's expressions once computes them at every point. Two stra
   promoted to a *register* (its elements at the written index, one per point: TIR.VEC.3 ensures they
   are distinct, proven statically here), the leaf runs once over the grid with masks for ``T.where``,
   ``T.init``, branches and padded extents, and the registers are written back -- as one
-  ``dynamic_update_slice`` when the written index is a box, else as a scatter.
+  ``dynamic_update_slice`` when the written index is a box, else as a scatter. Points past a padded
+  extent that write only into the buffer's padding (past its logical extents: unspecified, never
+  read) are not masked out of the write (:func:`_pads_only`).
 * **reduce** -- ``X[I] = X[I] op e`` with optional ``T.init`` (TIR.VEC.4): ``e`` is evaluated over the
-  spatial x reduction grid and reduced with the operator's identity filling masked points. A sum of
+  spatial x reduction grid and reduced with the operator's identity filling the padded reduction
+  points (padded spatial points only give padded results). A sum of
   products of loads becomes ``jnp.einsum`` (``dot_general``); a float32/64 window sum of two loads
   (``X[n, c, y * s + ry * d] * W[f, c, ry]``) becomes one ``conv_general_dilated``; otherwise reduction
   variables that appear in an index together with another loop variable (pooling ``y * 2 + ry``) are
   unrolled over their (static, small) range, so every load is a strided slice. Floating-point sums are
   reassociated, as TIR.VEC.4 allows.
 
-Loads whose index is ``a * loop_var + c`` per axis become strided slices (no gather); other loads
-gather with clamped indices. Nests that do not fit run as loops (:mod:`relax_jax.tir.kernel`). The grid,
+Loads whose index is ``a * loop_var + c`` per axis become strided slices (no gather), also once the
+index is simplified under the loop ranges or is a reshape form (:mod:`relax_jax.tir.index_forms`:
+digits of one expression over merged axes, a mixed-radix sum over split axes); other loads gather
+with clamped indices. Nests that do not fit run as loops (:mod:`relax_jax.tir.kernel`). The grid,
 its registers and the slicing of loads are :mod:`relax_jax.tir.grid`.
 """
 
@@ -39,9 +44,8 @@ from relax_ref.ir.functor import prim_vars_in
 
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from .analysis import Nest, linear_form, substitute_bindings
-from .grid import (
-    Axis, Grid, check_bounds, enter, grid_size, init_mask, linear_index, make_register, slice_view, write_back,
-)
+from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
+from .index_forms import linear_index, one_var_index
 
 #: the largest number of grid points materialised at once
 GRID_LIMIT = 1 << 26
@@ -100,7 +104,9 @@ def _run_map(kx, nest: Nest, info, mask) -> bool:
     kx.grid = None
     m = enter(kx, grid, info, nest, mask)
     for buf in nest.written:
-        grid.regs[buf.data] = make_register(kx, grid, buf, nest.index_of[buf.data], m)
+        reg = make_register(kx, grid, buf, nest.index_of[buf.data], m)
+        reg.pads_only = _pads_only(kx, grid, nest, reg)
+        grid.regs[buf.data] = reg
     kx.grid = grid
     if nest.init is not None:
         kx.exec(nest.init, init_mask(kx, nest, m))
@@ -234,8 +240,11 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
             val = cast(kx.ev(red.operand, m), red.operand.dtype, dtype)
             kx.grid = None
             val = jnp.broadcast_to(val, egrid.shape)
-            if m is not None:
-                val = jnp.where(m, val, _identity(red.op, dtype))
+            # the identity at the padded reduction points (padded spatial points only give padded
+            # results, which the write-back keeps out of the buffer's logical extents)
+            keep = egrid.extent_mask(len(a_axes))
+            if keep is not None:
+                val = jnp.where(keep, val, _identity(red.op, dtype))
             part = _reduce(red.op, val, tuple(range(len(a_axes), egrid.ndim)), dtype)
         total = part if total is None else _combine(red.op, total, part)
         kx.ranges.pop_to(mark)
@@ -251,6 +260,7 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
     for v, e in nest.bindings:
         kx.env[v] = cast(kx.ev(e, am), e.dtype, v.dtype)
         kx.ranges.push_bind(v, e)
+    agrid.assume(kx.ranges.analyzer())
     reg = make_register(kx, agrid, red.buffer, nest.index_of[red.buffer.data], am)
     if not reg.proven:
         check_bounds(kx, reg.buf, reg.idx, am, write=True)
@@ -272,10 +282,44 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
         if not is_static(ext):
             c = jnp.asarray(ext) > 0
             executed = c if executed is None else jnp.logical_and(executed, c)
-    written = and_mask(am, executed)
+    written = and_mask(mask if _pads_only(kx, agrid, nest, reg) else am, executed)
     if written is None:
         written = np.bool_(True)
     write_back(kx, agrid, reg, result.astype(reg.acc.dtype), written)
+    return True
+
+
+def _pads_only(kx, grid: Grid, nest: Nest, reg) -> bool:
+    """Whether the points of ``grid`` past its loops' extents write only into the padding of the
+    register's buffer (past its logical extents), so that the write-back need not mask them: the
+    written index is a box (``v + c`` per position, ``c`` static) and ``c + extent >= `` the
+    buffer's extent along every padded loop's position."""
+    padded = [a for a in grid.axes if not (is_static(a.ext) and int(a.ext) == a.phys)]
+    if not padded or grid.analyzer is None:
+        return not padded
+    if kx.resolve(reg.buf)[1] is not None:
+        return False
+    gvars = list(grid.by_var)
+    extent = {lp.loop_var: lp.extent for lp in nest.loops}
+    shape = reg.buf.shape
+    exprs = [grid.flat(i) for i in reg.exprs]
+    if len(exprs) != len(shape):
+        return False
+    for a in padded:
+        hit = None
+        for p, e in enumerate(exprs):
+            lf = one_var_index(kx, e, gvars)
+            if lf is not None and lf[0] is a.var and lf[1] == 1:
+                hit = (p, lf[2])
+        if hit is None:
+            return False
+        p, c = hit
+        end = P.add(P.IntImm(c + a.lo, extent[a.var].dtype), extent[a.var])
+        try:
+            if not grid.analyzer.can_prove(P.ge(end, shape[p])):
+                return False
+        except Exception:  # noqa: BLE001 - unprovable: masked
+            return False
     return True
 
 
@@ -464,8 +508,9 @@ def _einsum(kx, grid: Grid, red, n_spatial: int, m) -> Any:
         subs.append(axes)
     if not ops:
         return None
-    # masks: padded extents zero the factors that span them
-    for a in grid.axes:
+    # masks: padded reduction extents zero the factors that span them (every one: 0 * NaN is NaN);
+    # a padded spatial extent only gives padded results, which nothing reads
+    for a in grid.axes[n_spatial:]:
         if is_static(a.ext) and int(a.ext) == a.phys:
             continue
         for j, axes in enumerate(subs):
