@@ -21,6 +21,10 @@ Usage::
     python examples/llama_tiny.py --impl ref,tvm              # TVM 0.25: relax.build(target="llvm") + VM
     python examples/llama_tiny.py --impl ref,jax,tvm --style kv_cache
     python examples/llama_tiny.py --impl ref,jax --mesh 2      # + tensor parallel on 2 workers
+    python examples/llama_tiny.py --impl ref,jax --dtype bfloat16 --style kv_cache
+
+With ``--dtype bfloat16`` (``Config(dtype=...)``, both styles) the weights, activations and caches are
+bfloat16 (the rotary table is computed in float32 and rounded); ``ref`` and ``jax`` agree bit for bit.
 
 With ``--mesh N`` (2, 4, ...) each implementation also runs the tensor-parallel form of the model
 (``llama_tp.py``: attention heads and MLP columns sharded over a mesh of ``N`` workers, one allreduce
