@@ -173,3 +173,14 @@ class M:
     x, w = RNG.standard_normal((1, 4, 6, 6)).astype("float32"), RNG.standard_normal((2, 3, 3, 3)).astype("float32")
     with pytest.raises(relax_ref.RelaxError):
         relax_ref.evaluate(LegalizeOps()(mod), "main", x, w, RNG.standard_normal((2, 4, 3, 3)).astype("float32"))
+
+
+def test_measurement_builds_passes_of_the_release():
+    """PASS.RELEASE.3: the measurement hands its release to the passes that take one, and only to them."""
+    from relax_ref.testing.tvm_pass_pairs import build_pass
+    from relax_ref.testing.tvm_pass_values import PassCall
+
+    assert build_pass(PassCall("LegalizeOps"), release="0.25").release == "0.25"
+    assert build_pass(PassCall("RemoveUnusedParameters"), release="0.25").release == "0.25"
+    assert build_pass(PassCall("FuseTIR")).release == CURRENT.name
+    assert not hasattr(build_pass(PassCall("DeadCodeElimination"), release="0.25"), "release")
