@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from relax_ref.errors import ArityMismatchError, OpRuntimeError, TypeMismatchError
 from relax_ref.interp import paged_attention as pa
@@ -104,3 +106,45 @@ def test_create_arguments():
         PAGED_KV_FUNCS["vm.builtin.kv_state_popn"](c, 0)
     assert NUMPY_PAGED.num_available_pages(c) == PrimScalar(5, "int64")
 
+
+
+def _check_invariants(s: PagedState) -> None:
+    """CALL.PAGEDKV.2: a table of ceil(n / P) pages; a page is free exactly when no table holds it;
+    a page two tables share is full in both, at the same index."""
+    held = {}
+    for seq, table in s.tables.items():
+        n = s.lengths[seq]
+        assert len(table) == -(-n // s.page_size)
+        for i, p in enumerate(table):
+            held.setdefault(p, []).append((seq, i))
+    assert s.available() == s.num_pages - len(held)
+    for p, users in held.items():
+        assert s.refs[p] == len(users)
+        if len(users) > 1:
+            assert len({i for _, i in users}) == 1
+            for seq, i in users:
+                assert s.lengths[seq] >= (i + 1) * s.page_size
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "fork", "popn", "remove", "forward"]),
+                          st.integers(0, 4), st.integers(0, 4), st.integers(-1, 12)), max_size=30))
+def test_random_operations_keep_the_page_invariants(ops):
+    s = PagedState(num_pages=12, page_size=3, max_batch=3, chunk=10)
+    for op, a, b, k in ops:
+        before = (dict(s.lengths), {q: list(t) for q, t in s.tables.items()}, list(s.refs))
+        try:
+            if op == "add":
+                s.add(a)
+            elif op == "fork":
+                s.fork(a, b, k)
+            elif op == "popn":
+                s.popn(a, k)
+            elif op == "remove":
+                s.remove(a)
+            else:
+                s.begin(sorted({a, b}), [max(k, 1)] * len({a, b}))
+                s.end()
+        except OpRuntimeError:
+            assert (s.lengths, s.tables, s.refs) == before     # a failed requirement changes nothing
+        _check_invariants(s)
