@@ -296,16 +296,18 @@ def error_cases():
     err("popn_past_the_length", lambda p: (p.add(0), p.forward([(0, 3)]), p.popn(0, 4)),
         ["CALL.PAGEDKV.5", "CALL.PAGEDKV.8", "CALL.PAGEDKV.9", "CALL.DPS.2"], "popping 4 of 3 tokens")
     err("begin_forward_twice", lambda p: (p.add(0), p.forward([(0, 2)], end=False), p.forward([(0, 1)])),
-        ["CALL.PAGEDKV.8", "CALL.PAGEDKV.9", "CALL.DPS.2"], "a second begin_forward before end_forward")
-    err("end_forward_without_begin", lambda p: (p.add(0), p.call("kv_state_end_forward")), [],
+        ["CALL.PAGEDKV.8", "CALL.PAGEDKV.9", "CALL.DPS.2", "DIV.PAGEDKV.1"], "a second begin_forward before end_forward")
+    err("end_forward_without_begin", lambda p: (p.add(0), p.call("kv_state_end_forward")), ["DIV.PAGEDKV.1"],
         "no forward is open")
     err("sequence_change_inside_a_forward", lambda p: (p.add(0), p.forward([(0, 2)], end=False), p.add(1)),
-        ["CALL.PAGEDKV.8", "CALL.PAGEDKV.9", "CALL.DPS.2"], "adding a sequence while a forward is open")
+        ["CALL.PAGEDKV.8", "CALL.PAGEDKV.9", "CALL.DPS.2", "DIV.PAGEDKV.1"], "adding a sequence while a forward is open")
     err("capacity_exceeded", lambda p: (p.add(0), p.forward([(0, 13)])), [],
         "13 tokens need 4 pages, a capacity of 8 tokens in pages of 4 has 3", capacity=8)
-    err("batch_larger_than_the_sequence_count", lambda p: (p.add(0), p.add(1), p.forward([(0, 1), (1, 1)])), [],
-        "2 sequences in a forward of a cache made for 1", batch=1)
-    err("forward_larger_than_the_chunk", lambda p: (p.add(0), p.forward([(0, 9)])), [],
+    err("batch_larger_than_the_sequence_count", lambda p: (p.add(0), p.add(1), p.forward([(0, 1), (1, 1)])),
+        ["DIV.PAGEDKV.1"], "2 sequences in a forward of a cache made for 1", batch=1)
+    err("repeated_sequence_in_a_batch", lambda p: (p.add(0), p.forward([(0, 1), (0, 1)])), ["DIV.PAGEDKV.1"],
+        "the sequence 0 twice in one forward")
+    err("forward_larger_than_the_chunk", lambda p: (p.add(0), p.forward([(0, 9)])), ["DIV.PAGEDKV.1"],
         "9 tokens in one forward of a cache whose prefill chunk is 8", chunk=8)
 
     def attention_outside(p):
