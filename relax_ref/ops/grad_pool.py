@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import OpRuntimeError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
+from ..ir import prim_expr as P
 from ..ir.struct_info import StructInfo
 from . import common
 from . import nn_common
@@ -276,8 +277,23 @@ def _legalize(call: rx.Call, ctx: Any):
     k, s, p, d = _attrs(a)
     kind = _kind(call)
     ceil_mode, cip = bool(a["ceil_mode"]), bool(a["count_include_pad"])
+    if kind == "avg" and _topi_avg(call, k, s, p, d, ceil_mode, cip):
+        axes = [lay.index_of(c) for c in "HW"]
+        return ctx.call_te(lambda g, x: te_topi_avg_pool_grad(g, x, k, s, p, ceil_mode, cip, axes), *call.args,
+                           primfunc_name_hint="avg_pool2d_backward")
     return ctx.call_te(lambda g, x: te_pool_grad(g, x, kind, k, s, p, d, ceil_mode, cip, layout), *call.args,
                        primfunc_name_hint=f"{kind}_pool2d_backward")
+
+
+def _topi_avg(call, kernel, strides, padding, dilation, ceil_mode: bool, count_include_pad: bool) -> bool:
+    """TOPI's average-pool gradient applies (OP.grad.avg_pool2d_backward.KERNEL.1): a float dtype (its
+    integer division would widen the result), no dilation (TOPI has none), and not ``count_include_pad``
+    with ``ceil_mode`` (TOPI divides every window by ``kh * kw``, also those past the explicit padding)."""
+    if not _dt.is_float(call.struct_info.dtype) or any(v != 1 for v in dilation):
+        return False
+    if count_include_pad and ceil_mode:
+        return False
+    return True
 
 
 def _make(kind: str) -> OpDef:
@@ -298,4 +314,51 @@ def _make(kind: str) -> OpDef:
 #: the pooling gradients (read by :mod:`.grad`)
 POOL_OPS: List[OpDef] = [_make("max"), _make("avg")]
 
-__all__ = ["POOL_OPS", "pool_grad_canonical", "te_pool_grad"]
+
+def te_topi_avg_pool_grad(g: te.Tensor, x: te.Tensor, kernel, strides, padding, ceil_mode: bool,
+                          count_include_pad: bool, axes: Sequence[int]) -> te.Tensor:
+    """TOPI's ``pool_grad`` of the average pool (OP.grad.avg_pool2d_backward.KERNEL.1): per data
+    position the sum over the ``ceil(k / s)`` output positions whose window may cover it, counting
+    down from ``(h + pad_top) / s``."""
+    (kh, kw), (sh, sw) = kernel, strides
+    pt, pl, pb, pr = padding
+    if ceil_mode:
+        pb, pr = pb + sh - 1, pr + sw - 1
+    i32 = lambda v: P.IntImm(v, "int32")  # noqa: E731
+    height, width = x.shape[axes[0]], x.shape[axes[1]]
+    out_h = g.shape[axes[0]]
+    out_w = g.shape[axes[1]]
+    wh = te.reduce_axis(nn_common.i64((kh + sh - 1) // sh), "wh")
+    ww = te.reduce_axis(nn_common.i64((kw + sw - 1) // sw), "ww")
+    whv, wwv = wh.var, ww.var
+
+    def body(*inds):
+        pad_h = te_ops.add(inds[axes[0]], i32(pt))
+        pad_w = te_ops.add(inds[axes[1]], i32(pl))
+        o = list(inds)
+        o[axes[0]] = te_ops.sub(te_ops.div(pad_h, i32(sh)), whv)
+        o[axes[1]] = te_ops.sub(te_ops.div(pad_w, i32(sw)), wwv)
+        low_h = te_ops.select(te_ops.lt(pad_h, i32(kh)), P.IntImm(0, pad_h.dtype),
+                              te_ops.add(te_ops.div(te_ops.sub(pad_h, i32(kh)), i32(sh)), i32(1)))
+        low_w = te_ops.select(te_ops.lt(pad_w, i32(kw)), P.IntImm(0, pad_w.dtype),
+                              te_ops.add(te_ops.div(te_ops.sub(pad_w, i32(kw)), i32(sw)), i32(1)))
+        if count_include_pad:
+            factor = te_ops.mul(i32(kh), i32(kw))
+        else:
+            hs = te_ops.sub(te_ops.mul(o[axes[0]], i32(sh)), i32(pt))
+            ws = te_ops.sub(te_ops.mul(o[axes[1]], i32(sw)), i32(pl))
+            he = te_ops.min_(te_ops.add(hs, i32(kh)), height)
+            we = te_ops.min_(te_ops.add(ws, i32(kw)), width)
+            hs = te_ops.max_(hs, P.IntImm(0, hs.dtype))
+            ws = te_ops.max_(ws, P.IntImm(0, ws.dtype))
+            factor = te_ops.max_(te_ops.mul(te_ops.sub(he, hs), te_ops.sub(we, ws)), P.IntImm(1, he.dtype))
+        # TOPI's (a and b) and (c and d), as TVM's simplifier leaves it: ((a and b) and c) and d
+        ok = te_ops.logical_and(te_ops.logical_and(
+            te_ops.logical_and(te_ops.ge(o[axes[0]], low_h), te_ops.lt(o[axes[0]], out_h)),
+            te_ops.ge(o[axes[1]], low_w)), te_ops.lt(o[axes[1]], out_w))
+        return te.sum(te_ops.if_then_else(ok, te_ops.div(g(*o), factor), te_ops.const(0, g.dtype)), axis=[wh, ww])
+
+    return te.compute(x.shape, body, name="T_pool_grad", index_names=[f"ax{i}" for i in range(x.ndim)])
+
+
+__all__ = ["POOL_OPS", "pool_grad_canonical", "te_pool_grad", "te_topi_avg_pool_grad"]

@@ -19,7 +19,12 @@ relax-ref's simplifier does not produce:
 * nested floor divisions and modulos by positive constants take TVM's split form
   ``x % upper // lower``: ``x // a // b`` is ``x // (a * b)`` and ``x // l % c`` is ``x % (l * c) // l``
   (when an inner ``% upper`` allows it);
-* a lone negated term is ``0 - x`` (relax-ref's simplifier writes ``x * -1``).
+* a lone negated term is ``0 - x`` (relax-ref's simplifier writes ``x * -1``), also inside an expression;
+* ``min(x + c, y) - x`` is ``min(c, y - x)`` for an atom ``x``;
+* ``max(a, c)`` whose sum ``a`` and constant ``c`` share a factor ``g > 1`` is ``max(a / g, c / g) * g``.
+
+As TVM's generator, which simplifies without the ranges of the axes, no variable is assumed
+non-negative (``T.Div(v + 2, 2)`` stays a truncating division, ``max(0 - v, 0)`` stays).
 
 Every rewrite preserves the value under the simplifier's assumptions (ARITH.ASSUME.1: integer
 sub-expressions do not wrap around).
@@ -212,7 +217,8 @@ def _has_load(e: P.PrimExpr) -> bool:
 def _full(e: P.PrimExpr) -> P.PrimExpr:
     from ..arith.analyzer import simplify
 
-    return _Comparisons().visit(_SumOrder().visit(_negation(simplify(e))))
+    # TVM's generator simplifies without the ranges of the axes: no variable is assumed non-negative
+    return _Comparisons().visit(_FactorMinMax().visit(_SumOrder().visit(_negation(simplify(e, symbolic_nonneg=False)))))
 
 
 def _split_key(t: P.PrimExpr) -> Tuple[int, float]:
@@ -229,6 +235,13 @@ class _SumOrder(PrimExprMutator):
     """TVM's canonical order of a sum's terms: by scale, then the split's lower and upper factors,
     all descending (stable); rendered positive terms, a positive constant, subtracted terms, a
     negative constant."""
+
+    def visit_Mul(self, e):
+        # a lone negated term is ``0 - x`` (``0 - x * c``)
+        if e.dtype in _INDEX and isinstance(e.b, P.IntImm) and e.b.value < 0:
+            x = self.visit(e.a)
+            return P.Sub(P.IntImm(0, e.dtype), x if e.b.value == -1 else P.Mul(x, P.IntImm(-e.b.value, e.dtype)))
+        return self.generic_visit(e)
 
     def visit_Add(self, e):
         return self._sum(e)
@@ -256,7 +269,7 @@ class _SumOrder(PrimExprMutator):
             else:
                 terms.append((self.visit(x), sign))
         walk(e, 1)
-        if len(terms) < 2:
+        if not _min_minus(terms) and len(terms) < 2:
             return self.generic_visit(e)
         order = sorted(range(len(terms)), key=lambda i: (-terms[i][1], -_split_key(terms[i][0])[0],
                                                          -_split_key(terms[i][0])[1], i))
@@ -278,6 +291,82 @@ class _SumOrder(PrimExprMutator):
         if base[0] < 0:
             res = P.Sub(res, P.IntImm(-base[0], d))
         return res
+
+
+def _min_minus(terms: list) -> bool:
+    """TVM's rewrite ``min(x + c, y) - x`` -> ``min(c, y - x)`` on a sum's terms (``x`` an atom with
+    coefficient 1 in the ``min``, -1 outside it)."""
+    for i, (t, k) in enumerate(terms):
+        if k != 1 or not isinstance(t, P.Min) or not isinstance(t.a, P.Add) or not isinstance(t.a.b, P.IntImm):
+            continue
+        x = t.a.a
+        if isinstance(x, (P.Mul, P.Add, P.Sub, P.IntImm)):
+            continue
+        for j, (u, kj) in enumerate(terms):
+            if kj == -1 and u == x:
+                terms[i] = (P.Min(t.a.b, P.Sub(t.b, x)), 1)
+                del terms[j]
+                return True
+    return False
+
+
+class _FactorMinMax(PrimExprMutator):
+    """TVM's rewrite ``max(x * c1, c2)`` -> ``max(x, c2 / c1) * c1`` when the sum ``x * c1`` has a common
+    factor ``c1 > 1`` of its coefficients and constant that divides ``c2`` (TVM leaves ``min`` alone)."""
+
+    def visit_Max(self, e):
+        return self._factor(P.Max, self.generic_visit(e))
+
+    def _factor(self, op, e):
+        from math import gcd
+
+        if not isinstance(e, op) or e.dtype not in _INDEX or not isinstance(e.b, P.IntImm):
+            return e
+        terms, base = _linear_terms(e.a)
+        if terms is None or not terms:
+            return e
+        g = 0
+        for _, k in terms:
+            g = gcd(g, abs(k))
+        g = gcd(gcd(g, abs(base)), abs(e.b.value))
+        if g <= 1:
+            return e
+        d = e.dtype
+        inner = None
+        for x, k in terms:
+            t = x if abs(k) // g == 1 else P.Mul(x, P.IntImm(abs(k) // g, d))
+            if k > 0:
+                inner = t if inner is None else P.Add(inner, t)
+        if base > 0:
+            inner = P.IntImm(base // g, d) if inner is None else P.Add(inner, P.IntImm(base // g, d))
+        for x, k in terms:
+            t = x if abs(k) // g == 1 else P.Mul(x, P.IntImm(abs(k) // g, d))
+            if k < 0:
+                inner = P.Sub(P.IntImm(0, d) if inner is None else inner, t)
+        if base < 0:
+            inner = P.Sub(inner, P.IntImm(-base // g, d))
+        return P.Mul(op(inner, P.IntImm(e.b.value // g, d)), P.IntImm(g, d))
+
+
+def _linear_terms(e: P.PrimExpr):
+    """The ``(atom, coefficient)`` terms (in order) and the constant of a rendered sum, or None."""
+    terms: list = []
+    base = [0]
+
+    def walk(x, sign) -> bool:
+        if isinstance(x, P.Add):
+            return walk(x.a, sign) and walk(x.b, sign)
+        if isinstance(x, P.Sub):
+            return walk(x.a, sign) and walk(x.b, -sign)
+        if isinstance(x, P.IntImm):
+            base[0] += sign * x.value
+        elif isinstance(x, P.Mul) and isinstance(x.b, P.IntImm):
+            terms.append((x.a, sign * x.b.value))
+        else:
+            terms.append((x, sign))
+        return True
+    walk(e, 1)
+    return terms, base[0]
 
 
 def _negation(e: P.PrimExpr) -> P.PrimExpr:

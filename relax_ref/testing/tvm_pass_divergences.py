@@ -77,11 +77,10 @@ RECORDED: Tuple[Recorded, ...] = (
     Recorded('test_transform_legalize_ops_nn.py', 'test_nll_no_weight', 'LegalizeOps', F3,
              NLL),
     Recorded('test_transform_legalize_ops_grad.py', 'test_max_pool2d_backward', 'LegalizeOps', F3,
-             'a kernel of relax-ref\'s own structure with the same values: the gradient is gathered per input '
-             'position over the windows that contain it; TOPI\'s pool_grad scatters per output position'),
-    Recorded('test_transform_legalize_ops_grad.py', 'test_avg_pool2d_backward', 'LegalizeOps', F3,
-             'a kernel of relax-ref\'s own structure with the same values: the gradient is gathered per input '
-             'position over the windows that contain it; TOPI\'s pool_grad scatters per output position'),
+             "TOPI's pool_grad does not bound the output positions it reads from above: for this test's shapes "
+             "data column 9 reads argmax column 5 of 5 (out of bounds); its argmax reducer also gives no gradient "
+             "to a window whose maximum is the dtype's lowest value and moves past a NaN, where the semantics "
+             "(OP.grad.max_pool2d_backward.C4) give the first maximum and nothing"),
     Recorded('test_transform_legalize_ops_grad.py', 'test_nll_loss_backward', 'LegalizeOps', F3,
              NLL_BACK),
     Recorded('test_transform_legalize_ops_grad.py', 'test_nll_loss_backward_no_batch', 'LegalizeOps', F3,
@@ -92,8 +91,6 @@ RECORDED: Tuple[Recorded, ...] = (
              DSS),
     Recorded('test_transform_legalize_ops_index_linear_algebra.py', 'test_dynamic_strided_slice_symbolic', 'LegalizeOps', F3,
              DSS),
-    Recorded('test_transform_legalize_ops_nn.py', 'test_avg_pool2d_NCHW16c', 'LegalizeOps', F3,
-             "a kernel of relax-ref's own structure with the same values: the divisor of a packed-layout average pool is simplified with the window's bounds (TVM keeps max(0 - i, 0))"),
     Recorded('test_transform_legalize_ops_nn.py', 'test_conv2d_transpose_symbolic', 'LegalizeOps', F3,
              "the data's channels c and the weight's input channels f are not provably equal, so the call is kept "
              "with its run-time check (OP.NN.CONV.SEM.3; outside a dataflow block a pass keeps run-time errors, "

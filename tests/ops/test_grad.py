@@ -150,3 +150,32 @@ def test_pool_backward_legalizes_to_kernels_computing_the_cases(kind):
                    f"y = R.grad.{kind}_pool2d_backward(g, x, pool_size=[2, 2], strides=[2, 2])\nreturn y")
     assert "R.grad." not in LegalizeOps()(relax_ref.parse(text)).script()
     assert legalized_cases_agree("op_grad", tag=f"op:grad.{kind}_pool2d_backward") >= 3
+
+
+@pytest.mark.parametrize("attrs,layout,topi", [
+    ("pool_size=[5, 5], strides=[2, 2], padding=[2, 1, 2, 1], ceil_mode=True", "NCHW", True),
+    ("pool_size=[3, 2], strides=[1, 2], padding=[1, 0, 2, 1], count_include_pad=True", "NHWC", True),
+    ("pool_size=[2, 2], strides=[2, 2], ceil_mode=True, count_include_pad=True", "NCHW", False),
+])
+def test_avg_pool2d_backward_legalizes_as_topi(attrs, layout, topi):
+    """OP.grad.avg_pool2d_backward.KERNEL.1: TOPI's kernel (a reduction over the candidate output windows
+    ``wh``, ``ww``) where its divisor is the operator's; the values are the reference's on both
+    evaluators (as for the kernel it replaces, within a rounding of the float sum)."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 2, 7, 6)).astype("float32")
+    head = "from tvm.script import ir as I, relax as R, tirx as T\n@I.ir_module\nclass Module:\n    @R.function\n"
+    fwd = relax_ref.parse(head + '    def main(x: R.Tensor((1, 2, 7, 6), "float32")):\n'
+                          f'        y = R.nn.avg_pool2d(x, {attrs})\n        return y\n')
+    gshape = relax_ref.evaluate(fwd, "main", x).shape
+    if layout == "NHWC":
+        x, gshape = x.transpose(0, 2, 3, 1).copy(), (gshape[0], gshape[2], gshape[3], gshape[1])
+    g = rng.standard_normal(gshape).astype("float32")
+    mod = relax_ref.parse(head + f'    def main(g: R.Tensor({tuple(gshape)}, "float32"), x: R.Tensor({x.shape}, "float32")):\n'
+                          f'        y = R.grad.avg_pool2d_backward(g, x, {attrs}, layout="{layout}")\n        return y\n')
+    legal = LegalizeOps()(mod)
+    assert ("wh, ww" in legal.script()) == topi
+    want = relax_ref.evaluate(mod, "main", g, x)
+    for got in (relax_ref.evaluate(legal, "main", g, x), relax_jax.compile(legal)("main", g, x)):
+        got = np.asarray(got)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)

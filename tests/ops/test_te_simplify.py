@@ -72,3 +72,25 @@ def test_values_are_kept(t, cmp, rv, cv):
         except Exception:  # noqa: BLE001 - a division by zero: nothing to compare
             continue
         assert eval_prim(simplify_compute(e), env) == want, P.to_str(e)
+
+
+def test_no_sign_assumption_and_tvms_min_max_rewrites():
+    """TIR.TE.GEN.8: no variable is assumed non-negative; a lone negated term inside an expression is
+    ``0 - x``; ``min(x + c, y) - x`` is ``min(c, y - x)``; a common factor leaves a ``max``."""
+    v = P.PrimVar("v", "int64")
+    w = P.PrimVar("w", "int64")
+    assert _s(P.Max(P.Sub(_i(0), v), _i(0))) == "T.max(0 - v, 0)"
+    assert _s(P.Div(P.Add(v, _i(2)), _i(2))) == "T.truncdiv(v + 2, 2)"
+    e = P.Add(P.Sub(P.Min(P.Add(v, _i(2)), _i(111)), P.Add(v, P.Max(P.Sub(_i(0), v), _i(0)))), _i(1))
+    assert _s(e) == "T.min(2, 111 - v) + 1 - T.max(0 - v, 0)"
+    f = P.Max(P.Sub(P.Sub(P.Mul(v, _i(2)), P.Mul(w, _i(2))), _i(2)), _i(0))
+    assert _s(f) == "T.max(v - w - 1, 0) * 2"
+    g = P.Max(P.Sub(P.Mul(v, _i(2)), _i(1)), _i(0))             # no common factor with the constant
+    assert _s(g) == "T.max(v * 2 - 1, 0)"
+    h = P.Min(P.Add(P.Mul(v, _i(2)), _i(4)), _i(10))            # min keeps its form
+    assert _s(h) == "T.min(v * 2 + 4, 10)"
+    for vv in (-3, 0, 5):
+        for ww in (-2, 0, 4):
+            env = {v: vv, w: ww}
+            for x in (e, f, g, h):
+                assert eval_prim(simplify_compute(x), env) == eval_prim(x, env)
