@@ -13,7 +13,7 @@ loops for the sequential scatters); rejections and run-time errors are the cited
 
 import numpy as np
 
-from relax_conformance.gen import Case, Fails, Invalid, Prim
+from relax_conformance.gen import Case, Fails, Invalid, Prim, module_text
 
 from case_helpers import f32, module, rng_for, tensor, tup
 
@@ -97,6 +97,22 @@ def slice_cases():
                           Fails([np.arange(1, dtype="float32")], "op_runtime")],
                     spec=["OP.strided_slice.C6", "OP.SEM.3"], tags=tags + ["symbolic", "error"], oracle="spec-rule",
                     description="x[1:-1]: TVM's extent formula is -1 for n = 1"))
+    annotated = module_text('''
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(ndim=1, dtype="float32"):
+            y: R.Tensor((0,), "float32") = R.strided_slice(x, [0], [1], [-1])
+            return y
+    ''')
+    out.append(Case("strided_slice_formula_before_the_annotation", annotated,
+                    runs=[Fails([np.arange(1, dtype="float32")], "op_runtime",
+                                "the formula is -1 for n = 1, although the empty result matches the annotation"),
+                          ([np.arange(2, dtype="float32")], np.zeros(0, "float32")),
+                          Fails([np.arange(4, dtype="float32")], "shape_mismatch",
+                                "the result (2,) agrees with the formula, not with the annotation (0,)")],
+                    spec=["OP.strided_slice.C6", "OP.SEM.3", "EVAL.CALL.3"], tags=tags + ["symbolic", "error", "order"],
+                    oracle="spec-rule",
+                    description="x[1:-1] annotated (0,): the operator checks its own formula first (op_runtime "
+                                "for n = 1), the annotation after it (shape_mismatch for n = 4)"))
     out.append(Case("strided_slice_assume_inbound", module([("x", tensor(("n",)))],
                                                            "R.strided_slice(x, [0], [1], [3], assume_inbound=True)",
                                                            tensor((2,))),
