@@ -440,7 +440,7 @@ class Walker(ExprEvaluator):
         (which then ran in host mode). Checked once per call site and argument signature."""
         tensors: List[TVal] = []
         _collect_tvals(tuple(args), tensors)
-        if not tensors:
+        if not tensors or not all(_plain_arg(a) for a in args):
             return
         key = (id(e), tuple((t.shape, str(t.data.dtype)) for t in tensors), _static_signature(args))
         guarded = self.exe.host_guarded
@@ -649,12 +649,27 @@ _HOST_GUARD_EXEMPT = frozenset({
 })
 
 
+#: operator families whose lowerings share state beyond their arguments (storages and their views,
+#: device meshes, builtins): never traced apart from their run
+_HOST_GUARD_EXEMPT_PREFIXES = ("relax.memory.", "relax.vm.", "relax.builtin.", "relax.dist.")
+
+
+def _plain_arg(v: Any) -> bool:
+    """Whether ``v`` is a value a lowering can be traced on apart from its run: a plain tensor (no
+    storage, no view of another), a prim value, a shape, a string, or a tuple of them."""
+    if isinstance(v, TVal):
+        return type(v) is TVal and v.view is None
+    if isinstance(v, tuple) and not isinstance(v, ShapeV):
+        return all(_plain_arg(x) for x in v)
+    return v is None or isinstance(v, (PrimV, ShapeV, str, rv.DTypeValue))
+
+
 def _host_guarded(name: str, low) -> bool:
     """Whether host mode checks the arrays of the lowering ``low`` of operator ``name``
     (:meth:`Walker._guard_host_op`): not for host-only lowerings (they need values), nor elementwise
     ones (every array they make has the result's shape, checked before), nor :data:`_HOST_GUARD_EXEMPT`."""
     return not (getattr(low, "host_only", False) or getattr(low, "padding", "none") == "elementwise"
-                or name in _HOST_GUARD_EXEMPT)
+                or name in _HOST_GUARD_EXEMPT or name.startswith(_HOST_GUARD_EXEMPT_PREFIXES))
 
 
 def _collect_tvals(v: Any, out: List[TVal]) -> None:
