@@ -163,6 +163,10 @@ def conv_transpose_cases(rng):
                        module([("x", tensor((1, 4, 3, 4))), ("w", tensor((4, 3, 3, 3)))],
                               "R.nn.conv2d_transpose(x, w, strides=2, output_padding=2)"),
                        "struct_info", spec=["OP.nn.conv2d_transpose.C4"], tags=tagst + ["invalid"]))
+    out.append(Invalid("conv2d_transpose_negative_output_padding",
+                       module([("x", tensor((1, 4, 3, 4))), ("w", tensor((4, 3, 3, 3)))],
+                              "R.nn.conv2d_transpose(x, w, strides=2, output_padding=(1, -1))"),
+                       "struct_info", spec=["OP.nn.conv2d_transpose.C4", "DIV.42"], tags=tagst + ["invalid"]))
     out.append(Case("conv1d_transpose_groups",
                     module([("x", tensor((1, 4, 5))), ("w", tensor((4, 2, 3)))],
                            "R.nn.conv1d_transpose(x, w, strides=3, output_padding=2, groups=2)", tensor((1, 4, 17))),

@@ -107,6 +107,8 @@ def _conv_infer(call, ctx):
         raise common.error(call, f"the number of groups must be positive, got {groups}", ctx)
     if any(v <= 0 for v in strides + dilation):
         raise common.error(call, f"strides and dilation must be positive, got {list(strides)}, {list(dilation)}", ctx)
+    if any(v < 0 for v in opad):
+        raise common.error(call, f"output_padding must not be negative, got {list(opad)}", ctx)
     dperm = nn_common.layout_conversion(call, a["data_layout"], dtgt, "data", ctx)
     kperm = nn_common.layout_conversion(call, a["kernel_layout"], ktgt, "kernel", ctx)
     operm = nn_common.layout_conversion(call, a["out_layout"], dtgt, "output", ctx)

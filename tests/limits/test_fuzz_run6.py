@@ -131,3 +131,21 @@ def test_split_and_strided_slice_check_their_inference_before_the_annotation(cal
     (``value`` or ``op_runtime`` where relax_jax said otherwise)."""
     x = np.arange(m, dtype="float32")
     assert [k for k, _ in on_both(ORDER.format(ann=ann, call=call), x)] == [kind, kind]
+
+
+def test_negative_output_padding_is_a_struct_info_error():
+    """OP.nn.conv2d_transpose.C4 (DIV.42), the seventh fuzzing run's two crash rows: ``output_padding=(1,
+    -1)`` reached both evaluators' kernels (a ValueError from numpy's and from XLA's broadcasting); it
+    is refused when the call's struct info is inferred."""
+    import relax_ref
+    from relax_ref.errors import RelaxError
+
+    text = ('from tvm.script import ir as I, relax as R\n\n\n@I.ir_module\nclass Module:\n    @R.function\n'
+            '    def main(x: R.Tensor((1, 4, 3, 4), "float32"), w: R.Tensor((4, 3, 3, 3), "float32")):\n'
+            '        y = R.nn.conv2d_transpose(x, w, strides=2, output_padding=OPAD)\n        return y\n')
+    for opad in ("(1, -1)", "-1"):
+        with pytest.raises(RelaxError) as err:
+            relax_ref.parse(text.replace("OPAD", opad))
+        assert err.value.kind == "struct_info" and "output_padding must not be negative" in str(err.value)
+    x, w = np.ones((1, 4, 3, 4), "float32"), np.ones((4, 3, 3, 3), "float32")
+    assert [k for k, _ in on_both(text.replace("OPAD", "(1, 0)"), x, w)] == ["value", "value"]
