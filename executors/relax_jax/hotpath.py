@@ -148,9 +148,14 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
     stats = exe.stats
     has_code = compiled.has_code
+    padded = _padded_outputs(compiled.out_spec)
+    #: whether every padded output extent equals its physical size at these symbolic values (known
+    #: after the first call: a derived extent such as ``n - 2`` does not, although ``n`` sits on its
+    #: bucket, and its output must be cut by the general path)
+    exact: list = [None if padded else True]
 
     def hot(args):
-        if len(args) != nparams:
+        if len(args) != nparams or exact[0] is False:
             return MISS
         for i, dt in checks:
             a = args[i]
@@ -170,10 +175,29 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
             if int(np.asarray(out[-1])):   # (int() of a JAX scalar costs 5x more)
                 return MISS             # a run-time check failed: the general path re-runs and raises
             out = out[:-1]
+        if exact[0] is None:
+            exact[0] = all(int(np.asarray(out[k])) == out[i].shape[axis] for i, axis, k in padded)
+            if not exact[0]:
+                return MISS
         stats.cache_hits += 1
         return export(out)
 
     return hot
+
+
+def _padded_outputs(spec) -> List[Tuple[int, int, int]]:
+    """``(position of a tensor output, its axis, position of that axis's extent)`` for every padded
+    axis of the outputs of ``spec`` (:func:`_spec_tree`'s layout)."""
+    out: List[Tuple[int, int, int]] = []
+
+    def leaf(i, dims):
+        k = i + 1
+        for axis, v in enumerate(dims):
+            if v is not None:
+                out.append((i, axis, k))
+                k += 1
+    _spec_tree(spec, leaf)
+    return out
 
 
 def _consistent(layouts, phys_shapes) -> bool:

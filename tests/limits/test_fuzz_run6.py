@@ -149,3 +149,18 @@ def test_negative_output_padding_is_a_struct_info_error():
         assert err.value.kind == "struct_info" and "output_padding must not be negative" in str(err.value)
     x, w = np.ones((1, 4, 3, 4), "float32"), np.ones((4, 3, 3, 3), "float32")
     assert [k for k, _ in on_both(text.replace("OPAD", "(1, 0)"), x, w)] == ["value", "value"]
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_fast_path_cuts_a_derived_extent_on_its_bucket(n):
+    """The second fuzzing run of this round (seed 20261211, ``value|jax``): ``x[1:-1]`` of an ``(n,)``
+    tensor with ``n`` on its bucket: relax_jax's fast path for a repeated shape returned the physical
+    result ``(n,)`` from the second call on (it took every padded output extent to equal its
+    physical size once ``n`` does; ``n - 2`` does not)."""
+    import relax_ref
+    from program_texts import case_text
+
+    exe = relax_jax.compile(relax_ref.parse(case_text("op_index", "strided_slice_symbolic_formula_negative")))
+    x = np.arange(n, dtype="float32")
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(exe("main", x)), x[1:-1])
