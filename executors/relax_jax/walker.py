@@ -44,7 +44,7 @@ from relax_ref.ir.functor import prim_vars_in
 from relax_ref.limits import CallDepth, check_alloc
 from relax_ref.ops import registry
 from relax_ref.static.inference import (
-    check_loose_call, operator_struct_info, underspecified_tensor_args,
+    actual_struct_info, check_loose_call, operator_struct_info, underspecified_tensor_args,
 )
 
 from .dims import dim_value, is_symbolic_dim
@@ -410,7 +410,8 @@ class Walker(ExprEvaluator):
             loose = underspecified_tensor_args(e)
             if loose:
                 check_loose_call(e, lambda: opdef.check is not None and opdef.check(JaxArgs(e, args, self.sink.check, self.exe.limits)),
-                                 {i: _value_sinfo(a) for i, a in enumerate(args) if isinstance(a, TVal)}, self.mod)
+                                 actual_struct_info(args, lambda a: _value_sinfo(a) if isinstance(a, TVal) else None),
+                                 self.mod)
             # the result's size before the operator's run-time checks, as the reference (whose
             # checks run with the operator): a check may build a host-side plan as large as the result
             self._check_result_size(e.struct_info, frame, e.span)

@@ -69,7 +69,7 @@ from ..limits import (
 )
 from ..ops.core_calls import allocatable, unknown_output_shape
 from ..ops.args import ValueArgs
-from ..static.inference import check_loose_call, underspecified_tensor_args
+from ..static.inference import actual_struct_info, check_loose_call, underspecified_tensor_args
 from ..static.well_formed import check_well_formed
 from ..values import Closure, PackedFunc, PrimFuncRef, PrimScalar, ShapeValue, describe, split_entry, to_public
 from . import op_table
@@ -325,7 +325,7 @@ class Interpreter(ExprEvaluator):
             loose = underspecified_tensor_args(e)
             if loose:
                 check_loose_call(e, lambda: opdef.check is not None and opdef.check(ValueArgs(e, args, self.limits)),
-                                 {i: _value_sinfo(a) for i, a in enumerate(args) if isinstance(a, np.ndarray)},
+                                 actual_struct_info(args, lambda a: _value_sinfo(a) if isinstance(a, np.ndarray) else None),
                                  self.mod)
             self._check_result_size(e.struct_info, frame, e.span)
             r = op_table.run(opdef, impl, e, args, EvalContext(self, frame, e))

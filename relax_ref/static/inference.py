@@ -5,7 +5,7 @@ info), of what an operator alone infers for a call, and of a function from its b
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from ..analysis.context import InferContext, make_analyzer
 from ..analysis.signatures import extern_func_struct_info
@@ -122,13 +122,37 @@ def underspecified_tensor_args(call: rx.Call) -> Tuple[int, ...]:
     out = []
     if isinstance(call.op, rx.Op):
         for i, a in enumerate(call.args):
-            s = a.struct_info
-            if isinstance(s, TensorStructInfo) and (s.ndim == -1 or s.dtype == "void"):
+            if _loose(a.struct_info):
                 out.append(i)
     if len(_LOOSE) > 100000:
         _LOOSE.clear()
     _LOOSE[id(call)] = (call, tuple(out))
     return tuple(out)
+
+
+def _loose(s: Any) -> bool:
+    """A tensor struct info with an open rank or dtype, or a tuple holding one."""
+    if isinstance(s, TensorStructInfo):
+        return s.ndim == -1 or s.dtype == "void"
+    return isinstance(s, TupleStructInfo) and any(_loose(f) for f in s.fields)
+
+
+def actual_struct_info(values: Sequence[Any], of_tensor: Callable[[Any], Optional[StructInfo]]) -> Dict[int, StructInfo]:
+    """OP.SEM.6: index -> the struct info of the actual value of each argument that is a tensor
+    (``of_tensor``, the evaluator's) or a tuple of them (a ``TupleStructInfo`` of its fields'), for
+    :func:`check_inference_on_values`. Shared by the evaluators."""
+    def one(v: Any) -> Optional[StructInfo]:
+        s = of_tensor(v)
+        if s is not None or type(v) is not tuple:
+            return s
+        fields = [one(x) for x in v]
+        return None if any(f is None for f in fields) else TupleStructInfo(tuple(fields))
+    out = {}
+    for i, v in enumerate(values):
+        s = one(v)
+        if s is not None:
+            out[i] = s
+    return out
 
 
 #: call id -> (call, under-specified argument indices)

@@ -164,3 +164,18 @@ def test_fast_path_cuts_a_derived_extent_on_its_bucket(n):
     x = np.arange(n, dtype="float32")
     for _ in range(3):
         np.testing.assert_array_equal(np.asarray(exe("main", x)), x[1:-1])
+
+
+def test_tensors_inside_a_tuple_argument_are_rechecked_at_run_time():
+    """OP.SEM.6, the eighth fuzzing run's ``error-vs-value`` row: ``R.concat((z, u))`` with ``u`` of an
+    open dtype (a float32 value) and ``z`` uint32: OP.concat.C2 is re-checked on the actual values of
+    the tensors in the tuple, ``op_runtime`` on both (the reference's numpy promotion gave float64 and
+    failed the return check, relax_jax's gave float32)."""
+    text = ('from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n'
+            '    @R.function\n    def main(v: R.Tensor("float32", ndim=1)):\n        k = T.int64()\n'
+            '        u = R.match_cast(v, R.Tensor((k,)))\n        z = R.zeros(R.shape([1]), "DT")\n'
+            '        w = R.concat((z, u), axis=0)\n        return w\n')
+    x = np.array([0.5, 1.5], "float32")
+    assert [k for k, _ in on_both(text.replace("DT", "uint32"), x)] == ["op_runtime", "op_runtime"]
+    same = on_both(text.replace("DT", "float32"), x)
+    assert [k for k, _ in same] == ["value", "value"] and same[0][1].tolist() == same[1][1].tolist() == [0, 0.5, 1.5]
