@@ -17,10 +17,14 @@ Contenders, alternated call by call in one run on the same placed arguments:
 * ``relax_jax[fast]``: the same with ``float_rules="fast"`` (XLA's own arithmetic rewrites);
 * ``shard_map``: the same computation written by hand with ``jax.shard_map`` and ``lax.psum``, as a JAX
   user writes it (the decoder's projections and output projection as ``einsum``s);
-* ``shard_map[same ops]`` (decoder): the hand-written program with the Relax program's operations (a
-  ``matmul`` per head and a sum over the heads for the output projection: the DTensor operators have
-  no ``einsum`` and no ``reshape`` across a sharded axis in the local view), which separates the
-  executor's cost from the program's formulation.
+* ``shard_map[strict XLA]``: the hand-written program compiled with the XLA options of the strict
+  floating-point rules (``relax_jax.float_rules.STRICT_OPTIONS``: XLA's algebraic simplifier off),
+  which separates what those options cost any program (the copies ``shard_map`` puts at its boundary
+  stay) from the executor's own cost;
+* ``shard_map[same ops]`` (decoder): the hand-written program with the Relax program's operations
+  (broadcasting ``matmul`` projections; the attention output transposed and reshaped to ``(tokens,
+  heads * head_dim)`` for the output projection), which separates the executor's cost from the
+  program's formulation.
 
 Per mesh size the table gives both medians, the ratio (median of the per-pair ratios), the scaling
 (time on 1 device / time on ``m``) and the bytes communicated per step, read from the collectives of
@@ -54,6 +58,7 @@ from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
 
 from relax_ref.builder import BlockBuilder, op, var  # noqa: E402
 import relax_jax  # noqa: E402
+from relax_jax.float_rules import STRICT_OPTIONS  # noqa: E402
 from relax_jax.local_view import LocalView  # noqa: E402
 
 import llama_tp  # noqa: E402
@@ -255,13 +260,15 @@ def bench_one(name: str, cfg: Size, m: int, rounds: int, calls: int) -> dict:
     hand_fn = jax.jit(jax.shard_map(hand, mesh=view.jmesh, in_specs=specs, out_specs=P(), check_vma=False))
     hand_args = [jax.device_put(a, NamedSharding(view.jmesh, s)) for a, s in zip(args, specs)]
     theirs = lambda: hand_fn(*hand_args)
+    hand_strict = hand_fn.lower(*hand_args).compile(STRICT_OPTIONS)
     same = SAME_OPS[name]
     same_fn = jax.jit(jax.shard_map(same, mesh=view.jmesh, in_specs=specs, out_specs=P(), check_vma=False)) \
         if same is not None else None
     got = np.asarray(view(*args))
     want = np.asarray(theirs())
     err = float(np.abs(got - want).max() / max(1.0, float(np.abs(want).max())))
-    contenders = {"relax_jax": mine, "relax_jax[fast]": mine_fast, "shard_map": theirs}
+    contenders = {"relax_jax": mine, "relax_jax[fast]": mine_fast, "shard_map": theirs,
+                  "shard_map[strict XLA]": lambda: hand_strict(*hand_args)}
     if same_fn is not None:
         contenders["shard_map[same ops]"] = lambda: same_fn(*hand_args)
     t = interleaved(contenders, rounds, calls)
@@ -270,6 +277,8 @@ def bench_one(name: str, cfg: Size, m: int, rounds: int, calls: int) -> dict:
         if same_fn is not None else None
     ratios = [a / b for a, b in zip(t["relax_jax"], t["shard_map"])]
     ratios_fast = [a / b for a, b in zip(t["relax_jax[fast]"], t["shard_map"])]
+    ratios_strict_xla = [a / b for a, b in zip(t["relax_jax"], t["shard_map[strict XLA]"])]
+    hand_strict_cost = [a / b for a, b in zip(t["shard_map[strict XLA]"], t["shard_map"])]
     coll = collectives(hlo)
     payload = cfg.tokens * cfg.hidden * 4
     reduces = [c for c in coll if c["op"] == "all-reduce" and c["bytes"] == payload]
@@ -279,6 +288,9 @@ def bench_one(name: str, cfg: Size, m: int, rounds: int, calls: int) -> dict:
             "shard_map_ms": 1e3 * statistics.median(t["shard_map"]),
             "relax_jax_fast_ms": 1e3 * statistics.median(t["relax_jax[fast]"]),
             "ratio": statistics.median(ratios), "ratio_fast": statistics.median(ratios_fast), "max_rel_diff": err,
+            "shard_map_strict_xla_ms": 1e3 * statistics.median(t["shard_map[strict XLA]"]),
+            "ratio_vs_strict_xla": statistics.median(ratios_strict_xla),
+            "strict_xla_cost": statistics.median(hand_strict_cost),
             "shard_map_same_ops_ms": same_ms, "ratio_same_ops": ratio_same,
             "collectives": coll, "expected": {"all-reduce": n_reduce, "bytes_each": payload},
             "collectives_as_expected": (len(reduces) == n_reduce and not others) if m > 1 else
@@ -304,7 +316,8 @@ def main(argv=None) -> int:
             rows.append(r)
             print(f"{name:8s} mesh {m}: relax_jax {r['relax_jax_ms']:8.3f} ms  [fast] {r['relax_jax_fast_ms']:8.3f} ms  "
                   f"shard_map {r['shard_map_ms']:8.3f} ms  ratio {r['ratio']:.3f} [fast] {r['ratio_fast']:.3f}  "
-                  f"vs same ops {r['ratio_same_ops'] if r['ratio_same_ops'] is None else round(r['ratio_same_ops'], 3)}  collectives {[(c['op'], c['bytes']) for c in r['collectives']]}  "
+                  f"vs same ops {r['ratio_same_ops'] if r['ratio_same_ops'] is None else round(r['ratio_same_ops'], 3)}  "
+                  f"vs strict XLA {r['ratio_vs_strict_xla']:.3f} (hand strict/default {r['strict_xla_cost']:.3f})  collectives {[(c['op'], c['bytes']) for c in r['collectives']]}  "
                   f"as expected: {r['collectives_as_expected']}  diff {r['max_rel_diff']:.1e}", flush=True)
     for name in args.only.split(","):
         base = {k: next(r[k] for r in rows if r["workload"] == name and r["mesh"] == meshes[0])
@@ -315,14 +328,15 @@ def main(argv=None) -> int:
                 r["scaling_shard_map"] = base["shard_map_ms"] / r["shard_map_ms"]
                 r["scaling_relax_jax_fast"] = base["relax_jax_fast_ms"] / r["relax_jax_fast_ms"]
     print("\n| workload | mesh | relax_jax (ms) | relax_jax[fast] (ms) | shard_map (ms) | ratio | ratio [fast] |"
-          " scaling relax_jax | scaling [fast] | scaling shard_map | bytes/step (HLO) | ring bytes/device |"
-          " collectives as expected |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          " shard_map[strict XLA] / shard_map | ratio vs strict XLA | ratio vs same ops | scaling relax_jax |"
+          " scaling shard_map | bytes/step (HLO) | ring bytes/device | collectives as expected |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        same = "" if r["ratio_same_ops"] is None else f"{r['ratio_same_ops']:.3f}"
         print(f"| {r['workload']} | {r['mesh']} | {r['relax_jax_ms']:.2f} | {r['relax_jax_fast_ms']:.2f} | "
-              f"{r['shard_map_ms']:.2f} | {r['ratio']:.3f} | {r['ratio_fast']:.3f} | {r['scaling_relax_jax']:.2f}x | "
-              f"{r['scaling_relax_jax_fast']:.2f}x | {r['scaling_shard_map']:.2f}x | {r['bytes_per_step']:,} | "
-              f"{r['ring_bytes_per_device']:,.0f} | {r['collectives_as_expected']} |")
+              f"{r['shard_map_ms']:.2f} | {r['ratio']:.3f} | {r['ratio_fast']:.3f} | {r['strict_xla_cost']:.3f} | "
+              f"{r['ratio_vs_strict_xla']:.3f} | {same} | {r['scaling_relax_jax']:.2f}x | {r['scaling_shard_map']:.2f}x | "
+              f"{r['bytes_per_step']:,} | {r['ring_bytes_per_device']:,.0f} | {r['collectives_as_expected']} |")
     load_after = os.getloadavg()
     print(f"\nload average before {load_before[0]:.2f}, after {load_after[0]:.2f}; {os.cpu_count()} CPUs; "
           f"jax {jax.__version__}, {len(jax.devices())} host devices")
