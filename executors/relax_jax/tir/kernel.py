@@ -104,6 +104,7 @@ class KExec:
         self.logical: Dict[P.PrimVar, Tuple[Any, ...]] = {}
         self.readonly: set = set()
         self.windows: Dict[P.PrimVar, Any] = {}   # block-level match_buffer windows (window.Window)
+        self.pad_sources: Dict[P.PrimVar, Any] = {}   # buffers written by a pad nest (pad.PadSource)
         self.ranges = Ranges()
         self.grid = None            # the active vectorized grid (grid.Grid) or None
         self.pl = PrimLowering(load=self.load, check=self.check, scope=self.scope)

@@ -14,7 +14,8 @@ so evaluating the leaf's expressions once computes them at every point. Two stra
   spatial x reduction grid and reduced with the operator's identity filling the padded reduction
   points (padded spatial points only give padded results). A sum of
   products of loads becomes ``jnp.einsum`` (``dot_general``); a float32/64 window sum of two loads
-  (``X[n, c, y * s + ry * d] * W[f, c, ry]``) becomes one ``conv_general_dilated``; otherwise reduction
+  (``X[n, c, y * s + ry * d] * W[f, c, ry]``) becomes one ``conv_general_dilated`` (reading the source
+  of a zero-padding nest with the convolution's own padding, :mod:`relax_jax.tir.pad`); otherwise reduction
   variables that appear in an index together with another loop variable (pooling ``y * 2 + ry``) are
   unrolled over their (static, small) range, so every load is a strided slice. Floating-point sums are
   reassociated, as TIR.VEC.4 allows.
@@ -45,6 +46,7 @@ from relax_ref.ir.functor import prim_vars_in
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from .analysis import Nest, linear_form, substitute_bindings
 from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
+from . import pad
 from .index_forms import linear_index, one_var_index
 
 #: the largest number of grid points materialised at once
@@ -114,6 +116,7 @@ def _run_map(kx, nest: Nest, info, mask) -> bool:
     kx.grid = None
     for reg in grid.regs.values():
         write_back(kx, grid, reg, reg.acc, reg.written)
+    pad.record(kx, nest)
     return True
 
 
@@ -323,10 +326,12 @@ def _pads_only(kx, grid: Grid, nest: Nest, reg) -> bool:
     return True
 
 
-def _conv_view(kx, grid: Grid, f, ld, dtype: str, sp_vars, win_vars) -> Optional[Tuple[Any, list]]:
+def _conv_view(kx, grid: Grid, f, ld, dtype: str, sp_vars, win_vars) -> Optional[Tuple[Any, list, dict]]:
     """One operand of :func:`_conv`: the slice of the loaded buffer that the nest reads, cast to the
-    reduction's dtype, and a label per remaining axis (a grid variable, or ``("win", y, s, r, d)`` for
-    an index ``s*y + d*r + c``); None when a load index is not of that form."""
+    reduction's dtype, a label per remaining axis (a grid variable, or ``("win", y, s, r, d)`` for
+    an index ``s*y + d*r + c``) and the zero padding of window labels (a buffer written by a pad
+    nest is read from its source, :mod:`relax_jax.tir.pad`); None when a load index is not of that
+    form."""
     gvars = list(grid.by_var)
     dv, view = kx.resolve(ld.buffer)
     if view is not None or not kx._proven(ld.buffer, ld.indices):
@@ -368,12 +373,41 @@ def _conv_view(kx, grid: Grid, f, ld, dtype: str, sp_vars, win_vars) -> Optional
         keep.append(p)
     if any(s0 < 0 or lim > n for s0, lim, n in zip(starts, limits, arr.shape)):
         return None
+    pads = {}
+    src = pad.source_of(kx, dv)
+    if src is not None:
+        moved = _unpadded(src, starts, limits, strides, [ld_label(labels, keep, p) for p in range(arr.ndim)])
+        if moved is not None:
+            arr, starts, limits, pads = src.source, moved[0], moved[1], moved[2]
     x = lax.slice(arr, starts, limits, strides) if arr.ndim else arr
     x = x.reshape([x.shape[p] for p in keep])
     x = _apply_casts(f, x)
     if x.dtype != np_dtype(dtype):
         x = cast(x, _dt.from_numpy(np.dtype(x.dtype)), dtype)
-    return x, labels
+    return x, labels, pads
+
+
+def ld_label(labels, keep, p):
+    """The label of the load's position ``p`` (None for a constant position)."""
+    return labels[keep.index(p)] if p in keep else None
+
+
+def _unpadded(src, starts, limits, strides, labels):
+    """The slice of a pad record's source that a slice ``[starts, limits)`` of the padded buffer
+    reads, and the zero padding per window label (pad.py): ``(starts, limits, {label: (lo, hi)})``;
+    None when the slice reaches the padding along an axis that is not a unit-stride window."""
+    n_src = src.source.shape
+    s2, l2, pads = [], [], {}
+    for s0, lim, st, lb, lo, n in zip(starts, limits, strides, labels, src.lo, n_src):
+        a, b = s0 - lo, lim - lo
+        before, after = max(0, -a), max(0, b - n)
+        if before or after:
+            if not (isinstance(lb, tuple) and st == 1) or before >= b - a or after >= b - a:
+                return None
+            pads[lb] = (before, after)
+        s2.append(a + before)
+        l2.append(b - after)
+    return s2, l2, pads
 
 
 def _conv(kx, nest: Nest, info, spatial, rax, unroll, red, binding_of) -> Any:
@@ -419,10 +453,12 @@ def _conv(kx, nest: Nest, info, spatial, rax, unroll, red, binding_of) -> Any:
             views.append(v)
     finally:
         kx.ranges.pop_to(mark)
-    has_win = [any(isinstance(lb, tuple) for lb in labels) for _, labels in views]
+    has_win = [any(isinstance(lb, tuple) for lb in labels) for _, labels, _ in views]
     if has_win.count(True) != 1:
         return None
-    (xa, xl), (wa, wl) = views if has_win[0] else views[::-1]
+    (xa, xl, xpads), (wa, wl, wpads) = views if has_win[0] else views[::-1]
+    if wpads:
+        return None
     wins = [lb for lb in xl if isinstance(lb, tuple)]
     x_plain = [lb for lb in xl if not isinstance(lb, tuple)]
     used = x_plain + [lb[1] for lb in wins] + [lb[3] for lb in wins]
@@ -445,8 +481,8 @@ def _conv(kx, nest: Nest, info, spatial, rax, unroll, red, binding_of) -> Any:
     rhs = jnp.transpose(wa, [wl.index(v) for v in o_ax + c_ax + [lb[3] for lb in wins]])
     rhs = rhs.reshape([grid_size([size[v] for v in o_ax]), grid_size([size[v] for v in c_ax])]
                       + list(rhs.shape[-len(wins):]))
-    r = lax.conv_general_dilated(lhs, rhs, window_strides=[lb[2] for lb in wins], padding="VALID",
-                                 rhs_dilation=[lb[4] for lb in wins], precision=lax.Precision.HIGHEST)
+    r = lax.conv_general_dilated(lhs, rhs, window_strides=[lb[2] for lb in wins],
+                                 padding=[xpads.get(lb, (0, 0)) for lb in wins], rhs_dilation=[lb[4] for lb in wins], precision=lax.Precision.HIGHEST)
     out = n_ax + o_ax + [lb[1] for lb in wins]
     r = r.reshape([size[v] for v in out])
     pos = {a.var: a.pos for a in axes}
