@@ -34,7 +34,6 @@ from relax_ref.errors import LimitExceededError, RelaxError, ShapeMismatchError,
 from relax_ref.interp.bounds import bound_error, declared_bounds, violates
 from relax_ref.interp.builtins import check_condition, coerce_result
 from relax_ref.interp.evaluator import ExprEvaluator, Frame, result_hint
-from relax_ref.interp.kv_cache import AttentionKVCache
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import struct_info as si
@@ -51,11 +50,11 @@ from .dims import dim_value, is_symbolic_dim
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .float_rules import PRODUCT_OPS, factor_only_products, plain_products
 from .guard import check_jaxpr
-from .kv_cache import TracedKV
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
 from .op_args import JaxArgs
 from .prim_jax import is_static
+from .pytree import flatten, unflatten
 from .storage import StorageTVal, write_through
 from .symbolic import eval_sym, eval_value, is_monotone, upper_bound
 from .tir.call import call_prim_func_in_place
@@ -729,115 +728,4 @@ def _condition(v: Any) -> Any:
     check_condition("other", "", 0, describe(v))
 
 
-# ---------------------------------------------------------------------------------------------------
-# Flattening values to pytrees (lax.cond results, compiled function outputs)
-# ---------------------------------------------------------------------------------------------------
-
-
-def flatten(v: Any, new_caches: bool = False) -> Tuple[list, Any]:
-    """``(leaves, spec)``: the JAX arrays of ``v`` and a hashable description of the rest.
-    ``new_caches`` (a compiled function's result): a KV cache created in the trace leaves as its buffer
-    with its static fill count and window position (``("KVnew", fill, pos)``, CALL.KVCACHE.1), each
-    object once (a second reference to it sends the call to host mode, which keeps the identity)."""
-    leaves: list = []
-    spec = _flatten(v, leaves, set() if new_caches else None)
-    return leaves, spec
-
-
-def _flatten(v: Any, leaves: list, seen: Optional[set] = None) -> Any:
-    if isinstance(v, TVal):
-        leaves.append(v.data)
-        vs = []
-        for d in (v.valid or (None,) * v.ndim):
-            if d is None:
-                vs.append(None)
-            else:
-                leaves.append(jnp.asarray(d.val, jnp.int64))
-                # the extent's expression over the entry's symbolic variables lets the host know it
-                # without reading it back (executable._extent)
-                vs.append((d.phys, d.expr))
-        return ("T", tuple(vs))
-    if isinstance(v, ShapeV):
-        out = []
-        for d in v:
-            if d.is_static:
-                out.append(("s", dim_value(d.val)))
-            else:
-                leaves.append(jnp.asarray(d.val, jnp.int64))
-                out.append(("t", d.phys))
-        return ("S", tuple(out))
-    if isinstance(v, PrimV):
-        if v.is_static:
-            val = v.val.item() if isinstance(v.val, np.generic) else v.val
-            return ("Ps", val, v.dtype, v.sym is not None)
-        leaves.append(jnp.asarray(v.val))
-        return ("Pt", v.dtype, v.sym.phys if v.sym is not None else "none")
-    if isinstance(v, tuple):
-        return ("U", tuple(_flatten(x, leaves, seen) for x in v))
-    if isinstance(v, str):
-        return ("str", v)
-    if isinstance(v, rv.DTypeValue):
-        return ("dt", v.name)
-    if v is None:
-        return ("null",)
-    if isinstance(v, TracedKV):
-        return ("KV", v.path)     # a cache parameter, written back into the caller's object
-    if seen is not None and isinstance(v, AttentionKVCache) and type(v.fill) is int and type(v.pos) is int \
-            and id(v) not in seen:
-        seen.add(id(v))
-        leaves.append(v.data)
-        return ("KVnew", v.fill, v.pos)
-    raise TraceAbort(f"a {describe(v)} cannot leave compiled code")
-
-
-def unflatten(spec: Any, leaves: list, level: int = 0, args: Any = None) -> Any:
-    """The value of ``spec`` over ``leaves``; a cache parameter (``("KV", path)``) is the caller's
-    object at ``path`` of ``args``."""
-    it = iter(leaves)
-    return _unflatten(spec, it, level, args)
-
-
-def _unflatten(spec: Any, it, level: int, args: Any = None) -> Any:
-    kind = spec[0]
-    if kind == "KV":
-        if args is None:
-            raise TraceAbort("a KV cache parameter flows out of traced control flow")
-        v = args
-        for i in spec[1]:
-            v = v[i]
-        return v
-    if kind == "T":
-        data = next(it)
-        valid = []
-        for ent in spec[1]:
-            if ent is None:
-                valid.append(None)
-            else:
-                valid.append(SymInt(ent[0], next(it), ent[1]))
-        return TVal(data, tuple(valid), level)
-    if kind == "S":
-        dims = []
-        for k, x in spec[1]:
-            dims.append(SymInt.static(x) if k == "s" else SymInt(x, next(it), None))
-        return ShapeV(dims)
-    if kind == "Ps":
-        val, dtype, is_sym = spec[1], spec[2], spec[3]
-        return PrimV(val, dtype, SymInt.static(val) if is_sym else None)
-    if kind == "Pt":
-        val = next(it)
-        phys = spec[2]
-        return PrimV(val, spec[1], None if phys == "none" else SymInt(phys, val, None))
-    if kind == "U":
-        return tuple(_unflatten(s, it, level, args) for s in spec[1])
-    if kind == "str":
-        return spec[1]
-    if kind == "dt":
-        return rv.DTypeValue(spec[1])
-    if kind == "null":
-        return None
-    if kind == "KVnew":
-        return AttentionKVCache(next(it), spec[1], spec[2])
-    raise ValueError(f"bad value spec {spec!r}")
-
-
-__all__ = ["Walker", "Frame", "flatten", "unflatten", "MAX_INLINE_DEPTH"]
+__all__ = ["Walker", "Frame", "flatten", "unflatten", "MAX_INLINE_DEPTH"]  # flatten/unflatten: .pytree
