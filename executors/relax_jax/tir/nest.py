@@ -196,19 +196,7 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
         return False
     spatial = [k for k in range(len(info)) if k not in rax]
     binding_of = dict(nest.bindings)
-    loop_vars = [v for v, *_ in info]
-    # reduction loops appearing in an index next to another loop variable are unrolled
-    unroll = set()
-    for ld in loads_in(red.operand):
-        for i in ld.indices:
-            fe = substitute_bindings(i, binding_of)
-            used = [v for v in prim_vars_in(fe) if v in loop_vars]
-            lf = linear_form(fe, loop_vars)
-            if len(used) > 1 or (lf is None and used):
-                for v in used:
-                    k = loop_vars.index(v)
-                    if k in rax:
-                        unroll.add(k)
+    unroll = _unrolled_axes(red, info, rax, binding_of)
     if any(not is_static(info[k][3]) for k in unroll):
         return False
     conv = _conv(kx, nest, info, spatial, rax, unroll, red, binding_of) if unroll and red.op == "add" else None
@@ -290,6 +278,20 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
         written = np.bool_(True)
     write_back(kx, agrid, reg, result.astype(reg.acc.dtype), written)
     return True
+
+
+def _unrolled_axes(red, info, rax, binding_of) -> set:
+    """The reduction axes (positions in ``info``) to unroll: those whose loop variable appears in an
+    index of the operand next to another loop variable, or in an index that is not linear."""
+    loop_vars = [v for v, *_ in info]
+    unroll = set()
+    for ld in loads_in(red.operand):
+        for i in ld.indices:
+            fe = substitute_bindings(i, binding_of)
+            used = [v for v in prim_vars_in(fe) if v in loop_vars]
+            if len(used) > 1 or (used and linear_form(fe, loop_vars) is None):
+                unroll.update(k for k in (loop_vars.index(v) for v in used) if k in rax)
+    return unroll
 
 
 def _pads_only(kx, grid: Grid, nest: Nest, reg) -> bool:
