@@ -52,6 +52,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -75,21 +76,8 @@ def pow2(n: int) -> int:
     return 1 << max(n - 1, 0).bit_length()
 
 
-def jax_model(cfg: L.Config):
-    """Pure JAX functions of the model (not jitted), weights in ``model.param_arrays()`` order:
-
-    * ``prefill(tokens (1, n), *w) -> (logits (1, vocab), k_0, v_0, ...)``, caches ``(1, n, kv, d)``;
-    * ``decode(token (1, 1), k_0, v_0, ..., *w)``: caches ``(1, m, kv, d)`` -> ``(1, m + 1, kv, d)``
-      (the Relax function's signature);
-    * ``decode_buffered(token, length, kbuf_0, vbuf_0, ..., *w)``: buffers ``(1, C, kv, d)`` holding
-      ``length`` valid rows; the new row is written at ``length``; returns logits and the buffers;
-    * ``to_buffers(capacity, *caches)``: caches zero-padded to buffers of ``capacity`` rows.
-
-    With ``cfg.dtype`` bfloat16 the weights, activations and caches are bfloat16 as an idiomatic JAX
-    program keeps them: matmuls accumulated in float32 and rounded once, the RMS statistics and the
-    softmax in float32, the rotary tables rounded to bfloat16 (the Relax program's matmuls accumulate
-    sequentially in bfloat16, OP.LINALG.SEM.1, so the logits are not the same bits).
-    """
+def _layer_ops(cfg: L.Config):
+    """The hand-written model's building blocks (pure JAX, closed over ``cfg``) for :func:`jax_model`."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -154,6 +142,31 @@ def jax_model(cfg: L.Config):
 
     def logits_of(h_last, norm, head):
         return mm(rms(h_last, norm), head)
+
+    return SimpleNamespace(nl=nl, kvh=kvh, d=d, split=split, qkv=qkv, attend=attend, finish=finish,
+                           logits_of=logits_of)
+
+
+def jax_model(cfg: L.Config):
+    """Pure JAX functions of the model (not jitted), weights in ``model.param_arrays()`` order:
+
+    * ``prefill(tokens (1, n), *w) -> (logits (1, vocab), k_0, v_0, ...)``, caches ``(1, n, kv, d)``;
+    * ``decode(token (1, 1), k_0, v_0, ..., *w)``: caches ``(1, m, kv, d)`` -> ``(1, m + 1, kv, d)``
+      (the Relax function's signature);
+    * ``decode_buffered(token, length, kbuf_0, vbuf_0, ..., *w)``: buffers ``(1, C, kv, d)`` holding
+      ``length`` valid rows; the new row is written at ``length``; returns logits and the buffers;
+    * ``to_buffers(capacity, *caches)``: caches zero-padded to buffers of ``capacity`` rows.
+
+    With ``cfg.dtype`` bfloat16 the weights, activations and caches are bfloat16 as an idiomatic JAX
+    program keeps them: matmuls accumulated in float32 and rounded once, the RMS statistics and the
+    softmax in float32, the rotary tables rounded to bfloat16 (the Relax program's matmuls accumulate
+    sequentially in bfloat16, OP.LINALG.SEM.1, so the logits are not the same bits).
+    """
+    import jax.numpy as jnp
+    from jax import lax
+
+    ops = _layer_ops(cfg)
+    nl, split, qkv, attend, finish, logits_of = ops.nl, ops.split, ops.qkv, ops.attend, ops.finish, ops.logits_of
 
     def prefill(tokens, *ws):
         embed, layers, norm, head = split(ws)
