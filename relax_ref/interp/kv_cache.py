@@ -207,13 +207,16 @@ class KVCacheOps:
                  p + "view": self.view, p + "window_override": self.window_override,
                  p + "window_override_with_sinks": self.window_override_with_sinks,
                  p + "array_popn": self.popn, p + "array_clear": self.clear}
-        return {name: _arity_checked(name, f) for name, f in funcs.items()}
+        return {name: arity_checked(name, f) for name, f in funcs.items()}
 
 
-def _arity_checked(name: str, method: Callable) -> Callable:
+def arity_checked(name: str, method: Callable) -> Callable:
     """The builtin with its argument count checked (a call with too few or too many arguments is an
-    ``arity_mismatch``, never a crash of the evaluator); ``fn`` is an internal parameter, not an argument."""
+    ``arity_mismatch``, never a crash of the evaluator); ``fn`` is an internal parameter, not an argument;
+    a builtin taking ``*args`` checks its count itself. Used by the paged KV cache too."""
     params = [q for q in inspect.signature(method).parameters.values() if q.name != "fn"]
+    if any(q.kind is q.VAR_POSITIONAL for q in params):
+        return method
     lo, hi = sum(q.default is q.empty for q in params), len(params)
 
     def call(*args: Any) -> Any:
@@ -232,4 +235,4 @@ def _np_write(buf: np.ndarray, row: int, value: Any, n: int) -> np.ndarray:
 NUMPY_KV = KVCacheOps(lambda shape, dtype: np.zeros(shape, dtype), _np_write, lambda buf, n: buf[:n])
 KV_CACHE_FUNCS: Dict[str, Callable] = NUMPY_KV.table()
 
-__all__ = ["AttentionKVCache", "KVCacheOps", "kv_error", "NUMPY_KV", "KV_CACHE_FUNCS", "grown_rows"]
+__all__ = ["AttentionKVCache", "KVCacheOps", "kv_error", "NUMPY_KV", "KV_CACHE_FUNCS", "grown_rows", "arity_checked"]

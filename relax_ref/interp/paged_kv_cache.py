@@ -12,7 +12,6 @@ mutates the pool in place; relax_jax's runs a compiled kernel on a donated pool.
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Tuple
 
@@ -22,6 +21,7 @@ from ..errors import ArityMismatchError, TypeMismatchError, UnsupportedError
 from ..limits import check_alloc
 from ..values import PrimScalar, ShapeValue, describe
 from . import paged_attention as pa
+from .kv_cache import arity_checked
 from .paged_state import PREFIX, PagedState, paged_error
 
 CREATE = PREFIX + "paged_attention_kv_cache_create"
@@ -276,21 +276,6 @@ class PagedOps:
         out = {PREFIX + k: f for k, f in m.items()}
         out[CREATE] = self.create
         return out
-
-
-def arity_checked(name: str, method: Callable) -> Callable:
-    """The function with its argument count checked (``arity_mismatch``, never a crash)."""
-    params = list(inspect.signature(method).parameters.values())
-    if any(q.kind is q.VAR_POSITIONAL for q in params):
-        return method
-    lo, hi = sum(q.default is q.empty for q in params), len(params)
-
-    def call(*args: Any) -> Any:
-        if not lo <= len(args) <= hi:
-            want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise ArityMismatchError(f"{name} expects {want} arguments, got {len(args)}")
-        return method(*args)
-    return call
 
 
 # -- the reference's numpy backend ---------------------------------------------------------------------------
