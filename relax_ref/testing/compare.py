@@ -10,6 +10,12 @@ satisfy ``|a - e| <= atol * (1 + max|e|) + rtol * |e|`` elementwise (the absolut
 the result's magnitude, since a pass may legally reassociate a float reduction), with NaN equal to
 NaN and infinities equal only to themselves. :data:`TOLERANCES` holds ``(rtol, atol)`` per dtype;
 pass ``tolerances=`` to override some of them.
+
+KV-cache objects (CALL.KVCACHE.1, CALL.PAGEDKV.1) are compared by what a program can observe of them,
+not by identity: an attention KV cache by its fill count, window position, row shape and cached rows
+(the reserved rows past the fill count hold nothing); a paged KV cache by its configuration, its
+sequences' lengths, the open forward, the free pages and each sequence's stored keys and values
+(CALL.PAGEDKV.10), wherever in the page pool they live.
 """
 
 from __future__ import annotations
@@ -103,8 +109,47 @@ def compare(expected: Any, actual: Any, where: str = "result", tolerances=None) 
         if abs(expected - actual) <= atol * (1 + abs(expected)) + rtol * abs(expected):
             return None
         return f"{where}: {actual!r} != expected {expected!r}"
+    cache = _compare_caches(expected, actual, where, tolerances)
+    if cache is not _NOT_CACHES:
+        return cache
     if type(expected) is not type(actual) or expected != actual:
         return f"{where}: {actual!r} != expected {expected!r}"
+    return None
+
+
+_NOT_CACHES = object()
+
+
+def _compare_caches(e: Any, a: Any, where: str, tolerances) -> Any:
+    """The difference of two KV-cache objects (None: none), or ``_NOT_CACHES``."""
+    from ..interp.kv_cache import AttentionKVCache
+    from ..interp.paged_kv_cache import PagedKVCache
+
+    kinds = (AttentionKVCache, PagedKVCache)
+    if not isinstance(e, kinds) and not isinstance(a, kinds):
+        return _NOT_CACHES
+    if type(e) is not type(a):
+        return f"{where}: {type(a).__name__} != expected {type(e).__name__}"
+    if isinstance(e, AttentionKVCache):
+        ed, ad = np.asarray(e.data), np.asarray(a.data)
+        if (a.fill, a.pos) != (e.fill, e.pos):
+            return f"{where}: fill {a.fill}, position {a.pos} != expected fill {e.fill}, position {e.pos}"
+        if ad.shape[1:] != ed.shape[1:]:
+            return f"{where}: rows of shape {ad.shape[1:]} != expected {ed.shape[1:]}"
+        return compare_arrays(ed[:e.fill], ad[:a.fill], f"{where}.rows", tolerances)
+    if a.config != e.config:
+        return f"{where}: {a!r} != expected {e!r}"
+    se, sa = e.state, a.state
+    for what, fe, fa in (("sequence lengths", se.lengths, sa.lengths), ("open forward", se.forward, sa.forward),
+                         ("free pages", se.available(), sa.available())):
+        if fa != fe:
+            return f"{where}: {what} {fa!r} != expected {fe!r}"
+    pe, pa = np.asarray(e.pool), np.asarray(a.pool)
+    for s, n in sorted(se.lengths.items()):
+        d = compare_arrays(pe[:, :, se.slots(s, 0, n)], pa[:, :, sa.slots(s, 0, n)], f"{where}.sequence[{s}]",
+                           tolerances)
+        if d is not None:
+            return d
     return None
 
 

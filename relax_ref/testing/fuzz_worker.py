@@ -96,6 +96,9 @@ def _host(value: Any) -> Any:
 
     if isinstance(value, (list, tuple)):
         return tuple(_host(v) for v in value)
+    cache = _host_cache(value)
+    if cache is not None:
+        return cache
     if hasattr(value, "__array__") and not isinstance(value, (int, float, bool, str)):
         a = np.asarray(value)
         if a.nbytes > MAX_VALUE_BYTES:
@@ -103,6 +106,23 @@ def _host(value: Any) -> Any:
             return Digest(tuple(a.shape), str(a.dtype), h)
         return a
     return value
+
+
+def _host_cache(value: Any) -> Any:
+    """A KV-cache object with its buffer as a numpy array (compared by its state,
+    :mod:`relax_ref.testing.compare`), or None for other values."""
+    import numpy as np
+
+    from relax_ref.interp.kv_cache import AttentionKVCache
+    from relax_ref.interp.paged_kv_cache import PagedKVCache
+
+    if isinstance(value, AttentionKVCache):
+        return AttentionKVCache(np.asarray(value.data), value.fill, value.pos)
+    if isinstance(value, PagedKVCache):
+        out = PagedKVCache(value.config, np.asarray(value.pool))
+        out.state = value.state
+        return out
+    return None
 
 
 def _frame(exc: BaseException) -> str:
