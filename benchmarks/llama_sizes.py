@@ -90,8 +90,11 @@ class _Runner:
         else:
             import relax_jax
 
-            mod = L.build_kv_module(model, reserve=reserve) if name == "relax_jax_kv" else L.build_module(model)
-            self.exe = relax_jax.compile(mod)
+            if name == "relax_jax_kv":
+                self.exe = relax_jax.compile(L.build_kv_module(model, reserve=reserve))
+            else:   # the caches are donated to each decode step, as the hand-written program's buffers
+                mod = L.build_module(model)
+                self.exe = relax_jax.compile(mod, donate_argnums=L.decode_donation(mod))
 
     def prefill(self, tokens: np.ndarray):
         if self.name == "jax":

@@ -52,6 +52,7 @@ from relax_ref.frontend import nn
 from relax_ref.frontend.nn import emit
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
+from relax_ref.ir.struct_info import TensorStructInfo
 from relax_ref.script.dialect import installed_tvm_dialect
 
 IMPLS = ("ref", "jax", "tvm")
@@ -115,6 +116,18 @@ class LlamaTiny(nn.Module):
         logits = self.lm_head.forward(self.norm.forward(h))
         logits = emit(op.reshape(logits, [b, self.cfg.vocab_size]))
         return [logits, *new_caches]
+
+
+def decode_donation(mod: IRModule) -> dict:
+    """``relax_jax.compile``'s ``donate_argnums`` for a caller that passes each cache to one ``decode``
+    call and uses only the grown caches it returns (as :func:`generate` does): the tensor caches of
+    :func:`build_module`'s ``decode`` are donated, so their padded buffers are grown in place. Empty
+    for :func:`build_kv_module` (its caches are objects the executor keeps in place anyway)."""
+    if "decode" not in mod:
+        return {}
+    idx = tuple(k for k, p in enumerate(mod["decode"].params)
+                if "_cache_" in p.name_hint and isinstance(p.struct_info, TensorStructInfo))
+    return {"decode": idx} if idx else {}
 
 
 def build_module(model: LlamaTiny) -> IRModule:
@@ -182,7 +195,7 @@ def ref_runner(mod: IRModule) -> Runner:
 def jax_runner(mod: IRModule) -> Runner:
     import relax_jax
 
-    exe = relax_jax.compile(mod)
+    exe = relax_jax.compile(mod, donate_argnums=decode_donation(mod))
 
     def run(entry: str, args: list):
         return _split(entry, exe(entry, *args))

@@ -4,7 +4,8 @@ API
 ===
 
 ``relax_jax.compile(mod, *, device=None, shape_buckets="pow2", exact_cache_size=32, specialize_after=32,
-reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_inplace=False) -> Executable``
+reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_inplace=False,
+donate_argnums=None) -> Executable``
     ``mod`` is a normalized IRModule (``relax_ref.parse``) or TVMScript text. ``device``: a JAX device or a
     platform name (``"cpu"``, ``"gpu"``); default the first CPU device. ``shape_buckets``: ``"pow2"``, a
     list of sizes, a function ``n -> bucket >= n``, or ``None`` for exact shapes (see Bucketing).
@@ -21,6 +22,13 @@ reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_i
     ``jax.jit(donate_argnums=...)`` does; a check that fails in such a call raises the traced check's
     error, without the host re-run that names the binding, as for KV caches). Numpy arguments are
     transferred either way, and written back.
+    ``donate_argnums``: ``{function name: parameter indices}`` of tensor parameters whose arguments the
+    caller donates, as with ``jax.jit(donate_argnums=...)`` (:mod:`relax_jax.donation`): a compiled call
+    may compute its results in their memory and deletes each JAX array passed there (NumPy arguments
+    are transferred and kept; host-mode calls consume nothing); the results are the same as without
+    donation. A cache grown by ``concat`` and passed back donated is grown in its padded buffer in
+    place (no copy of the cache per step); a failed run-time check in such a call raises the traced
+    check's error without the host re-run.
     ``float_rules``: ``"strict"`` keeps PRIM.FLOAT.1 (one rounding per node: no reciprocal for a
     division, no reassociation, no fused multiply-add; :mod:`relax_jax.float_rules`), ``"fast"`` lets
     XLA rewrite float arithmetic. ``as_jax_function`` keeps the multiply barriers; the enclosing

@@ -54,6 +54,7 @@ from relax_ref.limits import (CallDepth, allocation_error, depth_error, is_alloc
 from relax_ref.script.parser import parse as parse_script
 from relax_ref.transform.inplace_liveness import consumed_params
 
+from . import donation
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .float_rules import check_mode, compiler_options, tracing_mode
 from .guard import guarded_compile
@@ -64,7 +65,7 @@ from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, cache_capacity, cache_tied_vars, fast_match, flatten_args,
     get_path, headroom_of, layout_of,
     has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
-    tensor_flat_positions,
+    tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins
@@ -130,6 +131,7 @@ class _Compiled:
     padded_hot_made: bool = False
     kv: list = field(default_factory=list)       # (param path, fill delta, rows needed, capacity after) per cache
     donated: Tuple[int, ...] = ()                # flat positions of the consumed in-place parameters (CALL.INPLACE.6)
+    given: Tuple[Tuple[int, int], ...] = ()      # (flat position, parameter index) of the donate_argnums parameters
 
 
 _HOST = "host"
@@ -151,6 +153,7 @@ class _Plan:
     buckets: Any = None
     consumed: Optional[FrozenSet[int]] = None     # parameters its in-place calls consume (CALL.INPLACE.6)
     cap_tied: FrozenSet[int] = frozenset()        # ids of the variables bucketed to the caches' capacity
+    donate: FrozenSet[int] = frozenset()          # the parameters the caller donates (donate_argnums)
 
     def bucket(self, v: P.PrimVar, n: int, cap: Optional[int] = None) -> int:
         """The bucket of variable ``v`` at value ``n``: the bucket of ``n + c`` for the largest result
@@ -180,7 +183,7 @@ class Executable:
                  pad_poison: bool = False, float_rules: str = "strict", limits: Any = None,
                  max_bytes: Optional[int] = None, max_steps: Optional[int] = None,
                  max_while_steps: Optional[int] = None, max_depth: Optional[int] = None,
-                 mesh: Any = None, donate_inplace: bool = False) -> None:
+                 mesh: Any = None, donate_inplace: bool = False, donate_argnums: Any = None) -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
@@ -214,6 +217,8 @@ class Executable:
             self.device = self.sharding
         self.mesh = mesh
         self.donate_inplace = bool(donate_inplace)
+        #: the parameters each function's callers donate (relax_jax.donation)
+        self.donate_argnums = donation.checked(mod, donation.resolve(donate_argnums))
         self.buckets = ShapeBuckets(shape_buckets)
         self.exact_cache_size = int(exact_cache_size)
         self.specialize_after = specialize_after
@@ -274,7 +279,7 @@ class Executable:
         fn = self.mod[entry]
         if not isinstance(fn, rx.Function):
             raise UnsupportedError(f"'{entry}' is not a Relax function")
-        p = _Plan(entry, fn, bounds=declared_bounds(fn))
+        p = _Plan(entry, fn, bounds=declared_bounds(fn), donate=self.donate_argnums.get(entry, frozenset()))
         try:
             p.layouts = [layout_of(q.struct_info) for q in fn.params]
             p.sym_vars = sym_vars_of(p.layouts)
@@ -484,7 +489,7 @@ class Executable:
             return self._host_call(plan, args)
         if c.kv and grow_caches(args, c.kv):
             return self._dispatch(plan, args, sym, keep_boxes)     # a new capacity: a new key
-        if keep_boxes is None and not plan.bounds and c.kv:
+        if keep_boxes is None and not plan.bounds and c.kv and not c.given:
             if not c.hot_made:
                 c.hot, c.hot_made = make_kv_hot(self, plan, c, bucketing, key), True
             plan.hot = c.hot
@@ -502,7 +507,17 @@ class Executable:
         if plan.sym_vars:
             flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
         consumed = self._donate(c, flat, keep_boxes) if c.donated else False
-        out = c.fn(*flat)
+        if c.given:
+            if keep_boxes is None:
+                consumed = donation.take(c.given, args, flat, self._padded_src) or consumed
+            else:       # a host-mode caller's boxes, which other variables may share: copies
+                for pos, _ in c.given:
+                    flat[pos] = jnp.array(flat[pos], copy=True)
+        try:
+            out = c.fn(*flat)
+        finally:
+            if c.given and keep_boxes is None:
+                donation.release(c.given, args)
         if c.kv:
             out = write_caches(args, c.kv, c.has_code, out, sym)
         if c.has_code:
@@ -642,8 +657,10 @@ class Executable:
         # a padded argument may be a buffer that an earlier result still shows (reuse_padded): donate only
         # where nothing is padded
         padded = bucketing and bool(plan.sym_vars)
-        donated = () if padded else tensor_flat_positions(args, plan.layouts, plan.consumed)
-        donate += donated
+        given = tensor_flat_positions(args, plan.layouts, plan.donate)
+        donated = () if padded else tensor_flat_positions(args, plan.layouts, plan.consumed - plan.donate)
+        donate += donated + given
+        given = tuple(zip(given, sorted(k for k in plan.donate if isinstance(plan.layouts[k], TensorParam))))
         jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding, donate_argnums=donate)
 
         def grow_first() -> None:
@@ -654,7 +671,7 @@ class Executable:
         with tracing_mode(self.float_rules):
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options, grow_first)
         return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
-                         phys_shapes, kv=record["kv"], donated=donated)
+                         phys_shapes, kv=record["kv"], donated=donated, given=given)
 
     # -- results -----------------------------------------------------------------------------------------------
 
@@ -664,7 +681,7 @@ class Executable:
         if tuple(a.shape) == shape:
             return a
         src = self._padded_src.get(id(a))
-        if src is not None and src[0]() is a and tuple(src[1].shape) == shape:
+        if src is not None and src[0]() is a and tuple(src[1].shape) == shape and not src[1].is_deleted():
             self.stats.reused_pads += 1
             return src[1]
         self.stats.host_pads += 1

@@ -148,6 +148,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
     stats = exe.stats
     has_code = compiled.has_code
+    given = _given_params(compiled)
     padded = _padded_outputs(compiled.out_spec)
     #: whether every padded output extent equals its physical size at these symbolic values (known
     #: after the first call: a derived extent such as ``n - 2`` does not, although ``n`` sits on its
@@ -167,12 +168,19 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
             if _is_array(a) and not isinstance(a, np.ndarray):
                 continue                # another concrete jax.Array type (now registered)
             return MISS
+        if given and _shared(args, given):
+            return MISS
         try:
             out = fn(*args, *extra)
         except TypeError:
             return MISS                 # a shape or dtype the executable was not compiled for
+        if given:
+            _release(args, given)
         if has_code:
-            if int(np.asarray(out[-1])):   # (int() of a JAX scalar costs 5x more)
+            code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
+            if code:
+                if given:
+                    raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
                 return MISS             # a run-time check failed: the general path re-runs and raises
             out = out[:-1]
         if exact[0] is None:
@@ -183,6 +191,32 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
         return export(out)
 
     return hot
+
+
+def _given_params(compiled) -> Tuple[int, ...]:
+    """The parameter indices the caller donates (``donate_argnums``), for the fast paths: they cover
+    only functions whose parameters are flat tensors, so a flat position is a parameter index."""
+    return tuple(k for _, k in compiled.given)
+
+
+def _shared(args, given) -> bool:
+    """Whether a donated argument is also passed at another position (the general path copies it)."""
+    if len(set(map(id, args))) == len(args):
+        return False
+    for k in given:
+        a = args[k]
+        for i, x in enumerate(args):
+            if x is a and i != k:
+                return True
+    return False
+
+
+def _release(args, given) -> None:
+    """Every donated JAX array is deleted after the call (relax_jax.donation)."""
+    for k in given:
+        a = args[k]
+        if isinstance(a, jax.Array) and not a.is_deleted():
+            a.delete()
 
 
 def _padded_outputs(spec) -> List[Tuple[int, int, int]]:
@@ -317,6 +351,8 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     pad = exe._pad_arg
     spec_after = exe.specialize_after
     padded_calls, exact_cache = plan.padded_calls, plan.exact_cache
+    given = _given_params(compiled)
+    padded_src = exe._padded_src
 
     def cut(items):
         return exe._cut_results(items)
@@ -371,10 +407,23 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
             if n >= spec_after:
                 return MISS                 # time to specialise: the general path compiles it
             padded_calls[ekey] = n
+        if given:
+            if _shared(args, given):
+                return MISS
+            for k in given:             # a view of its padded buffer: the buffer is donated, the view goes
+                a = args[k]
+                if flat[k] is not a and isinstance(a, jax.Array):
+                    padded_src.pop(id(a), None)
+                    a.delete()
         with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
             out = fn(*flat, np.asarray(vals, np.int64))
+            if given:
+                _release(args, given)
             if has_code:
-                if int(np.asarray(out[-1])):   # (int() of a JAX scalar costs 5x more)
+                code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
+                if code:
+                    if given:
+                        raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
                     return MISS             # a run-time check failed: the general path re-runs and raises
                 out = out[:-1]
             stats.cache_hits += 1

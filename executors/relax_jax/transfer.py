@@ -44,11 +44,14 @@ def views_to_device(host: List[np.ndarray], device, sharding) -> List[Any]:
     """JAX arrays of host arrays (views of padded buffers), aliasing them where the backend can (the
     CPU). ``jax.device_put(..., may_alias=True)`` does the same with 5-10x the Python overhead per
     array (40-50 us against 5 us), which matters once per result per call of a decode loop; it is
-    the fallback when JAX's internal transfer entry point is not there."""
+    the fallback when JAX's internal transfer entry point is not there. The abstract value of a shape
+    is made once per call (the caches of a decode step share one: making it costs as much as the
+    transfer)."""
     put = _direct_put()
     if put is not None:
         try:
-            return [put(a, device, sharding) for a in host]
+            avals: Dict[Tuple[Any, Any], Any] = {}
+            return [put(a, device, sharding, avals) for a in host]
         except (TypeError, ValueError, AttributeError):
             pass
     return list(jax.device_put(host, device, may_alias=True))
@@ -59,14 +62,18 @@ def _direct_put() -> Optional[Callable[..., Any]]:
     """JAX's internal single-array transfer, when this JAX version has it."""
     try:
         from jax._src import core as _core
-        from jax._src.interpreters import pxla as _pxla
+        from jax._src.lib import xla_client as _xc
     except ImportError:
         return None
-    if not (callable(getattr(_pxla, "batched_device_put", None)) and hasattr(_core, "ShapedArray")):
+    if not (callable(getattr(_xc, "batched_device_put", None)) and hasattr(_core, "ShapedArray")):
         return None
 
-    def put(a, device, sharding):
-        return _pxla.batched_device_put(_core.ShapedArray(a.shape, a.dtype), sharding, [a], [device])
+    def put(a, device, sharding, avals):
+        key = (a.shape, a.dtype)
+        aval = avals.get(key)
+        if aval is None:
+            aval = avals[key] = _core.ShapedArray(a.shape, a.dtype)
+        return _xc.batched_device_put(aval, sharding, [a], [device], True)
     return put
 
 
