@@ -60,7 +60,7 @@ from .float_rules import check_mode, compiler_options, tracing_mode
 from .guard import guarded_compile
 from .hotpath import MISS as _MISS
 from .hotpath import make_hot, make_padded_hot
-from .kvhot import grow_caches, make_kv_hot, must_grow, write_caches
+from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
 from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, cache_capacity, cache_tied_vars, fast_match, flatten_args,
     get_path, headroom_of, layout_of,
@@ -68,7 +68,7 @@ from .layouts import (
     tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
-from .paged_kv_cache import paged_kv_cache_builtins
+from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
 from .symbolic import ShapeBuckets
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
@@ -132,6 +132,7 @@ class _Compiled:
     kv: list = field(default_factory=list)       # (param path, fill delta, rows needed, capacity after) per cache
     donated: Tuple[int, ...] = ()                # flat positions of the consumed in-place parameters (CALL.INPLACE.6)
     given: Tuple[Tuple[int, int], ...] = ()      # (flat position, parameter index) of the donate_argnums parameters
+    paged: list = field(default_factory=list)    # (param path, token counts its attention calls need) per paged cache
 
 
 _HOST = "host"
@@ -489,6 +490,10 @@ class Executable:
             return self._host_call(plan, args)
         if c.kv and grow_caches(args, c.kv):
             return self._dispatch(plan, args, sym, keep_boxes)     # a new capacity: a new key
+        if c.paged and not rows_match(args, c.paged, sym, get_path):
+            if keep_boxes is not None:
+                raise _UseHost()
+            return self._host_call(plan, args)      # the reference's error, before anything is donated
         if keep_boxes is None and not plan.bounds and c.kv and not c.given:
             if not c.hot_made:
                 c.hot, c.hot_made = make_kv_hot(self, plan, c, bucketing, key), True
@@ -646,7 +651,7 @@ class Executable:
             record["has_code"] = sink.has_checks
             builders_box.extend(sink.builders)
             outs = list(leaves) + mut_leaves + [kv.data for kv in caches]
-            record["kv"] = [(kv.path, kv.delta, kv.need, int(kv.data.shape[0])) for kv in caches]
+            record["kv"], record["paged"] = kv_records(caches)
             if sink.has_checks:
                 outs.append(jnp.asarray(sink.code, jnp.int32))
             return tuple(outs)
@@ -671,7 +676,7 @@ class Executable:
         with tracing_mode(self.float_rules):
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options, grow_first)
         return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
-                         phys_shapes, kv=record["kv"], donated=donated, given=given)
+                         phys_shapes, kv=record["kv"], donated=donated, given=given, paged=record["paged"])
 
     # -- results -----------------------------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from relax_ref.ir import prim_expr as P
 
 from .hotpath import _JAX_ARRAY_TYPES, MISS, _is_array
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
+from .paged_kv_cache import TracedPaged
 
 _T, _S, _KV = 0, 1, 2
 _INT64_MAX = (1 << 63) - 1
@@ -98,7 +99,7 @@ def _exporter(spec) -> Optional[Callable[[tuple, tuple], Any]]:
 def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     """The fast path for ``plan`` using ``compiled`` (a function with cache parameters), or None when
     its signature or result is not covered (see the module docstring)."""
-    if compiled.mutated or plan.bounds or not compiled.kv or getattr(compiled, "donated", ()):
+    if compiled.mutated or plan.bounds or not compiled.kv or getattr(compiled, "donated", ()) or compiled.paged:
         return None             # (consumed in-place parameters: the general path decides what to donate)
     sym_vars = plan.sym_vars
     var_pos = {id(v): i for i, v in enumerate(sym_vars)}
@@ -207,9 +208,25 @@ def _delta_fn(expr, sym_vars) -> Callable[[list], int]:
 # ---------------------------------------------------------------------------------------------------
 
 
+def kv_records(caches) -> tuple:
+    """A compilation's records of its traced cache parameters: ``(path, fill delta, rows needed, capacity
+    after)`` per cache (the delta None for a paged cache, whose pool alone is written back), and
+    ``(path, token counts)`` per paged cache (checked by :func:`relax_jax.paged_kv_cache.rows_match`)."""
+    kv, paged = [], []
+    for c in caches:
+        if isinstance(c, TracedPaged):
+            kv.append((c.path, None, 0, 0))
+            paged.append((c.path, tuple(c.rows)))
+        else:
+            kv.append((c.path, c.delta, c.need, int(c.data.shape[0])))
+    return kv, paged
+
+
 def must_grow(args, kv) -> bool:
     """Whether :func:`grow_caches` would grow a cache (``kv``: a compilation's cache records)."""
-    for path, _, need, cap_out in kv:
+    for path, delta, need, cap_out in kv:
+        if delta is None:
+            continue
         cache = get_path(args, path)
         cap = int(cache.data.shape[0])
         if cache.fill + need > cap_out and grown_rows(cap, cache.fill + need, "append") != cap:
@@ -220,7 +237,9 @@ def must_grow(args, kv) -> bool:
 def grow_caches(args, kv) -> bool:
     """Grow each cache parameter whose capacity is below ``fill + need`` (CALL.KVCACHE.2)."""
     grew = False
-    for path, _, need, cap_out in kv:
+    for path, delta, need, cap_out in kv:
+        if delta is None:
+            continue
         cache = get_path(args, path)
         cap = int(cache.data.shape[0])
         if cache.fill + need <= cap_out:
@@ -241,9 +260,12 @@ def write_caches(args, kv, has_code: bool, out, sym) -> tuple:
     start = end - len(kv)
     for (path, delta, _, _), data in zip(kv, out[start:end]):
         cache = get_path(args, path)
+        if delta is None:
+            cache.pool = data            # a paged cache: its bookkeeping stays on the host
+            continue
         cache.data = data
         cache.fill += delta if isinstance(delta, int) else int(eval_prim(delta, sym))
     return tuple(out[:start]) + tuple(out[end:])
 
 
-__all__ = ["make_kv_hot", "must_grow", "grow_caches", "write_caches"]
+__all__ = ["make_kv_hot", "kv_records", "must_grow", "grow_caches", "write_caches"]

@@ -25,10 +25,12 @@ from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
 from relax_ref.interp.kv_cache import AttentionKVCache
+from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir.functor import prim_vars_in
 from relax_ref.limits import INT64_MAX, dtype_range
 
 from .symbolic import eval_sym, is_monotone
+from . import paged_kv_cache as paged
 from .kv_cache import TracedKV
 from .transfer import pad_to
 from .values import PrimV, ShapeV, SymInt, TVal
@@ -65,7 +67,9 @@ class TupleParam:
 @dataclass
 class KVCacheParam:
     """An ``R.Object`` parameter: compiled when it holds a KV cache (CALL.KVCACHE.*), whose buffer
-    shape and dtype are in the key, its fill count and window position traced (relax_jax.kv_cache)."""
+    shape and dtype are in the key, its fill count and window position traced (relax_jax.kv_cache),
+    or a paged KV cache with an open forward (CALL.PAGEDKV.*), whose configuration, pool shape and plan
+    buckets are in the key, its pool and plan traced (relax_jax.paged_kv_cache)."""
 
 
 def layout_of(s: Optional[si.StructInfo]) -> Any:
@@ -284,6 +288,8 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
             return False
         return all(fast_match(x, f, sym, pending) for x, f in zip(a, l.fields))
     if isinstance(l, KVCacheParam):
+        if isinstance(a, PagedKVCache):
+            return paged.is_ready(a)
         return isinstance(a, AttentionKVCache) and isinstance(a.data, jax.Array) and isinstance(a.fill, int) \
             and isinstance(a.pos, int)
     return False
@@ -305,7 +311,7 @@ def static_facts(a: Any, l: Any, out: list, bucketing: bool) -> None:
         for x, f in zip(a, l.fields):
             static_facts(x, f, out, bucketing)
     elif isinstance(l, KVCacheParam):
-        out.append(("kv", tuple(a.data.shape), str(a.data.dtype)))
+        out.append(paged.static_fact(a) if isinstance(a, PagedKVCache) else ("kv", tuple(a.data.shape), str(a.data.dtype)))
 
 
 def _phys_dims(l: TensorParam, a: Any, buckets, sym: Dict) -> Tuple[int, ...]:
@@ -337,6 +343,8 @@ def arg_specs(args, layouts, buckets, sym, phys_shapes, specs) -> None:
             pass
         elif isinstance(l, TupleParam):
             arg_specs(a, l.fields, buckets, sym, phys_shapes, specs)
+        elif isinstance(l, KVCacheParam) and isinstance(a, PagedKVCache):
+            specs += paged.arg_specs(a)
         elif isinstance(l, KVCacheParam):
             specs.append(jax.ShapeDtypeStruct(tuple(a.data.shape), a.data.dtype))
             specs += [jax.ShapeDtypeStruct((), np.int64)] * 2
@@ -371,7 +379,7 @@ def flatten_args(args, layouts, it, flat, pad=pad_to) -> None:
         elif isinstance(l, TupleParam):
             flatten_args(a, l.fields, it, flat, pad)
         elif isinstance(l, KVCacheParam):
-            flat += [a.data, np.int64(a.fill), np.int64(a.pos)]
+            flat += paged.flat_inputs(a) if isinstance(a, PagedKVCache) else [a.data, np.int64(a.fill), np.int64(a.pos)]
 
 
 def rebuild_param(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:
@@ -402,16 +410,18 @@ def rebuild_param(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:
         return ShapeV(eval_sym(d, senv) for d in l.values)
     if isinstance(l, TupleParam):
         return tuple(rebuild_param(x, f, it, senv, bucketing) for x, f in zip(a, l.fields))
+    if isinstance(l, KVCacheParam) and isinstance(a, PagedKVCache):
+        return paged.TracedPaged(a.config, next(it), [next(it) for _ in range(paged.PAGED_INPUTS - 1)])
     if isinstance(l, KVCacheParam):
         return TracedKV(next(it), next(it), next(it), ())
     raise TypeError(f"bad layout {l!r}")
 
 
 def kv_params(params, path=()) -> list:
-    """The cache parameters (``TracedKV``) of a traced call, each given its path."""
+    """The cache parameters (``TracedKV``, ``TracedPaged``) of a traced call, each given its path."""
     out = []
     for i, p in enumerate(params):
-        if isinstance(p, TracedKV):
+        if isinstance(p, (TracedKV, paged.TracedPaged)):
             p.path = path + (i,)
             out.append(p)
         elif isinstance(p, tuple) and not isinstance(p, ShapeV):
@@ -420,7 +430,8 @@ def kv_params(params, path=()) -> list:
 
 
 def kv_flat_positions(args, layouts, pos=None) -> List[int]:
-    """The positions of the cache buffers among the flat arguments (the order of ``arg_specs``)."""
+    """The positions of the cache buffers (KV-cache buffers, page pools) among the flat arguments (the
+    order of ``arg_specs``)."""
     pos = pos if pos is not None else [0]
     out: List[int] = []
     for a, l in zip(args, layouts):
@@ -432,7 +443,7 @@ def kv_flat_positions(args, layouts, pos=None) -> List[int]:
             out += kv_flat_positions(a, l.fields, pos)
         elif isinstance(l, KVCacheParam):
             out.append(pos[0])
-            pos[0] += 3
+            pos[0] += paged.PAGED_INPUTS if isinstance(a, PagedKVCache) else 3
     return out
 
 

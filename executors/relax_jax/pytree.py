@@ -16,6 +16,7 @@ from relax_ref.interp.kv_cache import AttentionKVCache
 from .dims import dim_value
 from .errors import TraceAbort
 from .kv_cache import TracedKV
+from .paged_kv_cache import TracedPaged
 from .values import PrimV, ShapeV, SymInt, TVal, describe
 
 
@@ -65,7 +66,7 @@ def _flatten(v: Any, leaves: list, seen: Optional[set] = None) -> Any:
         return ("dt", v.name)
     if v is None:
         return ("null",)
-    if isinstance(v, TracedKV):
+    if isinstance(v, (TracedKV, TracedPaged)):
         return ("KV", v.path)     # a cache parameter, written back into the caller's object
     if seen is not None and isinstance(v, AttentionKVCache) and type(v.fill) is int and type(v.pos) is int \
             and id(v) not in seen:

@@ -3,6 +3,7 @@ holds it, the page pool a donated device buffer updated in place, one kernel com
 and the same values as the reference step by step."""
 
 import numpy as np
+import pytest
 
 import relax_jax
 import relax_ref
@@ -74,3 +75,138 @@ def test_the_pool_is_donated():
     old = c.pool
     exe("step", c, (0,), (3,), np.ones((3, 8, 8), "float32"))
     assert old.is_deleted() and not c.pool.is_deleted()
+
+
+# -- functions that take the cache while the host keeps the forward open: compiled as a whole ------------
+
+ATT = "vm.builtin.attention_kv_cache_attention_with_fused_qkv"
+TWO_LAYERS = CREATE_ARGS.replace("R.shape([0, 1])", "R.shape([0, 2])").replace("R.shape([0])", "R.shape([0, 0])")
+
+COMPILED_SRC = f'''
+from tvm.script import ir as I, relax as R, tirx as T
+
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def create() -> R.Object:
+        c = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_create", {TWO_LAYERS}, sinfo_args=R.Object)
+        _ = R.call_packed("vm.builtin.kv_state_add_sequence", c, R.prim_value(0), sinfo_args=R.Object)
+        return c
+
+    @R.function
+    def layers(c: R.Object, qkv: R.Tensor(("t", 8, 8), "float32")) -> R.Tensor(("t", 4, 8), "float32"):
+        t = T.int64()
+        o = R.call_dps_packed("{ATT}", (c, R.prim_value(0), R.prim_value(0.35), qkv),
+                              out_sinfo=R.Tensor((t, 4, 8), "float32"))
+        q2 = R.concat((o, R.multiply(R.strided_slice(qkv, axes=[1], begin=[4], end=[8]), R.const(0.5, "float32"))), axis=1)
+        o2 = R.call_dps_packed("{ATT}", (c, R.prim_value(1), R.prim_value(0.35), q2),
+                               out_sinfo=R.Tensor((t, 4, 8), "float32"))
+        return o2
+
+    @R.function
+    def both(a: R.Object, b: R.Object, qkv: R.Tensor(("t", 8, 8), "float32")) -> R.Tensor(("t", 4, 8), "float32"):
+        t = T.int64()
+        o = R.call_dps_packed("{ATT}", (a, R.prim_value(0), R.prim_value(0.35), qkv),
+                              out_sinfo=R.Tensor((t, 4, 8), "float32"))
+        o2 = R.call_dps_packed("{ATT}", (b, R.prim_value(1), R.prim_value(0.35), qkv),
+                               out_sinfo=R.Tensor((t, 4, 8), "float32"))
+        return o2
+'''
+
+
+def _serve(call, ops, steps):
+    """A serving loop: the host adds, forks and brackets each call with begin/end forward."""
+    from relax_ref.values import ShapeValue
+
+    rng = np.random.default_rng(1)
+    c = call("create")
+
+    def fwd(ids, lens):
+        ops.begin_forward(c, ShapeValue(ids), ShapeValue(lens))
+        out = call("layers", c, rng.standard_normal((sum(lens), 8, 8)).astype("float32"))
+        ops.end_forward(c)
+        return np.asarray(out)
+    outs = [fwd([0], [5])]
+    ops.fork_sequence(c, 0, 1, 3)
+    outs += [fwd([1, 0], [1, 1]) for _ in range(steps)]
+    outs.append(fwd([0], [3]))
+    return c, outs
+
+
+@pytest.mark.parametrize("pad_poison", [False, True])
+def test_a_function_taking_the_cache_compiles_once_per_bucket(pad_poison):
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+    from relax_ref.testing.compare import compare
+
+    mod = relax_ref.parse(COMPILED_SRC)
+    ref_cache, ref = _serve(lambda f, *a: relax_ref.evaluate(mod, f, *a), NUMPY_PAGED, 6)
+    exe = relax_jax.compile(mod, pad_poison=pad_poison)
+    cache, got = _serve(lambda f, *a: exe(f, *a), jpk.JAX_PAGED, 6)
+    for r, g in zip(ref, got):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+    assert compare(ref_cache, cache) is None
+    # create in host mode; prefill of 5 tokens (history 5), decode of 2 tokens over histories 6-11
+    # (buckets 8 and 16), 3 tokens over 14: four compilations for eight calls
+    assert exe.stats.host_calls == 1 and exe.stats.compiles == 4 and exe.stats.cache_hits == 4
+
+
+def _open(c, ops, n):
+    from relax_ref.values import ShapeValue
+
+    ops.begin_forward(c, ShapeValue([0]), ShapeValue([n]))
+
+
+def test_the_pool_of_a_compiled_call_is_donated_and_written_back():
+    mod = relax_ref.parse(COMPILED_SRC)
+    exe = relax_jax.compile(mod)
+    c = exe("create")
+    _open(c, jpk.JAX_PAGED, 3)
+    old = c.pool
+    exe("layers", c, np.ones((3, 8, 8), "float32"))
+    assert exe.stats.compiles == 1 and old.is_deleted() and not c.pool.is_deleted()
+    k = np.zeros((2, 3, 2, 8), "float32")
+    jpk.JAX_PAGED.end_forward(c)
+    kk, vv = jpk.JAX_PAGED.debug_get_kv(c, 0, 0, 3, k, k)
+    vv = np.asarray(vv)
+    assert np.all(vv[0] == 1.0) and np.all(vv[1] == 0.5)    # layer 0: the qkv's ones, layer 1: q2's halves
+    assert not np.all(np.asarray(kk) == 0.0)
+
+
+@pytest.mark.parametrize("opened, rows", [(4, 3), (None, 2)])
+def test_a_forward_the_call_does_not_fit_is_the_reference_error(opened, rows):
+    """A token count other than the open forward's, or no forward: host mode reports the reference's
+    error before anything is donated (CALL.PAGEDKV.7-8)."""
+    mod = relax_ref.parse(COMPILED_SRC)
+    qkv = np.ones((rows, 8, 8), "float32")
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+
+    ref_c = relax_ref.evaluate(mod, "create")
+    exe = relax_jax.compile(mod)
+    c = exe("create")
+    if opened:
+        _open(ref_c, NUMPY_PAGED, opened)
+        _open(c, jpk.JAX_PAGED, opened)
+    with pytest.raises(relax_ref.errors.OpRuntimeError) as want:
+        relax_ref.evaluate(mod, "layers", ref_c, qkv)
+    pool = c.pool
+    with pytest.raises(relax_ref.errors.OpRuntimeError) as got:
+        exe("layers", c, qkv)
+    assert str(got.value) == str(want.value) and not pool.is_deleted()
+    if opened:                                      # the same compilation then serves a fitting call
+        exe("layers", c, np.ones((opened, 8, 8), "float32"))
+        assert exe.stats.compiles == 1
+
+
+def test_one_cache_passed_twice_runs_on_the_host():
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+
+    mod = relax_ref.parse(COMPILED_SRC)
+    qkv = np.random.default_rng(2).standard_normal((4, 8, 8)).astype("float32")
+    ref_c = relax_ref.evaluate(mod, "create")
+    _open(ref_c, NUMPY_PAGED, 4)
+    want = relax_ref.evaluate(mod, "both", ref_c, ref_c, qkv)
+    exe = relax_jax.compile(mod)
+    c = exe("create")
+    _open(c, jpk.JAX_PAGED, 4)
+    np.testing.assert_allclose(np.asarray(exe("both", c, c, qkv)), want, rtol=1e-5, atol=1e-6)
+    assert exe.stats.host_calls == 2 and not c.pool.is_deleted()      # create, and this call
