@@ -54,16 +54,20 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
         j = xp.tile(xp.arange(length), b)
         k_hist = rope(xp, k_hist.reshape(b * length, hkv, d), j, scale, theta).reshape(b, length, hkv, d)
     group = hq // hkv
-    kq = xp.repeat(k_hist.astype(xp.float32), group, axis=2)[seq]          # (T, L, hq, D)
-    vq = xp.repeat(v_hist.astype(xp.float32), group, axis=2)[seq]
-    scores = xp.einsum("thd,tlhd->thl", q.astype(xp.float32), kq) * xp.asarray(sm_scale, xp.float32)
+    # grouped-query scores of every token against every batch sequence's history, (T, B, hkv, group, L),
+    # the other sequences masked, and the output of its own sequence taken: no history is gathered per
+    # token (a (T, L, hq, D) copy), and no other sequence's values enter a token's output
+    qg = q.astype(xp.float32).reshape(t, hkv, group, d)
+    scores = xp.einsum("tkgd,blkd->tbkgl", qg, k_hist.astype(xp.float32)) * xp.asarray(sm_scale, xp.float32)
     jpos = xp.arange(length)
-    ok = (jpos[None, :] <= pos[:, None]) & (jpos[None, :] < hist_len[seq][:, None])    # (T, L)
-    scores = xp.where(ok[:, None, :], scores, xp.asarray(-xp.inf, xp.float32))
-    scores = scores - scores.max(axis=-1, keepdims=True)
+    ok = ((seq[:, None] == xp.arange(b)[None, :])[:, :, None] & (jpos[None, None, :] <= pos[:, None, None])
+          & (jpos[None, None, :] < hist_len[None, :, None]))                                 # (T, B, L)
+    scores = xp.where(ok[:, :, None, None, :], scores, xp.asarray(-xp.inf, xp.float32))
+    scores = scores - scores.max(axis=(1, 4), keepdims=True)
     w = xp.exp(scores)
-    w = w / w.sum(axis=-1, keepdims=True)
-    return xp.einsum("thl,tlhd->thd", w, vq).astype(q.dtype)
+    w = w / w.sum(axis=(1, 4), keepdims=True)
+    out = xp.einsum("tbkgl,blkd->tbkgd", w, v_hist.astype(xp.float32))[xp.arange(t), seq]   # its own sequence's
+    return out.reshape(t, hq, d).astype(q.dtype)
 
 
 __all__ = ["rope", "split_qkv", "stored_keys", "attend", "ROPE_NONE", "ROPE_NORMAL", "ROPE_INLINE"]
