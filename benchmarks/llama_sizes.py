@@ -7,7 +7,12 @@ Contenders (weights random, float32 or with ``--dtype bfloat16`` bfloat16; the s
   ``decode`` on a preallocated KV buffer per layer, the length a traced scalar, buffers donated;
 * ``relax_jax``: ``relax_jax.compile`` of ``llama_tiny.build_module`` (caches grown by ``concat``);
 * ``relax_jax_kv``: ``relax_jax.compile`` of ``llama_tiny.build_kv_module`` (KV-cache objects as TVM's
-  nn frontend keeps them: preallocated buffers appended in place, donated, the fill count traced).
+  nn frontend keeps them: preallocated buffers appended in place, donated, the fill count traced);
+* ``relax_jax_paged``: ``relax_jax.compile`` of ``llama_tiny_paged.build_paged_module`` (TVM's paged KV
+  cache as MLC keeps it, pages of 16 tokens, one fused-qkv attention call per layer; the host adds the
+  sequence and brackets every call with ``kv_state_begin_forward`` / ``end_forward``, timed with it;
+  the pool donated, the forward's page slots traced). Its cache holds the tokens of the longest decode
+  measured (or of the generation).
 
 Figures per contender (one child process per contender and run):
 
@@ -47,7 +52,7 @@ from typing import Dict, List
 import numpy as np
 
 _HERE = Path(__file__).resolve().parent
-CONTENDERS = ("jax", "relax_jax", "relax_jax_kv")
+CONTENDERS = ("jax", "relax_jax", "relax_jax_kv", "relax_jax_paged")
 BASELINE = "jax"
 CONFIGS = {
     "tiny": dict(),
@@ -80,13 +85,20 @@ def _weights(model, seed: int, dtype: str = "float32") -> list:
 class _Runner:
     """One contender: ``prefill(tokens)``, ``decode_state(length, capacity)`` and ``step(state)``."""
 
-    def __init__(self, name: str, cfg, model, weights: list, reserve: int) -> None:
+    def __init__(self, name: str, cfg, model, weights: list, reserve: int, capacity: int = 0) -> None:
         import llama_bench as B
         import llama_tiny as L
 
         self.name, self.cfg, self.w, self.L = name, cfg, weights, L
         if name == "jax":
             self.jj = B.JaxJit(cfg, 0)
+        elif name == "relax_jax_paged":
+            import llama_tiny_paged as LP
+            import relax_jax
+            from relax_jax.paged_kv_cache import JAX_PAGED
+
+            self.LP, self.ops = LP, JAX_PAGED
+            self.exe = relax_jax.compile(LP.build_paged_module(model, capacity=max(reserve, capacity), page_size=16))
         else:
             import relax_jax
 
@@ -101,14 +113,41 @@ class _Runner:
             return self.jj.prefill(tokens, *self.w)
         if self.name == "relax_jax":
             return self.exe("prefill", tokens, *self.w)
+        if self.name == "relax_jax_paged":
+            cache = self._paged_cache(0)
+            return self._forward("prefill", tokens, cache)
         caches = self.exe("create_caches")
         return self.exe("prefill", tokens, *caches, *self.w)
+
+    def _paged_cache(self, length: int):
+        """A fresh paged cache holding sequence 0 of ``length`` tokens (random keys and values)."""
+        import jax.numpy as jnp
+        from relax_ref.values import ShapeValue
+
+        cache = self.exe("create_cache")
+        self.ops.add_sequence(cache, 0)
+        if length:
+            self.ops.begin_forward(cache, ShapeValue([0]), ShapeValue([length]))
+            self.ops.end_forward(cache)
+            rng = np.random.default_rng(7)
+            cache.pool = jnp.asarray(rng.standard_normal(cache.pool.shape, np.float32), self.cfg.dtype)
+        return cache
+
+    def _forward(self, entry: str, tokens: np.ndarray, cache):
+        from relax_ref.values import ShapeValue
+
+        self.ops.begin_forward(cache, ShapeValue([0]), ShapeValue([tokens.shape[1]]))
+        out = self.exe(entry, tokens, cache, *self.w)
+        self.ops.end_forward(cache)
+        return out
 
     def decode_state(self, length: int, capacity: int):
         import jax.numpy as jnp
         from relax_ref.interp.kv_cache import AttentionKVCache
 
         cfg = self.cfg
+        if self.name == "relax_jax_paged":
+            return [length, self._paged_cache(length)]
         rng = np.random.default_rng(7)
         rows = capacity if self.name != "relax_jax" else length
         bufs = [jnp.asarray(rng.standard_normal((1, rows, cfg.num_kv_heads, cfg.head_dim), np.float32), cfg.dtype)
@@ -126,6 +165,8 @@ class _Runner:
         elif self.name == "relax_jax":
             out = self.exe("decode", tok, *bufs, *self.w)
             state[1] = list(out[1:])
+        elif self.name == "relax_jax_paged":
+            out = (self._forward("decode", tok, bufs),)
         else:
             out = self.exe("decode", tok, (length + 1,), *bufs, *self.w)
         state[0] = length + 1
@@ -135,6 +176,8 @@ class _Runner:
         if self.name == "jax":
             self.jj.capacity = pow2(len(prompt) + n)
             return self.L.generate(self.jj.runner(), self.w, prompt, n)
+        if self.name == "relax_jax_paged":
+            return self.LP.generate(self.exe, self.ops, self.w, prompt, n)
         run = lambda e, a: self.L._split(e, self.exe(e, *a))  # noqa: E731
         return (self.L.generate_kv if self.name == "relax_jax_kv" else self.L.generate)(run, self.w, prompt, n)
 
@@ -160,7 +203,9 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
     cfg = L.Config(**CONFIGS[config], dtype=dtype)
     model = L.LlamaTiny(cfg)
     # the caches reserve the rows of a whole generation, as the hand-written program's buffers
-    r = _Runner(name, cfg, model, _weights(model, 0, dtype), pow2(16 + gen_tokens))
+    # (the paged cache: the tokens of the longest decode measured)
+    capacity = 0 if what == "generate" else pow2(1024 + 2 + max(decode_steps, repeats))
+    r = _Runner(name, cfg, model, _weights(model, 0, dtype), pow2(16 + gen_tokens), capacity)
     out: Dict[str, float] = {}
     if what == "generate":
         from jax import monitoring
