@@ -28,11 +28,12 @@ import numpy as np
 
 from relax_ref.arith.evaluate import eval_prim
 from relax_ref.interp.kv_cache import AttentionKVCache, grown_rows
+from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir import prim_expr as P
 
 from .hotpath import _JAX_ARRAY_TYPES, MISS, _is_array
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
-from .paged_kv_cache import TracedPaged
+from .paged_kv_cache import TracedPaged, paged_hot_inputs
 
 _T, _S, _KV = 0, 1, 2
 _INT64_MAX = (1 << 63) - 1
@@ -99,18 +100,25 @@ def _exporter(spec) -> Optional[Callable[[tuple, tuple], Any]]:
 def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     """The fast path for ``plan`` using ``compiled`` (a function with cache parameters), or None when
     its signature or result is not covered (see the module docstring)."""
-    if compiled.mutated or plan.bounds or not compiled.kv or getattr(compiled, "donated", ()) or compiled.paged:
+    if compiled.mutated or plan.bounds or not compiled.kv or getattr(compiled, "donated", ()):
         return None             # (consumed in-place parameters: the general path decides what to donate)
+    # paged caches (CALL.PAGEDKV.*): every cache parameter paged, each call's token counts static
+    rows_of = {p[0]: rows for p, rows in compiled.paged}
+    paged = bool(rows_of)
+    if paged and (len(rows_of) != len(compiled.kv) or any(not isinstance(r, int) for rs in rows_of.values() for r in rs)):
+        return None
     sym_vars = plan.sym_vars
     var_pos = {id(v): i for i, v in enumerate(sym_vars)}
     items = _items(plan.layouts, var_pos)
     export = _exporter(compiled.out_spec)
     if items is None or export is None:
         return None
-    kv_facts = [f for f in key[2] if isinstance(f, tuple) and len(f) == 3 and f[0] == "kv"]
+    kv_facts = [f for f in key[2] if isinstance(f, tuple) and f and f[0] == ("paged" if paged else "kv")]
     kv_args = [i for i, (kind, _) in enumerate(items) if kind == _KV]
     if len(kv_facts) != len(kv_args) or any(len(p) != 1 for p, _, _, _ in compiled.kv):
         return None
+    if paged:
+        return _paged_hot(exe, plan, compiled, items, dict(zip(kv_args, kv_facts)), rows_of, export)
     shapes = {i: (f[1], np.dtype(f[2])) for i, f in zip(kv_args, kv_facts)}
     # per cache written by the function: (argument index, fill delta, rows needed, capacity after)
     writes = []
@@ -186,6 +194,54 @@ def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]
                 cache = args[i]
                 cache.data = data
                 cache.fill += delta if type(delta) is int else delta(vals)
+            if has_code:
+                code = int(np.asarray(out[-1]))
+                if code:
+                    raise builders[code - 1]()
+        stats.cache_hits += 1
+        return export(out[:start], args)
+
+    return hot
+
+
+def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[Callable]:
+    """The fast path of a function whose cache parameters are paged caches (a decode step): tensors of
+    static shape and the caches; each cache checked against its compilation's key (configuration, pool,
+    plan buckets) and token counts, its pool and padded plan passed, the new pool written back."""
+    if plan.sym_vars or any(kind == _S for kind, _ in items):
+        return None
+    fn, has_code, builders, stats, nparams = compiled.fn, compiled.has_code, compiled.builders, exe.stats, len(items)
+    n_kv_out = len(compiled.kv)
+    order = [p[0] for p, _, _, _ in compiled.kv]
+
+    def hot(args):
+        if len(args) != nparams:
+            return MISS
+        flat: list = []
+        seen = set()
+        for i, (kind, info) in enumerate(items):
+            a = args[i]
+            if kind == _T:
+                t = type(a)
+                if not (t in _JAX_ARRAY_TYPES or (t is np.ndarray and a.dtype == info) or
+                        (t is not np.ndarray and _is_array(a))):
+                    return MISS
+                flat.append(a)
+                continue
+            inputs = paged_hot_inputs(a, facts[i], rows_of.get(i, ())) if type(a) is PagedKVCache else None
+            if inputs is None or id(a) in seen:
+                return MISS
+            seen.add(id(a))
+            flat += inputs
+        with jax.enable_x64(True):
+            try:
+                out = fn(*flat)
+            except TypeError:
+                return MISS                 # not compiled for these shapes or dtypes: nothing ran
+            end = len(out) - (1 if has_code else 0)
+            start = end - n_kv_out
+            for i, data in zip(order, out[start:end]):
+                args[i].pool = data
             if has_code:
                 code = int(np.asarray(out[-1]))
                 if code:

@@ -186,6 +186,17 @@ def flat_inputs(cache: Any) -> List[Any]:
     return [cache.pool] + _padded_plan(cache.state.plan(ATTENTION[len(PREFIX):]), cache.config)
 
 
+def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...]) -> Any:
+    """The compiled inputs of ``cache`` when it fits the compilation of key part ``fact`` and static token
+    counts ``rows`` (the fast path, :mod:`relax_jax.kvhot`); None otherwise."""
+    if not is_ready(cache) or static_fact(cache) != fact:
+        return None
+    tokens = sum(n for _, _, n in cache.state.forward)
+    if any(r != tokens for r in rows):
+        return None
+    return flat_inputs(cache)
+
+
 def rows_match(args: Any, records: List[Any], sym: Dict[Any, int], get_path: Any) -> bool:
     """Whether every paged cache of a call is passed once and its open forward has the token count its
     attention calls need (``records``: ``(path, rows)`` of a compilation)."""
@@ -277,4 +288,4 @@ def paged_kv_cache_builtins() -> Dict[str, PackedV]:
 
 
 __all__ = ["JAX_PAGED", "TracedPaged", "PAGED_INPUTS", "paged_kv_cache_builtins", "is_ready", "static_fact",
-           "arg_specs", "flat_inputs", "rows_match"]
+           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs"]

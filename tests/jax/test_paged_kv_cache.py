@@ -104,6 +104,12 @@ class Module:
         return o2
 
     @R.function
+    def decode2(c: R.Object, qkv: R.Tensor((2, 8, 8), "float32")) -> R.Tensor((2, 4, 8), "float32"):
+        o = R.call_dps_packed("{ATT}", (c, R.prim_value(1), R.prim_value(0.35), qkv),
+                              out_sinfo=R.Tensor((2, 4, 8), "float32"))
+        return o
+
+    @R.function
     def both(a: R.Object, b: R.Object, qkv: R.Tensor(("t", 8, 8), "float32")) -> R.Tensor(("t", 4, 8), "float32"):
         t = T.int64()
         o = R.call_dps_packed("{ATT}", (a, R.prim_value(0), R.prim_value(0.35), qkv),
@@ -210,3 +216,43 @@ def test_one_cache_passed_twice_runs_on_the_host():
     _open(c, jpk.JAX_PAGED, 4)
     np.testing.assert_allclose(np.asarray(exe("both", c, c, qkv)), want, rtol=1e-5, atol=1e-6)
     assert exe.stats.host_calls == 2 and not c.pool.is_deleted()      # create, and this call
+
+
+def test_decode_steps_take_the_fast_path():
+    """A decode step of static shapes: after the first call of a history bucket, the per-call fast path
+    (relax_jax.kvhot) passes the pool and the plan; a step whose forward does not fit leaves it for the
+    general path, which reports the reference's error."""
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+    from relax_ref.testing.compare import compare
+    from relax_ref.values import ShapeValue
+
+    mod = relax_ref.parse(COMPILED_SRC)
+    exe = relax_jax.compile(mod)
+    rng = np.random.default_rng(3)
+    caches = [relax_ref.evaluate(mod, "create"), exe("create")]
+    for c, ops in zip(caches, (NUMPY_PAGED, jpk.JAX_PAGED)):
+        ops.add_sequence(c, 1)
+    for step in range(6):
+        qkv = rng.standard_normal((2, 8, 8)).astype("float32")
+        outs = []
+        for c, ops, call in zip(caches, (NUMPY_PAGED, jpk.JAX_PAGED), (lambda *a: relax_ref.evaluate(mod, *a), exe)):
+            ops.begin_forward(c, ShapeValue([0, 1]), ShapeValue([1, 1]))
+            outs.append(np.asarray(call("decode2", c, qkv)))
+            ops.end_forward(c)
+        np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+        if step == 0:
+            assert exe._plans["decode2"].hot is not None
+    assert compare(caches[0], caches[1]) is None
+    # histories 1-6: buckets 1, 2, 4, 8: four compilations, the other two steps on the fast path
+    assert exe.stats.compiles == 4 and exe.stats.host_calls == 1
+    c = caches[1]
+    from relax_jax.hotpath import MISS
+
+    jpk.JAX_PAGED.begin_forward(c, ShapeValue([0, 1]), ShapeValue([1, 1]))      # history 7: bucket 8
+    assert exe._plans["decode2"].hot((c, qkv)) is not MISS
+    jpk.JAX_PAGED.end_forward(c)
+    jpk.JAX_PAGED.begin_forward(c, ShapeValue([0]), ShapeValue([1]))
+    pool = c.pool
+    with pytest.raises(relax_ref.errors.OpRuntimeError, match="fused qkv"):
+        exe("decode2", c, np.ones((2, 8, 8), "float32"))
+    assert not pool.is_deleted()
