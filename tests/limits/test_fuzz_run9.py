@@ -154,3 +154,32 @@ def test_the_paged_cache_create_with_a_kill_object_argument_round_trips():
 '''
     mod = relax_ref.parse(text)
     relax_ref.assert_structural_equal(mod, relax_ref.parse(mod.script()))
+
+
+VAR_LEN = _main('q: R.Tensor((1, "t", 1, 1), "float32"), k: R.Tensor((1, "u", 1, 1), "float32"), '
+                's: R.Tensor(("b",), "int32"), sk: R.Tensor(("b",), "int32"), m: R.Tensor((), "int32")',
+                "y = R.nn.attention_var_len(q, k, k, s, m, sk, m)\nreturn y")
+
+
+def test_attention_var_len_scores_count_against_max_bytes_on_both():
+    """RUNTIME.LIMIT.3 (spec/ops/nn.attention_var_len.md): the scores of all rows, (1, 1, 1024, 1024)
+    float32, 4 MiB, as nn.attention's (tests/limits/test_fuzz_run6.py); relax_jax builds that matrix,
+    the reference one per sequence, and both count the same."""
+    q = np.linspace(-1, 1, 1024, dtype="float32").reshape(1, 1024, 1, 1)
+    s, m = np.array([0, 512, 1024], "int32"), np.array(512, "int32")
+    small = on_both(VAR_LEN, q, q, s, s, m, by_limit=True, max_bytes=1 << 20)
+    assert [k for k, _ in small] == ["max_bytes", "max_bytes"]
+    big = on_both(VAR_LEN, q, q, s, s, m, max_bytes=8 << 20)
+    assert [k for k, _ in big] == ["value", "value"]
+    np.testing.assert_allclose(big[0][1], big[1][1], rtol=1e-5, atol=1e-6)
+
+
+def test_attention_var_len_without_keys_gives_zeros_on_both():
+    """No key rows (every sequence without queries, OP.nn.attention_var_len.C5): zeros; relax_jax took
+    the row maximum of an empty axis."""
+    q = np.ones((1, 3, 1, 1), "float32")
+    k = np.ones((1, 0, 1, 1), "float32")
+    z = np.array([0, 0], "int32")
+    out = on_both(VAR_LEN, q, k, z, z, np.array(0, "int32"))
+    assert [r for r, _ in out] == ["value", "value"]
+    assert out[0][1].tolist() == out[1][1].tolist() == np.zeros((1, 3, 1, 1)).tolist()
