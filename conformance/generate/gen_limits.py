@@ -118,6 +118,24 @@ def fuzz_cases():
         "slice_with_a_stride_near_int64_max", sl, runs=[([x], x[1:100:9223372036854775807, -1:0:-1])],
         spec=["RUNTIME.LIMIT.1", "OP.strided_slice.C6"], tags=["limits", "op:strided_slice"], oracle="numpy-formula",
         description="the length of a slice with a stride of 2**63 - 1 is computed without overflow: one row"))
+    storage = module_text('''
+        @R.function(pure=False)
+        def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")) -> R.Tuple(R.Tensor((4,), "float32"), R.Tensor((4,), "float32")):
+            s = R.memory.alloc_storage(R.shape([4611686018427387904]), R.prim_value(0), R.str("global"), R.dtype("uint8"))
+            t1 = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([4]), R.dtype("float32"))
+            t2 = R.memory.alloc_tensor(s, R.prim_value(16), R.shape([4]), R.dtype("float32"))
+            u = R.call_packed("conformance.add_dps", x, x, t1, sinfo_args=R.Object)
+            v = R.call_packed("conformance.add_dps", y, y, t2, sinfo_args=R.Object)
+            r = (t1, t2)
+            return r
+    ''')
+    x4 = np.array([0.25, -0.5, 0.75, -0.25], "float32")
+    out.append(Case(
+        "storage_past_the_budget_of_which_little_is_used", storage, runs=[Fails([x4, x4], "limit_exceeded")],
+        spec=["RUNTIME.LIMIT.3", "CALL.ALLOC.2"], tags=["limits", "memory", "op:memory.alloc_storage"],
+        oracle="spec-rule",
+        description="a storage of 2**62 bytes of which two 16-byte tensors are used: the whole storage counts "
+                    "when it is allocated, limit_exceeded at alloc_storage"))
     return out
 
 
@@ -255,7 +273,41 @@ def rank_cases():
         runs=[([a, b], a @ b), Fails([np.array(1.5, "float32"), np.array(2.5, "float32")], "op_runtime"),
               Fails([a, a], "op_runtime")],
         spec=["OP.SEM.6", "OP.SEM.2"], tags=["limits", "op:matmul"], oracle="numpy-formula",
-        description="a rank left open by the annotation is checked against the operator's rules at run time")]
+        description="a rank left open by the annotation is checked against the operator's rules at run time"),
+        Case("tuple_field_dtype_checked_at_run_time", module_text('''
+        @R.function
+        def main(v: R.Tensor("float32", ndim=1), w: R.Tensor(ndim=1)):
+            z = R.zeros(R.shape([1]), "float32")
+            y = R.concat((z, v, w), axis=0)
+            return y
+    '''), runs=[([a[0], a[1]], np.concatenate([np.zeros(1, "float32"), a[0], a[1]])),
+              Fails([a[0], np.array([1, 2], "uint32")], "op_runtime"),
+              Fails([a[0], np.array([1, 2], "float64")], "op_runtime")],
+            spec=["OP.SEM.6", "OP.concat.C2"], tags=["limits", "op:concat"], oracle="numpy-formula",
+            description="a tensor inside a tuple argument whose dtype the annotation leaves open is checked at "
+                        "run time: concat of float32 fields with a uint32 or float64 one is op_runtime"),
+        Case("tuple_field_rank_checked_at_run_time", module_text('''
+        @R.function
+        def main(v: R.Tensor((2, 3), "float32"), w: R.Tensor("float32")):
+            y = R.concat((v, w), axis=1)
+            return y
+    '''), runs=[([a, b.T.copy()], np.concatenate([a, b.T], axis=1)),
+              Fails([a, np.arange(3, dtype="float32")], "op_runtime")],
+            spec=["OP.SEM.6", "OP.concat.C2"], tags=["limits", "op:concat"], oracle="numpy-formula",
+            description="a tuple field whose rank is open: a rank-1 field among rank-2 ones is op_runtime, before "
+                        "the concatenation"),
+        Case("index_tensor_dtype_checked_at_run_time", module_text('''
+        @R.function
+        def main(d: R.Tensor((1, 2, 6), "float32"), vc: R.Tensor((1,), "int32"), ind: R.Tensor((1, 2))):
+            y = R.vision.non_max_suppression(d, vc, ind, iou_threshold=0.3)
+            return y
+    '''), runs=[Fails([np.zeros((1, 2, 6), "float32"), np.array([2], "int32"), np.zeros((1, 2), "float32")],
+                    "op_runtime"),
+              Fails([np.zeros((1, 2, 6), "float32"), np.array([2], "int32"), np.zeros((1, 2), "int64")],
+                    "op_runtime")],
+            spec=["OP.SEM.6"], tags=["limits", "op:vision.non_max_suppression"], oracle="spec-rule",
+            description="an index tensor whose dtype the annotation leaves open is checked before the operator "
+                        "runs: float32 and int64 indices of non_max_suppression are op_runtime")]
 
 
 def work_cases():

@@ -160,6 +160,10 @@ def bound_cases():
     out.append(Invalid("bound_attribute_is_not_an_integer", bad, "well_formed",
                        spec=["WF.ATTR.1", "CALL.FUNC.7"], tags=["memory", "bounds"],
                        description="a declared bound must be an integer"))
+    huge = module_text(PIPELINE.replace("ATTRS", '"tir_var_upper_bound": {"n": 9223372036854775808}'))
+    out.append(Invalid("bound_attribute_outside_int64", huge, "well_formed",
+                       spec=["WF.ATTR.1", "CALL.FUNC.7"], tags=["memory", "bounds", "limits"],
+                       description="a declared bound is an int64: 2**63 is refused before any call reads it"))
     return out
 
 

@@ -220,6 +220,25 @@ def void_buffer_cases():
                     runs=[Fails([np.ones(3, "float32")], "dtype_mismatch")], spec=["TIR.BUF.7", "TIR.FUNC.2"],
                     tags=["tir", "void", "runtime"],
                     description="a void buffer bound to a float32 argument is a dtype mismatch of the binding"))
+    for name, target in (("cast_to_void", '""'), ("cast_to_handle", '"handle"')):
+        text = module_text(f'''
+            @T.prim_func
+            def k(a: T.handle, b: T.handle, c: T.int64):
+                n = T.int64()
+                A = T.match_buffer(a, (n,), "float32")
+                B = T.match_buffer(b, (n,), "float32")
+                for i in range(n):
+                    B[i] = A[i] + T.Cast({target}, c)
+
+            @R.function
+            def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+                n = T.int64()
+                cls = Module
+                y = R.call_tir(cls.k, (x,), out_sinfo=R.Tensor((n,), "float32"), tir_vars=R.shape([2]))
+                return y
+        ''')
+        out.append(Malformed(name, text, spec=["PRIM.CAST.3"], tags=["tir", "void", "cast"],
+                             description=f"a cast to {target} has no value to give: a parse error"))
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Sequence
 
 from ..errors import OpRuntimeError, PackedFuncError, TypeMismatchError, UnsupportedError
+from ..limits import check_alloc
 from ..ir import dtype as _dt
 from ..ir.struct_info import TupleStructInfo
 from .args import OpArgs
@@ -171,8 +172,10 @@ def _check_alloc_storage(args: OpArgs) -> None:
     if args.kind(0) == "shape":
         if len(args.ints(0)) < 1:
             raise _type_error(args, f"{args.op_name}: the size must be a shape (bytes, ...), got the empty shape")
+        size = args.ints(0)[0]
     elif args.kind(0) == "prim":
         _expect_int_prim(args, 0, "the size")
+        size = args.prim(0)
     else:
         raise _type_error(args, f"{args.op_name}: the size must be a shape (bytes, ...), got {args.describe(0)}")
     _expect_int_prim(args, 1, "the device index")
@@ -181,6 +184,10 @@ def _check_alloc_storage(args: OpArgs) -> None:
         _expect_dtype(args, dtype_at)
     if len(args) > scope_at and args.kind(scope_at) != "string":
         raise _type_error(args, f"{args.op_name}: the storage scope must be a string, got {args.describe(scope_at)}")
+    if args.is_static(size):
+        # RUNTIME.LIMIT.3: the whole storage counts against max_bytes when it is allocated, however
+        # little of it the tensors carved out of it use (an evaluator may allocate it lazily)
+        check_alloc((max(int(size), 0),), "uint8", args.limits, f"{args.op_name}: the storage", args.span)
 
 
 def _check_storage_tensor(args: OpArgs) -> None:

@@ -25,6 +25,7 @@ from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
 from ..ir.struct_info import TensorStructInfo
+from ..limits import check_alloc
 from . import common
 from . import nn_common
 from .args import OpArgs
@@ -113,6 +114,10 @@ def check(args: OpArgs) -> None:
     if args.shape(3)[0] != args.shape(4)[0]:
         raise args.error(OpRuntimeError, f"{op}: seqstart_q and seqstart_k describe different numbers of sequences "
                                          "(OP.nn.attention_var_len.C5)")
+    scores = (1, qs[2], qs[1], ks[1])
+    if all(args.is_static(n) for n in scores):
+        # RUNTIME.LIMIT.3: the scores of all rows against all rows, as nn.attention's, before the data checks
+        check_alloc(scores, args.dtype(0), args.limits, f"{op}: the scores", args.span)
     xp = args.xp
     sq, sk = args.data(3).astype(xp.int64), args.data(4).astype(xp.int64)
     lq, lk = sq[1:] - sq[:-1], sk[1:] - sk[:-1]

@@ -115,6 +115,14 @@ def _is_leaf_or_tuple(e) -> bool:
     return isinstance(e, _LEAVES) or isinstance(e, rx.Tuple)
 
 
+def _unit_use(e: rx.Expr) -> rx.Expr:
+    """(NORM.VOID.1) the use of a void-typed ``Var`` (one just bound to a lifted argument included, so
+    that normalizing again changes nothing) is the literal ``R.tuple()``."""
+    if type(e) is rx.Var and is_unit(e.struct_info):
+        return rx.Tuple((), struct_info=TupleStructInfo(()), span=e.span)
+    return e
+
+
 class _NameSupply:
     """TVM's fresh-name supply: ``gv``, ``gv1``, ``gv2``, ... per prefix (per function)."""
 
@@ -343,14 +351,14 @@ class Normalizer:
         """NormalizeArgument: returns (expr, changed-in-TVM's-sense)."""
         hit = self._memo_lookup(e)
         if hit is not None:
-            return hit, True
+            return _unit_use(hit), True
         post, changed = self._dispatch(e)
         if _is_leaf_or_tuple(e):
             return post, changed
         frame = self._frame()
         var = self._emit_value(post, frame.is_dataflow)
         frame.memo[id(e)] = (e, var)
-        return var, True
+        return _unit_use(var), True
 
     def _dispatch(self, e) -> Tuple[rx.Expr, bool]:
         if isinstance(e, tir.PrimFunc):

@@ -59,6 +59,7 @@ from dataclasses import replace
 from typing import Dict, Optional, Set, Union
 
 from ..errors import RelaxError, Span, StructInfoError, WellFormedError
+from ..limits import INT64_MAX, INT64_MIN
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -270,7 +271,7 @@ class _Checker:
             self.cur_func = None
 
     def _bounds_attr(self, f: rx.Function, key: str) -> None:
-        """(WF.ATTR.1) a declared-bounds attribute maps names to integers."""
+        """(WF.ATTR.1) a declared-bounds attribute maps names to integers of the int64 range."""
         value = f.attrs.get(key)
         if value is None:
             return
@@ -280,6 +281,9 @@ class _Checker:
         if not ok:
             raise self.err(f"attribute {key} must map names of symbolic variables to integers, got {value!r}",
                            f)
+        for k, v in items():
+            if not INT64_MIN <= v <= INT64_MAX:
+                raise self.err(f"attribute {key}: the bound {v} of {k} is outside the int64 range", f)
 
     def visit_Call(self, call: rx.Call) -> None:
         if not _is_leaf_or_tuple(call.op):

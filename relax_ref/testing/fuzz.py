@@ -11,7 +11,9 @@ implementation, print/parse gaps, and the differential of error behaviour and va
 A value difference that the reference shows too when it is evaluated again with subnormals flushed to
 zero is allowed (PRIM.FLOAT.6, :mod:`relax_ref.testing.ftz`; counted as ``ftz_allowed``). The workers
 evaluate under budgets that bound the work of a program (:data:`~relax_ref.testing.fuzz_worker.DEFAULT_BUDGETS`),
-and a timeout is confirmed with a longer one before it is a hang (``slow_answers`` counts the others).
+and a timeout is confirmed with a longer one before it is a hang (``slow_answers`` counts the others);
+an abort is confirmed on a fresh worker, and one that is not repeated there is reported apart with its
+program (``unrepeated_aborts``: the long-lived worker's state, not the program alone, ended it).
 A failure of the harness itself
 (classifying the outcomes) is a ``harness`` finding. Findings are deduplicated by signature; the first example of each is minimized (line deletion) within
 ``--minimize-seconds`` per finding. The JSON report holds the figures (programs, accepted programs,
@@ -211,6 +213,7 @@ class Campaign:
             "minimize_checks": st.minimize_checks,
             "worker_restarts": {w.impl: w.restarts for w in self.workers},
             "slow_answers": {w.impl: w.slow for w in self.workers},
+            "unrepeated_aborts": {w.impl: list(w.unrepeated_aborts) for w in self.workers},
             "ftz_allowed": st.ftz_allowed,
             "budgets": dict(self.workers[0].budgets),
             "worker_start_failures": {w.impl: w.start_failures for w in self.workers},
@@ -239,6 +242,9 @@ def _summary(rep: Dict[str, Any]) -> str:
              + (str(rep["findings_by_kind"]) if rep["findings"] else "")]
     for f in rep["findings"]:
         lines.append(f"  [{f['count']:>4}] {f['signature']}")
+    unrepeated = {k: len(v) for k, v in rep.get("unrepeated_aborts", {}).items() if v}
+    if unrepeated:
+        lines.append(f"aborts a fresh worker did not repeat: {unrepeated}")
     return "\n".join(lines)
 
 

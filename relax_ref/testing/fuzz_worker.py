@@ -17,7 +17,8 @@ The child runs under an address-space limit (``mem_limit`` bytes, ``RLIMIT_AS``)
 runaway ends as a ``MemoryError`` (a crash) or an abort, not a machine out of memory, and with
 evaluation budgets (:data:`DEFAULT_BUDGETS`) under which every program that stays within them ends
 well within the timeout. A timeout is confirmed on a fresh child with a longer one before it is a
-``hang`` (a loaded machine makes programs slow, not endless).
+``hang`` (a loaded machine makes programs slow, not endless); an abort is confirmed on a fresh child
+too, and one the fresh child does not repeat is kept apart with its program (``unrepeated_aborts``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ DEFAULT_BUDGETS = {"RELAX_REF_MAX_STEPS": 1 << 20, "RELAX_REF_MAX_BYTES": 1 << 3
 #: a request that outlasts its timeout is tried once more, on a fresh child, with this many times the
 #: timeout, before it is a ``hang``: on a loaded machine a slow answer is not a hang
 HANG_CONFIRM_FACTOR = 3.0
+#: characters of a program kept with an abort that a fresh child did not repeat
+MAX_KEPT_TEXT = 4000
 #: path fragments of the project's code, for the frame that names a crash
 _OUR_CODE = ("relax_ref" + os.sep, "relax_jax" + os.sep)
 
@@ -341,6 +344,8 @@ class Worker:
         self.confirm_hangs = confirm_hangs
         #: requests that outlasted the timeout and answered when tried again with a longer one
         self.slow = 0
+        #: requests whose child died and that a fresh child then answered (how it died, the program)
+        self.unrepeated_aborts: List[Dict[str, str]] = []
         self.startup_timeout = startup_timeout
         self.proc: Optional[Any] = None
         self.conn: Optional[Any] = None
@@ -399,6 +404,14 @@ class Worker:
                "seed": seed, "wrong": wrong, "base": [list(b) for b in base], "roundtrip": roundtrip, "ftz": ftz}
         limit = self.timeout if timeout is None else timeout
         resp = self._send(req, limit)
+        if resp.parse.kind == "abort" and self.confirm_hangs and confirm:
+            # an abort is tried again on a fresh child: one that the program does not repeat there came
+            # from the state the long-lived child had built up (its address space), and is kept apart
+            again = self._send(req, limit)
+            if again.parse.kind == "abort":
+                return again
+            self.unrepeated_aborts.append({"how": resp.parse.cls, "entry": entry, "text": text[:MAX_KEPT_TEXT]})
+            return again
         if resp.parse.kind != "hang" or not (self.confirm_hangs and confirm):
             return resp
         again = self._send(req, limit * HANG_CONFIRM_FACTOR)

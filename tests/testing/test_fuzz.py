@@ -126,8 +126,8 @@ def test_a_dead_or_hung_worker_is_a_finding_and_is_replaced(planted, what):
             ref, other = c.evaluate(MODULE, "main", 1, ())
             assert other.parse.kind == what
             assert [f[0] for f in c.classify(ref, other)] == [what]
-        # a hang is confirmed once on a fresh worker (two restarts per program), an abort is not
-        assert c.workers[1].restarts == {"abort": 2, "hang": 4}[what]
+        # a hang and an abort are confirmed once on a fresh worker (two restarts per program)
+        assert c.workers[1].restarts == 4 and c.workers[1].unrepeated_aborts == []
         assert c.workers[0].request(MODULE, "main", seed=1).runs[0].kind == "value"
     finally:
         for w in c.workers:
@@ -181,6 +181,22 @@ def test_a_slow_answer_on_a_loaded_machine_is_not_a_hang(planted, monkeypatch, t
         ref, other = c.evaluate(MODULE, "main", 1, ())
         assert other.parse.kind == "value" and c.workers[1].slow == 1
         assert c.classify(ref, other) == []
+    finally:
+        for w in c.workers:
+            w.close()
+
+
+def test_an_abort_a_fresh_worker_does_not_repeat_is_kept_apart(planted, monkeypatch, tmp_path):
+    """A worker that dies once of what it had built up (here: a planted abort on its first call) is
+    not an abort of the program: the fresh worker's answer counts, and the program is reported apart."""
+    monkeypatch.setenv("FUZZ_PLANTED_ABORT_MARK", str(tmp_path / "aborted"))
+    c = _campaign("abort_once", wrong=0, timeout=30.0)
+    try:
+        ref, other = c.evaluate(MODULE, "main", 1, ())
+        assert other.parse.kind == "value" and c.classify(ref, other) == []
+        kept = c.workers[1].unrepeated_aborts
+        assert len(kept) == 1 and kept[0]["how"] == "signal 6" and kept[0]["text"] == MODULE
+        assert c.report(1.0)["unrepeated_aborts"]["fuzz_planted:abort_once"] == kept
     finally:
         for w in c.workers:
             w.close()

@@ -48,6 +48,8 @@ def _axis(ctx, x) -> int:
 @lowering("relax.nn.softmax", padding="aware")
 def _softmax(ctx, x):
     axis = _axis(ctx, x)
+    if x.shape[axis] == 0:      # an empty axis: an empty result, no maximum to take
+        return box(ctx, x, ctx.valid(0))
     f, m, e, s = _softmax_parts(ctx, x, axis)
     return box(ctx, f.div(e, s), ctx.valid(0))
 
@@ -55,6 +57,8 @@ def _softmax(ctx, x):
 @lowering("relax.nn.log_softmax", padding="aware")
 def _log_softmax(ctx, x):
     axis = _axis(ctx, x)
+    if x.shape[axis] == 0:      # an empty axis: an empty result, no maximum to take
+        return box(ctx, x, ctx.valid(0))
     f, m, e, s = _softmax_parts(ctx, x, axis)
     return box(ctx, f.sub(f.sub(x, m), f.intrin(jnp.log, s)), ctx.valid(0))
 

@@ -35,6 +35,8 @@ def _attention_var_len(ctx, q, k, v, sq, sk, mq, mk):
     scale = ctx.attrs.get("scale")
     _, tq, nh, e = q.shape
     tk, nkv = k.shape[1], k.shape[2]
+    if tq == 0 or tk == 0:      # no rows, or no keys (then no sequence has queries, C5): zeros
+        return jnp.zeros(q.shape[:3] + (v.shape[3],), np_dtype(dt))
     rep = nh // nkv
     qs, qpos, qlen = _segments(sq.astype(jnp.int64), tq)
     ks, kpos, _ = _segments(sk.astype(jnp.int64), tk)

@@ -43,16 +43,21 @@ for _name, _dt in prim.DTYPE_CTORS.items():
     HANDLERS[f"T.{_name}"] = _dtype_ctor(_dt)
 
 
-def _cast_lower(ev: Evaluator, info: CallInfo):
-    b = bind_params(ev, info, (("value", REQUIRED), ("dtype", REQUIRED)))
+def _cast(ev: Evaluator, info: CallInfo, b: dict):
+    """PRIM.CAST.3: the target of a cast is bool, an integer or a float dtype (a cast to ``void``,
+    written ``""``, or to ``handle`` has no value to give)."""
     dtype = prim.check_dtype(b["dtype"], ev.span(info.node))
+    if dtype in ("void", "handle"):
+        raise ev.error(info.node, f"{info.path} to '{dtype}': a cast gives a bool, integer or float value")
     return prim.cast(dtype, prim.as_prim(b["value"], ev.span(info.node), info.path, ev.int_dtype))
+
+
+def _cast_lower(ev: Evaluator, info: CallInfo):
+    return _cast(ev, info, bind_params(ev, info, (("value", REQUIRED), ("dtype", REQUIRED))))
 
 
 def _cast_upper(ev: Evaluator, info: CallInfo):
-    b = bind_params(ev, info, (("dtype", REQUIRED), ("value", REQUIRED)))
-    dtype = prim.check_dtype(b["dtype"], ev.span(info.node))
-    return prim.cast(dtype, prim.as_prim(b["value"], ev.span(info.node), info.path, ev.int_dtype))
+    return _cast(ev, info, bind_params(ev, info, (("dtype", REQUIRED), ("value", REQUIRED))))
 
 
 HANDLERS["T.cast"] = _cast_lower
