@@ -29,7 +29,7 @@ bfloat16 (the rotary table is computed in float32 and rounded); ``ref`` and ``ja
 With ``--mesh N`` (2, 4, ...) each implementation also runs the tensor-parallel form of the model
 (``llama_tp.py``: attention heads and MLP columns sharded over a mesh of ``N`` workers, one allreduce
 per attention and per MLP block, as Megatron-LM does) in the local view: ``ref`` on its simulated
-workers, ``jax`` under ``shard_map`` over ``N`` devices (the script asks XLA for ``N`` host CPU
+workers, ``jax`` on ``N`` devices (the workers as ``vmap`` lanes partitioned over them; the script asks XLA for ``N`` host CPU
 devices when JAX is not started yet). The token ids must be the single-device ones.
 
 Implementations: ``ref`` (the reference interpreter), ``jax`` (``relax_jax.compile``), ``tvm`` (needs the
@@ -281,7 +281,7 @@ def _run_tp(model: LlamaTiny, impl: str, n: int, prompt: Sequence[int], num_toke
     mod = llama_tp.build_tp_module(model.cfg, n)
     run = llama_tp.ref_tp_runner(mod) if impl == "ref" else llama_tp.jax_tp_runner(mod)
     ids = llama_tp.generate_tp(run, model.cfg, llama_tp.tp_weights(model), prompt, num_tokens)
-    where = "simulated workers" if getattr(getattr(run, "view", None), "simulated", True) else f"shard_map on {n} devices"
+    where = "simulated workers" if getattr(getattr(run, "view", None), "simulated", True) else f"lanes on {n} devices"
     print(f"{impl} mesh {n}: {ids}  (local view, {where}, {time.perf_counter() - t0:.2f} s)")
     return ids
 

@@ -23,7 +23,7 @@ whole sequence (``forward(tokens (n, 1), ...) -> logits (n, vocab)``), so greedy
 single-device model's.
 
 The same module runs in both views: in the local view (``relax_ref.interp.workers.evaluate_local``,
-``relax_jax.local_view.LocalView``: ``shard_map`` over ``N`` devices) each worker holds its heads and
+``relax_jax.local_view.LocalView``: ``N`` devices) each worker holds its heads and
 columns and the allreduces sum the partial results; in the global view (``relax_ref.evaluate``) the
 values are the global tensors and an allreduce is the lone worker's identity (DIST.LOCAL.2).
 :func:`tp_weights` turns the single-device model's weights into the sharded layout (a loader's job:
@@ -94,6 +94,30 @@ def _layer(bb: BlockBuilder, h, w: Dict[str, object], i: int, c: Dict[str, objec
     g = bb.emit(op.multiply(op.nn.silu(op.matmul(x, w[f"l{i}_gate"])), op.matmul(x, w[f"l{i}_up"])))
     part = bb.emit(op.matmul(g, w[f"l{i}_down"]))                                    # rows of down: partial
     return bb.emit(op.add(h, op.ccl.allreduce(part, op_type="sum")))
+
+
+def layer_module(num_workers: int, tokens: int, hidden: int, heads: int, head_dim: int,
+                 intermediate: int) -> IRModule:
+    """``main(h, cos, sin, rot, mask, eps, scale, *weights) -> h``: one decoder layer (:func:`_layer`)
+    at static sizes on a mesh of ``num_workers``, the weights in :func:`_weight_specs`' order and
+    placements (``benchmarks/dist_bench.py``'s workload)."""
+    base = _base(num_workers)
+    d = _Builder(base.global_infos["mesh"][0])
+    bb = BlockBuilder(base)
+    T, H, nh, hd, I = tokens, hidden, heads, head_dim, intermediate
+    h = var("h", d.dt((T, H), "float32", "R"))
+    c = {"cos": var("cos", d.dt((T, hd), "float32", "R")), "sin": var("sin", d.dt((T, hd), "float32", "R")),
+         "rot": var("rot", d.dt((hd, hd), "float32", "R")), "mask": var("mask", d.dt((T, T), "float32", "R")),
+         "eps": var("eps", d.dt((1,), "float32", "R")), "scale": var("scale", d.dt((1,), "float32", "R"))}
+    shapes = {"in_norm": ((H,), "R"), "wq": ((nh, H, hd), "S[0]"), "wk": ((nh, H, hd), "S[0]"),
+              "wv": ((nh, H, hd), "S[0]"), "wo": ((nh * hd, H), "S[0]"), "post_norm": ((H,), "R"),
+              "gate": ((H, I), "S[1]"), "up": ((H, I), "S[1]"), "down": ((I, H), "S[0]")}
+    w = {f"l0_{k}": var(f"l0_{k}", d.dt(s, "float32", p)) for k, (s, p) in shapes.items()}
+    with bb.function("main", [h, *c.values(), *w.values()]):
+        with bb.dataflow():
+            out = bb.emit_output(_layer(bb, h, w, 0, c))
+        bb.emit_func_output(out)
+    return bb.get()
 
 
 def build_tp_module(cfg, num_workers: int) -> IRModule:
@@ -194,8 +218,8 @@ def ref_tp_runner(mod: IRModule, view: str = "local"):
 
 
 def jax_tp_runner(mod: IRModule):
-    """relax_jax's local view: ``shard_map`` over the mesh's devices (simulated workers when the
-    process has fewer devices)."""
+    """relax_jax's local view: the workers as lanes partitioned over the mesh's devices (simulated
+    workers when the process has fewer devices)."""
     from relax_jax.local_view import LocalView
 
     view = LocalView(mod, "forward")

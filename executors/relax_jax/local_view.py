@@ -2,14 +2,34 @@
 function on its shards, and the ``ccl`` operators are JAX collectives between them.
 
 :class:`LocalView` traces the Relax function once per argument shapes with the walker in traced mode
-(as :func:`relax_jax.as_jax_function` does) inside a *worker scope* (``relax_jax.sharding``):
+(as :func:`relax_jax.as_jax_function` does) inside a *worker scope* (``relax_jax.sharding``), as
+``jax.vmap`` lanes over named axes, one per mesh axis (``m0``, ``m1``, ...): every argument is the
+stack of the workers' shards on leading axes of the mesh's shape (a DTensor's shard by its placement,
+a plain argument given to every worker, DIST.LOCAL.1), and the collectives are JAX's collectives over
+those axes.
 
-* on a mesh of devices (``jax.devices()`` has at least the mesh's size), under
-  ``jax.shard_map`` over a ``jax.sharding.Mesh`` whose axes are the device mesh's (``m0``, ``m1``,
-  ...). A DTensor argument is placed with the ``NamedSharding`` of its placement (each device receives
-  its shard); a plain argument is replicated (every worker gets it, DIST.LOCAL.1);
-* otherwise (``simulate=True``, or too few devices), on simulated workers: nested ``jax.vmap`` over the
-  same named axes, the workers' shards stacked on leading axes (one device, the same collectives).
+* On a mesh of devices (``jax.devices()`` has at least the mesh's size), the lanes are partitioned:
+  the stacked leading axes are sharded over a ``jax.sharding.Mesh`` of the device mesh's shape, so that
+  each device holds and computes its worker's lane, and XLA's partitioner turns a collective over the
+  lanes into the same collective between the devices (``all-reduce`` for ``R.ccl.allreduce``).
+  ``shard_map=True`` runs the workers under ``jax.shard_map`` instead (the arguments placed with the
+  ``NamedSharding`` of their placements). The two compile to the same computation and communication;
+  ``shard_map`` puts copies of every argument and result at its boundary, which only XLA's algebraic
+  simplifier removes, a pass the strict floating-point rules switch off (PRIM.FLOAT.1), so partitioned
+  lanes are the default on a mesh of one axis. On a mesh of several axes ``shard_map`` is: XLA's
+  partitioner turns a sum over several lane axes into one all-reduce per axis, which adds the workers'
+  tensors in another order than the rank order of ``R.ccl.allreduce`` (a different float sum).
+* Otherwise (``simulate=True``, or too few devices), the lanes run on one device (simulated workers,
+  the same collectives).
+
+Lanes under the strict rules on CPU compile with the YNN library's fusions restricted to single dots
+(:data:`LANE_STRICT_OPTIONS`). With its default fusions (dots, reductions and elementwise operations
+fused into one YNN kernel) and XLA's algebraic simplifier off, jaxlib 0.10 computes wrong values: the
+decoder layer of ``examples/llama_tp.py`` at 32 tokens, hidden 128, 2 heads of 64, MLP width 256, on
+2 simulated lanes, is off by 4.06 (absolute) from the reference, and exact with the restriction
+(``tests/dist/test_local_view_jax.py``). On partitioned lanes the restriction also matters for
+speed: the reduction over a device's one lane, which the simplifier would make a bitcast, stays a
+reduction, and YNN's fusion grows from it over the whole worker program.
 
 Each worker's results come back stacked along the mesh axes (no collective: a device keeps its own),
 and the result is assembled on the host as the reference does (``relax_ref.ops.dist_shards.assemble``:
@@ -44,6 +64,10 @@ from .jaxfn import _to_jax, _to_value
 from .sharding import axis_names, jax_mesh, partition_spec, worker_scope
 from .walker import Frame, Walker
 
+#: XLA options added to the strict rules' (``float_rules.STRICT_OPTIONS``) for lanes on CPU devices:
+#: the YNN library fuses single dots only (see the module docstring)
+LANE_STRICT_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+
 
 def _leaves_with_sinfo(v: Any, s: Optional[si.StructInfo], out: list) -> None:
     if isinstance(v, (tuple, list)):
@@ -73,10 +97,12 @@ class LocalView:
 
     ``devices``: the devices of the mesh (default ``jax.devices()``); ``simulate``: ``True`` runs the
     workers as ``vmap`` lanes on one device, ``None`` (default) does so only when there are fewer
-    devices than workers."""
+    devices than workers; ``shard_map``: on a device mesh, ``True`` runs the workers under
+    ``jax.shard_map``, ``False`` as partitioned lanes, ``None`` (default) as lanes on a mesh of one
+    axis and under ``shard_map`` on a mesh of several (see the module docstring)."""
 
     def __init__(self, mod, entry: str = "main", *, devices: Optional[Sequence[Any]] = None,
-                 simulate: Optional[bool] = None) -> None:
+                 simulate: Optional[bool] = None, shard_map: Optional[bool] = None) -> None:
         from .executable import Executable
 
         self.exe = mod if hasattr(mod, "as_jax_function") else Executable(mod)
@@ -91,6 +117,8 @@ class LocalView:
         devs = list(devices) if devices is not None else jax.devices()
         self.simulated = bool(simulate) if simulate is not None else len(devs) < self.mesh.size
         self.jmesh = None if self.simulated else jax_mesh(self.mesh, devs)
+        #: the workers run as vmap lanes (simulated, or partitioned over the devices)
+        self.lanes = self.simulated or (not shard_map if shard_map is not None else self.mesh.ndim == 1)
         self._builders: List[Any] = []
         self._fns: dict = {}
 
@@ -98,7 +126,7 @@ class LocalView:
 
     def _body(self, treedef_args):
         func, entry = self.func, self.entry
-        lead = self.mesh.ndim if not self.simulated else 0
+        lead = 0 if self.lanes else self.mesh.ndim
 
         def body(*flat):
             args = _rebuild(treedef_args, iter(flat))
@@ -131,12 +159,16 @@ class LocalView:
 
     def _jitted(self, args: Sequence[Any]):
         body = self._body(tuple(args))
-        if self.simulated:
+        from jax.sharding import PartitionSpec
+
+        if self.lanes:
             f = body
             for name in reversed(self.names):
                 f = jax.vmap(f, axis_name=name)
-            return jax.jit(f)
-        from jax.sharding import PartitionSpec
+            if self.simulated:
+                return jax.jit(f)
+            lanes = self._lane_sharding()
+            return jax.jit(f, in_shardings=lanes, out_shardings=lanes)
 
         leaves: list = []
         _leaves_with_sinfo(list(args), si.TupleStructInfo(tuple(p.struct_info for p in self.func.params)), leaves)
@@ -154,10 +186,25 @@ class LocalView:
             entry = self._fns.get(key)
             if entry is None:
                 with tracing_mode(self.exe.float_rules):
-                    fn = self._jitted(args).lower(*placed).compile(self.exe.compiler_options)
+                    fn = self._jitted(args).lower(*placed).compile(self.compiler_options())
                 entry = self._fns[key] = (fn, self._builders, self._out_tree)
         self._builders, self._out_tree = entry[1], entry[2]
         return entry[0], placed
+
+    def compiler_options(self) -> dict:
+        """The executable's XLA options, with :data:`LANE_STRICT_OPTIONS` for lanes under the strict
+        rules on CPU devices."""
+        opts = dict(self.exe.compiler_options)
+        devices = [jax.devices()[0]] if self.simulated else list(self.jmesh.devices.flat)
+        if self.lanes and self.exe.float_rules == "strict" and all(d.platform == "cpu" for d in devices):
+            opts.update(LANE_STRICT_OPTIONS)
+        return opts
+
+    def _lane_sharding(self):
+        """The leading (mesh-shaped) axes of the stacked lanes sharded over the devices."""
+        from jax.sharding import NamedSharding, PartitionSpec
+
+        return NamedSharding(self.jmesh, PartitionSpec(*self.names))
 
     def _spec(self, v: Any, s: Optional[si.StructInfo]):
         from jax.sharding import PartitionSpec
@@ -169,9 +216,10 @@ class LocalView:
     # -- placing the arguments --------------------------------------------------------------------------
 
     def place(self, *args: Any) -> list:
-        """The arguments' leaves as the compiled function takes them: on a device mesh, each placed with
-        the ``NamedSharding`` of its placement (replicated when plain); simulated, every worker's
-        shard stacked along the mesh axes."""
+        """The arguments' leaves as the compiled function takes them: as lanes, every worker's shard
+        (a plain argument whole) stacked along leading axes of the mesh's shape, on a device mesh
+        sharded so that each device receives its own lane and nothing more; under ``shard_map``, each
+        placed with the ``NamedSharding`` of its placement (replicated when plain)."""
         leaves: list = []
         _leaves_with_sinfo(list(args), si.TupleStructInfo(tuple(p.struct_info for p in self.func.params)), leaves)
         out = []
@@ -179,16 +227,32 @@ class LocalView:
             a = v if isinstance(v, jax.Array) else np.asarray(v)
             if isinstance(s, DTensorStructInfo):
                 _check_split(a, s)
-            if self.simulated:
+            if self.lanes:
                 a = np.asarray(a)
-                parts = [shard_of(a, s, self.mesh.coords(r)) if isinstance(s, DTensorStructInfo) and a.ndim == s.ndim
-                         else a for r in range(self.mesh.size)]
-                out.append(np.stack(parts).reshape(tuple(self.mesh.shape) + parts[0].shape))
+                shard = (lambda c, a=a, s=s: shard_of(a, s, c)) if isinstance(s, DTensorStructInfo) and \
+                    a.ndim == s.ndim else (lambda c, a=a: a)
+                out.append(self._stack(shard, a.dtype))
             else:
                 from jax.sharding import NamedSharding
 
                 out.append(jax.device_put(a, NamedSharding(self.jmesh, self._spec(a, s))))
         return out
+
+    def _stack(self, shard, dtype) -> Any:
+        """The workers' ``shard(coords)`` stacked on leading axes of the mesh's shape: a numpy array
+        (simulated) or a ``jax.Array`` built lane by lane on the devices that hold them."""
+        lead = tuple(self.mesh.shape)
+        if self.simulated:
+            parts = [np.asarray(shard(self.mesh.coords(r))) for r in range(self.mesh.size)]
+            return np.stack(parts).reshape(lead + parts[0].shape)
+        first = np.asarray(shard(self.mesh.coords(0)))
+        shape = lead + first.shape
+
+        def lane(index):
+            coords = tuple(ix.start or 0 for ix in index[:len(lead)])
+            return np.asarray(shard(coords), dtype).reshape((1,) * len(lead) + first.shape)
+
+        return jax.make_array_from_callback(shape, self._lane_sharding(), lane)
 
     def compiled_text(self, *args: Any) -> str:
         """The optimized HLO of the program for these arguments (its collectives: ``all-reduce``,

@@ -78,8 +78,8 @@ def constrain(ctx, x, mesh: DeviceMesh, placement: Placement):
 
 
 def worker_axes(ctx) -> Tuple[str, ...]:
-    """The mesh axes the collectives run over in the local view (``shard_map`` or the simulated
-    workers of ``relax_jax.local_view``); empty outside it: a lone worker (DIST.LOCAL.2)."""
+    """The mesh axes the collectives run over in the local view (the ``vmap`` lanes or ``shard_map`` of
+    ``relax_jax.local_view``); empty outside it: a lone worker (DIST.LOCAL.2)."""
     return tuple(getattr(_STATE, "local_axes", None) or ())
 
 

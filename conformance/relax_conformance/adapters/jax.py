@@ -20,8 +20,8 @@ class JaxAdapter(Adapter):
     """relax_jax in this process."""
 
     #: relax_jax supports every feature a case may require (FORMAT.md section 9); a local-view case
-    #: (``dist-local-view``) runs on ``relax_jax.local_view``: shard_map over a mesh of devices when the
-    #: process has enough of them, else the workers simulated as vmap lanes with the same collectives
+    #: (``dist-local-view``) runs on ``relax_jax.local_view``: on a mesh of devices when the process has
+    #: enough of them, else the workers simulated as vmap lanes on one device, with the same collectives
 
     def __init__(self) -> None:
         import jax

@@ -1,6 +1,6 @@
 """Lowerings of the collective operators (semantics: ``relax_ref.ops.ccl``). In the local view
-(``relax_jax.local_view``: inside ``shard_map``, or the simulated workers of a ``vmap`` over named
-axes) they are JAX's collectives over the mesh's axes ``m0, m1, ...`` (DIST.LOCAL.3):
+(``relax_jax.local_view``: ``vmap`` lanes, simulated or partitioned over devices, or ``shard_map``)
+they are JAX's collectives over the mesh's axes ``m0, m1, ...`` (DIST.LOCAL.3):
 ``allreduce`` -> ``lax.psum``/``pmax``/``pmin`` (``avg``: ``psum / n``; ``prod`` by an all-gather),
 ``allgather`` -> ``lax.all_gather(tiled=True)`` (workers in rank order: the mesh's row-major order),
 ``broadcast_from_worker0`` and ``scatter_from_worker0`` -> an all-gather and a selection. Outside
