@@ -215,6 +215,27 @@ def test_growth_aware_bucket_of_a_variable_with_a_longer_result():
     assert plain.headroom == {}
 
 
+def test_a_static_arange_is_a_constant_of_the_one_compilation():
+    """R.arange with known bounds becomes a constant of the function's compilation: no XLA compilation
+    of its own (jnp.asarray under compile-time evaluation stages one per length)."""
+    from jax import monitoring
+
+    mod = relax_ref.parse(HEADER + '''
+    @R.function
+    def main(x: R.Tensor((13,), "float32")) -> R.Tensor((13,), "float32"):
+        r = R.arange(T.int64(0), T.int64(13), T.int64(1), dtype="float32")
+        y = R.add(x, r)
+        return y
+''')
+    compiles: list = []
+    monitoring.register_event_duration_secs_listener(
+        lambda name, *a, **k: compiles.append(name) if name == "/jax/core/compile/backend_compile_duration" else None)
+    x = np.linspace(0, 1, 13, dtype=np.float32)
+    got = relax_jax.compile(mod)("main", x)
+    np.testing.assert_array_equal(np.asarray(got), relax_ref.evaluate(mod, "main", x))
+    assert len(compiles) == 1
+
+
 def test_reserve_puts_a_whole_decode_loop_in_one_bucket():
     """reserve=R: a growing variable (result extent L + 1) takes at least the bucket of R, so a loop
     from 16 to 79 cached rows compiles once (pow2 alone: 32, 64 and 128); a variable that does not grow
