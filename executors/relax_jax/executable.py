@@ -64,8 +64,8 @@ from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
 from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, cache_capacity, cache_tied_vars, fast_match, flatten_args,
     get_path, headroom_of, layout_of,
-    has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
-    tensor_flat_positions, TensorParam,
+    has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts,
+    sym_vars_of, tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
@@ -640,6 +640,7 @@ class Executable:
         def traced(*flat):
             sink = ErrorSink(True)
             walker = Walker(self, "traced", sink)
+            walker.size_vars = size_var_ids(plan.layouts)
             if bucketing:
                 walker.var_bounds = {v: plan.bucket(v, sym[v], cap) - plan.headroom.get(v, 0)
                                      for v in plan.sym_vars}

@@ -146,6 +146,23 @@ def _subtraction_free(e: P.PrimExpr) -> bool:
     return False
 
 
+def is_nonnegative(e: P.PrimExpr, size_vars) -> bool:
+    """True when ``e`` is provably ``>= 0`` given that the variables whose ids are in ``size_vars`` are
+    (extents of tensors and entries of shape values, VAL.SHAPE.1): built from those variables and
+    non-negative constants by sums, products, min, max and floor/truncating division by positive
+    constants (an overflow is checked where the expression is evaluated, RUNTIME.LIMIT.1)."""
+    if isinstance(e, P.IntImm):
+        return e.value >= 0
+    if isinstance(e, P.PrimVar):
+        return id(e) in size_vars
+    if isinstance(e, (P.Add, P.Mul, P.Min, P.Max)):
+        return is_nonnegative(e.a, size_vars) and is_nonnegative(e.b, size_vars)
+    if isinstance(e, (P.FloorDiv, P.Div)):
+        c = _const_value(e.b)
+        return c is not None and c > 0 and is_nonnegative(e.a, size_vars)
+    return False
+
+
 # ---------------------------------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------------------------------
