@@ -70,7 +70,7 @@ from .layouts import (
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
-from .symbolic import ShapeBuckets
+from .symbolic import ShapeBuckets, reserve_rows
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, host_prim, reference_callable
 from .walker import Walker, flatten, unflatten
@@ -136,12 +136,6 @@ class _Compiled:
 
 
 _HOST = "host"
-
-
-def _reserve(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise UnsupportedError(f"reserve must be a non-negative integer, got {n!r}")
-    return int(n)
 
 
 _KV_BUILTINS = {**kv_cache_builtins(), **paged_kv_cache_builtins()}
@@ -235,11 +229,7 @@ class Executable:
         #: the parameters each function's callers donate (relax_jax.donation)
         self.donate_argnums = donation.checked(mod, donation.resolve(donate_argnums))
         self.buckets = ShapeBuckets(shape_buckets)
-        #: the rows a growing value reserves: a variable that a function's result extends (a result
-        #: extent ``v + c``, e.g. a cache grown by ``concat``) is bucketed to at least the bucket of
-        #: ``reserve``, so a loop that grows it up to ``reserve`` compiles once (as a KV cache created
-        #: with that capacity does)
-        self.reserve = None if reserve is None else _reserve(reserve)
+        self.reserve = reserve_rows(reserve)    # the least bucket of a growing variable (_Plan.bucket)
         self.exact_cache_size = int(exact_cache_size)
         self.specialize_after = specialize_after
         self.stats = Stats()

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
+import numpy as np
+
 from relax_ref.arith.analyzer import Analyzer
 from relax_ref.arith.evaluate import eval_prim
 from relax_ref.errors import RelaxRuntimeError, UnsupportedError
@@ -80,6 +82,17 @@ class ShapeBuckets:
 
     def __repr__(self) -> str:
         return f"ShapeBuckets({self.policy!r})"
+
+
+def reserve_rows(n: Any) -> Optional[int]:
+    """``relax_jax.compile(reserve=n)``: the rows a growing value may reach (a variable that a
+    function's result extends, ``v + c``, e.g. a cache grown by ``concat``, is bucketed to at least
+    the bucket of ``n``, so a loop growing it up to ``n`` compiles once), or None."""
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise UnsupportedError(f"reserve must be a non-negative integer, got {n!r}")
+    return int(n)
 
 
 def _pow2(n: int) -> int:
