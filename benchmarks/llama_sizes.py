@@ -27,7 +27,8 @@ Figures per contender (one child process per contender and run):
 * ``generate_cold_s``: a fresh process's first greedy generation of ``--gen-tokens`` tokens after a
   16-token prompt, compilations included (the example's host loop: argmax on the host); the caches of
   ``relax_jax_kv`` reserve the rows of the whole generation (the next power of two of prompt plus
-  tokens, as the hand-written program's buffers); ``generate_compiles``: the XLA backend compilations
+  tokens, as the hand-written program's buffers), and so do the ``concat`` caches of ``relax_jax``
+  (``relax_jax.compile(..., reserve=...)``: the bucket of their growing length); ``generate_compiles``: the XLA backend compilations
   of that generation (``jax.monitoring``, every contender alike);
 * ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``) at the end.
 
@@ -104,9 +105,10 @@ class _Runner:
 
             if name == "relax_jax_kv":
                 self.exe = relax_jax.compile(L.build_kv_module(model, reserve=reserve))
-            else:   # the caches are donated to each decode step, as the hand-written program's buffers
+            else:   # the caches are donated to each decode step, as the hand-written program's buffers, and
+                # their growing length reserves the generation's rows in its bucket
                 mod = L.build_module(model)
-                self.exe = relax_jax.compile(mod, donate_argnums=L.decode_donation(mod))
+                self.exe = relax_jax.compile(mod, donate_argnums=L.decode_donation(mod), reserve=reserve)
 
     def prefill(self, tokens: np.ndarray):
         if self.name == "jax":

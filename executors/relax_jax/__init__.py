@@ -5,7 +5,7 @@ API
 
 ``relax_jax.compile(mod, *, device=None, shape_buckets="pow2", exact_cache_size=32, specialize_after=32,
 reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_inplace=False,
-donate_argnums=None) -> Executable``
+donate_argnums=None, reserve=None) -> Executable``
     ``mod`` is a normalized IRModule (``relax_ref.parse``) or TVMScript text. ``device``: a JAX device or a
     platform name (``"cpu"``, ``"gpu"``); default the first CPU device. ``shape_buckets``: ``"pow2"``, a
     list of sizes, a function ``n -> bucket >= n``, or ``None`` for exact shapes (see Bucketing).
@@ -29,6 +29,10 @@ donate_argnums=None) -> Executable``
     donation. A cache grown by ``concat`` and passed back donated is grown in its padded buffer in
     place (no copy of the cache per step); a failed run-time check in such a call raises the traced
     check's error without the host re-run.
+    ``reserve``: the rows a growing value may reach: a symbolic variable that a function's result
+    extends (a result extent ``v + c``, as a cache grown by ``concat``) is bucketed to at least the
+    bucket of ``reserve``, so a decode loop that grows its caches up to ``reserve`` rows compiles once,
+    as a KV cache created with that capacity does (default: the growth-aware bucket of each value).
     ``float_rules``: ``"strict"`` keeps PRIM.FLOAT.1 (one rounding per node: no reciprocal for a
     division, no reassociation, no fused multiply-add; :mod:`relax_jax.float_rules`), ``"fast"`` lets
     XLA rewrite float arithmetic. ``as_jax_function`` keeps the multiply barriers; the enclosing

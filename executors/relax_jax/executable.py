@@ -64,13 +64,13 @@ from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
 from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, cache_capacity, cache_tied_vars, fast_match, flatten_args,
     get_path, headroom_of, layout_of,
-    has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, static_facts, sym_vars_of,
-    tensor_flat_positions, TensorParam,
+    has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts,
+    sym_vars_of, tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
-from .symbolic import ShapeBuckets
+from .symbolic import ShapeBuckets, reserve_rows
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, host_prim, reference_callable
 from .walker import Walker, flatten, unflatten
@@ -136,6 +136,8 @@ class _Compiled:
 
 
 _HOST = "host"
+
+
 _KV_BUILTINS = {**kv_cache_builtins(), **paged_kv_cache_builtins()}
 
 
@@ -155,16 +157,21 @@ class _Plan:
     consumed: Optional[FrozenSet[int]] = None     # parameters its in-place calls consume (CALL.INPLACE.6)
     cap_tied: FrozenSet[int] = frozenset()        # ids of the variables bucketed to the caches' capacity
     donate: FrozenSet[int] = frozenset()          # the parameters the caller donates (donate_argnums)
+    reserve: Optional[int] = None                 # the least bucket of a growing variable (Executable(reserve=))
 
     def bucket(self, v: P.PrimVar, n: int, cap: Optional[int] = None) -> int:
         """The bucket of variable ``v`` at value ``n``: the bucket of ``n + c`` for the largest result
         extent ``v + c`` (growth-aware: a result one row longer, fed back as the next input, stays in
         the bucket), at least ``n``. A variable bound only by shape parameters of a function with cache
         parameters takes the caches' capacity ``cap`` (the least of them) while ``n + c`` fits in it:
-        its compilation is then keyed by the capacity alone (layouts.cache_tied_vars)."""
-        n = n + self.headroom.get(v, 0)
+        its compilation is then keyed by the capacity alone (layouts.cache_tied_vars). A growing variable
+        (one with a result extent ``v + c``) takes at least the bucket of ``reserve`` when one is set."""
+        c = self.headroom.get(v, 0)
+        n = n + c
         if cap is not None and n <= cap and id(v) in self.cap_tied:
             return cap
+        if c and self.reserve is not None and n <= self.reserve:
+            return self.buckets(self.reserve)
         return self.buckets(n)
     cache: Dict[Any, Any] = field(default_factory=dict)
     exact_cache: "collections.OrderedDict" = field(default_factory=collections.OrderedDict)
@@ -184,7 +191,8 @@ class Executable:
                  pad_poison: bool = False, float_rules: str = "strict", limits: Any = None,
                  max_bytes: Optional[int] = None, max_steps: Optional[int] = None,
                  max_while_steps: Optional[int] = None, max_depth: Optional[int] = None,
-                 mesh: Any = None, donate_inplace: bool = False, donate_argnums: Any = None) -> None:
+                 mesh: Any = None, donate_inplace: bool = False, donate_argnums: Any = None,
+                 reserve: Optional[int] = None) -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
@@ -221,6 +229,7 @@ class Executable:
         #: the parameters each function's callers donate (relax_jax.donation)
         self.donate_argnums = donation.checked(mod, donation.resolve(donate_argnums))
         self.buckets = ShapeBuckets(shape_buckets)
+        self.reserve = reserve_rows(reserve)    # the least bucket of a growing variable (_Plan.bucket)
         self.exact_cache_size = int(exact_cache_size)
         self.specialize_after = specialize_after
         self.stats = Stats()
@@ -286,6 +295,7 @@ class Executable:
             p.sym_vars = sym_vars_of(p.layouts)
             p.bucketing = self.buckets.enabled and all_dims_bucketable(p.layouts)
             p.buckets = self.buckets
+            p.reserve = self.reserve if self.buckets.enabled else None
             p.headroom = headroom_of(fn.ret_struct_info, p.sym_vars)
             p.cap_tied = cache_tied_vars(p.layouts, p.sym_vars)
         except NotJittable as e:
@@ -620,6 +630,7 @@ class Executable:
         def traced(*flat):
             sink = ErrorSink(True)
             walker = Walker(self, "traced", sink)
+            walker.size_vars = size_var_ids(plan.layouts)
             if bucketing:
                 walker.var_bounds = {v: plan.bucket(v, sym[v], cap) - plan.headroom.get(v, 0)
                                      for v in plan.sym_vars}

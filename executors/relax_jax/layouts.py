@@ -12,7 +12,7 @@ and their reconstruction as executor values inside the trace (:func:`rebuild_par
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 import jax
 import numpy as np
@@ -90,6 +90,23 @@ def layout_of(s: Optional[si.StructInfo]) -> Any:
     if isinstance(s, si.ObjectStructInfo):
         return KVCacheParam()
     raise NotJittable(f"a parameter of struct info {type(s).__name__}")
+
+
+def size_var_ids(layouts) -> FrozenSet[int]:
+    """The ids of the variables bound bare by tensor extents or shape values: never negative
+    (VAL.SHAPE.1)."""
+    out = set()
+
+    def visit(l):
+        dims = l.dims if isinstance(l, TensorParam) else l.values if isinstance(l, ShapeParam) else None
+        if dims is not None:
+            out.update(id(d) for d in dims if isinstance(d, P.PrimVar))
+        elif isinstance(l, TupleParam):
+            for f in l.fields:
+                visit(f)
+    for l in layouts:
+        visit(l)
+    return frozenset(out)
 
 
 def sym_vars_of(layouts) -> List[P.PrimVar]:

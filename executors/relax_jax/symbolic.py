@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
+import numpy as np
+
 from relax_ref.arith.analyzer import Analyzer
 from relax_ref.arith.evaluate import eval_prim
 from relax_ref.errors import RelaxRuntimeError, UnsupportedError
@@ -82,6 +84,17 @@ class ShapeBuckets:
         return f"ShapeBuckets({self.policy!r})"
 
 
+def reserve_rows(n: Any) -> Optional[int]:
+    """``relax_jax.compile(reserve=n)``: the rows a growing value may reach (a variable that a
+    function's result extends, ``v + c``, e.g. a cache grown by ``concat``, is bucketed to at least
+    the bucket of ``n``, so a loop growing it up to ``n`` compiles once), or None."""
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise UnsupportedError(f"reserve must be a non-negative integer, got {n!r}")
+    return int(n)
+
+
 def _pow2(n: int) -> int:
     if n <= 1:
         return n
@@ -143,6 +156,23 @@ def _subtraction_free(e: P.PrimExpr) -> bool:
         return c is not None and c > 0 and _subtraction_free(e.a)
     if isinstance(e, P.Cast):
         return _dt.is_integer(e.dtype) and _subtraction_free(e.value)
+    return False
+
+
+def is_nonnegative(e: P.PrimExpr, size_vars) -> bool:
+    """True when ``e`` is provably ``>= 0`` given that the variables whose ids are in ``size_vars`` are
+    (extents of tensors and entries of shape values, VAL.SHAPE.1): built from those variables and
+    non-negative constants by sums, products, min, max and floor/truncating division by positive
+    constants (an overflow is checked where the expression is evaluated, RUNTIME.LIMIT.1)."""
+    if isinstance(e, P.IntImm):
+        return e.value >= 0
+    if isinstance(e, P.PrimVar):
+        return id(e) in size_vars
+    if isinstance(e, (P.Add, P.Mul, P.Min, P.Max)):
+        return is_nonnegative(e.a, size_vars) and is_nonnegative(e.b, size_vars)
+    if isinstance(e, (P.FloorDiv, P.Div)):
+        c = _const_value(e.b)
+        return c is not None and c > 0 and is_nonnegative(e.a, size_vars)
     return False
 
 

@@ -56,7 +56,7 @@ from .op_args import JaxArgs
 from .prim_jax import is_static
 from .pytree import flatten, unflatten
 from .storage import StorageTVal, write_through
-from .symbolic import eval_sym, eval_value, is_monotone, upper_bound
+from .symbolic import eval_sym, eval_value, is_monotone, is_nonnegative, upper_bound
 from .tir.call import call_prim_func_in_place
 from .views import propagate
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, describe
@@ -84,6 +84,9 @@ class Walker(ExprEvaluator):
         #: static upper bounds of the entry function's symbolic variables under bucketing
         #: (``symbolic.upper_bound``); empty when shapes are exact
         self.var_bounds: Dict[Any, int] = {}
+        #: ids of the entry's variables bound by tensor extents or shape values (never negative,
+        #: VAL.SHAPE.1): a shape entry built from them needs no run-time sign check
+        self.size_vars: FrozenSet[int] = frozenset()
         #: traced ``repeat`` results by id: ``(result, source, repeats, axis)``, so that a consumer that
         #: can read the source directly (grouped-query attention) need not materialize the copy
         self.repeats: Dict[int, tuple] = {}
@@ -328,7 +331,10 @@ class Walker(ExprEvaluator):
                 if dim_value(d.val) < 0:
                     raise ShapeMismatchError(f"shape dimension {v} evaluates to the negative value {d.val}", e.span,
                                              function=frame.function)
-            else:
+            elif d.phys is not None and dim_value(d.phys) < 0:   # an upper bound: negative for the whole bucket
+                raise ShapeMismatchError(f"shape dimension {v} evaluates to a negative value", e.span,
+                                         function=frame.function)
+            elif not (d.expr is not None and is_nonnegative(d.expr, self.size_vars)):
                 mv = v
 
                 def neg(mv=mv):

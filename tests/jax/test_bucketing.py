@@ -215,6 +215,62 @@ def test_growth_aware_bucket_of_a_variable_with_a_longer_result():
     assert plain.headroom == {}
 
 
+def test_a_static_arange_is_a_constant_of_the_one_compilation():
+    """R.arange with known bounds becomes a constant of the function's compilation: no XLA compilation
+    of its own (jnp.asarray under compile-time evaluation stages one per length)."""
+    from jax import monitoring
+
+    mod = relax_ref.parse(HEADER + '''
+    @R.function
+    def main(x: R.Tensor((13,), "float32")) -> R.Tensor((13,), "float32"):
+        r = R.arange(T.int64(0), T.int64(13), T.int64(1), dtype="float32")
+        y = R.add(x, r)
+        return y
+''')
+    compiles: list = []
+    monitoring.register_event_duration_secs_listener(
+        lambda name, *a, **k: compiles.append(name) if name == "/jax/core/compile/backend_compile_duration" else None)
+    x = np.linspace(0, 1, 13, dtype=np.float32)
+    got = relax_jax.compile(mod)("main", x)
+    np.testing.assert_array_equal(np.asarray(got), relax_ref.evaluate(mod, "main", x))
+    assert len(compiles) == 1
+
+
+def test_reserve_puts_a_whole_decode_loop_in_one_bucket():
+    """reserve=R: a growing variable (result extent L + 1) takes at least the bucket of R, so a loop
+    from 16 to 79 cached rows compiles once (pow2 alone: 32, 64 and 128); a variable that does not grow
+    keeps its own bucket; results are the reference's at every step, in padding full of junk."""
+    import jax.numpy as jnp
+
+    exe = relax_jax.compile(DECODE, reserve=80, pad_poison=True, specialize_after=None)
+    plan = exe._plan("decode")
+    (var,) = plan.sym_vars
+    assert [plan.bucket(var, n) for n in (1, 16, 79, 127, 128)] == [128, 128, 128, 128, 256]
+    assert relax_jax.compile(ADD_MOD, reserve=80)._plan("main").bucket(
+        relax_jax.compile(ADD_MOD)._plan("main").sym_vars[0], 5) == 8
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1, 16)).astype(np.float32)
+    ws = [rng.standard_normal((16, 16)).astype(np.float32) for _ in range(3)]
+    rk = rv = rng.standard_normal((16, 2, 8)).astype(np.float32)
+    kk, vv = jnp.asarray(rk), jnp.asarray(rv)
+    for step in range(64):
+        y, kk, vv = exe("decode", x, kk, vv, *ws)
+        if step in (0, 15, 16, 47, 48, 63):
+            want = relax_ref.evaluate(DECODE, "decode", x, rk, rv, *ws)
+            np.testing.assert_allclose(np.asarray(y), want[0], rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(np.asarray(kk), want[1], rtol=1e-6)
+        rk, rv = np.asarray(kk), np.asarray(vv)
+    assert kk.shape == (80, 2, 8)
+    assert exe.stats.compiles == 1 and exe.stats.host_pads == 2
+    plain = relax_jax.compile(DECODE, specialize_after=None)
+    kk = vv = jnp.asarray(rng.standard_normal((16, 2, 8)).astype(np.float32))
+    for _ in range(64):
+        _, kk, vv = plain("decode", x, kk, vv, *ws)
+    assert plain.stats.compiles == 3
+    with pytest.raises(relax_ref.errors.UnsupportedError, match="reserve"):
+        relax_jax.compile(DECODE, reserve=-1)
+
+
 ADD_MOD = relax_ref.parse(HEADER + '''
     @R.function
     def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):

@@ -7,6 +7,7 @@ padded data.
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -94,7 +95,9 @@ def _arange(ctx, start, end, step):
         from relax_ref.ops.create import _ref_arange
 
         r = _ref_arange([_prim_scalar(start), _prim_scalar(end), _prim_scalar(step)], ctx.attrs, ctx.call, None)
-        return jnp.asarray(r)
+        # a transfer, not jnp.asarray: under compile-time evaluation that stages the constant through an
+        # XLA compilation of its own (one per length)
+        return jax.device_put(np.asarray(r))
     if dims is None:
         raise NeedsExact("arange of unknown length")
     n = _phys(dims)[0]

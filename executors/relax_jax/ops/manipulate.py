@@ -52,6 +52,40 @@ def _static_prod(dims) -> Any:
     return n
 
 
+def _same_count(a_dims, b_dims) -> bool:
+    """Whether two lists of extents provably hold as many elements: equal products of their static
+    extents and the same symbolic factors (the extents' expressions over the entry's variables, as a
+    multiset), so an identity of polynomials; False when undecided."""
+    def factors(e, acc):          # a product's constant and its other factors
+        if isinstance(e, P.Mul):
+            return factors(e.b, factors(e.a, acc))
+        if isinstance(e, P.IntImm):
+            return (acc[0] * e.value, acc[1])
+        acc[1].append(e)
+        return acc
+
+    def split(dims):
+        n, rest = 1, []
+        for d in dims:
+            if d.is_static and not is_symbolic_dim(d.val):
+                n *= dim_value(d.val)
+            elif d.expr is None:
+                return None
+            else:
+                n, rest = factors(d.expr, (n, rest))
+        return n, rest
+    a, b = split(a_dims), split(b_dims)
+    if a is None or b is None or a[0] != b[0] or len(a[1]) != len(b[1]) or not a[1]:
+        return False
+    rest = list(b[1])
+    for e in a[1]:
+        k = next((i for i, f in enumerate(rest) if f is e or (not isinstance(e, P.PrimVar) and f == e)), None)
+        if k is None:
+            return False
+        del rest[k]
+    return True
+
+
 def _eq_check(ctx, a: Any, b: Any, msg: str) -> None:
     if is_static(a) and is_static(b):
         if int(a) != int(b):
@@ -86,12 +120,12 @@ def reshape_padded(ctx, x, i: int, shape: ShapeV):
     """Reshape argument ``i`` to ``shape`` (logical dims); exact on padded data when only the
     leading axis is padded on both sides."""
     dims = ctx.vals[i].dims()
-    xin = _static_prod(dims)
-    out_n = _static_prod(shape)
     if any(is_static(d.val) and dim_value(d.val) < 0 for d in shape if d.is_static):
         raise _rt(ctx, f"cannot reshape a tensor of shape {x.shape} to {[d.val for d in shape]}")
-    _eq_check(ctx, xin, out_n, f"cannot reshape a tensor of shape {tuple(x.shape)} ({xin if is_static(xin) else '?'} "
-                                "elements) to the new shape")
+    if not _same_count(dims, shape):         # decided while tracing: no run-time check in the program
+        xin, out_n = _static_prod(dims), _static_prod(shape)
+        _eq_check(ctx, xin, out_n, f"cannot reshape a tensor of shape {tuple(x.shape)} "
+                                   f"({xin if is_static(xin) else '?'} elements) to the new shape")
     if not ctx.padded(i) and shape.is_static:
         return jnp.reshape(x, shape.ints())
     if not _prefix_layout(dims) or not _prefix_layout(shape) or not shape:
