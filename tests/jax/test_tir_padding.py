@@ -11,6 +11,7 @@ import pytest
 
 import relax_jax
 import relax_ref
+from relax_ref.errors import LimitExceededError
 from tir_prims import HEADER
 
 RNG = np.random.default_rng(11)
@@ -186,3 +187,29 @@ def test_only_reduction_padding_is_masked():
     assert _float_selects(exe, "f_scale") == []
     assert {"3,4", "4,4"} <= set(_float_selects(exe, "f_mm_t"))
     assert _float_selects(exe, "f_shifted") != []
+
+
+def _has_check_sites(exe, entry):
+    plan = exe._plans[entry]
+    return list(plan.exact_cache.values() or plan.cache.values())[-1].has_code
+
+
+@pytest.mark.parametrize("budget,checked,ok", [(28, False, True), (27, True, True), (21, True, True),
+                                               (20, True, False)])
+def test_step_budget_proven_at_the_bucket_needs_no_check_site(budget, checked, ok):
+    """RUNTIME.LIMIT.4 over a padded extent: ``scale``'s nest takes ``n + 6n`` steps; n = 3 runs in the
+    bucket 4, whose 28 steps bound every size the compilation serves. A budget of at least 28 cannot be
+    exceeded (no run-time check, no error code read back); below it the count is checked at run time
+    and a budget under 21 is an error, as on the reference."""
+    mod = relax_ref.parse(SRC)
+    exe = relax_jax.compile(mod, max_steps=budget)
+    x, = _f32(ARGS["f_scale"](3))
+    if ok:
+        np.testing.assert_array_equal(np.asarray(exe("f_scale", x)),
+                                      relax_ref.Interpreter(mod, max_steps=budget)("f_scale", x))
+    else:
+        with pytest.raises(LimitExceededError):
+            relax_ref.Interpreter(mod, max_steps=budget)("f_scale", x)
+        with pytest.raises(LimitExceededError):
+            exe("f_scale", x)
+    assert _has_check_sites(exe, "f_scale") is checked

@@ -97,6 +97,8 @@ class KExec:
         self.limits = DEFAULT_LIMITS if limits is None else limits
         #: loop iterations so far (RUNTIME.LIMIT.4): a Python int while static, else a traced int64
         self.steps: Any = 0
+        #: a static upper bound of ``steps`` (from the physical extents of padded sizes), None if unknown
+        self.steps_bound: Optional[int] = 0
         self.env: Dict[Any, Any] = {}
         self.phys: Dict[P.PrimVar, int] = {}
         self.arrays: Dict[P.PrimVar, Any] = {}
@@ -119,13 +121,18 @@ class KExec:
             return e.with_context(function=name)
         self.sink.check(bad, build, mask)
 
-    def take_steps(self, n: Any, mask: Any, span, what: str) -> Any:
+    def take_steps(self, n: Any, mask: Any, span, what: str, bound: Optional[int] = None) -> Any:
         """Count ``n`` loop iterations (RUNTIME.LIMIT.4, as the reference: on entry of a loop, one per
         ``while`` iteration). Past ``max_steps``: a LimitExceededError at once when everything is
         static, else a check site; returns whether the budget is exceeded (static or traced), so that
         the caller skips the loop, and the count stays past the budget, which stops every enclosing
-        loop."""
+        loop. ``bound``: a static upper bound of a traced ``n`` (the count at the physical extents of
+        padded sizes); when the bounds of the count so far and of ``n`` stay within the budget, the
+        budget cannot be exceeded and no check site is needed."""
         limit = self.limits.max_steps
+        nb = max(int(n), 0) if is_static(n) else (None if bound is None else max(int(bound), 0))
+        prior = self.steps_bound
+        self.steps_bound = None if nb is None or prior is None else prior + nb
         if mask is not None and not is_static(mask):
             n = jnp.where(mask, jnp.asarray(n, jnp.int64), jnp.int64(0))
         if is_static(n) and is_static(self.steps):
@@ -137,11 +144,13 @@ class KExec:
             self.steps = total
             return False
         total = jnp.asarray(self.steps, jnp.int64) + jnp.maximum(jnp.asarray(n, jnp.int64), 0)
+        self.steps = total
+        if self.steps_bound is not None and self.steps_bound <= limit:
+            return False                # within the budget at every size the compilation serves
         over = total > limit
         self.check(over, mask, lambda: LimitExceededError(
             f"{what}: the loop iterations of one PrimFunc call exceed max_steps = {limit}", span,
             limit="max_steps"))
-        self.steps = total
         return over
 
     def within_budget(self) -> Any:
@@ -425,7 +434,7 @@ class KExec:
             saved = dict(self.arrays)
             self.arrays.update(arrays)
             self.sink.code = code
-            self.steps = steps
+            self.steps, self.steps_bound = steps, None
             env_saved = dict(self.env)
             self.take_steps(1, mask, s.span, "while loop")
             n = n + 1
@@ -437,37 +446,44 @@ class KExec:
         arrays, code, steps, _ = lax.while_loop(cond_fn, body_fn, init)
         self.arrays.update(dict(zip(keys, arrays)))
         self.sink.code = code
-        self.steps = steps
+        self.steps, self.steps_bound = steps, None
 
     def _For(self, s: tir.For, mask) -> None:
         nest = nest_of(s)
         if self.windows and nest is not None and any(b.data in self.windows for b in nest.written + nest.read_bufs):
             nest = None         # a match_buffer window is accessed element by element (relax_jax.tir.window)
         if nest is not None and self.grid is None:
-            saved = self.steps
-            self.take_steps(self._nest_steps(nest), mask, s.span, "for loop")
+            saved = self.steps, self.steps_bound
+            n, bound = self._nest_steps(nest)
+            self.take_steps(n, mask, s.span, "for loop", bound)
             if run_nest(self, nest, mask):
                 return
-            self.steps = saved          # the loops count themselves
+            self.steps, self.steps_bound = saved          # the loops count themselves
         self._sequential(s, mask)
 
-    def _nest_steps(self, nest: Nest) -> Any:
-        """The iterations of a perfect nest: ``e0 + e0*e1 + ...`` (RUNTIME.LIMIT.4)."""
+    def _nest_steps(self, nest: Nest) -> Tuple[Any, Optional[int]]:
+        """The iterations of a perfect nest, ``e0 + e0*e1 + ...`` (RUNTIME.LIMIT.4), and a static upper
+        bound of them (the same sum over the physical extents; None without one)."""
         total: Any = 0
         prod: Any = 1
+        bound: Optional[int] = 0
+        pb: Optional[int] = 1
         for lp in nest.loops:
             ext = self.ev(lp.extent)
             ext = int(ext) if is_static(ext) else jnp.asarray(ext, jnp.int64)
             prod = prod * (max(ext, 0) if is_static(ext) else jnp.maximum(ext, 0))
             total = total + prod
-        return total
+            ph = max(ext, 0) if is_static(ext) else self.phys_of(lp.extent)
+            pb = None if ph is None or pb is None else pb * max(ph, 0)
+            bound = None if pb is None or bound is None else bound + pb
+        return total, bound
 
     def _sequential(self, s: tir.For, mask) -> None:
         lo = self.ev(s.min)
         ext = self.ev(s.extent)
         var = s.loop_var
         keys = list(self.arrays)
-        over = self.take_steps(ext, mask, s.span, "for loop")
+        over = self.take_steps(ext, mask, s.span, "for loop", None if is_static(ext) else self.phys_of(s.extent))
         if is_static(lo) and is_static(ext):
             if int(ext) <= 0:
                 return
@@ -486,7 +502,7 @@ class KExec:
             env_saved = dict(self.env)
             self.arrays.update(arrays)
             self.sink.code = code
-            self.steps = steps
+            self.steps, self.steps_bound = steps, None
             self.env[var] = i.astype(np_dtype(var.dtype))
             self._exec_in_range(var, s, mask)
             return self._carry_out(keys, saved, env_saved)
@@ -508,7 +524,7 @@ class KExec:
         _, arrays, code, steps = lax.while_loop(cond_fn, body_fn, (lo_a, [self.arrays[k] for k in keys], code0, steps0))
         self.arrays.update(dict(zip(keys, arrays)))
         self.sink.code = code
-        self.steps = steps
+        self.steps, self.steps_bound = steps, None
 
     def _exec_in_range(self, var, s: tir.For, mask) -> None:
         """The body of the loop ``s`` with ``var`` known to lie in its range."""
