@@ -40,7 +40,7 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 
-from .float_rules import rounded_multiply
+from .float_rules import plain_products, rounded_multiply
 
 StaticTypes = (bool, int, float, np.generic)
 
@@ -349,6 +349,8 @@ class PrimLowering:
         self.check = check
         self.scope = scope
         self._fv: Dict[int, tuple] = {}
+        #: the node being lowered is a float ``Mul`` whose value is used only as a factor (PRIM.FLOAT.1)
+        self._factor = False
 
     # -- static folding -------------------------------------------------------------------------------
 
@@ -376,6 +378,17 @@ class PrimLowering:
 
     def __call__(self, e: P.PrimExpr, env: Mapping, mask: Any = None) -> Any:
         return self.lower(e, env, mask)
+
+    def lower_factor(self, e: P.PrimExpr, env: Mapping, mask: Any = None) -> Any:
+        """``lower(e)`` for an ``e`` whose value is used only as a factor of products and quotients:
+        a float ``Mul`` at its top is the plain product, which no consumer can contract with an add
+        (PRIM.FLOAT.1; the barrier of :func:`relax_jax.float_rules.rounded_multiply` is not needed)."""
+        prev = self._factor
+        self._factor = type(e) is P.Mul
+        try:
+            return self.lower(e, env, mask)
+        finally:
+            self._factor = prev
 
     def lower(self, e: P.PrimExpr, env: Mapping, mask: Any = None) -> Any:
         t = type(e)
@@ -440,14 +453,24 @@ class PrimLowering:
 
     def _arith(self, e: P.BinaryOp, op: str, env: Mapping, mask: Any) -> Any:
         d = e.dtype
-        a = cast(self.lower(e.a, env, mask), e.a.dtype, d)
-        b = cast(self.lower(e.b, env, mask), e.b.dtype, d)
+        plain, self._factor = self._factor, False
+        if _dt.is_float(d) and op in ("mul", "div"):
+            # the operands of a float product or quotient are factors: a product among them cannot
+            # become the multiply of an fma (PRIM.FLOAT.1)
+            a = cast(self.lower_factor(e.a, env, mask), e.a.dtype, d)
+            b = cast(self.lower_factor(e.b, env, mask), e.b.dtype, d)
+        else:
+            a = cast(self.lower(e.a, env, mask), e.a.dtype, d)
+            b = cast(self.lower(e.b, env, mask), e.b.dtype, d)
         if _dt.is_float(d):
             if op == "add":
                 return jnp.add(a, b)
             if op == "sub":
                 return jnp.subtract(a, b)
             if op == "mul":
+                if plain:
+                    with plain_products():
+                        return rounded_multiply(a, b)
                 return rounded_multiply(a, b)
             if op == "div":
                 return jnp.divide(a, b).astype(np_dtype(d))

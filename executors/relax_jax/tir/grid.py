@@ -133,7 +133,7 @@ class Grid:
 
     def register_store(self, kx, st: tir.BufferStore, mask) -> None:
         reg = self.regs[st.buffer.data]
-        val = cast(kx.ev(st.value, mask), st.value.dtype, reg.buf.dtype)
+        val = cast(kx.ev_stored(st, mask), st.value.dtype, reg.buf.dtype)
         if reg.dv in kx.readonly:
             name = reg.buf.name
             kx.check(np.bool_(True), mask, lambda: OpRuntimeError(

@@ -55,6 +55,7 @@ from ..prim_jax import PrimLowering, and_mask, cast, const, is_static, not_, np_
 from ..symbolic import is_monotone
 from .analysis import Nest, Ranges, analyze_nest
 from .memory import View, gather, scatter
+from .products import plain_stores
 from .nest import run_nest
 from .packed import is_packed_call, lower_packed_call
 from .window import bind_window, window_index
@@ -110,6 +111,7 @@ class KExec:
         self.ranges = Ranges()
         self.grid = None            # the active vectorized grid (grid.Grid) or None
         self.pl = PrimLowering(load=self.load, check=self.check, scope=self.scope)
+        self.plain = plain_stores(func)     # stores of products no consumer can contract (PRIM.FLOAT.1)
 
     # -- errors ----------------------------------------------------------------------------------------
 
@@ -160,6 +162,13 @@ class KExec:
 
     def ev(self, e: P.PrimExpr, mask: Any = None) -> Any:
         return self.pl.lower(e, self.env, mask)
+
+    def ev_stored(self, st: tir.BufferStore, mask: Any = None) -> Any:
+        """The value of the store ``st`` (a product that only factors and sums read needs no barrier,
+        :mod:`relax_jax.tir.products`)."""
+        if id(st) in self.plain:
+            return self.pl.lower_factor(st.value, self.env, mask)
+        return self.pl.lower(st.value, self.env, mask)
 
     def static_int(self, e: P.PrimExpr) -> Optional[int]:
         v = self.ev(e)
@@ -322,7 +331,7 @@ class KExec:
         if self.grid is not None and win is None:
             self.grid.register_store(self, st, mask)
             return
-        val = cast(self.ev(st.value, mask), st.value.dtype, buf.dtype)
+        val = cast(self.ev_stored(st, mask), st.value.dtype, buf.dtype)
         idx = [self.ev(i, mask) for i in st.indices]
         if win is not None:
             dv, idx = window_index(self, buf, win, idx, st.indices, mask, write=True)
