@@ -21,7 +21,7 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
 
   The barrier is needed only where a contraction can happen: LLVM contracts a multiply with an add
   or subtract that consumes its result, never with a multiply, a divide or a dot that takes it as a
-  factor. A ``multiply`` or ``nn.silu`` binding whose value is used only as an operand of
+  factor. A ``multiply``, ``nn.silu`` or ``nn.gelu`` binding whose value is used only as an operand of
   ``multiply``, ``divide`` or ``matmul`` (:func:`factor_only_products`: the SiLU and the gate of a
   gated MLP, ``x * rsqrt(...) * w`` of an RMSNorm) is lowered to the plain product, which is then
   rounded once by construction (``with plain_products():``).
@@ -118,8 +118,9 @@ class plain_products:  # noqa: N801 - used as a context manager, reads like a fu
         _state.plain = self.prev
 
 
-#: operators whose only float product is their result (the lowering's last operation)
-PRODUCT_OPS = frozenset({"relax.multiply", "relax.nn.silu"})
+#: operators whose only float product that needs the barrier is their result (the lowering's last
+#: operation; the GELU's inner products cannot be contracted, :func:`relax_jax.ops.elementwise.gelu`)
+PRODUCT_OPS = frozenset({"relax.multiply", "relax.nn.silu", "relax.nn.gelu"})
 #: operators that take each tensor operand only as a factor: no add or subtract consumes it
 FACTOR_CONSUMERS = frozenset({"relax.multiply", "relax.divide", "relax.matmul"})
 

@@ -16,6 +16,7 @@ from jax import lax
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.elementwise import matched_dtype
 
+from ..float_rules import plain_products
 from ..lowering import lowering
 from ..prim_jax import np_dtype
 from ..values import PrimV
@@ -326,9 +327,15 @@ def _erf(dt, x):
 
 
 def gelu(x, dt: str):
-    t1 = fcompute(dt, jnp.multiply, x, c(0.5 ** 0.5, dt))
-    e = _erf(dt, t1)
-    t2 = fcompute(dt, jnp.multiply, e, c(0.5, dt))
+    """``x * (0.5 + erf(x * sqrt(1/2)) * 0.5)``, each node rounded (PRIM.FLOAT.1). Only the last
+    product carries the multiply barrier (none when the walker finds the result used only as a
+    factor): ``x * sqrt(1/2)`` is read only by ``erf``, whose XLA implementation clamps its argument
+    first, and ``erf * 0.5`` is exact (a power of two times ``|erf| <= 1``; where it is not, below
+    2**-126, the sum is 0.5 either way), so contracting it with the add changes nothing."""
+    with plain_products():
+        t1 = fcompute(dt, jnp.multiply, x, c(0.5 ** 0.5, dt))
+        e = _erf(dt, t1)
+        t2 = fcompute(dt, jnp.multiply, e, c(0.5, dt))
     t3 = fcompute(dt, jnp.add, c(0.5, dt), t2)
     return fcompute(dt, jnp.multiply, x, t3)
 
