@@ -76,6 +76,62 @@ SRC = HEADER + '''
                 vi = T.axis.remap("S", [i])
                 out[vi] = prod[vi] * T.float32(2) + c[vi]
 
+    @T.prim_func
+    def gelu(x: T.Buffer((T.int64(4096),), "float32"), out: T.Buffer((T.int64(4096),), "float32")):
+        t1 = T.alloc_buffer((T.int64(4096),))
+        e = T.alloc_buffer((T.int64(4096),))
+        t2 = T.alloc_buffer((T.int64(4096),))
+        t3 = T.alloc_buffer((T.int64(4096),))
+        for i in range(T.int64(4096)):
+            with T.block("t1"):
+                vi = T.axis.remap("S", [i])
+                t1[vi] = x[vi] * T.float32(0.70710678118654757)
+        for i in range(T.int64(4096)):
+            with T.block("e"):
+                vi = T.axis.remap("S", [i])
+                e[vi] = T.erf(t1[vi])
+        for i in range(T.int64(4096)):
+            with T.block("t2"):
+                vi = T.axis.remap("S", [i])
+                t2[vi] = e[vi] * T.float32(0.5)
+        for i in range(T.int64(4096)):
+            with T.block("t3"):
+                vi = T.axis.remap("S", [i])
+                t3[vi] = T.float32(0.5) + t2[vi]
+        for i in range(T.int64(4096)):
+            with T.block("out"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = x[vi] * t3[vi]
+
+    @T.prim_func
+    def not_exact(x: T.Buffer((T.int64(64),), "float32"), out: T.Buffer((T.int64(64),), "float32")):
+        e = T.alloc_buffer((T.int64(64),))
+        f = T.alloc_buffer((T.int64(64),))
+        t2 = T.alloc_buffer((T.int64(64),))
+        t3 = T.alloc_buffer((T.int64(64),))
+        t4 = T.alloc_buffer((T.int64(64),))
+        for i in range(T.int64(64)):
+            with T.block("e"):
+                vi = T.axis.remap("S", [i])
+                e[vi] = T.tanh(x[vi])
+                f[vi] = T.exp(x[vi])
+        for i in range(T.int64(64)):
+            with T.block("t"):
+                vi = T.axis.remap("S", [i])
+                t2[vi] = e[vi] * T.float32(0.3)
+                t3[vi] = e[vi] * T.float32(0.5)
+                t4[vi] = f[vi] * T.float32(0.5)
+        for i in range(T.int64(64)):
+            with T.block("out"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = (T.float32(0.5) + t2[vi]) + (T.float32(1e-35) + t3[vi]) + (T.float32(0.5) + t4[vi])
+
+    @R.function
+    def f_gelu(x: R.Tensor((4096,), "float32")):
+        cls = Module
+        t = R.call_tir(cls.gelu, (x,), out_sinfo=R.Tensor((4096,), "float32"))
+        return (t, R.nn.gelu(x))
+
     @R.function
     def f_sumsq(a: R.Tensor((6, 64), "float32"), b: R.Tensor((6, 64), "float32")) -> R.Tensor((6,), "float32"):
         cls = Module
@@ -133,6 +189,18 @@ def test_which_stores_are_plain():
     assert _names(mod, "biased") == []              # the sum starts from a non-zero init
     assert _names(mod, "added") == []               # an elementwise add consumes the product
     assert _names(mod, "scaled") == ["prod"]        # a factor: the product of the next nest keeps its barrier
+    assert _names(mod, "gelu") == ["t1", "t2"]      # erf's argument; an exact scaling of erf added to 0.5
+    assert _names(mod, "not_exact") == []           # 0.3 is no power of two, 1e-35 too small, exp unbounded
+
+
+def test_tir_gelu_equals_the_graph_gelu_bit_for_bit():
+    """The same nodes in the same order: the TensorIR kernel without its inner barriers gives the bits of
+    ``R.nn.gelu``, which equal those of a GELU with a barrier on every product
+    (``test_gelu_products.py``)."""
+    mod = relax_ref.parse(SRC)
+    x = np.concatenate([np.linspace(-8, 8, 4000), [0.0, -0.0, 1e-30, -1e-30, 1e-40, 60, -60, 1e30] + [0.5] * 88])
+    t, g = relax_jax.compile(mod)("f_gelu", x.astype(np.float32))
+    assert np.asarray(t).view(np.uint32).tolist() == np.asarray(g).view(np.uint32).tolist()
 
 
 @pytest.mark.parametrize("entry,barriers", [("f_sumsq", 0), ("f_biased", 1), ("f_added", 1), ("f_scaled", 1)])

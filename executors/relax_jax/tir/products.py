@@ -7,24 +7,34 @@ product read by a reduction is written to memory. It is not needed where no cons
 
 * inside an expression, a ``Mul`` whose value is an operand of a float ``Mul`` or ``Div``
   (:meth:`relax_jax.prim_jax.PrimLowering.lower_factor`);
-* a store ``B[J] = a * b`` into a buffer that the PrimFunc allocates and whose every load is either an
-  operand of a float ``Mul`` or ``Div``, or the term of a zero-initialized sum reduction
-  ``X[I] = X[I] + B[J]`` (``with T.init(): X[I] = 0``) -- RMSNorm's ``x * x`` before its sum, a
-  variance's square. XLA reduces a product without contracting it with the accumulator (measured on
-  jaxlib 0.10 for its own reduction emitter and for the YNN reduce fusion, row and column reductions;
-  ``tests/jax/test_float_rules.py`` keeps the measurement as a test), and a sum reduction that runs as
-  a loop reads the product as a loop operand, computed before the loop.
+* a store ``B[J] = a * b`` into a buffer that the PrimFunc allocates and whose every load is
+  - an operand of a float ``Mul`` or ``Div``;
+  - the term of a zero-initialized sum reduction ``X[I] = X[I] + B[J]`` (``with T.init(): X[I] = 0``):
+    RMSNorm's ``x * x`` before its sum, a variance's square. XLA reduces a product without contracting
+    it with the accumulator (measured on jaxlib 0.10 for its own reduction emitter and for the YNN
+    reduce fusion, row and column reductions; ``tests/jax/test_tir_products.py`` keeps the measurement
+    as a test), and a sum reduction that runs as a loop reads the product as a loop operand, computed
+    before the loop;
+  - the argument of ``erf``, which XLA's implementation clamps before any arithmetic (the GELU's
+    ``x * sqrt(1/2)``; ``tests/jax/test_gelu_products.py`` compares a million values bit for bit);
+  - added to (or subtracted from) a float constant of magnitude at least 2**-100, when every product
+    stored is an exact scaling: a load of a buffer holding ``erf``, ``tanh`` or ``sigmoid`` values times
+    a power of two of magnitude at most 1 (the GELU's ``erf(...) * 0.5`` before ``0.5 + ...``). Such a
+    product is exact wherever it is a normal float; below that it is far under half an ulp of the
+    constant, so the sum is the same contracted or not.
 
 A buffer whose data variable appears anywhere else (a packed call's argument, a match_buffer source,
-a load under a cast or an add) keeps the barrier on every store.
+a load under a cast or a general add) keeps the barrier on every store.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import weakref
 from typing import Dict, FrozenSet, Iterable, List, Optional
 
+from relax_ref.arith.intrinsics import canonical_name
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
@@ -56,33 +66,53 @@ def _children(e: P.PrimExpr) -> Iterable[P.PrimExpr]:
             yield from (x for x in v if isinstance(x, P.PrimExpr))
 
 
+#: intrinsics whose result lies in [-1, 1] (or is NaN)
+_BOUNDED = frozenset({"tir.erf", "tir.tanh", "tir.sigmoid"})
+#: an addend at least this large absorbs any product below the float32 normal range
+_MIN_ADDEND = 2.0 ** -100
+
+
 class _Uses:
-    """Every occurrence of a buffer's data variable, classified as allowed or not."""
+    """Every occurrence of a buffer's data variable, by the position of the load: ``factor`` (an
+    operand of a float ``Mul``/``Div``), ``sum`` (the term of a zero-initialized sum reduction),
+    ``erf`` (the argument of ``erf``), ``addend`` (added to or subtracted from a float constant of
+    magnitude at least 2**-100), ``bad`` (anything else)."""
 
     def __init__(self) -> None:
-        self.bad: set = set()               # data vars used in a way that may contract
+        self.kinds: Dict[P.PrimVar, set] = {}
         self.stores: Dict[P.PrimVar, List[tir.BufferStore]] = {}
 
-    def expr(self, e: P.PrimExpr, allowed: bool = False) -> None:
-        """Walk ``e``; ``allowed``: ``e`` itself is a position where a load needs no barrier."""
+    def _add(self, dv: P.PrimVar, kind: str) -> None:
+        self.kinds.setdefault(dv, set()).add(kind)
+
+    def expr(self, e: P.PrimExpr, pos: Optional[str] = None) -> None:
         if isinstance(e, tir.BufferLoad):
-            if not allowed:
-                self.bad.add(e.buffer.data)
+            self._add(e.buffer.data, pos or "bad")
             for i in e.indices:
                 self.expr(i)
             return
         if isinstance(e, P.PrimVar):
-            self.bad.add(e)                 # a data variable as a value: a pointer that escapes
+            self._add(e, "bad")                 # a data variable as a value: a pointer that escapes
             return
-        factor = type(e) in (P.Mul, P.Div) and _dt.is_float(e.dtype)
-        for c in _children(e):
-            self.expr(c, factor)
+        kids = list(_children(e))
+        floating = _dt.is_float(e.dtype)
+        if floating and type(e) in (P.Mul, P.Div):
+            poss = ["factor"] * len(kids)
+        elif floating and isinstance(e, P.PrimCall) and canonical_name(e.op) == "tir.erf" and len(kids) == 1:
+            poss = ["erf"]                      # XLA's erf clamps its argument before any arithmetic
+        elif floating and type(e) in (P.Add, P.Sub) and any(_large_const(k) for k in kids):
+            poss = ["addend"] * len(kids)
+        else:
+            poss = [None] * len(kids)
+        for k, ps in zip(kids, poss):
+            self.expr(k, ps)
 
     def stmt(self, s: tir.Stmt, block: Optional[tir.Block]) -> None:
         if isinstance(s, tir.BufferStore):
             self.stores.setdefault(s.buffer.data, []).append(s)
             term = _sum_term(s, block)
             if term is not None:
+                self._add(term.buffer.data, "sum")
                 for i in term.indices:
                     self.expr(i)
                 for i in s.indices:
@@ -90,9 +120,24 @@ class _Uses:
                 return
         if isinstance(s, tir.Block):
             for m in s.match_buffers:
-                self.bad.add(m.source.buffer.data)
+                self._add(m.source.buffer.data, "bad")
         for e in stmt_prim_exprs(s):
             self.expr(e)
+
+
+def _large_const(e: P.PrimExpr) -> bool:
+    return isinstance(e, P.FloatImm) and math.isfinite(e.value) and abs(e.value) >= _MIN_ADDEND
+
+
+def _exact_scaling(v: P.PrimExpr, bounded: set) -> bool:
+    """``v`` is ``L * C`` (either order): ``C`` a power of two of magnitude at most 1, ``L`` a load of a
+    buffer holding values in [-1, 1] -- a product that is exact wherever it is a normal float, so an
+    addend of :data:`_MIN_ADDEND` or more gives the same sum contracted or not."""
+    for c, load in ((v.a, v.b), (v.b, v.a)):
+        if isinstance(c, P.FloatImm) and isinstance(load, tir.BufferLoad) and load.buffer.data in bounded and \
+                c.value != 0 and math.isfinite(c.value) and abs(c.value) <= 1 and abs(math.frexp(c.value)[0]) == 0.5:
+            return True
+    return False
 
 
 def _sum_term(s: tir.BufferStore, block: Optional[tir.Block]) -> Optional[tir.BufferLoad]:
@@ -129,10 +174,18 @@ def _analyze(func: tir.PrimFunc) -> FrozenSet[int]:
             visit(c, block)
 
     visit(func.body)
+    products = {dv: [st for st in uses.stores.get(dv, ()) if _is_float_mul(st.value)
+                     and st.value.dtype == st.buffer.dtype] for dv in allocated}
+    bounded = {dv for dv in allocated if "bad" not in uses.kinds.get(dv, ()) and uses.stores.get(dv) and all(
+        isinstance(st.value, P.PrimCall) and canonical_name(st.value.op) in _BOUNDED for st in uses.stores[dv])}
     out = set()
-    for dv in allocated - uses.bad:
-        out.update(id(st) for st in uses.stores.get(dv, ())
-                   if _is_float_mul(st.value) and st.value.dtype == st.buffer.dtype)
+    for dv in allocated:
+        kinds = uses.kinds.get(dv, set())
+        if "bad" in kinds:
+            continue
+        if "addend" in kinds and not all(_exact_scaling(st.value, bounded) for st in products[dv]):
+            continue
+        out.update(id(st) for st in products[dv])
     return frozenset(out)
 
 
