@@ -132,6 +132,49 @@ SRC = HEADER + '''
         t = R.call_tir(cls.gelu, (x,), out_sinfo=R.Tensor((4096,), "float32"))
         return (t, R.nn.gelu(x))
 
+    @T.prim_func
+    def square(a: T.Buffer((T.int64(64),), "float32"), b: T.Buffer((T.int64(64),), "float32"),
+               out: T.Buffer((T.int64(64),), "float32")):
+        for i in range(T.int64(64)):
+            with T.block("sq"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = a[vi] * b[vi]
+
+    @T.prim_func
+    def times(p: T.Buffer((T.int64(64),), "float32"), c: T.Buffer((T.int64(64),), "float32"),
+              out: T.Buffer((T.int64(64),), "float32")):
+        for i in range(T.int64(64)):
+            with T.block("t"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = p[vi] * c[vi]
+
+    @T.prim_func
+    def plus(p: T.Buffer((T.int64(64),), "float32"), c: T.Buffer((T.int64(64),), "float32"),
+             out: T.Buffer((T.int64(64),), "float32")):
+        for i in range(T.int64(64)):
+            with T.block("t"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = p[vi] + c[vi]
+
+    @R.function
+    def f_chain_factor(a: R.Tensor((64,), "float32"), b: R.Tensor((64,), "float32"), c: R.Tensor((64,), "float32")):
+        cls = Module
+        with R.dataflow():
+            p = R.call_tir(cls.square, (a, b), out_sinfo=R.Tensor((64,), "float32"))
+            y = R.call_tir(cls.times, (p, c), out_sinfo=R.Tensor((64,), "float32"))
+            R.output(y)
+        return y
+
+    @R.function
+    def f_chain_add(a: R.Tensor((64,), "float32"), b: R.Tensor((64,), "float32"), c: R.Tensor((64,), "float32")):
+        cls = Module
+        with R.dataflow():
+            p = R.call_tir(cls.square, (a, b), out_sinfo=R.Tensor((64,), "float32"))
+            y = R.call_tir(cls.times, (p, c), out_sinfo=R.Tensor((64,), "float32"))
+            z = R.call_tir(cls.plus, (p, c), out_sinfo=R.Tensor((64,), "float32"))
+            R.output(y, z)
+        return (y, z)
+
     @R.function
     def f_sumsq(a: R.Tensor((6, 64), "float32"), b: R.Tensor((6, 64), "float32")) -> R.Tensor((6,), "float32"):
         cls = Module
@@ -239,3 +282,22 @@ def test_xla_does_not_contract_a_product_into_a_sum(shape, axis, options):
     assert not np.any(np.asarray(f(a, b)))
     g = jax.jit(lambda a, c: a * a + c).lower(np.full(8, E), np.full(8, NEG)).compile(compiler_options=options)
     assert np.all(np.asarray(g(np.full(8, E), np.full(8, NEG))) == np.float32(2.0 ** -24))
+
+
+def test_a_result_read_only_as_a_factor_by_the_next_kernel_needs_no_barrier():
+    """``factor_outputs``: ``square``'s product goes only to ``times`` as a factor (no barrier in
+    either kernel but ``times``' own result, which is returned); once ``plus`` also adds it, the
+    barrier is back and the sum is the reference's bit for bit (0, where a contraction leaves 2**-24)."""
+    from relax_jax.tir.products import factor_outputs, factor_params
+
+    mod = relax_ref.parse(SRC)
+    assert factor_params(mod["times"]) == {0, 1} and factor_params(mod["plus"]) == set()
+    assert len(factor_outputs(mod)) == 1
+    exe = relax_jax.compile(mod)
+    args = (np.full(64, E), np.full(64, E), np.full(64, NEG))
+    for entry, barriers in (("f_chain_factor", 1), ("f_chain_add", 2)):     # (XLA may duplicate one)
+        got = exe(entry, *args)
+        want = relax_ref.evaluate(mod, entry, *args)
+        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert np.asarray(g).tobytes() == np.asarray(w).tobytes()
+        assert _barriers(exe, entry) >= barriers and (_barriers(exe, entry) == 1) == (barriers == 1)
