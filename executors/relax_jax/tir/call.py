@@ -9,7 +9,7 @@ error code is checked after the run; argument binding errors are the reference's
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, FrozenSet, List, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -32,6 +32,7 @@ from ..guard import guarded_compile
 from ..prim_jax import cast, is_static, np_dtype
 from ..values import PrimFuncV, PrimV, TVal, describe
 from .kernel import KExec
+from .products import factor_outputs, plain_stores
 
 
 def _err(cls, msg, fname, **kw):
@@ -138,11 +139,14 @@ def _compare(kx: KExec, want: Any, actual: Any, what: str, buf, fname: str) -> N
 
 
 def run(func: tir.PrimFunc, name: str, sink: ErrorSink, args: Sequence[Any], readonly: Sequence[bool],
-        lookup=None, limits: Any = None) -> Dict[int, Any]:
+        lookup=None, limits: Any = None, outputs: FrozenSet[int] = frozenset()) -> Dict[int, Any]:
     """Execute ``func`` (traced); returns ``{param index: new array}`` for every buffer argument;
     ``lookup`` finds the packed functions it calls; ``limits``: the budgets of RUNTIME.LIMIT.3-4
-    (:class:`relax_ref.limits.Limits`)."""
+    (:class:`relax_ref.limits.Limits`); ``outputs``: output parameters only read as factors by the
+    caller (:func:`relax_jax.tir.products.factor_outputs`)."""
     kx = KExec(func, name, sink, lookup, limits)
+    if outputs:
+        kx.plain = plain_stores(func, outputs)
     bound = bind(kx, func, args, readonly, name)
     kx.exec(func.body)
     return {k: kx.arrays[buf.data] for k, buf, a in bound}
@@ -162,7 +166,9 @@ def apply_prim_func(walker, pf: PrimFuncV, args: List[Any], readonly: Sequence[b
             if buf is not None and isinstance(a, TVal) and a.view is not None:
                 check_zero_offset(buf, a.view.byte_offset, pf.name)     # TIR.FUNC.7
         if walker.traced:
-            out = run(pf.func, pf.name, walker.sink, args, readonly, walker.exe.lookup_packed, walker.exe.limits)
+            outputs = factor_outputs(walker.mod).get(id(call), frozenset()) if call is not None else frozenset()
+            out = run(pf.func, pf.name, walker.sink, args, readonly, walker.exe.lookup_packed, walker.exe.limits,
+                      outputs)
         else:
             _host_bind_check(pf, args)
             out = _host_run(walker, pf, args, readonly)
