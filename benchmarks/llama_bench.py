@@ -524,6 +524,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="with --config: which child processes run (all: every warm figure and compile_cold_s; "
                         "compile: compile_cold_s and peak_rss_mb only; cached: compile_cached_s; generate: "
                         "generate_cold_s)")
+    p.add_argument("--contenders", default=None,
+                   help="with --config: the contenders besides jax, comma-separated (default: all of llama_sizes.CONTENDERS)")
     p.add_argument("--baseline-tree", default=None,
                    help="with --config: also run the relax_jax contenders from this checkout (<name>@base)")
     args = p.parse_args(argv)

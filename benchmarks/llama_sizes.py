@@ -264,8 +264,15 @@ def _spawn(name: str, args, cache_dir: str, what: str) -> Dict[str, float]:
 
 
 def contenders(args) -> tuple:
-    extra = tuple(f"{c}@base" for c in CONTENDERS if c != BASELINE) if getattr(args, "baseline_tree", None) else ()
-    return CONTENDERS + extra
+    chosen = getattr(args, "contenders", None)
+    names = CONTENDERS
+    if chosen:          # the hand-written baseline always runs: the ratios are against it
+        unknown = set(chosen.split(",")) - set(CONTENDERS)
+        if unknown:
+            raise SystemExit(f"unknown contenders {sorted(unknown)}; known: {', '.join(CONTENDERS)}")
+        names = (BASELINE,) + tuple(c for c in CONTENDERS if c != BASELINE and c in chosen.split(","))
+    extra = tuple(f"{c}@base" for c in names if c != BASELINE) if getattr(args, "baseline_tree", None) else ()
+    return names + extra
 
 
 def run_sized(args) -> Dict[str, object]:
