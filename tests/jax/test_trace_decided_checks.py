@@ -87,3 +87,19 @@ def test_shape_entries_of_sizes_need_no_sign_check_others_keep_it():
     assert _compiled(exe).has_code
     _same_error(neg, np.ones((2,), np.float32), 2)
     _same_error(neg, x, -1)
+
+
+def test_concat_and_broadcast_of_the_same_symbolic_extent_have_no_check():
+    mod = relax_ref.parse(HEADER + '''
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32"), y: R.Tensor(("n", 3), "float32")) -> R.Tensor((2, "n", 7), "float32"):
+        n = T.int64()
+        z = R.concat((x, y), axis=1)
+        w = R.broadcast_to(R.reshape(z, R.shape([1, n, 7])), R.shape([2, n, 7]))
+        return w
+''')
+    exe = relax_jax.compile(mod, pad_poison=True)
+    for n in (3, 4):
+        x, y = np.ones((n, 4), np.float32), np.full((n, 3), 2, np.float32)
+        np.testing.assert_array_equal(np.asarray(exe("main", x, y)), relax_ref.evaluate(mod, "main", x, y))
+    assert not _compiled(exe).has_code

@@ -232,7 +232,8 @@ def _concat(ctx, xs):
             else:
                 if b.data.shape[d] != boxes[0].data.shape[d]:
                     raise NeedsExact("concat of tensors padded differently")
-                _eq_check(ctx, da.val, db.val, "tensors cannot be concatenated (extents differ)")
+                if not _same_count([da], [db]):
+                    _eq_check(ctx, da.val, db.val, "tensors cannot be concatenated (extents differ)")
     padded_axis = any(b.valid is not None and b.valid[axis] is not None for b in boxes)
     other_valid = list(boxes[0].valid) if boxes[0].valid is not None else [None] * ndim
     if not padded_axis:
@@ -340,7 +341,8 @@ def _broadcast_to(ctx, x, shape):
                 if d.is_static and dim_value(d.val) == 1:
                     continue
                 raise NeedsExact("broadcast of a padded axis")
-            _eq_check(ctx, d.val, t.val, "cannot broadcast (extents differ)")
+            if not _same_count([d], [t]):
+                _eq_check(ctx, d.val, t.val, "cannot broadcast (extents differ)")
     out = jnp.broadcast_to(x, tuple(phys))
     return _box(ctx, out, [None if t.is_static else t for t in tgt])
 
