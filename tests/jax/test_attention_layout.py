@@ -96,3 +96,21 @@ def test_decode_reads_the_cache_without_transposing_it():
     # and no KV head is copied per query head
     assert [m for m in _moves(hlo, 2 * t * 2 * 16) if m[0][-1] == t] == []
     assert not re.search(rf"f32\[2,{t},8,16\]", hlo)
+
+
+@pytest.mark.parametrize("mask, buckets", [("TopLeft", "pow2"), ("BottomRight", None), (None, "pow2")])
+def test_prefill_keeps_few_score_sized_temporaries(mask, buckets):
+    # the masked scores are made once and read by both the maximum and the exponential: at most two
+    # arrays of the scores' size live at once (the scores and their exponentials), three before
+    s, nkv, rep = 64, 2, 2
+    exe = relax_jax.compile(relax_ref.parse(_module(nkv, rep, 8, mask)), shape_buckets=buckets)
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((2, s - 3, nkv * rep, 8)).astype(np.float32)      # padded to 64 with pow2
+    kv = rng.standard_normal((2, s - 3, nkv, 8)).astype(np.float32)
+    mod = relax_ref.parse(_module(nkv, rep, 8, mask))
+    np.testing.assert_allclose(np.asarray(exe("main", q, kv, kv)), relax_ref.evaluate(mod, "main", q, kv, kv),
+                               rtol=2e-6, atol=2e-6)
+    plan = exe._plans["main"]
+    c = list(plan.exact_cache.values() or plan.cache.values())[-1]
+    scores = 2 * nkv * rep * s * s * 4
+    assert c.fn.memory_analysis().temp_size_in_bytes < 2.5 * scores

@@ -56,18 +56,23 @@ def _attention(ctx, q, k, v, bias=None):
     neg = jnp.asarray(-np.inf, p.dtype)
     if mask is None:
         keep = kmask
-        pm = p
+        fill = None if kmask is None else neg
     else:
         sq = qd[1].val if not qd[1].is_static else dim_value(qd[1].val)
         sk = kd[1].val if not kd[1].is_static else dim_value(kd[1].val)
         offset = 0 if mask == "TopLeft" else jnp.abs(jnp.asarray(sq, jnp.int64) - jnp.asarray(sk, jnp.int64))
         causal = jnp.arange(skv_phys, dtype=jnp.int64)[None, :] <= \
             jnp.arange(dim_value(q.shape[1]), dtype=jnp.int64)[:, None] + offset
-        pm = jnp.where(causal, p, f.const(0))
         keep = causal if kmask is None else jnp.logical_and(causal, kmask)
-    mx = pm if kmask is None else jnp.where(kmask, pm, neg)
-    m = jnp.max(mx, axis=-1, keepdims=True)
-    ex = f.intrin(jnp.exp, f.sub(pm, m))
+        # the causally masked scores count as 0 in the row's maximum, the padded keys not at all
+        fill = f.const(0) if kmask is None else jnp.where(kmask, f.const(0), neg)
+    # the scores are read once, with their fill (the masks are (rows, keys) only): the maximum and the
+    # exponential both read that one array, so XLA fuses the scaling into it and keeps one score-sized
+    # buffer where reading the scaled scores twice kept two; the exponential of a kept score is the
+    # same either way, and the others are zeroed below
+    pf = p if keep is None else jnp.where(keep, p, fill)
+    m = jnp.max(pf, axis=-1, keepdims=True)
+    ex = f.intrin(jnp.exp, f.sub(pf, m))
     if keep is not None:
         ex = jnp.where(keep, ex, f.const(0))
     ssum = f.sum(ex, axis=-1, keepdims=True)
