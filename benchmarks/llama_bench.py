@@ -159,8 +159,9 @@ def jax_model(cfg: L.Config):
 
     With ``cfg.dtype`` bfloat16 the weights, activations and caches are bfloat16 as an idiomatic JAX
     program keeps them: matmuls accumulated in float32 and rounded once, the RMS statistics and the
-    softmax in float32, the rotary tables rounded to bfloat16 (the Relax program's matmuls accumulate
-    sequentially in bfloat16, OP.LINALG.SEM.1, so the logits are not the same bits).
+    softmax in float32, the rotary tables rounded to bfloat16 (the Relax program computes its matmuls,
+    softmax and attention the same way, OP.SEM.7, but rounds between its other operators, so the logits
+    are not the same bits).
     """
     import jax.numpy as jnp
     from jax import lax

@@ -319,8 +319,9 @@ def summarize(args, runs, load) -> Dict[str, object]:
             base = statistics.median(r[k] for r in runs[BASELINE])
             if name != BASELINE and base:
                 out[f"{name}.{k}.ratio"] = statistics.median(vals) / base
-        # None when no generation ran; in bfloat16 the hand-written program rounds differently (its
-        # matmuls accumulate in float32), so the relax_jax contenders are also compared with each other
+        # None when no generation ran; in bfloat16 the hand-written program rounds at other places (it
+        # fuses operators the Relax program rounds between), so the relax_jax contenders are also
+        # compared with each other
         gen = [r["tokens"] for r in rs if r.get("tokens") is not None]
         base_toks = runs[BASELINE][0].get("tokens")
         out[f"{name}.same_tokens"] = (all(t == base_toks for t in gen) if gen and base_toks is not None else None)

@@ -23,8 +23,8 @@ import numpy as np
 
 BUG = os.environ.get("TOY_BUG", "")
 OPS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply}
-DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-          "float64"}
+DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
+          "float32", "float64"}
 #: TVMScript's other spellings of dtypes (spec chapter 1)
 ALIASES = {"float": "float32", "int": "int32", "double": "float64", "half": "float16", "uint1": "bool"}
 if BUG == "add_is_sub":

@@ -142,8 +142,10 @@ def _erf(x):
 
 
 def _sigmoid(dtype, x):
+    if _dt.float32_intermediates(dtype):         # PRIM.FLOAT.7: the float32 formula, rounded once
+        return _sigmoid("float32", x.astype(jnp.float32)).astype(np_dtype(dtype))
     one = const(1, dtype)
-    if dtype in ("float16", "bfloat16"):
+    if dtype == "float16":
         e = jnp.exp(-x.astype(jnp.float32)).astype(np_dtype(dtype))
     else:
         e = jnp.exp(-x)
@@ -151,6 +153,8 @@ def _sigmoid(dtype, x):
 
 
 def _rsqrt(dtype, x):
+    if _dt.float32_intermediates(dtype):         # PRIM.FLOAT.7
+        return _rsqrt("float32", x.astype(jnp.float32)).astype(np_dtype(dtype))
     return const(1, dtype) / jnp.sqrt(x)
 
 

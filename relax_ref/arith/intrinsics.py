@@ -14,7 +14,8 @@ the result is the correctly rounded value of the function at the dtype's argumen
 double-rounding ties) and does not depend on the platform's vectorized float32 routines, whose last
 bit varies between CPUs. Exact operations (floor, fabs, copysign, nextafter, fmod, ldexp, shifts, ...)
 compute directly in the dtype. Composite definitions (``sigmoid``, ``rsqrt``) round every step in the
-dtype, like TVM's lowering of them.
+dtype, like TVM's lowering of them, except on ``bfloat16``: the formula rounded once, as TVM evaluates
+a bfloat16 expression in float32 (PRIM.FLOAT.7).
 
 Semantics choices where TVM leaves behaviour to the target (documented per entry):
 
@@ -178,19 +179,24 @@ def _exp10(dtype, x):
         return np.power(10.0, _wide(x, dtype)).astype(_np(dtype))
 
 
-@_register("rsqrt", 1, "1 / sqrt(x), two roundings in the dtype")
+@_register("rsqrt", 1, "1 / sqrt(x), two roundings in the dtype; bfloat16: rounded once (PRIM.FLOAT.7)")
 def _rsqrt(dtype, x):
     _require_float("tir.rsqrt", dtype)
     with np.errstate(all="ignore"):
+        if _dt.float32_intermediates(dtype):
+            return (1.0 / np.sqrt(_wide(x, dtype))).astype(_np(dtype))
         return _np(dtype).type(1) / np.sqrt(_as(x, dtype))
 
 
-@_register("sigmoid", 1, "1 / (1 + exp(-x)), each step rounded in the dtype")
+@_register("sigmoid", 1, "1 / (1 + exp(-x)), each step rounded in the dtype; bfloat16: the formula "
+                         "rounded once (PRIM.FLOAT.7)")
 def _sigmoid(dtype, x):
     _require_float("tir.sigmoid", dtype)
     t = _np(dtype)
-    one = t.type(1)
     with np.errstate(all="ignore"):
+        if _dt.float32_intermediates(dtype):
+            return (1.0 / (1.0 + np.exp(-_wide(x, dtype)))).astype(t)
+        one = t.type(1)
         e = np.exp(-_wide(x, dtype)).astype(t)
         return one / (one + e)
 

@@ -88,6 +88,13 @@ def is_float(dtype: str) -> bool:
     return dtype.startswith("float") or dtype.startswith("bfloat")
 
 
+def float32_intermediates(dtype: str) -> bool:
+    """Whether float arithmetic on ``dtype`` keeps its intermediate values in float32 and rounds to
+    the dtype once, at the result: ``bfloat16`` only (PRIM.FLOAT.7 for a composite intrinsic, OP.SEM.7
+    for an operator). ``float16`` rounds every step (PRIM.FLOAT.4)."""
+    return dtype == "bfloat16"
+
+
 def bits(dtype: str) -> int:
     if dtype == "bool":
         return 1
@@ -164,6 +171,6 @@ def wrap_int(value: int, dtype: str) -> int:
 
 __all__ = [
     "VOID", "HANDLE", "TENSOR_DTYPES", "canonical", "check", "is_valid", "is_void", "is_bool", "is_int",
-    "is_uint", "is_integer", "is_float", "bits", "to_numpy", "from_numpy", "min_value", "max_value",
+    "is_uint", "is_integer", "is_float", "float32_intermediates", "bits", "to_numpy", "from_numpy", "min_value", "max_value",
     "wrap_int",
 ]

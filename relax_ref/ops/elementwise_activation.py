@@ -10,6 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..ir import dtype as _dt
 from . import common
 from . import te
 from . import te_ops
@@ -70,8 +71,12 @@ def _gelu_tanh_ref(args, attrs, call, ctx):
 
 
 def _silu_ref(args, attrs, call, ctx):
+    """``x * sigmoid(x)``: two rounded stages; on bfloat16 one float32 formula rounded once (OP.SEM.7)."""
     x = args[0]
     dt = dtype_of(x)
+    if _dt.float32_intermediates(dt):
+        w = x.astype(F32)
+        return fcompute("float32", np.multiply, w, np_intrinsic("sigmoid", "float32", w)).astype(x.dtype)
     s = np_intrinsic("sigmoid", dt, x)
     return fcompute(dt, np.multiply, x, s)
 

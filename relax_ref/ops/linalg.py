@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import OpRuntimeError
+from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.struct_info import TensorStructInfo
@@ -148,7 +149,9 @@ def _ref_matmul(args, attrs, call, ctx):
     x = tir_cast(a2, da, cd)
     y = tir_cast(b2, db, cd)
     with np.errstate(all="ignore"):
-        if cd in ("float16", "bfloat16"):
+        if _dt.float32_intermediates(cd):      # OP.LINALG.SEM.4: float32 sums, rounded once
+            r = np.matmul(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
+        elif cd == "float16":
             r = _matmul_16bit(x, y)
         else:
             r = np.matmul(x, y)
@@ -163,7 +166,8 @@ def _ref_matmul(args, attrs, call, ctx):
 
 
 def _matmul_16bit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """16-bit float matmul accumulating sequentially in the dtype (as TVM's kernel)."""
+    """float16 matmul accumulating sequentially in the dtype, each product and sum rounded (as TVM's
+    kernel, OP.LINALG.SEM.1)."""
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
     xb = np.broadcast_to(x, shape + x.shape[-2:])
     yb = np.broadcast_to(y, shape + y.shape[-2:])

@@ -82,21 +82,26 @@ def _softmax_axis(call, x: np.ndarray) -> int:
 
 
 def softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
-    """OP.nn.softmax.C3: TOPI's four stages, each rounded to the dtype."""
+    """OP.nn.softmax.C3: TOPI's four stages, each rounded to the dtype (bfloat16: in float32, rounded
+    once, OP.SEM.7)."""
     dt = nn_common.dtype_of(x)
-    f = nn_common.FloatOps(dt)
+    wide = nn_common.intermediate_dtype(dt)
+    x = x.astype(nn_common.np_dtype(wide))
+    f = nn_common.FloatOps(wide)
     m = nn_common.tir_max_reduce(x, axis, keepdims=True)
     e = f.intrin("exp", f.sub(x, m))
     s = f.sum(e, axis=axis, keepdims=True)
-    return f.div(e, s)
+    return nn_common.rounded(f.div(e, s), dt)
 
 
 def log_softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
     dt = nn_common.dtype_of(x)
-    f = nn_common.FloatOps(dt)
+    wide = nn_common.intermediate_dtype(dt)
+    x = x.astype(nn_common.np_dtype(wide))
+    f = nn_common.FloatOps(wide)
     m = nn_common.tir_max_reduce(x, axis, keepdims=True)
     s = f.sum(f.intrin("exp", f.sub(x, m)), axis=axis, keepdims=True)
-    return f.sub(f.sub(x, m), f.intrin("log", s))
+    return nn_common.rounded(f.sub(f.sub(x, m), f.intrin("log", s)), dt)
 
 
 def _softmax_ref(args, attrs, call, ctx):

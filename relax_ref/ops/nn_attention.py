@@ -138,7 +138,12 @@ def _attention_infer(call, ctx):
 
 
 def attention_np(call, q, k, v, bias, scale: Optional[float], causal_mask: Optional[str]) -> np.ndarray:
-    dt = nn_common.dtype_of(q)
+    """TVM's attention stages, each rounded to the dtype; bfloat16 in float32, rounded once (OP.SEM.7)."""
+    out_dt = nn_common.dtype_of(q)
+    dt = nn_common.intermediate_dtype(out_dt)
+    wide = nn_common.np_dtype(dt)
+    q, k, v = q.astype(wide), k.astype(wide), v.astype(wide)
+    bias = None if bias is None else bias.astype(wide)
     f = nn_common.FloatOps(dt)
     bsz, s, nh, e = q.shape
     skv, nkv = k.shape[1], k.shape[2]
@@ -150,7 +155,8 @@ def attention_np(call, q, k, v, bias, scale: Optional[float], causal_mask: Optio
     with np.errstate(all="ignore"):
         p = nn_common.rounded(np.matmul(qt.astype(cd), np.swapaxes(kt, -1, -2).astype(cd)), dt)
     if scale is not None:
-        p = f.mul(p, np.array(scale, dtype=np.float32).astype(nn_common.np_dtype(dt)))
+        # the float32 attribute in the intermediate dtype (bfloat16: kept in float32, OP.SEM.7)
+        p = f.mul(p, np.array(scale, dtype=np.float32).astype(wide))
     else:
         p = f.div(p, f.intrin("sqrt", f.const(float(e))))
     if bias is not None:
@@ -164,7 +170,7 @@ def attention_np(call, q, k, v, bias, scale: Optional[float], causal_mask: Optio
         ex, ssum = _exp_sum(f, pm, keep)
         sm = f.div(ex, ssum)
     with np.errstate(all="ignore"):
-        o = nn_common.rounded(np.matmul(sm.astype(cd), vt.astype(cd)), dt)  # (B, N, S, Hv)
+        o = nn_common.rounded(np.matmul(sm.astype(cd), vt.astype(cd)), out_dt)  # (B, N, S, Hv)
     return np.ascontiguousarray(np.transpose(o, (0, 2, 1, 3)))
 
 

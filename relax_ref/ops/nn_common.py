@@ -361,6 +361,12 @@ def staged(x: np.ndarray, dtype: str) -> np.ndarray:
         return np.asarray(x).astype(np_dtype(dtype)).astype(np_dtype(compute_dtype(dtype)))
 
 
+def intermediate_dtype(dtype: str) -> str:
+    """The dtype an operator on ``dtype`` keeps its intermediate values in: float32 for bfloat16,
+    whose operators round once at their result (OP.SEM.7), otherwise ``dtype`` (every stage rounded)."""
+    return "float32" if _dt.float32_intermediates(dtype) else dtype
+
+
 def float_const(v: float, dtype: str) -> np.ndarray:
     return np.array(v, dtype=np_dtype(dtype))
 
@@ -436,6 +442,7 @@ __all__ = [
     "layout_conversion", "check_sub_axes", "check_layout_arg",
     "forward_shape", "backward_shape", "to_canonical", "from_canonical", "check_ndim", "shape_expr_values",
     "simplify", "can_prove", "provably_unequal", "require_attr_len", "np_dtype", "dtype_of", "low_precision",
+    "intermediate_dtype",
     "tir_cast", "inferred_tensor_dtype", "tuple_field_dtype", "intrin", "compute_dtype", "rounded", "staged",
     "float_const", "check_float_tensor", "FloatOps", "tir_max_reduce",
 ]

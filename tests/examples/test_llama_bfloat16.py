@@ -1,7 +1,8 @@
 """examples/llama_tiny.py in bfloat16 (``Config(dtype="bfloat16")``, both styles): the reference and
-relax_jax give the same greedy token ids and the same logits bit for bit (every node rounded to
-bfloat16 as PRIM.FLOAT.4 and the operators' 16-bit rules say), and the logits stay within bfloat16's
-accuracy of the independent float32 numpy implementation of the model."""
+relax_jax give the same greedy token ids and the same logits to one unit in the last place (each
+operator computes in float32 and rounds once, OP.SEM.7; float32 sums are defined up to reassociation),
+and the logits stay within bfloat16's accuracy of the independent float32 numpy implementation of the
+model."""
 
 from pathlib import Path
 
@@ -20,6 +21,14 @@ llama = load_file("llama_tiny_example", ROOT / "examples" / "llama_tiny.py")
 oracle = load_file("llama_numpy_oracle", Path(__file__).with_name("llama_numpy.py"))
 
 
+def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distance of two bfloat16 arrays in units in the last place (signs by their order)."""
+    def ordered(x):
+        u = x.view(np.uint16).astype(np.int32)
+        return np.where(u >= 0x8000, 0x8000 - u, u)
+    return np.abs(ordered(a) - ordered(b))
+
+
 def _logged(run):
     seen = []
 
@@ -33,7 +42,7 @@ def _logged(run):
 
 
 @pytest.mark.parametrize("style", ["concat", "kv_cache"])
-def test_reference_and_relax_jax_agree_bit_for_bit(style):
+def test_reference_and_relax_jax_agree(style):
     relax_jax = pytest.importorskip("relax_jax")
     model = llama.make_model(0, llama.Config(dtype="bfloat16"))
     # reserve 4 rows: the KV caches grow (doubling) while the prompt and the steps go in
@@ -48,9 +57,14 @@ def test_reference_and_relax_jax_agree_bit_for_bit(style):
     ids = gen(ref, weights, PROMPT, TOKENS)
     assert gen(jx, weights, PROMPT, TOKENS) == ids
     assert len(ref_logits) == len(jax_logits) == TOKENS
+    differ = 0
     for a, b in zip(ref_logits, jax_logits):
         assert a.dtype == b.dtype == np.dtype("bfloat16")
-        assert a.view(np.uint16).tolist() == b.view(np.uint16).tolist()
+        assert np.max(_ulps(a, b)) <= 1
+        differ += int(np.count_nonzero(_ulps(a, b)))
+    # float32 sums in another order (OP.SEM.7) move a rare rounding to bfloat16 by one unit (1 of 1536
+    # logits measured); per-node rounding gave 0, TVM's rule without float32 sums 224-240 per step
+    assert differ <= sum(a.size for a in ref_logits) // 100
     # the same model as the float32 one, to bfloat16's accuracy (weights rounded, every node rounded)
     want, _ = oracle.forward(llama.make_model(0), PROMPT)
     got = ref_logits[0][0].astype(np.float32)

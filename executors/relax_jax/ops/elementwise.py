@@ -61,14 +61,19 @@ for _n, _f in _FLOAT_UNARY.items():
 def _rsqrt(ctx, x):
     dt = dtype_of(x)
     one = c(1, dt)
+    if _dt.float32_intermediates(dt):                 # PRIM.FLOAT.7: rounded once
+        return (c(1, "float32") / jnp.sqrt(x.astype(F32))).astype(np_dtype(dt))
     if low_precision(dt):
         return (one / jnp.sqrt(x.astype(F32)).astype(np_dtype(dt))).astype(np_dtype(dt))
     return one / jnp.sqrt(x)
 
 
 def sigmoid(x, dt: str):
-    """The TIR intrinsic: ``1 / (1 + exp(-x))``, each step rounded in the dtype (a 16-bit float's
-    ``1 + e`` is rounded before the division, as the reference's)."""
+    """The TIR intrinsic: ``1 / (1 + exp(-x))``, each step rounded in the dtype (a float16's ``1 + e``
+    is rounded before the division, as the reference's); bfloat16: the float32 formula rounded once
+    (PRIM.FLOAT.7)."""
+    if _dt.float32_intermediates(dt):
+        return sigmoid(x.astype(F32), "float32").astype(x.dtype)
     one = c(1, dt)
     e = fcompute(dt, lambda v: jnp.exp(-v), x)
     return fcompute(dt, jnp.divide, one, fcompute(dt, jnp.add, one, e))
@@ -363,6 +368,9 @@ def _gelu_tanh(ctx, x):
 
 
 def silu(x, dt: str):
+    """``x * sigmoid(x)``, two rounded stages; bfloat16: in float32, rounded once (OP.SEM.7)."""
+    if _dt.float32_intermediates(dt):
+        return silu(x.astype(F32), "float32").astype(x.dtype)
     return fcompute(dt, jnp.multiply, x, sigmoid(x, dt))
 
 

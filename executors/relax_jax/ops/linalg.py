@@ -40,7 +40,11 @@ def matmul_values(a, b, cd: str):
     """``a @ b`` (2-D or batched, already converted to ``cd``)."""
     if cd == "bool":
         return jnp.matmul(a.astype(jnp.int32), b.astype(jnp.int32)) != 0
-    if cd in ("float16", "bfloat16"):
+    if _dt.float32_intermediates(cd):
+        # OP.LINALG.SEM.4: float32 products (exact) and sums, rounded once
+        return _canonical_matmul(a, b, precision=lax.Precision.HIGHEST,
+                                 preferred_element_type=jnp.float32).astype(a.dtype)
+    if cd == "float16":
         shape = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         ab = jnp.broadcast_to(a, shape + a.shape[-2:])
         bb = jnp.broadcast_to(b, shape + b.shape[-2:])

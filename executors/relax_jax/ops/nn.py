@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from relax_ref.ops.nn import pad_plan
+from relax_ref.ops.nn_common import intermediate_dtype
 
 from ..dims import dim_value
 from ..errors import NeedsExact
@@ -29,7 +30,9 @@ from .nn_common import FOps, axis_mask, box
 
 
 def _softmax_parts(ctx, x, axis):
-    dt = dtype_of(x)
+    """The stages of softmax in the operator's intermediate dtype (bfloat16: float32, OP.SEM.7)."""
+    dt = intermediate_dtype(dtype_of(x))
+    x = x.astype(np_dtype(dt))
     f = FOps(dt)
     m_valid = axis_mask(x, axis, ctx.valid(0)[axis])
     xm = x if m_valid is None else jnp.where(m_valid, x, jnp.asarray(-np.inf, x.dtype))
@@ -51,7 +54,7 @@ def _softmax(ctx, x):
     if x.shape[axis] == 0:      # an empty axis: an empty result, no maximum to take
         return box(ctx, x, ctx.valid(0))
     f, m, e, s = _softmax_parts(ctx, x, axis)
-    return box(ctx, f.div(e, s), ctx.valid(0))
+    return box(ctx, f.div(e, s).astype(x.dtype), ctx.valid(0))
 
 
 @lowering("relax.nn.log_softmax", padding="aware")
@@ -60,7 +63,8 @@ def _log_softmax(ctx, x):
     if x.shape[axis] == 0:      # an empty axis: an empty result, no maximum to take
         return box(ctx, x, ctx.valid(0))
     f, m, e, s = _softmax_parts(ctx, x, axis)
-    return box(ctx, f.sub(f.sub(x, m), f.intrin(jnp.log, s)), ctx.valid(0))
+    xw = x.astype(f.t)
+    return box(ctx, f.sub(f.sub(xw, m), f.intrin(jnp.log, s)).astype(x.dtype), ctx.valid(0))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import numpy as np
 from jax import lax
 
 from relax_ref.ir import prim_expr as P
+from relax_ref.ops.nn_common import intermediate_dtype
 
 from ..dims import dim_value
 from ..errors import NeedsExact
@@ -21,7 +22,8 @@ from .nn_common import FOps, box
 
 @lowering("relax.nn.attention", "relax.nn.attention_bias", padding="aware")
 def _attention(ctx, q, k, v, bias=None):
-    dt = dtype_of(q)
+    out_dt = dtype_of(q)
+    dt = intermediate_dtype(out_dt)                 # bfloat16: float32 stages, rounded once (OP.SEM.7)
     mask = ctx.attrs.get("causal_mask")
     scale = ctx.attrs.get("scale")
     sv = None if scale is None else float(scale.value if isinstance(scale, P.FloatImm) else scale)
@@ -33,6 +35,9 @@ def _attention(ctx, q, k, v, bias=None):
     if k.shape[1] != v.shape[1]:
         raise NeedsExact("key and value padded differently")
     k, v = _repeat_sources(ctx.walker, k, v)
+    if dt != out_dt:
+        q, k, v = (t.astype(np_dtype(dt)) for t in (q, k, v))
+        bias = None if bias is None else bias.astype(np_dtype(dt))
     nkv = dim_value(k.shape[2])
     rep = nh // nkv
     cd = f.cd
@@ -81,7 +86,7 @@ def _attention(ctx, q, k, v, bias=None):
     # the probabilities are the left operand: the values are copied as rows of ``e`` into
     # ``(b, g, t, e)`` (an operand order XLA would otherwise pick the other way round)
     o = lax.dot_general(sg, v.astype(cd), (((4,), (1,)), ((0, 1), (0, 2))), precision=lax.Precision.HIGHEST)
-    out = jnp.transpose(o, (0, 3, 1, 2, 4)).reshape(bsz, s, nh, v.shape[3]).astype(np_dtype(dt))
+    out = jnp.transpose(o, (0, 3, 1, 2, 4)).reshape(bsz, s, nh, v.shape[3]).astype(np_dtype(out_dt))
     return box(ctx, out, (None, ctx.valid(0)[1], None, None))
 
 
