@@ -183,3 +183,33 @@ def test_attention_var_len_without_keys_gives_zeros_on_both():
     out = on_both(VAR_LEN, q, k, z, z, np.array(0, "int32"))
     assert [r for r, _ in out] == ["value", "value"]
     assert out[0][1].tolist() == out[1][1].tolist() == np.zeros((1, 3, 1, 1)).tolist()
+
+
+_X = np.arange(12, dtype="float32").reshape(3, 4)
+INDEX_OPS = [
+    ("x: R.Tensor((3, 4), \"float32\"), i: R.Tensor((2,))", "R.take(x, i, axis=0)", lambda d: (_X, np.array([0, 2], d))),
+    ("x: R.Tensor((3, 4), \"float32\"), i: R.Tensor((2, 2))", "R.gather_nd(x, i)", lambda d: (_X, np.ones((2, 2), d))),
+    ("x: R.Tensor((3, 4), \"float32\"), i: R.Tensor((2, 1)), u: R.Tensor((2, 4), \"float32\")", "R.scatter_nd(x, i, u)",
+     lambda d: (_X, np.ones((2, 1), d), _X[:2])),
+    ("i: R.Tensor((3,))", "R.one_hot(i, R.prim_value(T.float32(1.0)), R.prim_value(T.float32(0.0)), depth=4)",
+     lambda d: (np.array([0, 1, 3], d),)),
+    ("x: R.Tensor((3, 4), \"float32\"), i: R.Tensor((3,))", "R.nn.nll_loss(x, i)", lambda d: (_X, np.array([0, 1, 3], d))),
+    ("x: R.Tensor((2, 4), \"float32\"), i: R.Tensor((2,))", "R.reverse_sequence(x, i, seq_axis=1, batch_axis=0)",
+     lambda d: (_X[:2], np.array([1, 3], d))),
+    ("d: R.Tensor((1, 2, 6), \"float32\"), vc: R.Tensor((1,)), ind: R.Tensor((1, 2), \"int32\")",
+     "R.vision.non_max_suppression(d, vc, ind, iou_threshold=0.3)",
+     lambda d: (np.zeros((1, 2, 6), "float32"), np.array([2], d), np.zeros((1, 2), "int32"))),
+]
+
+
+@pytest.mark.parametrize("params, call, make", INDEX_OPS, ids=[c.split("(")[0] for _, c, _ in INDEX_OPS])
+def test_dtype_open_index_tensors_are_checked_before_the_lowering(params, call, make):
+    """OP.SEM.6, the sweep after the ninth run's ``abort`` row: an index or integer tensor whose dtype
+    the annotation leaves open is checked against the operator's rules on its value before either
+    evaluator computes: a float or bool index is ``op_runtime`` on both, one of the operator's dtype a value."""
+    body = f"t = {call}\ny = t[0]\nreturn y" if "non_max_suppression" in call else f"y = {call}\nreturn y"
+    text = _main(params, body)
+    for dt in ("float32", "bool"):
+        assert [k for k, _ in on_both(text, *make(dt))] == ["op_runtime", "op_runtime"], dt
+    good = "int32" if "non_max_suppression" in call else "int64"
+    assert [k for k, _ in on_both(text, *make(good))] == ["value", "value"]
