@@ -105,7 +105,8 @@ def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]
     # paged caches (CALL.PAGEDKV.*): every cache parameter paged, each call's token counts static
     rows_of = {p[0]: rows for p, rows in compiled.paged}
     paged = bool(rows_of)
-    if paged and (len(rows_of) != len(compiled.kv) or any(not isinstance(r, int) for rs in rows_of.values() for r in rs)):
+    static_rows = all(isinstance(r, int) for rs in rows_of.values() for r in rs)
+    if paged and (len(rows_of) != len(compiled.kv) or not static_rows):
         return None
     sym_vars = plan.sym_vars
     var_pos = {id(v): i for i, v in enumerate(sym_vars)}

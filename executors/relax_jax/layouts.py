@@ -328,7 +328,10 @@ def static_facts(a: Any, l: Any, out: list, bucketing: bool) -> None:
         for x, f in zip(a, l.fields):
             static_facts(x, f, out, bucketing)
     elif isinstance(l, KVCacheParam):
-        out.append(paged.static_fact(a) if isinstance(a, PagedKVCache) else ("kv", tuple(a.data.shape), str(a.data.dtype)))
+        if isinstance(a, PagedKVCache):
+            out.append(paged.static_fact(a))
+        else:
+            out.append(("kv", tuple(a.data.shape), str(a.data.dtype)))
 
 
 def _phys_dims(l: TensorParam, a: Any, buckets, sym: Dict) -> Tuple[int, ...]:
