@@ -156,6 +156,12 @@ def bound_cases():
                     tags=["symbolic", "memory", "bounds", "shape"],
                     description="m, defined by the shape parameter, is bounded; q, defined by a match_cast, is "
                                 "not, although the attribute names it"))
+    return out + bound_attribute_cases()
+
+
+def bound_attribute_cases():
+    """Declared bounds that are not int64 integers: refused when the module is loaded (WF.ATTR.1)."""
+    out = []
     bad = module_text(PIPELINE.replace("ATTRS", '"tir_var_upper_bound": {"n": "many"}'))
     out.append(Invalid("bound_attribute_is_not_an_integer", bad, "well_formed",
                        spec=["WF.ATTR.1", "CALL.FUNC.7"], tags=["memory", "bounds"],
