@@ -229,3 +229,18 @@ def test_a_unit_call_in_any_prim_value_argument_of_the_suite_round_trips():
             accepted += _round_trips_or_is_refused(mutated)
             break
     assert accepted >= 20
+
+
+STORAGE = HEAD + '''    @R.function(pure=False)
+    def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+        n = T.int64()
+        s = R.memory.alloc_storage(R.shape([4294967296]), R.prim_value(0), R.str("global"), R.dtype("float64"))
+        t = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([n]), R.dtype("float32"))
+        return t
+'''
+
+
+def test_a_storage_of_4_gib_of_which_one_small_tensor_is_used_is_refused_on_both():
+    """The run's fifth signature (ref a value, jax limit_exceeded): a storage counts in full when it
+    is allocated (RUNTIME.LIMIT.3), so both refuse the ``alloc_storage`` under a 1 GiB budget."""
+    assert on_both(STORAGE, np.zeros(2, "float32"), by_limit=True, max_bytes=2**30) == [("max_bytes", None)] * 2
