@@ -244,3 +244,33 @@ def test_a_storage_of_4_gib_of_which_one_small_tensor_is_used_is_refused_on_both
     """The run's fifth signature (ref a value, jax limit_exceeded): a storage counts in full when it
     is allocated (RUNTIME.LIMIT.3), so both refuse the ``alloc_storage`` under a 1 GiB budget."""
     assert on_both(STORAGE, np.zeros(2, "float32"), by_limit=True, max_bytes=2**30) == [("max_bytes", None)] * 2
+
+
+TAKE_BACKWARD = HEAD + '''    @R.function
+    def main(g: R.Tensor((2, 5, 3), GDT), x: R.Tensor((2, 4, 3), "float32"), i: R.Tensor((5,), "int32")) -> R.Tensor((2, 4, 3), "float32"):
+        y = R.grad.take_backward(g, x, i, axis=1)
+        return y
+'''
+
+
+@pytest.mark.parametrize("gdt", ["float8_e4m3fn", "float16", "float64", "int32"])
+def test_take_backward_gradient_of_another_dtype_is_refused(gdt):
+    """A later 10-minute run (seed 20261215): ``take_backward`` with a float8 gradient for a float32
+    ``x`` crashed relax_jax (JAX has no implicit float8 promotion) while the reference added across
+    dtypes with numpy's promotion. OP.grad.take_backward.C1: ``output_grad`` has ``x``'s dtype,
+    ``struct_info`` at inference, ``op_runtime`` for a dtype-open gradient (OP.SEM.6) on both."""
+    import ml_dtypes
+
+    with pytest.raises(StructInfoError, match="output_grad has dtype"):
+        relax_ref.parse(TAKE_BACKWARD.replace("GDT", f'"{gdt}"'))
+    np_gdt = getattr(ml_dtypes, gdt, None) or gdt
+    g = np.ones((2, 5, 3), "float32").astype(np_gdt)
+    args = (g, np.zeros((2, 4, 3), "float32"), np.array([3, 0, 3, 0, 3], "int32"))
+    kinds = [k for k, _ in on_both(TAKE_BACKWARD.replace("GDT", "ndim=3"), *args)]
+    assert kinds == ["op_runtime", "op_runtime"]          # OP.SEM.6: inference on the actual values
+    got = on_both(TAKE_BACKWARD.replace("GDT", "ndim=3"), np.ones((2, 5, 3), "float32"), *args[1:])
+    want = np.zeros((2, 4, 3), "float32")
+    want[:, 3], want[:, 0] = 3, 2
+    for kind, v in got:
+        assert kind == "value"
+        np.testing.assert_array_equal(v, want)
