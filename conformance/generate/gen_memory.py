@@ -276,6 +276,17 @@ def storage_overlap_cases():
                     oracle="numpy-formula",
                     description="a float32 tensor at byte offset 1; a uint8 view of the same 12 bytes shows "
                                 "its little-endian bytes (byte 0, never written, is not read)"))
+    handle = module_text('''
+        @R.function(pure=False)
+        def main(x: R.Tensor((3,), "float32")) -> R.Tensor((12,), "uint8"):
+            s = R.memory.alloc_storage(R.shape([13]), R.prim_value(0), R.str("global"), R.dtype("uint8"))
+            b = R.memory.alloc_tensor(s, R.prim_value(1), R.shape([12]), R.dtype("handle"))
+            return b
+    ''')
+    out.append(Invalid("alloc_tensor_of_dtype_handle", handle, "struct_info",
+                       spec=["VAL.DTYPE.4", "OP.memory.alloc_tensor.C2"],
+                       tags=["memory", "op:memory.alloc_tensor"],
+                       description="handle is no tensor's element type, for an allocation as for an annotation"))
     bytes_view = module_text('''
         @T.prim_func
         def put(A: T.Buffer((T.int64(2),), "int32"), B: T.Buffer((T.int64(2),), "int32")):

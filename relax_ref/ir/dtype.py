@@ -62,6 +62,21 @@ def check(dtype: str) -> str:
     return d
 
 
+def value_dtype(dtype: str) -> str:
+    """(VAL.DTYPE.4) a dtype given to a Relax value -- a tensor's element type, a prim value's type --
+    canonicalised: a known dtype (or ``void``, unknown), never ``handle``. The one rule of where
+    ``handle`` is refused: the parser's annotations, operator attributes and the dtype arguments of
+    the allocation operators all call it (StructInfoError; the parser reports it as a ParseError)."""
+    d = check(dtype)
+    if d == HANDLE:
+        raise StructInfoError(HANDLE_NOT_A_VALUE_DTYPE)
+    return d
+
+
+#: the message of :func:`value_dtype`'s refusal
+HANDLE_NOT_A_VALUE_DTYPE = "data type 'handle' is not the dtype of a Relax value (only of TensorIR pointers)"
+
+
 def is_void(dtype: str) -> bool:
     return canonical(dtype) == VOID
 
@@ -170,7 +185,8 @@ def wrap_int(value: int, dtype: str) -> int:
 
 
 __all__ = [
-    "VOID", "HANDLE", "TENSOR_DTYPES", "canonical", "check", "is_valid", "is_void", "is_bool", "is_int",
-    "is_uint", "is_integer", "is_float", "float32_intermediates", "bits", "to_numpy", "from_numpy", "min_value", "max_value",
+    "VOID", "HANDLE", "TENSOR_DTYPES", "canonical", "check", "value_dtype", "HANDLE_NOT_A_VALUE_DTYPE", "is_valid",
+    "is_void", "is_bool", "is_int", "is_uint", "is_integer", "is_float", "float32_intermediates", "bits", "to_numpy",
+    "from_numpy", "min_value", "max_value",
     "wrap_int",
 ]

@@ -42,7 +42,7 @@ from ..ir.struct_info import (
 from .core_calls import CALL_OPS, normalize_wrap_args, prim_func_output_struct_info
 from .core_pyfunc import CALL_PY_FUNC
 from .core_util import (
-    VOID, args_tuple_expr, as_expr, bind_script_args, conv_expr, convert_to_expr, core_op, dtype_imm, dtype_of_imm,
+    VOID, args_tuple_expr, as_expr, bind_script_args, conv_expr, convert_to_expr, core_op, dtype_imm, dtype_of_imm, tensor_dtype_of_imm,
     fmt_sinfo, format_expr, parse_device, parse_vdevice, positional_parser, prim_value_arg, require_args,
     sinfo_args_arg, sinfo_args_result, sinfo_param, str_value, string_imm, tensor_input, vdevice_index,
 )
@@ -269,8 +269,9 @@ def _infer_builtin_alloc_tensor(call: rx.Call, ctx) -> StructInfo:
     if not isinstance(call.args[1], rx.DataTypeImm):
         raise ctx.error(f"relax.builtin.alloc_tensor: the dtype must be a DataTypeImm, but got a "
                         f"{type(call.args[1]).__name__}")
+    dtype = tensor_dtype_of_imm(call.args[1], ctx, "relax.builtin.alloc_tensor")
     dev = ctx.vdevice(vdevice_index(call.args[2]))
-    return TensorStructInfo(call.args[0], call.args[1].value, vdevice=dev)
+    return TensorStructInfo(call.args[0], dtype, vdevice=dev)
 
 
 def _infer_memory_alloc_tensor(call: rx.Call, ctx) -> StructInfo:
@@ -281,7 +282,7 @@ def _infer_memory_alloc_tensor(call: rx.Call, ctx) -> StructInfo:
     if not isinstance(shape.struct_info, ShapeStructInfo):
         raise ctx.error(f"relax.memory.alloc_tensor: the shape must be an expression of ShapeStructInfo, "
                         f"but has {fmt_sinfo(shape.struct_info)}")
-    dtype = dtype_of_imm(call.args[3])
+    dtype = tensor_dtype_of_imm(call.args[3], ctx, "relax.memory.alloc_tensor")
     dev = ctx.vdevice(vdevice_index(call.args[4])) if len(call.args) == 5 else None
     return _tensor_of_shape(shape, dtype, dev)
 
@@ -299,7 +300,7 @@ def _infer_vm_alloc_tensor(call: rx.Call, ctx) -> StructInfo:
     """OP.vm.alloc_tensor.C1-C2."""
     if len(call.args) != 5:
         raise ctx.error(f"relax.vm.alloc_tensor expects 5 arguments, but got {len(call.args)}")
-    dtype = dtype_of_imm(call.args[3])
+    dtype = tensor_dtype_of_imm(call.args[3], ctx, "relax.vm.alloc_tensor")
     dev = ctx.vdevice(vdevice_index(call.args[4]))
     shape = call.args[2]
     if isinstance(shape, rx.ShapeExpr):

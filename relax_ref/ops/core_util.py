@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..errors import ParseError, Span
+from ..errors import ParseError, Span, StructInfoError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -336,6 +336,15 @@ def vdevice_index(e: rx.Expr) -> int:
 
 def dtype_of_imm(e: rx.Expr) -> str:
     return e.value if isinstance(e, rx.DataTypeImm) else "void"
+
+
+def tensor_dtype_of_imm(e: rx.Expr, ctx, what: str) -> str:
+    """The dtype argument of an allocation as the element type of the tensor it gives: never
+    ``handle`` (VAL.DTYPE.4, :func:`relax_ref.ir.dtype.value_dtype`)."""
+    try:
+        return _dt.value_dtype(dtype_of_imm(e))
+    except StructInfoError as err:
+        raise ctx.error(f"{what}: {err.message}") from None
 
 
 def positional_parser(spec):

@@ -71,8 +71,12 @@ def _legalize_identity(call: rx.Call, ctx: Any) -> rx.Expr:
 
 
 def _infer_take_backward(call: rx.Call, ctx: Any) -> StructInfo:
-    """OP.grad.take_backward.C1-C2: three tensors; the result has ``x``'s struct info."""
+    """OP.grad.take_backward.C1-C2: three tensors, ``output_grad`` of ``x``'s dtype; the result has
+    ``x``'s struct info."""
     g, x, idx = common.tensor_args(call, 3, ctx, ("output_grad", "x", "indices"))
+    if "void" not in (g.dtype, x.dtype) and g.dtype != x.dtype:
+        raise common.error(call, f"output_grad has dtype {g.dtype}, but x has dtype {x.dtype}: the gradient "
+                                 "accumulates in x's dtype", ctx)
     if idx.ndim not in (-1, 1):
         raise common.error(call, f"indices must be 1-D, but it has rank {idx.ndim}", ctx)
     if idx.dtype != "void" and not _dt.is_integer(idx.dtype):

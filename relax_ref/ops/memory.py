@@ -22,7 +22,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ..errors import OpRuntimeError, ParseError, TypeMismatchError, UnsupportedError
+from ..errors import OpRuntimeError, ParseError, StructInfoError, TypeMismatchError, UnsupportedError
 from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
@@ -119,7 +119,10 @@ def _view_dtype(call: rx.Call, ctx: Any):
         if v.value == "void":
             raise common.error(call, "the dtype must be a concrete tensor dtype, not void (use R.null_value() to "
                                      "keep the input's dtype)", ctx)
-        return True, v.value
+        try:
+            return True, _dt.value_dtype(v.value)
+        except StructInfoError as err:
+            raise common.error(call, err.message, ctx) from None
     if isinstance(a.struct_info, ObjectStructInfo):
         return True, None
     raise common.error(call, f"the dtype must be a DataTypeImm, R.null_value() or R.tuple(), but it has struct info "

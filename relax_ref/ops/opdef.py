@@ -266,13 +266,9 @@ def convert_attr(p: Param, v: Any, span: Optional[Span]) -> Any:
             v = v.value
         if isinstance(v, str):
             try:
-                d = _dt.check(v)
+                return _dt.value_dtype(v)       # a tensor's element type (VAL.DTYPE.4)
             except StructInfoError as e:
                 raise _err(f"{what}: {e.message}", span) from None
-            if d == "handle":
-                # a tensor's element type: R.Tensor(..., "handle") is not a type (VAL.DTYPE.1)
-                raise _err(f"{what}: 'handle' is not a tensor element type", span)
-            return d
         raise _err(f"{what}: expected a dtype string, got {_describe(v)}", span)
     if c in ("ints", "optional_ints", "int_or_ints"):
         if isinstance(v, (list, tuple)):

@@ -102,8 +102,8 @@ def test_every_suite_module_round_trips_in_every_dialect():
 
 
 @pytest.mark.parametrize("call, message", [
-    ('R.astype(x, "handle")', "'handle' is not a tensor element type"),
-    ('R.zeros(R.shape([2]), "handle")', "'handle' is not a tensor element type"),
+    ('R.astype(x, "handle")', "'handle' is not the dtype of a Relax value"),
+    ('R.zeros(R.shape([2]), "handle")', "'handle' is not the dtype of a Relax value"),
     ('R.vm.alloc_storage(R.shape([8]), R.prim_value(0), "flot32")', "unknown data type 'flot32'"),
     ('R.memory.alloc_storage(R.shape([8]), 0, "global", "int65")', "unknown data type 'int65'"),
 ])

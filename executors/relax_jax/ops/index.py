@@ -283,20 +283,25 @@ def _index_tensor(ctx, x, ind):
     return x[tuple(out_idx)]
 
 
-@lowering("relax.one_hot", padding="elementwise")
+@lowering("relax.one_hot", padding="aware")
 def _one_hot(ctx, ind, on, off):
+    """The new axis is exact; every other axis keeps the index tensor's padding (the padded rows hold
+    whatever their garbage indices select, and are cut away)."""
     ind = ind.astype(jnp.int64)
     depth = ctx.attrs["depth"]
     axis = ctx.attrs.get("axis", -1)
     axis = axis + ind.ndim + 1 if axis < 0 else axis
-    if ctx.padded(0) and axis != ind.ndim:
-        raise NeedsExact("one_hot inserting an axis before a padded one")
     t = np_dtype(on.dtype)
     shape = tuple(ind.shape[:axis]) + (depth,) + tuple(ind.shape[axis:])
     if ind.size == 0:
-        return jnp.zeros(shape, t)      # no iota of a depth near 2**63 (XLA aborts on its byte size)
-    hot = jnp.expand_dims(ind, axis) == lax.broadcasted_iota(jnp.int64, shape, axis)
-    return jnp.where(hot, jnp.asarray(on.val).astype(t), jnp.asarray(off.val).astype(t))
+        out = jnp.zeros(shape, t)      # no iota of a depth near 2**63 (XLA aborts on its byte size)
+    else:
+        hot = jnp.expand_dims(ind, axis) == lax.broadcasted_iota(jnp.int64, shape, axis)
+        out = jnp.where(hot, jnp.asarray(on.val).astype(t), jnp.asarray(off.val).astype(t))
+    if not ctx.padded(0):
+        return out
+    valid = list(ctx.valid(0))
+    return TVal(out, tuple(valid[:axis]) + (None,) + tuple(valid[axis:]), ctx.walker.level)
 
 
 # ---------------------------------------------------------------------------------------------------

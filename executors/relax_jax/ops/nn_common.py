@@ -13,6 +13,7 @@ import numpy as np
 from relax_ref.ops import nn_common as ref_nn_common
 from relax_ref.ops.layouts import LayoutConversion
 
+from ..float_rules import rounded_multiply
 from ..prim_jax import np_dtype
 from ..values import SymInt, TVal
 from .common import dtype_of
@@ -43,7 +44,8 @@ class FOps:
         return self._run(jnp.subtract, a, b)
 
     def mul(self, a, b):
-        return self._run(jnp.multiply, a, b)
+        """Rounded once and never contracted with the add or subtract that consumes it (PRIM.FLOAT.1)."""
+        return self._run(rounded_multiply, a, b)
 
     def div(self, a, b):
         return self._run(jnp.divide, a, b)

@@ -14,6 +14,7 @@ from relax_ref.ops.nn_norm import batch_norm_formula
 
 from ..dims import dim_value
 from ..errors import NeedsExact
+from ..float_rules import rounded_multiply
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
 from .common import dtype_of
@@ -82,9 +83,9 @@ def _layer_norm(ctx, x, gamma, beta):
     mean = (jnp.sum(xz, axis=ax, keepdims=True) / n).astype(cd)
     d = (xs - mean).astype(cd)
     dz = d if m is None else jnp.where(m, d, 0)
-    var_sum = jnp.sum((dz * dz).astype(cd), axis=ax, keepdims=True)
+    var_sum = jnp.sum(rounded_multiply(dz, dz).astype(cd), axis=ax, keepdims=True)
     r = (np.asarray(1, cd) / jnp.sqrt(((var_sum / n).astype(cd) + np.asarray(eps, cd)).astype(cd))).astype(cd)
-    norm = (d * r).astype(cd).astype(np_dtype(dt))
+    norm = rounded_multiply(d, r).astype(cd).astype(np_dtype(dt))
     f = FOps(dt)
     g = _param_along(ctx, 1, gamma, x, axes, "gamma")
     b = _param_along(ctx, 2, beta, x, axes, "beta")
@@ -102,7 +103,7 @@ def _rms_norm(ctx, x, weight):
     w = _param_along(ctx, 1, cast(weight, dtype_of(weight), "float32"), x, axes, "weight")
     m = _mask_reduced(ctx, x, ax)
     n = _masked_count(ctx, x, ax, np.float32)
-    sq = (x32 * x32).astype(np.float32)
+    sq = rounded_multiply(x32, x32).astype(np.float32)
     if m is not None:
         sq = jnp.where(m, sq, 0)
     ss = jnp.sum(sq, axis=ax, keepdims=True)
@@ -115,10 +116,13 @@ def _rms_norm(ctx, x, weight):
 
 
 def _group_stats(xs, red, n, eps):
+    """OP.NN.NORM.SEM.2's one-pass statistics; each product rounded on its own (PRIM.FLOAT.1: a square
+    contracted into the sum, or ``mean * mean`` into the subtraction, changes the variance -- to ``inf``
+    instead of ``inf - inf = nan`` when the squares overflow)."""
     sx = jnp.sum(xs, axis=red, keepdims=True)
-    sx2 = jnp.sum((xs * xs).astype(xs.dtype), axis=red, keepdims=True)
+    sx2 = jnp.sum(rounded_multiply(xs, xs).astype(xs.dtype), axis=red, keepdims=True)
     mean = (sx / n).astype(xs.dtype)
-    var = ((sx2 / n).astype(xs.dtype) - (mean * mean).astype(xs.dtype)).astype(xs.dtype)
+    var = ((sx2 / n).astype(xs.dtype) - rounded_multiply(mean, mean).astype(xs.dtype)).astype(xs.dtype)
     r = (np.asarray(1, xs.dtype) / jnp.sqrt((var + np.asarray(eps, xs.dtype)).astype(xs.dtype))).astype(xs.dtype)
     return mean, r
 
@@ -138,7 +142,7 @@ def _group_norm(ctx, x, gamma, beta):
     red = tuple(sorted([ca + 1] + [a if a < ca else a + 1 for a in axes]))
     n = np.asarray(float(np.prod([gshape[a] for a in red], dtype=np.int64)), np.float32).astype(cd)
     mean, r = _group_stats(xs, red, n, eps)
-    norm = ((xs - mean).astype(cd) * r).astype(cd).astype(np_dtype(dt)).reshape(shape)
+    norm = rounded_multiply((xs - mean).astype(cd), r).astype(cd).astype(np_dtype(dt)).reshape(shape)
     bshape = [1] * x.ndim
     bshape[ca] = c
     f = FOps(dt)
@@ -157,7 +161,7 @@ def _instance_norm(ctx, x, gamma, beta):
     red = tuple(sorted(axes))
     n = np.asarray(float(np.prod([x.shape[a] for a in red], dtype=np.int64)), np_dtype(dt)).astype(cd)
     mean, r = _group_stats(xs, red, n, eps)
-    norm = ((xs - mean).astype(cd) * r).astype(cd).astype(np_dtype(dt))
+    norm = rounded_multiply((xs - mean).astype(cd), r).astype(cd).astype(np_dtype(dt))
     bshape = [1] * x.ndim
     bshape[ca] = c
     f = FOps(dt)

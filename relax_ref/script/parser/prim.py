@@ -59,8 +59,11 @@ def check_dtype(s: Any, span: Optional[Span], *, allow_handle: bool = True, what
         d = _dt.check(s)
     except StructInfoError:
         raise ParseError(f"unknown data type '{s}'", span) from None
-    if d == "handle" and not allow_handle:
-        raise ParseError(f"data type 'handle' is not allowed here", span)
+    if not allow_handle:
+        try:
+            _dt.value_dtype(d)
+        except StructInfoError as e:
+            raise ParseError(e.message, span) from None
     return d
 
 
