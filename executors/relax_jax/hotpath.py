@@ -325,6 +325,20 @@ def _nest(t: Any, got: list) -> Any:
     return got[t] if isinstance(t, int) else tuple(_nest(x, got) for x in t)
 
 
+def _donate_views(args, flat, given, padded_src) -> bool:
+    """Before a padded call with donated parameters ``given``: False when one array is passed at two of
+    them (the general path decides); else each donated argument that is a view of its padded buffer is
+    deleted, so that the buffer (passed in ``flat``) is donated."""
+    if _shared(args, given):
+        return False
+    for k in given:
+        a = args[k]
+        if flat[k] is not a and isinstance(a, jax.Array):
+            padded_src.pop(id(a), None)
+            a.delete()
+    return True
+
+
 def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     """The fast path of a bucketed compilation for arguments smaller than their buckets: arguments are
     passed as the padded buffers they were cut from (``reuse_padded``) or padded on the host, the
@@ -343,19 +357,13 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     if export is None or specs is None:
         return None
     nparams, nsym = len(specs), len(sym_vars)
-    fn = compiled.fn
-    has_code = compiled.has_code
-    stats = exe.stats
-    buckets = tuple(key[1])
-    bucket = plan.bucket
-    pad = exe._pad_arg
+    fn, has_code, stats = compiled.fn, compiled.has_code, exe.stats
+    buckets, bucket, pad = tuple(key[1]), plan.bucket, exe._pad_arg
     spec_after = exe.specialize_after
     padded_calls, exact_cache = plan.padded_calls, plan.exact_cache
     given = _given_params(compiled)
     padded_src = exe._padded_src
-
-    def cut(items):
-        return exe._cut_results(items)
+    cut = exe._cut_results
 
     # JAX arrays are immutable: an argument of static shape that is the very object checked on the
     # previous call (the weights, typically) needs no check again
@@ -407,14 +415,8 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
             if n >= spec_after:
                 return MISS                 # time to specialise: the general path compiles it
             padded_calls[ekey] = n
-        if given:
-            if _shared(args, given):
-                return MISS
-            for k in given:             # a view of its padded buffer: the buffer is donated, the view goes
-                a = args[k]
-                if flat[k] is not a and isinstance(a, jax.Array):
-                    padded_src.pop(id(a), None)
-                    a.delete()
+        if given and not _donate_views(args, flat, given, padded_src):
+            return MISS
         with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
             out = fn(*flat, np.asarray(vals, np.int64))
             if given:

@@ -120,7 +120,15 @@ def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]
         return None
     if paged:
         return _paged_hot(exe, plan, compiled, items, dict(zip(kv_args, kv_facts)), rows_of, export)
-    shapes = {i: (f[1], np.dtype(f[2])) for i, f in zip(kv_args, kv_facts)}
+    return _attention_hot(exe, plan, compiled, bucketing, key, items, dict(zip(kv_args, kv_facts)), export)
+
+
+def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, export) -> Callable:
+    """The fast path of a function whose cache parameters are attention KV caches (CALL.KVCACHE.*):
+    ``facts`` maps each cache argument's index to its compilation-key fact (shape, dtype)."""
+    sym_vars = plan.sym_vars
+    kv_args = list(facts)
+    shapes = {i: (f[1], np.dtype(f[2])) for i, f in facts.items()}
     # per cache written by the function: (argument index, fill delta, rows needed, capacity after)
     writes = []
     for path, delta, need, cap_out in compiled.kv:
