@@ -9,6 +9,16 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
   ``A / sqrt(B)`` becomes ``A * rsqrt(B)``, ``(A + C1) + C2`` becomes ``A + (C1 + C2)``. The strict
   compiler options turn that pass off for the executor's compilations (:data:`STRICT_OPTIONS`).
   ``xla_allow_excess_precision=false`` keeps the rounding of 16-bit floats between nodes.
+* **YNN library fusions without the simplifier** compute wrong values: with ``algsimp`` off, a
+  reduction's result broadcast back along the reduced axis keeps a chain of degenerate reshapes and
+  broadcasts that the YNN library's fusion (``__ynn_fusion``: reductions, elementwise operations and
+  dots fused into one kernel) broadcasts wrongly. ``x + sum(x, axis=0, keepdims=True)`` on a
+  ``(2, 32, 128)`` tensor adds ``sum[t, 0]`` to every channel of row ``t`` (off by 6.9, graph and
+  TensorIR paths alike; not at ``(2, 8, 32)``, where XLA does not hand the fusion to YNN); the
+  tensor-parallel decoder layer on vmap lanes was off by 4.06 the same way. The strict options
+  restrict YNN to single dots (``xla_cpu_experimental_ynn_fusion_type``, a CPU option other
+  backends ignore); every fusion type that lets YNN fuse a reduction or an elementwise operation
+  reproduces it (``tests/jax/test_ynn_fusion.py``).
 * **Contraction in LLVM**: inside a fused loop a multiply that feeds an add or a subtract becomes one
   ``fma`` (XLA's CPU backend always allows it; no option turns it off, an ``optimization_barrier``
   is gone before code generation, and LLVM folds a product computed in ``float64`` and rounded back
@@ -45,7 +55,8 @@ from jax import lax
 MODES = ("strict", "fast")
 
 #: XLA compiler options that keep PRIM.FLOAT.1 at the HLO level (see the module docstring)
-STRICT_OPTIONS: Dict[str, Any] = {"xla_disable_hlo_passes": "algsimp", "xla_allow_excess_precision": False}
+STRICT_OPTIONS: Dict[str, Any] = {"xla_disable_hlo_passes": "algsimp", "xla_allow_excess_precision": False,
+                                  "xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
 
 _state = threading.local()
 

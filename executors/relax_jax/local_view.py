@@ -22,14 +22,17 @@ those axes.
 * Otherwise (``simulate=True``, or too few devices), the lanes run on one device (simulated workers,
   the same collectives).
 
-Lanes under the strict rules on CPU compile with the YNN library's fusions restricted to single dots
-(:data:`LANE_STRICT_OPTIONS`). With its default fusions (dots, reductions and elementwise operations
-fused into one YNN kernel) and XLA's algebraic simplifier off, jaxlib 0.10 computes wrong values: the
-decoder layer of ``examples/llama_tp.py`` at 32 tokens, hidden 128, 2 heads of 64, MLP width 256, on
-2 simulated lanes, is off by 4.06 (absolute) from the reference, and exact with the restriction
-(``tests/dist/test_local_view_jax.py``). On partitioned lanes the restriction also matters for
-speed: the reduction over a device's one lane, which the simplifier would make a bitcast, stays a
-reduction, and YNN's fusion grows from it over the whole worker program.
+Lanes compile with the executable's options (``float_rules.STRICT_OPTIONS`` under the strict rules):
+YNN's library fusions restricted to single dots, without which jaxlib 0.10 broadcasts a reduction's
+result wrongly inside a YNN fusion when XLA's algebraic simplifier is off. An allreduce over vmap
+lanes is exactly such a reduction (over the lane axis, broadcast back to every lane): the decoder
+layer of ``examples/llama_tp.py`` at 32 tokens, hidden 128, 2 heads of 64, MLP width 256, on 2
+simulated lanes, was off by 4.06 (absolute) from the reference, and is exact with the restriction
+(``tests/dist/test_local_view_jax.py``). The same fusion breaks an ordinary program
+(``x + sum(x, axis=0, keepdims=True)``), so the restriction belongs to the strict rules, not to the
+lanes. On partitioned lanes it also matters for speed: the reduction over a device's one lane, which
+the simplifier would make a bitcast, stays a reduction, and YNN's fusion would grow from it over the
+whole worker program.
 
 Each worker's results come back stacked along the mesh axes (no collective: a device keeps its own),
 and the result is assembled on the host as the reference does (``relax_ref.ops.dist_shards.assemble``:
@@ -63,10 +66,6 @@ from .float_rules import tracing_mode
 from .jaxfn import _to_jax, _to_value
 from .sharding import axis_names, jax_mesh, partition_spec, worker_scope
 from .walker import Frame, Walker
-
-#: XLA options added to the strict rules' (``float_rules.STRICT_OPTIONS``) for lanes on CPU devices:
-#: the YNN library fuses single dots only (see the module docstring)
-LANE_STRICT_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
 
 
 def _leaves_with_sinfo(v: Any, s: Optional[si.StructInfo], out: list) -> None:
@@ -192,13 +191,8 @@ class LocalView:
         return entry[0], placed
 
     def compiler_options(self) -> dict:
-        """The executable's XLA options, with :data:`LANE_STRICT_OPTIONS` for lanes under the strict
-        rules on CPU devices."""
-        opts = dict(self.exe.compiler_options)
-        devices = [jax.devices()[0]] if self.simulated else list(self.jmesh.devices.flat)
-        if self.lanes and self.exe.float_rules == "strict" and all(d.platform == "cpu" for d in devices):
-            opts.update(LANE_STRICT_OPTIONS)
-        return opts
+        """The executable's XLA options (``float_rules.compiler_options``; see the module docstring)."""
+        return dict(self.exe.compiler_options)
 
     def _lane_sharding(self):
         """The leading (mesh-shaped) axes of the stacked lanes sharded over the devices."""

@@ -1,13 +1,20 @@
-"""XLA's CPU backend hands softmax (subtract, exp, sum, divide) to its YNN library fusion, which brings
-its own ``exp`` and its own division; under both rule sets its results keep PRIM.FLOAT.5 (``exp``
-within 4 ulp) and, under the strict rules, PRIM.FLOAT.1 (the division is a division, not a
-multiplication by the reciprocal, which the fast rules allow). Checked on the graph path
-(``R.nn.softmax``) and on the TensorIR path (its legalized kernels), on rows built so that each
-element's rounding is visible:
+"""XLA's CPU backend hands reductions, elementwise operations and dots to its YNN library fusion.
+
+* Under the fast rules softmax (subtract, exp, sum) runs in one YNN fusion, which brings its own
+  ``exp``; its results keep PRIM.FLOAT.5 (``exp`` within 4 ulp), and the division becomes a
+  multiplication by the reciprocal, which the fast rules allow.
+* Under the strict rules XLA's algebraic simplifier is off, and then a YNN fusion broadcasts a
+  reduction's result wrongly when it goes back along the reduced leading axis of a tensor of rank 3
+  or more (``x + sum(x, axis=0, keepdims=True)``, ``softmax(x, axis=0)``: off by whole units on
+  jaxlib 0.10). The strict options restrict YNN to single dots (``float_rules.STRICT_OPTIONS``), so
+  XLA's own loops compute softmax, and its division is a division (PRIM.FLOAT.1).
+
+Checked on the graph path (``R.nn.softmax``) and on the TensorIR path (its legalized kernels), on
+rows built so that each element's rounding is visible:
 
 * rows ``[0, d_1, ..., d_n]`` with every ``d`` in ``[-86, -30]``: the sum is exactly 1 (every term is
-  far below half an ulp of 1), so each result is YNN's ``exp(d)`` itself, compared with the correctly
-  rounded value;
+  far below half an ulp of 1), so each result is the ``exp(d)`` of the fusion itself, compared with
+  the correctly rounded value;
 * rows ``[0, d, -150, ..., -150]`` with ``d`` in ``[-16, 0)``: the results are ``1 / s`` and
   ``e / s`` with ``s = 1 + e``; they must come out of some ``e`` within 4 ulp of ``exp(d)`` through
   two correctly rounded divisions (and, under the fast rules, possibly through a reciprocal).
@@ -113,11 +120,67 @@ def test_division_inside_the_fusion(path, mode):
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_the_softmax_runs_in_a_ynn_fusion(path):
+def test_ynn_fuses_the_softmax_only_under_the_fast_rules(path):
     """What the tests above exercise on this jaxlib (a change of XLA's fusion shows here first): under
-    the strict rules the whole softmax, division included, is one YNN fusion (on 7 of the 64 rows of
-    the division test a reciprocal would round differently); under the fast rules XLA takes the
-    division out as a reciprocal and a multiply."""
-    exe = _executable(path, "strict")
+    the fast rules the softmax's reduction runs in a YNN fusion (with its subtract and exp on the
+    graph path); under the strict rules YNN fuses single dots only (``STRICT_OPTIONS``), and the
+    softmax has no YNN fusion."""
+    for mode in MODES:
+        exe = _executable(path, mode)
+        exe("main", np.zeros((ROWS, COLS), np.float32))
+        ops = _fused_ops(exe)
+        assert ("reduce" in ops) == (mode == "fast"), (mode, ops)
+    exe = _executable("graph", "fast")
     exe("main", np.zeros((ROWS, COLS), np.float32))
-    assert {"subtract", "exponential", "reduce", "divide"} <= _fused_ops(exe)
+    assert {"subtract", "exponential", "reduce"} <= _fused_ops(exe)
+
+
+LEADING = '''
+from tvm.script import ir as I, relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 32, 128), "float32")):
+        with R.dataflow():
+            s = R.sum(x, axis=[0], keepdims=True)
+            y = R.add(x, s)
+            z = R.nn.softmax(x, axis=0)
+            R.output(y, z)
+        return (y, z)
+'''
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_reduction_over_the_leading_axis_broadcast_back(path):
+    """A reduction over axis 0 of a rank-3 tensor, used elementwise with the tensor: with YNN's
+    default fusions and the simplifier off, jaxlib 0.10 added ``sum[t, 0]`` to every channel of row
+    ``t`` (off by 6.9) and computed the softmax off by whole units; under the strict rules both are
+    the reference's (the sum of two floats and the add bit for bit)."""
+    mod = relax_ref.parse(LEADING)
+    x = np.random.default_rng(3).standard_normal((2, 32, 128)).astype(np.float32)
+    want_y, want_z = (np.asarray(v) for v in relax_ref.evaluate(mod, "main", x))
+    exe = relax_jax.compile(LegalizeOps()(mod) if path == "tir" else mod)
+    y, z = (np.asarray(v) for v in exe("main", x))
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_allclose(z, want_z, rtol=1e-5, atol=1e-7)
+
+
+def test_ynn_fusions_without_the_simplifier_broadcast_wrongly():
+    """The jaxlib behaviour behind the restriction in ``STRICT_OPTIONS`` (when a jaxlib fixes it, this
+    test fails and the restriction can go): XLA's options of the strict rules without the YNN
+    restriction compute ``x + sum(x, axis=0, keepdims=True)`` wrongly in a YNN fusion; with it, the
+    sums are numpy's."""
+    import jax
+    import jax.numpy as jnp
+
+    from relax_jax.float_rules import STRICT_OPTIONS
+
+    x = np.random.default_rng(4).standard_normal((2, 32, 128)).astype(np.float32)
+    want = x + (x[0] + x[1])[None]
+    f = jax.jit(lambda a: a + jnp.sum(a, axis=0, keepdims=True))
+    loose = {k: v for k, v in STRICT_OPTIONS.items() if k != "xla_cpu_experimental_ynn_fusion_type"}
+    broken = f.lower(x).compile(loose)
+    assert "__ynn_fusion" in broken.as_text()
+    assert np.abs(np.asarray(broken(x)) - want).max() > 1
+    np.testing.assert_array_equal(np.asarray(f.lower(x).compile(STRICT_OPTIONS)(x)), want)
