@@ -31,10 +31,14 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
 
   The barrier is needed only where a contraction can happen: LLVM contracts a multiply with an add
   or subtract that consumes its result, never with a multiply, a divide or a dot that takes it as a
-  factor. A ``multiply``, ``nn.silu`` or ``nn.gelu`` binding whose value is used only as an operand of
-  ``multiply``, ``divide`` or ``matmul`` (:func:`factor_only_products`: the SiLU and the gate of a
-  gated MLP, ``x * rsqrt(...) * w`` of an RMSNorm) is lowered to the plain product, which is then
-  rounded once by construction (``with plain_products():``).
+  factor, and XLA adds a product to a reduction's accumulator without contracting them (measured:
+  ``tests/jax/test_tir_products.py``). A ``multiply``, ``nn.silu``, ``nn.gelu`` or ``nn.rms_norm``
+  binding whose value is used only as an operand of ``multiply``, ``divide`` or ``matmul``
+  (:func:`factor_only_products`: the SiLU and the gate of a gated MLP, ``x * rsqrt(...) * w`` of an
+  RMSNorm written out or ``R.nn.rms_norm``) is lowered to the plain product, which is then rounded
+  once by construction (``with plain_products():``); so are the products inside an operator's
+  lowering that are only summed or used as factors (the squares of a variance, a normalized value
+  before ``* gamma``: ``relax_jax.ops.nn_norm``).
 
 Both are the default (``relax_jax.compile(mod, float_rules="strict")``); ``float_rules="fast"`` gives
 XLA's own rewrites back (results may then differ from the reference in the last bit, which rounding,
@@ -130,8 +134,9 @@ class plain_products:  # noqa: N801 - used as a context manager, reads like a fu
 
 
 #: operators whose only float product that needs the barrier is their result (the lowering's last
-#: operation; the GELU's inner products cannot be contracted, :func:`relax_jax.ops.elementwise.gelu`)
-PRODUCT_OPS = frozenset({"relax.multiply", "relax.nn.silu", "relax.nn.gelu"})
+#: operation; the GELU's inner products cannot be contracted, :func:`relax_jax.ops.elementwise.gelu`,
+#: nor RMSNorm's, summed or used as factors, ``relax_jax.ops.nn_norm``)
+PRODUCT_OPS = frozenset({"relax.multiply", "relax.nn.silu", "relax.nn.gelu", "relax.nn.rms_norm"})
 #: operators that take each tensor operand only as a factor: no add or subtract consumes it
 FACTOR_CONSUMERS = frozenset({"relax.multiply", "relax.divide", "relax.matmul"})
 

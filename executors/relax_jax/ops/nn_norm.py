@@ -1,6 +1,15 @@
 """Lowerings of the normalizations (semantics: ``relax_ref.ops.nn_norm``): ``layer_norm``/``rms_norm``
 are padding-aware (padded reduced positions contribute 0 and the element count is the logical one);
 ``group_norm``, ``instance_norm`` and ``batch_norm`` need exact shapes.
+
+Products (PRIM.FLOAT.1, ``relax_jax.float_rules``): a product that an add or a subtract consumes goes
+through the multiply barrier (``mean * mean`` before the variance's subtraction, the scaled value
+before ``+ beta``); one read only by a sum reduction (the squares summed into a variance or a mean
+square: XLA adds a product to a reduction's accumulator without contracting them,
+``tests/jax/test_tir_products.py``) or only as a factor of another multiply (the normalized value
+before ``* gamma``) is the plain product (``with plain_products():``), rounded once by construction.
+``rms_norm``'s last operation is its only product that may need the barrier, so the walker lowers
+it plain too when its result is used only as a factor (``float_rules.PRODUCT_OPS``).
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ from relax_ref.ops.nn_norm import batch_norm_formula
 
 from ..dims import dim_value
 from ..errors import NeedsExact
-from ..float_rules import rounded_multiply
+from ..float_rules import plain_products, rounded_multiply
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
 from .common import dtype_of
@@ -83,9 +92,10 @@ def _layer_norm(ctx, x, gamma, beta):
     mean = (jnp.sum(xz, axis=ax, keepdims=True) / n).astype(cd)
     d = (xs - mean).astype(cd)
     dz = d if m is None else jnp.where(m, d, 0)
-    var_sum = jnp.sum(rounded_multiply(dz, dz).astype(cd), axis=ax, keepdims=True)
-    r = (np.asarray(1, cd) / jnp.sqrt(((var_sum / n).astype(cd) + np.asarray(eps, cd)).astype(cd))).astype(cd)
-    norm = rounded_multiply(d, r).astype(cd).astype(np_dtype(dt))
+    with plain_products():                  # summed, and a factor of ``* gamma``
+        var_sum = jnp.sum(rounded_multiply(dz, dz).astype(cd), axis=ax, keepdims=True)
+        r = (np.asarray(1, cd) / jnp.sqrt(((var_sum / n).astype(cd) + np.asarray(eps, cd)).astype(cd))).astype(cd)
+        norm = rounded_multiply(d, r).astype(cd).astype(np_dtype(dt))
     f = FOps(dt)
     g = _param_along(ctx, 1, gamma, x, axes, "gamma")
     b = _param_along(ctx, 2, beta, x, axes, "beta")
@@ -103,24 +113,27 @@ def _rms_norm(ctx, x, weight):
     w = _param_along(ctx, 1, cast(weight, dtype_of(weight), "float32"), x, axes, "weight")
     m = _mask_reduced(ctx, x, ax)
     n = _masked_count(ctx, x, ax, np.float32)
-    sq = rounded_multiply(x32, x32).astype(np.float32)
-    if m is not None:
-        sq = jnp.where(m, sq, 0)
-    ss = jnp.sum(sq, axis=ax, keepdims=True)
-    mean_sq = (ss / n).astype(np.float32)
-    eps_c = np.asarray(np.asarray(eps, np_dtype(dt)), np_dtype(wd))
-    f = FOps(wd)
-    r = f.intrin(lambda v: np.asarray(1, np_dtype(wd)) / jnp.sqrt(v), f.add(mean_sq, eps_c))
-    out = f.mul(f.mul(r, x32), w)
+    xz = x32 if m is None else jnp.where(m, x32, 0)
+    with plain_products():                  # summed, and a factor of ``* weight``
+        sq = rounded_multiply(xz, xz).astype(np.float32)
+        ss = jnp.sum(sq, axis=ax, keepdims=True)
+        mean_sq = (ss / n).astype(np.float32)
+        eps_c = np.asarray(np.asarray(eps, np_dtype(dt)), np_dtype(wd))
+        f = FOps(wd)
+        r = f.intrin(lambda v: np.asarray(1, np_dtype(wd)) / jnp.sqrt(v), f.add(mean_sq, eps_c))
+        rx = f.mul(r, x32)
+    out = f.mul(rx, w)                      # the result: plain only where the walker finds it a factor
     return box(ctx, cast(out, wd, dt), ctx.valid(0))
 
 
 def _group_stats(xs, red, n, eps):
-    """OP.NN.NORM.SEM.2's one-pass statistics; each product rounded on its own (PRIM.FLOAT.1: a square
-    contracted into the sum, or ``mean * mean`` into the subtraction, changes the variance -- to ``inf``
-    instead of ``inf - inf = nan`` when the squares overflow)."""
+    """OP.NN.NORM.SEM.2's one-pass statistics; each product rounded on its own (PRIM.FLOAT.1:
+    ``mean * mean`` contracted into the subtraction changes the variance -- to ``inf`` instead of
+    ``inf - inf = nan`` when the squares overflow -- so it keeps the barrier; the squares go only into
+    their sum, which XLA never contracts them with)."""
     sx = jnp.sum(xs, axis=red, keepdims=True)
-    sx2 = jnp.sum(rounded_multiply(xs, xs).astype(xs.dtype), axis=red, keepdims=True)
+    with plain_products():
+        sx2 = jnp.sum(rounded_multiply(xs, xs).astype(xs.dtype), axis=red, keepdims=True)
     mean = (sx / n).astype(xs.dtype)
     var = ((sx2 / n).astype(xs.dtype) - rounded_multiply(mean, mean).astype(xs.dtype)).astype(xs.dtype)
     r = (np.asarray(1, xs.dtype) / jnp.sqrt((var + np.asarray(eps, xs.dtype)).astype(xs.dtype))).astype(xs.dtype)
@@ -142,7 +155,8 @@ def _group_norm(ctx, x, gamma, beta):
     red = tuple(sorted([ca + 1] + [a if a < ca else a + 1 for a in axes]))
     n = np.asarray(float(np.prod([gshape[a] for a in red], dtype=np.int64)), np.float32).astype(cd)
     mean, r = _group_stats(xs, red, n, eps)
-    norm = rounded_multiply((xs - mean).astype(cd), r).astype(cd).astype(np_dtype(dt)).reshape(shape)
+    with plain_products():                  # a factor of ``* gamma``
+        norm = rounded_multiply((xs - mean).astype(cd), r).astype(cd).astype(np_dtype(dt)).reshape(shape)
     bshape = [1] * x.ndim
     bshape[ca] = c
     f = FOps(dt)
@@ -161,7 +175,8 @@ def _instance_norm(ctx, x, gamma, beta):
     red = tuple(sorted(axes))
     n = np.asarray(float(np.prod([x.shape[a] for a in red], dtype=np.int64)), np_dtype(dt)).astype(cd)
     mean, r = _group_stats(xs, red, n, eps)
-    norm = rounded_multiply((xs - mean).astype(cd), r).astype(cd).astype(np_dtype(dt))
+    with plain_products():                  # a factor of ``* gamma``
+        norm = rounded_multiply((xs - mean).astype(cd), r).astype(cd).astype(np_dtype(dt))
     bshape = [1] * x.ndim
     bshape[ca] = c
     f = FOps(dt)
