@@ -95,6 +95,21 @@ def graph_cases():
         spec=SPEC, tags=["float", "rounding"], oracle="numpy-formula",
         description="z holds the rounded products x * y, so x * y - z is exactly 0 and its floor 0; a fused "
                     "multiply-add leaves the products' rounding errors (floor -1 where negative)"))
+    lead = module_text('''
+        @R.function
+        def main(x: R.Tensor((2, 32, 128), "float32")) -> R.Tensor((2, 32, 128), "float32"):
+            s = R.sum(x, axis=[0], keepdims=True)
+            y = R.add(x, s)
+            return y
+    ''')
+    xl = np.random.default_rng(20261206).standard_normal((2, 32, 128)).astype("float32")
+    out.append(Case(
+        "sum_over_leading_axis_added_back", lead, runs=[([xl], (xl + (xl[0] + xl[1])[None]).astype("float32"))],
+        rtol=0.0, atol=0.0, spec=SPEC + ["OP.ELEMWISE.EVAL.1", "OP.sum.C2"], tags=["float", "reduction"],
+        oracle="numpy-formula",
+        description="x + sum(x, axis=0, keepdims=True) on a (2, 32, 128) tensor: the sum of two floats and the "
+                    "add, each rounded once; an XLA compilation with the algebraic simplifier off and its "
+                    "YNN library fusions added sum[t, 0] to every channel of row t"))
     return out
 
 
