@@ -71,6 +71,7 @@ from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
 from .symbolic import ShapeBuckets, reserve_rows
+from .stats import Stats
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, host_prim, reference_callable
 from .walker import Walker, flatten, unflatten
@@ -79,36 +80,6 @@ from .walker import Walker, flatten, unflatten
 EXACT_CACHE_SIZE = 32
 #: a padded shape seen this many times gets its own exact compilation (None: never)
 SPECIALIZE_AFTER = 32
-
-
-@dataclass
-class Stats:
-    """Counters of an :class:`Executable` (all functions together).
-
-    ``compiles``: XLA compilations of Relax functions; ``cache_hits``: calls that reused one;
-    ``fallbacks``: functions switched to exact-shape compilation because an operation was not exact
-    under padding; ``host_calls``: calls evaluated in host mode; ``error_reruns``: compiled calls
-    whose error code was set and that were re-run in host mode; ``kernel_compiles``: PrimFunc kernels
-    compiled for host mode; ``specializations``: exact-shape compilations of a shape that recurred
-    ``specialize_after`` times in a bucket (counted in ``compiles`` too); ``host_pads``: arguments
-    padded to their bucket through host memory; ``reused_pads``: arguments passed as the padded
-    buffer they were cut from (``reuse_padded``); ``grown_before_compile``: compilations abandoned
-    after their trace because a KV cache had to grow first (the call compiles at the new capacity
-    only)."""
-
-    compiles: int = 0
-    cache_hits: int = 0
-    fallbacks: int = 0
-    host_calls: int = 0
-    error_reruns: int = 0
-    kernel_compiles: int = 0
-    specializations: int = 0
-    host_pads: int = 0
-    reused_pads: int = 0
-    grown_before_compile: int = 0
-
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)
 
 
 # ---------------------------------------------------------------------------------------------------
