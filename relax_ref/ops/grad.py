@@ -211,6 +211,8 @@ def _ref_nll_backward(args, attrs, call, ctx):
     g, p, t = args[:3]
     dt = p.dtype
     c = p.shape[0] if p.ndim == 1 else p.shape[1]
+    if p.size == 0:
+        return np.zeros(p.shape, dt)       # no sample, or no class (and every target ignored)
     w = args[3] if len(args) == 4 else np.ones((c,), dt)
     ign = int(attrs.get("ignore_index", -100))
     red = attrs.get("reduction", "mean")

@@ -428,6 +428,18 @@ def _check_resize(args: OpArgs) -> None:
 def resize_values(op: str, B, pos, ins, outs, attrs: Dict[str, Any], int_div: Tuple[bool, ...]):
     """:func:`resize_value` over arrays of output positions; a source coordinate that is not finite
     (from the attributes) is an OpRuntimeError."""
+    if attrs["coordinate_transformation_mode"] == "tf_crop_and_resize":
+        # decided from the static attributes, in numpy, before any value: relax_jax computes the
+        # coordinates inside a trace, where ``to_int`` cannot see them
+        roi = [float(r.value) if isinstance(r, P.FloatImm) else float(r) for r in attrs["roi"]]
+        k = len(pos)
+        N = _NumpyOps(None)
+        for a in range(k):
+            with np.errstate(all="ignore"):
+                c = _in_coord(N, pos[a], ins[a], outs[a], "tf_crop_and_resize", roi[a], roi[k + a], int_div[a])
+                finite = bool(np.all(np.isfinite(np.asarray(c))))
+            if not finite:
+                raise OpRuntimeError(f"{op}: a source coordinate is not finite")
     try:
         return resize_value(B, pos, ins, outs, attrs, int_div)
     except _NonFinite:

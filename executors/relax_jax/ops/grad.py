@@ -30,6 +30,10 @@ def _take_backward(ctx, g, x, idx):
 def _nll_loss_backward(ctx, g, p, t, w=None):
     dt = p.dtype
     c = p.shape[0] if p.ndim == 1 else p.shape[1]
+    if p.size == 0:
+        # no class or no sample: the result is empty (a target, if any, is outside [0, C), which the
+        # shared check reports), and XLA cannot gather from C = 0 weights
+        return jnp.zeros(p.shape, dt)
     w = jnp.ones((c,), dt) if w is None else w
     ign = int(ctx.attrs.get("ignore_index", -100))
     red = ctx.attrs.get("reduction", "mean")

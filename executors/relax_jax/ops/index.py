@@ -259,6 +259,10 @@ def _gather_nd(ctx, x, ind):
         ext = dim_value(x.shape[b + j])
         range_check(ctx, flat[:, j], ext, "an index")
         key.append(jnp.clip(flat[:, j], 0, max(ext - 1, 0)))
+    if x.size == 0:
+        # an axis of extent 0: every index into it is out of range (checked above), and XLA cannot
+        # gather a slice from it; the result is empty or the call fails
+        return jnp.zeros(tuple(lead) + tuple(x.shape[b + last:]), x.dtype)
     out = x[tuple(key)] if key else jnp.broadcast_to(x, (n,) + x.shape)
     return jnp.reshape(out, tuple(lead) + tuple(x.shape[b + last:]))
 

@@ -132,6 +132,9 @@ def _roi_pool(ctx, data, rois):
 
     hs, he = bounds(ph_n, h, bh, sh)
     ws, we = bounds(pw_n, w, bw, sw)
+    if h == 0 or w == 0:
+        # every bin is empty (OP.vision.roi_pool: an empty bin is 0); no max over a zero-size axis
+        return jnp.zeros((rois.shape[0], c, ph_n, pw_n), dt)
     hm = (jnp.arange(h) >= hs[..., None]) & (jnp.arange(h) < he[..., None])        # (R, PH, H)
     wm = (jnp.arange(w) >= ws[..., None]) & (jnp.arange(w) < we[..., None])        # (R, PW, W)
     low = _lowest(dt)
