@@ -42,7 +42,7 @@ from ..ir.struct_info import (
 from .core_calls import CALL_OPS, normalize_wrap_args, prim_func_output_struct_info
 from .core_pyfunc import CALL_PY_FUNC
 from .core_util import (
-    VOID, args_tuple_expr, as_expr, bind_script_args, conv_expr, convert_to_expr, core_op, dtype_imm, dtype_of_imm, tensor_dtype_of_imm,
+    VOID, args_tuple_expr, as_expr, bind_script_args, conv_expr, convert_to_expr, core_op, dtype_imm, tensor_dtype_of_imm,
     fmt_sinfo, format_expr, parse_device, parse_vdevice, positional_parser, prim_value_arg, require_args,
     sinfo_args_arg, sinfo_args_result, sinfo_param, str_value, string_imm, tensor_input, vdevice_index,
 )
