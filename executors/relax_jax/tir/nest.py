@@ -46,7 +46,7 @@ from relax_ref.ir.functor import prim_vars_in
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from .analysis import Nest, linear_form, substitute_bindings
 from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
-from . import pad
+from . import pad, split
 from .index_forms import linear_index, one_var_index
 
 #: the largest number of grid points materialised at once
@@ -99,10 +99,24 @@ def run_nest(kx, nest: Nest, mask) -> bool:
 
 
 def _run_map(kx, nest: Nest, info, mask) -> bool:
+    if split.run_split(kx, nest, info, mask, _map_grid):
+        return True
+    grid = _map_grid(kx, nest, info, mask)
+    if grid is None:
+        return False
+    for reg in grid.regs.values():
+        write_back(kx, grid, reg, reg.acc, reg.written)
+    pad.record(kx, nest)
+    return True
+
+
+def _map_grid(kx, nest: Nest, info, mask) -> Optional[Grid]:
+    """Run the map nest over its grid: the grid with its registers, not yet written back (None when
+    the grid is too large)."""
     axes = [Axis(v, lo, ph, ext, k) for k, (v, lo, ph, ext) in enumerate(info)]
     grid = Grid(axes, dict(nest.bindings))
     if grid_size(grid.shape) > GRID_LIMIT:
-        return False
+        return None
     kx.grid = None
     m = enter(kx, grid, info, nest, mask)
     for buf in nest.written:
@@ -114,10 +128,7 @@ def _run_map(kx, nest: Nest, info, mask) -> bool:
         kx.exec(nest.init, init_mask(kx, nest, m))
     kx.exec(nest.body, m)
     kx.grid = None
-    for reg in grid.regs.values():
-        write_back(kx, grid, reg, reg.acc, reg.written)
-    pad.record(kx, nest)
-    return True
+    return grid
 
 
 # ---------------------------------------------------------------------------------------------------
