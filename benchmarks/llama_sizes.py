@@ -5,7 +5,11 @@ Contenders (weights random, float32 or with ``--dtype bfloat16`` bfloat16; the s
 
 * ``jax``: the hand-written program of ``llama_bench.jax_model``: ``prefill`` jitted per prompt length,
   ``decode`` on a preallocated KV buffer per layer, the length a traced scalar, buffers donated;
-* ``relax_jax``: ``relax_jax.compile`` of ``llama_tiny.build_module`` (caches grown by ``concat``);
+* ``relax_jax``: ``relax_jax.compile`` of ``llama_tiny.build_module`` (caches grown by ``concat``), its
+  decode caches donated (``llama_tiny.decode_donation``) and the caches it returns handles of their
+  padded buffers (``padded_results=llama_tiny.padded_results(mod)``, ``relax_jax.PaddedArray``);
+* ``relax_jax_exact``: the same with the default result convention (every result an exact ``jax.Array``,
+  the caches cut to their rows on every call);
 * ``relax_jax_kv``: ``relax_jax.compile`` of ``llama_tiny.build_kv_module`` (KV-cache objects as TVM's
   nn frontend keeps them: preallocated buffers appended in place, donated, the fill count traced);
 * ``relax_jax_paged``: ``relax_jax.compile`` of ``llama_tiny_paged.build_paged_module`` (TVM's paged KV
@@ -53,7 +57,7 @@ from typing import Dict, List
 import numpy as np
 
 _HERE = Path(__file__).resolve().parent
-CONTENDERS = ("jax", "relax_jax", "relax_jax_kv", "relax_jax_paged")
+CONTENDERS = ("jax", "relax_jax", "relax_jax_exact", "relax_jax_kv", "relax_jax_paged")
 BASELINE = "jax"
 CONFIGS = {
     "tiny": dict(),
@@ -106,9 +110,13 @@ class _Runner:
             if name == "relax_jax_kv":
                 self.exe = relax_jax.compile(L.build_kv_module(model, reserve=reserve))
             else:   # the caches are donated to each decode step, as the hand-written program's buffers, and
-                # their growing length reserves the generation's rows in its bucket
+                # their growing length reserves the generation's rows in its bucket; relax_jax takes them
+                # back as handles of their padded buffers, relax_jax_exact as exact jax.Arrays
                 mod = L.build_module(model)
-                self.exe = relax_jax.compile(mod, donate_argnums=L.decode_donation(mod), reserve=reserve)
+                padded = L.padded_results(mod) if name == "relax_jax" else None
+                self.exe = relax_jax.compile(mod, donate_argnums=L.decode_donation(mod), reserve=reserve,
+                                             padded_results=padded)
+                self.name = "relax_jax"
 
     def prefill(self, tokens: np.ndarray):
         if self.name == "jax":

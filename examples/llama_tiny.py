@@ -130,6 +130,13 @@ def decode_donation(mod: IRModule) -> dict:
     return {"decode": idx} if idx else {}
 
 
+def padded_results(mod: IRModule) -> Tuple[str, ...]:
+    """``relax_jax.compile``'s ``padded_results`` for a caller that only reads the logits (through NumPy)
+    and passes the caches back: the caches that ``prefill`` and ``decode`` return are handles of their
+    padded buffers (``relax_jax.PaddedArray``), passed back without being cut to their rows first."""
+    return tuple(f for f in ("prefill", "decode") if f in mod)
+
+
 def build_module(model: LlamaTiny) -> IRModule:
     """``prefill`` and ``decode`` (see the module docstring), normalized and well-formed."""
     cfg = model.cfg
@@ -195,7 +202,7 @@ def ref_runner(mod: IRModule) -> Runner:
 def jax_runner(mod: IRModule) -> Runner:
     import relax_jax
 
-    exe = relax_jax.compile(mod, donate_argnums=decode_donation(mod))
+    exe = relax_jax.compile(mod, donate_argnums=decode_donation(mod), padded_results=padded_results(mod))
 
     def run(entry: str, args: list):
         return _split(entry, exe(entry, *args))

@@ -5,7 +5,7 @@ API
 
 ``relax_jax.compile(mod, *, device=None, shape_buckets="pow2", exact_cache_size=32, specialize_after=32,
 reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_inplace=False,
-donate_argnums=None, reserve=None) -> Executable``
+donate_argnums=None, reserve=None, padded_results=None) -> Executable``
     ``mod`` is a normalized IRModule (``relax_ref.parse``) or TVMScript text. ``device``: a JAX device or a
     platform name (``"cpu"``, ``"gpu"``); default the first CPU device. ``shape_buckets``: ``"pow2"``, a
     list of sizes, a function ``n -> bucket >= n``, or ``None`` for exact shapes (see Bucketing).
@@ -29,6 +29,16 @@ donate_argnums=None, reserve=None) -> Executable``
     donation. A cache grown by ``concat`` and passed back donated is grown in its padded buffer in
     place (no copy of the cache per step); a failed run-time check in such a call raises the traced
     check's error without the host re-run.
+    ``padded_results``: function names (a string or an iterable) whose tensor results are returned as
+    :class:`relax_jax.PaddedArray` handles where the executor holds them in a larger (bucket-padded)
+    buffer, instead of being cut to exact ``jax.Array`` s (:mod:`relax_jax.padded`): the same values
+    (``shape``, ``dtype``, elements through ``np.asarray``, ``jnp.asarray`` or ``.array()``), but not
+    ``jax.Array`` s: ``jax.numpy`` functions take them (``__jax_array__``), ``jax.jit`` and the other
+    transformations take them as pytrees of the exact array, and there are no arithmetic operators.
+    Passed back to a call, a handle is passed as its buffer (no cut, no padding); at a donated position
+    its buffer is donated and the handle deleted, and reading it afterwards raises a ``RelaxError``.
+    A caller that only reads some results and passes the others back (a decode loop's caches) saves the
+    cut of each result on every call.
     ``reserve``: the rows a growing value may reach: a symbolic variable that a function's result
     extends (a result extent ``v + c``, as a cache grown by ``concat``) is bucketed to at least the
     bucket of ``reserve``, so a decode loop that grows its caches up to ``reserve`` rows compiles once,
@@ -43,7 +53,8 @@ donate_argnums=None, reserve=None) -> Executable``
     numpy or JAX arrays for tensors, Python/numpy scalars or ``PrimScalar`` for prim values, tuples
     of ints or ``ShapeValue`` for shapes, tuples for tuples. Results: JAX arrays (on the executable's
     device) for tensors, tuples as tuples, ``ShapeValue`` for shapes, Python scalars for prim values
-    (the reference's ``to_public``). Run-time errors are the reference's :mod:`relax_ref.errors`
+    (the reference's ``to_public``; with ``padded_results``, ``PaddedArray`` handles for tensors held in
+    larger buffers). Run-time errors are the reference's :mod:`relax_ref.errors`
     classes. A numpy argument that a PrimFunc mutates in place (a direct PrimFunc call,
     ``call_tir_inplace``, an in-place packed function) is written back, as in the reference; JAX
     arrays are immutable and are not. Called with traced arguments (inside ``jax.jit`` and friends),
@@ -152,6 +163,7 @@ from . import ops as _ops  # noqa: F401  (defines the lowerings)
 from .errors import NeedsExact, TraceAbort
 from .executable import EXACT_CACHE_SIZE, SPECIALIZE_AFTER, Executable, Stats
 from .lowering import LOWERINGS, JaxLowering, LowerCtx, lowering
+from .padded import PaddedArray
 from .symbolic import ShapeBuckets
 
 
@@ -165,4 +177,4 @@ def compile(mod, *, device: Any = None, shape_buckets: Any = "pow2", **kwargs) -
 
 
 __all__ = ["__version__", "compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering",
-           "LOWERINGS", "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER"]
+           "LOWERINGS", "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER", "PaddedArray"]

@@ -54,7 +54,8 @@ from relax_ref.limits import (CallDepth, allocation_error, depth_error, is_alloc
 from relax_ref.script.parser import parse as parse_script
 from relax_ref.transform.inplace_liveness import consumed_params
 
-from . import donation
+from . import donation, padded
+from .padded import PaddedArray
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .float_rules import check_mode, compiler_options, tracing_mode
 from .guard import guarded_compile
@@ -163,7 +164,7 @@ class Executable:
                  max_bytes: Optional[int] = None, max_steps: Optional[int] = None,
                  max_while_steps: Optional[int] = None, max_depth: Optional[int] = None,
                  mesh: Any = None, donate_inplace: bool = False, donate_argnums: Any = None,
-                 reserve: Optional[int] = None) -> None:
+                 reserve: Optional[int] = None, padded_results: Any = None) -> None:
         if isinstance(mod, str):
             mod = parse_script(mod)
         if not isinstance(mod, IRModule):
@@ -199,6 +200,8 @@ class Executable:
         self.donate_inplace = bool(donate_inplace)
         #: the parameters each function's callers donate (relax_jax.donation)
         self.donate_argnums = donation.checked(mod, donation.resolve(donate_argnums))
+        #: the functions whose results cut from padded buffers are handles of those buffers (relax_jax.padded)
+        self.padded_results = padded.resolve(mod, padded_results)
         self.buckets = ShapeBuckets(shape_buckets)
         self.reserve = reserve_rows(reserve)    # the least bucket of a growing variable (_Plan.bucket)
         self.exact_cache_size = int(exact_cache_size)
@@ -285,6 +288,16 @@ class Executable:
             r = plan.hot(args)
             if r is not _MISS:
                 return r
+        if any(type(a) is PaddedArray or type(a) is tuple for a in args):
+            args, handles = padded.unwrap(args)
+            if handles:
+                try:
+                    return self._call_general(entry, args)
+                finally:
+                    padded.settle(handles)
+        return self._call_general(entry, args)
+
+    def _call_general(self, entry: str, args: Sequence[Any]) -> Any:
         old = sys.getrecursionlimit()
         need = python_recursion_limit(self.limits.max_depth)
         if old < need:
@@ -524,7 +537,7 @@ class Executable:
         value = unflatten(c.out_spec, leaves, 0, args)
         if keep_boxes is not None:
             return unpad_value(value, self.device)
-        return self._export(value, sym)
+        return self._export(value, sym, plan.name in self.padded_results)
 
     def _donate(self, c: _Compiled, flat: list, keep_boxes) -> bool:
         """Hand the consumed in-place parameters to XLA (CALL.INPLACE.6). A caller's JAX array is consumed
@@ -674,14 +687,16 @@ class Executable:
         self.stats.host_pads += 1
         return pad_to(a, shape, self.pad_poison)
 
-    def _export(self, v: Any, sym: Optional[Dict[P.PrimVar, int]] = None) -> Any:
-        """The public form of a result: JAX arrays cut to their logical shape, shapes as ShapeValue,
-        prim values as Python scalars (the reference's ``to_public``)."""
+    def _export(self, v: Any, sym: Optional[Dict[P.PrimVar, int]] = None, lazy: bool = False) -> Any:
+        """The public form of a result: JAX arrays cut to their logical shape (with ``lazy``, handles of
+        the padded buffers, :mod:`relax_jax.padded`), shapes as ShapeValue, prim values as Python
+        scalars (the reference's ``to_public``)."""
         cuts: Dict[int, Any] = {}
         pending: List[Tuple[TVal, Tuple[int, ...]]] = []
         collect_cuts(v, pending, set(), sym)
         if pending:
-            for (t, _), a in zip(pending, self._cut_results([(t.data, shape) for t, shape in pending])):
+            cut = padded.wrapper(self._cut_results) if lazy else self._cut_results
+            for (t, _), a in zip(pending, cut([(t.data, shape) for t, shape in pending])):
                 cuts[id(t)] = a
         return self._export_rec(v, cuts)
 

@@ -22,6 +22,7 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 
 from .layouts import TensorParam
+from .padded import PaddedArray, wrapper
 
 MISS = object()
 
@@ -212,10 +213,12 @@ def _shared(args, given) -> bool:
 
 
 def _release(args, given) -> None:
-    """Every donated JAX array is deleted after the call (relax_jax.donation)."""
+    """Every donated JAX array (or padded result handle) is deleted after the call (relax_jax.donation)."""
     for k in given:
         a = args[k]
-        if isinstance(a, jax.Array) and not a.is_deleted():
+        if type(a) is PaddedArray:
+            a.delete()
+        elif isinstance(a, jax.Array) and not a.is_deleted():
             a.delete()
 
 
@@ -279,20 +282,23 @@ def _padded_exporter(spec, var_pos: dict) -> Optional[Callable[[tuple, list, Cal
     computes each padded extent on the host from its expression and cuts through ``cut``; None when a
     result is not a tensor (or a tuple of them) or an extent has no expression over the parameters'
     variables."""
-    leaves: List[Tuple[int, tuple]] = []      # (output index, per-axis extent function or None)
+    leaves: List[Tuple[int, tuple]] = []      # (output index, ((axis, extent function), ...) of padded axes)
+    fn_of: dict = {}                            # one function per extent expression: computed once per call
 
     def leaf(i, dims):
-        fns = []
-        for ent in dims:
+        axes = []
+        for axis, ent in enumerate(dims):
             if ent is None:
-                fns.append(None)
                 continue
             _phys, expr = ent
-            f = _compile_expr(expr, var_pos) if expr is not None else None
+            f = fn_of.get(expr) if expr is not None else None
             if f is None:
-                raise LookupError("extent")
-            fns.append(f)
-        leaves.append((i, tuple(fns)))
+                f = _compile_expr(expr, var_pos) if expr is not None else None
+                if f is None:
+                    raise LookupError("extent")
+                fn_of[expr] = f
+            axes.append((axis, f))
+        leaves.append((i, tuple(axes)))
         return len(leaves) - 1
 
     try:
@@ -303,11 +309,19 @@ def _padded_exporter(spec, var_pos: dict) -> Optional[Callable[[tuple, list, Cal
     def export(out, vals, cut):
         pending = []
         got: List[Any] = []
-        for i, fns in leaves:
+        known: dict = {}
+        for i, axes in leaves:
             data = out[i]
-            if any(f is not None for f in fns):
-                shape = tuple(int(n) if f is None else f(vals) for f, n in zip(fns, data.shape))
-                if shape != tuple(data.shape):
+            if axes:
+                phys = data.shape
+                shape = list(phys)
+                for axis, f in axes:
+                    n = known.get(f)
+                    if n is None:
+                        n = known[f] = f(vals)
+                    shape[axis] = n
+                shape = tuple(shape)
+                if shape != phys:
                     pending.append((len(got), data, shape))
             got.append(data)
         if pending:
@@ -333,7 +347,7 @@ def _donate_views(args, flat, given, padded_src) -> bool:
         return False
     for k in given:
         a = args[k]
-        if flat[k] is not a and isinstance(a, jax.Array):
+        if type(a) is not PaddedArray and flat[k] is not a and isinstance(a, jax.Array):
             padded_src.pop(id(a), None)
             a.delete()
     return True
@@ -364,6 +378,8 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     given = _given_params(compiled)
     padded_src = exe._padded_src
     cut = exe._cut_results
+    if plan.name in exe.padded_results:      # results as handles of their padded buffers (relax_jax.padded)
+        cut = wrapper(cut)
 
     # JAX arrays are immutable: an argument of static shape that is the very object checked on the
     # previous call (the weights, typically) needs no check again
@@ -374,16 +390,22 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         if len(args) != nparams:
             return MISS
         vals: list = [None] * nsym
-        flat = []
+        flat = list(args)
+        need: list = []                     # the positions of arguments padded here (or reused buffers)
         padded = False
         for i, (a, (dt, nd, dims, phys)) in enumerate(zip(args, specs)):
             ref = seen[i]
             if ref is not None and ref() is a:
                 continue
             t = type(a)
-            if t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
+            if t is PaddedArray:
+                b = a._buf
+                if b is None or b.dtype != dt or b.shape != phys:
+                    return MISS             # deleted, or another bucket: the general path decides
+                flat[i] = b                 # its buffer: no cut, no padding, no look-up
+            elif t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
                 return MISS
-            if a.dtype != dt:
+            elif a.dtype != dt:
                 return MISS
             shp = a.shape
             if len(shp) != nd:
@@ -400,13 +422,15 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                         return MISS
             if shp != phys:
                 padded = True
-            if static_only[i] and t in _JAX_ARRAY_TYPES:
+                if t is not PaddedArray:
+                    need.append(i)
+            elif static_only[i] and t in _JAX_ARRAY_TYPES:
                 seen[i] = weakref.ref(a)
         for i in range(nsym):
             if bucket(sym_vars[i], vals[i]) != buckets[i]:
                 return MISS
-        for a, sp in zip(args, specs):
-            flat.append(a if a.shape == sp[3] else pad(a, sp[3]))
+        for i in need:
+            flat[i] = pad(args[i], specs[i][3])
         if padded and spec_after:
             ekey = (False, tuple(vals), ())
             if ekey in exact_cache:
