@@ -18,6 +18,7 @@ from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
+from ..reductions import reduce
 from ..values import ShapeV, SymInt
 from .common import dtype_of
 from .manipulate import reshape_padded
@@ -36,7 +37,7 @@ def _softmax_parts(ctx, x, axis):
     f = FOps(dt)
     m_valid = axis_mask(x, axis, ctx.valid(0)[axis])
     xm = x if m_valid is None else jnp.where(m_valid, x, jnp.asarray(-np.inf, x.dtype))
-    m = jnp.max(xm, axis=axis, keepdims=True)
+    m = reduce("max", xm, axis, keepdims=True)
     e = f.intrin(jnp.exp, f.sub(x, m))
     if m_valid is not None:
         e = jnp.where(m_valid, e, jnp.zeros((), e.dtype))

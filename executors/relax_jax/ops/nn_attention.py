@@ -16,6 +16,7 @@ from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import np_dtype
+from ..reductions import reduce_last
 from .common import dtype_of
 from .nn_common import FOps, box
 
@@ -76,7 +77,7 @@ def _attention(ctx, q, k, v, bias=None):
     # buffer where reading the scaled scores twice kept two; the exponential of a kept score is the
     # same either way, and the others are zeroed below
     pf = p if keep is None else jnp.where(keep, p, fill)
-    m = jnp.max(pf, axis=-1, keepdims=True)
+    m = reduce_last("max", pf, keepdims=True)     # in windows, the masking fused (relax_jax.reductions)
     ex = f.intrin(jnp.exp, f.sub(pf, m))
     if keep is not None:
         ex = jnp.where(keep, ex, f.const(0))

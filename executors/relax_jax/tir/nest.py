@@ -44,6 +44,7 @@ from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
 
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
+from ..reductions import windowed
 from .analysis import Nest, linear_form, substitute_bindings
 from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
 from . import pad, split
@@ -157,6 +158,10 @@ def _combine(op: str, a, b):
 
 
 def _reduce(op: str, x, axes, dtype):
+    if tuple(axes) == (x.ndim - 1,):
+        w = windowed(op, x)     # a max/min over a long last axis in XLA's windows, fused (relax_jax.reductions)
+        if w is not None:
+            x = w
     t = np_dtype(dtype)
     if op == "add":
         return jnp.sum(x, axis=axes, dtype=t)

@@ -1,0 +1,67 @@
+"""Maxima and minima over a long last axis, in the windows XLA's CPU backend reduces them in anyway.
+
+For an axis longer than 32 elements, XLA's CPU backend rewrites a reduction into a windowed
+reduction (``reduce-window`` over windows of 32, padded with the identity) and a reduction of the
+windows (its tree reduction rewriter), and then fuses no producer into the windowed reduction: its
+operand (the masked, scaled scores of an attention) is written out whole and read back. Reduced
+here as ``x.reshape(..., n / 32, 32)`` over the last axis, then over the windows, the first stage is
+a reduction over 32 elements that XLA fuses with the operations producing its operand. A maximum or
+a minimum is exact in any order, so the values are the same. Sums are left to XLA: they are defined
+up to reassociation (OP.SEM.5), but summed in windows XLA vectorizes the fused reduction and the
+last bits move (measured on the attention's row sums), and a product that a fused sum consumes
+would be contracted into it (PRIM.FLOAT.1).
+
+Where jaxlib's YNN library fusions run a softmax as one kernel (the default compiler options), the
+strict float rules keep them to single dots (:data:`relax_jax.float_rules.STRICT_OPTIONS`), so this
+is part of the softmax's cost under those rules: a causal softmax over 512 keys writes and reads
+one score-sized array fewer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import jax.numpy as jnp
+import numpy as np
+
+#: the window XLA's CPU backend reduces a long axis in
+WINDOW = 32
+
+_OPS = {"max": jnp.max, "min": jnp.min}
+_FLOATS = (np.dtype("float16"), np.dtype(jnp.bfloat16), np.dtype("float32"), np.dtype("float64"))
+
+
+def windowed(op: str, x: Any) -> Optional[Any]:
+    """``x`` with its last axis reduced by ``op`` (``max`` or ``min``) within windows of
+    :data:`WINDOW`, the last window padded with the identity: shape ``(..., ceil(n / 32))``; None
+    when the last axis is not longer than a window (or not static), ``op`` is another reduction or
+    ``x`` is not a float array."""
+    n = x.shape[-1] if x.ndim else 0
+    if not isinstance(n, (int, np.integer)):       # a symbolic dimension (jax.export): left to XLA
+        return None
+    if op not in _OPS or n <= WINDOW or np.dtype(x.dtype) not in _FLOATS:
+        return None
+    k = -(-n // WINDOW)
+    if k * WINDOW != n:
+        fill = np.asarray(-np.inf if op == "max" else np.inf, x.dtype)
+        x = jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, k * WINDOW - n)], constant_values=fill)
+    return _OPS[op](x.reshape(x.shape[:-1] + (k, WINDOW)), axis=-1)
+
+
+def reduce_last(op: str, x: Any, keepdims: bool = False) -> Any:
+    """``x`` reduced over its last axis by ``op`` (``max`` or ``min``), in windows when that axis is
+    long (module docstring)."""
+    w = windowed(op, x)
+    return _OPS[op](x if w is None else w, axis=-1, keepdims=keepdims)
+
+
+def reduce(op: str, x: Any, axis: Any, keepdims: bool = False) -> Any:
+    """``x`` reduced by ``op`` (``max`` or ``min``) over ``axis`` (an int or a tuple of ints), through
+    :func:`reduce_last` when that is the last axis alone."""
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if x.ndim and len(axes) == 1 and int(axes[0]) % x.ndim == x.ndim - 1:
+        return reduce_last(op, x, keepdims)
+    return _OPS[op](x, axis=axis, keepdims=keepdims)
+
+
+__all__ = ["WINDOW", "windowed", "reduce_last", "reduce"]
