@@ -18,6 +18,7 @@ Variants of one relax_jax lowering (each compiled anew, JAX's compilation caches
 * ``strict``: the executable's options (``float_rules.compiler_options("strict")``);
 * ``fast_opts``: the same HLO with XLA's default options;
 * ``no_algsimp_off``: strict, but the algebraic simplifier on; ``no_ynn``: strict, YNN fusions unrestricted;
+  ``no_excess``: strict, but ``xla_allow_excess_precision`` left at its default;
 * ``fast``: the program traced and compiled with ``float_rules="fast"`` (no multiply barriers, default options);
 * ``checks_off``: ``exe.as_jax_function(entry, checks="off")`` at the exact shapes (no run-time checks, no
   bucketing masks), jitted and compiled with the strict options (the ``concat`` style only: its arguments
@@ -45,7 +46,7 @@ import numpy as np
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent / "examples")]
 
-VARIANTS = ("strict", "fast_opts", "no_algsimp_off", "no_ynn", "fast", "checks_off")
+VARIANTS = ("strict", "fast_opts", "no_algsimp_off", "no_ynn", "no_excess", "fast", "checks_off")
 
 
 class _Captured(Exception):
@@ -216,7 +217,8 @@ def measure(args) -> dict:
         show(f"jax.{entry}")
     opts = {"strict": strict, "fast_opts": {},
             "no_algsimp_off": {k: v for k, v in strict.items() if k != "xla_disable_hlo_passes"},
-            "no_ynn": {k: v for k, v in strict.items() if "ynn" not in k}}
+            "no_ynn": {k: v for k, v in strict.items() if "ynn" not in k},
+            "no_excess": {k: v for k, v in strict.items() if k != "xla_allow_excess_precision"}}
     for style in args.styles.split(","):
         name = "relax_jax_kv" if style == "kv" else "relax_jax"
         for mode in (("strict",) if "fast" not in variants else ("strict", "fast")):
