@@ -177,8 +177,9 @@ def _relax_exe(style: str, model, mode: str, reserve: int):
 
     if style == "kv":
         return relax_jax.compile(L.build_kv_module(model, reserve=reserve), float_rules=mode)
-    mod = L.build_module(model)
-    return relax_jax.compile(mod, donate_argnums=L.decode_donation(mod), reserve=reserve, float_rules=mode)
+    mod = L.build_module(model)        # as the relax_jax contender of llama_sizes.py
+    return relax_jax.compile(mod, donate_argnums=L.decode_donation(mod), reserve=reserve, float_rules=mode,
+                             padded_results=L.padded_results(mod))
 
 
 def measure(args) -> dict:
