@@ -45,7 +45,10 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
 Both are the default (``relax_jax.compile(mod, float_rules="strict")``); ``float_rules="fast"`` gives
 XLA's own rewrites back (results may then differ from the reference in the last bit, which rounding,
 ``floor`` and ``ceil`` can turn into a whole unit). ``benchmarks/jax_bench.py --only fp`` measures the
-cost of the strict rules side by side.
+cost of the strict rules side by side; ``benchmarks/xla_compile.py`` their compile time (the Llama
+programs at 1b: XLA's CPU time 1.11x of the hand-written program's with XLA's default options, 1.25x
+with the strict ones, almost all of the difference the YNN restriction; the multiply barriers and
+``xla_allow_excess_precision`` cost nothing measurable).
 """
 
 from __future__ import annotations
