@@ -49,6 +49,10 @@ from .prim_jax import is_static
 from .values import PackedV, PrimV, ShapeV, TVal
 
 
+#: the position of a padding token: past every history
+_PAD_POS = 1 << 30
+
+
 def _bucket(n: int) -> int:
     return 1 << max(int(n) - 1, 0).bit_length()
 
@@ -57,7 +61,7 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, thet
     """One layer's forward (CALL.PAGEDKV.8) over the plan of :func:`_plan_arrays`: the new keys
     (rotated, CALL.PAGEDKV.9) and values written into their slots, then the attention over the
     history read through the page table (whole pages: the slots past a sequence's length are masked).
-    Padding tokens (slot ``scratch``) write zeros into the scratch page."""
+    Padding tokens (slot ``scratch``, position ``_PAD_POS``) write zeros into the scratch page."""
     write, pos, seq = tok[0], tok[1], tok[2]
     hist_len, table = seqs[:, 0], seqs[:, 1:]
     hist = (table[:, :, None] * page + jnp.arange(page, dtype=table.dtype)).reshape(table.shape[0], -1)
@@ -65,10 +69,12 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, thet
     keys = pa.stored_keys(jnp, k, pos, mode, scale, theta)
     real = (write != scratch)[:, None, None]
     zero = jnp.zeros((), pool.dtype)
+    new_v = jnp.where(real, v.astype(pool.dtype), zero)
     pool = pool.at[layer, 0, write].set(jnp.where(real, keys.astype(pool.dtype), zero))
-    pool = pool.at[layer, 1, write].set(jnp.where(real, v.astype(pool.dtype), zero))
+    pool = pool.at[layer, 1, write].set(new_v)
     pages = pool[layer]
-    out = pa.attend(jnp, q, pages[0][hist], pages[1][hist], pos, seq, hist_len, mode, scale, theta, sm)
+    out = pa.attend(jnp, q, pages[0][hist], pages[1][hist], pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v,
+                    cond=lax.cond)
     return pool, out
 
 
@@ -94,14 +100,15 @@ def _buckets(state: Any, reserve: Optional[int] = None) -> Tuple[int, int, int]:
 
 def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) -> List[np.ndarray]:
     """The open forward's plan as two int32 arrays padded to ``buckets``: ``tok`` (3, tokens) the
-    slot, position and batch index of each new token (padding tokens write the scratch slot at
-    position 0 of batch entry 0), and ``seqs`` (batch, 1 + pages) each sequence's history length
-    followed by its page table (padding pages: the scratch page). Written from the bookkeeping
+    slot, position and batch index of each new token (padding tokens write the scratch slot, as batch
+    entry 0), and ``seqs`` (batch, 1 + pages) each sequence's history length
+    followed by its page table (padding pages: the scratch page). A padding token's position is past
+    every history (it lowers no sequence's first new position, CALL.PAGEDKV.8's masks). Written from the bookkeeping
     directly (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the reference's)."""
     tp, bp, lp = buckets
     size, scratch_page = cfg.page_size, cfg.num_pages
     tok = np.zeros((3, tp), np.int32)
-    tok[0] = scratch_page * size
+    tok[0], tok[1] = scratch_page * size, _PAD_POS
     seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
     seqs[:, 0] = 0
     t = 0
@@ -131,7 +138,7 @@ def _forward(pool: Any, layer: int, qkv: Any, plan: ForwardPlan, cfg: PagedConfi
     t, (b, length) = plan.tokens, plan.hist.shape
     tp, bp, npg = _bucket(t), _bucket(b), -(-_bucket(length) // size)
     tok = np.zeros((3, tp), np.int32)
-    tok[0] = scratch
+    tok[0], tok[1] = scratch, _PAD_POS
     tok[:, :t] = plan.write, plan.pos, plan.seq
     seqs = np.full((bp, 1 + npg), cfg.num_pages, np.int32)
     seqs[:, 0] = 0
@@ -288,7 +295,7 @@ def _traced_attention(walker: Any, args: List[Any]) -> None:
     n = int(qkv.data.shape[0])
     tok, seqs = c.plan
     if int(tok.shape[1]) != n:          # the plan's token bucket against the fused qkv's rows
-        tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, 0), _fit(tok[2], n, 0)])
+        tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, _PAD_POS), _fit(tok[2], n, 0)])
     sm_val = jnp.asarray(sm.val, jnp.float32)
     c.data, o = _forward_body(c.data, jnp.int32(int(layer.val) - cfg.layer_begin), qkv.data, tok, seqs, sm_val,
                               **_statics(cfg))

@@ -308,3 +308,28 @@ def test_the_history_bucket_is_at_least_the_reserve():
         compiles.append(exe.stats.compiles)
     # histories 1-8 are one bucket (8), 9 and 10 the bucket 16
     assert compiles == [1] * 8 + [2, 2] and exe.stats.host_calls == 1      # (create adds a sequence: host mode)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+@pytest.mark.parametrize("pad_poison", [False, True])
+def test_a_masked_non_finite_value_contributes_nothing(bad, pad_poison):
+    """CALL.PAGEDKV.8: a later token of a prefill chunk holding an infinity or a NaN in its value leaves
+    the earlier tokens' outputs finite, on the per-layer kernels (a function that opens the forward
+    itself, host mode) and in a compiled function (its tokens padded to their bucket), as on the
+    reference; the tokens that see it get what the reference gives them."""
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+
+    qkv = np.random.default_rng(7).standard_normal((5, 8, 8)).astype("float32")
+    qkv[3, 6] = bad
+    mod, cmod = relax_ref.parse(SRC), relax_ref.parse(COMPILED_SRC)
+    exe, cexe = relax_jax.compile(mod, pad_poison=pad_poison), relax_jax.compile(cmod, pad_poison=pad_poison)
+    want = relax_ref.evaluate(mod, "step", relax_ref.evaluate(mod, "create"), (0,), (5,), qkv)
+    got = np.asarray(exe("step", exe("create"), (0,), (5,), qkv))
+    ref_c, c = relax_ref.evaluate(cmod, "create"), cexe("create")
+    _open(ref_c, NUMPY_PAGED, 5)
+    _open(c, jpk.JAX_PAGED, 5)
+    cwant, cgot = relax_ref.evaluate(cmod, "layers", ref_c, qkv), np.asarray(cexe("layers", c, qkv))
+    assert cexe.stats.compiles == 1
+    for w, g in ((want, got), (cwant, cgot)):
+        assert np.all(np.isfinite(w[:3])) and not np.all(np.isfinite(w[3:]))
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
