@@ -15,8 +15,8 @@ Contenders (weights random, float32 or with ``--dtype bfloat16`` bfloat16; the s
 * ``relax_jax_paged``: ``relax_jax.compile`` of ``llama_tiny_paged.build_paged_module`` (TVM's paged KV
   cache as MLC keeps it, pages of 16 tokens, one fused-qkv attention call per layer; the host adds the
   sequence and brackets every call with ``kv_state_begin_forward`` / ``end_forward``, timed with it;
-  the pool donated, the forward's page slots traced). Its cache holds the tokens of the longest decode
-  measured (or of the generation).
+  the pool donated, the forward's page slots traced, the history bucketed to at least the generation's
+  rows, ``reserve``). Its cache holds the tokens of the longest decode measured (or of the generation).
 
 Figures per contender (one child process per contender and run):
 
@@ -103,7 +103,9 @@ class _Runner:
             from relax_jax.paged_kv_cache import JAX_PAGED
 
             self.LP, self.ops = LP, JAX_PAGED
-            self.exe = relax_jax.compile(LP.build_paged_module(model, capacity=max(reserve, capacity), page_size=16))
+            # the history bucket of its sequence: at least the rows of the generation, as the others' caches
+            self.exe = relax_jax.compile(LP.build_paged_module(model, capacity=max(reserve, capacity), page_size=16),
+                                         reserve=reserve)
         else:
             import relax_jax
 

@@ -97,8 +97,9 @@ class Prog:
                           f'sinfo_args=R.Prim("int64"))')
         self.output(v, 'R.Prim("int64")', Prim(hand_count, "int64"))
 
-    def forward(self, batch, positions=False, end=True):
-        """``batch``: (seq, n) pairs; every layer attends once, each output returned."""
+    def forward(self, batch, positions=False, end=True, poison=None):
+        """``batch``: (seq, n) pairs; every layer attends once, each output returned; ``poison(layer,
+        qkv)`` may change a layer's fused qkv in place (a non-finite value)."""
         c = self.cfg
         ids = ", ".join(str(s) for s, _ in batch)
         lens = ", ".join(str(n) for _, n in batch)
@@ -116,6 +117,8 @@ class Prog:
         sm = 1.0 / math.sqrt(c["d"])
         for layer in range(c["layers"]):
             qkv = RNG.standard_normal((total, heads, c["d"])).astype("float32")
+            if poison is not None:
+                poison(layer, qkv)
             p = self._name("qkv")
             self.params.append(f'{p}: R.Tensor(({total}, {heads}, {c["d"]}), "float32")')
             self.inputs.append(qkv)
@@ -350,8 +353,26 @@ def error_cases():
     return out
 
 
+def masked_value_cases():
+    """CALL.PAGEDKV.8, DIV.PAGEDKV.2 (after the others: their random inputs stay as they were)."""
+    out = []
+    p = Prog()
+    p.add(0)
+
+    def inf_value(layer, qkv):
+        if layer == 0:
+            qkv[3, 4 + 2] = np.inf     # token 3's value, key/value head 0 (heads: 4 query, 2 key, 2 value)
+    p.forward([(0, 5)], poison=inf_value)
+    p.forward([(0, 1)])
+    out.append(p.case("masked_infinite_value", ATT + ["DIV.PAGEDKV.2"],
+                      "a prefill of 5 tokens whose token 3 holds an infinite value in layer 0: tokens 0-2 do not "
+                      "attend to it and stay finite; token 3, token 4 and the next decode step see it with a "
+                      "positive weight: infinite in the query heads of that key/value head"))
+    return out
+
+
 def cases():
-    return value_cases() + fork_cases() + state_cases() + error_cases()
+    return value_cases() + fork_cases() + state_cases() + error_cases() + masked_value_cases()
 
 
 def generate():

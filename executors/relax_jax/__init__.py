@@ -42,7 +42,8 @@ donate_argnums=None, reserve=None, padded_results=None) -> Executable``
     ``reserve``: the rows a growing value may reach: a symbolic variable that a function's result
     extends (a result extent ``v + c``, as a cache grown by ``concat``) is bucketed to at least the
     bucket of ``reserve``, so a decode loop that grows its caches up to ``reserve`` rows compiles once,
-    as a KV cache created with that capacity does (default: the growth-aware bucket of each value).
+    as a KV cache created with that capacity does (default: the growth-aware bucket of each value); the
+    history of a paged KV cache's sequence (CALL.PAGEDKV.8) is bucketed to at least it too.
     ``float_rules``: ``"strict"`` keeps PRIM.FLOAT.1 (one rounding per node: no reciprocal for a
     division, no reassociation, no fused multiply-add; :mod:`relax_jax.float_rules`), ``"fast"`` lets
     XLA rewrite float arithmetic. ``as_jax_function`` keeps the multiply barriers; the enclosing

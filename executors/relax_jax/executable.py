@@ -437,7 +437,7 @@ class Executable:
             vals = tuple(sym[v] for v in plan.sym_vars)
         extras: list = []
         for a, l in zip(args, plan.layouts):
-            static_facts(a, l, extras, bucketing)
+            static_facts(a, l, extras, bucketing, plan.reserve)
         return (bucketing, vals, tuple(extras))
 
     def _dispatch(self, plan: _Plan, args: Sequence[Any], sym: Dict, keep_boxes=None) -> Any:
@@ -502,7 +502,7 @@ class Executable:
                     c.hot, c.hot_made = make_hot(self, plan, c, bucketing, key), True
                 plan.hot = c.hot
         flat: list = []
-        flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg)
+        flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg, plan.reserve)
         if plan.sym_vars:
             flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
         consumed = self._donate(c, flat, keep_boxes) if c.donated else False
@@ -605,7 +605,7 @@ class Executable:
         builders_box: list = []
         cap = cache_capacity(args, plan.layouts) if plan.cap_tied else None
         arg_specs(args, plan.layouts, (lambda v: plan.bucket(v, sym[v], cap)) if bucketing else None, sym, phys_shapes,
-                   specs)
+                   specs, plan.reserve)
         nsym = len(plan.sym_vars)
         if nsym:
             specs.append(jax.ShapeDtypeStruct((nsym,), np.int64))

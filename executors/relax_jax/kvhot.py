@@ -220,7 +220,7 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
     if plan.sym_vars or any(kind == _S for kind, _ in items):
         return None
     fn, has_code, builders, stats, nparams = compiled.fn, compiled.has_code, compiled.builders, exe.stats, len(items)
-    n_kv_out = len(compiled.kv)
+    n_kv_out, reserve = len(compiled.kv), plan.reserve
     order = [p[0] for p, _, _, _ in compiled.kv]
 
     def hot(args):
@@ -237,7 +237,7 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
                     return MISS
                 flat.append(a)
                 continue
-            inputs = paged_hot_inputs(a, facts[i], rows_of.get(i, ())) if type(a) is PagedKVCache else None
+            inputs = paged_hot_inputs(a, facts[i], rows_of.get(i, ()), reserve) if type(a) is PagedKVCache else None
             if inputs is None or id(a) in seen:
                 return MISS
             seen.add(id(a))

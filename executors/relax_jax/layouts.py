@@ -312,7 +312,7 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
     return False
 
 
-def static_facts(a: Any, l: Any, out: list, bucketing: bool) -> None:
+def static_facts(a: Any, l: Any, out: list, bucketing: bool, reserve: Optional[int] = None) -> None:
     if isinstance(l, TensorParam):
         if l.dims is None:
             out.append(tuple(a.shape))
@@ -326,10 +326,10 @@ def static_facts(a: Any, l: Any, out: list, bucketing: bool) -> None:
             out.append(tuple(int(x) for x in a))
     elif isinstance(l, TupleParam):
         for x, f in zip(a, l.fields):
-            static_facts(x, f, out, bucketing)
+            static_facts(x, f, out, bucketing, reserve)
     elif isinstance(l, KVCacheParam):
         if isinstance(a, PagedKVCache):
-            out.append(paged.static_fact(a))
+            out.append(paged.static_fact(a, reserve))
         else:
             out.append(("kv", tuple(a.data.shape), str(a.data.dtype)))
 
@@ -350,7 +350,7 @@ def _vars(e) -> list:
     return list(prim_vars_in(e))
 
 
-def arg_specs(args, layouts, buckets, sym, phys_shapes, specs) -> None:
+def arg_specs(args, layouts, buckets, sym, phys_shapes, specs, reserve: Optional[int] = None) -> None:
     for a, l in zip(args, layouts):
         if isinstance(l, TensorParam):
             shape = _phys_dims(l, a, buckets, sym)
@@ -362,9 +362,9 @@ def arg_specs(args, layouts, buckets, sym, phys_shapes, specs) -> None:
         elif isinstance(l, ShapeParam):
             pass
         elif isinstance(l, TupleParam):
-            arg_specs(a, l.fields, buckets, sym, phys_shapes, specs)
+            arg_specs(a, l.fields, buckets, sym, phys_shapes, specs, reserve)
         elif isinstance(l, KVCacheParam) and isinstance(a, PagedKVCache):
-            specs += paged.arg_specs(a)
+            specs += paged.arg_specs(a, reserve)
         elif isinstance(l, KVCacheParam):
             specs.append(jax.ShapeDtypeStruct(tuple(a.data.shape), a.data.dtype))
             specs += [jax.ShapeDtypeStruct((), np.int64)] * 2
@@ -386,7 +386,7 @@ def _np_rec(args, layouts, it) -> bool:
     return False
 
 
-def flatten_args(args, layouts, it, flat, pad=pad_to) -> None:
+def flatten_args(args, layouts, it, flat, pad=pad_to, reserve: Optional[int] = None) -> None:
     for a, l in zip(args, layouts):
         if isinstance(l, TensorParam):
             flat.append(pad(a, next(it)))
@@ -397,9 +397,10 @@ def flatten_args(args, layouts, it, flat, pad=pad_to) -> None:
                     v = int_to_float(v, l.dtype)    # rounded as the reference does, past float64 too (VAL.DTYPE.6)
                 flat.append(np.asarray(v, _dt.to_numpy(l.dtype)))
         elif isinstance(l, TupleParam):
-            flatten_args(a, l.fields, it, flat, pad)
+            flatten_args(a, l.fields, it, flat, pad, reserve)
         elif isinstance(l, KVCacheParam):
-            flat += paged.flat_inputs(a) if isinstance(a, PagedKVCache) else [a.data, np.int64(a.fill), np.int64(a.pos)]
+            flat += paged.flat_inputs(a, reserve) if isinstance(a, PagedKVCache) else \
+                [a.data, np.int64(a.fill), np.int64(a.pos)]
 
 
 def rebuild_param(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:

@@ -3,33 +3,36 @@
 :class:`relax_ref.interp.paged_state.PagedState`, the formulas of
 :mod:`relax_ref.interp.paged_attention`) over a preallocated JAX page pool.
 
-The pool is one device array per cache, allocated at ``create`` with every page of the capacity.
-Each layer's attention is one compiled kernel that writes the new keys/values into their page slots
-and attends over the gathered history; the pool is donated to it, so XLA updates the pages in place.
-The page table, the token positions and the history lengths reach the kernel as traced integer
-arrays padded to power-of-two buckets (tokens, sequences, history length): one compilation serves
-every step of a generation within a bucket. The sequence functions only change the host-side
-bookkeeping (and copy a partial page at a fork, in place).
+The pool is one device array per cache, allocated at ``create`` with every page of the capacity (a
+function that creates a cache and returns it compiles: the pool is zeros in the compiled code).
+Each layer's attention called on the host is one compiled kernel that writes the new keys/values
+into their page slots and attends over the history read through the page table; the pool is
+donated to it, so XLA updates the pages in place. The forward's plan reaches the kernel as two
+traced int32 arrays padded to power-of-two buckets (tokens, sequences, history length,
+:func:`_plan_arrays`): each new token's slot, position and batch index, and each sequence's history
+length and page table. One compilation serves every step of a generation within a bucket. The
+sequence functions only change the host-side bookkeeping (and copy a partial page at a fork, in
+place).
 
 **Caches as parameters.** A function that takes a paged cache (an ``R.Object`` parameter) while a
 forward is open compiles as a whole, as a serving loop calls ``prefill`` and ``decode``: the host
 keeps the bookkeeping (``kv_state_*``, ``begin_forward`` / ``end_forward`` around the call) and passes
-the page pool (donated) and the open forward's plan (:class:`~relax_ref.interp.paged_state.ForwardPlan`:
-write slots, positions, batch indices, history slots and lengths, padded to their buckets) as traced
-arrays; each attention call of the function (:class:`TracedPaged`) writes its layer's pages and
-attends in the compiled code, and the new pool is written back into the cache object after the
-call. The compilation key holds the configuration, the pool's shape and the plan's buckets, so one
-compilation serves every decode step of a generation within a history bucket. What the plan must
-agree with -- the token count of each call's fused qkv and output -- is recorded while tracing and
-checked on the host before the call (a mismatch runs the call in host mode, which reports the
-reference's error before anything is donated). Any other paged function inside a compiled function,
-or an attention call under traced control flow, makes the function run in host mode.
+the page pool (donated) and the open forward's plan as traced arrays; each attention call of the
+function (:class:`TracedPaged`) writes its layer's pages and attends in the compiled code, and the
+new pool is written back into the cache object after the call. The compilation key holds the
+configuration, the pool's shape and the plan's buckets; the history's bucket is at least that of the
+executable's ``reserve`` (``relax_jax.compile(reserve=n)``: the rows a sequence is declared to reach),
+so one compilation serves every decode step of a generation up to it. What the plan must agree with
+-- the token count of each call's fused qkv and output -- is recorded while tracing and checked on
+the host before the call (a mismatch runs the call in host mode, which reports the reference's error
+before anything is donated). Any other paged function inside a compiled function, or an attention
+call under traced control flow, makes the function run in host mode.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -37,36 +40,46 @@ import numpy as np
 from jax import lax
 
 from relax_ref.interp import paged_attention as pa
-from relax_ref.interp.paged_kv_cache import PagedConfig, PagedOps, arity_checked
+from relax_ref.interp.paged_kv_cache import CREATE, PagedConfig, PagedKVCache, PagedOps, arity_checked
 from relax_ref.interp.paged_state import PREFIX, ForwardPlan
-from relax_ref.values import PrimScalar
+from relax_ref.values import PrimScalar, ShapeValue
 
 from .errors import NeedsExact, TraceAbort
 from .prim_jax import is_static
 from .values import PackedV, PrimV, ShapeV, TVal
 
 
+#: the position of a padding token: past every history
+_PAD_POS = 1 << 30
+
+
 def _bucket(n: int) -> int:
     return 1 << max(int(n) - 1, 0).bit_length()
 
 
-def _forward_body(pool, layer, qkv, write, pos, seq, hist, hist_len, sm, *, hq, hkv, mode, scale, theta, scratch):
-    """One layer's forward (CALL.PAGEDKV.8): the new keys (rotated, CALL.PAGEDKV.9) and values written
-    into their slots, then the attention over the gathered history. Padding tokens (slot ``scratch``)
-    write zeros, so the scratch page never holds what a masked read could turn into a NaN."""
+def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, theta, page, scratch):
+    """One layer's forward (CALL.PAGEDKV.8) over the plan of :func:`_plan_arrays`: the new keys
+    (rotated, CALL.PAGEDKV.9) and values written into their slots, then the attention over the
+    history read through the page table (whole pages: the slots past a sequence's length are masked).
+    Padding tokens (slot ``scratch``, position ``_PAD_POS``) write zeros into the scratch page."""
+    write, pos, seq = tok[0], tok[1], tok[2]
+    hist_len, table = seqs[:, 0], seqs[:, 1:]
+    hist = (table[:, :, None] * page + jnp.arange(page, dtype=table.dtype)).reshape(table.shape[0], -1)
     q, k, v = pa.split_qkv(qkv, hq, hkv)
     keys = pa.stored_keys(jnp, k, pos, mode, scale, theta)
     real = (write != scratch)[:, None, None]
     zero = jnp.zeros((), pool.dtype)
+    new_v = jnp.where(real, v.astype(pool.dtype), zero)
     pool = pool.at[layer, 0, write].set(jnp.where(real, keys.astype(pool.dtype), zero))
-    pool = pool.at[layer, 1, write].set(jnp.where(real, v.astype(pool.dtype), zero))
+    pool = pool.at[layer, 1, write].set(new_v)
     pages = pool[layer]
-    out = pa.attend(jnp, q, pages[0][hist], pages[1][hist], pos, seq, hist_len, mode, scale, theta, sm)
+    out = pa.attend(jnp, q, pages[0][hist], pages[1][hist], pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v,
+                    cond=lax.cond)
     return pool, out
 
 
-_forward_kernel = jax.jit(_forward_body, static_argnames=("hq", "hkv", "mode", "scale", "theta", "scratch"),
-                          donate_argnums=(0,))
+_STATIC_NAMES = ("hq", "hkv", "mode", "scale", "theta", "page", "scratch")
+_forward_kernel = jax.jit(_forward_body, static_argnames=_STATIC_NAMES, donate_argnums=(0,))
 
 
 @partial(jax.jit, static_argnames=("n",), donate_argnums=(0,))
@@ -75,41 +88,66 @@ def _copy_kernel(pool, src, dst, *, n):
     return lax.dynamic_update_slice_in_dim(pool, rows, dst, axis=2)
 
 
-def _buckets(state: Any) -> Tuple[int, int, int]:
-    """The buckets of the open forward's token count, batch size and longest history."""
+def _buckets(state: Any, reserve: Optional[int] = None) -> Tuple[int, int, int]:
+    """The buckets of the open forward's token count, batch size and longest history; the history's
+    is at least the bucket of ``reserve`` (``relax_jax.compile(reserve=...)``, the rows a sequence
+    is declared to reach), so one compilation serves a generation's decode steps up to it."""
     batch = state.forward
-    return (_bucket(sum(n for _, _, n in batch)), _bucket(len(batch)), _bucket(max(old + n for _, old, n in batch)))
+    longest = max(old + n for _, old, n in batch)
+    hist = _bucket(reserve) if reserve is not None and longest <= reserve else _bucket(longest)
+    return _bucket(sum(n for _, _, n in batch)), _bucket(len(batch)), hist
 
 
-def _padded_plan(plan: ForwardPlan, cfg: PagedConfig) -> List[np.ndarray]:
-    """``[write, pos, seq, hist, hist_len]`` as int32 arrays padded to their buckets: padding tokens
-    write the scratch slot at position 0 of batch entry 0, padding history reads the scratch slot."""
-    scratch = cfg.num_pages * cfg.page_size
-    t, (b, length) = plan.tokens, plan.hist.shape
-    tp, bp, lp = _bucket(t), _bucket(b), _bucket(length)
-    hist = np.full((bp, lp), scratch, np.int32)
-    hist[:b, :length] = plan.hist
-    hist_len = np.zeros(bp, np.int32)
-    hist_len[:b] = (plan.hist < scratch).sum(axis=1)
-
-    def pad(a: np.ndarray, fill: int) -> np.ndarray:
-        return np.concatenate([a.astype(np.int32), np.full(tp - t, fill, np.int32)])
-    return [pad(plan.write, scratch), pad(plan.pos, 0), pad(plan.seq, 0), hist, hist_len]
+def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) -> List[np.ndarray]:
+    """The open forward's plan as two int32 arrays padded to ``buckets``: ``tok`` (3, tokens) the
+    slot, position and batch index of each new token (padding tokens write the scratch slot, as batch
+    entry 0), and ``seqs`` (batch, 1 + pages) each sequence's history length
+    followed by its page table (padding pages: the scratch page). A padding token's position is past
+    every history (it lowers no sequence's first new position, CALL.PAGEDKV.8's masks). Written from the bookkeeping
+    directly (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the reference's)."""
+    tp, bp, lp = buckets
+    size, scratch_page = cfg.page_size, cfg.num_pages
+    tok = np.zeros((3, tp), np.int32)
+    tok[0], tok[1] = scratch_page * size, _PAD_POS
+    seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
+    seqs[:, 0] = 0
+    t = 0
+    for b, (s, old, n) in enumerate(state.forward):
+        table = state.tables[s]
+        seqs[b, 1:1 + len(table)] = table
+        seqs[b, 0] = old + n
+        if n == 1:
+            tok[0, t], tok[1, t], tok[2, t] = table[old // size] * size + old % size, old, b
+        else:
+            p = np.arange(old, old + n)
+            tok[0, t:t + n] = np.asarray(table)[p // size] * size + p % size
+            tok[1, t:t + n], tok[2, t:t + n] = p, b
+        t += n
+    return [tok, seqs]
 
 
 def _statics(cfg: PagedConfig) -> Dict[str, Any]:
     return dict(hq=cfg.num_qo_heads, hkv=cfg.num_kv_heads, mode=cfg.rope_mode, scale=cfg.rope_scale,
-                theta=cfg.rope_theta, scratch=cfg.num_pages * cfg.page_size)
+                theta=cfg.rope_theta, page=cfg.page_size, scratch=cfg.num_pages * cfg.page_size)
 
 
 def _forward(pool: Any, layer: int, qkv: Any, plan: ForwardPlan, cfg: PagedConfig, sm: float) -> Tuple[Any, Any]:
-    t = plan.tokens
-    write, pos, seq, hist, hist_len = _padded_plan(plan, cfg)
+    """One layer's call on the host (a compiled kernel): the reference's plan in the layout of
+    :func:`_plan_arrays` (a page's first slot names the page)."""
+    size, scratch = cfg.page_size, cfg.num_pages * cfg.page_size
+    t, (b, length) = plan.tokens, plan.hist.shape
+    tp, bp, npg = _bucket(t), _bucket(b), -(-_bucket(length) // size)
+    tok = np.zeros((3, tp), np.int32)
+    tok[0], tok[1] = scratch, _PAD_POS
+    tok[:, :t] = plan.write, plan.pos, plan.seq
+    seqs = np.full((bp, 1 + npg), cfg.num_pages, np.int32)
+    seqs[:, 0] = 0
+    seqs[:b, 0] = (plan.hist < scratch).sum(axis=1)
+    seqs[:b, 1:1 + -(-length // size)] = plan.hist[:, ::size] // size
     qkv = jnp.asarray(qkv)
-    if write.shape[0] > t:
-        qkv = jnp.pad(qkv, [(0, write.shape[0] - t), (0, 0), (0, 0)])
-    pool, out = _forward_kernel(pool, jnp.int32(layer), qkv, write, pos, seq, hist, hist_len, jnp.float32(sm),
-                                **_statics(cfg))
+    if tp > t:
+        qkv = jnp.pad(qkv, [(0, tp - t), (0, 0), (0, 0)])
+    pool, out = _forward_kernel(pool, jnp.int32(layer), qkv, tok, seqs, jnp.float32(sm), **_statics(cfg))
     return pool, out[:t]
 
 
@@ -142,8 +180,8 @@ def _arg(v: Any) -> Any:
 # -- a paged cache as a parameter of a compiled function ---------------------------------------------------
 
 ATTENTION = PREFIX + "attention_kv_cache_attention_with_fused_qkv"
-#: the arrays a cache parameter passes: the pool, then the padded plan (``_padded_plan``)
-PAGED_INPUTS = 6
+#: the arrays a cache parameter passes: the pool, then the padded plan (``_plan_arrays``)
+PAGED_INPUTS = 3
 
 
 class TracedPaged:
@@ -169,32 +207,37 @@ def is_ready(cache: Any) -> bool:
     return isinstance(cache.pool, jax.Array) and cache.state.forward is not None
 
 
-def static_fact(cache: Any) -> tuple:
-    """The cache's part of a compilation key."""
-    return ("paged", cache.config, tuple(cache.pool.shape), str(cache.pool.dtype), _buckets(cache.state))
+def static_fact(cache: Any, reserve: Optional[int] = None) -> tuple:
+    """The cache's part of a compilation key (``reserve``: the executable's, see :func:`_buckets`)."""
+    return ("paged", cache.config, tuple(cache.pool.shape), str(cache.pool.dtype), _buckets(cache.state, reserve))
 
 
-def arg_specs(cache: Any) -> List[Any]:
-    tp, bp, lp = _buckets(cache.state)
+def arg_specs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
+    tp, bp, lp = _buckets(cache.state, reserve)
     i32 = np.dtype(np.int32)
-    return [jax.ShapeDtypeStruct(tuple(cache.pool.shape), cache.pool.dtype)] + \
-        [jax.ShapeDtypeStruct((tp,), i32)] * 3 + [jax.ShapeDtypeStruct((bp, lp), i32), jax.ShapeDtypeStruct((bp,), i32)]
+    return [jax.ShapeDtypeStruct(tuple(cache.pool.shape), cache.pool.dtype), jax.ShapeDtypeStruct((3, tp), i32),
+            jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32)]
 
 
-def flat_inputs(cache: Any) -> List[Any]:
-    """The pool and the padded plan of the open forward."""
-    return [cache.pool] + _padded_plan(cache.state.plan(ATTENTION[len(PREFIX):]), cache.config)
+def flat_inputs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
+    """The pool and the padded plan of the open forward (:func:`_plan_arrays`)."""
+    return [cache.pool] + _plan_arrays(cache.state, cache.config, _buckets(cache.state, reserve))
 
 
-def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...]) -> Any:
+def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] = None) -> Any:
     """The compiled inputs of ``cache`` when it fits the compilation of key part ``fact`` and static token
     counts ``rows`` (the fast path, :mod:`relax_jax.kvhot`); None otherwise."""
-    if not is_ready(cache) or static_fact(cache) != fact:
+    forward, pool = cache.state.forward, cache.pool
+    if forward is None or not isinstance(pool, jax.Array):
         return None
-    tokens = sum(n for _, _, n in cache.state.forward)
+    buckets = _buckets(cache.state, reserve)
+    same_config = fact[1] is cache.config or fact[1] == cache.config
+    if fact[4] != buckets or not same_config or fact[2] != pool.shape or fact[3] != str(pool.dtype):
+        return None
+    tokens = sum(n for _, _, n in forward)
     if any(r != tokens for r in rows):
         return None
-    return flat_inputs(cache)
+    return [cache.pool] + _plan_arrays(cache.state, cache.config, buckets)
 
 
 def rows_match(args: Any, records: List[Any], sym: Dict[Any, int], get_path: Any) -> bool:
@@ -250,12 +293,31 @@ def _traced_attention(walker: Any, args: List[Any]) -> None:
             raise TraceAbort(f"{ATTENTION}: a tensor the host checks")
     c.rows += [_rows(qkv, "a fused qkv"), _rows(out, "an output")]
     n = int(qkv.data.shape[0])
-    write, pos, seq, hist, hist_len = c.plan
-    scratch = cfg.num_pages * cfg.page_size
+    tok, seqs = c.plan
+    if int(tok.shape[1]) != n:          # the plan's token bucket against the fused qkv's rows
+        tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, _PAD_POS), _fit(tok[2], n, 0)])
     sm_val = jnp.asarray(sm.val, jnp.float32)
-    c.data, o = _forward_body(c.data, jnp.int32(int(layer.val) - cfg.layer_begin), qkv.data, _fit(write, n, scratch),
-                              _fit(pos, n, 0), _fit(seq, n, 0), hist, hist_len, sm_val, **_statics(cfg))
+    c.data, o = _forward_body(c.data, jnp.int32(int(layer.val) - cfg.layer_begin), qkv.data, tok, seqs, sm_val,
+                              **_statics(cfg))
     walker.mutate(out, _fit(o, int(out.data.shape[0]), 0))
+
+
+def _traced_create(checked: Any, args: List[Any]) -> PagedKVCache:
+    """CALL.PAGEDKV.1 inside a compiled function: the configuration is static (shapes and integers
+    known while tracing, the dtype witness's dtype), the pool is zeros in the compiled code, and the
+    new cache leaves it as its pool (``pytree``: ``("PKVnew", config)``). Anything not static is
+    decided on the host."""
+    host = []
+    for a in args:
+        if isinstance(a, ShapeV) and all(d.is_static for d in a):
+            host.append(ShapeValue([int(d.val) for d in a]))
+        elif isinstance(a, PrimV) and is_static(a.val):
+            host.append(PrimScalar(a.val.item() if isinstance(a.val, np.generic) else a.val, a.dtype))
+        elif isinstance(a, TVal) and a.valid is None:
+            host.append(jax.ShapeDtypeStruct(tuple(a.data.shape), a.data.dtype))    # read for its dtype
+        else:
+            raise TraceAbort(f"{CREATE} with an argument the host decides")
+    return checked(*host)
 
 
 def _native(name: str, rule: Any, dps: int = 0) -> PackedV:
@@ -266,6 +328,8 @@ def _native(name: str, rule: Any, dps: int = 0) -> PackedV:
             if name == ATTENTION and args and isinstance(args[0], TracedPaged) and walker.level == 0:
                 _traced_attention(walker, args)
                 return None
+            if name == CREATE and walker.level == 0:
+                return _traced_create(checked, args)
             raise TraceAbort(f"{name} in a compiled function", permanent=True)
         r = checked(*[_arg(a) for a in args])
         if dps:                                 # the destination tensors are the last ``dps`` arguments

@@ -12,6 +12,7 @@ import numpy as np
 
 from relax_ref import values as rv
 from relax_ref.interp.kv_cache import AttentionKVCache
+from relax_ref.interp.paged_kv_cache import PagedKVCache
 
 from .dims import dim_value
 from .errors import TraceAbort
@@ -23,8 +24,8 @@ from .values import PrimV, ShapeV, SymInt, TVal, describe
 def flatten(v: Any, new_caches: bool = False) -> Tuple[list, Any]:
     """``(leaves, spec)``: the JAX arrays of ``v`` and a hashable description of the rest.
     ``new_caches`` (a compiled function's result): a KV cache created in the trace leaves as its buffer
-    with its static fill count and window position (``("KVnew", fill, pos)``, CALL.KVCACHE.1), each
-    object once (a second reference to it sends the call to host mode, which keeps the identity)."""
+    with its static fill count and window position (``("KVnew", fill, pos)``, CALL.KVCACHE.1), a paged
+    cache created there as its page pool (``("PKVnew", config)``, CALL.PAGEDKV.1), each object once (a second reference to it sends the call to host mode, which keeps the identity)."""
     leaves: list = []
     spec = _flatten(v, leaves, set() if new_caches else None)
     return leaves, spec
@@ -73,6 +74,11 @@ def _flatten(v: Any, leaves: list, seen: Optional[set] = None) -> Any:
         seen.add(id(v))
         leaves.append(v.data)
         return ("KVnew", v.fill, v.pos)
+    if seen is not None and type(v) is PagedKVCache and v.state.empty() and v.state.forward is None \
+            and id(v) not in seen:
+        seen.add(id(v))                 # a paged cache created in the trace (CALL.PAGEDKV.1): its pool
+        leaves.append(v.pool)
+        return ("PKVnew", v.config)
     raise TraceAbort(f"a {describe(v)} cannot leave compiled code")
 
 
@@ -123,4 +129,6 @@ def _unflatten(spec: Any, it, level: int, args: Any = None) -> Any:
         return None
     if kind == "KVnew":
         return AttentionKVCache(next(it), spec[1], spec[2])
+    if kind == "PKVnew":
+        return PagedKVCache(spec[1], next(it))
     raise ValueError(f"bad value spec {spec!r}")

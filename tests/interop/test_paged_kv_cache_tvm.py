@@ -165,3 +165,26 @@ def test_tvm_cpu_kernels_agree_with_the_reference(kernels, mode):
             np.testing.assert_allclose(g[1], w[1], rtol=1e-4, atol=1e-5, err_msg=f"values, step {i}")
         else:
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=f"attention, step {i}")
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+@pytest.mark.parametrize("mode", [0, 1])
+def test_a_masked_non_finite_value_on_tvm_is_the_recorded_divergence(kernels, mode, bad):
+    """DIV.PAGEDKV.2: TVM's CPU kernels add a masked position's value times a weight of 0, so a later
+    token of a prefill chunk holding an infinity or a NaN in key/value head 0 turns the outputs of the
+    tokens before it NaN in that head's query heads; the reference (CALL.PAGEDKV.8) leaves them finite;
+    the tokens that see it and the other heads agree. (Fails once TVM's kernels skip masked positions.)"""
+    outs = []
+    for side in (RefSide(mode), TvmSide(kernels, mode)):
+        side.call("kv_state_add_sequence", 0)
+        side.call("kv_state_begin_forward", side.shape([0]), side.shape([20]))
+        qkv = np.random.default_rng(11).standard_normal((20, HQ + 2 * HKV, D)).astype("float32")
+        qkv[12, HQ + HKV] = bad                    # token 12's value, key/value head 0
+        outs.append(side.attention(0, qkv))
+        side.call("kv_state_end_forward")
+    ref, got = outs
+    group = HQ // HKV
+    assert np.all(np.isfinite(ref[:12])) and not np.any(np.isfinite(ref[12:, :group]))
+    assert np.all(np.isnan(got[:12, :group]))                      # the tokens before it: NaN on TVM
+    np.testing.assert_allclose(ref[12:], got[12:], rtol=1e-4, atol=1e-5)        # those that see it agree
+    np.testing.assert_allclose(ref[:, group:], got[:, group:], rtol=1e-4, atol=1e-5)

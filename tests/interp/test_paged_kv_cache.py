@@ -148,3 +148,47 @@ def test_random_operations_keep_the_page_invariants(ops):
         except OpRuntimeError:
             assert (s.lengths, s.tables, s.refs) == before     # a failed requirement changes nothing
         _check_invariants(s)
+
+
+def _prefill(cache, qkv, layer=0):
+    fused = PAGED_KV_FUNCS["vm.builtin.attention_kv_cache_attention_with_fused_qkv"]
+    NUMPY_PAGED.begin_forward(cache, ShapeValue([0]), ShapeValue([qkv.shape[0]]))
+    out = np.zeros((qkv.shape[0], 2, 4), "float32")
+    fused(cache, layer, 0.5, qkv, out)
+    NUMPY_PAGED.end_forward(cache)
+    return out
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("part", ["key", "value"])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_a_masked_position_contributes_nothing_whatever_it_holds(mode, part, bad):
+    """CALL.PAGEDKV.8: a token attends only to the positions up to its own; a later token of the same
+    prefill chunk holding an infinity or a NaN changes none of the earlier tokens' outputs (as TVM's
+    kernel, which never reads them), which equal those of the chunk without it."""
+    rng = np.random.default_rng(5)
+    qkv = rng.standard_normal((4, 4, 4)).astype("float32")
+    qkv[3, 2 if part == "key" else 3] = bad                 # token 3's key or value head
+    a, b = make(mode=mode), make(mode=mode)
+    for c in (a, b):
+        NUMPY_PAGED.add_sequence(c, 0)
+    whole, clean = _prefill(a, qkv), _prefill(b, qkv[:3])
+    assert np.all(np.isfinite(whole[:3])) and np.array_equal(whole[:3], clean)
+    if part == "value":                                     # token 3 sees its own value, with a weight > 0
+        assert (np.all(np.isnan(whole[3])) if np.isnan(bad) else np.all(whole[3] == bad))
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_a_stored_non_finite_value_reaches_the_tokens_that_see_it(bad):
+    """The other side of the rule: a position a token attends to enters its sum as float32 arithmetic
+    gives it (an infinity with a positive weight stays infinite, a NaN is NaN)."""
+    rng = np.random.default_rng(6)
+    qkv = rng.standard_normal((3, 4, 4)).astype("float32")
+    qkv[1, 3] = bad
+    c = make(mode=1)
+    NUMPY_PAGED.add_sequence(c, 0)
+    first = _prefill(c, qkv)
+    later = _prefill(c, rng.standard_normal((2, 4, 4)).astype("float32"))    # sees position 1 as history
+    assert np.all(np.isfinite(first[0]))
+    for out in (first[1:], later):
+        assert np.all(np.isnan(out)) if np.isnan(bad) else np.all(out == bad)

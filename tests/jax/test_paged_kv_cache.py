@@ -256,3 +256,80 @@ def test_decode_steps_take_the_fast_path():
     with pytest.raises(relax_ref.errors.OpRuntimeError, match="fused qkv"):
         exe("decode2", c, np.ones((2, 8, 8), "float32"))
     assert not pool.is_deleted()
+
+
+CREATE_ONLY = f'''
+from tvm.script import ir as I, relax as R, tirx as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def create() -> R.Object:
+        c = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_create", {TWO_LAYERS}, sinfo_args=R.Object)
+        return c
+'''
+
+
+def test_a_create_function_compiles():
+    """A function that only creates the cache (as MLC's ``create_paged_kv_cache``) is one compilation:
+    the pool is zeros in the compiled code and leaves it as the new cache's pool (CALL.PAGEDKV.1)."""
+    from relax_ref.testing.compare import compare
+
+    mod = relax_ref.parse(CREATE_ONLY)
+    exe = relax_jax.compile(mod)
+    a, b = exe("create"), exe("create")
+    ref = relax_ref.evaluate(mod, "create")
+    assert exe.stats.compiles == 1 and exe.stats.host_calls == 0
+    assert type(a) is PagedKVCache and a is not b and a.pool is not b.pool and compare(ref, a) is None
+    assert a.config == ref.config and a.pool.shape == ref.pool.shape and not np.any(np.asarray(a.pool))
+
+
+def test_the_history_bucket_is_at_least_the_reserve():
+    """``compile(reserve=n)``: the history of a sequence up to ``n`` rows takes the bucket of ``n``, so
+    every decode step of a generation within it is one compilation; a longer history buckets as before."""
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+    from relax_ref.values import ShapeValue
+
+    mod = relax_ref.parse(COMPILED_SRC)
+    exe = relax_jax.compile(mod, reserve=8)
+    rng = np.random.default_rng(4)
+    caches = [relax_ref.evaluate(mod, "create"), exe("create")]
+    for c, ops in zip(caches, (NUMPY_PAGED, jpk.JAX_PAGED)):
+        ops.add_sequence(c, 1)
+    compiles = []
+    for _ in range(10):                                 # histories 1..10
+        qkv = rng.standard_normal((2, 8, 8)).astype("float32")
+        outs = []
+        for c, ops, call in zip(caches, (NUMPY_PAGED, jpk.JAX_PAGED), (lambda *a: relax_ref.evaluate(mod, *a), exe)):
+            ops.begin_forward(c, ShapeValue([0, 1]), ShapeValue([1, 1]))
+            outs.append(np.asarray(call("decode2", c, qkv)))
+            ops.end_forward(c)
+        np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+        compiles.append(exe.stats.compiles)
+    # histories 1-8 are one bucket (8), 9 and 10 the bucket 16
+    assert compiles == [1] * 8 + [2, 2] and exe.stats.host_calls == 1      # (create adds a sequence: host mode)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+@pytest.mark.parametrize("pad_poison", [False, True])
+def test_a_masked_non_finite_value_contributes_nothing(bad, pad_poison):
+    """CALL.PAGEDKV.8: a later token of a prefill chunk holding an infinity or a NaN in its value leaves
+    the earlier tokens' outputs finite, on the per-layer kernels (a function that opens the forward
+    itself, host mode) and in a compiled function (its tokens padded to their bucket), as on the
+    reference; the tokens that see it get what the reference gives them."""
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+
+    qkv = np.random.default_rng(7).standard_normal((5, 8, 8)).astype("float32")
+    qkv[3, 6] = bad
+    mod, cmod = relax_ref.parse(SRC), relax_ref.parse(COMPILED_SRC)
+    exe, cexe = relax_jax.compile(mod, pad_poison=pad_poison), relax_jax.compile(cmod, pad_poison=pad_poison)
+    want = relax_ref.evaluate(mod, "step", relax_ref.evaluate(mod, "create"), (0,), (5,), qkv)
+    got = np.asarray(exe("step", exe("create"), (0,), (5,), qkv))
+    ref_c, c = relax_ref.evaluate(cmod, "create"), cexe("create")
+    _open(ref_c, NUMPY_PAGED, 5)
+    _open(c, jpk.JAX_PAGED, 5)
+    cwant, cgot = relax_ref.evaluate(cmod, "layers", ref_c, qkv), np.asarray(cexe("layers", c, qkv))
+    assert cexe.stats.compiles == 1
+    for w, g in ((want, got), (cwant, cgot)):
+        assert np.all(np.isfinite(w[:3])) and not np.all(np.isfinite(w[3:]))
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
