@@ -487,15 +487,19 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
             out = fn(*flat, np.asarray(vals, np.int64))
             if given:
                 _release(args, given)
-            if has_code:
-                code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
-                if code:
-                    if given:
-                        raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
-                    return MISS             # a run-time check failed: the general path re-runs and raises
-                out = out[:-1]
+            if not has_code:
+                stats.cache_hits += 1
+                return export(out, vals, cut)
+            # the results are made while the computation may still run (handles need no values), then
+            # the error code is read
+            result = export(out, vals, cut) if lazy is not None else None
+            code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
+            if code:
+                if given:
+                    raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
+                return MISS                 # a run-time check failed: the general path re-runs and raises
             stats.cache_hits += 1
-            return export(out, vals, cut)
+            return result if lazy is not None else export(out, vals, cut)
 
     return hot
 
