@@ -521,10 +521,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--gen-tokens", type=int, default=None, help="with --config: cold generation length (64; 8 for 1b)")
     p.add_argument("--decode-steps", type=int, default=None,
                    help="with --config: timed decode steps per cache length (64; 8 for 1b)")
-    p.add_argument("--sections", default="all,cached,generate",
+    p.add_argument("--sections", default="all,cached,generate,interleaved",
                    help="with --config: which child processes run (all: every warm figure and compile_cold_s; "
                         "compile: compile_cold_s and peak_rss_mb only; cached: compile_cached_s; generate: "
-                        "generate_cold_s)")
+                        "generate_cold_s; interleaved: the decode steps of all contenders in one process)")
     p.add_argument("--contenders", default=None,
                    help="with --config: the contenders besides jax, comma-separated (default: all of llama_sizes.CONTENDERS)")
     p.add_argument("--baseline-tree", default=None,

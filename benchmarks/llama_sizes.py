@@ -34,7 +34,12 @@ Figures per contender (one child process per contender and run):
   tokens, as the hand-written program's buffers), and so do the ``concat`` caches of ``relax_jax``
   (``relax_jax.compile(..., reserve=...)``: the bucket of their growing length); ``generate_compiles``: the XLA backend compilations
   of that generation (``jax.monitoring``, every contender alike);
-* ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``) at the end.
+* ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``) at the end;
+* ``decode_128_interleaved_tok_s`` / ``decode_1024_interleaved_tok_s`` (``--sections interleaved``): the
+  decode steps of all contenders in one process, alternating step by step (the order rotating), after
+  two untimed steps each: one over the median of ``--decode-steps`` steps. A step is 0.1-1 ms at the tiny
+  size, so this is the finer measure of the per-call overhead; separate processes carry the load's
+  changes between them.
 
 ``--baseline-tree DIR`` adds the relax_jax contenders once more as ``<name>@base``, their children run
 with ``DIR`` (another checkout of the project, e.g. ``git worktree add DIR <commit>``) first on the
@@ -212,6 +217,8 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
     import llama_tiny as L
 
+    if what == "interleaved":
+        return interleaved(name.split(","), config, max(decode_steps, repeats), dtype)
     cfg = L.Config(**CONFIGS[config], dtype=dtype)
     model = L.LlamaTiny(cfg)
     # the caches reserve the rows of a whole generation, as the hand-written program's buffers
@@ -254,6 +261,31 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
     return out
 
 
+def interleaved(names: List[str], config: str, steps: int, dtype: str = "float32") -> Dict[str, float]:
+    """The decode steps of ``names`` alternating in this process (``decode_<rows>_interleaved_tok_s``,
+    keys ``<contender>.<figure>``)."""
+    import llama_tiny as L
+
+    cfg = L.Config(**CONFIGS[config], dtype=dtype)
+    model = L.LlamaTiny(cfg)
+    w = _weights(model, 0, dtype)
+    runners = {n: _Runner(n, cfg, model, w, pow2(16 + 64), pow2(1024 + 2 + steps)) for n in names}
+    out: Dict[str, float] = {}
+    for length in (128, 1024):
+        states = {n: r.decode_state(length, pow2(length + 2 + steps)) for n, r in runners.items()}
+        for n, r in runners.items():
+            r.step(states[n])
+        times: Dict[str, List[float]] = {n: [] for n in names}
+        for i in range(steps):
+            for n in names[i % len(names):] + names[:i % len(names)]:
+                t0 = time.perf_counter()
+                runners[n].step(states[n])
+                times[n].append(time.perf_counter() - t0)
+        for n in names:
+            out[f"{n}.decode_{length}_interleaved_tok_s"] = 1.0 / statistics.median(times[n])
+    return out
+
+
 def _spawn(name: str, args, cache_dir: str, what: str) -> Dict[str, float]:
     base = name.endswith("@base")
     name = name.split("@")[0]
@@ -292,6 +324,9 @@ def run_sized(args) -> Dict[str, object]:
     load = [os.getloadavg()[0]]
     for i in range(args.runs):
         order = names[i % len(names):] + names[:i % len(names)]
+        inter: Dict[str, float] = {}
+        if "interleaved" in args.sections:      # one process for the contenders of this tree
+            inter = _spawn(",".join(n for n in order if "@" not in n), args, "", "interleaved")
         for name in order:
             what = "all" if "all" in args.sections else "compile" if "compile" in args.sections else ""
             figs = _spawn(name, args, "", what) if what else {}
@@ -300,6 +335,7 @@ def run_sized(args) -> Dict[str, object]:
                     _spawn(name, args, d, "compile")               # fills the persistent cache
                     figs.update({k: v for k, v in _spawn(name, args, d, "compile").items()
                                  if k == "compile_cached_s"})
+            figs.update({k.split(".", 1)[1]: v for k, v in inter.items() if k.split(".", 1)[0] == name})
             figs["tokens"] = None
             if "generate" in args.sections:
                 gen = _spawn(name, args, "", "generate")
@@ -317,13 +353,15 @@ def run_sized(args) -> Dict[str, object]:
 
 
 def summarize(args, runs, load) -> Dict[str, object]:
-    keys = [k for k in runs[BASELINE][0] if k != "tokens"]
+    keys = [k for k in runs[BASELINE][0] if k != "tokens"]    # (an @base contender has no interleaved figures)
     out: Dict[str, object] = {"config": args.config, "dtype": args.dtype, "runs": args.runs, "repeats": args.repeats,
                               "decode_steps": args.decode_steps, "gen_tokens": args.gen_tokens,
                               "contenders": list(runs), "load_1min": load}
     for name, rs in runs.items():
         for k in keys:
-            vals = [r[k] for r in rs]
+            vals = [r[k] for r in rs if k in r]
+            if not vals:
+                continue
             out[f"{name}.{k}"] = statistics.median(vals)
             out[f"{name}.{k}.runs"] = vals
             base = statistics.median(r[k] for r in runs[BASELINE])
@@ -351,6 +389,9 @@ def print_table(res: Dict[str, object]) -> None:
     for k in keys:
         cells = []
         for c in names:
+            if f"{c}.{k}.runs" not in res:
+                cells.append("-")
+                continue
             vals = res[f"{c}.{k}.runs"]
             cell = f"{res[f'{c}.{k}']:.4g} [{min(vals):.4g}-{max(vals):.4g}]"
             if f"{c}.{k}.ratio" in res:

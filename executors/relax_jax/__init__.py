@@ -33,8 +33,8 @@ donate_argnums=None, reserve=None, padded_results=None) -> Executable``
     :class:`relax_jax.PaddedArray` handles where the executor holds them in a larger (bucket-padded)
     buffer, instead of being cut to exact ``jax.Array`` s (:mod:`relax_jax.padded`): the same values
     (``shape``, ``dtype``, elements through ``np.asarray``, ``jnp.asarray`` or ``.array()``), but not
-    ``jax.Array`` s: ``jax.numpy`` functions take them (``__jax_array__``), ``jax.jit`` and the other
-    transformations take them as pytrees of the exact array, and there are no arithmetic operators.
+    ``jax.Array`` s: registered as pytrees of the exact array, they are taken by ``jax.numpy`` functions,
+    ``jax.jit`` and the other transformations; they have no arithmetic operators of their own.
     Passed back to a call, a handle is passed as its buffer (no cut, no padding); at a donated position
     its buffer is donated and the handle deleted, and reading it afterwards raises a ``RelaxError``.
     A caller that only reads some results and passes the others back (a decode loop's caches) saves the

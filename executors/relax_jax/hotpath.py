@@ -12,8 +12,9 @@ reference's errors.
 
 from __future__ import annotations
 
+import operator
 import weakref
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import jax
 import numpy as np
@@ -22,7 +23,7 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 
 from .layouts import TensorParam
-from .padded import PaddedArray, wrapper
+from .padded import PaddedArray
 
 MISS = object()
 
@@ -194,6 +195,21 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     return hot
 
 
+def _picker(idx: List[int]) -> Callable[[Sequence[Any]], tuple]:
+    """A function giving the tuple of the elements at ``idx`` (C-level for two or more)."""
+    if len(idx) > 1:
+        return operator.itemgetter(*idx)
+    return lambda a: tuple(a[i] for i in idx)
+
+
+def _static_arg_ok(a: Any, spec: tuple) -> bool:
+    """Whether ``a`` is a concrete array of the dtype and the (static) shape of parameter spec ``spec``."""
+    t = type(a)
+    if t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
+        return False
+    return a.dtype == spec[0] and a.shape == spec[3]
+
+
 def _given_params(compiled) -> Tuple[int, ...]:
     """The parameter indices the caller donates (``donate_argnums``), for the fast paths: they cover
     only functions whose parameters are flat tensors, so a flat position is a parameter index."""
@@ -277,9 +293,10 @@ def _compile_expr(e: P.PrimExpr, var_pos: dict) -> Optional[Callable[[list], int
     return lambda vals: op(fa(vals), fb(vals))
 
 
-def _padded_exporter(spec, var_pos: dict) -> Optional[Callable[[tuple, list, Callable], Any]]:
+def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Optional[Callable[[tuple, list, Callable], Any]]:
     """For results that may be padded: a function ``(outputs, symbolic values, cut) -> result`` that
-    computes each padded extent on the host from its expression and cuts through ``cut``; None when a
+    computes each padded extent on the host from its expression and cuts through ``cut`` (with ``lazy``,
+    the executable's cut, gives :class:`~relax_jax.padded.PaddedArray` handles instead); None when a
     result is not a tensor (or a tuple of them) or an extent has no expression over the parameters'
     variables."""
     leaves: List[Tuple[int, tuple]] = []      # (output index, ((axis, extent function), ...) of padded axes)
@@ -322,13 +339,17 @@ def _padded_exporter(spec, var_pos: dict) -> Optional[Callable[[tuple, list, Cal
                     shape[axis] = n
                 shape = tuple(shape)
                 if shape != phys:
+                    if lazy is not None:
+                        got.append(PaddedArray(data, shape, lazy))
+                        continue
                     pending.append((len(got), data, shape))
             got.append(data)
         if pending:
             for (k, _, _), a in zip(pending, cut([(d, shp) for _, d, shp in pending])):
                 got[k] = a
-        return _nest(tree, got)
+        return tuple(got) if flat else _nest(tree, got)
 
+    flat = isinstance(tree, tuple) and tree == tuple(range(len(leaves)))
     return export
 
 
@@ -366,7 +387,9 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     if not sym_vars:
         return None
     var_pos = {id(v): i for i, v in enumerate(sym_vars)}
-    export = _padded_exporter(compiled.out_spec, var_pos)
+    # results as handles of their padded buffers (relax_jax.padded), or cut to exact arrays
+    lazy = exe._cut_results if plan.name in exe.padded_results else None
+    export = _padded_exporter(compiled.out_spec, var_pos, lazy)
     specs = _param_specs(layouts, compiled.phys_shapes, var_pos)
     if export is None or specs is None:
         return None
@@ -378,25 +401,46 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     given = _given_params(compiled)
     padded_src = exe._padded_src
     cut = exe._cut_results
-    if plan.name in exe.padded_results:      # results as handles of their padded buffers (relax_jax.padded)
-        cut = wrapper(cut)
 
-    # JAX arrays are immutable: an argument of static shape that is the very object checked on the
-    # previous call (the weights, typically) needs no check again
-    static_only = [all(kind == 0 for kind, _ in sp[2]) for sp in specs]
-    seen: List[Any] = [None] * nparams
+    # JAX arrays are immutable: the arguments of static shape (the weights, typically) that are the very
+    # objects checked on the previous call need no check again; they are compared by identity in one
+    # C-level pass (their ids, and weak references that tell a live object from a new one at the same id)
+    stat = [i for i, sp in enumerate(specs) if all(kind == 0 for kind, _ in sp[2])]
+    dyn = [(i, specs[i]) for i in range(nparams) if i not in set(stat)]
+    #: the picker of the static positions that held JAX arrays at the last full check, weak references to
+    #: those arrays, and the other static positions (NumPy arrays: mutable, checked every call)
+    memo: list = [None, (), ()]
+
+    def static_ok(args) -> bool:
+        jp = memo[0]
+        if jp is not None:
+            sargs = jp(args)
+            if all(map(operator.is_, sargs, [r() for r in memo[1]])):
+                for i in memo[2]:
+                    if not _static_arg_ok(args[i], specs[i]):
+                        return False
+                return True
+        jax_pos, other = [], []
+        for i in stat:
+            a = args[i]
+            if not _static_arg_ok(a, specs[i]):
+                return False
+            (jax_pos if type(a) in _JAX_ARRAY_TYPES else other).append(i)
+        jp = _picker(jax_pos)
+        memo[:] = [jp, tuple(map(weakref.ref, jp(args))), tuple(other)]
+        return True
 
     def hot(args):
         if len(args) != nparams:
+            return MISS
+        if stat and not static_ok(args):
             return MISS
         vals: list = [None] * nsym
         flat = list(args)
         need: list = []                     # the positions of arguments padded here (or reused buffers)
         padded = False
-        for i, (a, (dt, nd, dims, phys)) in enumerate(zip(args, specs)):
-            ref = seen[i]
-            if ref is not None and ref() is a:
-                continue
+        for i, (dt, nd, dims, phys) in dyn:
+            a = args[i]
             t = type(a)
             if t is PaddedArray:
                 b = a._buf
@@ -424,8 +468,6 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                 padded = True
                 if t is not PaddedArray:
                     need.append(i)
-            elif static_only[i] and t in _JAX_ARRAY_TYPES:
-                seen[i] = weakref.ref(a)
         for i in range(nsym):
             if bucket(sym_vars[i], vals[i]) != buckets[i]:
                 return MISS
@@ -445,15 +487,19 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
             out = fn(*flat, np.asarray(vals, np.int64))
             if given:
                 _release(args, given)
-            if has_code:
-                code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
-                if code:
-                    if given:
-                        raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
-                    return MISS             # a run-time check failed: the general path re-runs and raises
-                out = out[:-1]
+            if not has_code:
+                stats.cache_hits += 1
+                return export(out, vals, cut)
+            # the results are made while the computation may still run (handles need no values), then
+            # the error code is read
+            result = export(out, vals, cut) if lazy is not None else None
+            code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
+            if code:
+                if given:
+                    raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
+                return MISS                 # a run-time check failed: the general path re-runs and raises
             stats.cache_hits += 1
-            return export(out, vals, cut)
+            return result if lazy is not None else export(out, vals, cut)
 
     return hot
 

@@ -10,11 +10,15 @@ result's. Passed back to a call of the executable it is passed as its buffer (no
 look-up), and at a donated position (``donate_argnums``) that buffer is donated: the handle is then
 deleted, as a donated ``jax.Array`` is, and reading it raises a :class:`~relax_ref.errors.RelaxError`.
 
-What the caller gives up is the type: a ``PaddedArray`` is not a ``jax.Array``. ``jax.numpy`` functions
-accept it (``__jax_array__``); ``jax.jit`` and the other transformations accept it as a pytree whose one
-leaf is the exact array (JAX 0.10 no longer calls ``__jax_array__`` on a transformation's arguments);
-it has no arithmetic operators and no indexing of its own. A result whose buffer has exactly its shape
-is a ``jax.Array`` as before.
+What the caller gives up is the type: a ``PaddedArray`` is not a ``jax.Array``. It is registered as a
+pytree whose one leaf is the exact array, and that is what makes JAX take it: ``jax.jit`` and the other
+transformations, ``jax.device_put`` and the ``jax.numpy`` functions (most are jitted functions of
+pytrees). ``__jax_array__`` alone would not do in JAX 0.10: for an object that only has it,
+``jnp.asarray``, ``jnp.concatenate`` and a ``jax.Array``'s operators work, but ``jnp.sin``, ``jnp.sum``,
+``jnp.add``, ``jax.jit`` and ``jax.device_put`` raise "Triggering __jax_array__() during
+abstractification is no longer supported". A handle has no arithmetic operators and no indexing of its
+own (``h + 1`` is a ``TypeError``; ``jnp.ones(n) + h`` works). A result whose buffer has exactly its
+shape is a ``jax.Array`` as before.
 """
 
 from __future__ import annotations

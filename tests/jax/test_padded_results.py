@@ -91,6 +91,11 @@ def test_a_handle_has_the_exact_value_through_every_reading():
     np.testing.assert_array_equal(np.asarray(jnp.asarray(cache)), want)          # __jax_array__
     np.testing.assert_array_equal(np.asarray(jnp.sum(cache, axis=0)), want.sum(axis=0))
     np.testing.assert_array_equal(np.asarray(jax.jit(lambda x: x * 2)(cache)), want * 2)   # a pytree leaf
+    np.testing.assert_array_equal(np.asarray(jnp.sin(cache)), np.sin(want))
+    np.testing.assert_array_equal(np.asarray(jax.device_put(cache)), want)
+    np.testing.assert_array_equal(np.asarray(jnp.ones((5, 4), np.float32) + cache), want + 1)
+    with pytest.raises(TypeError):
+        cache + 1                               # no operators of its own
     np.testing.assert_array_equal(np.asarray(cache, dtype=np.float64), want.astype(np.float64))
     assert cache.block_until_ready() is cache
     assert "PaddedArray(shape=(5, 4)" in repr(cache)
