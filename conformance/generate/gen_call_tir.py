@@ -129,6 +129,61 @@ def reduction_cases():
             return y
     ''')
     c1 = ints(-100, 100, (3, 4))
+    nan_max = module_text('''
+        @T.prim_func(s_tir=True)
+        def row_max(a: T.handle, b: T.handle):
+            n = T.int64()
+            m = T.int64()
+            A = T.match_buffer(a, (n, m), "float32")
+            B = T.match_buffer(b, (n,), "float32")
+            for i, j in T.grid(n, m):
+                with T.sblock("max"):
+                    vi, vj = T.axis.remap("SR", [i, j])
+                    with T.init():
+                        B[vi] = T.float32(-3.4028234663852886e38)
+                    B[vi] = T.max(B[vi], A[vi, vj])
+
+        @R.function
+        def main(x: R.Tensor(("n", "m"), "float32")) -> R.Tensor(("n",), "float32"):
+            n = T.int64()
+            cls = Module
+            y = R.call_tir(cls.row_max, (x,), out_sinfo=R.Tensor((n,), "float32"))
+            return y
+    ''')
+    nan = np.nan
+    x1 = np.array([[nan, 0.5, 0.25], [0.5, 0.25, nan], [nan, nan, nan], [2.0, nan, -1.0], [-0.25, 0.25, 0.5]],
+                  "float32")
+    x2 = np.array([[nan, -1.5, nan, 0.75, 0.5], [1.0, nan, 0.5, 0.25, nan]], "float32")
+    out.append(Case("max_reduction_nan_fold", nan_max,
+                    runs=[([x1], np.array([0.5, nan, nan, -1.0, 0.5], "float32")),
+                          ([x2], np.array([0.75, nan], "float32"))],
+                    spec=["CALL.TIR.5", "TIR.BLOCK.INIT.1", "TIR.VEC.4", "PRIM.FLOAT.2"],
+                    tags=["call_tir", "reduction", "float", "nan", "symbolic"], oracle="hand",
+                    description="T.max(acc, v) folds in loop order: a NaN stays only until the next element, so "
+                                "the result is NaN only when the row ends with one"))
+    nan_min = module_text('''
+        @T.prim_func(s_tir=True)
+        def row_min(A: T.Buffer((T.int64(4), T.int64(3)), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+            for i, j in T.grid(T.int64(4), T.int64(3)):
+                with T.sblock("min"):
+                    vi, vj = T.axis.remap("SR", [i, j])
+                    with T.init():
+                        B[vi] = T.float32(1)
+                    B[vi] = T.min(A[vi, vj], B[vi])
+
+        @R.function
+        def main(x: R.Tensor((4, 3), "float32")) -> R.Tensor((4,), "float32"):
+            cls = Module
+            y = R.call_tir(cls.row_min, (x,), out_sinfo=R.Tensor((4,), "float32"))
+            return y
+    ''')
+    x3 = np.array([[nan, 0.5, 0.25], [0.5, 0.25, nan], [nan, nan, nan], [2.0, nan, -1.0]], "float32")
+    out.append(Case("min_reduction_value_first_skips_nan", nan_min,
+                    runs=[([x3], np.array([0.25, 0.25, 1.0, -1.0], "float32"))],
+                    spec=["CALL.TIR.5", "TIR.BLOCK.INIT.1", "TIR.VEC.4", "PRIM.FLOAT.2"],
+                    tags=["call_tir", "reduction", "float", "nan"], oracle="hand",
+                    description="T.min(v, acc) folds in loop order: v < acc is False for a NaN v, so every NaN "
+                                "element is skipped (an all-NaN row keeps the init)"))
     out.append(Case("reduction_plain_loops", loops_sum, runs=[([c1], c1.sum(axis=0).astype("int32"))],
                     spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.STMT.1", "TIR.LOOP.1"], tags=["call_tir", "reduction"]))
     return out

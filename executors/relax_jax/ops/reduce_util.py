@@ -10,6 +10,7 @@ from jax import lax
 
 from relax_ref.ir import dtype as _dt
 
+from .. import extreme_fold
 from ..dims import dim_value
 from ..lowering import LowerCtx
 
@@ -76,24 +77,17 @@ def sequential_fold(r: Any, valid: Any, fn, init: Any) -> Any:
 
 
 def select_extreme(r: Any, valid: Any, is_max: bool, init: Any) -> Any:
-    """OP.STAT.SEM.3 over the last axis: the fold ``acc > v ? acc : v`` (``<`` for min) from ``init``:
-    a NaN is the result only when it is the last element; otherwise the extreme of the elements after
-    the last NaN (all elements when there is none)."""
-    n = r.shape[-1]
+    """OP.STAT.SEM.3 over the last axis: the fold ``acc > v ? acc : v`` (``<`` for min) from ``init``
+    (:mod:`relax_jax.extreme_fold`): a NaN is the result only when it is the last element; otherwise
+    the extreme of the elements after the last NaN (all elements when there is none)."""
     ident = jnp.asarray(init, r.dtype)
-    if n == 0:
+    if r.shape[-1] == 0:
         return jnp.full(r.shape[:-1], ident, r.dtype)
-    pos = jnp.arange(n, dtype=jnp.int64)
-    ok = jnp.ones(r.shape, bool) if valid is None else jnp.broadcast_to(valid, r.shape)
     if jnp.issubdtype(r.dtype, jnp.floating):
-        nan = jnp.isnan(r) & ok
-        last_nan = jnp.max(jnp.where(nan, pos, -1), axis=-1, keepdims=True)
-        last_valid = jnp.max(jnp.where(ok, pos, -1), axis=-1)
-        keep = ok & (pos > last_nan) & ~nan
-        vals = jnp.where(keep, r, ident)
-        ext = jnp.max(vals, axis=-1) if is_max else jnp.min(vals, axis=-1)
-        ends_nan = (last_nan[..., 0] == last_valid) & (last_valid >= 0)
-        return jnp.where(ends_nan, jnp.asarray(np.nan, r.dtype), ext)
+        s = extreme_fold.summarize(r, valid, is_max, True)
+        # a row with no valid element keeps ``init``
+        return extreme_fold.apply(s, ident, is_max, True).astype(r.dtype)
+    ok = jnp.ones(r.shape, bool) if valid is None else jnp.broadcast_to(valid, r.shape)
     vals = jnp.where(ok, r, ident)
     return jnp.max(vals, axis=-1) if is_max else jnp.min(vals, axis=-1)
 

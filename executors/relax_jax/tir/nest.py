@@ -43,6 +43,7 @@ from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
 
+from .. import extreme_fold
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from ..reductions import windowed
 from .analysis import Nest, linear_form, substitute_bindings
@@ -172,6 +173,27 @@ def _reduce(op: str, x, axes, dtype):
     return jnp.max(x, axis=axes)
 
 
+def _fold_part(val, keep, na: int, red):
+    """The :mod:`relax_jax.extreme_fold` summary of the float max/min operand ``val`` over its
+    reduction axes (from ``na`` on, flattened in loop order), the padded points skipped. With the
+    accumulator first, a plain NaN-propagating reduction answers every row without a NaN, and the
+    exact fold runs only when some row has one."""
+    is_max = red.op == "max"
+    lead = val.shape[:na]
+    flat = val.reshape(lead + (-1,))
+    ok = None if keep is None else jnp.broadcast_to(keep, val.shape).reshape(flat.shape)
+    if not red.acc_first:
+        return extreme_fold.summarize(flat, ok, is_max, False)
+    if flat.shape[-1] == 1 and ok is None:
+        # one element per point (every reduction axis unrolled, as pooling): the element itself
+        return jnp.isnan(flat[..., 0]), flat[..., 0]
+    ident = jnp.asarray(-np.inf if is_max else np.inf, flat.dtype)
+    fast = _reduce(red.op, flat if ok is None else jnp.where(ok, flat, ident), -1, red.buffer.dtype)
+    has_nan = jnp.isnan(fast)
+    v = lax.cond(jnp.any(has_nan), lambda: extreme_fold.summarize(flat, ok, is_max, True)[1], lambda: fast)
+    return has_nan, v
+
+
 def _init_first(kx, nest: Nest, info, rax) -> bool:
     """T.init runs at the first point of the reduction loops: every reduction iteration variable is
     bound to one reduction loop variable starting at the variable's domain minimum, and every
@@ -222,6 +244,10 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
     if combos > UNROLL_LIMIT and conv is None:
         return False
     dtype = red.buffer.dtype
+    # float max/min fold in loop order (PRIM.FLOAT.2): the unrolled parts must be consecutive runs
+    fold = red.op in ("max", "min") and _dt.is_float(dtype)
+    if fold and unroll and any(u > k for u in unroll for k in rax if k not in unroll):
+        return False
     # the spatial grid (for the register and init) and the evaluation grid
     a_axes = [Axis(info[k][0], info[k][1], info[k][2], info[k][3], j) for j, k in enumerate(spatial)]
     rest = [k for k in rax if k not in unroll]
@@ -231,8 +257,8 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
     if conv is None and grid_size(egrid.shape) > GRID_LIMIT and not _is_sum_of_products(red):
         return False
     total = conv
-    ranges_u = [range(info[k][1], info[k][1] + int(info[k][3])) for k in unroll] if conv is None else []
-    uvars = [info[k][0] for k in unroll]
+    ranges_u = [range(info[k][1], info[k][1] + int(info[k][3])) for k in sorted(unroll)] if conv is None else []
+    uvars = [info[k][0] for k in sorted(unroll)]
     mark = kx.ranges.mark()
     for combo in (itertools.product(*ranges_u) if conv is None else ()):
         for v, val in zip(uvars, combo):
@@ -250,10 +276,17 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
             # the identity at the padded reduction points (padded spatial points only give padded
             # results, which the write-back keeps out of the buffer's logical extents)
             keep = egrid.extent_mask(len(a_axes))
-            if keep is not None:
-                val = jnp.where(keep, val, _identity(red.op, dtype))
-            part = _reduce(red.op, val, tuple(range(len(a_axes), egrid.ndim)), dtype)
-        total = part if total is None else _combine(red.op, total, part)
+            if fold:
+                part = _fold_part(val, keep, len(a_axes), red)
+            else:
+                if keep is not None:
+                    val = jnp.where(keep, val, _identity(red.op, dtype))
+                part = _reduce(red.op, val, tuple(range(len(a_axes), egrid.ndim)), dtype)
+        if total is None:
+            total = part
+        else:
+            total = extreme_fold.then(total, part, red.op == "max", red.acc_first) if fold else \
+                _combine(red.op, total, part)
         kx.ranges.pop_to(mark)
     # register of the accumulator over the spatial grid
     agrid = Grid(a_axes, binding_of)
@@ -276,13 +309,18 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
         kx.check(np.bool_(True), am, lambda: OpRuntimeError(
             f"store into buffer '{name}', whose tensor is read-only here (an input of call_tir may not be written, "
             "CALL.TIR.6)"))
-    total = jnp.broadcast_to(total, agrid.shape)
+    if fold:
+        total = tuple(None if t is None else jnp.broadcast_to(t, agrid.shape) for t in total)
+    else:
+        total = jnp.broadcast_to(total, agrid.shape)
     if red.init_value is not None:
         base = jnp.broadcast_to(cast(kx.ev(red.init_value, am), red.init_value.dtype, dtype), agrid.shape)
     else:
         base = reg.acc
-    result = _combine(red.op, base, total) if red.acc_first or red.op in ("add", "mul") else \
-        _combine(red.op, total, base)
+    if fold:
+        result = extreme_fold.apply(total, base, red.op == "max", red.acc_first)
+    else:
+        result = _combine(red.op, base, total)
     executed = None
     for k in rax:
         ext = info[k][3]
