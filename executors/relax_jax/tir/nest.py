@@ -190,7 +190,8 @@ def _fold_part(val, keep, na: int, red):
     ident = jnp.asarray(-np.inf if is_max else np.inf, flat.dtype)
     fast = _reduce(red.op, flat if ok is None else jnp.where(ok, flat, ident), -1, red.buffer.dtype)
     has_nan = jnp.isnan(fast)
-    v = lax.cond(jnp.any(has_nan), lambda: extreme_fold.summarize(flat, ok, is_max, True)[1], lambda: fast)
+    # any row with a NaN (a NaN-propagating max over the rows, not a reduce_or: no run-time check)
+    v = lax.cond(jnp.isnan(jnp.max(fast)), lambda: extreme_fold.summarize(flat, ok, is_max, True)[1], lambda: fast)
     return has_nan, v
 
 
