@@ -188,10 +188,12 @@ def _fold_part(val, keep, na: int, red):
         # one element per point (every reduction axis unrolled, as pooling): the element itself
         return jnp.isnan(flat[..., 0]), flat[..., 0]
     ident = jnp.asarray(-np.inf if is_max else np.inf, flat.dtype)
-    fast = _reduce(red.op, flat if ok is None else jnp.where(ok, flat, ident), -1, red.buffer.dtype)
+    fast = _reduce(red.op, flat if ok is None else jnp.where(ok, flat, ident), (flat.ndim - 1,),
+                   red.buffer.dtype)
     has_nan = jnp.isnan(fast)
-    # any row with a NaN (a NaN-propagating max over the rows, not a reduce_or: no run-time check)
-    v = lax.cond(jnp.isnan(jnp.max(fast)), lambda: extreme_fold.summarize(flat, ok, is_max, True)[1], lambda: fast)
+    # any row with a NaN: a NaN-propagating max over the rows (not a reduce_or: no run-time check)
+    any_nan = jnp.isnan(_reduce("max", fast.reshape(-1), (0,), red.buffer.dtype))
+    v = lax.cond(any_nan, lambda: extreme_fold.summarize(flat, ok, is_max, True)[1], lambda: fast)
     return has_nan, v
 
 
