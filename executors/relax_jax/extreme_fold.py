@@ -30,7 +30,7 @@ def _extreme(x: Any, is_max: bool, axis: Any = -1) -> Any:
     return jnp.max(x, axis=axis) if is_max else jnp.min(x, axis=axis)
 
 
-def _sel(a: Any, b: Any, is_max: bool) -> Any:
+def select(a: Any, b: Any, is_max: bool) -> Any:
     """PRIM.FLOAT.2's ``Max(a, b)`` / ``Min(a, b)``: ``a > b ? a : b`` (``<`` for min)."""
     return jnp.where(a > b if is_max else a < b, a, b)
 
@@ -63,8 +63,8 @@ def apply(s: Summary, acc: Any, is_max: bool, acc_first: bool) -> Any:
     """The accumulator after folding the segment ``s`` into ``acc``."""
     has_nan, v = s
     if not acc_first:
-        return _sel(v, acc, is_max)
-    return jnp.where(has_nan, v, _sel(acc, v, is_max))
+        return select(v, acc, is_max)
+    return jnp.where(has_nan, v, select(acc, v, is_max))
 
 
 def then(s1: Summary, s2: Summary, is_max: bool, acc_first: bool) -> Summary:
@@ -72,8 +72,8 @@ def then(s1: Summary, s2: Summary, is_max: bool, acc_first: bool) -> Summary:
     h1, v1 = s1
     h2, v2 = s2
     if not acc_first:
-        return None, _sel(v2, v1, is_max)
+        return None, select(v2, v1, is_max)
     return jnp.logical_or(h1, h2), apply(s2, v1, is_max, acc_first)
 
 
-__all__ = ["Summary", "summarize", "apply", "then"]
+__all__ = ["Summary", "select", "summarize", "apply", "then"]

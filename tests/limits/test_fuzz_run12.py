@@ -160,3 +160,36 @@ class Module:
 '''
     x = np.array([[NAN, 0.5, 0.5], [0.5, NAN, 0.25], [0.5, 0.25, NAN], [-0.25, 0.25, 0.5]], "float32")
     _check(text, x, [fold("max", True, -np.inf, r) for r in x])
+
+
+def _pool1d(op: str, init: str) -> str:
+    """Every reduction axis unrolled (``k`` next to ``i``) with a constant init, as pooling."""
+    return f'''from tvm.script import ir as I, relax as R, tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def pool(A: T.Buffer((T.int64(6),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+        for i, k in T.grid(T.int64(4), T.int64(3)):
+            with T.block("p"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = {init}
+                B[vi] = T.{op}(B[vi], A[vi + vk])
+
+    @R.function
+    def main(x: R.Tensor((6,), "float32")) -> R.Tensor((4,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.pool, (x,), out_sinfo=R.Tensor((4,), "float32"))
+        return y
+'''
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("init, spelled", [(FMAX, "T.float32(-3.4028234663852886e38)"), (0.0, "T.float32(0)"),
+                                           (NAN, 'T.float32("nan")')])
+def test_every_reduction_axis_unrolled(op, init, spelled):
+    """Windows ``[nan, .5, .25]``, ``[.5, .25, nan]``, ``[.25, nan, -1]``, ``[nan, -1, nan]``."""
+    a = np.array([NAN, 0.5, 0.25, NAN, -1.0, NAN], "float32")
+    _check(_pool1d(op, spelled), a, [fold(op, True, init, a[i:i + 3]) for i in range(4)])

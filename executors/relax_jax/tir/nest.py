@@ -260,6 +260,11 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
     if conv is None and grid_size(egrid.shape) > GRID_LIMIT and not _is_sum_of_products(red):
         return False
     total = conv
+    # one element per point and a constant init (pooling): the fold runs from the init itself
+    seed = None
+    if fold and red.acc_first and not rest and red.init_value is not None and \
+            not prim_vars_in(red.init_value) and not any(True for _ in loads_in(red.init_value)):
+        seed = cast(kx.ev(red.init_value), red.init_value.dtype, dtype)
     ranges_u = [range(info[k][1], info[k][1] + int(info[k][3])) for k in sorted(unroll)] if conv is None else []
     uvars = [info[k][0] for k in sorted(unroll)]
     mark = kx.ranges.mark()
@@ -279,13 +284,17 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
             # the identity at the padded reduction points (padded spatial points only give padded
             # results, which the write-back keeps out of the buffer's logical extents)
             keep = egrid.extent_mask(len(a_axes))
-            if fold:
+            if seed is not None:
+                part = val
+            elif fold:
                 part = _fold_part(val, keep, len(a_axes), red)
             else:
                 if keep is not None:
                     val = jnp.where(keep, val, _identity(red.op, dtype))
                 part = _reduce(red.op, val, tuple(range(len(a_axes), egrid.ndim)), dtype)
-        if total is None:
+        if seed is not None:
+            total = extreme_fold.select(seed if total is None else total, part, red.op == "max")
+        elif total is None:
             total = part
         else:
             total = extreme_fold.then(total, part, red.op == "max", red.acc_first) if fold else \
@@ -312,7 +321,7 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
         kx.check(np.bool_(True), am, lambda: OpRuntimeError(
             f"store into buffer '{name}', whose tensor is read-only here (an input of call_tir may not be written, "
             "CALL.TIR.6)"))
-    if fold:
+    if fold and seed is None:
         total = tuple(None if t is None else jnp.broadcast_to(t, agrid.shape) for t in total)
     else:
         total = jnp.broadcast_to(total, agrid.shape)
@@ -320,7 +329,9 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
         base = jnp.broadcast_to(cast(kx.ev(red.init_value, am), red.init_value.dtype, dtype), agrid.shape)
     else:
         base = reg.acc
-    if fold:
+    if seed is not None:
+        result = total
+    elif fold:
         result = extreme_fold.apply(total, base, red.op == "max", red.acc_first)
     else:
         result = _combine(red.op, base, total)
