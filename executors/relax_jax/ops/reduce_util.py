@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Sequence, Tuple
 
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 from relax_ref.ir import dtype as _dt
