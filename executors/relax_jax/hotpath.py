@@ -210,6 +210,37 @@ def _static_arg_ok(a: Any, spec: tuple) -> bool:
     return a.dtype == spec[0] and a.shape == spec[3]
 
 
+def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[Any]], bool]:
+    """Whether the arguments at the static positions ``stat`` fit their parameter specs. JAX arrays are
+    immutable: those that are the very objects checked on the previous call (the weights, typically)
+    need no check again; they are compared by identity in one C-level pass over weak references to them
+    (a live referent tells the object from a new one that took its memory)."""
+    #: the picker of the static positions that held JAX arrays at the last full check, weak references to
+    #: those arrays, and the other static positions (NumPy arrays: mutable, checked every call)
+    memo: list = [None, (), ()]
+
+    def static_ok(args) -> bool:
+        jp = memo[0]
+        if jp is not None:
+            sargs = jp(args)
+            if all(map(operator.is_, sargs, [r() for r in memo[1]])):
+                for i in memo[2]:
+                    if not _static_arg_ok(args[i], specs[i]):
+                        return False
+                return True
+        jax_pos, other = [], []
+        for i in stat:
+            a = args[i]
+            if not _static_arg_ok(a, specs[i]):
+                return False
+            (jax_pos if type(a) in _JAX_ARRAY_TYPES else other).append(i)
+        jp = _picker(jax_pos)
+        memo[:] = [jp, tuple(map(weakref.ref, jp(args))), tuple(other)]
+        return True
+
+    return static_ok
+
+
 def _given_params(compiled) -> Tuple[int, ...]:
     """The parameter indices the caller donates (``donate_argnums``), for the fast paths: they cover
     only functions whose parameters are flat tensors, so a flat position is a parameter index."""
@@ -402,33 +433,10 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     padded_src = exe._padded_src
     cut = exe._cut_results
 
-    # JAX arrays are immutable: the arguments of static shape (the weights, typically) that are the very
-    # objects checked on the previous call need no check again; they are compared by identity in one
-    # C-level pass (their ids, and weak references that tell a live object from a new one at the same id)
     stat = [i for i, sp in enumerate(specs) if all(kind == 0 for kind, _ in sp[2])]
-    dyn = [(i, specs[i]) for i in range(nparams) if i not in set(stat)]
-    #: the picker of the static positions that held JAX arrays at the last full check, weak references to
-    #: those arrays, and the other static positions (NumPy arrays: mutable, checked every call)
-    memo: list = [None, (), ()]
-
-    def static_ok(args) -> bool:
-        jp = memo[0]
-        if jp is not None:
-            sargs = jp(args)
-            if all(map(operator.is_, sargs, [r() for r in memo[1]])):
-                for i in memo[2]:
-                    if not _static_arg_ok(args[i], specs[i]):
-                        return False
-                return True
-        jax_pos, other = [], []
-        for i in stat:
-            a = args[i]
-            if not _static_arg_ok(a, specs[i]):
-                return False
-            (jax_pos if type(a) in _JAX_ARRAY_TYPES else other).append(i)
-        jp = _picker(jax_pos)
-        memo[:] = [jp, tuple(map(weakref.ref, jp(args))), tuple(other)]
-        return True
+    static_ok = _static_checker(specs, stat)
+    stat_set = set(stat)
+    dyn = [(i, specs[i]) for i in range(nparams) if i not in stat_set]
 
     def hot(args):
         if len(args) != nparams:

@@ -194,3 +194,21 @@ def test_handles_cross_buckets_and_executables():
 def test_bad_padded_results(names, msg):
     with pytest.raises(TypeMismatchError, match=msg):
         relax_jax.compile(_GROW, padded_results=names)
+
+
+def test_the_fast_path_checks_a_replaced_static_argument():
+    mod = relax_ref.parse(_GROW)
+    exe = relax_jax.compile(mod, padded_results={"step"})
+    tok, w, c0 = _inputs(6, rows=5)
+    _, cache = exe("step", tok, jnp.asarray(c0), w)
+    _, cache = exe("step", tok, cache, w)           # the fast path, its static arguments remembered
+    assert exe.stats.cache_hits >= 1
+    want = np.asarray(cache).copy()
+    w2 = jnp.asarray(np.asarray(w) * 2)             # another weight array: checked and used
+    total, grown = exe("step", tok, cache, w2)
+    _, ref = relax_ref.evaluate(mod, "step", np.asarray(tok), want, np.asarray(w2))
+    np.testing.assert_array_equal(np.asarray(grown), ref)
+    with pytest.raises(RelaxError):                 # a wrong dtype where the weight was: the reference's error
+        exe("step", tok, grown, np.asarray(w, np.float64))
+    with pytest.raises(RelaxError):
+        exe("step", tok, grown, w2.reshape(4, 1))
