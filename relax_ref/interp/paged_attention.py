@@ -48,10 +48,11 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
     attends to positions ``j <= pos[t]``; the scores are ``sm_scale * <q, k>`` in float32.
 
     A masked position contributes nothing, whatever it holds (an infinity or a NaN stored by a later
-    token of the same forward, or a slot past a sequence's length): its score is replaced, and its
-    value enters the weighted sum only through :func:`_fresh_values`. ``new_v`` (T, hkv, D), when
-    given, are the values this forward stored (padding tokens' rows finite): whether one is not
-    finite decides whether the exact treatment of non-finite values runs (``cond(pred, f, g, x)``,
+    token of the same forward): its score is replaced, and when a value the forward stored is not
+    finite the weighted sum reads the fresh positions through :func:`_fresh_values` and
+    :func:`_nonfinite_sum` (else 0 times each masked value is 0). The history read past a sequence's
+    length must be finite (the scratch page). ``new_v`` (T, hkv, D), when given, are the values this
+    forward stored (padding tokens' rows finite), which decide that branch (``cond(pred, f, g, x)``,
     ``lax.cond`` in a trace; by default a Python branch)."""
     t, hq, d = q.shape
     b, length, hkv, _ = k_hist.shape
@@ -73,31 +74,36 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
     scores = scores - scores.max(axis=(1, 4), keepdims=True)
     w = xp.exp(scores)
     w = w / w.sum(axis=(1, 4), keepdims=True)
-    vf, fresh, v_safe = _fresh_values(xp, v_hist, mine, pos, hist_len)
-    out = xp.einsum("tbkgl,blkd->tbkgd", w, v_safe)
+    vf = v_hist.astype(xp.float32)
     if new_v is not None:
         bad = xp.any(~xp.isfinite(new_v))
     else:
-        bad = xp.any(fresh[:, :, None, None] & ~xp.isfinite(vf))
+        bad = xp.any(_fresh_values(xp, vf, mine, pos, hist_len)[0][:, :, None, None] & ~xp.isfinite(vf))
+
+    def exact(w: Any) -> Any:
+        fresh, v_safe = _fresh_values(xp, vf, mine, pos, hist_len)
+        return xp.einsum("tbkgl,blkd->tbkgd", w, v_safe) + _nonfinite_sum(xp, w, ok & fresh[None], vf)
+
+    def plain(w: Any) -> Any:           # every value a token may not see is finite: 0 times it is 0
+        return xp.einsum("tbkgl,blkd->tbkgd", w, vf)
     run = cond if cond is not None else (lambda p, f, g, x: f(x) if p else g(x))
-    out = run(bad, lambda o: o + _nonfinite_sum(xp, w, ok & fresh[None], vf), lambda o: o, out)
+    out = run(bad, exact, plain, w)
     out = out[xp.arange(t), seq]                                                        # its own sequence's
     return out.reshape(t, hq, d).astype(q.dtype)
 
 
-def _fresh_values(xp: Any, v_hist: Any, mine: Any, pos: Any, hist_len: Any) -> Tuple[Any, Any, Any]:
-    """The values in float32, the *fresh* positions (B, L) -- from a sequence's first new token up to
-    its length, visible to some of its tokens only -- and the values the weighted sum reads: a
+def _fresh_values(xp: Any, vf: Any, mine: Any, pos: Any, hist_len: Any) -> Tuple[Any, Any]:
+    """The *fresh* positions (B, L) of the values ``vf`` (float32) -- from a sequence's first new token
+    up to its length, visible to some of its tokens only -- and the values the weighted sum reads: a
     position before the first new token as stored (every token of the sequence sees it), a fresh one
     when finite, 0 otherwise (its non-finite values are :func:`_nonfinite_sum`'s)."""
-    b, length = v_hist.shape[:2]
+    length = vf.shape[1]
     jpos = xp.arange(length)
     first = xp.where(mine, pos[:, None], length).min(axis=0)                              # (B,)
     shared = jpos[None, :] < first[:, None]
     fresh = ~shared & (jpos[None, :] < hist_len[:, None])
-    vf = v_hist.astype(xp.float32)
     keep = shared[:, :, None, None] | (fresh[:, :, None, None] & xp.isfinite(vf))
-    return vf, fresh, xp.where(keep, vf, xp.asarray(0, xp.float32))
+    return fresh, xp.where(keep, vf, xp.asarray(0, xp.float32))
 
 
 def _nonfinite_sum(xp: Any, w: Any, seen: Any, v: Any) -> Any:
