@@ -76,7 +76,7 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, thet
     pool = pool.at[layer, 1, write].set(new_v)
     pages = pool[layer]
     out = pa.attend(jnp, q, pages[0][hist], pages[1][hist], pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v,
-                    cond=lax.cond)
+                    ctrl=lax)
     return pool, out
 
 
