@@ -60,11 +60,13 @@ def _bucket(n: int) -> int:
 def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, theta, page, scratch):
     """One layer's forward (CALL.PAGEDKV.8) over the plan of :func:`_plan_arrays`: the new keys
     (rotated, CALL.PAGEDKV.9) and values written into their slots, then the attention over the
-    history read through the page table (whole pages: the slots past a sequence's length are masked).
+    history read through the page table (whole pages; a slot past a sequence's length reads the scratch
+    slot, which holds zeros).
     Padding tokens (slot ``scratch``, position ``_PAD_POS``) write zeros into the scratch page."""
     write, pos, seq = tok[0], tok[1], tok[2]
     hist_len, table = seqs[:, 0], seqs[:, 1:]
     hist = (table[:, :, None] * page + jnp.arange(page, dtype=table.dtype)).reshape(table.shape[0], -1)
+    hist = jnp.where(jnp.arange(hist.shape[1]) < hist_len[:, None], hist, scratch)     # past the length: scratch
     q, k, v = pa.split_qkv(qkv, hq, hkv)
     keys = pa.stored_keys(jnp, k, pos, mode, scale, theta)
     real = (write != scratch)[:, None, None]
@@ -74,7 +76,7 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, thet
     pool = pool.at[layer, 1, write].set(new_v)
     pages = pool[layer]
     out = pa.attend(jnp, q, pages[0][hist], pages[1][hist], pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v,
-                    cond=lax.cond)
+                    ctrl=lax)
     return pool, out
 
 

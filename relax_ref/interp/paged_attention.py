@@ -9,7 +9,7 @@ extra last page is a scratch page that padded reads and writes use.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Tuple
 
 ROPE_NONE, ROPE_NORMAL, ROPE_INLINE = 0, 1, 2
 
@@ -40,7 +40,7 @@ def stored_keys(xp: Any, k: Any, pos: Any, mode: int, scale: float, theta: float
 
 
 def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_len: Any, mode: int,
-           scale: float, theta: float, sm_scale: float, new_v: Any = None, cond: Optional[Callable] = None) -> Any:
+           scale: float, theta: float, sm_scale: float, new_v: Any = None, ctrl: Any = None) -> Any:
     """CALL.PAGEDKV.8: the attention output (T, hq, D) of the queries ``q`` (T, hq, D) at positions
     ``pos`` (T,) of the batch sequences ``seq`` (T,), over the keys/values ``k_hist``/``v_hist``
     (B, L, hkv, D) read from the pages (position ``j`` of sequence ``b`` at ``[b, j]``; ``hist_len``
@@ -48,11 +48,12 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
     attends to positions ``j <= pos[t]``; the scores are ``sm_scale * <q, k>`` in float32.
 
     A masked position contributes nothing, whatever it holds (an infinity or a NaN stored by a later
-    token of the same forward, or a slot past a sequence's length): its score is replaced, and its
-    value enters the weighted sum only through :func:`_fresh_values`. ``new_v`` (T, hkv, D), when
-    given, are the values this forward stored (padding tokens' rows finite): whether one is not
-    finite decides whether the exact treatment of non-finite values runs (``cond(pred, f, g, x)``,
-    ``lax.cond`` in a trace; by default a Python branch)."""
+    token of the same forward): its score is replaced, and when a value may not be finite the weighted
+    sum is taken token by token over the values it sees (:func:`_token_sums`); otherwise 0 times each
+    masked value is 0. The history read past a sequence's length must be finite (the scratch page).
+    ``new_v`` (T, hkv, D), when given, are the values this forward stored (padding tokens' rows
+    finite): the only values that may not be finite at a masked position, so they decide. ``ctrl``
+    gives ``cond(pred, f, g, x)`` and ``map(f, xs)`` (``jax.lax`` in a trace; by default Python)."""
     t, hq, d = q.shape
     b, length, hkv, _ = k_hist.shape
     if mode != ROPE_NONE:
@@ -67,53 +68,46 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
     qg = q.astype(xp.float32).reshape(t, hkv, group, d)
     scores = xp.einsum("tkgd,blkd->tbkgl", qg, k_hist.astype(xp.float32)) * xp.asarray(sm_scale, xp.float32)
     jpos = xp.arange(length)
-    mine = seq[:, None] == xp.arange(b)[None, :]                                          # (T, B)
-    ok = mine[:, :, None] & (jpos[None, None, :] <= pos[:, None, None]) & (jpos[None, None, :] < hist_len[None, :, None])
+    ok = ((seq[:, None] == xp.arange(b)[None, :])[:, :, None] & (jpos[None, None, :] <= pos[:, None, None])
+          & (jpos[None, None, :] < hist_len[None, :, None]))                                 # (T, B, L)
     scores = xp.where(ok[:, :, None, None, :], scores, xp.asarray(-xp.inf, xp.float32))
     scores = scores - scores.max(axis=(1, 4), keepdims=True)
     w = xp.exp(scores)
     w = w / w.sum(axis=(1, 4), keepdims=True)
-    vf, fresh, v_safe = _fresh_values(xp, v_hist, mine, pos, hist_len)
-    out = xp.einsum("tbkgl,blkd->tbkgd", w, v_safe)
-    if new_v is not None:
-        bad = xp.any(~xp.isfinite(new_v))
+    vf = v_hist.astype(xp.float32)
+
+    def plain(w: Any) -> Any:
+        return xp.einsum("tbkgl,blkd->tbkgd", w, vf)
+    if t == 1:          # one new token: every position it does not see is finite (another sequence's are dropped)
+        out = plain(w)
     else:
-        bad = xp.any(fresh[:, :, None, None] & ~xp.isfinite(vf))
-    run = cond if cond is not None else (lambda p, f, g, x: f(x) if p else g(x))
-    out = run(bad, lambda o: o + _nonfinite_sum(xp, w, ok & fresh[None], vf), lambda o: o, out)
+        ctrl = ctrl if ctrl is not None else _HostControl(xp)
+        bad = xp.any(~xp.isfinite(new_v if new_v is not None else vf))
+        out = ctrl.cond(bad, lambda w: _token_sums(xp, ctrl, w, ok, vf), plain, w)
     out = out[xp.arange(t), seq]                                                        # its own sequence's
     return out.reshape(t, hq, d).astype(q.dtype)
 
 
-def _fresh_values(xp: Any, v_hist: Any, mine: Any, pos: Any, hist_len: Any) -> Tuple[Any, Any, Any]:
-    """The values in float32, the *fresh* positions (B, L) -- from a sequence's first new token up to
-    its length, visible to some of its tokens only -- and the values the weighted sum reads: a
-    position before the first new token as stored (every token of the sequence sees it), a fresh one
-    when finite, 0 otherwise (its non-finite values are :func:`_nonfinite_sum`'s)."""
-    b, length = v_hist.shape[:2]
-    jpos = xp.arange(length)
-    first = xp.where(mine, pos[:, None], length).min(axis=0)                              # (B,)
-    shared = jpos[None, :] < first[:, None]
-    fresh = ~shared & (jpos[None, :] < hist_len[:, None])
-    vf = v_hist.astype(xp.float32)
-    keep = shared[:, :, None, None] | (fresh[:, :, None, None] & xp.isfinite(vf))
-    return vf, fresh, xp.where(keep, vf, xp.asarray(0, xp.float32))
+def _token_sums(xp: Any, ctrl: Any, w: Any, ok: Any, vf: Any) -> Any:
+    """The weighted sums (T, B, hkv, group, D) token by token, each over the values it sees (the others
+    read as 0): a non-finite value enters only the sums of the tokens that see it."""
+    def one(i: Any) -> Any:
+        seen = xp.where(ok[i][:, :, None, None], vf, xp.asarray(0, xp.float32))
+        return xp.einsum("bkgl,blkd->bkgd", w[i], seen)
+    return ctrl.map(one, xp.arange(w.shape[0]))
 
 
-def _nonfinite_sum(xp: Any, w: Any, seen: Any, v: Any) -> Any:
-    """The weighted sum of the non-finite fresh values over the positions each token sees (``seen``,
-    (T, B, L)), as float32 arithmetic gives it term by term: NaN where one is NaN, where an infinity
-    meets a zero weight or both infinities meet; otherwise the infinity met; 0 where none."""
-    f32 = xp.float32
-    seen_w = seen[:, :, None, None, :]
-    pos_w, zero_w = (seen_w & (w > 0)).astype(f32), (seen_w & (w == 0)).astype(f32)
-    nan = xp.einsum("tbl,blkd->tbkd", seen.astype(f32), xp.isnan(v).astype(f32))[:, :, :, None] > 0
-    pinf = xp.einsum("tbkgl,blkd->tbkgd", pos_w, (v == xp.inf).astype(f32)) > 0
-    ninf = xp.einsum("tbkgl,blkd->tbkgd", pos_w, (v == -xp.inf).astype(f32)) > 0
-    zinf = xp.einsum("tbkgl,blkd->tbkgd", zero_w, xp.isinf(v).astype(f32)) > 0
-    inf = xp.asarray(xp.inf, f32)
-    return xp.where(nan | zinf | (pinf & ninf), xp.asarray(xp.nan, f32),
-                    xp.where(pinf, inf, xp.where(ninf, -inf, xp.asarray(0, f32))))
+class _HostControl:
+    """``ctrl`` of :func:`attend` on the host: a Python branch and a loop."""
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+
+    def cond(self, pred: Any, f: Any, g: Any, x: Any) -> Any:
+        return f(x) if pred else g(x)
+
+    def map(self, f: Any, xs: Any) -> Any:
+        return self.xp.stack([f(x) for x in xs])
 
 
 __all__ = ["rope", "split_qkv", "stored_keys", "attend", "ROPE_NONE", "ROPE_NORMAL", "ROPE_INLINE"]

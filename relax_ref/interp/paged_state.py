@@ -167,7 +167,7 @@ class PagedState:
         if sum(lengths) > self.chunk:
             raise paged_error(fn, f"{sum(lengths)} tokens in one forward exceed the prefill chunk size {self.chunk}")
         need = sum(self._pages_for(self.lengths[s] + n) - len(self.tables[s]) for s, n in zip(seq_ids, lengths))
-        pages = self._take(fn, need)
+        pages = self._take(fn, need) if need else []
         batch = []
         for s, n in zip(seq_ids, lengths):
             old = self.lengths[s]

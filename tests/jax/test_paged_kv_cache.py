@@ -333,3 +333,26 @@ def test_a_masked_non_finite_value_contributes_nothing(bad, pad_poison):
     for w, g in ((want, got), (cwant, cgot)):
         assert np.all(np.isfinite(w[:3])) and not np.all(np.isfinite(w[3:]))
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_a_stale_slot_past_the_length_is_not_read():
+    """The compiled code reads whole pages; a slot past a sequence's length (here the infinite value of a
+    popped token, left in its page) reads the scratch slot instead, so it cannot reach an output."""
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+
+    qkv = np.random.default_rng(8).standard_normal((3, 8, 8)).astype("float32")
+    qkv[2, 6] = np.inf
+    mod = relax_ref.parse(COMPILED_SRC)
+    exe = relax_jax.compile(mod)
+    outs = []
+    for c, ops, call in ((relax_ref.evaluate(mod, "create"), NUMPY_PAGED, lambda *a: relax_ref.evaluate(mod, *a)),
+                         (exe("create"), jpk.JAX_PAGED, exe)):
+        _open(c, ops, 3)
+        call("layers", c, qkv)
+        ops.end_forward(c)
+        ops.popn(c, 0, 2)                           # positions 1-2 popped: slot 2 keeps the infinity
+        _open(c, ops, 1)                            # position 1: the history is slots 0-1 of the page
+        outs.append(np.asarray(call("layers", c, qkv[:1] * 0.5)))
+        ops.end_forward(c)
+    assert np.all(np.isfinite(outs[0]))
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
