@@ -554,10 +554,38 @@ def norm_cases():
     return out
 
 
+def var_len_cases():
+    """attention_var_len over two sequences (3 and 4 queries, 4 and 5 keys, grouped heads, TopLeft
+    causal mask): float64 attention per sequence rounded once, inputs redrawn until robust. TVM has no
+    legalization of the operator."""
+    rng = rng_for("bfloat16_attention_var_len")
+    sq, sk = np.array([0, 3, 7], np.int32), np.array([0, 4, 9], np.int32)
+    while True:
+        q = _bf(rng.standard_normal((1, 7, 4, 8)))
+        k, v = _bf(rng.standard_normal((1, 9, 2, 8))), _bf(rng.standard_normal((1, 9, 2, 5)))
+        want = np.zeros((1, 7, 4, 5))
+        for a, b, c, d in ((0, 3, 0, 4), (3, 7, 4, 9)):
+            kk = np.repeat(_w(k)[:, c:d], 2, axis=2)
+            vv = np.repeat(_w(v)[:, c:d], 2, axis=2)
+            want[:, a:b] = _attention(_w(q)[:, a:b], kk, vv, 1 / math.sqrt(8), True)
+        if np.all(_robust(want)):
+            break
+    params = [("q", tensor((1, 7, 4, 8), "bfloat16")), ("k", tensor((1, 9, 2, 8), "bfloat16")),
+              ("v", tensor((1, 9, 2, 5), "bfloat16")), ("sq", tensor((3,), "int32")), ("sk", tensor((3,), "int32")),
+              ("mq", tensor((), "int32")), ("mk", tensor((), "int32"))]
+    return [Case("nn_attention_var_len_bfloat16",
+                 module(params, 'R.nn.attention_var_len(q, k, v, sq, mq, sk, mk, causal_mask="TopLeft")',
+                        tensor((1, 7, 4, 5), "bfloat16")),
+                 runs=[([q, k, v, sq, sk, np.array(4, np.int32), np.array(5, np.int32)], _bf(want))],
+                 spec=RULES + ["OP.nn.attention_var_len.C3"], tags=["op:nn.attention_var_len", "bfloat16", "float"],
+                 **EXACT, description="two sequences, grouped heads, a TopLeft mask: scores, weights and the "
+                                      "weighted sum in float32, rounded once to bfloat16")]
+
+
 def generate():
     return {CATEGORY: matmul_cases() + elementwise_cases() + softmax_cases() + attention_cases()
             + activation_cases() + reduction_cases() + division_cases() + pool_cases() + loss_cases()
-            + contraction_cases() + norm_cases()}
+            + contraction_cases() + norm_cases() + var_len_cases()}
 
 
 if __name__ == "__main__":
