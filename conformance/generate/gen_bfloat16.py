@@ -232,8 +232,360 @@ def attention_cases():
     return out
 
 
+_GELU_C = 0.5 ** 0.5
+_GELU_TANH_C = math.sqrt(2.0 / math.pi)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _f32(x):
+    """One float32 rounding (a stage of a float32 evaluation)."""
+    return np.asarray(x, np.float64).astype(np.float32).astype(np.float64)
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _gelu(x, c=lambda v: v, s=lambda v: v):
+    erf = _erf
+    return s(x * s(c(0.5) + s(s(erf(s(x * c(_GELU_C)))) * c(0.5))))
+
+
+def _gelu_tanh(x, c=lambda v: v, s=lambda v: v):
+    m1, m2 = s(c(0.5) * x), s(c(_GELU_TANH_C) * x)
+    a1 = s(c(1.0) + s(s(c(0.044715) * x) * x))
+    return s(m1 * s(c(1.0) + s(np.tanh(s(m2 * a1)))))
+
+
+def _selu(x, c=lambda v: v, s=lambda v: v):
+    neg = np.minimum(0.0, s(c(_SELU_ALPHA) * s(s(np.exp(x)) - 1.0)))
+    return s(c(_SELU_SCALE) * s(np.maximum(x, 0.0) + neg))
+
+
+def _softplus(beta, threshold):
+    def f(x, c=lambda v: v, s=lambda v: v):
+        bx = s(c(beta) * x)
+        soft = s(s(1.0 / c(beta)) * s(np.log(s(1.0 + s(np.exp(bx))))))
+        return np.where(bx > c(threshold), x, soft)
+    return f
+
+
+def activation_cases():
+    """gelu, gelu_tanh, selu, softplus: the float64 formula (constants and attributes exact) rounded once;
+    inputs kept where that value is robust and a float32 evaluation (every stage and constant rounded to
+    float32) rounds to the same bfloat16 value, so float32 transcendental errors cannot decide a case
+    (arguments below about -3 are left out: ``1 + tanh`` and ``0.5 + erf * 0.5`` cancel there)."""
+    out = []
+    rng = rng_for("bfloat16_activation")
+    shape = (4, 16)
+    for op, call, fn in (
+            ("gelu", "R.nn.gelu(x)", _gelu),
+            ("gelu_tanh", "R.nn.gelu_tanh(x)", _gelu_tanh),
+            ("selu", "R.nn.selu(x)", _selu),
+            ("softplus", "R.nn.softplus(x, beta=0.7, threshold=1.5)", _softplus(0.7, 1.5))):
+        def ok(row, fn=fn):
+            w = _w(row)
+            want = fn(w)
+            return bool(np.all(w > -3.0) and np.all(_robust(want))
+                        and not _differs(fn(w, c=_f32, s=_f32), want))
+        x = _pick(rng, shape, 1.5, ok)
+        want = fn(_w(x))
+        assert _differs(fn(_w(x), c=_step, s=_step), want)
+        out.append(Case(f"nn_{op}_bfloat16", module([("x", tensor(shape, "bfloat16"))], call,
+                                                    tensor(shape, "bfloat16")),
+                        runs=[([x], _bf(want))], spec=RULES + [f"OP.nn.{op}.C2", "OP.ELEMWISE.SEM.7"],
+                        tags=[f"op:nn.{op}", "bfloat16", "float"], **EXACT,
+                        description="every stage in float32 (the constants and attributes as float32 values), "
+                                    "the result rounded once to bfloat16 (rounding every stage, constants "
+                                    "included, changes some of these results)"))
+    return out
+
+
+def _fold_by_step(x, fn, init):
+    """TVM's reduction kernel (DIV.43): the accumulator is the bfloat16 result, rounded at every step."""
+    acc = np.full(x.shape[:-1], init, np.float64)
+    outs = []
+    for k in range(x.shape[-1]):
+        acc = _step(fn(acc, x[..., k]))
+        outs.append(acc)
+    return acc, np.stack(outs, -1)
+
+
+def _products(rng, *shape):
+    """Factors whose significands are 1, 3 or 5 (at most 3 bits): a product of up to 8 is exact in
+    float32 (5**8 < 2**24), so any float32 evaluation order gives the exact product."""
+    return _bf(rng.choice([0.625, 0.75, 1.25, 1.5, -1.25, -0.75, 1.0], size=shape))
+
+
+def reduction_cases():
+    """sum, prod, mean, variance, std and the scans: a float32 accumulator, each result rounded once.
+    sum/prod/scan operands make every float32 partial result exact (sixteenths; factors of
+    :func:`_products`), so their expected values are exact results rounded once; mean, variance and std
+    keep rows whose float64 result is robust. TVM's sum, prod, cumsum and cumprod round their
+    accumulator (the result buffer) at every step: DIV.43."""
+    out = []
+    rng = rng_for("bfloat16_reduction")
+    tags = ["bfloat16", "float"]
+    x = _bf(rng.integers(-128, 129, (4, 64)) / 16.0)     # sixteenths of at most 8 significant bits
+    total = _w(x).sum(-1)
+    assert _differs(_fold_by_step(_w(x), np.add, 0.0)[0], total)
+    p = _products(rng, 4, 8)
+    prod = _w(p).prod(-1)
+    assert _differs(_fold_by_step(_w(p), np.multiply, 1.0)[0], prod)
+    for name, call, arg, shp, want, ids in (
+            ("sum_bfloat16", "R.sum(x, axis=[1])", x, (4,), total, ["OP.STAT.SEM.4", "DIV.43"]),
+            ("prod_bfloat16", "R.prod(x, axis=[1])", p, (4,), prod, ["OP.STAT.SEM.4", "DIV.43"]),
+            ("cumsum_bfloat16", "R.cumsum(x, axis=1)", x, (4, 64), np.cumsum(_w(x), -1),
+             ["OP.STAT.SEM.7", "DIV.43"]),
+            ("cumprod_bfloat16", "R.cumprod(x, axis=1)", p, (4, 8), np.cumprod(_w(p), -1),
+             ["OP.STAT.SEM.7", "DIV.43"])):
+        out.append(Case(name, module([("x", tensor(arg.shape, "bfloat16"))], call, tensor(shp, "bfloat16")),
+                        runs=[([arg], _bf(want))], spec=RULES + ids,
+                        tags=[f"op:{call[2:call.index('(')]}"] + tags, **EXACT,
+                        description="a float32 accumulator (every partial result exact here), each result "
+                                    "rounded once to bfloat16; TVM rounds its accumulator at every step"))
+
+    def moments(w):
+        m = w.mean(-1, keepdims=True)
+        var = ((w - m) ** 2).mean(-1)
+        return w.mean(-1), var, np.sqrt(var)
+
+    def robust_row(row):
+        return all(bool(np.all(_robust(v))) for v in moments(_w(row)[None]))
+
+    y = _pick(rng, (3, 300), 2.0, robust_row)
+    mean, var, std = moments(_w(y))
+    by_step = _fold_by_step(_w(y), np.add, 0.0)[0]
+    assert _differs(_step(by_step / 300.0), mean)
+    for op, want in (("mean", mean), ("variance", var), ("std", std)):
+        out.append(Case(f"{op}_bfloat16", module([("x", tensor(y.shape, "bfloat16"))], f"R.{op}(x, axis=[1])",
+                                                 tensor((3,), "bfloat16")),
+                        runs=[([y], _bf(want))], spec=RULES + ["OP.STAT.SEM.4", "OP.STAT.SEM.5"],
+                        tags=[f"op:{op}"] + tags, **EXACT,
+                        description="300 elements per row: the sums, the count 300 (not a bfloat16 value) and "
+                                    "the quotients in float32, the result rounded once to bfloat16"))
+    return out
+
+
+def _eighths_in(rng, shape, lo=-32, hi=33):
+    return _bf(rng.integers(lo, hi, shape) / 8.0)
+
+
+def division_cases():
+    """floor_divide and floor_mod: ``floor(a / b)`` of the float32 quotient; a quotient just below an
+    integer (within half a bfloat16 unit, far beyond float32's error) separates one rounding from two.
+    Pairs whose exact quotient lies within 2**-12 of an integer are left out; the expected values are
+    exact: ``floor`` of the exact quotient (an integer below 256) and ``a - q * b``, rounded once."""
+    out = []
+    rng = rng_for("bfloat16_division")
+    n = 32
+    a = _bf(rng.standard_normal(4 * n) * 24.0)
+    b = _bf(rng.standard_normal(4 * n) * 3.0)
+    q = _w(a) / _w(b)
+    frac = q - np.round(q)
+    keep = (np.abs(_w(b)) > 0.25) & (np.abs(frac) > 2.0 ** -12) & (np.abs(q) < 255)
+    # a few pairs whose quotient is just below an integer (rounded to it in bfloat16)
+    near = []
+    while len(near) < 6:
+        bb = _bf(rng.uniform(0.5, 4.0))
+        k = int(rng.integers(2, 60))
+        below = np.asarray(_bf(k * _w(bb))).reshape(1).view(np.uint16) - np.uint16(1)   # the next bfloat16 down
+        aa = below.view(BF16)[0]
+        qq = _w(aa) / _w(bb)
+        if 2.0 ** -12 < k - qq and _w(_bf(qq)) == k:
+            near.append((aa, bb))
+    a = np.concatenate([np.array([p[0] for p in near], a.dtype), a[keep]])[:n]
+    b = np.concatenate([np.array([p[1] for p in near], b.dtype), b[keep]])[:n]
+    q = np.floor(_w(a) / _w(b))
+    mod = _w(a) - q * _w(b)
+    assert _differs(np.floor(_step(_w(a) / _w(b))), q)
+    assert np.all(_robust(mod))
+    for op, want in (("floor_divide", q), ("floor_mod", mod)):
+        out.append(Case(f"{op}_bfloat16", module([("a", tensor((n,), "bfloat16")), ("b", tensor((n,), "bfloat16"))],
+                                                 f"R.{op}(a, b)", tensor((n,), "bfloat16")),
+                        runs=[([a, b], _bf(want))], spec=RULES + ["OP.ELEMWISE.SEM.1", "OP.ELEMWISE.SEM.7"],
+                        tags=[f"op:{op}", "bfloat16", "float"], **EXACT,
+                        description="the float32 quotient floored (and a - q * b) rounded once to bfloat16; "
+                                    "rounding the quotient to bfloat16 first moves quotients just below an "
+                                    "integer up to it"))
+    return out
+
+
+def _avg_windows(x, k, stride):
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            out[:, :, i, j] = x[:, :, i * stride:i * stride + k, j * stride:j * stride + k].mean((2, 3))
+    return out
+
+
+def _avg_by_step(x, k, stride):
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            acc = np.zeros((n, c))
+            for di in range(k):
+                for dj in range(k):
+                    acc = _step(acc + x[:, :, i * stride + di, j * stride + dj])
+            out[:, :, i, j] = _step(acc / (k * k))
+    return out
+
+
+def pool_cases():
+    """avg_pool2d and adaptive_avg_pool2d: the window sums (of eighths: exact in float32) and the
+    quotient by the count in float32, rounded once; inputs redrawn until every average is robust."""
+    out = []
+    rng = rng_for("bfloat16_pool")
+    while True:
+        x = _bf(rng.integers(-96, 97, (1, 2, 9, 9)) / 8.0)
+        want3, want2 = _avg_windows(_w(x), 3, 3), _avg_windows(_w(x), 3, 2)
+        if np.all(_robust(want3)) and np.all(_robust(want2)) and _differs(_avg_by_step(_w(x), 3, 2), want2):
+            break
+    shape = (1, 2, 9, 9)
+    for name, call, want, oshape in (
+            ("nn_avg_pool2d_bfloat16", "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2])", want2, (1, 2, 4, 4)),
+            ("nn_adaptive_avg_pool2d_bfloat16", "R.nn.adaptive_avg_pool2d(x, output_size=[3, 3])", want3,
+             (1, 2, 3, 3))):
+        op = call[2:call.index("(")]
+        out.append(Case(name, module([("x", tensor(shape, "bfloat16"))], call, tensor(oshape, "bfloat16")),
+                        runs=[([x], _bf(want))], spec=RULES, tags=[f"op:{op}", "bfloat16", "float"], **EXACT,
+                        description="window sums and the division by the count in float32, each average rounded "
+                                    "once to bfloat16"))
+    return out
+
+
+def loss_cases():
+    """nll_loss (mean): the weighted picks, their sum, the sum of the weights and the quotient in
+    float32, rounded once (TVM keeps the two sums in intermediate buffers)."""
+    rng = rng_for("bfloat16_loss")
+    while True:
+        p = _bf(rng.standard_normal((8, 5)))
+        t = rng.integers(0, 5, 8).astype(np.int64)
+        wt = _bf(np.abs(rng.standard_normal(5)) + 0.5)
+        num = -(_w(p)[np.arange(8), t] * _w(wt)[t]).sum()
+        den = _w(wt)[t].sum()
+        if np.all(_robust(num / den)) and _differs(_step(_step(num) / _step(den)), num / den):
+            break
+    return [Case("nn_nll_loss_bfloat16", module([("p", tensor((8, 5), "bfloat16")), ("t", tensor((8,), "int64")),
+                                                 ("w", tensor((5,), "bfloat16"))], "R.nn.nll_loss(p, t, w)",
+                                                tensor((), "bfloat16")),
+                 runs=[([p, t, wt], _bf(num / den))], spec=RULES, tags=["op:nn.nll_loss", "bfloat16", "float"],
+                 **EXACT, description="mean reduction: the weighted sum and the weight sum in float32, the "
+                                      "quotient rounded once to bfloat16")]
+
+
+def contraction_cases():
+    """einsum and conv2d: products and sums of eighths (exact in float32) rounded once; TVM's kernels
+    accumulate in the bfloat16 result buffer (DIV.43), checked here to give other values."""
+    out = []
+    rng = rng_for("bfloat16_contraction")
+    a, b = _eighths_in(rng, (4, 64)), _eighths_in(rng, (64, 5))
+    want = _w(a) @ _w(b)
+    assert _differs(_matmul_by_step(a, b), want)
+    out.append(Case("einsum_bfloat16", module([("a", tensor((4, 64), "bfloat16")), ("b", tensor((64, 5), "bfloat16"))],
+                                              'R.einsum((a, b), "ij,jk->ik")', tensor((4, 5), "bfloat16")),
+                    runs=[([a, b], _bf(want))], spec=RULES + ["OP.LINALG.SEM.2", "DIV.43"],
+                    tags=["op:einsum", "bfloat16", "float"], **EXACT,
+                    description="a matrix product written as einsum: float32 products and sums, rounded once"))
+    x, w = _eighths_in(rng, (1, 8, 6, 6)), _eighths_in(rng, (3, 8, 3, 3))
+    conv = np.zeros((1, 3, 4, 4))
+    step = np.zeros((1, 3, 4, 4))
+    for rc in range(8):
+        for ry in range(3):
+            for rx in range(3):
+                term = np.einsum("nhw,o->nohw", _w(x)[:, rc, ry:ry + 4, rx:rx + 4], _w(w)[:, rc, ry, rx])
+                conv, step = conv + term, _step(step + term)
+    assert _differs(step, conv)
+    out.append(Case("nn_conv2d_bfloat16", module([("x", tensor((1, 8, 6, 6), "bfloat16")),
+                                                  ("w", tensor((3, 8, 3, 3), "bfloat16"))], "R.nn.conv2d(x, w)",
+                                                 tensor((1, 3, 4, 4), "bfloat16")),
+                    runs=[([x, w], _bf(conv))], spec=RULES + ["DIV.43"], tags=["op:nn.conv2d", "bfloat16", "float"],
+                    **EXACT, description="float32 products and sums over channels and the window, rounded once"))
+    return out
+
+
+def norm_cases():
+    """layer_norm and batch_norm (training): statistics, normalization, scale and shift in float32, the
+    result rounded once (rows redrawn until every float64 result is robust). TVM has no bfloat16
+    layer_norm kernel; its batch_norm returns float32 values (DIV.23)."""
+    out = []
+    rng = rng_for("bfloat16_norm")
+    eps = 1e-5
+    while True:
+        x = _bf(rng.standard_normal((4, 16)) * 2.0 + 0.5)
+        g, b = _bf(1 + rng.standard_normal(16) * 0.3), _bf(rng.standard_normal(16) * 0.3)
+        w = _w(x)
+        mu, var = w.mean(1, keepdims=True), w.var(1, keepdims=True)
+        norm = (w - mu) / np.sqrt(var + eps)
+        want = norm * _w(g) + _w(b)
+        if np.all(_robust(want)) and _differs(_step(_step(_step(norm) * _w(g)) + _w(b)), want):
+            break
+    out.append(Case("nn_layer_norm_bfloat16", module([("x", tensor((4, 16), "bfloat16")), ("g", tensor((16,), "bfloat16")),
+                                                      ("b", tensor((16,), "bfloat16"))],
+                                                     "R.nn.layer_norm(x, g, b, axes=[1], epsilon=1e-05)",
+                                                     tensor((4, 16), "bfloat16")),
+                    runs=[([x, g, b], _bf(want))], spec=RULES + ["OP.nn.layer_norm.C4"],
+                    tags=["op:nn.layer_norm", "bfloat16", "float"], **EXACT,
+                    description="statistics, normalization, gamma and beta in float32, rounded once (rounding "
+                                "the normalized value and each affine step changes some results)"))
+    while True:
+        x = _bf(rng.standard_normal((16, 4)) * 2.0 + 0.5)
+        g, b = _bf(1 + rng.standard_normal(4) * 0.3), _bf(rng.standard_normal(4) * 0.3)
+        mm, mv = _bf(rng.standard_normal(4) * 0.3), _bf(1 + np.abs(rng.standard_normal(4)))
+        w = _w(x)
+        mu, var = w.mean(0), w.var(0)
+        want = (w - mu) / np.sqrt(var + eps) * _w(g) + _w(b)
+        new_m, new_v = 0.9 * _w(mm) + 0.1 * mu, 0.9 * _w(mv) + 0.1 * var
+        if all(np.all(_robust(v)) for v in (want, new_m, new_v)):
+            break
+    ret = f"R.Tuple({tensor((16, 4), 'bfloat16')}, {tensor((4,), 'bfloat16')}, {tensor((4,), 'bfloat16')})"
+    params = [("x", tensor((16, 4), "bfloat16"))] + [(n, tensor((4,), "bfloat16")) for n in ("g", "b", "m", "v")]
+    out.append(Case("nn_batch_norm_bfloat16_training", module(params,
+                                                              "R.nn.batch_norm(x, g, b, m, v, axis=1, epsilon=1e-05, "
+                                                              "momentum=0.1, training=True)", ret),
+                    runs=[([x, g, b, mm, mv], (_bf(want), _bf(new_m), _bf(new_v)))],
+                    spec=RULES + ["OP.nn.batch_norm.C5", "DIV.23"], tags=["op:nn.batch_norm", "bfloat16", "float"],
+                    **EXACT, description="batch statistics, normalization and the moving statistics in float32, "
+                                         "each result rounded once to bfloat16"))
+    return out
+
+
+def var_len_cases():
+    """attention_var_len over two sequences (3 and 4 queries, 4 and 5 keys, grouped heads, TopLeft
+    causal mask): float64 attention per sequence rounded once, inputs redrawn until robust. TVM has no
+    legalization of the operator."""
+    rng = rng_for("bfloat16_attention_var_len")
+    sq, sk = np.array([0, 3, 7], np.int32), np.array([0, 4, 9], np.int32)
+    while True:
+        q = _bf(rng.standard_normal((1, 7, 4, 8)))
+        k, v = _bf(rng.standard_normal((1, 9, 2, 8))), _bf(rng.standard_normal((1, 9, 2, 5)))
+        want = np.zeros((1, 7, 4, 5))
+        for a, b, c, d in ((0, 3, 0, 4), (3, 7, 4, 9)):
+            kk = np.repeat(_w(k)[:, c:d], 2, axis=2)
+            vv = np.repeat(_w(v)[:, c:d], 2, axis=2)
+            want[:, a:b] = _attention(_w(q)[:, a:b], kk, vv, 1 / math.sqrt(8), True)
+        if np.all(_robust(want)):
+            break
+    params = [("q", tensor((1, 7, 4, 8), "bfloat16")), ("k", tensor((1, 9, 2, 8), "bfloat16")),
+              ("v", tensor((1, 9, 2, 5), "bfloat16")), ("sq", tensor((3,), "int32")), ("sk", tensor((3,), "int32")),
+              ("mq", tensor((), "int32")), ("mk", tensor((), "int32"))]
+    return [Case("nn_attention_var_len_bfloat16",
+                 module(params, 'R.nn.attention_var_len(q, k, v, sq, mq, sk, mk, causal_mask="TopLeft")',
+                        tensor((1, 7, 4, 5), "bfloat16")),
+                 runs=[([q, k, v, sq, sk, np.array(4, np.int32), np.array(5, np.int32)], _bf(want))],
+                 spec=RULES + ["OP.nn.attention_var_len.C3"], tags=["op:nn.attention_var_len", "bfloat16", "float"],
+                 **EXACT, description="two sequences, grouped heads, a TopLeft mask: scores, weights and the "
+                                      "weighted sum in float32, rounded once to bfloat16")]
+
+
 def generate():
-    return {CATEGORY: matmul_cases() + elementwise_cases() + softmax_cases() + attention_cases()}
+    return {CATEGORY: matmul_cases() + elementwise_cases() + softmax_cases() + attention_cases()
+            + activation_cases() + reduction_cases() + division_cases() + pool_cases() + loss_cases()
+            + contraction_cases() + norm_cases() + var_len_cases()}
 
 
 if __name__ == "__main__":

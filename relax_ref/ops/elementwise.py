@@ -35,8 +35,8 @@ Semantics follow TVM's kernels where they differ from numpy (OP.ELEMWISE.SEM.*):
    the shared TIR intrinsics of :data:`relax_ref.arith.INTRINSICS` (so a legalized kernel run by the
    TensorIR interpreter reproduces the reference), and multi-stage kernels (gelu, gelu_tanh, selu,
    softplus, log_add_exp, floor_mod) round after every stage; float16 ``erf`` goes through float32.
-   On bfloat16, ``sigmoid``, ``rsqrt`` and ``nn.silu`` are their float32 formula rounded once
-   (PRIM.FLOAT.7, OP.SEM.7, as TVM computes them).
+   On bfloat16, ``sigmoid``, ``rsqrt``, ``nn.silu``, ``nn.gelu``, ``nn.gelu_tanh``, ``nn.selu`` and
+   ``nn.softplus`` are their float32 formula rounded once (PRIM.FLOAT.7, OP.SEM.7, as TVM computes them).
 
 Decisions where TVM 0.25 is inconsistent (OP.ELEMWISE.DIV.*):
 

@@ -10,7 +10,6 @@ from typing import Sequence
 
 import numpy as np
 
-from ..ir import dtype as _dt
 from . import common
 from . import te
 from . import te_ops
@@ -19,6 +18,7 @@ from .elementwise_util import (
     tvm_min,
 )
 from .opdef import OpDef, arg, attr
+from .precision import float32_once
 
 
 def _relu_ref(args, attrs, call, ctx):
@@ -43,6 +43,7 @@ def _staged(dt: str):
     return op
 
 
+@float32_once
 def _gelu_ref(args, attrs, call, ctx):
     x = args[0]
     dt = dtype_of(x)
@@ -55,6 +56,7 @@ def _gelu_ref(args, attrs, call, ctx):
     return f(np.multiply, x, t3)
 
 
+@float32_once
 def _gelu_tanh_ref(args, attrs, call, ctx):
     x = args[0]
     dt = dtype_of(x)
@@ -70,13 +72,11 @@ def _gelu_tanh_ref(args, attrs, call, ctx):
     return f(np.multiply, m1, a2)
 
 
+@float32_once
 def _silu_ref(args, attrs, call, ctx):
     """``x * sigmoid(x)``: two rounded stages; on bfloat16 one float32 formula rounded once (OP.SEM.7)."""
     x = args[0]
     dt = dtype_of(x)
-    if _dt.float32_intermediates(dt):
-        w = x.astype(F32)
-        return fcompute("float32", np.multiply, w, np_intrinsic("sigmoid", "float32", w)).astype(x.dtype)
     s = np_intrinsic("sigmoid", dt, x)
     return fcompute(dt, np.multiply, x, s)
 
@@ -87,6 +87,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@float32_once
 def _selu_ref(args, attrs, call, ctx):
     x = args[0]
     dt = dtype_of(x)
@@ -100,6 +101,7 @@ def _selu_ref(args, attrs, call, ctx):
     return f(np.multiply, np_const(_SELU_SCALE, dt), s)
 
 
+@float32_once
 def _softplus_ref(args, attrs, call, ctx):
     x = args[0]
     dt = dtype_of(x)

@@ -20,10 +20,11 @@ from . import te_ops
 from .args import OpArgs
 from .checks import check_broadcast, no_kernel
 from .elementwise_util import (
-    as_array, broadcast_compute, dtype_of, fcompute, finish, inferred_dtype, matched_dtype, np_dtype, np_intrinsic,
+    F32, as_array, broadcast_compute, dtype_of, fcompute, finish, inferred_dtype, matched_dtype, np_dtype, np_intrinsic,
     result_shape, shapes_known, try_scalar_const, tvm_max, tvm_min, unsupported,
 )
 from .opdef import OpDef, arg
+from .precision import float32_once
 
 
 def _trunc_div(a, b):
@@ -31,8 +32,15 @@ def _trunc_div(a, b):
     return np.where((a < 0) == (b < 0), q, -q)
 
 
+#: float binary operators whose formula has several stages (OP.ELEMWISE.SEM.7); on bfloat16 each is its
+#: float32 formula rounded once (OP.SEM.7)
+MULTI_STAGE = ("floor_divide", "floor_mod", "log_add_exp")
+
+
 def _ref_binary(name: str, a: np.ndarray, b: np.ndarray, dt: str, call) -> np.ndarray:
     """``a op b`` in the matched dtype ``dt`` (both operands already converted)."""
+    if name in MULTI_STAGE and _dt.float32_intermediates(dt):
+        return _ref_binary(name, a.astype(F32), b.astype(F32), "float32", call).astype(a.dtype)
     if dt == "bool" and name in _BOOL_AS_INT:
         out = _ref_binary(name, a.astype(np.int64), b.astype(np.int64), "int64", call)
         return out != 0
@@ -379,6 +387,7 @@ def _check_fma(args: OpArgs) -> None:
             args.fail_if((xp.asarray(a) != xp.asarray(b)) | (xp.asarray(b) != xp.asarray(c)), differ)
 
 
+@float32_once
 def _fma_reference(args, attrs, call, ctx):
     x1, x2, x3 = args
     dt = dtype_of(x1)

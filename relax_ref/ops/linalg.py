@@ -533,6 +533,8 @@ def einsum_values(call, eq: EinsumEquation, arrays: Sequence[np.ndarray]) -> np.
     """OP.LINALG.SEM.2 on values (see the module docstring)."""
     spec, targets = einsum_plan(eq, [a.shape for a in arrays])
     views = [np.broadcast_to(a, t) for a, t in zip(arrays, targets)]
+    if arrays and _dt.float32_intermediates(_dt.from_numpy(arrays[0].dtype)):
+        views = [v.astype(np.float32) for v in views]     # OP.SEM.7: float32 products and sums, rounded once
     with np.errstate(all="ignore"):
         r = np.einsum(spec, *views)
     return np.asarray(r, dtype=arrays[0].dtype)

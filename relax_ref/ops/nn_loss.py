@@ -30,6 +30,7 @@ from . import te_ops
 from .nn import legalizable
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
+from .precision import float32_once
 
 REDUCTIONS = ("none", "sum", "mean")
 
@@ -61,6 +62,7 @@ def _ce_infer(call, ctx):
     return TensorStructInfo(rx.ShapeExpr(()), dtype, vdevice=vdev)
 
 
+@float32_once
 def _ce_ref(args, attrs, call, ctx):
     x, y = args
     dt = nn_common.inferred_tensor_dtype(call, nn_common.dtype_of(x))
@@ -213,6 +215,7 @@ def nll_loss_np(call, pred, targets, weights, reduction: str, ignore_index: int)
     return np.asarray(f.div(total, wsum))
 
 
+@float32_once
 def _nll_ref(args, attrs, call, ctx):
     pred, targets = args[:2]
     weights = args[2] if len(args) == 3 else None

@@ -37,6 +37,7 @@ from . import nn_common
 from .nn import is_float, legalizable
 from .args import OpArgs
 from .checks import check_axis, float_only
+from .precision import float32_once
 from .opdef import OpDef, arg, attr
 from .nn_norm_te import te_batch_norm, te_group_norm, te_instance_norm, te_layer_norm, te_rms_norm
 
@@ -392,6 +393,7 @@ def batch_norm_np(call, x, gamma, beta, mm, mv, axis: int, eps: float, center: b
     return out, mean, var
 
 
+@float32_once
 def _layer_norm_ref(args, attrs, call, ctx):
     x, g, b = args
     return layer_norm_np(call, x, g, b, _runtime_axes(call, x, _axes_attr(call)), float(attrs["epsilon"]))
@@ -409,12 +411,14 @@ def _group_norm_ref(args, attrs, call, ctx):
                          float(attrs["epsilon"]))
 
 
+@float32_once
 def _instance_norm_ref(args, attrs, call, ctx):
     x, g, b = args
     ca = _runtime_axes(call, x, [int(attrs["channel_axis"])])[0]
     return instance_norm_np(call, x, g, b, ca, _runtime_axes(call, x, _axes_attr(call)), float(attrs["epsilon"]))
 
 
+@float32_once
 def _batch_norm_ref(args, attrs, call, ctx):
     x, g, b, mm, mv = args
     ax = _runtime_axes(call, x, [int(attrs["axis"])])[0]

@@ -42,6 +42,7 @@ from .layouts import parse_layout
 from .nn import legalizable, te_pad
 from .args import OpArgs
 from .opdef import OpDef, arg, attr
+from .precision import float32_once
 
 _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
@@ -447,7 +448,7 @@ def adaptive_pool_np(call, x: np.ndarray, out_size: Sequence[int]) -> np.ndarray
     return out
 
 
-def _pool_ref(args, attrs, call, ctx):
+def _pool_ref_in_dtype(args, attrs, call, ctx):
     x = args[0]
     kind, nsp = _kind(common.op_name(call))
     tgt = "NC" + _SPATIAL[nsp]
@@ -462,6 +463,17 @@ def _pool_ref(args, attrs, call, ctx):
         k, s, p, d = pool_attrs(attrs)
         y = pool_np(call, xc, kind, k, s, p, d, bool(attrs["ceil_mode"]), bool(attrs["count_include_pad"]))
     return np.ascontiguousarray(nn_common.from_canonical(y, operm))
+
+
+_pool_ref_float32 = float32_once(_pool_ref_in_dtype)
+
+
+def _pool_ref(args, attrs, call, ctx):
+    """Max pooling in the dtype (exact); average pooling on bfloat16 sums and divides in float32 and
+    rounds once (OP.SEM.7)."""
+    if _kind(common.op_name(call))[0] == "max":
+        return _pool_ref_in_dtype(args, attrs, call, ctx)
+    return _pool_ref_float32(args, attrs, call, ctx)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ the decisions below where they are undefined or inconsistent:
   ``acc > v ? acc : v`` (``<`` for min) from the identity, TIR's ``Max``/``Min``: a NaN is kept only
   until the next element.
 * OP.STAT.SEM.4 -- float ``sum``/``prod``/``mean`` are defined up to reassociation for float32 and
-  float64 (OP.SEM.5); float16 and bfloat16 accumulate sequentially in the dtype, as TVM's kernels.
+  float64 (OP.SEM.5); float16 accumulates sequentially in the dtype, as TVM's kernels; bfloat16 ``sum prod
+  mean variance std`` are their float32 computation rounded once (OP.SEM.7, :func:`.precision.float32_once`).
 * OP.STAT.SEM.5 -- ``mean`` is ``sum / count`` with the count converted to the dtype for floats and
   a truncating int64 division for integers; ``variance`` is ``mean((x - mean(x, keepdims))**2)``
   (population variance) computed with the same rules (int64 intermediates for integers);
@@ -27,7 +28,8 @@ the decisions below where they are undefined or inconsistent:
   position ``(n - 1) // 2`` (the lower median); with exactly one axis it also returns the int64 index
   of that element along the axis. Several axes are reduced together (TVM's kernel only handles the
   first one). A median of no elements is an OpRuntimeError.
-* OP.STAT.SEM.7 -- the scans convert every element to the output dtype and accumulate sequentially;
+* OP.STAT.SEM.7 -- the scans convert every element to the output dtype and accumulate sequentially
+  (a bfloat16 output: in float32, each result rounded once, OP.SEM.7);
   ``exclusive`` shifts by one element, starting with the identity.
 * Kernels TVM 0.25 cannot produce (UnsupportedError in reference and legalization): ``max``/``min``
   of bool, ``cumsum``/``cumprod`` of bool without ``dtype``.
@@ -55,6 +57,7 @@ from .args import OpArgs
 from .checks import check_axis, element_count, no_kernel, reduce_axes
 from .checks import legalizable as known_shapes
 from .opdef import OpDef, arg, attr
+from .precision import float32_once
 
 # ---------------------------------------------------------------------------------------------------
 # Shared helpers (also used by the search module)
@@ -253,11 +256,13 @@ def infer_scan(call: rx.Call, ctx: Any) -> TensorStructInfo:
 # ---------------------------------------------------------------------------------------------------
 
 
+@float32_once
 def _ref_sum(args, attrs, call, ctx):
     x = args[0]
     return _sum_in_dtype(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")))
 
 
+@float32_once
 def _ref_prod(args, attrs, call, ctx):
     x = args[0]
     return _sum_in_dtype(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")), "mul")
@@ -274,18 +279,21 @@ def _make_ref_extreme(is_max: bool):
     return ref
 
 
+@float32_once
 def _ref_mean(args, attrs, call, ctx):
     x = args[0]
     out, src = _mean_values(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")))
     return tir_cast(out, src, dtype_of(x))
 
 
+@float32_once
 def _ref_variance(args, attrs, call, ctx):
     x = args[0]
     out, src = _variance_values(x, reduce_axes_of(attrs.get("axis"), x.ndim), bool(attrs.get("keepdims")))
     return tir_cast(out, src, dtype_of(x))
 
 
+@float32_once
 def _ref_std(args, attrs, call, ctx):
     x = args[0]
     dt = dtype_of(x)
@@ -353,6 +361,8 @@ def _make_ref_scan(op: str):
             ax = int(axis) % x.ndim
             data = x
         v = tir_cast(data, dtype_of(x), out_dt)
+        if _dt.float32_intermediates(out_dt):     # OP.SEM.7: a float32 accumulator, each result rounded once
+            v = v.astype(np.float32)
         ufunc = np.add if op == "add" else np.multiply
         with np.errstate(all="ignore"):
             acc = ufunc.accumulate(v, axis=ax, dtype=v.dtype) if v.size else v.copy()

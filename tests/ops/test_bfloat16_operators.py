@@ -98,3 +98,53 @@ def test_float16_softmax_rounds_every_stage(name, run):
     s = e.astype(np.float32).sum().astype(np.float16)             # the sum in float32, rounded (a stage)
     want = (e.astype(np.float64) / np.float64(s)).astype(np.float16)
     assert _bits(run(mod, x)) == _bits(want)
+
+
+def _selu64(w):
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    return scale * (np.maximum(w, 0) + np.minimum(0, alpha * (np.exp(w) - 1)))
+
+
+@pytest.mark.parametrize("name,run", EVALUATORS)
+def test_bfloat16_selu_and_softplus_round_once(name, run):
+    """The formula (constants and attributes exact) rounded once; rounding each stage, or the constants
+    to bfloat16, changes some of these results."""
+    x = np.array([[-2.5, -1.375, -0.625, -0.09375, 0.3125, 0.8125, 1.4375, 2.75]], np.float32).astype(BF16)
+    w = x.astype(np.float64)
+    t = 'R.Tensor((1, 8), "bfloat16")'
+    got = run(_module([("x", t)], "R.nn.selu(x)", t), x)
+    assert _bits(got) == _bits(_selu64(w).astype(BF16))
+    got = run(_module([("x", t)], "R.nn.softplus(x, beta=0.7, threshold=1.5)", t), x)
+    soft = np.where(0.7 * w > 1.5, w, np.log1p(np.exp(0.7 * w)) / 0.7)
+    assert _bits(got) == _bits(soft.astype(BF16))
+
+
+@pytest.mark.parametrize("name,run", EVALUATORS)
+def test_bfloat16_sum_mean_and_cumsum_keep_a_float32_accumulator(name, run):
+    """Sixteenths: every float32 partial sum is exact, so the expected values are exact sums rounded once
+    (TVM's sum and cumsum round the accumulator at every step, DIV.43; checked to differ here)."""
+    x = (np.random.default_rng(9).integers(-128, 129, (2, 48)) / 16.0).astype(BF16)
+    w = x.astype(np.float64)
+    t, r = 'R.Tensor((2, 48), "bfloat16")', 'R.Tensor((2,), "bfloat16")'
+    by_step = np.zeros((2, 48))
+    acc = np.zeros(2)
+    for k in range(48):
+        acc = (acc + w[:, k]).astype(BF16).astype(np.float64)
+        by_step[:, k] = acc
+    assert _bits(by_step.astype(BF16)) != _bits(np.cumsum(w, 1).astype(BF16))
+    assert _bits(run(_module([("x", t)], "R.sum(x, axis=[1])", r), x)) == _bits(w.sum(1).astype(BF16))
+    assert _bits(run(_module([("x", t)], "R.mean(x, axis=[1])", r), x)) == _bits((w.sum(1) / 48).astype(BF16))
+    assert _bits(run(_module([("x", t)], "R.cumsum(x, axis=1)", t), x)) == _bits(np.cumsum(w, 1).astype(BF16))
+
+
+@pytest.mark.parametrize("name,run", EVALUATORS)
+def test_float16_sum_and_cumsum_still_accumulate_in_float16(name, run):
+    x = (np.random.default_rng(10).standard_normal((2, 40)) * 50).astype(np.float16)
+    t = 'R.Tensor((2, 40), "float16")'
+    acc = np.zeros(2, np.float16)
+    steps = np.zeros((2, 40), np.float16)
+    for k in range(40):
+        acc = (acc.astype(np.float64) + x[:, k].astype(np.float64)).astype(np.float16)
+        steps[:, k] = acc
+    assert _bits(run(_module([("x", t)], "R.sum(x, axis=[1])", 'R.Tensor((2,), "float16")'), x)) == _bits(acc)
+    assert _bits(run(_module([("x", t)], "R.cumsum(x, axis=1)", t), x)) == _bits(steps)

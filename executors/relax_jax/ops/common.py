@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence, Tuple
 
 import jax.numpy as jnp
@@ -39,6 +40,29 @@ def fcompute(dtype: str, fn: Callable[..., Any], *xs: Any) -> Any:
     if low_precision(dtype):
         return jnp.asarray(fn(*[jnp.asarray(x).astype(F32) for x in xs])).astype(t)
     return jnp.asarray(fn(*[jnp.asarray(x) for x in xs])).astype(t)
+
+
+def _rounded(out: Any, bf: Any) -> Any:
+    """Float32 results (an array, a box, or a tuple of them) rounded to bfloat16."""
+    if isinstance(out, tuple):
+        return tuple(_rounded(o, bf) for o in out)
+    if isinstance(out, TVal):
+        return TVal(_rounded(out.data, bf), out.valid, out.level)
+    return out.astype(bf) if out.dtype == F32 else out
+
+
+def float32_once(lowering_fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A lowering whose ``bfloat16`` operator is its ``float32`` definition rounded once (OP.SEM.7,
+    ``relax_ref.ops.precision.float32_once``): bfloat16 operands widened to float32, the result
+    rounded to bfloat16 once."""
+    @functools.wraps(lowering_fn)
+    def low(ctx, *xs):
+        if not any(not isinstance(x, PrimV) and _dt.float32_intermediates(dtype_of(x)) for x in xs):
+            return lowering_fn(ctx, *xs)
+        bf = np_dtype("bfloat16")
+        out = lowering_fn(ctx, *(x if isinstance(x, PrimV) or x.dtype != bf else x.astype(F32) for x in xs))
+        return _rounded(out, bf)
+    return low
 
 
 def c(value: Any, dtype: str) -> Any:

@@ -15,14 +15,15 @@ from jax import lax
 
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.elementwise import matched_dtype
+from relax_ref.ops.elementwise_binary import MULTI_STAGE
 
 from ..float_rules import plain_products
 from ..lowering import lowering
 from ..prim_jax import np_dtype
 from ..values import PrimV
 from .common import (
-    F32, as_array, broadcast_padding, c, dtype_of, fcompute, finish, inferred_dtype, low_precision, tvm_max,
-    tvm_min,
+    F32, as_array, broadcast_padding, c, dtype_of, fcompute, finish, float32_once, inferred_dtype, low_precision,
+    tvm_max, tvm_min,
 )
 
 
@@ -192,6 +193,8 @@ def binary(name: str, a, b, dt: str):
     if dt == "bool" and name in _BOOL_AS_INT:
         out = binary(name, a.astype(jnp.int64), b.astype(jnp.int64), "int64")
         return out != 0
+    if name in MULTI_STAGE and _dt.float32_intermediates(dt):       # OP.SEM.7: rounded once
+        return binary(name, a.astype(F32), b.astype(F32), "float32").astype(a.dtype)
     isf = _dt.is_float(dt)
     if name == "add":
         return fcompute(dt, jnp.add, a, b) if isf else a + b
@@ -297,6 +300,7 @@ def _where(ctx, cond, x1, x2):
 
 
 @lowering("relax.ewise_fma", padding="elementwise")
+@float32_once
 def _fma(ctx, x1, x2, x3):
     dt = dtype_of(x1)
     if dt == "bool":
@@ -337,6 +341,8 @@ def gelu(x, dt: str):
     factor): ``x * sqrt(1/2)`` is read only by ``erf``, whose XLA implementation clamps its argument
     first, and ``erf * 0.5`` is exact (a power of two times ``|erf| <= 1``; where it is not, below
     2**-126, the sum is 0.5 either way), so contracting it with the add changes nothing."""
+    if _dt.float32_intermediates(dt):             # OP.SEM.7: the float32 formula, rounded once
+        return gelu(x.astype(F32), "float32").astype(x.dtype)
     with plain_products():
         t1 = fcompute(dt, jnp.multiply, x, c(0.5 ** 0.5, dt))
         e = _erf(dt, t1)
@@ -351,6 +357,7 @@ def _gelu(ctx, x):
 
 
 @lowering("relax.nn.gelu_tanh", padding="elementwise")
+@float32_once
 def _gelu_tanh(ctx, x):
     dt = dtype_of(x)
 
@@ -384,6 +391,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 @lowering("relax.nn.selu", padding="elementwise")
+@float32_once
 def _selu(ctx, x):
     dt = dtype_of(x)
 
@@ -399,6 +407,7 @@ def _selu(ctx, x):
 
 
 @lowering("relax.nn.softplus", padding="elementwise")
+@float32_once
 def _softplus(ctx, x):
     dt = dtype_of(x)
 

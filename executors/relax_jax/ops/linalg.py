@@ -136,5 +136,6 @@ def _einsum(ctx, ops):
         r = jnp.einsum(spec, *[v.astype(jnp.int32) for v in views]) != 0
     else:
         prec = lax.Precision.HIGHEST if _dt.is_float(dt) else None
-        r = jnp.einsum(spec, *views, precision=prec, preferred_element_type=np_dtype(dt))
+        acc = "float32" if _dt.float32_intermediates(dt) else dt      # OP.SEM.7: rounded once
+        r = jnp.einsum(spec, *views, precision=prec, preferred_element_type=np_dtype(acc))
     return jnp.asarray(r).astype(arrays[0].dtype)

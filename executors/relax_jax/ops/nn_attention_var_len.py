@@ -12,7 +12,7 @@ from relax_ref.ir import prim_expr as P
 
 from ..lowering import lowering
 from ..prim_jax import np_dtype
-from .common import dtype_of
+from .common import dtype_of, float32_once
 from .nn_common import FOps
 
 
@@ -28,6 +28,7 @@ def _segments(starts, n: int):
 
 
 @lowering("relax.nn.attention_var_len")
+@float32_once                  # bfloat16: float32 stages, rounded once (OP.SEM.7), as the reference
 def _attention_var_len(ctx, q, k, v, sq, sk, mq, mk):
     dt = dtype_of(q)
     f = FOps(dt)

@@ -10,11 +10,12 @@ from relax_ref.ir import dtype as _dt
 from ..dims import dim_value
 from ..lowering import lowering
 from ..prim_jax import cast
-from .common import dtype_of
+from .common import dtype_of, float32_once
 from .nn_common import FOps, inferred_out_dtype
 
 
 @lowering("relax.nn.cross_entropy_with_logits")
+@float32_once
 def _cross_entropy(ctx, x, y):
     dt = inferred_out_dtype(ctx, x)
     x, y = cast(x, dtype_of(x), dt), cast(y, dtype_of(y), dt)
@@ -35,6 +36,7 @@ def _cross_entropy(ctx, x, y):
 
 
 @lowering("relax.nn.nll_loss")
+@float32_once
 def _nll_loss(ctx, pred, targets, weights=None):
     dt = dtype_of(pred)
     reduction = ctx.attrs.get("reduction", "mean")

@@ -26,7 +26,7 @@ from ..errors import NeedsExact
 from ..float_rules import plain_products, rounded_multiply
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
-from .common import dtype_of
+from .common import dtype_of, float32_once
 from .nn_common import FOps, axis_mask, box, compute_dtype
 
 
@@ -79,6 +79,7 @@ def _mask_reduced(ctx, x, ax):
 
 
 @lowering("relax.nn.layer_norm", padding="aware")
+@float32_once
 def _layer_norm(ctx, x, gamma, beta):
     dt = dtype_of(x)
     axes = _runtime_axes(ctx, x, _axes_attr(ctx))
@@ -164,6 +165,7 @@ def _group_norm(ctx, x, gamma, beta):
 
 
 @lowering("relax.nn.instance_norm")
+@float32_once
 def _instance_norm(ctx, x, gamma, beta):
     dt = dtype_of(x)
     ca = _runtime_axes(ctx, x, [int(ctx.attrs["channel_axis"])])[0]
@@ -184,6 +186,7 @@ def _instance_norm(ctx, x, gamma, beta):
 
 
 @lowering("relax.nn.batch_norm")
+@float32_once
 def _batch_norm(ctx, x, gamma, beta, mm, mv):
     """The kernel's arithmetic over :class:`FOps` (OP.nn.batch_norm.C4-C5)."""
     ax = _runtime_axes(ctx, x, [int(ctx.attrs["axis"])])[0]

@@ -15,7 +15,7 @@ from relax_ref.ops.nn_pool import (
 
 from ..lowering import lowering
 from ..prim_jax import np_dtype
-from .common import dtype_of
+from .common import dtype_of, float32_once
 from .nn_common import F32, FOps, SPATIAL, from_canonical, layout_perm, to_canonical
 
 
@@ -106,5 +106,5 @@ def _adaptive(ctx, x, out_size, dt: str):
 
 for _k in (1, 2, 3):
     lowering(f"relax.nn.max_pool{_k}d")(_pool_lowering("max", _k))
-    lowering(f"relax.nn.avg_pool{_k}d")(_pool_lowering("avg", _k))
-    lowering(f"relax.nn.adaptive_avg_pool{_k}d")(_pool_lowering("adaptive", _k))
+    lowering(f"relax.nn.avg_pool{_k}d")(float32_once(_pool_lowering("avg", _k)))       # OP.SEM.7
+    lowering(f"relax.nn.adaptive_avg_pool{_k}d")(float32_once(_pool_lowering("adaptive", _k)))

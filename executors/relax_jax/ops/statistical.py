@@ -5,8 +5,9 @@ excluded from order-dependent folds), ``mean``/``variance`` divide by the logica
 are exact along a padded axis (a prefix does not depend on what follows it). The operators' run-time
 constraints (axes, kernels, empty reductions) are their ``check`` in ``relax_ref.ops.statistical``.
 
-* float32/float64 ``sum``/``prod``/``mean`` reassociate (OP.STAT.SEM.4); 16-bit floats accumulate
-  sequentially in the dtype (``lax.scan``), as the reference;
+* float32/float64 ``sum``/``prod``/``mean`` reassociate (OP.STAT.SEM.4); float16 accumulates
+  sequentially in the dtype (``lax.scan``), as the reference; bfloat16 reductions and scans are their
+  float32 computation rounded once (OP.SEM.7, ``float32_once``);
 * ``max``/``min`` follow the select fold of OP.STAT.SEM.3 exactly, NaN placement included;
 * ``median`` sorts with NaN last (stable) and takes the lower median (OP.STAT.SEM.6).
 """
@@ -24,7 +25,7 @@ from relax_ref.ops.statistical import reduce_axes_of
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, is_static, np_dtype
-from .common import dtype_of
+from .common import dtype_of, float32_once
 from .reduce_util import (
     count, identity_of, reduced_shape, rows, select_extreme, sequential_fold, valid_along,
 )
@@ -62,12 +63,14 @@ def _sum(ctx, x, axes, keepdims: bool, op: str = "add"):
 
 
 @lowering("relax.sum", padding="aware")
+@float32_once
 def _sum_op(ctx, x):
     axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     return _sum(ctx, x, axes, bool(ctx.attrs.get("keepdims")))
 
 
 @lowering("relax.prod", padding="aware")
+@float32_once
 def _prod_op(ctx, x):
     axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     return _sum(ctx, x, axes, bool(ctx.attrs.get("keepdims")), "mul")
@@ -133,6 +136,7 @@ def _variance_values(ctx, x, axes, keepdims: bool):
 
 
 @lowering("relax.mean", padding="aware")
+@float32_once
 def _mean(ctx, x):
     axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     out, src = _mean_values(ctx, x, axes, bool(ctx.attrs.get("keepdims")))
@@ -140,6 +144,7 @@ def _mean(ctx, x):
 
 
 @lowering("relax.variance", padding="aware")
+@float32_once
 def _variance(ctx, x):
     axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
     out, src = _variance_values(ctx, x, axes, bool(ctx.attrs.get("keepdims")))
@@ -147,6 +152,7 @@ def _variance(ctx, x):
 
 
 @lowering("relax.std", padding="aware")
+@float32_once
 def _std(ctx, x):
     dt = dtype_of(x)
     axes = reduce_axes_of(ctx.attrs.get("axis"), x.ndim)
@@ -226,7 +232,9 @@ def _scan(op: str):
         v = cast(data, src, out_dt)
         if v.size == 0:
             return v
-        if _low16(out_dt):
+        if _dt.float32_intermediates(out_dt):      # OP.SEM.7: a float32 accumulator, rounded once
+            v = v.astype(jnp.float32)
+        if out_dt == "float16":
             moved = jnp.moveaxis(v, ax, 0)
 
             def step(acc, e):
