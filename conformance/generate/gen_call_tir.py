@@ -129,6 +129,14 @@ def reduction_cases():
             return y
     ''')
     c1 = ints(-100, 100, (3, 4))
+    out.append(Case("reduction_plain_loops", loops_sum, runs=[([c1], c1.sum(axis=0).astype("int32"))],
+                    spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.STMT.1", "TIR.LOOP.1"], tags=["call_tir", "reduction"]))
+    return out
+
+
+def nan_fold_cases():
+    """Float T.max / T.min block reductions over rows holding NaN: the fold in loop order (PRIM.FLOAT.2)."""
+    out = []
     nan_max = module_text('''
         @T.prim_func(s_tir=True)
         def row_max(a: T.handle, b: T.handle):
@@ -184,8 +192,6 @@ def reduction_cases():
                     tags=["call_tir", "reduction", "float", "nan"], oracle="hand",
                     description="T.min(v, acc) folds in loop order: v < acc is False for a NaN v, so every NaN "
                                 "element is skipped (an all-NaN row keeps the init)"))
-    out.append(Case("reduction_plain_loops", loops_sum, runs=[([c1], c1.sum(axis=0).astype("int32"))],
-                    spec=["CALL.TIR.1", "CALL.TIR.5", "TIR.STMT.1", "TIR.LOOP.1"], tags=["call_tir", "reduction"]))
     return out
 
 
@@ -755,6 +761,7 @@ def cases():
     s3, s7 = f32(3), f32(7)
     return (buffer_cases(x4, s3, s7)
             + reduction_cases()
+            + nan_fold_cases()
             + signature_cases(s3, s7)
             + integer_division_cases()
             + out_of_bounds_cases()
