@@ -60,6 +60,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .laxops import astype, multiply
+
 #: the rule sets an executable can compile with
 MODES = ("strict", "fast")
 
@@ -113,17 +115,17 @@ def rounded_multiply(a: Any, b: Any) -> Any:
     compute in; XLA may then fuse the product into an ``fma`` of the consumer), the plain product.
     Operands promote as ``jnp.multiply`` promotes them (Python scalars are weakly typed)."""
     if not strict():
-        return jnp.multiply(a, b)
+        return multiply(a, b)
     t = np.dtype(jnp.result_type(a, b))
     if t == _F32 and not getattr(_state, "plain", False):
-        p = jnp.multiply(jnp.asarray(a, t), jnp.asarray(b, t))
+        p = multiply(astype(a, t), astype(b, t))
         # through float64 and back, with a reduce_precision to a 10-bit exponent between: a no-op on
         # every float32 value (exponents -149..127), but not one that LLVM can see through, so ``p``
         # stays a rounded product and never becomes the multiply of an fma
-        return lax.reduce_precision(p.astype(_F64), exponent_bits=10, mantissa_bits=52).astype(_F32)
+        return astype(lax.reduce_precision(astype(p, _F64), exponent_bits=10, mantissa_bits=52), _F32)
     if t in _HALF:
-        return jnp.multiply(jnp.asarray(a, t).astype(_F32), jnp.asarray(b, t).astype(_F32)).astype(t)
-    return jnp.multiply(a, b)
+        return astype(multiply(astype(astype(a, t), _F32), astype(astype(b, t), _F32)), t)
+    return multiply(a, b)
 
 
 class plain_products:  # noqa: N801 - used as a context manager, reads like a function

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence, Tuple
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -13,6 +14,7 @@ from relax_ref.ir import dtype as _dt
 from ..dims import dim_value
 from ..errors import NeedsExact
 from ..float_rules import rounded_multiply
+from ..laxops import astype, fast_fn
 from ..lowering import LowerCtx
 from ..prim_jax import is_static, np_dtype
 from ..values import PrimV, SymInt, TVal
@@ -38,8 +40,14 @@ def fcompute(dtype: str, fn: Callable[..., Any], *xs: Any) -> Any:
     if fn is jnp.multiply:
         fn = rounded_multiply           # one rounding per node, never contracted (PRIM.FLOAT.1)
     if low_precision(dtype):
-        return jnp.asarray(fn(*[jnp.asarray(x).astype(F32) for x in xs])).astype(t)
-    return jnp.asarray(fn(*[jnp.asarray(x) for x in xs])).astype(t)
+        return astype(fast_fn(fn)(*[astype(x, F32) for x in xs]), t)
+    return astype(fast_fn(fn)(*[operand(x) for x in xs]), t)
+
+
+def operand(x: Any) -> Any:
+    """``x`` as ``jnp.asarray`` gives it to an operation: arrays and numpy values as they are (the
+    operations of :mod:`relax_jax.laxops` take them), Python scalars as JAX arrays."""
+    return x if isinstance(x, (jax.Array, jax.core.Tracer, np.ndarray, np.generic)) else jnp.asarray(x)
 
 
 def _rounded(out: Any, bf: Any) -> Any:
@@ -117,7 +125,7 @@ def finish(ctx: LowerCtx, out: Any, operands: Sequence[Any], dtype: str) -> Any:
         if all(is_static(o.val) for o in operands):
             v = np.asarray(v).item()
         return PrimV(v, dtype)
-    return jnp.asarray(out).astype(np_dtype(dtype))
+    return astype(out, np_dtype(dtype))
 
 
 def inferred_dtype(ctx: LowerCtx, fallback: str) -> str:
@@ -139,4 +147,4 @@ def tvm_min(a, b):
 
 
 __all__ = ["dtype_of", "low_precision", "fcompute", "c", "as_array", "logical_shape", "broadcast_padding",
-           "finish", "inferred_dtype", "tvm_max", "tvm_min", "F32"]
+           "finish", "inferred_dtype", "tvm_max", "tvm_min", "F32", "operand"]

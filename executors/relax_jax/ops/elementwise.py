@@ -18,6 +18,7 @@ from relax_ref.ops.elementwise import matched_dtype
 from relax_ref.ops.elementwise_binary import MULTI_STAGE
 
 from ..float_rules import plain_products
+from ..laxops import astype
 from ..lowering import lowering
 from ..prim_jax import np_dtype
 from ..values import PrimV
@@ -271,7 +272,7 @@ def _make_binary(name: str):
         dt = matched_dtype(da, db)
         broadcast_padding(ctx, (0, 1))
         t = np_dtype(dt)
-        a, b = as_array(x1).astype(t), as_array(x2).astype(t)
+        a, b = astype(as_array(x1), t), astype(as_array(x2), t)
         out = binary(name, a, b, dt)
         out_dt = "bool" if name in _CMP else inferred_dtype(ctx, da)
         return finish(ctx, out, [x1, x2], out_dt)

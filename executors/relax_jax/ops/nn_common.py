@@ -13,7 +13,9 @@ import numpy as np
 from relax_ref.ops import nn_common as ref_nn_common
 from relax_ref.ops.layouts import LayoutConversion
 
+from .. import laxops
 from ..float_rules import rounded_multiply
+from ..laxops import astype, fast_fn
 from ..prim_jax import np_dtype
 from ..values import SymInt, TVal
 from .common import dtype_of
@@ -35,7 +37,7 @@ class FOps:
         self.cd = compute_dtype(dtype)
 
     def _run(self, fn, *xs):
-        return jnp.asarray(fn(*[jnp.asarray(x).astype(self.cd) for x in xs])).astype(self.t)
+        return astype(fast_fn(fn)(*[astype(x, self.cd) for x in xs]), self.t)
 
     def add(self, a, b):
         return self._run(jnp.add, a, b)
@@ -60,7 +62,7 @@ class FOps:
         return self._run(jnp.sqrt, x)
 
     def sum(self, x, axis, keepdims=False):
-        return jnp.sum(jnp.asarray(x).astype(self.cd), axis=axis, keepdims=keepdims).astype(self.t)
+        return astype(laxops.reduce_sum(astype(x, self.cd), axis=axis, keepdims=keepdims), self.t)
 
 
 def box(ctx, data, valid) -> TVal:
