@@ -211,6 +211,9 @@ class Executable:
         self._packed: Dict[str, PackedV] = {}
         self._kernels: Dict[Any, Any] = {}
         self._inferred: Dict[int, Any] = {}
+        #: operator struct info by what determines it (``walker.inference_key``): the layers of a model
+        #: repeat the same calls on arguments of the same struct info
+        self._inferred_by_key: Dict[Any, Any] = {}
         #: why a function compiles for exact shapes (or runs on the host), by function name
         self.fallback_reasons: Dict[str, str] = {}
         self._lock = threading.RLock()

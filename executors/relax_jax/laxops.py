@@ -37,7 +37,12 @@ def astype(x: Any, dtype: Any) -> Any:
 
 
 def _shape(x: Any) -> Tuple[int, ...]:
-    return tuple(np.shape(x))
+    return x.shape if isinstance(x, (jax.core.Tracer, jax.Array, np.ndarray)) else tuple(np.shape(x))
+
+
+def _static(shapes: Sequence[Tuple[Any, ...]]) -> bool:
+    """Whether every extent is an int (not a ``jax.export`` dimension expression)."""
+    return all(type(d) is int for s in shapes for d in s)
 
 
 def _same_dtype(xs: Sequence[Any]) -> Optional[np.dtype]:
@@ -60,15 +65,29 @@ def _same_dtype(xs: Sequence[Any]) -> Optional[np.dtype]:
     return dt
 
 
+def _broadcast(shapes: Sequence[Tuple[int, ...]]) -> Optional[Tuple[int, ...]]:
+    """The numpy broadcast of ``shapes`` (None when they do not broadcast)."""
+    nd = max(len(s) for s in shapes)
+    out = [1] * nd
+    for s in shapes:
+        k = nd - len(s)
+        for a, d in enumerate(s):
+            o = out[k + a]
+            if d != o:
+                if o == 1:
+                    out[k + a] = d
+                elif d != 1:
+                    return None
+    return tuple(out)
+
+
 def _ranked(xs: Sequence[Any]) -> Optional[list]:
     """``xs`` brought to one rank as ``jax.numpy`` broadcasting does (leading axes of 1; a rank-0
     operand stays a scalar), or None when their shapes do not broadcast."""
     shapes = [_shape(x) for x in xs]
-    nd = max(len(s) for s in shapes)
-    try:
-        np.broadcast_shapes(*shapes)
-    except ValueError:
+    if not _static(shapes) or _broadcast(shapes) is None:
         return None
+    nd = max(len(s) for s in shapes)
     out = []
     for x, s in zip(xs, shapes):
         if 0 < len(s) < nd:
@@ -137,9 +156,8 @@ def where(cond: Any, x: Any, y: Any) -> Any:
     if _same_dtype((x, y)) is None or _same_dtype((cond,)) != np.dtype(bool):
         return jnp.where(cond, x, y)
     shapes = [_shape(v) for v in (cond, x, y)]
-    try:
-        shape = tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
+    shape = _broadcast(shapes) if _static(shapes) else None
+    if shape is None:
         return jnp.where(cond, x, y)
     nd = len(shape)
     args = []
@@ -151,7 +169,10 @@ def where(cond: Any, x: Any, y: Any) -> Any:
 
 
 def reshape(x: Any, shape: Sequence[int]) -> Any:
-    """``x.reshape(shape)`` of an array (static sizes, no ``-1``)."""
+    """``x.reshape(shape)`` of an array (no ``-1``; a ``jax.export`` dimension goes to
+    ``jnp.reshape``)."""
+    if not all(isinstance(d, (int, np.integer)) for d in shape) or not _static([_shape(x)]):
+        return jnp.reshape(x, tuple(shape))
     shape = tuple(int(d) for d in shape)
     if isinstance(x, _ARRAY_TYPES):
         if _aval(x).shape == shape:
@@ -174,7 +195,8 @@ def _reduce_axes(x: Any, axis: Any) -> Tuple[int, ...]:
 def reduce_sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """``jnp.sum`` of a ``float32``/``float64`` array (no promotion, accumulated in the dtype)."""
     dt = _same_dtype((x,))
-    if dt not in (np.dtype("float32"), np.dtype("float64")) or not isinstance(x, _ARRAY_TYPES):
+    if dt not in (np.dtype("float32"), np.dtype("float64")) or not isinstance(x, _ARRAY_TYPES) or \
+            not _static([_shape(x)]):
         return jnp.sum(x, axis=axis, keepdims=keepdims)
     axes = _reduce_axes(x, axis)
     r = lax.reduce_sum(x, axes)
@@ -184,7 +206,8 @@ def reduce_sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 def reduce_max(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """``jnp.max`` of a ``float32``/``float64`` array."""
     dt = _same_dtype((x,))
-    if dt not in (np.dtype("float32"), np.dtype("float64")) or not isinstance(x, _ARRAY_TYPES):
+    if dt not in (np.dtype("float32"), np.dtype("float64")) or not isinstance(x, _ARRAY_TYPES) or \
+            not _static([_shape(x)]):
         return jnp.max(x, axis=axis, keepdims=keepdims)
     axes = _reduce_axes(x, axis)
     r = lax.reduce_max(x, axes)
@@ -194,6 +217,8 @@ def reduce_max(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 def iota_lt(n: int, bound: Any, shape: Sequence[int], axis: int) -> Any:
     """``jnp.arange(n, dtype=int64).reshape(shape) < bound``: True on the first ``bound`` positions of
     ``axis`` (``shape`` is all 1 but ``n`` on ``axis``)."""
+    if not _static([tuple(shape), (n,)]):
+        return jnp.arange(n, dtype=jnp.int64).reshape(tuple(shape)) < bound
     io = lax.iota(np.int64, int(n))
     shape = tuple(int(d) for d in shape)
     if shape != (int(n),):

@@ -187,6 +187,17 @@ def eval_sym(e: P.PrimExpr, sym: Mapping[P.PrimVar, SymInt],
              check: Optional[Callable[..., None]] = None) -> SymInt:
     """The :class:`SymInt` of an integer expression. Raises RelaxRuntimeError naming the variable
     when one has no value."""
+    t = type(e)
+    if t is P.IntImm:                   # the common cases first: a constant extent, a variable
+        return SymInt(int(e.value), int(e.value), e)
+    if t is P.PrimVar:
+        s = sym.get(e)
+        if s is not None and not is_symbolic_dim(s.val):
+            if s.is_static:
+                return SymInt(int(s.val), int(s.val), s.expr)
+            val = _LOWER.lower(e, {e: s.val})
+            if not is_static(val):
+                return SymInt(None if s.phys is None else int(s.phys), val, s.expr)
     fv = prim_vars_in(e)
     vals = {}
     for v in fv:

@@ -517,7 +517,15 @@ class Walker(ExprEvaluator):
         hit = cache.get(id(call))
         if hit is not None and hit[0] is call:
             return hit[1]
-        s = operator_struct_info(call, self.mod)
+        key = inference_key(call)
+        by_key = self.exe._inferred_by_key
+        s = by_key.get(key, _MISS) if key is not None else _MISS
+        if s is _MISS:
+            s = operator_struct_info(call, self.mod)
+            if key is not None:
+                if len(by_key) > 100000:
+                    by_key.clear()
+                by_key[key] = s
         if s is None:
             s = call.struct_info
         cache[id(call)] = (call, s)
@@ -544,6 +552,42 @@ class Walker(ExprEvaluator):
 # ---------------------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------------------
+
+
+_MISS = object()
+
+#: argument nodes an operator's inference reads only through their struct info or their (structurally
+#: compared) value
+_KEYED_ARGS = (rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.DataTypeImm)
+
+
+def inference_key(call: rx.Call) -> Optional[Tuple[Any, ...]]:
+    """What an operator's own struct info for ``call`` depends on (NORM.INFER.1): the operator, its
+    attributes (values tagged with their types: ``1`` and ``1.0`` differ) and the struct info of each
+    variable argument or the value of a shape, prim value, string or dtype argument; None for a
+    call with other arguments or ``sinfo_args``, or with something unhashable."""
+    if not isinstance(call.op, rx.Op) or call.sinfo_args:
+        return None
+    parts: List[Any] = []
+    for a in call.args:
+        if isinstance(a, rx.Var):
+            parts.append((0, a.struct_info))
+        elif isinstance(a, _KEYED_ARGS):
+            parts.append((type(a), a))
+        else:
+            return None
+    key = (call.op.name, _tagged(tuple(call.attrs.items())), tuple(parts))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _tagged(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return tuple(_tagged(x) for x in v)
+    return (type(v), v)
 
 
 def _value_sinfo(v: TVal) -> si.TensorStructInfo:

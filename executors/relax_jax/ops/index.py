@@ -122,6 +122,24 @@ def _exact_slice(b: int, e: int, s: int, d: int) -> slice:
     return slice(r.start, r.stop if r.stop >= 0 else None, r.step)
 
 
+def _static_slice(x, sl):
+    """``x[tuple(sl)]`` for slices of :func:`_exact_slice` (or ``slice(None)``): the ``slice`` that
+    indexing binds for positive strides, bound directly."""
+    if not all(type(d) is int for d in x.shape):
+        return x[tuple(sl)]
+    starts, limits, steps = [], [], []
+    for d, s in zip(x.shape, sl):
+        r = range(*s.indices(dim_value(d)))
+        if r.step < 0:
+            return x[tuple(sl)]
+        starts.append(r.start if len(r) else 0)
+        limits.append(r.start + (len(r) - 1) * r.step + 1 if len(r) else 0)
+        steps.append(r.step)
+    if starts == [0] * len(starts) and limits == [dim_value(d) for d in x.shape]:
+        return x
+    return lax.slice(x, starts, limits, None if all(k == 1 for k in steps) else steps)
+
+
 def _strided_slice_traced(ctx, x, axes, begin, end, strides):
     """strided_slice with symbolic bounds or of a padded axis: each sliced axis becomes a gather (or a
     ``dynamic_slice`` when its length is static and the stride 1) of the length the inferred struct
@@ -204,7 +222,7 @@ def _strided_slice(ctx, x, axes, begin, end, strides=None):
         if assume and not (0 <= b <= d and 0 <= e <= d):
             raise runtime_error(ctx, f"assume_inbound=True, but [{b}, {e}) is not within [0, {d}] on axis {a}")
         sl[a % x.ndim] = _exact_slice(b, e, s, d)
-    out = x[tuple(sl)]
+    out = _static_slice(x, sl)
     dims = ctx.walker.sinfo_dims(ctx.walker.inferred(ctx.call), ctx.frame)
     if dims is not None:
         for k, (dd, n) in enumerate(zip(dims, out.shape)):

@@ -13,11 +13,13 @@ import math
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.elementwise import matched_dtype
 
+from .. import laxops
 from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
@@ -32,8 +34,8 @@ def _mask_axis(x, axis: int, d: Any):
         return x
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
-    keep = jnp.arange(x.shape[axis], dtype=jnp.int64).reshape(shape) < jnp.asarray(d.val, jnp.int64)
-    return jnp.where(keep, x, jnp.zeros((), x.dtype))
+    keep = laxops.iota_lt(x.shape[axis], laxops.astype(d.val, np.dtype(np.int64)), shape, axis)
+    return laxops.where(keep, x, np.zeros((), x.dtype))
 
 
 def matmul_values(a, b, cd: str):
@@ -69,9 +71,20 @@ def _canonical_matmul(a, b, **kw):
     are the same dot products."""
     if b.ndim == 2 and a.ndim > 2:
         lead = tuple(a.shape[:-1])
-        r = jnp.matmul(a.reshape((math.prod(lead), a.shape[-1])), b, **kw)
-        return r.reshape(lead + (b.shape[-1],))
+        r = _dot2d(laxops.reshape(a, (math.prod(lead), a.shape[-1])), b, **kw)
+        return laxops.reshape(r, lead + (b.shape[-1],))
+    if a.ndim == 2 and b.ndim == 2:
+        return _dot2d(a, b, **kw)
     return jnp.matmul(a, b, **kw)
+
+
+def _dot2d(a, b, precision=None, preferred_element_type=None):
+    """``jnp.matmul`` of two matrices of one dtype: the ``dot_general`` it binds (the result type
+    the given one or the operands')."""
+    if a.dtype != b.dtype:
+        return jnp.matmul(a, b, precision=precision, preferred_element_type=preferred_element_type)
+    pet = np.dtype(preferred_element_type) if preferred_element_type is not None else a.dtype
+    return lax.dot_general(a, b, (((1,), (0,)), ((), ())), precision=precision, preferred_element_type=pet)
 
 
 @lowering("relax.matmul", padding="aware")
@@ -111,7 +124,7 @@ def _matmul(ctx, a, b):
     if b_vec:
         r = r[..., 0]
     out = out_dtype_of(ctx)
-    return cast(jnp.asarray(r).astype(np_dtype(cd)), cd, cd if out == "void" else out)
+    return cast(laxops.astype(r, np_dtype(cd)), cd, cd if out == "void" else out)
 
 
 @lowering("relax.outer", padding="aware")

@@ -26,6 +26,7 @@ from relax_ref.ops.dist_shards import local_reshape_hint, reshape_target
 from relax_ref.ops.manipulate_broadcast import collapse_sum_axes
 from relax_ref.ops.manipulate_join import split_bounds
 
+from .. import laxops
 from ..dims import dim_value, dims_differ, dims_equal, is_symbolic_dim
 from ..errors import NeedsExact
 from ..lowering import lowering
@@ -127,13 +128,13 @@ def reshape_padded(ctx, x, i: int, shape: ShapeV):
         _eq_check(ctx, xin, out_n, f"cannot reshape a tensor of shape {tuple(x.shape)} "
                                    f"({xin if is_static(xin) else '?'} elements) to the new shape")
     if not ctx.padded(i) and shape.is_static:
-        return jnp.reshape(x, shape.ints())
+        return laxops.reshape(x, shape.ints())
     if not _prefix_layout(dims) or not _prefix_layout(shape) or not shape:
         raise NeedsExact("reshape of a tensor padded on an inner axis")
     phys = [int(d.phys if not d.is_static else d.val) for d in shape]
     if int(np.prod(phys, dtype=np.int64)) != int(np.prod(x.shape, dtype=np.int64)):
         raise NeedsExact("reshape whose padded sizes do not match")
-    return _box(ctx, jnp.reshape(x, phys), [None if d.is_static else d for d in shape])
+    return _box(ctx, laxops.reshape(x, phys), [None if d.is_static else d for d in shape])
 
 
 @lowering("relax.reshape", padding="aware")
