@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from relax_ref.interp.kv_cache import AttentionKVCache, KVCacheOps, grown_rows, kv_error
@@ -106,14 +107,19 @@ def _traced_append(walker: Any, c: TracedKV, value: Any) -> TracedKV:
     cap = int(c.data.shape[0])
     if c.need > cap:       # grown while tracing: an empty cache's first long append (CALL.KVCACHE.2)
         new = grown_rows(cap, c.need, "append")
-        c.data = jnp.pad(c.data, [(0, new - cap)] + [(0, 0)] * (c.data.ndim - 1))
+        c.data = _pad_rows(c.data, new - cap)
     if n:
-        start = (c.fill,) + (jnp.zeros((), c.fill.dtype),) * (c.data.ndim - 1)
+        start = (c.fill,) + (0,) * (c.data.ndim - 1)
         c.data = lax.dynamic_update_slice(c.data, v, start)
     c.fill = c.fill + jnp.asarray(rows.val, c.fill.dtype)
     c.delta = c.delta + (int(rows.val) if rows.is_static else rows.expr)
     c.phys += n
     return c
+
+
+def _pad_rows(x: Any, rows: int) -> Any:
+    """``x`` with ``rows`` zero rows appended (``jnp.pad``'s ``pad``, bound directly)."""
+    return lax.pad(x, np.zeros((), x.dtype), [(0, rows, 0)] + [(0, 0, 0)] * (x.ndim - 1))
 
 
 def _traced_view(walker: Any, c: TracedKV, shape: Any, call: Any) -> TVal:
@@ -125,9 +131,9 @@ def _traced_view(walker: Any, c: TracedKV, shape: Any, call: Any) -> TVal:
     phys = int(d0.phys) if d0.phys is not None else None
     if phys is None:
         raise TraceAbort("attention_kv_cache_view of an unbounded length")
-    data = c.data if phys >= cap else c.data[:phys]
+    data = c.data if phys >= cap else lax.slice_in_dim(c.data, 0, phys, axis=0)
     if phys > cap:
-        data = jnp.pad(data, [(0, phys - cap)] + [(0, 0)] * (c.data.ndim - 1))
+        data = _pad_rows(data, phys - cap)
     want = jnp.asarray(d0.val, jnp.int64)
     fill = c.fill
 

@@ -26,7 +26,7 @@ from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 
 from .op_args import jax_value_kind
-from .symbolic import eval_sym, eval_value, provably_equal
+from .symbolic import eval_value, provably_equal
 from .values import PrimV, ShapeV, SymInt, TVal, describe, host_prim, reference_callable
 
 # ---------------------------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ class TracedMatcher(Matcher):
 
     def evaluate(self, expr: P.PrimExpr, actual: Any) -> Any:
         if _dt.is_integer(expr.dtype) and isinstance(actual, SymInt):
-            return eval_sym(expr, self.sym, check=self.walker.sink_check)
+            return self.walker.eval_sym(expr, self.sym)
         return eval_value(expr, self.sym, check=self.walker.sink_check)
 
 

@@ -43,7 +43,7 @@ from relax_ref.ir.functor import prim_vars_in
 from relax_ref.limits import CallDepth, check_alloc
 from relax_ref.ops import registry
 from relax_ref.static.inference import (
-    actual_struct_info, check_loose_call, operator_struct_info, underspecified_tensor_args,
+    actual_struct_info, check_loose_call, inference_key, operator_struct_info, underspecified_tensor_args,
 )
 
 from .dims import dim_value, is_symbolic_dim
@@ -91,6 +91,8 @@ class Walker(ExprEvaluator):
         #: can read the source directly (grouped-query attention) need not materialize the copy
         self.repeats: Dict[int, tuple] = {}
         self._factor_only: Optional[FrozenSet[int]] = None
+        #: :meth:`eval_sym`'s values of this trace
+        self._sym_memo: Dict[Any, Any] = {}
 
     @property
     def traced(self) -> bool:
@@ -105,6 +107,28 @@ class Walker(ExprEvaluator):
 
     def sink_check(self, bad, make, mask=None) -> None:
         self.sink.check(bad, make, mask)
+
+    def eval_sym(self, e: P.PrimExpr, sym: Dict) -> SymInt:
+        """:func:`relax_jax.symbolic.eval_sym` (with the run-time checks of its arithmetic): once per
+        trace for one expression over the same values of its variables, so that the layers of a model
+        evaluating ``n + 1`` share one traced value (and compare it with itself while tracing) instead
+        of emitting the arithmetic again. Entries are made outside traced branches only (whose values
+        may not leave them)."""
+        if not self.traced or type(e) is P.IntImm or type(e) is P.PrimVar:
+            return eval_sym(e, sym, check=self.sink_check)
+        fv = prim_vars_in(e)
+        ss = tuple(sym.get(v) for v in fv)
+        key = (e, tuple(map(id, ss)))
+        try:
+            hit = self._sym_memo.get(key)
+        except TypeError:                   # an unhashable expression
+            return eval_sym(e, sym, check=self.sink_check)
+        if hit is not None and all(a is b for a, b in zip(hit[0], ss)):
+            return hit[1]
+        r = eval_sym(e, sym, check=self.sink_check)
+        if self.level == 0 and all(x is not None for x in ss):
+            self._sym_memo[key] = (ss, r)
+        return r
 
     # -- checks ----------------------------------------------------------------------------------------
 
@@ -265,7 +289,7 @@ class Walker(ExprEvaluator):
         if not isinstance(s, si.TensorStructInfo):
             return None
         if isinstance(s.shape, rx.ShapeExpr):
-            return tuple(eval_sym(v, frame.sym, check=self.sink_check) for v in s.shape.values)
+            return tuple(self.eval_sym(v, frame.sym) for v in s.shape.values)
         if s.shape is not None:
             v = frame.env.get(s.shape)
             if isinstance(v, ShapeV):
@@ -326,7 +350,7 @@ class Walker(ExprEvaluator):
     def _shape_expr(self, e: rx.ShapeExpr, frame: Frame) -> Any:
         dims = []
         for v in e.values:
-            d = eval_sym(v, frame.sym, check=self.sink_check)
+            d = self.eval_sym(v, frame.sym)
             if d.is_static:
                 if dim_value(d.val) < 0:
                     raise ShapeMismatchError(f"shape dimension {v} evaluates to the negative value {d.val}", e.span,
@@ -347,7 +371,7 @@ class Walker(ExprEvaluator):
     def _prim_value(self, e: rx.PrimValue, frame: Frame) -> Any:
         dt = e.value.dtype
         if _dt.is_integer(dt):
-            s = eval_sym(e.value, frame.sym, check=self.sink_check)
+            s = self.eval_sym(e.value, frame.sym)
             return PrimV(s.val, dt, s)
         return PrimV(eval_value(e.value, frame.sym, check=self.sink_check), dt)
 
@@ -555,40 +579,6 @@ class Walker(ExprEvaluator):
 
 
 _MISS = object()
-
-#: argument nodes an operator's inference reads only through their struct info or their (structurally
-#: compared) value
-_KEYED_ARGS = (rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.DataTypeImm)
-
-
-def inference_key(call: rx.Call) -> Optional[Tuple[Any, ...]]:
-    """What an operator's own struct info for ``call`` depends on (NORM.INFER.1): the operator, its
-    attributes (values tagged with their types: ``1`` and ``1.0`` differ) and the struct info of each
-    variable argument or the value of a shape, prim value, string or dtype argument; None for a
-    call with other arguments or ``sinfo_args``, or with something unhashable."""
-    if not isinstance(call.op, rx.Op) or call.sinfo_args:
-        return None
-    parts: List[Any] = []
-    for a in call.args:
-        if isinstance(a, rx.Var):
-            parts.append((0, a.struct_info))
-        elif isinstance(a, _KEYED_ARGS):
-            parts.append((type(a), a))
-        else:
-            return None
-    key = (call.op.name, _tagged(tuple(call.attrs.items())), tuple(parts))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _tagged(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return tuple(_tagged(x) for x in v)
-    return (type(v), v)
-
 
 def _value_sinfo(v: TVal) -> si.TensorStructInfo:
     """The struct info of a tensor value: its static shape, or its rank where a size is padded."""

@@ -5,7 +5,7 @@ info), of what an operator alone infers for a call, and of a function from its b
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..analysis.context import InferContext, make_analyzer
 from ..analysis.signatures import extern_func_struct_info
@@ -111,6 +111,40 @@ def operator_struct_info(call: rx.Call, module: Optional[IRModule] = None) -> Op
     except RelaxError:
         return None
     return sinfo if isinstance(sinfo, StructInfo) else None
+
+
+#: argument nodes an operator's inference reads only through their struct info or their (structurally
+#: compared) value
+_KEYED_ARGS = (rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.DataTypeImm)
+
+
+def inference_key(call: rx.Call) -> Optional[Tuple[Any, ...]]:
+    """What an operator's own struct info for ``call`` depends on (NORM.INFER.1): the operator, its
+    attributes (values tagged with their types: ``1`` and ``1.0`` differ) and the struct info of each
+    variable argument or the value of a shape, prim value, string or dtype argument; None for a
+    call with other arguments or ``sinfo_args``, or with something unhashable."""
+    if not isinstance(call.op, rx.Op) or call.sinfo_args:
+        return None
+    parts: List[Any] = []
+    for a in call.args:
+        if isinstance(a, rx.Var):
+            parts.append((0, a.struct_info))
+        elif isinstance(a, _KEYED_ARGS):
+            parts.append((type(a), a))
+        else:
+            return None
+    key = (call.op.name, _tagged(tuple(call.attrs.items())), tuple(parts))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _tagged(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return tuple(_tagged(x) for x in v)
+    return (type(v), v)
 
 
 def underspecified_tensor_args(call: rx.Call) -> Tuple[int, ...]:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from relax_ref.values import PrimScalar
 from relax_ref.ir.struct_info import TensorStructInfo
 
 from ..dims import dim_value
 from ..errors import NeedsExact
+from ..laxops import astype
 from ..lowering import lowering
 from ..prim_jax import cast, is_static, np_dtype
 from ..values import PrimV, SymInt, TVal
@@ -102,11 +104,19 @@ def _arange(ctx, start, end, step):
         raise NeedsExact("arange of unknown length")
     n = _phys(dims)[0]
     prod_dt, tot_dt = _arange_value_dtypes(start.dtype, step.dtype)
-    i = jnp.arange(n, dtype=jnp.int64)
-    sv = cast(jnp.asarray(step.val, np_dtype(step.dtype)), step.dtype, prod_dt)
-    p = (sv * cast(i, "int64", prod_dt)).astype(np_dtype(prod_dt))
-    a = cast(jnp.asarray(start.val, np_dtype(start.dtype)), start.dtype, tot_dt)
-    t = (a + cast(p, prod_dt, tot_dt)).astype(np_dtype(tot_dt))
+    i = cast(lax.iota(np.int64, n) if type(n) is int else jnp.arange(n, dtype=jnp.int64), "int64", prod_dt)
+    # a static step of 1 and start of 0 (the common ``arange(n)``) change no value: ``1 * i`` and
+    # ``0 + p`` (p >= 0) are exact in every dtype, so they are not emitted
+    if is_static(step.val) and step.val == 1:
+        p = astype(i, np_dtype(prod_dt))
+    else:
+        sv = cast(jnp.asarray(step.val, np_dtype(step.dtype)), step.dtype, prod_dt)
+        p = (sv * i).astype(np_dtype(prod_dt))
+    if is_static(start.val) and start.val == 0:
+        t = astype(cast(p, prod_dt, tot_dt), np_dtype(tot_dt))
+    else:
+        a = cast(jnp.asarray(start.val, np_dtype(start.dtype)), start.dtype, tot_dt)
+        t = (a + cast(p, prod_dt, tot_dt)).astype(np_dtype(tot_dt))
     return _box(ctx, cast(t, tot_dt, dt), dims)
 
 

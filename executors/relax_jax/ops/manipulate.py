@@ -379,12 +379,22 @@ def _repeat(ctx, x):
     ax = axis % x.ndim
     if valid[ax] is not None:
         ctx.require_exact("repeat along a padded axis")
-    out = jnp.repeat(x, ctx.attrs["repeats"], axis=ax)
+    out = _repeat_axis(x, ctx.attrs["repeats"], ax)
     if ctx.walker.traced and isinstance(ctx.attrs["repeats"], int):
         ctx.walker.repeats[id(out)] = (out, x, ctx.attrs["repeats"], ax)
     if all(d is None for d in valid):
         return out
     return _box(ctx, out, valid)
+
+
+def _repeat_axis(x, r, ax: int):
+    """``jnp.repeat(x, r, axis=ax)``; for a static count, the broadcast and reshape it binds."""
+    shape = tuple(x.shape)
+    if type(r) is not int or r < 0 or not all(type(d) is int for d in shape):
+        return jnp.repeat(x, r, axis=ax)
+    dims = tuple(range(ax + 1)) + tuple(range(ax + 2, x.ndim + 1))
+    b = lax.broadcast_in_dim(x, shape[:ax + 1] + (r,) + shape[ax + 1:], dims)
+    return lax.reshape(b, shape[:ax] + (shape[ax] * r,) + shape[ax + 1:])
 
 
 @lowering("relax.tile")

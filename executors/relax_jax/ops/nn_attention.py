@@ -12,13 +12,17 @@ from jax import lax
 from relax_ref.ir import prim_expr as P
 from relax_ref.ops.nn_common import intermediate_dtype
 
-from ..dims import dim_value
+from .. import laxops
+from ..dims import dim_value, is_symbolic_dim
 from ..errors import NeedsExact
+from ..laxops import astype
 from ..lowering import lowering
 from ..prim_jax import np_dtype
 from ..reductions import reduce_last
 from .common import dtype_of
 from .nn_common import FOps, box
+
+I64 = np.dtype(np.int64)
 
 
 @lowering("relax.nn.attention", "relax.nn.attention_bias", padding="aware")
@@ -37,8 +41,8 @@ def _attention(ctx, q, k, v, bias=None):
         raise NeedsExact("key and value padded differently")
     k, v = _repeat_sources(ctx.walker, k, v)
     if dt != out_dt:
-        q, k, v = (t.astype(np_dtype(dt)) for t in (q, k, v))
-        bias = None if bias is None else bias.astype(np_dtype(dt))
+        q, k, v = (astype(t, np_dtype(dt)) for t in (q, k, v))
+        bias = None if bias is None else astype(bias, np_dtype(dt))
     nkv = dim_value(k.shape[2])
     rep = nh // nkv
     cd = f.cd
@@ -46,11 +50,11 @@ def _attention(ctx, q, k, v, bias=None):
     skv_phys = dim_value(k.shape[1])
     kmask = None
     if kvalid is not None:
-        kmask = (jnp.arange(skv_phys, dtype=jnp.int64) < jnp.asarray(kvalid.val, jnp.int64))[None, :]
-        v = jnp.where(kmask.reshape(1, skv_phys, 1, 1), v, jnp.zeros((), v.dtype))
-    qg = q.reshape(bsz, s, nkv, rep, e).astype(cd)
-    p = _scores(k.astype(cd), qg, dim_value(s), rep, e)
-    p = p.reshape(bsz, nh, s, skv_phys).astype(np_dtype(dt))
+        kmask = laxops.iota_lt(skv_phys, astype(kvalid.val, I64), (1, skv_phys), 1)
+        v = laxops.where(laxops.reshape(kmask, (1, skv_phys, 1, 1)), v, np.zeros((), v.dtype))
+    qg = astype(laxops.reshape(q, (bsz, s, nkv, rep, e)), cd)
+    p = _scores(astype(k, cd), qg, dim_value(s), rep, e)
+    p = astype(laxops.reshape(p, (bsz, nh, s, skv_phys)), np_dtype(dt))
     if sv is not None:
         p = f.mul(p, np.asarray(sv, np.float32).astype(np_dtype(dt)))
     else:
@@ -59,36 +63,57 @@ def _attention(ctx, q, k, v, bias=None):
         if ctx.padded(3):
             raise NeedsExact("attention bias with padding")
         p = f.add(p, jnp.broadcast_to(bias, p.shape))
-    neg = jnp.asarray(-np.inf, p.dtype)
+    neg = np.asarray(-np.inf, p.dtype)
     if mask is None:
         keep = kmask
         fill = None if kmask is None else neg
     else:
-        sq = qd[1].val if not qd[1].is_static else dim_value(qd[1].val)
-        sk = kd[1].val if not kd[1].is_static else dim_value(kd[1].val)
-        offset = 0 if mask == "TopLeft" else jnp.abs(jnp.asarray(sq, jnp.int64) - jnp.asarray(sk, jnp.int64))
-        causal = jnp.arange(skv_phys, dtype=jnp.int64)[None, :] <= \
-            jnp.arange(dim_value(q.shape[1]), dtype=jnp.int64)[:, None] + offset
-        keep = causal if kmask is None else jnp.logical_and(causal, kmask)
+        keep = _causal(mask, qd[1], kd[1], dim_value(q.shape[1]), skv_phys)
+        if kmask is not None:
+            keep = lax.bitwise_and(keep, lax.broadcast_in_dim(kmask, keep.shape, (0, 1)))
         # the causally masked scores count as 0 in the row's maximum, the padded keys not at all
-        fill = f.const(0) if kmask is None else jnp.where(kmask, f.const(0), neg)
+        fill = f.const(0) if kmask is None else laxops.where(kmask, f.const(0), neg)
     # the scores are read once, with their fill (the masks are (rows, keys) only): the maximum and the
     # exponential both read that one array, so XLA fuses the scaling into it and keeps one score-sized
     # buffer where reading the scaled scores twice kept two; the exponential of a kept score is the
     # same either way, and the others are zeroed below
-    pf = p if keep is None else jnp.where(keep, p, fill)
+    pf = p if keep is None else laxops.where(keep, p, fill)
     m = reduce_last("max", pf, keepdims=True)     # in windows, the masking fused (relax_jax.reductions)
     ex = f.intrin(jnp.exp, f.sub(pf, m))
     if keep is not None:
-        ex = jnp.where(keep, ex, f.const(0))
+        ex = laxops.where(keep, ex, f.const(0))
     ssum = f.sum(ex, axis=-1, keepdims=True)
     sm = f.div(ex, ssum)
-    sg = sm.astype(cd).reshape(bsz, nkv, rep, s, skv_phys)
+    sg = laxops.reshape(astype(sm, cd), (bsz, nkv, rep, s, skv_phys))
     # the probabilities are the left operand: the values are copied as rows of ``e`` into
     # ``(b, g, t, e)`` (an operand order XLA would otherwise pick the other way round)
-    o = lax.dot_general(sg, v.astype(cd), (((4,), (1,)), ((0, 1), (0, 2))), precision=lax.Precision.HIGHEST)
-    out = jnp.transpose(o, (0, 3, 1, 2, 4)).reshape(bsz, s, nh, v.shape[3]).astype(np_dtype(out_dt))
+    o = lax.dot_general(sg, astype(v, cd), (((4,), (1,)), ((0, 1), (0, 2))), precision=lax.Precision.HIGHEST)
+    out = astype(laxops.reshape(lax.transpose(o, (0, 3, 1, 2, 4)), (bsz, s, nh, v.shape[3])), np_dtype(out_dt))
     return box(ctx, out, (None, ctx.valid(0)[1], None, None))
+
+
+def _causal(mask: str, dq, dk, sq_phys: int, skv_phys: int):
+    """The ``(rows, keys)`` causal mask: key ``j`` is kept for query row ``i`` when ``j <= i + offset``,
+    the offset 0 for ``TopLeft`` and ``|Skv - S|`` (logical lengths) otherwise -- decided while
+    tracing when both lengths are static, or one traced length (prefill: 0)."""
+    if any(is_symbolic_dim(v) for v in (dq.val, dk.val, sq_phys, skv_phys)):     # under jax.export
+        sq, sk = dq.val, dk.val
+        offset = 0 if mask == "TopLeft" else jnp.abs(jnp.asarray(sq, jnp.int64) - jnp.asarray(sk, jnp.int64))
+        return jnp.arange(skv_phys, dtype=jnp.int64)[None, :] <= jnp.arange(sq_phys, dtype=jnp.int64)[:, None] + offset
+    if mask == "TopLeft" or dq.val is dk.val:
+        offset = 0
+    elif dq.is_static and dk.is_static:
+        offset = abs(dim_value(dq.val) - dim_value(dk.val))
+    else:
+        sq = astype(dq.val if not dq.is_static else np.int64(dim_value(dq.val)), I64)
+        sk = astype(dk.val if not dk.is_static else np.int64(dim_value(dk.val)), I64)
+        offset = lax.abs(lax.sub(sq, sk))
+    keys = lax.broadcast_in_dim(lax.iota(I64, skv_phys), (sq_phys, skv_phys), (1,))
+    rows = lax.broadcast_in_dim(lax.iota(I64, sq_phys), (sq_phys, skv_phys), (0,))
+    if not (isinstance(offset, int) and offset == 0):
+        rows = lax.add(rows, lax.broadcast_in_dim(astype(np.int64(offset) if isinstance(offset, int) else offset, I64),
+                                                  (sq_phys, skv_phys), ()))
+    return lax.le(keys, rows)
 
 
 def _repeat_sources(walker, k, v):
@@ -118,6 +143,6 @@ def _scores(k, qg, s: int, rep: int, e: int):
     hp = lax.Precision.HIGHEST
     if rep * s < e:
         p = lax.dot_general(k, qg, (((3,), (4,)), ((0, 2), (0, 2))), precision=hp)
-        return jnp.transpose(p, (0, 1, 4, 3, 2))
-    qt = jnp.transpose(qg, (0, 2, 3, 1, 4))
+        return lax.transpose(p, (0, 1, 4, 3, 2))
+    qt = lax.transpose(qg, (0, 2, 3, 1, 4))
     return lax.dot_general(qt, k, (((4,), (3,)), ((0, 1), (0, 2))), precision=hp)

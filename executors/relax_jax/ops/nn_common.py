@@ -74,7 +74,7 @@ def axis_mask(x, axis: int, d: Optional[SymInt]):
         return None
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
-    return jnp.arange(x.shape[axis], dtype=jnp.int64).reshape(shape) < jnp.asarray(d.val, jnp.int64)
+    return laxops.iota_lt(x.shape[axis], astype(d.val, np.dtype(np.int64)), shape, axis)
 
 
 SPATIAL = {1: "W", 2: "HW", 3: "DHW"}

@@ -18,16 +18,19 @@ from typing import Any, List, Sequence
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from relax_ref.ops.nn_norm import batch_norm_formula
 
+from .. import laxops
 from ..dims import dim_value
 from ..errors import NeedsExact
 from ..float_rules import plain_products, rounded_multiply
+from ..laxops import astype
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
 from .common import dtype_of, float32_once
-from .nn_common import FOps, axis_mask, box, compute_dtype
+from .nn_common import F32, FOps, axis_mask, box, compute_dtype
 
 
 def _runtime_axes(ctx, x, axes: Sequence[int]) -> List[int]:
@@ -46,11 +49,11 @@ def _param_along(ctx, i: int, p, x, axes: Sequence[int], what: str):
         if p.shape[k] != x.shape[a]:
             raise NeedsExact(f"{what} padded differently from the data")
     order = sorted(range(len(axes)), key=lambda d: axes[d])
-    q = jnp.transpose(p, order) if p.ndim else p
+    q = lax.transpose(p, order) if p.ndim else p
     shape = [1] * x.ndim
     for d in order:
         shape[axes[d]] = x.shape[axes[d]]
-    return q.reshape(shape)
+    return laxops.reshape(q, shape)
 
 
 def _masked_count(ctx, x, ax, dtype):
@@ -114,14 +117,15 @@ def _rms_norm(ctx, x, weight):
     w = _param_along(ctx, 1, cast(weight, dtype_of(weight), "float32"), x, axes, "weight")
     m = _mask_reduced(ctx, x, ax)
     n = _masked_count(ctx, x, ax, np.float32)
-    xz = x32 if m is None else jnp.where(m, x32, 0)
+    xz = x32 if m is None else laxops.where(m, x32, np.zeros((), x32.dtype))
     with plain_products():                  # summed, and a factor of ``* weight``
-        sq = rounded_multiply(xz, xz).astype(np.float32)
-        ss = jnp.sum(sq, axis=ax, keepdims=True)
-        mean_sq = (ss / n).astype(np.float32)
+        sq = astype(rounded_multiply(xz, xz), F32)
+        ss = laxops.reduce_sum(sq, axis=ax, keepdims=True)
+        mean_sq = astype(laxops.divide(ss, n), F32)
         eps_c = np.asarray(np.asarray(eps, np_dtype(dt)), np_dtype(wd))
         f = FOps(wd)
-        r = f.intrin(lambda v: np.asarray(1, np_dtype(wd)) / jnp.sqrt(v), f.add(mean_sq, eps_c))
+        one = np.asarray(1, np_dtype(wd))
+        r = f.intrin(lambda v: laxops.divide(one, laxops.fast_fn(jnp.sqrt)(v)), f.add(mean_sq, eps_c))
         rx = f.mul(r, x32)
     out = f.mul(rx, w)                      # the result: plain only where the walker finds it a factor
     return box(ctx, cast(out, wd, dt), ctx.valid(0))
