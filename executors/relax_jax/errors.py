@@ -21,6 +21,7 @@ from typing import Any, Callable, List, Optional
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from relax_ref.errors import RelaxError
 
@@ -82,9 +83,9 @@ class ErrorSink:
         self.builders.append(make)
         site = np.int32(len(self.builders))
         if is_static(self.code):
-            self.code = jnp.where(any_bad, site, np.int32(0)) if not is_static(any_bad) else site
+            self.code = site if is_static(any_bad) else _select(any_bad, site, np.int32(0))
         else:
-            self.code = jnp.where((self.code == 0) & any_bad, site, self.code)
+            self.code = _select(_and(_eq0(self.code), any_bad), site, self.code)
 
     @property
     def has_checks(self) -> bool:
@@ -92,6 +93,26 @@ class ErrorSink:
 
     def error_for(self, code: int) -> RelaxError:
         return self.builders[int(code) - 1]()
+
+
+def _is_bool(x: Any) -> bool:
+    return getattr(x, "dtype", None) == np.bool_ and getattr(x, "shape", None) == ()
+
+
+def _eq0(code: Any) -> Any:
+    return lax.eq(code, np.int32(0)) if getattr(code, "dtype", None) == np.int32 and code.shape == () else code == 0
+
+
+def _and(a: Any, b: Any) -> Any:
+    return lax.bitwise_and(a, b) if _is_bool(a) and _is_bool(b) else a & b
+
+
+def _select(pred: Any, site: Any, other: Any) -> Any:
+    """``jnp.where(pred, site, other)`` of a bool scalar and int32 scalars, as the ``select`` it binds."""
+    if _is_bool(pred) and getattr(other, "dtype", None) == np.int32 and np.shape(other) == ():
+        return lax.select(pred, np.asarray(site, np.int32), other if not isinstance(other, np.generic)
+                          else np.asarray(other))
+    return jnp.where(pred, site, other)
 
 
 __all__ = ["NeedsExact", "TraceAbort", "ErrorSink"]

@@ -66,6 +66,10 @@ class SymInt:
         return f"SymInt(phys={self.phys}, val={self.val!r})"
 
 
+#: the :class:`SymInt` of a static extent (shared: a SymInt is never changed once made)
+_STATIC: dict = {}
+
+
 class TVal:
     """A tensor box. ``data`` is the (possibly padded) JAX array, ``valid`` the per-axis logical extents
     (``None`` entries, or ``valid is None``, mean exact), ``level`` the nesting depth of traced
@@ -100,7 +104,13 @@ class TVal:
         """The logical extent of axis ``i``."""
         if self.valid is not None and self.valid[i] is not None:
             return self.valid[i]
-        return SymInt.static(self.data.shape[i])
+        n = self.data.shape[i]
+        if type(n) is int:
+            s = _STATIC.get(n)
+            if s is None:
+                s = _STATIC[n] = SymInt(n, n, None)
+            return s
+        return SymInt.static(n)
 
     def dims(self) -> Tuple[SymInt, ...]:
         return tuple(self.dim(i) for i in range(self.ndim))

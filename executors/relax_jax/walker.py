@@ -101,8 +101,11 @@ class Walker(ExprEvaluator):
     @property
     def factor_only(self) -> FrozenSet[int]:
         """The products no consumer can contract (``float_rules.factor_only_products``)."""
-        if self._factor_only is None:
-            self._factor_only = factor_only_products(self.mod)
+        if self._factor_only is None:            # once per executable: the module does not change
+            hit = getattr(self.exe, "_factor_only", None)
+            if hit is None or hit[0] is not self.mod:
+                hit = self.exe._factor_only = (self.mod, factor_only_products(self.mod))
+            self._factor_only = hit[1]
         return self._factor_only
 
     def sink_check(self, bad, make, mask=None) -> None:
