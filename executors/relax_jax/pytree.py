@@ -25,7 +25,8 @@ def flatten(v: Any, new_caches: bool = False) -> Tuple[list, Any]:
     """``(leaves, spec)``: the JAX arrays of ``v`` and a hashable description of the rest.
     ``new_caches`` (a compiled function's result): a KV cache created in the trace leaves as its buffer
     with its static fill count and window position (``("KVnew", fill, pos)``, CALL.KVCACHE.1), a paged
-    cache created there as its page pool (``("PKVnew", config)``, CALL.PAGEDKV.1), each object once (a second reference to it sends the call to host mode, which keeps the identity)."""
+    cache created there as its page pool (``("PKVnew", config)``, CALL.PAGEDKV.1), each object once (a
+    second reference to it sends the call to host mode, which keeps the identity)."""
     leaves: list = []
     spec = _flatten(v, leaves, set() if new_caches else None)
     return leaves, spec
