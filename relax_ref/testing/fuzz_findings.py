@@ -122,6 +122,8 @@ def classify(ref: Response, jax: Optional[Response], ref_name: str = "ref",
     def solo(impl: str, stage: str, o: Outcome, run: str) -> bool:
         if stage == "parse" and o.kind in ("abort", "hang"):
             stage = "program"           # the whole request: parsing, compiling or one of the runs
+        elif o.kind == "crash" and o.message.startswith("harness:"):
+            stage = "harness"           # the worker's own failure (making arguments), not the program's
         if o.kind == "crash":
             out.append(("crash", f"crash|{impl}|{stage}|{o.cls}|{o.where}", o.message, run))
         elif o.kind in ("abort", "hang"):

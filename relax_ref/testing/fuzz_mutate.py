@@ -153,6 +153,10 @@ def mutate_text(text: str, rng: np.random.Generator, count: int) -> Tuple[str, L
 
 _OTHER_DTYPES = ["float32", "float64", "float16", "int8", "uint8", "int32", "int64", "bool"]
 
+#: the most bytes a wrong argument the harness makes may hold: growing an extent of a tensor without
+#: elements (``(0, 2**32)`` to ``(1, 2**32)``) must not allocate gigabytes in the worker
+MAX_WRONG_BYTES = 1 << 24
+
 
 def _extreme(a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     a = a.copy()
@@ -168,6 +172,17 @@ def _extreme(a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return a
 
 
+def _grown(shape: Tuple[int, ...], axis: int) -> Tuple[int, ...]:
+    return shape[:axis] + (shape[axis] + 1,) + shape[axis + 1:]
+
+
+def _nbytes(shape: Sequence[int], itemsize: int) -> int:
+    n = itemsize
+    for d in shape:
+        n *= d
+    return n
+
+
 def _wrong_tensor(a: np.ndarray, rng: np.random.Generator) -> Any:
     choice = int(rng.integers(10))
     if choice == 0:
@@ -177,9 +192,12 @@ def _wrong_tensor(a: np.ndarray, rng: np.random.Generator) -> Any:
     if choice == 2:
         return a.reshape(-1)[:max(a.size - 1, 0)] if a.ndim <= 1 else a.reshape(-1)
     if choice == 3 and a.ndim:
-        shape = list(a.shape)
-        shape[int(rng.integers(a.ndim))] += 1
-        return np.zeros(shape, a.dtype)
+        i = int(rng.integers(a.ndim))
+        grown = [_grown(a.shape, j) for j in range(a.ndim)]
+        small = [j for j in range(a.ndim) if _nbytes(grown[j], a.itemsize) <= MAX_WRONG_BYTES]
+        if small:                                  # the drawn axis, or the first one whose growth stays small
+            j = i if i in small else small[0]
+            return np.zeros(grown[j], a.dtype)
     if choice == 4:
         return _extreme(a, rng)
     if choice == 5:

@@ -208,6 +208,14 @@ def _make_inputs(mod: Any, req: Dict[str, Any]) -> List[Tuple[str, List[Any]]]:
     return out
 
 
+def _harness_failure(what: str, exc: BaseException) -> Outcome:
+    """A failure of the harness itself (not of the program under test) as the ``crash`` outcome of the
+    request (signature stage ``harness``), so that the campaign reports it with the program instead of
+    losing the worker."""
+    o = _outcome_of(exc)
+    return Outcome("crash", type(exc).__name__, f"harness: {what} failed: {o.message}"[:300], o.where)
+
+
 def _handle(req: Dict[str, Any], evaluate) -> Response:
     import relax_ref
 
@@ -218,7 +226,10 @@ def _handle(req: Dict[str, Any], evaluate) -> Response:
     resp = Response(Outcome("value"))
     if req.get("roundtrip"):
         resp.roundtrip = _roundtrip(mod)
-    resp.inputs = req["inputs"] if req.get("inputs") is not None else _make_inputs(mod, req)
+    try:
+        resp.inputs = req["inputs"] if req.get("inputs") is not None else _make_inputs(mod, req)
+    except Exception as e:  # noqa: BLE001 - the harness's own failure, reported with the program
+        return Response(_harness_failure("making the arguments", e), resp.roundtrip)
     for _, args in resp.inputs:
         try:
             with _float_mode(req.get("ftz", False)):
@@ -309,7 +320,10 @@ def _serve(conn, impl: str, mem_limit: int, budgets: Dict[str, int]) -> None:  #
         req = conn.recv()
         if req is None:
             return
-        resp = _handle(req, evaluate)
+        try:
+            resp = _handle(req, evaluate)
+        except Exception as e:  # noqa: BLE001 - never a dead worker for what one request does
+            resp = Response(_harness_failure("the request", e))
         try:
             conn.send(resp)
         except Exception as e:  # noqa: BLE001 - a result that cannot be sent back is a crash
