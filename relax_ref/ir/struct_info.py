@@ -18,6 +18,9 @@ from ..errors import StructInfoError
 from . import dtype as _dt
 from . import printing
 from .expr import ShapeExpr, Var
+
+#: the largest rank a struct info may state (SI.SHAPE.1, SI.TENSOR.1: ``ndim`` is a signed 32-bit integer)
+MAX_NDIM = (1 << 31) - 1
 from .prim_expr import IntImm, PrimExpr
 
 
@@ -68,6 +71,8 @@ class ShapeStructInfo(StructInfo):
             object.__setattr__(self, "ndim", len(vals))
         elif self.ndim < -1:
             raise StructInfoError(f"ShapeStructInfo: ndim must be >= -1, got {self.ndim}")
+        elif self.ndim > MAX_NDIM:
+            raise StructInfoError(f"ShapeStructInfo: ndim {self.ndim} does not fit in int32 (at most {MAX_NDIM})")
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,8 @@ class TensorStructInfo(StructInfo):
                 object.__setattr__(self, "ndim", n)
         elif self.ndim < -1:
             raise StructInfoError(f"TensorStructInfo: ndim must be >= -1, got {self.ndim}")
+        elif self.ndim > MAX_NDIM:
+            raise StructInfoError(f"TensorStructInfo: ndim {self.ndim} does not fit in int32 (at most {MAX_NDIM})")
 
     @property
     def shape_values(self) -> Optional[Tuple[PrimExpr, ...]]:

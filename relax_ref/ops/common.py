@@ -302,6 +302,20 @@ def shape_product(values: Iterable[P.PrimExpr]) -> P.PrimExpr:
 # ---------------------------------------------------------------------------------------------------
 
 
+#: the most dimensions a shape that inference lists out may have (RUNTIME.LIMIT.1): a stated rank is
+#: only a number (up to ``2**31 - 1``, SI.TENSOR.1), a listed shape holds one value per dimension
+MAX_LISTED_RANK = 1 << 16
+
+
+def ones_shape(call: rx.Call, ndim: int, dtype: str = "int64", ctx: Any = None) -> rx.ShapeExpr:
+    """The shape ``(1,) * ndim`` (a reduction over every axis with ``keepdims``); more than
+    :data:`MAX_LISTED_RANK` dimensions is a struct_info error (RUNTIME.LIMIT.1)."""
+    if ndim > MAX_LISTED_RANK:
+        raise error(call, f"the result's shape would list {ndim} dimensions, more than the {MAX_LISTED_RANK} "
+                          "a listed shape may have", ctx)
+    return rx.ShapeExpr((P.IntImm(1, dtype),) * ndim)
+
+
 def reduced_ndim(ndim: int, axis_given: bool, n_axes: int, keepdims: bool) -> int:
     """The rank of a reduction's result (TVM's reduction inference, OP.STAT.C1, OP.argmax.C1): the
     input's with ``keepdims``; 0 when every axis is reduced (no axis given); unknown (-1) with an
@@ -318,7 +332,7 @@ def normalize_axes(call: rx.Call, ndim: int, axes: Sequence[int], ctx: Any = Non
     ``ndim`` must be known."""
     if ndim < 0:
         raise error(call, "internal: normalize_axes needs a known rank", ctx)
-    seen = [False] * ndim
+    seen = set()                 # never O(ndim): a stated rank may be up to 2**31 - 1 (SI.TENSOR.1)
     out = []
     for axis in axes:
         a = int(axis)
@@ -327,10 +341,10 @@ def normalize_axes(call: rx.Call, ndim: int, axes: Sequence[int], ctx: Any = Non
                               f"so axis should be in range [{-ndim}, {ndim}).", ctx)
         if a < 0:
             a += ndim
-        if seen[a]:
+        if a in seen:
             raise error(call, "the input axes is required to be non-repetitive. However, there are multiple "
                               f"given axes referring to axis {a}", ctx)
-        seen[a] = True
+        seen.add(a)
         out.append(a)
     return out
 

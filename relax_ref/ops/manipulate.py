@@ -257,10 +257,12 @@ def _permute_infer(call, ctx):
     if data.ndim == -1:  # C2: TVM normalizes the axes against the rank -1, which rejects every axis
         raise common.error(call, f"the input axis {axes[0] if axes else 0} is out of range: the input tensor has "
                                  "an unknown number of dimensions", ctx)
+    vals = manipulate_util.shape_expr_values(data)
+    if axes is None and vals is None and data.ndim > 1:  # no O(ndim) axis list (SI.TENSOR.1)
+        return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
     perm = _permute_axes(call, ctx, data.ndim)  # C2
     if perm == list(range(data.ndim)):
         return data
-    vals = manipulate_util.shape_expr_values(data)
     if vals is None:
         return TensorStructInfo(None, data.dtype, data.ndim, data.vdevice)
     return TensorStructInfo(rx.ShapeExpr(tuple(vals[a] for a in perm)), data.dtype, vdevice=data.vdevice)
@@ -355,7 +357,7 @@ def _squeeze_infer(call, ctx):
     if data.ndim == -1:
         return TensorStructInfo(None, data.dtype, -1, data.vdevice)
     vals = data.shape_values
-    remove = [False] * data.ndim
+    remove = set()  # the removed axes (never O(ndim): a stated rank may be 2**31 - 1, SI.TENSOR.1)
     if axis is not None:
         axes = common.normalize_axes(call, data.ndim, axis, ctx)  # C1
         if vals is None:
@@ -363,7 +365,7 @@ def _squeeze_infer(call, ctx):
         for a in axes:  # C2: a static dim other than 1 is kept
             d = vals[a]
             if not isinstance(d, P.IntImm) or d.value == 1:
-                remove[a] = True
+                remove.add(a)
     else:
         if vals is None:
             return TensorStructInfo(None, data.dtype, -1, data.vdevice)
@@ -371,8 +373,8 @@ def _squeeze_infer(call, ctx):
             if not isinstance(d, P.IntImm):
                 return TensorStructInfo(None, data.dtype, -1, data.vdevice)
             if d.value == 1:
-                remove[i] = True
-    out = tuple(d for d, r in zip(vals, remove) if not r)
+                remove.add(i)
+    out = tuple(d for i, d in enumerate(vals) if i not in remove)
     if isinstance(data.shape, rx.Var):
         if len(out) == data.ndim:
             return data

@@ -73,7 +73,7 @@ def _infer_arg_extreme(call: rx.Call, ctx: Any) -> TensorStructInfo:
     out_dt = "int64"
     if not isinstance(x.shape, rx.ShapeExpr):
         if axis is None and keepdims and out_ndim != -1:
-            return TensorStructInfo(rx.ShapeExpr((P.IntImm(1, out_dt),) * out_ndim), out_dt, vdevice=x.vdevice)
+            return TensorStructInfo(common.ones_shape(call, out_ndim, out_dt, ctx), out_dt, vdevice=x.vdevice)
         if out_ndim == 0:
             return TensorStructInfo(rx.ShapeExpr(()), out_dt, vdevice=x.vdevice)
         return TensorStructInfo(None, out_dt, out_ndim, x.vdevice)

@@ -202,7 +202,7 @@ def infer_statistical(call: rx.Call, ctx: Any) -> TensorStructInfo:
     out_ndim, shape, _ = _reduction_out(call, ctx, x, axis, keepdims)
     if shape is None:
         if axis is None and keepdims and out_ndim != -1:
-            return TensorStructInfo(rx.ShapeExpr((P.IntImm(1, "int64"),) * out_ndim), x.dtype, vdevice=x.vdevice)
+            return TensorStructInfo(common.ones_shape(call, out_ndim, ctx=ctx), x.dtype, vdevice=x.vdevice)
         if out_ndim == 0:
             return TensorStructInfo(rx.ShapeExpr(()), x.dtype, vdevice=x.vdevice)
         return TensorStructInfo(None, x.dtype, out_ndim, x.vdevice)
@@ -219,7 +219,7 @@ def infer_median(call: rx.Call, ctx: Any):
     vd = x.vdevice
     if shape is None:
         if axis is None and keepdims and out_ndim != -1:
-            return TensorStructInfo(rx.ShapeExpr((P.IntImm(1, "int64"),) * out_ndim), x.dtype, vdevice=vd)
+            return TensorStructInfo(common.ones_shape(call, out_ndim, ctx=ctx), x.dtype, vdevice=vd)
         if out_ndim == 0:
             return TensorStructInfo(rx.ShapeExpr(()), x.dtype, vdevice=vd)
         return TupleStructInfo((TensorStructInfo(None, x.dtype, out_ndim, vd),

@@ -70,8 +70,9 @@ def _int_arg(ev, info, v, name):
         raise ev.error(info.node_of(name), f"{info.path}: '{name}' must be an integer, got {prim.describe(v)}")
     if v < -1:
         raise ev.error(info.node_of(name), f"{info.path}: '{name}' must be >= -1")
-    if v >= 1 << 63:        # RUNTIME.LIMIT.1: an integer of the text beyond int64 is a parse error
-        raise ev.error(info.node_of(name), f"{info.path}: '{name}' {v} does not fit in int64")
+    if v > si.MAX_NDIM:     # SI.SHAPE.1, SI.TENSOR.1: a rank is an int32
+        raise ev.error(info.node_of(name), f"{info.path}: '{name}' {v} does not fit in int32 (a rank is at "
+                                           f"most {si.MAX_NDIM})")
     return v
 
 
