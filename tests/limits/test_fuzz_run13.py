@@ -169,6 +169,13 @@ def test_wrong_arguments_of_a_tensor_without_elements_stay_small():
     assert (0, 2**32 + 1) in shapes
 
 
+def test_wrong_arguments_of_a_tensor_of_numpys_largest_rank():
+    args = [np.zeros((1,) * 64, "float32")]
+    for seed in range(40):
+        for _, wrong in wrong_inputs(args, np.random.default_rng(seed), 3):
+            assert all(a.ndim <= 64 for a in wrong if isinstance(a, np.ndarray))
+
+
 def test_the_worker_answers_the_reproducer():
     """Seed 14 draws the grown extent for ``y``: the worker answers every run with a RelaxError."""
     w = fuzz_worker.Worker("ref", timeout=120.0)
