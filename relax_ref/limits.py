@@ -41,6 +41,9 @@ from .ir import dtype as _dt
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 
+#: the largest rank of a tensor at run time (RUNTIME.LIMIT.1): numpy's, kept by every evaluator
+MAX_RANK = 64
+
 #: the step budget when nothing else is configured
 DEFAULT_MAX_STEPS = 1 << 32
 #: the iterations of one execution of a while loop when nothing else is configured: a loop that never
@@ -181,12 +184,21 @@ def itemsize(dtype: str) -> int:
             return 1
 
 
+def check_rank(ndim: int, what: str = "tensor", span: Optional[Span] = None) -> None:
+    """RUNTIME.LIMIT.1: a tensor at run time has at most ``MAX_RANK`` dimensions; LimitExceededError
+    naming the rank before anything is allocated."""
+    if ndim > MAX_RANK:
+        raise LimitExceededError(f"{what} of rank {ndim}: a tensor has at most {MAX_RANK} dimensions", span,
+                                 limit="rank", value=ndim)
+
+
 def check_alloc(shape: Sequence[Any], dtype: str, limits: Optional[Limits] = None, what: str = "tensor",
                 span: Optional[Span] = None) -> int:
     """The byte size of a ``dtype`` tensor of ``shape``; LimitExceededError, before anything is
     allocated, when a size or the element count is outside int64 or the size exceeds ``max_bytes``.
     An unknown dtype (``void``) counts one byte per element, a lower bound of its size."""
     lim = DEFAULT_LIMITS if limits is None else limits
+    check_rank(len(shape), what, span)
     n = element_count(shape, what, span)
     nbytes = n * itemsize(dtype)
     if n == 0:
@@ -321,7 +333,7 @@ def python_recursion_limit(max_depth: int) -> int:
 
 
 __all__ = [
-    "INT64_MIN", "INT64_MAX", "DEFAULT_MAX_STEPS", "DEFAULT_MAX_WHILE_STEPS", "DEFAULT_MAX_DEPTH", "Limits", "DEFAULT_LIMITS", "resolve", "fits_int64",
+    "INT64_MIN", "INT64_MAX", "MAX_RANK", "check_rank", "DEFAULT_MAX_STEPS", "DEFAULT_MAX_WHILE_STEPS", "DEFAULT_MAX_DEPTH", "Limits", "DEFAULT_LIMITS", "resolve", "fits_int64",
     "check_int64", "dtype_range", "check_in_dtype", "element_count", "itemsize", "check_alloc",
     "allocation_error", "is_allocation_failure", "StepBudget", "default_max_bytes", "while_limit_error",
     "CallDepth", "depth_error", "python_recursion_limit", "DEFAULT_MAX_WORKERS", "check_workers",

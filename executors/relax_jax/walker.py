@@ -40,7 +40,7 @@ from relax_ref.ir import struct_info as si
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.functor import prim_vars_in
-from relax_ref.limits import CallDepth, check_alloc
+from relax_ref.limits import CallDepth, check_alloc, check_rank
 from relax_ref.ops import registry
 from relax_ref.static.inference import (
     actual_struct_info, check_loose_call, inference_key, operator_struct_info, underspecified_tensor_args,
@@ -504,6 +504,8 @@ class Walker(ExprEvaluator):
             for f in s.fields:
                 self._check_result_size(f, frame, span)
             return
+        if isinstance(s, si.TensorStructInfo):
+            check_rank(s.ndim, "result", span)
         if not isinstance(s, si.TensorStructInfo) or s.shape is None:
             return                      # (an unknown dtype is checked at one byte per element)
         dims = []

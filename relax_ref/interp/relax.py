@@ -64,7 +64,7 @@ from ..ir import struct_info as si
 from ..ir import tir
 from ..ir.module import IRModule
 from ..limits import (
-    Limits, allocation_error, check_alloc, depth_error, is_allocation_failure, python_recursion_limit,
+    Limits, allocation_error, check_alloc, check_rank, depth_error, is_allocation_failure, python_recursion_limit,
     resolve as resolve_limits,
 )
 from ..ops.core_calls import allocatable, unknown_output_shape
@@ -341,6 +341,7 @@ class Interpreter(ExprEvaluator):
         """RUNTIME.LIMIT.1/3 before an operator runs: a result whose shape its struct info determines
         (symbolic sizes taken from the environment) must fit the limits."""
         if isinstance(s, si.TensorStructInfo):
+            check_rank(s.ndim, "result", span)
             if s.shape is None:
                 return                                  # (an unknown dtype: one byte per element)
             if isinstance(s.shape, rx.ShapeExpr):
