@@ -24,6 +24,7 @@ def _hlo(exe, entry):
 @pytest.mark.parametrize("kw", [
     dict(strides=(1, 1), dilation=(1, 1), padding=(1, 1, 1, 1)),
     dict(strides=(2, 1), dilation=(1, 2), padding=(1, 2, 0, 3)),
+    dict(strides=(1, 1), dilation=(1, 1), padding=(2, 0, 0, 0)),      # one side (both bounds compared)
 ])
 def test_legalized_padded_convolution_reads_the_unpadded_input(kw):
     src = HEADER + f'''
