@@ -405,6 +405,49 @@ def _donate_views(args, flat, given, padded_src) -> bool:
     return True
 
 
+def _dynamic_matcher(dyn) -> Callable:
+    """The padded fast path's reading of its arguments of symbolic shape (``dyn``: positions and
+    specs): each argument's dtype, rank and static extents checked, the symbolic values read off its
+    shape into ``vals``, a ``PaddedArray``'s buffer put into ``flat``, and the positions to pad on the
+    host appended to ``need``; True when some argument is smaller than its bucket, MISS on any
+    mismatch (the general path decides)."""
+
+    def match(args, vals: list, flat: list, need: list):
+        padded = False
+        for i, (dt, nd, dims, phys) in dyn:
+            a = args[i]
+            t = type(a)
+            if t is PaddedArray:
+                b = a._buf
+                if b is None or b.dtype != dt or b.shape != phys:
+                    return MISS             # deleted, or another bucket: the general path decides
+                flat[i] = b                 # its buffer: no cut, no padding, no look-up
+            elif t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
+                return MISS
+            elif a.dtype != dt:
+                return MISS
+            shp = a.shape
+            if len(shp) != nd:
+                return MISS
+            for (kind, v), n in zip(dims, shp):
+                if kind == 0:
+                    if v != n:
+                        return MISS
+                else:
+                    cur = vals[v]
+                    if cur is None:
+                        vals[v] = n
+                    elif cur != n:
+                        return MISS
+            if shp != phys:
+                padded = True
+                if t is not PaddedArray:
+                    need.append(i)
+        return padded
+
+    return match
+
+
 def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     """The fast path of a bucketed compilation for arguments smaller than their buckets: arguments are
     passed as the padded buffers they were cut from (``reuse_padded``) or padded on the host, the
@@ -437,6 +480,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     static_ok = _static_checker(specs, stat)
     stat_set = set(stat)
     dyn = [(i, specs[i]) for i in range(nparams) if i not in stat_set]
+    match = _dynamic_matcher(dyn)
 
     def hot(args):
         if len(args) != nparams:
@@ -446,36 +490,9 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         vals: list = [None] * nsym
         flat = list(args)
         need: list = []                     # the positions of arguments padded here (or reused buffers)
-        padded = False
-        for i, (dt, nd, dims, phys) in dyn:
-            a = args[i]
-            t = type(a)
-            if t is PaddedArray:
-                b = a._buf
-                if b is None or b.dtype != dt or b.shape != phys:
-                    return MISS             # deleted, or another bucket: the general path decides
-                flat[i] = b                 # its buffer: no cut, no padding, no look-up
-            elif t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
-                return MISS
-            elif a.dtype != dt:
-                return MISS
-            shp = a.shape
-            if len(shp) != nd:
-                return MISS
-            for (kind, v), n in zip(dims, shp):
-                if kind == 0:
-                    if v != n:
-                        return MISS
-                else:
-                    cur = vals[v]
-                    if cur is None:
-                        vals[v] = n
-                    elif cur != n:
-                        return MISS
-            if shp != phys:
-                padded = True
-                if t is not PaddedArray:
-                    need.append(i)
+        padded = match(args, vals, flat, need)
+        if padded is MISS:
+            return MISS
         for i in range(nsym):
             if bucket(sym_vars[i], vals[i]) != buckets[i]:
                 return MISS
