@@ -173,15 +173,21 @@ def _reduce(op: str, x, axes, dtype):
     return jnp.max(x, axis=axes)
 
 
-def _fold_part(val, keep, na: int, red):
+def _fold_part(val, keep, na: int, red, again=None):
     """The :mod:`relax_jax.extreme_fold` summary of the float max/min operand ``val`` over its
     reduction axes (from ``na`` on, flattened in loop order), the padded points skipped. With the
     accumulator first, a plain NaN-propagating reduction answers every row without a NaN, and the
-    exact fold runs only when some row has one."""
+    exact fold runs only when some row has one. ``again()`` evaluates the operand anew inside that
+    branch (:func:`_reevaluate`): the branch's operands are then the buffers the operand loads from,
+    so the common case keeps the fused reduction and writes no operand-sized value out."""
     is_max = red.op == "max"
     lead = val.shape[:na]
-    flat = val.reshape(lead + (-1,))
-    ok = None if keep is None else jnp.broadcast_to(keep, val.shape).reshape(flat.shape)
+
+    def rows(v):
+        flat = v.reshape(lead + (-1,))
+        return flat, None if keep is None else jnp.broadcast_to(keep, v.shape).reshape(flat.shape)
+
+    flat, ok = rows(val)
     if not red.acc_first:
         return extreme_fold.summarize(flat, ok, is_max, False)
     if flat.shape[-1] == 1 and ok is None:
@@ -193,8 +199,35 @@ def _fold_part(val, keep, na: int, red):
     has_nan = jnp.isnan(fast)
     # any row with a NaN: a NaN-propagating max over the rows (not a reduce_or: no run-time check)
     any_nan = jnp.isnan(_reduce("max", fast.reshape(-1), (0,), red.buffer.dtype))
-    v = lax.cond(any_nan, lambda: extreme_fold.summarize(flat, ok, is_max, True)[1], lambda: fast)
+
+    def exact():
+        return extreme_fold.summarize(*(rows(again()) if again is not None else (flat, ok)), is_max, True)[1]
+    v = lax.cond(any_nan, exact, lambda: fast)
     return has_nan, v
+
+
+def _reevaluate(kx, grid: Grid, red, m, dtype: str):
+    """A function evaluating the reduction's operand over ``grid`` again, in the environment of now
+    (loop and iteration variables, unrolled values), for the exact fold's ``lax.cond`` branch: it
+    records no check site (the first evaluation recorded them; a site traced inside the branch could
+    not leave it) and leaves the executor's environment and grid as it found them."""
+    env = dict(kx.env)
+
+    def again():
+        saved_env, saved_grid, mark = dict(kx.env), kx.grid, kx.ranges.mark()
+        kx.env.clear()
+        kx.env.update(env)
+        kx.grid = grid
+        try:
+            with kx.unchecked():
+                v = cast(kx.ev(red.operand, m), red.operand.dtype, dtype)
+        finally:
+            kx.grid = saved_grid
+            kx.env.clear()
+            kx.env.update(saved_env)
+            kx.ranges.pop_to(mark)
+        return jnp.broadcast_to(v, grid.shape)
+    return again
 
 
 def _init_first(kx, nest: Nest, info, rax) -> bool:
@@ -287,7 +320,7 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
             if seed is not None:
                 part = val
             elif fold:
-                part = _fold_part(val, keep, len(a_axes), red)
+                part = _fold_part(val, keep, len(a_axes), red, _reevaluate(kx, egrid, red, m, dtype))
             else:
                 if keep is not None:
                     val = jnp.where(keep, val, _identity(red.op, dtype))
