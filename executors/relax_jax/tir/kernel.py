@@ -113,12 +113,15 @@ class KExec:
         self.grid = None            # the active vectorized grid (grid.Grid) or None
         self.pl = PrimLowering(load=self.load, check=self.check, scope=self.scope)
         self.plain = plain_stores(func)     # stores of products no consumer can contract (PRIM.FLOAT.1)
-        self._unchecked = False     # within :meth:`unchecked`: check sites are not recorded
+        #: within :meth:`again`: evaluating anew what was evaluated (and checked) before
+        self.replaying = False
+        #: how to compute a map nest's result anew (:mod:`relax_jax.tir.replay`), by id of the value
+        self.recipes: Dict[int, Any] = {}
 
     # -- errors ----------------------------------------------------------------------------------------
 
     def check(self, bad: Any, mask: Any, make) -> None:
-        if self._unchecked:
+        if self.replaying:
             return
         name = self.name
 
@@ -128,14 +131,15 @@ class KExec:
         self.sink.check(bad, build, mask)
 
     @contextmanager
-    def unchecked(self):
-        """Evaluate again what was evaluated (and checked) before, recording no check site: for a
-        value recomputed inside a ``lax.cond`` branch, whose traced checks could not leave it."""
-        prev, self._unchecked = self._unchecked, True
+    def again(self):
+        """Evaluate anew what was evaluated (and checked) before, recording no check site, pad
+        source or recipe: for a value recomputed inside a ``lax.cond`` branch, whose traced records
+        could not leave it."""
+        prev, self.replaying = self.replaying, True
         try:
             yield
         finally:
-            self._unchecked = prev
+            self.replaying = prev
 
     def take_steps(self, n: Any, mask: Any, span, what: str, bound: Optional[int] = None) -> Any:
         """Count ``n`` loop iterations (RUNTIME.LIMIT.4, as the reference: on entry of a loop, one per

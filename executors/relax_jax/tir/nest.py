@@ -48,7 +48,7 @@ from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from ..reductions import windowed
 from .analysis import Nest, linear_form, substitute_bindings
 from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
-from . import pad, split
+from . import pad, replay, split
 from .index_forms import linear_index, one_var_index
 
 #: the largest number of grid points materialised at once
@@ -103,12 +103,15 @@ def run_nest(kx, nest: Nest, mask) -> bool:
 def _run_map(kx, nest: Nest, info, mask) -> bool:
     if split.run_split(kx, nest, info, mask, _map_grid):
         return True
+    before = replay.snapshot(kx) if not kx.replaying else None
     grid = _map_grid(kx, nest, info, mask)
     if grid is None:
         return False
     for reg in grid.regs.values():
         write_back(kx, grid, reg, reg.acc, reg.written)
     pad.record(kx, nest)
+    if before is not None:
+        replay.remember(kx, nest, mask, before, run_nest)
     return True
 
 
@@ -207,27 +210,18 @@ def _fold_part(val, keep, na: int, red, again=None):
 
 
 def _reevaluate(kx, grid: Grid, red, m, dtype: str):
-    """A function evaluating the reduction's operand over ``grid`` again, in the environment of now
-    (loop and iteration variables, unrolled values), for the exact fold's ``lax.cond`` branch: it
-    records no check site (the first evaluation recorded them; a site traced inside the branch could
-    not leave it) and leaves the executor's environment and grid as it found them."""
+    """A function evaluating the reduction's operand over ``grid`` anew, in the environment of now
+    (loop and iteration variables, unrolled values), for the exact fold's ``lax.cond`` branch
+    (:func:`relax_jax.tir.replay.evaluate_anew`: no check site recorded, the buffers written by map
+    nests computed anew, the executor's state left as it was)."""
     env = dict(kx.env)
 
-    def again():
-        saved_env, saved_grid, mark = dict(kx.env), kx.grid, kx.ranges.mark()
+    def operand():
         kx.env.clear()
         kx.env.update(env)
         kx.grid = grid
-        try:
-            with kx.unchecked():
-                v = cast(kx.ev(red.operand, m), red.operand.dtype, dtype)
-        finally:
-            kx.grid = saved_grid
-            kx.env.clear()
-            kx.env.update(saved_env)
-            kx.ranges.pop_to(mark)
-        return jnp.broadcast_to(v, grid.shape)
-    return again
+        return jnp.broadcast_to(cast(kx.ev(red.operand, m), red.operand.dtype, dtype), grid.shape)
+    return lambda: replay.evaluate_anew(kx, operand)
 
 
 def _init_first(kx, nest: Nest, info, rax) -> bool:
