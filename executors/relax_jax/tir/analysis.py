@@ -231,6 +231,15 @@ class Ranges:
             del self._items[mark:]
             self._an = None
 
+    def facts(self) -> tuple:
+        """The facts known now (for :meth:`reset`)."""
+        return tuple(self._items)
+
+    def reset(self, facts: tuple) -> None:
+        """Know exactly ``facts`` (from :meth:`facts`)."""
+        self._items = list(facts)
+        self._an = None
+
     def analyzer(self) -> Analyzer:
         if self._an is None:
             an = Analyzer()
