@@ -31,8 +31,8 @@ def test_capture_lowers_without_compiling(small, style):
     import jax
 
     cfg, model, weights = small
-    exe = xc._relax_exe(style, model, "strict", 16)
-    calls = xc._relax_args(style, exe, cfg, cfg.num_layers, 4, 16, weights)
+    exe = xc._relax_exe(style, model, "strict", 256)
+    calls = xc._relax_args(style, exe, cfg, cfg.num_layers, 4, 256, weights)   # room for 128 tokens
     before = exe.stats.compiles
     for entry in ("prefill", "decode"):
         with jax.enable_x64(True):
