@@ -327,9 +327,17 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
             total = extreme_fold.then(total, part, red.op == "max", red.acc_first) if fold else \
                 _combine(red.op, total, part)
         kx.ranges.pop_to(mark)
-    # register of the accumulator over the spatial grid
-    agrid = Grid(a_axes, binding_of)
-    kx.env.update({a.var: agrid.iota(a) for a in a_axes})
+    _store_reduction(kx, nest, info, rax, mask, Grid(a_axes, binding_of), total, fold, seed)
+    return True
+
+
+def _store_reduction(kx, nest: Nest, info, rax, mask, agrid: Grid, total, fold: bool, seed) -> None:
+    """The register of the accumulator over the spatial grid ``agrid``: the reduced ``total`` (a fold
+    summary for a float max/min, the folded values themselves from a constant ``seed``) combined with
+    the init or the buffer's accumulator, and written back where the reduction loops ran."""
+    red = nest.reduction
+    dtype = red.buffer.dtype
+    kx.env.update({a.var: agrid.iota(a) for a in agrid.axes})
     for k in rax:
         v, lo = info[k][0], info[k][1]
         kx.env[v] = const(lo, v.dtype)
@@ -372,7 +380,6 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
     if written is None:
         written = np.bool_(True)
     write_back(kx, agrid, reg, result.astype(reg.acc.dtype), written)
-    return True
 
 
 def _unrolled_axes(red, info, rax, binding_of) -> set:
