@@ -163,13 +163,13 @@ def test_a_host_integer_for_a_float_prim_is_rounded_on_both(host):
         assert kind == "value" and float(got) == expected
 
 
-def test_an_ndim_beyond_int64_is_a_parse_error():
+def test_an_ndim_beyond_int32_is_a_parse_error():
     """Found by the third 30-minute run: R.Tensor(ndim=10**30) reached numpy (OverflowError) through
-    expand_dims' inference; an integer of the text beyond int64 is a parse error (RUNTIME.LIMIT.1)."""
+    expand_dims' inference; a rank of the text beyond int32 is a parse error (SI.SHAPE.1, RUNTIME.LIMIT.1)."""
     text = _main('v: R.Tensor("float32", ndim=1000000000000000000000000000000)', "w = R.expand_dims(v, axis=[1])\nreturn w")
     with pytest.raises(RelaxError) as info:
         relax_ref.parse(text)
-    assert info.value.kind == "parse" and "does not fit in int64" in str(info.value)
+    assert info.value.kind == "parse" and "does not fit in int32" in str(info.value)
 
 
 # ---------------------------------------------------------------------------------------------------
