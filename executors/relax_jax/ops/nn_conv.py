@@ -43,6 +43,14 @@ def conv(ctx, x, w, strides, padding, dilation, groups: int, out_dtype: str):
     nsp = x.ndim - 2
     pads = [(padding[i], padding[i + nsp]) for i in range(nsp)]
     xa, wa = _to_acc(x, out_dtype), _to_acc(w, out_dtype)
+    ksz = tuple(wa.shape[2:])
+    if 0 in ksz:
+        # an empty window: every output is a sum over no terms, 0 (OP.NN.CONV.SEM.1); XLA's verifier
+        # refuses a window dimension of 0, so the result is made here, with the inferred shape
+        # (OP.nn.conv2d.C5: ``(n + pb + pe - d * (k - 1) - 1) // s + 1``)
+        out_sp = tuple((xa.shape[2 + i] + pads[i][0] + pads[i][1] - dilation[i] * (ksz[i] - 1) - 1) // strides[i] + 1
+                       for i in range(nsp))
+        return _finish(jnp.zeros((xa.shape[0], wa.shape[0]) + out_sp, xa.dtype), out_dtype)
     sp = SPATIAL[nsp]
     dn = lax.conv_dimension_numbers(xa.shape, wa.shape, ("NC" + sp, "OI" + sp, "NC" + sp))
     prec = lax.Precision.HIGHEST if jnp.issubdtype(xa.dtype, jnp.floating) else None
