@@ -45,6 +45,13 @@ from .statistical import dtype_of, known_shapes, np_dtype, tir_cast
 # ---------------------------------------------------------------------------------------------------
 
 
+def float32_contraction(dtype: str) -> bool:
+    """Whether a ``matmul`` or ``einsum`` in ``dtype`` multiplies and sums in float32 and rounds once
+    (OP.LINALG.SEM.4): ``bfloat16`` (OP.SEM.7) and the 8-bit floats, whose products are exact in
+    float32 (numpy's ``einsum`` has no loops for these ml_dtypes types; XLA computes them so)."""
+    return _dt.float32_intermediates(dtype) or dtype.startswith("float8")
+
+
 def _matmul_vdevice(a: TensorStructInfo, b: TensorStructInfo):
     """TVM's matmul rule: both defined and equal -> it; both defined and different -> undefined;
     otherwise the defined one."""
@@ -149,7 +156,7 @@ def _ref_matmul(args, attrs, call, ctx):
     x = tir_cast(a2, da, cd)
     y = tir_cast(b2, db, cd)
     with np.errstate(all="ignore"):
-        if _dt.float32_intermediates(cd):      # OP.LINALG.SEM.4: float32 sums, rounded once
+        if float32_contraction(cd):            # OP.LINALG.SEM.4: float32 sums, rounded once
             r = np.matmul(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
         elif cd == "float16":
             r = _matmul_16bit(x, y)
@@ -533,8 +540,8 @@ def einsum_values(call, eq: EinsumEquation, arrays: Sequence[np.ndarray]) -> np.
     """OP.LINALG.SEM.2 on values (see the module docstring)."""
     spec, targets = einsum_plan(eq, [a.shape for a in arrays])
     views = [np.broadcast_to(a, t) for a, t in zip(arrays, targets)]
-    if arrays and _dt.float32_intermediates(_dt.from_numpy(arrays[0].dtype)):
-        views = [v.astype(np.float32) for v in views]     # OP.SEM.7: float32 products and sums, rounded once
+    if arrays and float32_contraction(_dt.from_numpy(arrays[0].dtype)):
+        views = [v.astype(np.float32) for v in views]     # OP.LINALG.SEM.4: float32 products and sums, rounded once
     with np.errstate(all="ignore"):
         r = np.einsum(spec, *views)
     return np.asarray(r, dtype=arrays[0].dtype)

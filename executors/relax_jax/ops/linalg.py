@@ -18,6 +18,7 @@ from jax import lax
 
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.elementwise import matched_dtype
+from relax_ref.ops.linalg import float32_contraction
 
 from .. import laxops
 from ..dims import dim_value
@@ -42,7 +43,7 @@ def matmul_values(a, b, cd: str):
     """``a @ b`` (2-D or batched, already converted to ``cd``)."""
     if cd == "bool":
         return jnp.matmul(a.astype(jnp.int32), b.astype(jnp.int32)) != 0
-    if _dt.float32_intermediates(cd):
+    if float32_contraction(cd):
         # OP.LINALG.SEM.4: float32 products (exact) and sums, rounded once
         return _canonical_matmul(a, b, precision=lax.Precision.HIGHEST,
                                  preferred_element_type=jnp.float32).astype(a.dtype)
@@ -149,6 +150,8 @@ def _einsum(ctx, ops):
         r = jnp.einsum(spec, *[v.astype(jnp.int32) for v in views]) != 0
     else:
         prec = lax.Precision.HIGHEST if _dt.is_float(dt) else None
-        acc = "float32" if _dt.float32_intermediates(dt) else dt      # OP.SEM.7: rounded once
+        acc = "float32" if float32_contraction(dt) else dt      # OP.LINALG.SEM.4: rounded once
+        if acc != dt:       # converted first: jax does not promote 8-bit floats to a preferred type
+            views = [laxops.astype(v, np.float32) for v in views]
         r = jnp.einsum(spec, *views, precision=prec, preferred_element_type=np_dtype(acc))
     return jnp.asarray(r).astype(arrays[0].dtype)
