@@ -351,6 +351,10 @@ def cast(dtype: str, value: ExprLike) -> PrimExpr:
         return IntImm(value.value if dtype != "bool" else int(value.value != 0), dtype)
     if isinstance(value, IntImm) and _dt.is_float(dtype):
         return FloatImm(float(value.value), dtype)
+    if isinstance(value, FloatImm) and _dt.is_float(dtype):
+        # TVM's ``tir::cast`` folds a float constant into one of the new float dtype with the same
+        # written value (``make_const``); the implicit promotion of PRIM.DTYPE.1 goes through it
+        return FloatImm(value.value, dtype)
     return Cast(dtype, value)
 
 

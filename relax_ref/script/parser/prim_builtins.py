@@ -49,7 +49,12 @@ def _cast(ev: Evaluator, info: CallInfo, b: dict):
     dtype = prim.check_dtype(b["dtype"], ev.span(info.node))
     if dtype in ("void", "handle"):
         raise ev.error(info.node, f"{info.path} to '{dtype}': a cast gives a bool, integer or float value")
-    return prim.cast(dtype, prim.as_prim(b["value"], ev.span(info.node), info.path, ev.int_dtype))
+    value = prim.as_prim(b["value"], ev.span(info.node), info.path, ev.int_dtype)
+    if isinstance(value, P.FloatImm) and prim._dt.is_float(dtype) and dtype != value.dtype:  # noqa: SLF001
+        # kept as written, as TVM's ``T.Cast`` does: the constant is rounded to its own dtype first
+        # (PRIM.CAST.1), and the printed ``T.Cast(d, T.f(c))`` parses back to the same node (TEXT.RT.1)
+        return P.Cast(dtype, value)
+    return prim.cast(dtype, value)
 
 
 def _cast_lower(ev: Evaluator, info: CallInfo):
