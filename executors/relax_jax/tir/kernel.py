@@ -33,7 +33,6 @@ sites too.
 from __future__ import annotations
 
 import weakref
-from contextlib import contextmanager
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import jax.numpy as jnp
@@ -113,33 +112,16 @@ class KExec:
         self.grid = None            # the active vectorized grid (grid.Grid) or None
         self.pl = PrimLowering(load=self.load, check=self.check, scope=self.scope)
         self.plain = plain_stores(func)     # stores of products no consumer can contract (PRIM.FLOAT.1)
-        #: within :meth:`again`: evaluating anew what was evaluated (and checked) before
-        self.replaying = False
-        #: how to compute a map nest's result anew (:mod:`relax_jax.tir.replay`), by id of the value
-        self.recipes: Dict[int, Any] = {}
 
     # -- errors ----------------------------------------------------------------------------------------
 
     def check(self, bad: Any, mask: Any, make) -> None:
-        if self.replaying:
-            return
         name = self.name
 
         def build(make=make):
             e = make()
             return e.with_context(function=name)
         self.sink.check(bad, build, mask)
-
-    @contextmanager
-    def again(self):
-        """Evaluate anew what was evaluated (and checked) before, recording no check site, pad
-        source or recipe: for a value recomputed inside a ``lax.cond`` branch, whose traced records
-        could not leave it."""
-        prev, self.replaying = self.replaying, True
-        try:
-            yield
-        finally:
-            self.replaying = prev
 
     def take_steps(self, n: Any, mask: Any, span, what: str, bound: Optional[int] = None) -> Any:
         """Count ``n`` loop iterations (RUNTIME.LIMIT.4, as the reference: on entry of a loop, one per

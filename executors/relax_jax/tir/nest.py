@@ -48,7 +48,7 @@ from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from ..reductions import windowed
 from .analysis import Nest, linear_form, substitute_bindings
 from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
-from . import pad, replay, split
+from . import pad, split
 from .index_forms import linear_index, one_var_index
 
 #: the largest number of grid points materialised at once
@@ -103,15 +103,12 @@ def run_nest(kx, nest: Nest, mask) -> bool:
 def _run_map(kx, nest: Nest, info, mask) -> bool:
     if split.run_split(kx, nest, info, mask, _map_grid):
         return True
-    before = replay.snapshot(kx) if not kx.replaying else None
     grid = _map_grid(kx, nest, info, mask)
     if grid is None:
         return False
     for reg in grid.regs.values():
         write_back(kx, grid, reg, reg.acc, reg.written)
     pad.record(kx, nest)
-    if before is not None:
-        replay.remember(kx, nest, mask, before, run_nest)
     return True
 
 
@@ -176,52 +173,19 @@ def _reduce(op: str, x, axes, dtype):
     return jnp.max(x, axis=axes)
 
 
-def _fold_part(val, keep, na: int, red, again=None):
+def _fold_part(val, keep, na: int, red):
     """The :mod:`relax_jax.extreme_fold` summary of the float max/min operand ``val`` over its
-    reduction axes (from ``na`` on, flattened in loop order), the padded points skipped. With the
-    accumulator first, a plain NaN-propagating reduction answers every row without a NaN, and the
-    exact fold runs only when some row has one. ``again()`` evaluates the operand anew inside that
-    branch (:func:`_reevaluate`): the branch's operands are then the buffers the operand loads from,
-    so the common case keeps the fused reduction and writes no operand-sized value out."""
+    reduction axes (from ``na`` on, flattened in loop order), the padded points skipped: no
+    conditional, a long row read once by the plain windowed reduction (the exact fold works on the
+    window holding a row's last NaN)."""
     is_max = red.op == "max"
     lead = val.shape[:na]
-
-    def rows(v):
-        flat = v.reshape(lead + (-1,))
-        return flat, None if keep is None else jnp.broadcast_to(keep, v.shape).reshape(flat.shape)
-
-    flat, ok = rows(val)
-    if not red.acc_first:
-        return extreme_fold.summarize(flat, ok, is_max, False)
-    if flat.shape[-1] == 1 and ok is None:
+    flat = val.reshape(lead + (-1,))
+    ok = None if keep is None else jnp.broadcast_to(keep, val.shape).reshape(flat.shape)
+    if red.acc_first and flat.shape[-1] == 1 and ok is None:
         # one element per point (every reduction axis unrolled, as pooling): the element itself
         return jnp.isnan(flat[..., 0]), flat[..., 0]
-    ident = jnp.asarray(-np.inf if is_max else np.inf, flat.dtype)
-    fast = _reduce(red.op, flat if ok is None else jnp.where(ok, flat, ident), (flat.ndim - 1,),
-                   red.buffer.dtype)
-    has_nan = jnp.isnan(fast)
-    # any row with a NaN: a NaN-propagating max over the rows (not a reduce_or: no run-time check)
-    any_nan = jnp.isnan(_reduce("max", fast.reshape(-1), (0,), red.buffer.dtype))
-
-    def exact():
-        return extreme_fold.summarize(*(rows(again()) if again is not None else (flat, ok)), is_max, True)[1]
-    v = lax.cond(any_nan, exact, lambda: fast)
-    return has_nan, v
-
-
-def _reevaluate(kx, grid: Grid, red, m, dtype: str):
-    """A function evaluating the reduction's operand over ``grid`` anew, in the environment of now
-    (loop and iteration variables, unrolled values), for the exact fold's ``lax.cond`` branch
-    (:func:`relax_jax.tir.replay.evaluate_anew`: no check site recorded, the buffers written by map
-    nests computed anew, the executor's state left as it was)."""
-    env = dict(kx.env)
-
-    def operand():
-        kx.env.clear()
-        kx.env.update(env)
-        kx.grid = grid
-        return jnp.broadcast_to(cast(kx.ev(red.operand, m), red.operand.dtype, dtype), grid.shape)
-    return lambda: replay.evaluate_anew(kx, operand)
+    return extreme_fold.summarize(flat, ok, is_max, red.acc_first)
 
 
 def _init_first(kx, nest: Nest, info, rax) -> bool:
@@ -314,7 +278,7 @@ def _run_reduce(kx, nest: Nest, info, rax, mask) -> bool:
             if seed is not None:
                 part = val
             elif fold:
-                part = _fold_part(val, keep, len(a_axes), red, _reevaluate(kx, egrid, red, m, dtype))
+                part = _fold_part(val, keep, len(a_axes), red)
             else:
                 if keep is not None:
                     val = jnp.where(keep, val, _identity(red.op, dtype))

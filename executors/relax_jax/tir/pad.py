@@ -125,8 +125,6 @@ def pad_form(kx, nest: Nest) -> Optional[Tuple[Any, Any, List[int]]]:
 
 def record(kx, nest: Nest) -> None:
     """Remember ``P`` as the padded copy of ``A`` when ``nest`` (just run) is a pad nest."""
-    if kx.replaying:
-        return
     form = pad_form(kx, nest)
     if form is not None:
         p, a, lo = form

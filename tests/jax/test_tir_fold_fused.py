@@ -1,7 +1,7 @@
-"""The exact float max/min fold of a TensorIR block reduction (PRIM.FLOAT.2, TIR.VEC.4) runs in the
-branch of a ``lax.cond`` taken only when a row holds a NaN; the branch evaluates the operand anew from
-the buffers it loads, so the common case compiles to the fused reduction alone. Expected values are
-plain Python folds."""
+"""The exact float max/min fold of a TensorIR block reduction (PRIM.FLOAT.2, TIR.VEC.4) over computed
+operands: no conditional, the operand reduced in windows fused with the operations producing it (never
+written out whole), the window holding a row's last NaN gathered and folded exactly. Expected values
+are plain Python folds."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def _inputs():
 
 
 def test_a_gathered_computed_operand_with_nan_rows():
-    """The branch re-evaluates ``A[vi, vj] * 0.5 + C[I[vi]]`` (a gather with a bounds check site)."""
+    """``A[vi, vj] * 0.5 + C[I[vi]]`` (a gather with a bounds check site) over rows holding NaNs."""
     x, ix, c = _inputs()
     want = [_fold(r) for r in (x * np.float32(0.5) + c[ix][:, None]).astype("float32")]
     got = _both(GATHER, x, ix, c)
@@ -90,35 +90,29 @@ def test_a_gathered_computed_operand_with_nan_rows():
 
 
 def test_an_out_of_bounds_gather_in_a_row_with_a_nan_is_reported():
-    """The check site comes from the evaluation outside the branch (the branch records none)."""
+    """The gather's bounds check site is recorded once (the row with the bad index holds a NaN)."""
     x, ix, c = _inputs()
     ix[2] = 4
     assert _both(GATHER, x, ix, c) == [("out_of_bounds", None), ("out_of_bounds", None)]
 
 
-def _cond_operands(hlo: str) -> list:
-    """(shape, defining op) of each operand passed to the conditionals' branches."""
-    defs = {}
-    for line in hlo.splitlines():
-        m = re.match(r"\s*(?:ROOT )?(%\S+) = (.*)$", line)
-        if m:
-            defs[m.group(1)] = m.group(2)
-    out = []
-    for line in hlo.splitlines():
-        m = re.search(r" conditional\(([^)]*)\)", line)
-        if not m:
-            continue
-        for name in [s.strip() for s in m.group(1).split(",")][1:]:
-            d = defs[name]
-            args = re.search(r" tuple\(([^)]*)\)", d)
-            for arg in ([s.strip() for s in args.group(1).split(",") if s.strip()] if args else [name]):
-                out.append((defs[arg].split(" ")[0], "parameter" if " parameter(" in defs[arg] else "computed"))
-    return out
+def _entry_hlo(exe) -> str:
+    plan = exe._plans["main"]
+    hlo = list(plan.exact_cache.values() or plan.cache.values())[-1].fn.as_text()
+    return hlo[hlo.index("ENTRY"):]
 
 
-def test_the_branch_takes_the_loaded_buffers_not_the_operand():
-    """No computed value of the operand's size goes into the conditional (the common case is the
-    fused reduction alone)."""
+def _fused_without_conditional(hlo: str, rows: int, cols: int) -> None:
+    """No conditional, and no float array of the operand's shape computed in the entry computation
+    (the windowed reduction and the gather of the NaN window read the parameters)."""
+    assert " conditional(" not in hlo, hlo
+    computed = [ln for ln in hlo.splitlines() if re.search(rf"= f32\[{rows},{cols}\]", ln) and " parameter(" not in ln]
+    assert not computed, hlo
+
+
+def test_the_operand_is_fused_into_the_reduction():
+    """``A[vi, vj] * 0.5 + C[I[vi]]`` over rows of 256: computed inside the windowed reduction and
+    inside the gather of one window per row, never as a whole array."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((64, 256)).astype("float32")
     ix = rng.integers(0, 256, 64).astype("int64")
@@ -126,13 +120,10 @@ def test_the_branch_takes_the_loaded_buffers_not_the_operand():
     exe = relax_jax.compile(relax_ref.parse(GATHER))
     want = [_fold(r) for r in (x * np.float32(0.5) + c[ix][:, None]).astype("float32")]
     np.testing.assert_array_equal(np.asarray(exe("main", x, ix, c)), np.asarray(want, "float32"))
-    plan = exe._plans["main"]
-    hlo = list(plan.exact_cache.values() or plan.cache.values())[-1].fn.as_text()
-    ops = _cond_operands(hlo)
-    assert ops, hlo
-    for shape, how in ops:
-        dims = [int(d) for d in re.findall(r"\d+", shape.split("[", 1)[1].split("]")[0])] if "[" in shape else []
-        assert how == "parameter" or int(np.prod(dims)) < 64 * 256, (shape, how)
+    _fused_without_conditional(_entry_hlo(exe), 64, 256)
+    x[3, 17] = x[3, 200] = x[9, 255] = x[11, 31] = x[11, 32] = NAN
+    want = [_fold(r) for r in (x * np.float32(0.5) + c[ix][:, None]).astype("float32")]
+    np.testing.assert_array_equal(np.asarray(exe("main", x, ix, c)), np.asarray(want, "float32"))
 
 
 CHAIN = '''from tvm.script import ir as I, relax as R, tir as T
@@ -177,20 +168,14 @@ def _masked(x):
     return np.where(np.arange(n)[None, :] <= np.arange(n)[:, None], s, np.float32(-1.0))
 
 
-def test_a_chain_of_map_nests_is_computed_anew_in_the_branch():
-    """The scaled and masked scores are written by map nests: the branch runs them again from ``A``,
-    so neither goes into the conditional, and a row with a NaN folds exactly."""
+def test_a_chain_of_map_nests_fuses_into_the_fold():
+    """The scaled and masked scores are written by map nests: XLA computes them inside the fold's
+    reductions, and a row with a NaN folds exactly."""
     rng = np.random.default_rng(1)
     x = rng.standard_normal((64, 64)).astype("float32")
     exe = relax_jax.compile(relax_ref.parse(CHAIN))
     np.testing.assert_array_equal(np.asarray(exe("main", x)), np.asarray([_fold(r) for r in _masked(x)], "float32"))
-    plan = exe._plans["main"]
-    hlo = list(plan.exact_cache.values() or plan.cache.values())[-1].fn.as_text()
-    ops = _cond_operands(hlo)
-    assert ops, hlo
-    for shape, how in ops:
-        dims = [int(d) for d in re.findall(r"\d+", shape.split("[", 1)[1].split("]")[0])] if "[" in shape else []
-        assert how == "parameter" or int(np.prod(dims)) < 64 * 64, (shape, how)
+    _fused_without_conditional(_entry_hlo(exe), 64, 64)
     x[5, 2] = NAN
     x[9, 9] = NAN
     x[12, 3] = NAN
@@ -211,8 +196,8 @@ LOOPED = CHAIN.replace('''        for i, j in T.grid(n, n):
 
 
 def test_map_nests_and_the_fold_inside_a_traced_loop():
-    """The nests run in the body of a loop (a ``while_loop``): what the branch computes anew stays in
-    the loop body's trace. The last round (``t = 1``) folds the rows of ``A * 0.125 + 1`` masked."""
+    """The nests and the fold run in the body of a loop (a ``while_loop``). The last round (``t = 1``)
+    folds the rows of ``A * 0.125 + 1`` masked."""
     x = np.array([[NAN, 0.5, 0.25], [0.5, 0.25, NAN], [2.0, -1.0, 0.5]], "float32")
     s = (x * np.float32(0.125) + np.float32(1.0)).astype("float32")
     m = np.where(np.arange(3)[None, :] <= np.arange(3)[:, None], s, np.float32(-1.0))
