@@ -81,3 +81,29 @@ class Module:
         else:
             y = R.subtract(x, x)
 '''
+
+#: a module whose ``step(tok: (1, 4), cache: (m, 4), w: (1, 4))`` returns ``(sum of the grown cache, the
+#: cache grown by the row tok * w)`` and whose ``pick(idx: (1,) int64, cache: (m, 4))`` grows the cache by
+#: its row ``idx``: a cache grown with ``concat`` one row a call, as a decode step does
+GROWING_CACHE = '''
+from tvm.script import ir as I, relax as R, tir as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def step(tok: R.Tensor((1, 4), "float32"), cache: R.Tensor(("m", 4), "float32"),
+             w: R.Tensor((1, 4), "float32")):
+        m = T.int64()
+        row = R.multiply(tok, w)
+        grown = R.concat([cache, row], axis=0)
+        total = R.sum(grown, axis=[0], keepdims=True)
+        return (total, grown)
+
+    @R.function
+    def pick(idx: R.Tensor((1,), "int64"), cache: R.Tensor(("m", 4), "float32")):
+        m = T.int64()
+        row = R.take(cache, idx, axis=0)
+        grown = R.concat([cache, row], axis=0)
+        return grown
+'''

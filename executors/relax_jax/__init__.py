@@ -113,7 +113,11 @@ answer. Buckets are growth-aware: a variable ``v`` with a result extent ``v + c`
 their logical shapes on the host (no per-shape compilation; on the CPU a cut along the leading axis
 is a zero-copy view of the padded buffer), and with ``reuse_padded`` a result passed back is passed as
 its padded buffer. A padded shape
-that recurs ``specialize_after`` times gets its own exact compilation (``None`` disables it). x64: the
+that recurs ``specialize_after`` times gets its own exact compilation (``None`` disables it; the calls
+are counted for the ``PADDED_CALLS_SIZE`` (1024) most recently seen padded shapes of a function, so a
+long generation, which sees each length once, does not grow the counts without bound). A result's
+logical extent that the host computes from the symbolic values (sums, differences, products, minima
+and maxima of them) is not an output of the compiled function; others are returned and read. x64: the
 executor traces and calls its computations inside ``jax.enable_x64(True)`` (a thread-local context:
 the user's global configuration is not changed), so int64 tensors and shape arithmetic are exact.
 
@@ -162,7 +166,7 @@ from relax_ref._version import __version__
 from . import export  # noqa: F401  (relax_jax.export.deserialize, stablehlo_text, ...)
 from . import ops as _ops  # noqa: F401  (defines the lowerings)
 from .errors import NeedsExact, TraceAbort
-from .executable import EXACT_CACHE_SIZE, SPECIALIZE_AFTER, Executable, Stats
+from .executable import EXACT_CACHE_SIZE, PADDED_CALLS_SIZE, SPECIALIZE_AFTER, Executable, Stats
 from .lowering import LOWERINGS, JaxLowering, LowerCtx, lowering
 from .padded import PaddedArray
 from .symbolic import ShapeBuckets
@@ -178,4 +182,4 @@ def compile(mod, *, device: Any = None, shape_buckets: Any = "pow2", **kwargs) -
 
 
 __all__ = ["__version__", "compile", "Executable", "Stats", "ShapeBuckets", "JaxLowering", "LowerCtx", "lowering",
-           "LOWERINGS", "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER", "PaddedArray"]
+           "LOWERINGS", "NeedsExact", "TraceAbort", "EXACT_CACHE_SIZE", "SPECIALIZE_AFTER", "PADDED_CALLS_SIZE", "PaddedArray"]

@@ -60,7 +60,7 @@ from .errors import ErrorSink, NeedsExact, TraceAbort
 from .float_rules import check_mode, compiler_options, tracing_mode
 from .guard import guarded_compile
 from .hotpath import MISS as _MISS
-from .hotpath import make_hot, make_padded_hot
+from .hotpath import count_padded_call, make_hot, make_padded_hot
 from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
 from .layouts import (
     NotJittable, all_dims_bucketable, arg_specs, cache_capacity, cache_tied_vars, fast_match, flatten_args,
@@ -81,6 +81,8 @@ from .walker import Walker, flatten, unflatten
 EXACT_CACHE_SIZE = 32
 #: a padded shape seen this many times gets its own exact compilation (None: never)
 SPECIALIZE_AFTER = 32
+#: how many padded shapes per function (the most recently seen) have their calls counted towards specialize_after
+PADDED_CALLS_SIZE = 1024
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -123,7 +125,7 @@ class _Plan:
     bounds: list = field(default_factory=list)  # declared bounds of the signature (CALL.FUNC.7)
     bucketing: bool = True
     hot: Optional[Callable] = None                # the per-call fast path (hotpath.make_hot)
-    padded_calls: Dict[Any, int] = field(default_factory=dict)
+    padded_calls: "collections.OrderedDict" = field(default_factory=collections.OrderedDict)   # count_padded_call
     headroom: Dict[Any, int] = field(default_factory=dict)   # PrimVar -> c of a result extent ``var + c``
     buckets: Any = None
     consumed: Optional[FrozenSet[int]] = None     # parameters its in-place calls consume (CALL.INPLACE.6)
@@ -206,6 +208,7 @@ class Executable:
         self.reserve = reserve_rows(reserve)    # the least bucket of a growing variable (_Plan.bucket)
         self.exact_cache_size = int(exact_cache_size)
         self.specialize_after = specialize_after
+        self.padded_calls_size = PADDED_CALLS_SIZE
         self.stats = Stats()
         self._plans: Dict[str, _Plan] = {}
         self._packed: Dict[str, PackedV] = {}
@@ -469,8 +472,7 @@ class Executable:
                 ekey = self._key(plan, args, sym, False)
                 ec = plan.exact_cache.get(ekey)
                 if ec is None:
-                    n = plan.padded_calls.get(ekey, 0) + 1
-                    plan.padded_calls[ekey] = n
+                    n = count_padded_call(plan.padded_calls, ekey, self.padded_calls_size)
                     if n >= self.specialize_after:
                         ec = self._compile(plan, args, sym, ekey, False)
                         if isinstance(ec, _Compiled):
@@ -537,7 +539,7 @@ class Executable:
         if c.mutated:
             muts = out[len(out) - n_mut:]
             self._write_back(args, keep_boxes, c.mutated, [muts[i] if i >= 0 else leaves[~i] for _, i in c.mutated])
-        value = unflatten(c.out_spec, leaves, 0, args)
+        value = unflatten(c.out_spec, leaves, 0, args, sym)
         if keep_boxes is not None:
             return unpad_value(value, self.device)
         return self._export(value, sym, plan.name in self.padded_results)
@@ -633,7 +635,8 @@ class Executable:
             originals = param_leaves(params)
             caches = kv_params(params)
             result = walker.run_entry(func, plan.name, params, senv)
-            leaves, spec = flatten(result, new_caches=True)
+            # (extents the host computes from the symbolic values are no outputs: pytree.flatten)
+            leaves, spec = flatten(result, new_caches=True, host_vars=frozenset(map(id, plan.sym_vars)))
             mutated = []
             mut_leaves = []
             for path, box, orig in originals:
@@ -795,4 +798,4 @@ def _out_of_bounds(plan: _Plan, sym: Dict[P.PrimVar, int]) -> bool:
     return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
-__all__ = ["Executable", "Stats", "EXACT_CACHE_SIZE"]
+__all__ = ["Executable", "Stats", "EXACT_CACHE_SIZE", "PADDED_CALLS_SIZE"]

@@ -24,6 +24,7 @@ from relax_ref.ir import prim_expr as P
 
 from .layouts import TensorParam
 from .padded import PaddedArray
+from .pytree import host_extent
 
 MISS = object()
 
@@ -49,7 +50,7 @@ def _spec_tree(spec, leaf: Callable[[int, tuple], Any]) -> Any:
         kind = sp[0]
         if kind == "T":
             i = pos
-            pos += 1 + sum(1 for v in sp[1] if v is not None)   # the data, then one extent per padded axis
+            pos += 1 + sum(1 for v in sp[1] if v is not None and v[2])   # the data, then the carried extents
             return leaf(i, sp[1])
         if kind == "U":
             return tuple(walk(f) for f in sp[1])
@@ -151,10 +152,13 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     stats = exe.stats
     has_code = compiled.has_code
     given = _given_params(compiled)
-    padded = _padded_outputs(compiled.out_spec)
-    #: whether every padded output extent equals its physical size at these symbolic values (known
-    #: after the first call: a derived extent such as ``n - 2`` does not, although ``n`` sits on its
-    #: bucket, and its output must be cut by the general path)
+    padded, host_ext = _padded_outputs(compiled.out_spec)
+    # an extent the host computes must equal its physical size at these symbolic values (a derived
+    # extent such as ``n - 2`` does not, although ``n`` sits on its bucket: the general path cuts it)
+    if host_ext and not _host_exact(host_ext, sym_vars, layouts, compiled.phys_shapes):
+        return None
+    #: whether every padded output extent carried by an output equals its physical size (known after
+    #: the first call)
     exact: list = [None if padded else True]
 
     def hot(args):
@@ -213,21 +217,21 @@ def _static_arg_ok(a: Any, spec: tuple) -> bool:
 def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[Any]], bool]:
     """Whether the arguments at the static positions ``stat`` fit their parameter specs. JAX arrays are
     immutable: those that are the very objects checked on the previous call (the weights, typically)
-    need no check again; they are compared by identity in one C-level pass over weak references to them
-    (a live referent tells the object from a new one that took its memory)."""
-    #: the picker of the static positions that held JAX arrays at the last full check, weak references to
-    #: those arrays, and the other static positions (NumPy arrays: mutable, checked every call)
-    memo: list = [None, (), ()]
+    need no check again; they are compared by identity in one C-level pass over their ids. The ids are
+    those of live objects: a weak reference to each, whose callback forgets the ids when one of them is
+    collected (a new object could then take its memory and its id)."""
+    #: the picker of the static positions that held JAX arrays at the last full check, their ids (None:
+    #: check again), the other static positions (NumPy arrays: mutable, checked every call), the weak
+    #: references (kept for their callbacks)
+    memo: list = [None, None, (), ()]
 
     def static_ok(args) -> bool:
-        jp = memo[0]
-        if jp is not None:
-            sargs = jp(args)
-            if all(map(operator.is_, sargs, [r() for r in memo[1]])):
-                for i in memo[2]:
-                    if not _static_arg_ok(args[i], specs[i]):
-                        return False
-                return True
+        ids = memo[1]
+        if ids is not None and tuple(map(id, memo[0](args))) == ids:
+            for i in memo[2]:
+                if not _static_arg_ok(args[i], specs[i]):
+                    return False
+            return True
         jax_pos, other = [], []
         for i in stat:
             a = args[i]
@@ -235,10 +239,30 @@ def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[A
                 return False
             (jax_pos if type(a) in _JAX_ARRAY_TYPES else other).append(i)
         jp = _picker(jax_pos)
-        memo[:] = [jp, tuple(map(weakref.ref, jp(args))), tuple(other)]
+        arrays = jp(args)
+        token = object()
+
+        def forget(_ref, token=token) -> None:
+            if memo[3] and memo[3][0] is token:     # (a reference of an older check: nothing to forget)
+                memo[1] = None
+        memo[:] = [jp, None, tuple(other), (token,) + tuple(weakref.ref(a, forget) for a in arrays)]
+        memo[1] = tuple(map(id, arrays))
         return True
 
     return static_ok
+
+
+def count_padded_call(calls, key: Any, cap: int) -> int:
+    """One more call of padded shape ``key``: its count. ``calls`` (an OrderedDict, least recently seen
+    first) keeps at most ``cap`` shapes: a shape seen once a step (a growing decode length) does not
+    make it grow without bound."""
+    n = calls.get(key, 0) + 1
+    calls[key] = n
+    if n > 1:
+        calls.move_to_end(key)
+    elif len(calls) > cap:
+        calls.popitem(last=False)
+    return n
 
 
 def _given_params(compiled) -> Tuple[int, ...]:
@@ -269,19 +293,35 @@ def _release(args, given) -> None:
             a.delete()
 
 
-def _padded_outputs(spec) -> List[Tuple[int, int, int]]:
-    """``(position of a tensor output, its axis, position of that axis's extent)`` for every padded
-    axis of the outputs of ``spec`` (:func:`_spec_tree`'s layout)."""
+def _padded_outputs(spec) -> Tuple[List[Tuple[int, int, int]], List[Tuple[Any, Any]]]:
+    """For every padded axis of the outputs of ``spec`` (:func:`_spec_tree`'s layout): ``(position of
+    a tensor output, its axis, position of that axis's extent)`` where an output carries the extent,
+    and ``(physical size, expression)`` where the host computes it (``pytree.flatten``)."""
     out: List[Tuple[int, int, int]] = []
+    host: List[Tuple[Any, Any]] = []
 
     def leaf(i, dims):
         k = i + 1
         for axis, v in enumerate(dims):
-            if v is not None:
+            if v is None:
+                continue
+            if v[2]:
                 out.append((i, axis, k))
                 k += 1
+            else:
+                host.append((v[0], v[1]))
     _spec_tree(spec, leaf)
-    return out
+    return out, host
+
+
+def _host_exact(host_ext, sym_vars, layouts, phys_shapes) -> bool:
+    """Whether each extent ``(physical size, expression)`` computed on the host equals its physical
+    size when every variable takes its physical value."""
+
+    sym = {v: _phys_value(v, layouts, phys_shapes) for v in sym_vars}
+    if any(n is None for n in sym.values()):
+        return False
+    return all(type(phys) is int and host_extent(e, sym) == phys for phys, e in host_ext)
 
 
 def _consistent(layouts, phys_shapes) -> bool:
@@ -330,22 +370,26 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
     the executable's cut, gives :class:`~relax_jax.padded.PaddedArray` handles instead); None when a
     result is not a tensor (or a tuple of them) or an extent has no expression over the parameters'
     variables."""
-    leaves: List[Tuple[int, tuple]] = []      # (output index, ((axis, extent function), ...) of padded axes)
-    fn_of: dict = {}                            # one function per extent expression: computed once per call
+    leaves: List[Tuple[int, tuple]] = []      # (output index, ((axis, index into fns), ...) of padded axes)
+    fns: List[Callable[[list], int]] = []       # one function per extent expression: computed once per call
+    fn_of: dict = {}
 
     def leaf(i, dims):
         axes = []
         for axis, ent in enumerate(dims):
             if ent is None:
                 continue
-            _phys, expr = ent
-            f = fn_of.get(expr) if expr is not None else None
-            if f is None:
-                f = _compile_expr(expr, var_pos) if expr is not None else None
+            expr = ent[1]
+            if expr is None:
+                raise LookupError("extent")
+            j = fn_of.get(expr)
+            if j is None:
+                f = _compile_expr(expr, var_pos)
                 if f is None:
                     raise LookupError("extent")
-                fn_of[expr] = f
-            axes.append((axis, f))
+                j = fn_of[expr] = len(fns)
+                fns.append(f)
+            axes.append((axis, j))
         leaves.append((i, tuple(axes)))
         return len(leaves) - 1
 
@@ -357,17 +401,14 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
     def export(out, vals, cut):
         pending = []
         got: List[Any] = []
-        known: dict = {}
+        ext = [f(vals) for f in fns]
         for i, axes in leaves:
             data = out[i]
             if axes:
                 phys = data.shape
                 shape = list(phys)
-                for axis, f in axes:
-                    n = known.get(f)
-                    if n is None:
-                        n = known[f] = f(vals)
-                    shape[axis] = n
+                for axis, j in axes:
+                    shape[axis] = ext[j]
                 shape = tuple(shape)
                 if shape != phys:
                     if lazy is not None:
@@ -392,9 +433,9 @@ def _nest(t: Any, got: list) -> Any:
 
 
 def _donate_views(args, flat, given, padded_src) -> bool:
-    """Before a padded call with donated parameters ``given``: False when one array is passed at two of
-    them (the general path decides); else each donated argument that is a view of its padded buffer is
-    deleted, so that the buffer (passed in ``flat``) is donated."""
+    """Before a padded call with donated parameters ``given``: False when a donated argument is also
+    passed at another position (the general path decides); else each donated argument that is a view of
+    its padded buffer is deleted, so that the buffer (passed in ``flat``) is donated."""
     if _shared(args, given):
         return False
     for k in given:
@@ -411,10 +452,19 @@ def _dynamic_matcher(dyn) -> Callable:
     shape into ``vals``, a ``PaddedArray``'s buffer put into ``flat``, and the positions to pad on the
     host appended to ``need``; True when some argument is smaller than its bucket, MISS on any
     mismatch (the general path decides)."""
+    # per argument: position, dtype, rank, physical shape, a picker of its static axes and their
+    # extents, and (axis, variable index) of its symbolic axes
+    plan = []
+    for i, (dt, nd, dims, phys) in dyn:
+        st_axes = [k for k, (kind, _) in enumerate(dims) if kind == 0]
+        st_get = (lambda shp: ()) if not st_axes else _picker(st_axes)
+        st_vals = tuple(dims[k][1] for k in st_axes)
+        var_axes = tuple((k, v) for k, (kind, v) in enumerate(dims) if kind != 0)
+        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes))
 
     def match(args, vals: list, flat: list, need: list):
         padded = False
-        for i, (dt, nd, dims, phys) in dyn:
+        for i, dt, nd, phys, st_get, st_vals, var_axes in plan:
             a = args[i]
             t = type(a)
             if t is PaddedArray:
@@ -427,18 +477,15 @@ def _dynamic_matcher(dyn) -> Callable:
             elif a.dtype != dt:
                 return MISS
             shp = a.shape
-            if len(shp) != nd:
+            if len(shp) != nd or st_get(shp) != st_vals:
                 return MISS
-            for (kind, v), n in zip(dims, shp):
-                if kind == 0:
-                    if v != n:
-                        return MISS
-                else:
-                    cur = vals[v]
-                    if cur is None:
-                        vals[v] = n
-                    elif cur != n:
-                        return MISS
+            for k, v in var_axes:
+                n = shp[k]
+                cur = vals[v]
+                if cur is None:
+                    vals[v] = n
+                elif cur != n:
+                    return MISS
             if shp != phys:
                 padded = True
                 if t is not PaddedArray:
@@ -476,11 +523,20 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     padded_src = exe._padded_src
     cut = exe._cut_results
 
+    cap = exe.padded_calls_size
+    move_to_end = padded_calls.move_to_end
+
     stat = [i for i, sp in enumerate(specs) if all(kind == 0 for kind, _ in sp[2])]
     static_ok = _static_checker(specs, stat)
     stat_set = set(stat)
     dyn = [(i, specs[i]) for i in range(nparams) if i not in stat_set]
     match = _dynamic_matcher(dyn)
+    # donated handles need no view deleted, and only another argument of symbolic shape could be the same
+    # object (a handle is no static argument: static_ok refuses it): when the donated arguments are
+    # handles and those arguments distinct objects, there is nothing to check or delete
+    given_get = _picker(list(given)) if given else None
+    dyn_get = _picker([i for i, _ in dyn]) if given and all(k not in stat_set for k in given) else None
+    ndyn = len(dyn)
 
     def hot(args):
         if len(args) != nparams:
@@ -505,8 +561,14 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
             n = padded_calls.get(ekey, 0) + 1
             if n >= spec_after:
                 return MISS                 # time to specialise: the general path compiles it
-            padded_calls[ekey] = n
-        if given and not _donate_views(args, flat, given, padded_src):
+            padded_calls[ekey] = n          # (count_padded_call, inlined)
+            if n > 1:
+                move_to_end(ekey)
+            elif len(padded_calls) > cap:
+                padded_calls.popitem(last=False)
+        if given and not (dyn_get is not None and all(type(a) is PaddedArray for a in given_get(args))
+                          and len(set(map(id, dyn_get(args)))) == ndyn) \
+                and not _donate_views(args, flat, given, padded_src):
             return MISS
         with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
             out = fn(*flat, np.asarray(vals, np.int64))

@@ -13,28 +13,7 @@ import relax_ref
 from relax_jax import PaddedArray
 from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError
 
-_GROW = '''
-from tvm.script import ir as I, relax as R, tir as T
-
-
-@I.ir_module
-class Module:
-    @R.function
-    def step(tok: R.Tensor((1, 4), "float32"), cache: R.Tensor(("m", 4), "float32"),
-             w: R.Tensor((1, 4), "float32")):
-        m = T.int64()
-        row = R.multiply(tok, w)
-        grown = R.concat([cache, row], axis=0)
-        total = R.sum(grown, axis=[0], keepdims=True)
-        return (total, grown)
-
-    @R.function
-    def pick(idx: R.Tensor((1,), "int64"), cache: R.Tensor(("m", 4), "float32")):
-        m = T.int64()
-        row = R.take(cache, idx, axis=0)
-        grown = R.concat([cache, row], axis=0)
-        return grown
-'''
+from program_texts import GROWING_CACHE as _GROW
 
 
 def _inputs(seed=0, rows=3):

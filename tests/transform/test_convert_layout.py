@@ -99,6 +99,41 @@ def test_stack_of_converted_tensors(axis, physical):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+EXPAND = '''
+@I.ir_module
+class M:
+    @R.function
+    def main(x: R.Tensor((2, 3, 5, 5), "float32"), w: R.Tensor((4, 3, 3, 3), "float32")):
+        with R.dataflow():
+            c = R.nn.conv2d(x, w)
+            e = R.expand_dims(c, axis=AXES)
+            R.output(e)
+        return e
+'''
+
+
+@pytest.mark.parametrize("axes,back", [
+    ([1], [0, 1, 4, 2, 3]),             # NHWC -> (N, 1, H, W, C): layout ABDEC
+    ([-1], [0, 3, 1, 2, 4]),            # -> (N, H, W, C, 1): ACDBE
+    ([0, 2], [0, 1, 2, 5, 3, 4]),       # -> (1, N, 1, H, W, C): ABCEFD
+    ([-1, 1], [0, 1, 4, 2, 3, 5]),      # -> (N, 1, H, W, C, 1): ABDECF
+])
+def test_expand_dims_of_a_converted_tensor(axes, back):
+    """expand_dims keeps the operand's layout (its axes attribute unchanged, each new axis where the
+    attribute puts it in the output); the permutation back to the initial layout is the inverse of the
+    output layout derived by hand."""
+    mod = _mod(EXPAND.replace("AXES", str(axes)))
+    out = ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})(mod)
+    calls = [b.value for b in out["main"].body.blocks[0].bindings]
+    assert [c.op.name for c in calls[-3:]] == ["relax.nn.conv2d", "relax.expand_dims", "relax.permute_dims"]
+    assert [int(a) for a in calls[-2].attrs["axis"]] == axes
+    assert [int(a) for a in calls[-1].attrs["axes"]] == back
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal(s).astype("float32") for s in ((2, 3, 5, 5), (4, 3, 3, 3))]
+    np.testing.assert_allclose(relax_ref.evaluate(out, "main", *args), relax_ref.evaluate(mod, "main", *args),
+                               rtol=1e-5, atol=1e-5)
+
+
 def test_packed_layouts():
     mod = _mod(CONV)
     out = ConvertLayout({"relax.nn.conv2d": ["NCHW4c", "OIHW4o"]})(mod)   # 3 channels do not split by 4

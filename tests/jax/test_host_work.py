@@ -1,0 +1,124 @@
+"""The host work of a compiled call under bucketing: result extents the host computes from the symbolic
+values are no outputs of the compiled function (one fewer output per padded axis), the counts of
+padded shapes towards ``specialize_after`` are bounded (the most recently seen shapes), and the fast
+path's check of static arguments by identity sees a new object as new. Values are the reference's."""
+
+import gc
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import relax_jax
+import relax_ref
+from relax_jax.pytree import host_known
+from relax_ref.errors import DTypeMismatchError, ShapeMismatchError
+from relax_ref.ir import prim_expr as P
+
+from program_texts import GROWING_CACHE
+
+HEADER = "from tvm.script import ir as I, relax as R, tirx as T\n\n@I.ir_module\nclass Module:\n"
+
+ADD = relax_ref.parse(HEADER + '''
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32"), y: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n", 4), "float32"):
+        z = R.add(x, y)
+        return z
+''')
+
+
+def _compiled(exe, name):
+    """The bucketed compilations of function ``name``."""
+    return list(exe._plans[name].cache.values())
+
+
+def _extents(spec):
+    """The extent entries ``(phys, expr, carried)`` of every tensor of an output spec."""
+    if spec[0] == "T":
+        return [e for e in spec[1] if e is not None]
+    if spec[0] == "U":
+        return [e for s in spec[1] for e in _extents(s)]
+    return []
+
+
+def test_extents_the_host_computes_leave_no_output():
+    mod = relax_ref.parse(GROWING_CACHE)
+    exe = relax_jax.compile(mod, donate_argnums={"step": (1,)})
+    rng = np.random.default_rng(0)
+    tok, w = (jnp.asarray(rng.standard_normal((1, 4), np.float32)) for _ in range(2))
+    cache0 = rng.standard_normal((3, 4), np.float32)
+    cache, want = jnp.asarray(cache0), cache0
+    for _ in range(6):
+        total, cache = exe("step", tok, cache, w)
+        want_total, want = relax_ref.evaluate(mod, "step", np.asarray(tok), want, np.asarray(w))
+        np.testing.assert_allclose(np.asarray(total), want_total, rtol=1e-6)
+        np.testing.assert_array_equal(np.asarray(cache), want)
+    compiled = _compiled(exe, "step")       # one per bucket of m + 1 (growth-aware)
+    assert len(compiled) >= 2
+    for c in compiled:
+        ents = _extents(c.out_spec)
+        assert ents and all(carried is False for _phys, _expr, carried in ents)   # m + 1: no output
+
+
+def test_an_extent_of_the_variables_on_their_buckets_is_cut_when_derived():
+    """``n - 1`` rows while ``n`` sits on its bucket (the unpadded fast path's arguments): the result
+    is still cut, every call."""
+    mod = relax_ref.parse(HEADER + '''
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n - 1", 4), "float32"):
+        n = T.int64()
+        y = R.strided_slice(x, axes=[0], begin=[0], end=[n - 1])
+        return y
+''')
+    exe = relax_jax.compile(mod)
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    for _ in range(3):
+        got = exe("main", x)
+        assert got.shape == (3, 4)
+        np.testing.assert_array_equal(np.asarray(got), x[:3])
+
+
+def test_which_extents_the_host_computes():
+    n, m = P.PrimVar("n", "int64"), P.PrimVar("m", "int64")
+    known = frozenset({id(n)})
+    one = P.IntImm(1, "int64")
+    assert host_known(P.Add(n, one), known)
+    assert host_known(P.Max(P.Mul(n, one), P.Sub(n, one)), known)
+    assert not host_known(P.Add(m, one), known)              # not a variable of the entry
+    assert not host_known(P.FloorDiv(n, one), known)         # a division: read back where it was decided
+
+
+def test_padded_call_counts_keep_the_most_recently_seen_shapes():
+    exe = relax_jax.compile(ADD, specialize_after=4)
+    exe.padded_calls_size = 3
+    plan_calls = []
+    for n in range(65, 100):            # bucket 128: every length padded, each seen once
+        x = np.full((n, 4), n, np.float32)
+        np.testing.assert_array_equal(np.asarray(exe("main", x, x)), 2 * x)
+        plan_calls.append(len(exe._plans["main"].padded_calls))
+    assert max(plan_calls) == 3 and exe.stats.specializations == 0
+    # a shape that keeps coming back between others stays counted (least recently seen go first)
+    for n in (70, 71, 70, 72, 70, 73, 70):
+        x = np.full((n, 4), n, np.float32)
+        np.testing.assert_array_equal(np.asarray(exe("main", x, x)), 2 * x)
+    assert exe.stats.specializations == 1
+    assert len(exe._plans["main"].padded_calls) <= 3
+
+
+def test_static_arguments_checked_by_identity_see_new_objects():
+    exe = relax_jax.compile(GROWING_CACHE, donate_argnums={"step": (1,)}, padded_results={"step"})
+    mod = relax_ref.parse(GROWING_CACHE)
+    tok = jnp.ones((1, 4), jnp.float32)
+    cache = jnp.zeros((3, 4), jnp.float32)
+    want = np.zeros((3, 4), np.float32)
+    for k in range(6):
+        w = jnp.full((1, 4), float(k), jnp.float32)      # a new object each step, the old one collected
+        gc.collect()
+        _total, cache = exe("step", tok, cache, w)
+        _t, want = relax_ref.evaluate(mod, "step", np.asarray(tok), want, np.asarray(w))
+        np.testing.assert_array_equal(np.asarray(cache), want)
+    assert exe._plans["step"].hot is not None
+    with pytest.raises(DTypeMismatchError):
+        exe("step", tok, cache, jnp.ones((1, 4), jnp.int32))
+    with pytest.raises(ShapeMismatchError):
+        exe("step", tok, cache, jnp.ones((1, 5), jnp.float32))
