@@ -582,10 +582,90 @@ def var_len_cases():
                                       "weighted sum in float32, rounded once to bfloat16")]
 
 
+# ---------------------------------------------------------------------------------------------------
+# TensorIR: bfloat16 arithmetic in float32, rounded where stored (TIR.BF16.1-3)
+# ---------------------------------------------------------------------------------------------------
+
+_TIR_HEAD = '''from tvm.script import ir as I, relax as R, tirx as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def k(A: T.Buffer((T.int64(64),), "bfloat16"), B: T.Buffer((T.int64(64),), "bfloat16"), C: T.Buffer((T.int64(64),), "bfloat16")):
+'''
+
+_TIR_MAIN = '''
+    @R.function
+    def main(a: R.Tensor((64,), "bfloat16"), b: R.Tensor((64,), "bfloat16")) -> R.Tensor((64,), "bfloat16"):
+        cls = Module
+        y = R.call_tir(cls.k, (a, b), out_sinfo=R.Tensor((64,), "bfloat16"))
+        return y
+'''
+
+
+def _tir_module(body: str) -> str:
+    lines = "\n".join("        " + ln for ln in body.strip().split("\n"))
+    return _TIR_HEAD + lines + "\n" + _TIR_MAIN
+
+
+def _r32(x):
+    """Rounded to bfloat16 and back, as float32 (one store into a bfloat16 buffer)."""
+    return np.asarray(x, np.float32).astype(BF16).astype(np.float32)
+
+
+def tir_cases():
+    """Hand-written PrimFuncs on bfloat16 buffers, evaluated as TVM's default TIR pipeline does
+    (``BF16ComputeLegalize``): expected values are NumPy float32 arithmetic in the text's order, rounded
+    to bfloat16 where the function stores into a parameter's buffer. Each case checks here that rounding
+    every bfloat16 operation (the reading of PRIM.FLOAT.4 alone) gives other values."""
+    rng = rng_for("bfloat16_tir")
+    a = _bf(rng.standard_normal(64)).astype(np.float32)
+    b = _bf(rng.standard_normal(64)).astype(np.float32)
+    tenth = np.float32(0.1)
+    tags = ["call_tir", "bfloat16", "float"]
+    out = []
+
+    def add(name, body, want, per_op, spec, desc):
+        assert _differs(per_op, want), name
+        out.append(Case(name, _tir_module(body), runs=[([a.astype(BF16), b.astype(BF16)], want.astype(BF16))],
+                        spec=["TIR.BF16.1", "TIR.BF16.2"] + spec, tags=tags, **EXACT, description=desc))
+
+    add("tir_expression_rounds_at_store",
+        "for i in range(T.int64(64)):\n    C[i] = A[i] * B[i] + A[i] * A[i]",
+        _r32(a * b + a * a), _r32(_r32(a * b) + _r32(a * a)), ["PRIM.FLOAT.4"],
+        "C[i] = A[i] * B[i] + A[i] * A[i] on bfloat16 buffers: both products and the sum in float32, rounded "
+        "once by the store")
+    add("tir_cast_and_immediate_do_not_round",
+        'for i in range(T.int64(64)):\n    C[i] = T.Cast("bfloat16", T.Cast("float32", A[i]) * T.Cast("float32", B[i])) '
+        '+ A[i] * T.bfloat16(0.1)',
+        _r32(a * b + a * tenth), _r32(_r32(a * b) + _r32(a * _r32(tenth))), [],
+        "an explicit cast to bfloat16 inside an expression and a bfloat16 immediate are float32 values: "
+        "(a * b) + a * 0.1 in float32 (0.1 as a float32), rounded once by the store")
+    add("tir_let_holds_float32",
+        "for i in range(T.int64(64)):\n    p = A[i] * B[i]\n    C[i] = p + A[i] * A[i]",
+        _r32(a * b + a * a), _r32(_r32(a * b) + _r32(a * a)), [],
+        "a bfloat16 value bound to a variable (p = A[i] * B[i]) holds the float32 product, rounded only by "
+        "the store")
+    add("tir_scratch_buffer_holds_float32",
+        'S = T.alloc_buffer((T.int64(64),), "bfloat16")\nfor i in range(T.int64(64)):\n    S[i] = A[i] * B[i]\n'
+        'for i in range(T.int64(64)):\n    C[i] = S[i] + A[i] * A[i]',
+        _r32(a * b + a * a), _r32(_r32(a * b) + _r32(a * a)), ["TIR.BF16.3"],
+        "a bfloat16 scratch buffer of constant shape that the function allocates holds float32 values: "
+        "S = a * b, C = S + a * a rounded once")
+    add("tir_parameter_buffer_rounds_each_store",
+        "for i in range(T.int64(64)):\n    C[i] = A[i] * B[i]\nfor i in range(T.int64(64)):\n"
+        "    C[i] = C[i] + A[i] * A[i]",
+        _r32(_r32(a * b) + a * a), _r32(_r32(a * b) + _r32(a * a)), ["TIR.BF16.3"],
+        "a parameter's bfloat16 buffer rounds every store: C = a * b (rounded), then C + a * a in float32, "
+        "rounded again")
+    return out
+
+
 def generate():
     return {CATEGORY: matmul_cases() + elementwise_cases() + softmax_cases() + attention_cases()
             + activation_cases() + reduction_cases() + division_cases() + pool_cases() + loss_cases()
-            + contraction_cases() + norm_cases() + var_len_cases()}
+            + contraction_cases() + norm_cases() + var_len_cases() + tir_cases()}
 
 
 if __name__ == "__main__":

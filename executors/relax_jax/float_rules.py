@@ -16,8 +16,12 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
   ``(2, 32, 128)`` tensor adds ``sum[t, 0]`` to every channel of row ``t`` (off by 6.9, graph and
   TensorIR paths alike; not at ``(2, 8, 32)``, where XLA does not hand the fusion to YNN); the
   tensor-parallel decoder layer on vmap lanes was off by 4.06 the same way. The strict options
-  restrict YNN to single dots (``xla_cpu_experimental_ynn_fusion_type``, a CPU option other
-  backends ignore). The other fusion types reproduce it on jaxlib 0.10 (measured): ``ELTWISE``,
+  restrict YNN to single dots and single convolutions (``xla_cpu_experimental_ynn_fusion_type``, a
+  CPU option other backends ignore; :data:`YNN_FUSION_TYPES`). A convolution left out of YNN runs on
+  XLA's Eigen kernel while a ``jax.jit`` program with the default options runs YNN's: the two react
+  differently to other work on the cores (measured on the conv block of ``benchmarks/jax_bench.py``:
+  Eigen 1.13x of YNN on a quiet machine, 0.84-0.89x at a load average of 11), which made the block's
+  ratio against ``jax.jit`` swing between 0.66x and 1.18x from run to run. The other fusion types reproduce it on jaxlib 0.10 (measured): ``ELTWISE``,
   ``REDUCE`` and their combinations on ``x + sum(x, axis=0)``, ``DOT`` (a dot with the operations
   that follow it) on the decoder layer's lanes (off by 4.2); ``tests/jax/test_ynn_fusion.py`` keeps
   the reproducer.
@@ -65,9 +69,13 @@ from .laxops import astype, multiply
 #: the rule sets an executable can compile with
 MODES = ("strict", "fast")
 
+#: the YNN library fusions the strict rules keep: single dots and single convolutions, no fusion of a
+#: reduction or an elementwise operation (see the module docstring)
+YNN_FUSION_TYPES = "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_INDIVIDUAL_CONVOLUTION"
+
 #: XLA compiler options that keep PRIM.FLOAT.1 at the HLO level (see the module docstring)
 STRICT_OPTIONS: Dict[str, Any] = {"xla_disable_hlo_passes": "algsimp", "xla_allow_excess_precision": False,
-                                  "xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+                                  "xla_cpu_experimental_ynn_fusion_type": YNN_FUSION_TYPES}
 
 _state = threading.local()
 

@@ -61,6 +61,7 @@ from ..ir import dtype as _dt
 from ..ir import prim_expr as P
 from ..ir import tir
 from ..ir.functor import post_order_visit_stmt, prim_vars_in, stmt_prim_exprs
+from ..ir.tir_bfloat16 import compute_in_float32
 from ..values import PrimScalar, byte_offset
 from .builtins import lookup_packed
 from ..limits import DEFAULT_LIMITS, Limits, StepBudget, while_limit_error
@@ -423,7 +424,8 @@ class CompiledPrimFunc:
     def __init__(self, func: tir.PrimFunc, name: str) -> None:
         self.func = func
         self.name = name
-        self.body = _Compiler(func, name).stmt(func.body)
+        run = compute_in_float32(func)      # bfloat16 arithmetic in float32 (TIR.BF16.1-3)
+        self.body = _Compiler(run, name).stmt(run.body)
 
     def __call__(self, args: Sequence[Any], vectorize: bool = True, packed: Callable = lookup_packed,
                  limits: Optional[Limits] = None) -> Any:

@@ -15,6 +15,7 @@ import relax_ref
 from relax_ref.errors import OpRuntimeError, UnsupportedError
 from relax_ref.interp.workers import evaluate_local
 from relax_jax.local_view import LocalView, run_local
+from relax_jax.float_rules import YNN_FUSION_TYPES
 
 HEAD = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n"
 _spec = importlib.util.spec_from_file_location("dist_views", Path(__file__).with_name("test_views.py"))
@@ -127,5 +128,5 @@ def test_a_decoder_layer_on_simulated_lanes_is_the_reference_local_view():
             1 + 0.1 * f(H), f(nh, H, hd), f(nh, H, hd), f(nh, H, hd), f(nh * hd, H), 1 + 0.1 * f(H),
             f(H, inter), f(H, inter), f(inter, H)]
     view = LocalView(mod, simulate=True)
-    assert view.compiler_options().get("xla_cpu_experimental_ynn_fusion_type") == "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"
+    assert view.compiler_options().get("xla_cpu_experimental_ynn_fusion_type") == YNN_FUSION_TYPES
     np.testing.assert_allclose(np.asarray(view(*args)), evaluate_local(mod, "main", *args), rtol=1e-5, atol=1e-4)

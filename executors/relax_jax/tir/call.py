@@ -24,6 +24,7 @@ from relax_ref.interp.tir import bind_arguments, check_zero_offset, dense_stride
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
+from relax_ref.ir.tir_bfloat16 import compute_in_float32
 
 from ..dims import dim_value
 from ..errors import ErrorSink, NeedsExact
@@ -144,6 +145,7 @@ def run(func: tir.PrimFunc, name: str, sink: ErrorSink, args: Sequence[Any], rea
     ``lookup`` finds the packed functions it calls; ``limits``: the budgets of RUNTIME.LIMIT.3-4
     (:class:`relax_ref.limits.Limits`); ``outputs``: output parameters only read as factors by the
     caller (:func:`relax_jax.tir.products.factor_outputs`)."""
+    func = compute_in_float32(func)     # bfloat16 arithmetic in float32 (TIR.BF16.1-3)
     kx = KExec(func, name, sink, lookup, limits)
     if outputs:
         kx.plain = plain_stores(func, outputs)
