@@ -77,7 +77,10 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
     vf = v_hist.astype(xp.float32)
 
     def plain(w: Any) -> Any:
-        return xp.einsum("tbkgl,blkd->tbkgd", w, vf)
+        # the values first: XLA's CPU backend then reads them in their rows' layout (the weights second,
+        # the dot over the history unchanged up to its summation order, which the rule leaves free),
+        # where the weights first made it transpose the values read through the page table
+        return xp.einsum("blkd,tbkgl->tbkgd", vf, w)
     if t == 1:          # one new token: every position it does not see is finite (another sequence's are dropped)
         out = plain(w)
     else:
