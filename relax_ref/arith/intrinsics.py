@@ -98,7 +98,7 @@ def _as(x: Any, dtype: str) -> np.ndarray:
     t = _np(dtype)
     if a.dtype == t:
         return a
-    if _dt.is_integer(dtype) and a.dtype.kind == "f":
+    if _dt.is_integer(dtype) and _dt.is_float_numpy(a.dtype):
         return _sem.float_to_int(a, dtype)
     with np.errstate(all="ignore"):
         return a.astype(t)

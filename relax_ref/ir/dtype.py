@@ -134,6 +134,18 @@ def to_numpy(dtype: str) -> np.dtype:
     raise StructInfoError(f"data type '{dtype}' has no tensor representation")
 
 
+def is_float_numpy(dt) -> bool:
+    """Whether a numpy dtype holds floats, ml_dtypes' ``bfloat16`` and 8-bit floats included (numpy's
+    ``kind`` is ``"V"`` for them and ``np.floating`` does not hold them). Never raises."""
+    dt = np.dtype(dt)
+    return dt.kind == "f" or (dt.kind == "V" and dt in _ml_floats())
+
+
+@lru_cache(maxsize=None)
+def _ml_floats() -> tuple:
+    return tuple(to_numpy(d) for d in ("bfloat16", "float8_e4m3fn", "float8_e5m2"))
+
+
 #: numpy dtype (or type) -> Relax dtype, filled by :func:`from_numpy` (a dtype's ``name`` is slow to compute)
 _FROM_NUMPY: Dict[Any, str] = {}
 

@@ -26,6 +26,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..errors import OpRuntimeError, TypeMismatchError
+from ..ir import dtype as _dt
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
@@ -56,7 +57,7 @@ def allreduce_value(x: np.ndarray, kind: str) -> np.ndarray:
             else:
                 acc = np.maximum(acc, v)
         if kind == "avg":
-            acc = acc / len(vals) if np.issubdtype(x.dtype, np.floating) else np.trunc(acc / len(vals))
+            acc = acc / len(vals) if _dt.is_float_numpy(x.dtype) else np.trunc(acc / len(vals))
     return np.asarray(acc).astype(x.dtype)
 
 

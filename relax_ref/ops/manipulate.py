@@ -36,7 +36,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import ParseError, StructInfoError
+from ..errors import ParseError, StructInfoError, UnsupportedError
 from ..ir import expr as rx
 from ..ir import prim_expr as P
 from ..ir.attrs import Attrs
@@ -182,6 +182,36 @@ def reshape_call(x: rx.Expr, shape: Any, span=None) -> rx.Call:
             return rx.Call(rx.Op("relax.reshape"), (x, target), Attrs({_UNRESOLVED: True}), span=span)
         target = rx.ShapeExpr(resolve_new_shape(x, values, span), span=span)
     return rx.Call(rx.Op("relax.reshape"), (x, target), Attrs(), span=span)
+
+
+def reshape_spelling(call: rx.Call) -> Optional[Tuple[P.PrimExpr, ...]]:
+    """The new shape to print for ``call`` when its target holds a literal 0 that is not a copy
+    (TEXT.RT.1, OP.reshape.C5), else None (the target as it is). The parser reads a ``0`` of the new
+    shape as "the input's dim at that position", so the ``0`` that ``-1`` resolved to (``(0, 3, 4)``
+    reshaped to ``(4, -1)`` is ``(4, 0)``) is spelled as that ``-1`` again. TVM 0.25 and 0.27 print
+    ``R.shape([4, 0])`` and read it back as ``(4, 3)``. A target that no spelling resolves to (two
+    such zeros, built by a pass) is an UnsupportedError."""
+    target = call.args[1] if len(call.args) == 2 else None
+    if not isinstance(target, rx.ShapeExpr) or call.attrs.get(_UNRESOLVED) or \
+            not any(isinstance(v, P.IntImm) and v.value == 0 for v in target.values):
+        return None
+    vals = list(target.values)
+
+    def resolves(spelled) -> bool:
+        try:
+            return resolve_new_shape(call.args[0], spelled, call.span, StructInfoError) == tuple(vals)
+        except StructInfoError:
+            return False
+
+    if resolves(vals):
+        return None
+    for i, v in enumerate(vals):
+        if isinstance(v, P.IntImm) and v.value == 0:
+            spelled = vals[:i] + [P.IntImm(-1, "int64")] + vals[i + 1:]
+            if resolves(spelled):
+                return tuple(spelled)
+    raise UnsupportedError(f"R.reshape to ({', '.join(map(str, vals))}): no new shape resolves to it in "
+                           "TVMScript (a 0 there copies the input's dim)", call.span)
 
 
 def _reshape_parse(opdef, args, kwargs, span):
@@ -540,5 +570,5 @@ MANIPULATE_OPS = ("reshape", "permute_dims", "expand_dims", "squeeze", "flatten"
                   "broadcast_to", "collapse_sum_like", "collapse_sum_to", "repeat", "tile", "flip", "stack",
                   "meshgrid")
 
-__all__ = ["MANIPULATE_OPS", "reshape_call", "resolve_new_shape", "te_reshape", "te_transpose", "te_concat",
+__all__ = ["MANIPULATE_OPS", "reshape_call", "reshape_spelling", "resolve_new_shape", "te_reshape", "te_transpose", "te_concat",
            "te_broadcast_to", "te_tile", "te_collapse_sum", "ravel_index", "unravel_index", "collapse_sum_np"]

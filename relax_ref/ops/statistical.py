@@ -315,7 +315,7 @@ def _sqrt(dtype: str, v: np.ndarray):
 def sort_order(rows: np.ndarray, descending: bool) -> np.ndarray:
     """OP.SEARCH.KERNEL.2: the stable permutation sorting each row (last axis); NaN sorts as larger
     than every number (last when ascending, first when descending)."""
-    if rows.dtype.kind == "f" or rows.dtype == np_dtype("bfloat16"):
+    if _dt.is_float_numpy(rows.dtype):       # bfloat16 and the 8-bit floats included
         r = rows.astype(np.float64)
         nan = np.isnan(r)
         key = np.where(nan, 0.0, r)

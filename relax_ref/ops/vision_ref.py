@@ -138,13 +138,13 @@ def multibox_transform_loc(cls: np.ndarray, loc: np.ndarray, anchor: np.ndarray,
         boxes = np.stack([yc - hh, xc - hw, yc + hh, xc + hw], axis=-1).astype(cls.dtype)
         if clip:
             boxes = np.maximum(ft(0), np.minimum(ft(1), boxes))
-        if apply_softmax:
+        if apply_softmax and cls.shape[1]:      # no classes: nothing to normalize (an empty result)
             z = np.exp(cls - cls.max(axis=1, keepdims=True))
             scores = (z / z.sum(axis=1, keepdims=True)).astype(cls.dtype)
         else:
             scores = cls.copy()
         scores = (scores * (scores >= ft(threshold)).astype(cls.dtype)).astype(cls.dtype)
-    if not keep_background:
+    if not keep_background and scores.shape[1]:     # class 0, when there is one
         scores[:, 0, :] = 0
     return boxes, scores
 

@@ -169,7 +169,7 @@ def _multibox(ctx, cls, loc, anchor):
         boxes = tvm_max(jnp.zeros((), dt), tvm_min(jnp.ones((), dt), boxes))
     scores = jax.nn.softmax(cls, axis=1) if a.get("apply_softmax", True) else cls
     scores = scores * (scores >= jnp.asarray(float(a.get("threshold", 0.0)), dt)).astype(dt)
-    if not a.get("keep_background", True):
+    if not a.get("keep_background", True) and scores.shape[1]:     # class 0, when there is one
         scores = scores.at[:, 0, :].set(0)
     return boxes, scores
 

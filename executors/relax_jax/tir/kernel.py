@@ -417,6 +417,11 @@ class KExec:
 
     def _While(self, s: tir.While, mask) -> None:
         keys = list(self.arrays)
+        probe = len(self.sink.builders)
+        c_in = self.ev(s.condition, mask)       # the condition on entry (traced; unused when unchecked)
+        if len(self.sink.builders) != probe:
+            self._checked_while(s, mask, keys, c_in)
+            return
         code0 = jnp.asarray(self.sink.code, jnp.int32)
         steps0 = jnp.asarray(self.steps, jnp.int64)
         limit = self.limits.max_while_steps     # RUNTIME.LIMIT.4: the iterations of this execution
@@ -424,14 +429,11 @@ class KExec:
         def cond_fn(carry):
             arrays, code, steps, n = carry
             arrays = dict(zip(keys, arrays))
-            saved = dict(self.arrays), self.sink.code, self.sink.builders[:]
+            saved = dict(self.arrays)
             self.arrays.update(arrays)
-            probe = len(self.sink.builders)
             c = self.ev(s.condition, mask)
-            if len(self.sink.builders) != probe:
-                raise UnsupportedError("a while condition that can fail at run time is not supported")
             self.arrays.clear()
-            self.arrays.update(saved[0])
+            self.arrays.update(saved)
             c = jnp.logical_and(jnp.asarray(c), jnp.logical_and(steps <= self.limits.max_steps, n <= limit))
             if mask is not None:
                 c = jnp.logical_and(c, mask)
@@ -439,23 +441,55 @@ class KExec:
 
         def body_fn(carry):
             arrays, code, steps, n = carry
-            arrays = dict(zip(keys, arrays))
-            saved = dict(self.arrays)
-            self.arrays.update(arrays)
-            self.sink.code = code
-            self.steps, self.steps_bound = steps, None
-            env_saved = dict(self.env)
-            self.take_steps(1, mask, s.span, "while loop")
-            n = n + 1
-            self.check(n > limit, mask, lambda: while_limit_error(limit, s.span))
-            self.exec(s.body, mask)
-            return self._carry_out(keys, saved, env_saved) + (n,)
+            return self._while_body(s, mask, keys, arrays, code, steps, n)[:4]
 
         init = ([self.arrays[k] for k in keys], code0, steps0, jnp.int64(0))
         arrays, code, steps, _ = lax.while_loop(cond_fn, body_fn, init)
         self.arrays.update(dict(zip(keys, arrays)))
         self.sink.code = code
         self.steps, self.steps_bound = steps, None
+
+    def _checked_while(self, s: tir.While, mask, keys, c_in) -> None:
+        """A while loop whose condition can fail (an out-of-bounds load, a division by zero): the
+        condition is evaluated where the reference evaluates it, on entry and after each iteration,
+        with its check sites recorded into the carried error code (a ``lax.while_loop`` condition
+        cannot record one), and the loop stops at the first error, as the reference does."""
+        limit = self.limits.max_while_steps
+
+        def cond_fn(carry):
+            _, code, steps, n, c = carry
+            go = jnp.logical_and(jnp.logical_and(c, code == 0),
+                                 jnp.logical_and(steps <= self.limits.max_steps, n <= limit))
+            return go if mask is None else jnp.logical_and(go, mask)
+
+        def body_fn(carry):
+            arrays, code, steps, n, _ = carry
+            return self._while_body(s, mask, keys, arrays, code, steps, n, with_condition=True)
+
+        init = ([self.arrays[k] for k in keys], jnp.asarray(self.sink.code, jnp.int32),
+                jnp.asarray(self.steps, jnp.int64), jnp.int64(0), jnp.asarray(c_in, jnp.bool_))
+        arrays, code, steps, _, _ = lax.while_loop(cond_fn, body_fn, init)
+        self.arrays.update(dict(zip(keys, arrays)))
+        self.sink.code = code
+        self.steps, self.steps_bound = steps, None
+
+    def _while_body(self, s: tir.While, mask, keys, arrays, code, steps, n, with_condition: bool = False):
+        """One traced iteration of a while loop: the carried state out (arrays, error code, steps,
+        iterations, and the condition after the body when ``with_condition``)."""
+        limit = self.limits.max_while_steps
+        arrays = dict(zip(keys, arrays))
+        saved = dict(self.arrays)
+        self.arrays.update(arrays)
+        self.sink.code = code
+        self.steps, self.steps_bound = steps, None
+        env_saved = dict(self.env)
+        self.take_steps(1, mask, s.span, "while loop")
+        n = n + 1
+        self.check(n > limit, mask, lambda: while_limit_error(limit, s.span))
+        self.exec(s.body, mask)
+        c = jnp.asarray(self.ev(s.condition, mask), jnp.bool_) if with_condition else None
+        out = self._carry_out(keys, saved, env_saved) + (n,)
+        return out + (c,) if with_condition else out
 
     def _For(self, s: tir.For, mask) -> None:
         nest = nest_of(s)

@@ -597,7 +597,19 @@ def _print_call_py_func(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
     return f"{p.op_script_name(c, opdef)}({', '.join(parts)})"
 
 
+def _print_reshape(p: RelaxPrinter, c: rx.Call, opdef) -> Optional[str]:
+    """A target with a literal 0 that the parser would read as a copy of the input's dim is written
+    with the ``-1`` that resolves to it (``relax_ref.ops.manipulate.reshape_spelling``, TEXT.RT.1)."""
+    from ...ops.manipulate import reshape_spelling
+
+    spelled = reshape_spelling(c)
+    if spelled is None:
+        return None
+    return f"{p.op_script_name(c, opdef)}({p.callee(c.args[0])}, R.shape([{', '.join(p.prim(v) for v in spelled)}]))"
+
+
 _SPECIAL = {
+    "relax.reshape": _print_reshape,
     "relax.call_tir": _print_call_tir,
     "relax.call_tir_inplace": _print_call_tir,
     "relax.call_dps_packed": _print_call_tir,
