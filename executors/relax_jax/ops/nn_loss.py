@@ -44,6 +44,11 @@ def _nll_loss(ctx, pred, targets, weights=None):
     f = FOps(dt)
     ncls = int(pred.shape[0] if pred.ndim == 1 else pred.shape[1])
     w = jnp.ones((ncls,), pred.dtype) if weights is None else cast(weights, dtype_of(weights), dt)
+    if ncls == 0:
+        # no classes: every target is ignored or out of range (the check's error, OP.nn.nll_loss's run-time
+        # check); one zero class stands in so that nothing gathers from an empty axis
+        pred = jnp.zeros(pred.shape[:1] + (1,) + pred.shape[2:] if pred.ndim > 1 else (1,), pred.dtype)
+        w = jnp.zeros((1,), pred.dtype)
     t = targets.astype(jnp.int64)
     valid = t != ignore
     tc = jnp.clip(jnp.where(valid, t, 0), 0, max(ncls - 1, 0))
