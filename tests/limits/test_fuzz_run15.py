@@ -260,3 +260,34 @@ def test_allreduce_avg_of_narrow_floats_is_not_truncated(dtype):
     got = np.asarray(evaluate_local(mod, "main", np.zeros(4, nd), t))
     left, right = t[:, :2].astype(np.float64), t[:, 2:].astype(np.float64)
     np.testing.assert_array_equal(got.astype(np.float64), ((left + right) / 2).astype(nd).astype(np.float64))
+
+
+# ---------------------------------------------------------------------------------------------------
+# nll_loss without classes (found reviewing for zero-extent siblings)
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("pshape, targets", [((3, 0), [-100, -100, -100]), ((0,), -100),
+                                             ((2, 0, 2), [[-100, -100], [-100, -100]])])
+def test_nll_loss_without_classes_and_every_target_ignored(pshape, targets, reduction):
+    """OP.nn.nll_loss.C7 with ``C = 0``: every target is ignored, so each output is 0, the sum 0 and the
+    mean ``0 / 0`` (NaN). The reference raised an IndexError, relax_jax a TypeError (a gather from an
+    empty axis)."""
+    t = np.array(targets, "int32")
+    mod = relax_ref.parse(_fn(f'p: R.Tensor({pshape}, "float32"), t: R.Tensor({t.shape}, "int32")',
+                              f'y = R.nn.nll_loss(p, t, reduction="{reduction}")\nreturn y'))
+    per = np.zeros(t.shape, "float32")
+    want = {"none": per, "sum": np.float32(0), "mean": np.float32(np.nan)}[reduction]
+    if pshape == (0,) and reduction != "mean":
+        want = np.float32(0)
+    for got in _both(mod, np.zeros(pshape, "float32"), t):
+        assert not isinstance(got, Exception), got
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_nll_loss_without_classes_and_a_kept_target_is_the_range_error():
+    mod = relax_ref.parse(_fn('p: R.Tensor((3, 0), "float32"), t: R.Tensor((3,), "int32")',
+                              "y = R.nn.nll_loss(p, t)\nreturn y"))
+    for got in _both(mod, np.zeros((3, 0), "float32"), np.array([0, -100, -100], "int32")):
+        assert isinstance(got, RelaxError) and got.kind == "op_runtime", got
