@@ -76,13 +76,42 @@ def consumed_params(func: rx.Function) -> FrozenSet[int]:
     if not isinstance(func, rx.Function) or not isinstance(func.body, rx.SeqExpr):
         return frozenset()
     bindings = [b for blk in func.body.blocks for b in blk.bindings]
+    candidates = _reaching_inplace(func.params, bindings)
+    if not candidates:
+        return frozenset()
     last = last_uses(func)
     captured = _captured(func)
     out = set()
     for k, p in enumerate(func.params):
-        if _consumed(p, bindings, func.body.body, last, captured):
+        if p in candidates and _consumed(p, bindings, func.body.body, last, captured):
             out.add(k)
     return frozenset(out)
+
+
+def _reaching_inplace(params, bindings) -> Set[rx.Var]:
+    """The parameters that may reach an in-place argument (condition 1), in one pass: each variable
+    bound to a parameter, a tuple holding one or a field of such a tuple, or an in-place call on one
+    may hold those parameters (a superset of :func:`_consumed`'s holders, which follows the exact
+    fields and outputs). The other parameters (a model's weights) cannot be consumed."""
+    may: Dict[rx.Var, FrozenSet[rx.Var]] = {p: frozenset((p,)) for p in params}
+    reach: Set[rx.Var] = set()
+    none: FrozenSet[rx.Var] = frozenset()
+    for b in bindings:
+        v = b.value
+        if isinstance(v, rx.Var):
+            held = may.get(v, none)
+        elif isinstance(v, rx.TupleGetItem):
+            held = may.get(v.tuple_value, none) if isinstance(v.tuple_value, rx.Var) else none
+        elif isinstance(v, rx.Tuple):
+            held = none.union(*(may.get(f, none) for f in v.fields if isinstance(f, rx.Var)))
+        elif isinstance(v, rx.Call) and op_name(v) in _INPLACE_OPS:
+            held = none.union(*(may.get(a, none) for _, a in _inplace_args(v) if isinstance(a, rx.Var)))
+            reach |= held
+        else:
+            continue
+        if held:
+            may[b.var] = held
+    return reach
 
 
 def _consumed(p: rx.Var, bindings, result: rx.Expr, last: Dict[rx.Var, Optional[rx.Var]], captured) -> bool:

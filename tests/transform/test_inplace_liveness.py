@@ -21,6 +21,9 @@ CASES = {
                                "(u, s)", {0}),
     "read_after_the_last_call": ([f"z = {_CALL.format(a='x')}", f"u = {_CALL.format(a='z')}", "s = R.add(z, y)"],
                                  "(u, s)", set()),
+    "through_a_tuple": (["t = (y, x)", "a = t[1]", f"z = {_CALL.format(a='a')}"], "z", {0}),
+    "tuple_field_read_after": (["t = (y, x)", "a = t[1]", f"z = {_CALL.format(a='a')}", "w = R.add(t[1], y)"],
+                               "(z, w)", set()),
     "packed": (["z = R.call_inplace_packed('conformance.add_inplace', x, y, inplace_indices=[0], "
                 "sinfo_args=R.Tensor((4,), 'float32'))"], "z", {0}),
     # x read after the call, the new contents not returned, or x returned under its old name: kept
