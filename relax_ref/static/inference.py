@@ -125,20 +125,35 @@ def inference_key(call: rx.Call) -> Optional[Tuple[Any, ...]]:
     call with other arguments or ``sinfo_args``, or with something unhashable."""
     if not isinstance(call.op, rx.Op) or call.sinfo_args:
         return None
-    parts: List[Any] = []
-    for a in call.args:
-        if isinstance(a, rx.Var):
-            parts.append((0, a.struct_info))
-        elif isinstance(a, _KEYED_ARGS):
-            parts.append((type(a), a))
-        else:
-            return None
-    key = (call.op.name, _tagged(tuple(call.attrs.items())), tuple(parts))
+    parts = _arg_keys(call.args)
+    if parts is None:
+        return None
+    key = (call.op.name, _tagged(tuple(call.attrs.items())), parts)
     try:
         hash(key)
     except TypeError:
         return None
     return key
+
+
+def _arg_keys(args: Sequence[Any]) -> Optional[Tuple[Any, ...]]:
+    """The key parts of ``args``: a variable by its struct info, a shape, prim value, string or dtype
+    by its value, a tuple literal (``concat``'s tensors, ``strided_slice``'s axes) by its fields'
+    parts; None for anything else."""
+    parts: List[Any] = []
+    for a in args:
+        if isinstance(a, rx.Var):
+            parts.append((0, a.struct_info))
+        elif isinstance(a, _KEYED_ARGS):
+            parts.append((type(a), a))
+        elif isinstance(a, rx.Tuple):
+            fields = _arg_keys(a.fields)
+            if fields is None:
+                return None
+            parts.append((rx.Tuple, fields))
+        else:
+            return None
+    return tuple(parts)
 
 
 def _tagged(v: Any) -> Any:
