@@ -2,17 +2,21 @@
 ``prefill`` and ``decode``, relax_jax (both KV styles) against the hand-written ``jax.jit`` program.
 
 Each phase is timed in process CPU time (tracing and lowering are single-threaded Python, so CPU time
-is far steadier than wall time on a loaded machine) around ``jitted.trace`` and ``.lower()``; XLA's
+is far steadier than wall time on a loaded machine) around ``jitted.trace`` and ``.lower()``, as the
+executor runs them (with the cyclic collector paused where ``relax_jax.guard.gc_paused`` exists); XLA's
 compilation is not run. Reported per contender and function: the trace and lower times (minimum over
-``--reps`` fresh executables; ``first`` is the first, cold one), the jaxpr's top-level equations and
-the StableHLO's characters. Tracing does not depend on tensor sizes, so ``deep`` (16 layers, 32 query
+``--reps`` fresh executables; ``first`` is the first, cold one), ``call`` (everything from
+``relax_jax.compile`` -- or ``jax.jit`` -- to the start of XLA's compilation: the executor's plan and
+analyses, tracing, checks, lowering; minimum, and ``first call``: the median over the processes of
+the first, cold one), the jaxpr's top-level equations and the StableHLO's characters and digest. Tracing does not depend on tensor sizes, so ``deep`` (16 layers, 32 query
 over 8 KV heads as the ``1b`` configuration, hidden size 128) has the operations of the 1B model::
 
     python benchmarks/trace_phases.py --config deep
     python benchmarks/trace_phases.py --config deep --baseline-tree ../other-checkout --rounds 2
 
-With ``--baseline-tree`` the relax_jax contenders also run from that checkout (``<name>@base``), the
-two trees' processes alternating ``--rounds`` times: before and after side by side.
+Each contender runs in processes of its own; with ``--baseline-tree`` the relax_jax contenders also run
+from that checkout (``<name>@base``), the two trees' processes alternating, ``--rounds`` times: before
+and after side by side.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -74,24 +79,31 @@ def child(config: str, reps: int, styles: List[str]) -> Dict[str, dict]:
     out: Dict[str, dict] = {}
     current: dict = {}
 
+    try:                    # the executor traces and lowers with the collector paused (where it does)
+        from relax_jax.guard import gc_paused
+    except ImportError:
+        from contextlib import nullcontext as gc_paused
+
     def patched(jitted, args, limits, options, after_trace=None):
-        _phases(jitted, args, current)
+        with gc_paused():
+            _phases(jitted, args, current)
         raise _Stop
 
     def run(name: str, thunk) -> None:
         for rep in range(reps):
             current.clear()
+            t0 = time.process_time()
             try:
                 thunk()
             except _Stop:
                 pass
-            r = dict(current)
+            r = dict(current, call_s=time.process_time() - t0)
             prev = out.get(name)
             if prev is None:
-                out[name] = dict(r, first_trace_s=r["trace_s"], first_lower_s=r["lower_s"])
+                out[name] = dict(r, first_trace_s=r["trace_s"], first_lower_s=r["lower_s"], first_call_s=r["call_s"])
             else:
-                prev["trace_s"] = min(prev["trace_s"], r["trace_s"])
-                prev["lower_s"] = min(prev["lower_s"], r["lower_s"])
+                for p in ("trace_s", "lower_s", "call_s"):
+                    prev[p] = min(prev[p], r[p])
 
     with jax.enable_x64(True):             # as relax_jax traces
         if "jax" in styles:
@@ -163,24 +175,30 @@ def main(argv=None) -> int:
             c, f = k.split(".")
             key = f"{c}{suffix}.{f}"
             if key in res:
-                for p in ("trace_s", "lower_s"):
+                for p in ("trace_s", "lower_s", "call_s"):
                     res[key][p] = min(res[key][p], v[p])
+                res[key].setdefault("first_call_runs", []).append(v["first_call_s"])
             else:
-                res[key] = v
-    for _ in range(args.rounds):
-        merge(_spawn(here, args, styles))
-        if args.baseline_tree is not None:
-            merge(_spawn(args.baseline_tree.resolve(), args, [s for s in styles if s != "jax"]), "@base")
-    load = os.getloadavg()[0]
+                res[key] = dict(v, first_call_runs=[v["first_call_s"]])
+    loads = [os.getloadavg()[0]]
+    for _ in range(args.rounds):       # each contender in a process of its own: its first call is cold
+        for st in styles:
+            merge(_spawn(here, args, [st]))
+            if args.baseline_tree is not None and st != "jax":
+                merge(_spawn(args.baseline_tree.resolve(), args, [st]), "@base")
+        loads.append(os.getloadavg()[0])
+    load = max(loads)
     print(f"config {args.config}, {args.reps} executables per function, {args.rounds} round(s); "
-          f"1-minute load average {load:.1f}; CPU seconds")
-    print(f"{'contender.function':28s} {'trace':>7s} {'(first)':>8s} {'lower':>7s} {'eqns':>6s} {'StableHLO':>10s}")
+          f"1-minute load average {min(loads):.1f}-{load:.1f}; CPU seconds")
+    print(f"{'contender.function':28s} {'trace':>7s} {'(first)':>8s} {'lower':>7s} {'call':>7s} {'first call':>11s} "
+          f"{'eqns':>6s} {'StableHLO':>10s} {'md5':>8s}")
     for k in sorted(res, key=lambda s: (s.split(".")[1], s)):
         v = res[k]
-        print(f"{k:28s} {v['trace_s']:7.3f} {v['first_trace_s']:8.3f} {v['lower_s']:7.3f} {v['eqns']:6d} "
-              f"{v['hlo_chars']:10d}")
+        first = statistics.median(v["first_call_runs"])
+        print(f"{k:28s} {v['trace_s']:7.3f} {v['first_trace_s']:8.3f} {v['lower_s']:7.3f} {v['call_s']:7.3f} "
+              f"{first:11.3f} {v['eqns']:6d} {v['hlo_chars']:10d} {v['hlo_md5']:>8s}")
     if args.json is not None:
-        args.json.write_text(json.dumps(dict(config=args.config, load=load, results=res), indent=1))
+        args.json.write_text(json.dumps(dict(config=args.config, load=loads, results=res), indent=1))
     return 0
 
 
