@@ -92,6 +92,14 @@ def _weights(model, seed: int, dtype: str = "float32") -> list:
     return out
 
 
+def _device():
+    """JAX's default device, where the hand-written program and the weights live (relax_jax's own
+    default is the first CPU device: on an accelerator machine its contenders would run on the host)."""
+    import jax
+
+    return jax.devices()[0]
+
+
 class _Runner:
     """One contender: ``prefill(tokens)``, ``decode_state(length, capacity)`` and ``step(state)``."""
 
@@ -110,19 +118,19 @@ class _Runner:
             self.LP, self.ops = LP, JAX_PAGED
             # the history bucket of its sequence: at least the rows of the generation, as the others' caches
             self.exe = relax_jax.compile(LP.build_paged_module(model, capacity=max(reserve, capacity), page_size=16),
-                                         reserve=reserve)
+                                         reserve=reserve, device=_device())
         else:
             import relax_jax
 
             if name == "relax_jax_kv":
-                self.exe = relax_jax.compile(L.build_kv_module(model, reserve=reserve))
+                self.exe = relax_jax.compile(L.build_kv_module(model, reserve=reserve), device=_device())
             else:   # the caches are donated to each decode step, as the hand-written program's buffers, and
                 # their growing length reserves the generation's rows in its bucket; relax_jax takes them
                 # back as handles of their padded buffers, relax_jax_exact as exact jax.Arrays
                 mod = L.build_module(model)
                 padded = L.padded_results(mod) if name == "relax_jax" else None
                 self.exe = relax_jax.compile(mod, donate_argnums=L.decode_donation(mod), reserve=reserve,
-                                             padded_results=padded)
+                                             padded_results=padded, device=_device())
                 self.name = "relax_jax"
 
     def prefill(self, tokens: np.ndarray):
