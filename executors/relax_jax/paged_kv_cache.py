@@ -78,8 +78,14 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, thet
     real = (write != scratch)[:, None, None]
     zero = jnp.zeros((), pool.dtype)
     new_v = jnp.where(real, v.astype(pool.dtype), zero)
-    pool = pool.at[layer, 0, write].set(jnp.where(real, keys.astype(pool.dtype), zero), **_IN_BOUNDS)
-    pool = pool.at[layer, 1, write].set(new_v, **_IN_BOUNDS)
+    new_k = jnp.where(real, keys.astype(pool.dtype), zero)
+    if write.shape[0] == 1:     # one token (a decode step): its key and value as one slice of the pool
+        zero_i = jnp.zeros((), write.dtype)
+        pool = lax.dynamic_update_slice(pool, jnp.stack([new_k, new_v])[None],
+                                        (jnp.asarray(layer, write.dtype), zero_i, write[0], zero_i, zero_i))
+    else:
+        pool = pool.at[layer, 0, write].set(new_k, **_IN_BOUNDS)
+        pool = pool.at[layer, 1, write].set(new_v, **_IN_BOUNDS)
     pages = pool[layer]
     k_hist, v_hist = pages[0].at[hist].get(**_IN_BOUNDS), pages[1].at[hist].get(**_IN_BOUNDS)
     out = pa.attend(jnp, q, k_hist, v_hist, pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v, ctrl=lax)
