@@ -653,6 +653,27 @@ def tir_cases():
         _r32(a * b + a * a), _r32(_r32(a * b) + _r32(a * a)), ["TIR.BF16.3"],
         "a bfloat16 scratch buffer of constant shape that the function allocates holds float32 values: "
         "S = a * b, C = S + a * a rounded once")
+    sym = _TIR_HEAD.replace('A: T.Buffer((T.int64(64),), "bfloat16"), B: T.Buffer((T.int64(64),), "bfloat16"), '
+                            'C: T.Buffer((T.int64(64),), "bfloat16")', 'a: T.handle, b: T.handle, c: T.handle')
+    sym += '''        n = T.int64()
+        A = T.match_buffer(a, (n,), "bfloat16")
+        B = T.match_buffer(b, (n,), "bfloat16")
+        C = T.match_buffer(c, (n,), "bfloat16")
+        S = T.alloc_buffer((n,), "bfloat16")
+        for i in range(n):
+            S[i] = A[i] * B[i]
+        for i in range(n):
+            C[i] = S[i] + A[i] * A[i]
+''' + _TIR_MAIN.replace("(64,)", '("n",)').replace("        cls = Module", "        n = T.int64()\n        cls = Module").replace(
+        'out_sinfo=R.Tensor(("n",)', "out_sinfo=R.Tensor((n,)")
+    want, per_op = _r32(a * b + a * a), _r32(_r32(a * b) + _r32(a * a))
+    assert _differs(per_op, want)
+    out.append(Case("tir_symbolic_scratch_buffer_holds_float32", sym,
+                    runs=[([a.astype(BF16), b.astype(BF16)], want.astype(BF16)),
+                          ([a[:5].astype(BF16), b[:5].astype(BF16)], want[:5].astype(BF16))],
+                    spec=["TIR.BF16.1", "TIR.BF16.2", "TIR.BF16.3"], tags=tags + ["symbolic"], **EXACT,
+                    description="a bfloat16 scratch buffer of symbolic size n holds float32 values too: "
+                                "S = a * b, C = S + a * a rounded once (n = 64 and 5)"))
     add("tir_parameter_buffer_rounds_each_store",
         "for i in range(T.int64(64)):\n    C[i] = A[i] * B[i]\nfor i in range(T.int64(64)):\n"
         "    C[i] = C[i] + A[i] * A[i]",

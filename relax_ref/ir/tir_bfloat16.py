@@ -12,10 +12,9 @@ The rewrite is what TVM's ``BF16ComputeLegalize`` does in every TVM release's de
   ``bfloat16`` let-bound variable holds a ``float32`` (TIR.BF16.1);
 * a store into a ``bfloat16`` buffer rounds the ``float32`` value once, to nearest even
   (TIR.BF16.2);
-* an intermediate buffer the function allocates (``T.alloc_buffer`` in a block or flat) with a shape
-  of constants holds ``float32`` values; parameters' buffers, allocations of symbolic size and
-  buffers whose data pointer is used as a value or viewed through another buffer keep ``bfloat16``
-  (TIR.BF16.3).
+* an intermediate buffer the function allocates (``T.alloc_buffer`` in a block or flat, whatever its
+  shape) holds ``float32`` values; parameters' buffers and allocated buffers whose data pointer is
+  used as a value or viewed through another buffer keep ``bfloat16`` (TIR.BF16.3).
 
 A function without ``bfloat16`` is returned unchanged (the same object). ``T.reinterpret`` keeps its
 ``bfloat16`` result (its bits), and the operands of packed calls and of TVM's pointer builtins are left
@@ -87,7 +86,10 @@ class _Promote(PrimExprMutator):
             v = _up(self.visit(e.value)) if _is_bf16(e.dtype) else self.visit(e.value)
             if _is_bf16(e.dtype):
                 return v if v.dtype == _promoted(e.dtype) else P.Cast(_promoted(e.dtype), v)
-            return _up(v) if v is e.value else P.Cast(e.dtype, _up(v))
+            if v is e.value:
+                return e
+            v = _up(v)
+            return v if v.dtype == e.dtype else P.Cast(e.dtype, v)
         if isinstance(e, P.BinaryOp):
             a, b = self.visit(e.a), self.visit(e.b)
             if a is e.a and b is e.b and not _is_bf16(e.dtype):
@@ -197,8 +199,8 @@ def _mentions_bfloat16(func: tir.PrimFunc) -> bool:
 
 
 def _float32_buffers(func: tir.PrimFunc) -> Dict[tir.Buffer, tir.Buffer]:
-    """TIR.BF16.3: the bfloat16 buffers the function allocates with constant shapes, mapped to their
-    float32 twins; a buffer whose data pointer is used as a value, or that another buffer views
+    """TIR.BF16.3: the bfloat16 buffers the function allocates (any shape), mapped to their float32
+    twins; a buffer whose data pointer is used as a value, or that another buffer views
     (``T.match_buffer`` of a block, ``T.decl_buffer`` over the same data), keeps its dtype."""
     allocs = []
     viewed = set()
@@ -218,8 +220,7 @@ def _float32_buffers(func: tir.PrimFunc) -> Dict[tir.Buffer, tir.Buffer]:
     post_order_visit_stmt(func.body, visit)
     out = {}
     for b in allocs:
-        if (_is_bf16(b.dtype) and id(b) not in viewed and b.data not in opaque
-                and all(isinstance(d, P.IntImm) for d in b.shape)):
+        if _is_bf16(b.dtype) and id(b) not in viewed and b.data not in opaque:
             out[b] = tir.Buffer(b.name, b.shape, _promoted(b.dtype), strides=b.strides, elem_offset=b.elem_offset,
                                 scope=b.scope, axis_separators=b.axis_separators, align=b.align,
                                 offset_factor=b.offset_factor)
