@@ -3,13 +3,16 @@
 ``matmul``: static and symbolic 2-d products (two sizes), batch broadcasting, 1-d promotion on either
 side and both, ``out_dtype``, wrapping int8 accumulation, a zero-length reduction, and the rejections
 of OP.matmul.C2-C4. ``einsum``: matrix product, batch, ellipsis, implicit output, trace/diagonal,
-label broadcasting, three operands, and malformed equations. ``outer``: static/symbolic and rank
+label broadcasting, three operands, and malformed equations; float16 ``matmul`` and ``einsum``
+exactly (OP.LINALG.SEM.5, a plain-Python loop as oracle). ``outer``: static/symbolic and rank
 errors.
 
 Oracles: NumPy formulas (float results via float64, compared with the default tolerance; integer
 results exact); rejections are the cited constraints.
 """
 
+
+import itertools
 
 import numpy as np
 
@@ -153,6 +156,63 @@ def einsum_cases():
     return out
 
 
+def float16_sequential(sub: str, *arrays) -> np.ndarray:
+    """OP.LINALG.SEM.5 one scalar at a time (explicit subscripts without ellipsis): the summed labels
+    nested in ASCII order, the operands multiplied left to right, every product and sum rounded to
+    float16; a dim of 1 is read at index 0."""
+    ins, outs = sub.split("->")
+    subs = ins.split(",")
+    extent = {}
+    for t, a in zip(subs, arrays):
+        for lab, n_ in zip(t, a.shape):
+            extent[lab] = max(extent.get(lab, 1), n_)
+    red = sorted(set("".join(subs)) - set(outs))
+    res = np.zeros([extent[lab] for lab in outs], np.float16)
+    for oi in itertools.product(*[range(extent[lab]) for lab in outs]):
+        acc = np.float16(0)
+        for ri in itertools.product(*[range(extent[lab]) for lab in red]):
+            env = dict(zip(outs, oi))
+            env.update(zip(red, ri))
+            prod = None
+            for t, a in zip(subs, arrays):
+                v = a[tuple(env[lab] if a.shape[d] > 1 else 0 for d, lab in enumerate(t))]
+                prod = v if prod is None else np.float16(prod * v)
+            acc = prod if not red else np.float16(acc + prod)
+        res[oi] = acc
+    return res
+
+
+def float16_cases():
+    """OP.LINALG.SEM.5: float16 contractions are exact (tolerance 0): the sequential float16 loop,
+    which differs from the exact sum rounded once by up to 0.0625 on these shapes."""
+    out = []
+    rng = rng_for("float16")
+    a = (rng.standard_normal((4, 64)) * 2).astype("float16")
+    b = (rng.standard_normal((64, 4)) * 2).astype("float16")
+    exact = dict(rtol=0.0, atol=0.0,
+                 description="float16 accumulated sequentially in float16, every product and sum rounded")
+    for name, call in (("einsum_float16_sequential", 'R.einsum((a, b), "ij,jk->ik")'),
+                       ("matmul_float16_sequential", "R.matmul(a, b)")):
+        op = name.split("_")[0]
+        out.append(Case(name, module([("a", tensor((4, 64), "float16")), ("b", tensor((64, 4), "float16"))],
+                                     call, tensor((4, 4), "float16")),
+                        runs=[([a, b], float16_sequential("ij,jk->ik", a, b))],
+                        spec=[f"OP.{op}.C1", "OP.LINALG.SEM.5"], tags=[f"op:{op}", "linalg", "float16"], **exact))
+    x = (rng.standard_normal((3, 6, 8)) * 2).astype("float16")
+    y = (rng.standard_normal((6, 8)) * 2).astype("float16")
+    z = (rng.standard_normal((8, 2)) * 2).astype("float16")
+    out.append(Case("einsum_float16_loop_order",
+                    module([("a", tensor((3, 6, 8), "float16")), ("b", tensor((6, 8), "float16")),
+                            ("c", tensor((8, 2), "float16"))],
+                           'R.einsum((a, b, c), "ikj,kj,jl->il")', tensor((3, 2), "float16")),
+                    runs=[([x, y, z], float16_sequential("ikj,kj,jl->il", x, y, z))],
+                    spec=["OP.einsum.C2", "OP.LINALG.SEM.2", "OP.LINALG.SEM.5"],
+                    tags=["op:einsum", "linalg", "float16"],
+                    **dict(exact, description="summed labels j (outer) then k, whatever the subscripts' order; "
+                                              "three operands multiplied left to right")))
+    return out
+
+
 def outer_cases():
     out = []
     rng = rng_for("outer")
@@ -169,7 +229,7 @@ def outer_cases():
 
 
 def generate():
-    return {CATEGORY: matmul_cases() + einsum_cases() + outer_cases()}
+    return {CATEGORY: matmul_cases() + einsum_cases() + float16_cases() + outer_cases()}
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ Inference follows TVM 0.25 (``linear_algebra.cc`` and TOPI's ``InferEinsumShape`
    others with nonsensical results (OP.LINALG.DIV.1).
 3. ``outer`` is ``x1[i] * x2[j]`` in the TIR-matched dtype, converted to ``x1``'s dtype (TVM infers
    ``x1``'s dtype without checking ``x2``'s).
+4. (OP.LINALG.SEM.5) float16 ``matmul`` and ``einsum`` accumulate sequentially in float16 in the kernel's loop order
+   (``einsum``: the summed labels in ASCII order, a summed ellipsis outermost), every product and
+   sum rounded, as TVM 0.25 and 0.27 (:func:`sequential_contraction`, :func:`einsum_loop_plan`).
 """
 
 from __future__ import annotations
@@ -50,6 +53,13 @@ def float32_contraction(dtype: str) -> bool:
     (OP.LINALG.SEM.4): ``bfloat16`` (OP.SEM.7) and the 8-bit floats, whose products are exact in
     float32 (numpy's ``einsum`` has no loops for these ml_dtypes types; XLA computes them so)."""
     return _dt.float32_intermediates(dtype) or dtype.startswith("float8")
+
+
+def sequential_contraction(dtype: str) -> bool:
+    """Whether a ``matmul`` or ``einsum`` in ``dtype`` accumulates sequentially in the dtype, each
+    product and each partial sum rounded, in the kernel's loop order (OP.LINALG.SEM.5): ``float16``,
+    as TVM 0.25 and 0.27 compute it."""
+    return dtype == "float16"
 
 
 def _matmul_vdevice(a: TensorStructInfo, b: TensorStructInfo):
@@ -158,7 +168,7 @@ def _ref_matmul(args, attrs, call, ctx):
     with np.errstate(all="ignore"):
         if float32_contraction(cd):            # OP.LINALG.SEM.4: float32 sums, rounded once
             r = np.matmul(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
-        elif cd == "float16":
+        elif sequential_contraction(cd):       # OP.LINALG.SEM.5
             r = _matmul_16bit(x, y)
         else:
             r = np.matmul(x, y)
@@ -174,7 +184,7 @@ def _ref_matmul(args, attrs, call, ctx):
 
 def _matmul_16bit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """float16 matmul accumulating sequentially in the dtype, each product and sum rounded (as TVM's
-    kernel, OP.LINALG.SEM.1)."""
+    kernel, OP.LINALG.SEM.5)."""
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
     xb = np.broadcast_to(x, shape + x.shape[-2:])
     yb = np.broadcast_to(y, shape + y.shape[-2:])
@@ -472,6 +482,14 @@ def einsum_plan(eq: EinsumEquation, shapes: Sequence[Sequence[int]]) -> Tuple[st
     """OP.LINALG.SEM.2 on operand shapes: the numpy equation and the shape each operand is broadcast
     to; OpRuntimeError when the operands do not fit the equation (count, ranks, label extents,
     ellipsis shapes). Shared by every evaluator."""
+    spec, targets, _ = einsum_loop_plan(eq, shapes)
+    return spec, targets
+
+
+def einsum_loop_plan(eq: EinsumEquation, shapes: Sequence[Sequence[int]]) -> Tuple[str, List[Tuple[int, ...]], str]:
+    """:func:`einsum_plan` and the letters of its equation that are summed, in the kernel's loop order
+    (OP.LINALG.SEM.5: the ellipsis dims first, then the labels in ASCII order; the last varies
+    fastest)."""
     if len(eq.inputs) != len(shapes):
         raise OpRuntimeError(f"relax.einsum: the equation has {len(eq.inputs)} operands but {len(shapes)} "
                              "tensors are given")
@@ -516,7 +534,22 @@ def einsum_plan(eq: EinsumEquation, shapes: Sequence[Sequence[int]]) -> Tuple[st
         targets.append(tuple(target))
         terms.append("".join(letters_of))
     out = "".join("".join(ell_names) if lab == ELLIPSIS else name[lab] for lab in eq.output)
-    return ",".join(terms) + "->" + out, targets
+    order = "".join(c for c in "".join(ell_names) + "".join(name[lab] for lab in sorted(extent)) if c not in out)
+    return ",".join(terms) + "->" + out, targets, order
+
+
+def einsum_aligned(spec: str, order: str) -> List[Tuple[str, Tuple[int, ...]]]:
+    """For the sequential contraction (OP.LINALG.SEM.5) of :func:`einsum_loop_plan`'s equation: per
+    operand, the unary equation that takes its diagonals and orders its letters as the output's then
+    ``order``'s (no arithmetic), and the axes of ``output + order`` that the result's dims fill (the
+    others are 1)."""
+    terms, out = spec.split("->")
+    full = out + order
+    res = []
+    for t in terms.split(","):
+        kept = "".join(c for c in full if c in t)
+        res.append((t + "->" + kept, tuple(full.index(c) for c in kept)))
+    return res
 
 
 def parse_einsum(subscripts: str) -> EinsumEquation:
@@ -538,13 +571,45 @@ def _check_einsum(args: OpArgs) -> None:
 
 def einsum_values(call, eq: EinsumEquation, arrays: Sequence[np.ndarray]) -> np.ndarray:
     """OP.LINALG.SEM.2 on values (see the module docstring)."""
-    spec, targets = einsum_plan(eq, [a.shape for a in arrays])
+    spec, targets, order = einsum_loop_plan(eq, [a.shape for a in arrays])
     views = [np.broadcast_to(a, t) for a, t in zip(arrays, targets)]
-    if arrays and float32_contraction(_dt.from_numpy(arrays[0].dtype)):
+    dt = _dt.from_numpy(arrays[0].dtype) if arrays else "float32"
+    if float32_contraction(dt):
         views = [v.astype(np.float32) for v in views]     # OP.LINALG.SEM.4: float32 products and sums, rounded once
     with np.errstate(all="ignore"):
-        r = np.einsum(spec, *views)
+        r = _einsum_sequential(spec, order, views) if sequential_contraction(dt) else np.einsum(spec, *views)
     return np.asarray(r, dtype=arrays[0].dtype)
+
+
+def _einsum_sequential(spec: str, order: str, views: Sequence[np.ndarray]) -> np.ndarray:
+    """OP.LINALG.SEM.5: for each reduction index in loop order, the operands' product (left to right,
+    each product rounded) added to the accumulator in the dtype; no reduction: the product."""
+    full = spec.split("->")[1] + order
+    aligned = []
+    for (unary, axes), v in zip(einsum_aligned(spec, order), views):
+        a = np.einsum(unary, v)
+        shape = [1] * len(full)
+        for ax, n in zip(axes, a.shape):
+            shape[ax] = n
+        aligned.append(a.reshape(shape))
+    nout = len(full) - len(order)
+    out_shape = np.broadcast_shapes(*[a.shape[:nout] for a in aligned])
+    red_shape = np.broadcast_shapes(*[a.shape[nout:] for a in aligned])
+    dtype = views[0].dtype
+
+    def product(idx):
+        p = None
+        for a in aligned:
+            t = a[(Ellipsis,) + tuple(i if n > 1 else 0 for i, n in zip(idx, a.shape[nout:]))]
+            p = t if p is None else (p * t).astype(dtype)
+        return np.broadcast_to(p, out_shape)
+
+    if not order:
+        return np.array(product(()), dtype=dtype)
+    acc = np.zeros(out_shape, dtype)
+    for idx in np.ndindex(*red_shape):
+        acc = (acc + product(idx)).astype(dtype)
+    return acc
 
 
 def _ref_einsum(args, attrs, call, ctx):
@@ -708,4 +773,5 @@ def _define_all() -> None:
 _define_all()
 
 __all__ = ["infer_matmul", "infer_einsum", "infer_outer", "EinsumEquation", "EinsumShapes", "einsum_values",
+           "einsum_loop_plan", "einsum_aligned", "sequential_contraction",
            "ELLIPSIS"]

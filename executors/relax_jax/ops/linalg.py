@@ -3,8 +3,8 @@
 ``matmul`` is padding-aware: a padded reduction axis is zeroed in both operands before the
 ``dot_general`` (so padding garbage, even NaN, never reaches valid results), padded row/column/batch
 axes pass through. Float matmuls use ``Precision.HIGHEST``; 16-bit float matmuls accumulate
-sequentially in the dtype as the reference (OP.LINALG.SEM.1). ``einsum`` follows the reference's plan
-(``relax_ref.ops.linalg.einsum_plan``).
+sequentially in the dtype as the reference (OP.LINALG.SEM.5). ``einsum`` follows the reference's plan
+(``relax_ref.ops.linalg.einsum_loop_plan``), float16 in the same loop order (``lax.fori_loop``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from jax import lax
 
 from relax_ref.ir import dtype as _dt
 from relax_ref.ops.elementwise import matched_dtype
-from relax_ref.ops.linalg import float32_contraction
+from relax_ref.ops.linalg import einsum_aligned, float32_contraction, sequential_contraction
 
 from .. import laxops
 from ..dims import dim_value
@@ -47,7 +47,7 @@ def matmul_values(a, b, cd: str):
         # OP.LINALG.SEM.4: float32 products (exact) and sums, rounded once
         return _canonical_matmul(a, b, precision=lax.Precision.HIGHEST,
                                  preferred_element_type=jnp.float32).astype(a.dtype)
-    if cd == "float16":
+    if sequential_contraction(cd):     # OP.LINALG.SEM.5
         shape = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         ab = jnp.broadcast_to(a, shape + a.shape[-2:])
         bb = jnp.broadcast_to(b, shape + b.shape[-2:])
@@ -140,14 +140,16 @@ def _outer(ctx, a, b):
 
 @lowering("relax.einsum")
 def _einsum(ctx, ops):
-    from relax_ref.ops.linalg import einsum_plan, parse_einsum
+    from relax_ref.ops.linalg import einsum_loop_plan, parse_einsum
 
     arrays = list(ops)
-    spec, targets = einsum_plan(parse_einsum(ctx.attrs.get("subscripts", "")), [a.shape for a in arrays])
+    spec, targets, order = einsum_loop_plan(parse_einsum(ctx.attrs.get("subscripts", "")), [a.shape for a in arrays])
     views = [jnp.broadcast_to(a, t) for a, t in zip(arrays, targets)]
     dt = dtype_of(arrays[0])
     if dt == "bool":
         r = jnp.einsum(spec, *[v.astype(jnp.int32) for v in views]) != 0
+    elif sequential_contraction(dt):
+        r = _einsum_sequential(spec, order, views)
     else:
         prec = lax.Precision.HIGHEST if _dt.is_float(dt) else None
         acc = "float32" if float32_contraction(dt) else dt      # OP.LINALG.SEM.4: rounded once
@@ -155,3 +157,46 @@ def _einsum(ctx, ops):
             views = [laxops.astype(v, np.float32) for v in views]
         r = jnp.einsum(spec, *views, precision=prec, preferred_element_type=np_dtype(acc))
     return jnp.asarray(r).astype(arrays[0].dtype)
+
+
+def _einsum_sequential(spec: str, order: str, views):
+    """OP.LINALG.SEM.5 as the reference's ``_einsum_sequential``: the operands aligned to the output's
+    then the reduction's letters (``einsum_aligned``), one step per reduction index in loop order
+    (row-major over ``order``), the product left to right and the sum rounded to the dtype."""
+    full = spec.split("->")[1] + order
+    aligned = []
+    for (unary, axes), v in zip(einsum_aligned(spec, order), views):
+        a = jnp.einsum(unary, v)
+        shape = [1] * len(full)
+        for ax, n in zip(axes, a.shape):
+            shape[ax] = n
+        aligned.append(laxops.reshape(a, tuple(shape)))
+    nout = len(full) - len(order)
+    out_shape = jnp.broadcast_shapes(*[a.shape[:nout] for a in aligned])
+    red_shape = jnp.broadcast_shapes(*[a.shape[nout:] for a in aligned])
+    dtype = views[0].dtype
+
+    def product(idx):
+        p = None
+        for a in aligned:
+            t = a
+            for j in reversed(range(len(idx))):
+                if a.shape[nout + j] > 1:
+                    t = lax.dynamic_index_in_dim(t, idx[j], axis=nout + j, keepdims=False)
+                else:
+                    t = lax.index_in_dim(t, 0, axis=nout + j, keepdims=False)
+            p = t if p is None else (p * t).astype(dtype)
+        return jnp.broadcast_to(p, out_shape)
+
+    if not order:
+        return product(())
+    if math.prod(red_shape) == 0:
+        return jnp.zeros(out_shape, dtype)
+
+    def body(k, acc):
+        idx, rest = [], k
+        for n in reversed(red_shape):
+            idx.append(rest % n)
+            rest = rest // n
+        return (acc + product(idx[::-1])).astype(dtype)
+    return lax.fori_loop(0, math.prod(red_shape), body, jnp.zeros(out_shape, dtype))
