@@ -291,3 +291,80 @@ def test_nll_loss_without_classes_and_a_kept_target_is_the_range_error():
                               "y = R.nn.nll_loss(p, t)\nreturn y"))
     for got in _both(mod, np.zeros((3, 0), "float32"), np.array([0, -100, -100], "int32")):
         assert isinstance(got, RelaxError) and got.kind == "op_runtime", got
+
+
+# ---------------------------------------------------------------------------------------------------
+# the fifteenth run (30 minutes, seed 20261221): arange's wrapped length, a reinterpreting view
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("start, step, n", [(9223372036854775807, 3, 2), (10, 1, 2), (5, 2, 0)])
+def test_arange_with_a_negative_struct_info_length_is_a_shape_mismatch_on_both(start, step, n):
+    """The run's ``crash|jax|run|TypeError|ops/create.py:_arange``: ``R.arange(2**63 - 1, n, 3)`` has
+    the struct-info length ``(n - 9223372036854775805) // 3`` (OP.arange.C2), negative for ``n = 2``,
+    while the values hold 0 elements: the reference reports the mismatch of the result against its
+    struct info (EVAL.CHECK.1) and relax_jax handed XLA an iota of negative length."""
+    mod = relax_ref.parse(_fn('x: R.Tensor(("n",), "float32")', f"y = R.arange({start}, n, {step})\nreturn y"))
+    got = _both(mod, np.zeros((n,), "float32"))
+    for g in got:
+        assert isinstance(g, relax_ref.errors.ShapeMismatchError), g
+    # the struct-info length, evaluated by hand in int64 (Python's floor division on the true value
+    # is the same here: no operand wraps)
+    assert (n - start + step - 1) // step < 0
+
+
+_VIEW = HEAD + '''    @T.prim_func
+    def f(A: T.Buffer((T.int64(2), T.int64(3)), "float32"), B: T.Buffer((T.int64({m}),), "{dt}")):
+        V = T.Buffer((T.int64({m}),), "{dt}", data=A.data)
+        for i in range(T.int64({m})):
+            B[i] = V[i]
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor(({m},), "{dt}"):
+        cls = Module
+        y = R.call_tir(cls.f, (x,), out_sinfo=R.Tensor(({m},), "{dt}"))
+        return y
+'''
+
+_STORE = HEAD + '''    @T.prim_func
+    def f(A: T.Buffer((T.int64(6),), "float32"), B: T.Buffer((T.int64(6),), "float32")):
+        W = T.Buffer((T.int64({m}),), "{dt}", data=B.data)
+        for i in range(T.int64({m})):
+            W[i] = T.Cast("{dt}", {base} + i)
+    @R.function
+    def main(x: R.Tensor((6,), "float32")) -> R.Tensor((6,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.f, (x,), out_sinfo=R.Tensor((6,), "float32"))
+        return y
+'''
+
+
+@pytest.mark.parametrize("dt, m", [("int32", 6), ("int16", 12), ("uint8", 24), ("int64", 3), ("float16", 12)])
+def test_a_view_reading_float32_memory_as_another_dtype(dt, m):
+    """The run's ``unsupported|jax|-`` (``semantics/buffer_view_aliases``, dtype mutations): a buffer
+    declared over another buffer's data with another dtype reads its bytes (TIR.BUF.4), as numpy's
+    ``ndarray.view``; relax_jax refused it. Views narrower, as wide and wider than the memory."""
+    mod = relax_ref.parse(_VIEW.format(m=m, dt=dt))
+    a = np.array([[1.0, -2.5, 3.25], [0.1, 1e-3, -7.0]], "float32")
+    want = np.frombuffer(a.tobytes(), dtype=dt)   # the little-endian bytes, read as dt
+    for got in _both(mod, a):
+        assert not isinstance(got, Exception), got
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("dt, m, base", [("int32", 6, 1065353216), ("int16", 12, 16256), ("int64", 3, 4575657222473777152)])
+def test_a_view_writing_float32_memory_as_another_dtype(dt, m, base):
+    """Stores through a reinterpreting view write the bytes of the stored values; the output read
+    back as float32 is those bytes (expected: numpy's view of the hand-built integer array)."""
+    mod = relax_ref.parse(_STORE.format(m=m, dt=dt, base=base))
+    want = (np.int64(base) + np.arange(m, dtype=np.int64)).astype(dt).view("float32")
+    for got in _both(mod, np.zeros((6,), "float32")):
+        assert not isinstance(got, Exception), got
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint32), want.view(np.uint32))
+
+
+def test_a_boolean_view_of_float32_memory_stays_unsupported_on_relax_jax():
+    """relax_jax reinterprets whole-byte dtypes only: a boolean view (bytes other than 0 and 1 have
+    no boolean value in XLA) is an UnsupportedError there, never a wrong value."""
+    mod = relax_ref.parse(_VIEW.format(m=24, dt="bool"))
+    with pytest.raises(UnsupportedError):
+        relax_jax.compile(mod)("main", np.ones((2, 3), "float32"))

@@ -87,6 +87,19 @@ def _prim_scalar(v: PrimV) -> PrimScalar:
     return PrimScalar(v.val.item() if isinstance(v.val, np.generic) else v.val, v.dtype)
 
 
+def _nonnegative_length(ctx, d: SymInt) -> None:
+    """The length that ``arange``'s struct info gives (OP.arange.C2) evaluated below 0 -- e.g. an int64
+    wrap of ``(end - start) // step`` for a start near 2^63 -- is the mismatch the reference reports
+    against the 0 elements the values give (EVAL.CHECK.1), never a negative extent handed to XLA."""
+    from relax_ref.errors import ShapeMismatchError
+
+    v = d.val if d.is_static else d.phys
+    if v is not None and dim_value(v) < 0:
+        raise ctx.error(ShapeMismatchError, f"relax.arange: the length its struct info gives, "
+                        f"{d.expr if d.expr is not None else d.val}, evaluates to the negative value "
+                        f"{dim_value(v)}: the values give 0 elements")
+
+
 @lowering("relax.arange", padding="aware")
 def _arange(ctx, start, end, step):
     from relax_ref.ops.create import _arange_value_dtypes
@@ -102,6 +115,7 @@ def _arange(ctx, start, end, step):
         return jax.device_put(np.asarray(r))
     if dims is None:
         raise NeedsExact("arange of unknown length")
+    _nonnegative_length(ctx, dims[0])
     n = _phys(dims)[0]
     prod_dt, tot_dt = _arange_value_dtypes(start.dtype, step.dtype)
     i = cast(lax.iota(np.int64, n) if type(n) is int else jnp.arange(n, dtype=jnp.int64), "int64", prod_dt)

@@ -21,7 +21,7 @@ from relax_ref.ir.functor import prim_vars_in
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
 from .analysis import Nest, substitute_bindings
 from .index_forms import cannot_fail, divides, merged_axes, one_var_index, split_axes
-from .memory import flat_index, gather
+from .memory import flat_index, flat_memory, gather, owner_memory
 
 
 class Axis:
@@ -290,7 +290,8 @@ def make_register(kx, grid: Grid, buf: tir.Buffer, index: Tuple[P.PrimExpr, ...]
         acc = slice_view(kx, grid, arr, [grid.flat(i) for i in index])
     if acc is None:
         acc = gather(arr, idx, view)
-    acc = jnp.broadcast_to(jnp.asarray(acc, arr.dtype), grid.shape)
+    dt = arr.dtype if view is None or view.dtype is None else view.dtype
+    acc = jnp.broadcast_to(jnp.asarray(acc, dt), grid.shape)
     return Register(buf, dv, acc, idx, index, proven)
 
 
@@ -308,11 +309,11 @@ def write_back(kx, grid: Grid, reg: Register, value, written) -> None:
     # general scatter: unwritten points get an out-of-range index and are dropped
     idx = [jnp.broadcast_to(jnp.asarray(i, jnp.int64), grid.shape) for i in reg.idx]
     if view is not None:
-        flat = arr.reshape(-1)
+        flat = flat_memory(arr, view.dtype)
         f = jnp.broadcast_to(flat_index(reg.idx, view), grid.shape)
         if not (is_static(written) and bool(written)):
             f = jnp.where(written, f, flat.shape[0])
-        kx.arrays[dv] = flat.at[f].set(value, mode="drop").reshape(arr.shape)
+        kx.arrays[dv] = owner_memory(flat.at[f].set(value, mode="drop"), arr)
         return
     if arr.ndim == 0:
         if is_static(written) and bool(written):

@@ -72,6 +72,23 @@ def nest_of(s: tir.For) -> Optional[Nest]:
     return None if hit is _NO_NEST else hit
 
 
+
+def _check_reinterpretable(buf: tir.Buffer, arr) -> None:
+    """A view reading another dtype's memory (TIR.BUF.4) as the reference does: whole-byte dtypes
+    only here (a boolean or sub-byte view is unsupported on relax_jax), the memory's byte size a
+    multiple of the view's element size (unsupported on both evaluators otherwise)."""
+    from relax_ref.ir.dtype import bits
+
+    vdt = np_dtype(buf.dtype)
+    for d in (str(buf.dtype), str(np.dtype(arr.dtype))):
+        if d == "bool" or bits(d) < 8:
+            raise UnsupportedError(f"buffer '{buf.name}' reinterprets {arr.dtype} memory as {buf.dtype} "
+                                   "(a boolean or sub-byte reinterpretation)")
+    nbytes = int(np.prod(arr.shape, dtype=np.int64)) * np.dtype(arr.dtype).itemsize
+    if nbytes % vdt.itemsize:
+        raise UnsupportedError(f"buffer '{buf.name}' reinterprets {np.dtype(arr.dtype)} memory as {vdt} with a "
+                               "size that does not divide")
+
 class _CondScope:
     def __init__(self, ranges: Ranges, cond, positive: bool) -> None:
         self.ranges, self.cond, self.positive = ranges, cond, positive
@@ -240,9 +257,11 @@ class KExec:
         off = 0 if buf.elem_offset is None else self.static_int(buf.elem_offset)
         if off is None:
             raise UnsupportedError(f"buffer view '{buf.name}' with a non-static offset")
-        if np_dtype(buf.dtype) != np.dtype(arr.dtype):
-            raise UnsupportedError(f"buffer '{buf.name}' reinterprets {arr.dtype} memory as {buf.dtype}")
-        if not buf.strides and off == 0 and shape == tuple(arr.shape) and \
+        vdt = np_dtype(buf.dtype)
+        reinterpret = vdt != np.dtype(arr.dtype)
+        if reinterpret:
+            _check_reinterpretable(buf, arr)
+        elif not buf.strides and off == 0 and shape == tuple(arr.shape) and \
                 all(is_static(x) for x in self.logical[dv]):
             return dv, None
         if any(not is_static(x) or int(x) != n for x, n in zip(self.logical[dv], arr.shape)):
@@ -258,11 +277,13 @@ class KExec:
                 acc *= n
             strides = tuple(reversed(strides))
         size = int(np.prod(arr.shape, dtype=np.int64)) if arr.shape else 1
+        if reinterpret:
+            size = size * np.dtype(arr.dtype).itemsize // vdt.itemsize
         last = off + sum((n - 1) * s for n, s in zip(shape, strides) if n > 0)
         if any(n > 0 for n in shape) and (off < 0 or last >= size):
             raise TIRBoundsError(f"buffer '{buf.name}' (shape {list(shape)}, offset {off}) exceeds its memory of "
                                  f"{size} elements", buffer=buf.name, shape=shape)
-        return dv, View(shape, strides, off)
+        return dv, View(shape, strides, off, vdt if reinterpret else None)
 
     def buffer_extents(self, buf: tir.Buffer, dv, view: Optional[View]) -> Tuple[Any, ...]:
         if view is not None:
