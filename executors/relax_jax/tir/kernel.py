@@ -142,12 +142,15 @@ class KExec:
 
     def take_steps(self, n: Any, mask: Any, span, what: str, bound: Optional[int] = None) -> Any:
         """Count ``n`` loop iterations (RUNTIME.LIMIT.4, as the reference: on entry of a loop, one per
-        ``while`` iteration). Past ``max_steps``: a LimitExceededError at once when everything is
-        static, else a check site; returns whether the budget is exceeded (static or traced), so that
-        the caller skips the loop, and the count stays past the budget, which stops every enclosing
-        loop. ``bound``: a static upper bound of a traced ``n`` (the count at the physical extents of
-        padded sizes); when the bounds of the count so far and of ``n`` stay within the budget, the
-        budget cannot be exceeded and no check site is needed."""
+        ``while`` iteration). Past ``max_steps``: a LimitExceededError check site at the loop's
+        position in program order (RUNTIME.LIMIT.5), one that fails unconditionally when everything
+        is static, so that a check site of an earlier statement that fails (an out-of-bounds read, an
+        assertion) still gives its error first, as on the reference; returns whether the budget is
+        exceeded (``True`` when static, else traced), so that the caller skips the loop, and the
+        count stays past the budget, which stops every enclosing loop. ``bound``: a static upper
+        bound of a traced ``n`` (the count at the physical extents of padded sizes); when the bounds
+        of the count so far and of ``n`` stay within the budget, the budget cannot be exceeded and no
+        check site is needed."""
         limit = self.limits.max_steps
         nb = max(int(n), 0) if is_static(n) else (None if bound is None else max(int(bound), 0))
         prior = self.steps_bound
@@ -156,12 +159,13 @@ class KExec:
             n = jnp.where(mask, jnp.asarray(n, jnp.int64), jnp.int64(0))
         if is_static(n) and is_static(self.steps):
             total = int(self.steps) + max(int(n), 0)
-            if total > limit:
-                raise LimitExceededError(
-                    f"{what}: {total} loop iterations in one PrimFunc call exceed max_steps = {limit}", span,
-                    limit="max_steps", value=total).with_context(function=self.name)
             self.steps = total
-            return False
+            if total <= limit:
+                return False
+            self.check(np.bool_(True), mask, lambda: LimitExceededError(
+                f"{what}: {total} loop iterations in one PrimFunc call exceed max_steps = {limit}", span,
+                limit="max_steps", value=total))
+            return True
         total = jnp.asarray(self.steps, jnp.int64) + jnp.maximum(jnp.asarray(n, jnp.int64), 0)
         self.steps = total
         if self.steps_bound is not None and self.steps_bound <= limit:
@@ -519,7 +523,8 @@ class KExec:
         if nest is not None and self.grid is None:
             saved = self.steps, self.steps_bound
             n, bound = self._nest_steps(nest)
-            self.take_steps(n, mask, s.span, "for loop", bound)
+            if self.take_steps(n, mask, s.span, "for loop", bound) is True:
+                return                                    # past the budget: the nest does not run
             if run_nest(self, nest, mask):
                 return
             self.steps, self.steps_bound = saved          # the loops count themselves
@@ -548,6 +553,8 @@ class KExec:
         var = s.loop_var
         keys = list(self.arrays)
         over = self.take_steps(ext, mask, s.span, "for loop", None if is_static(ext) else self.phys_of(s.extent))
+        if over is True:
+            return                                        # past the budget: the loop does not run
         if is_static(lo) and is_static(ext):
             if int(ext) <= 0:
                 return
