@@ -16,25 +16,12 @@ relax_jax = pytest.importorskip("relax_jax")
 import relax_ref  # noqa: E402
 from relax_ref.errors import ParseError, RelaxError  # noqa: E402
 
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
-
-
-def _fn(params: str, body: str, ret: str = "", pure: bool = True) -> str:
-    lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
-    deco = "@R.function" if pure else "@R.function(pure=False)"
-    return HEAD + f"    {deco}\n    def main({params}){' -> ' + ret if ret else ''}:\n{lines}"
+from limits.fuzz_cases import HEAD, relax_main as _fn, results_on_both  # noqa: E402
 
 
 def _both(mod, *args, **limits):
     """The outcome on the reference and on relax_jax: the value, or the error's class name."""
-    out = []
-    for run in (lambda: relax_ref.Interpreter(mod, **limits)("main", *args),
-                lambda: relax_jax.compile(mod, **limits)("main", *args)):
-        try:
-            out.append(run())
-        except RelaxError as e:
-            out.append(type(e).__name__)
-    return out
+    return [type(o).__name__ if isinstance(o, RelaxError) else o for o in results_on_both(mod, *args, **limits)]
 
 
 # ---------------------------------------------------------------------------------------------------
