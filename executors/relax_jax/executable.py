@@ -27,11 +27,9 @@ re-runs.
 
 from __future__ import annotations
 
-import collections
 import sys
 import threading
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -40,7 +38,6 @@ from jax.sharding import SingleDeviceSharding
 
 from relax_ref import values as rv
 from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function
-from relax_ref.interp.bounds import declared_bounds, violates
 from relax_ref.interp.builtins import from_host, global_func, lookup_packed, wrap_host_function
 from relax_ref.arith.evaluate import eval_prim
 from relax_ref.ir import dtype as _dt
@@ -63,14 +60,13 @@ from .hotpath import MISS as _MISS
 from .hotpath import count_padded_call, make_hot, make_padded_hot
 from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
 from .layouts import (
-    NotJittable, all_dims_bucketable, arg_specs, cache_capacity, cache_tied_vars, fast_match, flatten_args,
-    get_path, headroom_of, layout_of,
-    has_kv, kv_flat_positions, kv_params, needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts,
-    sym_vars_of, tensor_flat_positions, TensorParam,
+    arg_specs, cache_capacity, fast_match, flatten_args, get_path, has_kv, kv_flat_positions, kv_params,
+    needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts, tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
+from .plan import Compiled, Plan, make_plan, out_of_bounds
 from .symbolic import ShapeBuckets, reserve_rows
 from .stats import Stats
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
@@ -85,70 +81,10 @@ SPECIALIZE_AFTER = 32
 PADDED_CALLS_SIZE = 1024
 
 
-# ---------------------------------------------------------------------------------------------------
-# Compiled entries
-# ---------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Compiled:
-    fn: Callable[..., Any]
-    out_spec: Any
-    n_tensors: int
-    has_code: bool
-    builders: list
-    mutated: List[Tuple[Tuple[int, ...], int]]   # (param path, index among the extra outputs; ~i: result leaf i)
-    phys_shapes: list                            # physical shape of each tensor leaf argument
-    hot: Any = None                              # its fast paths (hotpath), each made once
-    hot_made: bool = False
-    padded_hot: Any = None
-    padded_hot_made: bool = False
-    kv: list = field(default_factory=list)       # (param path, fill delta, rows needed, capacity after) per cache
-    donated: Tuple[int, ...] = ()                # flat positions of the consumed in-place parameters (CALL.INPLACE.6)
-    given: Tuple[Tuple[int, int], ...] = ()      # (flat position, parameter index) of the donate_argnums parameters
-    paged: list = field(default_factory=list)    # (param path, token counts its attention calls need) per paged cache
-
-
 _HOST = "host"
 
 
 _KV_BUILTINS = {**kv_cache_builtins(), **paged_kv_cache_builtins()}
-
-
-@dataclass
-class _Plan:
-    name: str
-    func: rx.Function
-    layouts: Optional[list] = None
-    sym_vars: List[P.PrimVar] = field(default_factory=list)
-    host_reason: Optional[str] = None           # set: always host mode
-    bounds: list = field(default_factory=list)  # declared bounds of the signature (CALL.FUNC.7)
-    bucketing: bool = True
-    hot: Optional[Callable] = None                # the per-call fast path (hotpath.make_hot)
-    padded_calls: "collections.OrderedDict" = field(default_factory=collections.OrderedDict)   # count_padded_call
-    headroom: Dict[Any, int] = field(default_factory=dict)   # PrimVar -> c of a result extent ``var + c``
-    buckets: Any = None
-    consumed: Optional[FrozenSet[int]] = None     # parameters its in-place calls consume (CALL.INPLACE.6)
-    cap_tied: FrozenSet[int] = frozenset()        # ids of the variables bucketed to the caches' capacity
-    donate: FrozenSet[int] = frozenset()          # the parameters the caller donates (donate_argnums)
-    reserve: Optional[int] = None                 # the least bucket of a growing variable (Executable(reserve=))
-
-    def bucket(self, v: P.PrimVar, n: int, cap: Optional[int] = None) -> int:
-        """The bucket of variable ``v`` at value ``n``: the bucket of ``n + c`` for the largest result
-        extent ``v + c`` (growth-aware: a result one row longer, fed back as the next input, stays in
-        the bucket), at least ``n``. A variable bound only by shape parameters of a function with cache
-        parameters takes the caches' capacity ``cap`` (the least of them) while ``n + c`` fits in it:
-        its compilation is then keyed by the capacity alone (layouts.cache_tied_vars). A growing variable
-        (one with a result extent ``v + c``) takes at least the bucket of ``reserve`` when one is set."""
-        c = self.headroom.get(v, 0)
-        n = n + c
-        if cap is not None and n <= cap and id(v) in self.cap_tied:
-            return cap
-        if c and self.reserve is not None and n <= self.reserve:
-            return self.buckets(self.reserve)
-        return self.buckets(n)
-    cache: Dict[Any, Any] = field(default_factory=dict)
-    exact_cache: "collections.OrderedDict" = field(default_factory=collections.OrderedDict)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -205,12 +141,12 @@ class Executable:
         #: the functions whose results cut from padded buffers are handles of those buffers (relax_jax.padded)
         self.padded_results = padded.resolve(mod, padded_results)
         self.buckets = ShapeBuckets(shape_buckets)
-        self.reserve = reserve_rows(reserve)    # the least bucket of a growing variable (_Plan.bucket)
+        self.reserve = reserve_rows(reserve)    # the least bucket of a growing variable (Plan.bucket)
         self.exact_cache_size = int(exact_cache_size)
         self.specialize_after = specialize_after
         self.padded_calls_size = PADDED_CALLS_SIZE
         self.stats = Stats()
-        self._plans: Dict[str, _Plan] = {}
+        self._plans: Dict[str, Plan] = {}
         self._packed: Dict[str, PackedV] = {}
         self._kernels: Dict[Any, Any] = {}
         self._inferred: Dict[int, Any] = {}
@@ -260,27 +196,11 @@ class Executable:
 
     # -- plans ---------------------------------------------------------------------------------------------
 
-    def _plan(self, entry: str) -> _Plan:
+    def _plan(self, entry: str) -> Plan:
         p = self._plans.get(entry)
-        if p is not None:
-            return p
-        if entry not in self.mod:
-            raise RelaxRuntimeError(no_function(entry, self.mod))
-        fn = self.mod[entry]
-        if not isinstance(fn, rx.Function):
-            raise UnsupportedError(f"'{entry}' is not a Relax function")
-        p = _Plan(entry, fn, bounds=declared_bounds(fn), donate=self.donate_argnums.get(entry, frozenset()))
-        try:
-            p.layouts = [layout_of(q.struct_info) for q in fn.params]
-            p.sym_vars = sym_vars_of(p.layouts)
-            p.bucketing = self.buckets.enabled and all_dims_bucketable(p.layouts)
-            p.buckets = self.buckets
-            p.reserve = self.reserve if self.buckets.enabled else None
-            p.headroom = headroom_of(fn.ret_struct_info, p.sym_vars)
-            p.cap_tied = cache_tied_vars(p.layouts, p.sym_vars)
-        except NotJittable as e:
-            p.host_reason = str(e)
-        self._plans[entry] = p
+        if p is None:
+            p = self._plans[entry] = make_plan(self.mod, entry, self.buckets, self.reserve,
+                                               self.donate_argnums.get(entry, frozenset()))
         return p
 
     # -- calling -------------------------------------------------------------------------------------------
@@ -340,7 +260,7 @@ class Executable:
         if plan.host_reason is not None or len(args) != len(fn.params):
             return self._host_call(plan, args)
         sym = self._fast_bind(plan, args)
-        if sym is None or _out_of_bounds(plan, sym):
+        if sym is None or out_of_bounds(plan, sym):
             return self._host_call(plan, args)
         return self._dispatch(plan, args, sym)
 
@@ -371,7 +291,7 @@ class Executable:
             return ClosureV(v.func, {}, v.name)
         return v
 
-    def _host_call(self, plan: _Plan, args: Sequence[Any], reraise_only: bool = False) -> Any:
+    def _host_call(self, plan: Plan, args: Sequence[Any], reraise_only: bool = False) -> Any:
         """Evaluate in host mode (``reraise_only``: a compiled call failed; find its error)."""
         self.stats.host_calls += 1
         fn = plan.func
@@ -405,7 +325,7 @@ class Executable:
             return NotImplemented
         host_args = [to_user(a) for a in args]
         sym = self._fast_bind(plan, host_args)
-        if sym is None or _out_of_bounds(plan, sym):
+        if sym is None or out_of_bounds(plan, sym):
             return NotImplemented
         try:
             r = self._dispatch(plan, host_args, sym, keep_boxes=args)
@@ -415,7 +335,7 @@ class Executable:
 
     # -- fast entry checks -------------------------------------------------------------------------------
 
-    def _fast_bind(self, plan: _Plan, args: Sequence[Any]) -> Optional[Dict[P.PrimVar, int]]:
+    def _fast_bind(self, plan: Plan, args: Sequence[Any]) -> Optional[Dict[P.PrimVar, int]]:
         """Bind symbolic variables from the arguments when every check passes; None when the
         reference checker has to decide (a mismatch, or an argument that needs conversion)."""
         sym: Dict[P.PrimVar, int] = {}
@@ -435,7 +355,7 @@ class Executable:
 
     # -- dispatch ------------------------------------------------------------------------------------------
 
-    def _key(self, plan: _Plan, args: Sequence[Any], sym: Dict, bucketing: bool) -> Tuple:
+    def _key(self, plan: Plan, args: Sequence[Any], sym: Dict, bucketing: bool) -> Tuple:
         if bucketing:
             cap = cache_capacity(args, plan.layouts) if plan.cap_tied else None
             vals = tuple(plan.bucket(v, sym[v], cap) for v in plan.sym_vars)
@@ -446,7 +366,7 @@ class Executable:
             static_facts(a, l, extras, bucketing, plan.reserve)
         return (bucketing, vals, tuple(extras))
 
-    def _dispatch(self, plan: _Plan, args: Sequence[Any], sym: Dict, keep_boxes=None) -> Any:
+    def _dispatch(self, plan: Plan, args: Sequence[Any], sym: Dict, keep_boxes=None) -> Any:
         with self._lock:
             bucketing = plan.bucketing
             key = self._key(plan, args, sym, bucketing)
@@ -465,7 +385,7 @@ class Executable:
                 self.stats.cache_hits += 1
                 if not bucketing:
                     plan.exact_cache.move_to_end(key)
-            if bucketing and self.specialize_after and isinstance(c, _Compiled) and \
+            if bucketing and self.specialize_after and isinstance(c, Compiled) and \
                     needs_padding(args, plan.layouts, c.phys_shapes):
                 # a shape that keeps coming back gets its own exact compilation (no padding, no
                 # host-side cutting of the results)
@@ -475,9 +395,9 @@ class Executable:
                     n = count_padded_call(plan.padded_calls, ekey, self.padded_calls_size)
                     if n >= self.specialize_after:
                         ec = self._compile(plan, args, sym, ekey, False)
-                        if isinstance(ec, _Compiled):
+                        if isinstance(ec, Compiled):
                             self.stats.specializations += 1
-                if isinstance(ec, _Compiled):
+                if isinstance(ec, Compiled):
                     c, key, bucketing = ec, ekey, False
         if isinstance(c, _GrowFirst):       # traced, not compiled: the caches grow first
             grow_caches(args, c.kv)
@@ -544,7 +464,7 @@ class Executable:
             return unpad_value(value, self.device)
         return self._export(value, sym, plan.name in self.padded_results)
 
-    def _donate(self, c: _Compiled, flat: list, keep_boxes) -> bool:
+    def _donate(self, c: Compiled, flat: list, keep_boxes) -> bool:
         """Hand the consumed in-place parameters to XLA (CALL.INPLACE.6). A caller's JAX array is consumed
         only with ``donate_inplace=True`` and when it is passed once; otherwise (and for the boxes of a
         host-mode caller, which other variables may share) a copy is donated. Numpy arguments are
@@ -571,7 +491,7 @@ class Executable:
 
     # -- compilation -----------------------------------------------------------------------------------------
 
-    def _compile(self, plan: _Plan, args: Sequence[Any], sym: Dict, key: Tuple, bucketing: bool) -> Any:
+    def _compile(self, plan: Plan, args: Sequence[Any], sym: Dict, key: Tuple, bucketing: bool) -> Any:
         cache = plan.cache if bucketing else plan.exact_cache
         try:
             c = self._trace_and_compile(plan, args, sym, bucketing)
@@ -602,7 +522,7 @@ class Executable:
         self.stats.compiles += 1
         return c
 
-    def _trace_and_compile(self, plan: _Plan, args: Sequence[Any], sym: Dict, bucketing: bool) -> _Compiled:
+    def _trace_and_compile(self, plan: Plan, args: Sequence[Any], sym: Dict, bucketing: bool) -> Compiled:
         func = plan.func
         buckets = self.buckets if bucketing else None
         phys_shapes: list = []
@@ -676,7 +596,7 @@ class Executable:
                 raise _GrowFirst(record["kv"])
         with tracing_mode(self.float_rules):
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options, grow_first)
-        return _Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
+        return Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
                          phys_shapes, kv=record["kv"], donated=donated, given=given, paged=record["paged"])
 
     # -- results -----------------------------------------------------------------------------------------------
@@ -791,11 +711,6 @@ class _GrowFirst(Exception):
     def __init__(self, kv: list) -> None:
         super().__init__("grow first")
         self.kv = kv
-
-
-def _out_of_bounds(plan: _Plan, sym: Dict[P.PrimVar, int]) -> bool:
-    """Whether a symbolic variable breaks its declared bound (CALL.FUNC.7): host mode reports it."""
-    return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
 __all__ = ["Executable", "Stats", "EXACT_CACHE_SIZE", "PADDED_CALLS_SIZE"]

@@ -136,7 +136,7 @@ def sym_vars_of(layouts) -> List[P.PrimVar]:
 def cache_tied_vars(layouts, sym_vars) -> frozenset:
     """The ids of the variables whose bucket follows the caches' capacity: with top-level cache
     parameters, a variable bound only by shape parameters (no tensor's or scalar's extent): its bucket
-    is the capacity when the value fits in it (:meth:`relax_jax.executable._Plan.bucket`), so one
+    is the capacity when the value fits in it (:meth:`relax_jax.plan.Plan.bucket`), so one
     compilation per capacity serves every length of a generation (CALL.KVCACHE.5)."""
     if not any(isinstance(l, KVCacheParam) for l in layouts):
         return frozenset()

@@ -1,0 +1,141 @@
+"""What an executable keeps per Relax function: its plan (:class:`Plan`) and its compilations
+(:class:`Compiled`).
+
+A plan is made once per function, on its first call (:func:`make_plan`): the parameters' layouts
+(:mod:`relax_jax.layouts`), the symbolic variables they bind, how each variable is bucketed
+(:meth:`Plan.bucket`), the declared bounds of the signature (CALL.FUNC.7), the parameters its
+in-place calls consume (CALL.INPLACE.6) and those the caller donates, and the compile caches keyed
+by bucket signature (padded) or by exact shapes (LRU). A function that cannot be compiled at all
+has its reason in ``host_reason`` and runs in host mode.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
+
+from relax_ref.errors import RelaxRuntimeError, UnsupportedError, no_function
+from relax_ref.interp.bounds import declared_bounds, violates
+from relax_ref.ir import expr as rx
+from relax_ref.ir import prim_expr as P
+
+from .layouts import NotJittable, all_dims_bucketable, cache_tied_vars, headroom_of, layout_of, sym_vars_of
+
+
+@dataclass
+class Compiled:
+    """One compilation of a function (a bucket signature or an exact shape)."""
+
+    fn: Callable[..., Any]
+    out_spec: Any
+    n_tensors: int
+    has_code: bool
+    builders: list
+    mutated: List[Tuple[Tuple[int, ...], int]]   # (param path, index among the extra outputs; ~i: result leaf i)
+    phys_shapes: list                            # physical shape of each tensor leaf argument
+    hot: Any = None                              # its fast paths (hotpath), each made once
+    hot_made: bool = False
+    padded_hot: Any = None
+    padded_hot_made: bool = False
+    kv: list = field(default_factory=list)       # (param path, fill delta, rows needed, capacity after) per cache
+    donated: Tuple[int, ...] = ()                # flat positions of the consumed in-place parameters (CALL.INPLACE.6)
+    given: Tuple[Tuple[int, int], ...] = ()      # (flat position, parameter index) of the donate_argnums parameters
+    paged: list = field(default_factory=list)    # (param path, token counts its attention calls need) per paged cache
+
+
+@dataclass
+class Plan:
+    """A function's plan (see the module docstring)."""
+
+    name: str
+    func: rx.Function
+    layouts: Optional[list] = None
+    sym_vars: List[P.PrimVar] = field(default_factory=list)
+    host_reason: Optional[str] = None           # set: always host mode
+    bounds: list = field(default_factory=list)  # declared bounds of the signature (CALL.FUNC.7)
+    bucketing: bool = True
+    hot: Optional[Callable] = None                # the per-call fast path (hotpath.make_hot)
+    padded_calls: "collections.OrderedDict" = field(default_factory=collections.OrderedDict)   # count_padded_call
+    headroom: Dict[Any, int] = field(default_factory=dict)   # PrimVar -> c of a result extent ``var + c``
+    buckets: Any = None
+    consumed: Optional[FrozenSet[int]] = None     # parameters its in-place calls consume (CALL.INPLACE.6)
+    cap_tied: FrozenSet[int] = frozenset()        # ids of the variables bucketed to the caches' capacity
+    donate: FrozenSet[int] = frozenset()          # the parameters the caller donates (donate_argnums)
+    reserve: Optional[int] = None                 # the least bucket of a growing variable (Executable(reserve=))
+    cache: Dict[Any, Any] = field(default_factory=dict)
+    exact_cache: "collections.OrderedDict" = field(default_factory=collections.OrderedDict)
+
+    def bucket(self, v: P.PrimVar, n: int, cap: Optional[int] = None) -> int:
+        """The bucket of variable ``v`` at value ``n``: the bucket of ``n + c`` for the largest result
+        extent ``v + c`` (growth-aware: a result one row longer, fed back as the next input, stays in
+        the bucket), at least ``n``. A variable bound only by shape parameters of a function with cache
+        parameters takes the caches' capacity ``cap`` (the least of them) while ``n + c`` fits in it:
+        its compilation is then keyed by the capacity alone (layouts.cache_tied_vars). A growing variable
+        (one with a result extent ``v + c``) takes at least the bucket of ``reserve`` when one is set."""
+        c = self.headroom.get(v, 0)
+        n = n + c
+        if cap is not None and n <= cap and id(v) in self.cap_tied:
+            return cap
+        if c and self.reserve is not None and n <= self.reserve:
+            return self.buckets(self.reserve)
+        return self.buckets(n)
+
+    def bucket_range(self, v: P.PrimVar, b: int) -> Optional[Tuple[int, int]]:
+        """The values ``n`` (without a cache capacity) whose bucket is ``b``, as an interval ``(lo, hi)``;
+        None when the bucket policy is a function of the caller's (not known to be monotone) or no value
+        has bucket ``b``. Under the power-of-two and listed-size policies :meth:`bucket` is a
+        non-decreasing function of ``n`` (the reserve's bucket is the bucket of a larger value), so the
+        values of one bucket form an interval, found by bisection over ``0..b`` (a bucket is at least
+        its value)."""
+        if self.buckets is None or callable(self.buckets.policy):
+            return None
+        if b < 0 or self.bucket(v, b) < b:
+            return None
+        lo, hi = 0, b                  # the least value whose bucket is at least b
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.bucket(v, mid) >= b:
+                hi = mid
+            else:
+                lo = mid + 1
+        first = lo
+        lo, hi = first, b              # the greatest value whose bucket is at most b
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.bucket(v, mid) <= b:
+                lo = mid
+            else:
+                hi = mid - 1
+        if self.bucket(v, first) != b or self.bucket(v, lo) != b:
+            return None
+        return first, lo
+
+
+def make_plan(mod: Any, entry: str, buckets: Any, reserve: Optional[int], donate: FrozenSet[int]) -> Plan:
+    """The plan of function ``entry`` of ``mod`` (RelaxRuntimeError when there is none)."""
+    if entry not in mod:
+        raise RelaxRuntimeError(no_function(entry, mod))
+    fn = mod[entry]
+    if not isinstance(fn, rx.Function):
+        raise UnsupportedError(f"'{entry}' is not a Relax function")
+    p = Plan(entry, fn, bounds=declared_bounds(fn), donate=donate)
+    try:
+        p.layouts = [layout_of(q.struct_info) for q in fn.params]
+        p.sym_vars = sym_vars_of(p.layouts)
+        p.bucketing = buckets.enabled and all_dims_bucketable(p.layouts)
+        p.buckets = buckets
+        p.reserve = reserve if buckets.enabled else None
+        p.headroom = headroom_of(fn.ret_struct_info, p.sym_vars)
+        p.cap_tied = cache_tied_vars(p.layouts, p.sym_vars)
+    except NotJittable as e:
+        p.host_reason = str(e)
+    return p
+
+
+def out_of_bounds(plan: Plan, sym: Dict[P.PrimVar, int]) -> bool:
+    """Whether a symbolic variable breaks its declared bound (CALL.FUNC.7): host mode reports it."""
+    return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
+
+
+__all__ = ["Compiled", "Plan", "make_plan", "out_of_bounds"]
