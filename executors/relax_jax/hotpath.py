@@ -146,7 +146,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
         if _consistent(layouts, compiled.phys_shapes) is False:
             return None
         with jax.enable_x64(True):
-            symvec = jax.device_put(np.asarray(vals, np.int64), exe.device)
+            symvec = jax.device_put(np.asarray(vals, compiled.sym_dtype), exe.device)
         extra = (symvec,)
     checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
     stats = exe.stats
@@ -346,6 +346,11 @@ def _compile_expr(e: P.PrimExpr, var_pos: dict) -> Optional[Callable[[list], int
         if i is None:
             return None
         return lambda vals: vals[i]
+    if type(e) in (P.Add, P.Sub) and isinstance(e.a, P.PrimVar) and isinstance(e.b, P.IntImm) \
+            and var_pos.get(id(e.a)) is not None:
+        # ``v + c``, ``v - c`` (a grown cache's rows): one function, not three
+        i, c = var_pos[id(e.a)], int(e.b.value) if type(e) is P.Add else -int(e.b.value)
+        return lambda vals: vals[i] + c
     ops = {P.Add: lambda x, y: x + y, P.Sub: lambda x, y: x - y, P.Mul: lambda x, y: x * y,
            P.FloorDiv: lambda x, y: x // y, P.FloorMod: lambda x, y: x % y, P.Min: min, P.Max: max}
     op = ops.get(type(e))
@@ -373,6 +378,7 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
     leaves: List[Tuple[int, tuple]] = []      # (output index, ((axis, index into fns), ...) of padded axes)
     fns: List[Callable[[list], int]] = []       # one function per extent expression: computed once per call
     fn_of: dict = {}
+    shared: dict = {}                           # one tuple per distinct padded-axes pattern
 
     def leaf(i, dims):
         axes = []
@@ -390,7 +396,8 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
                 j = fn_of[expr] = len(fns)
                 fns.append(f)
             axes.append((axis, j))
-        leaves.append((i, tuple(axes)))
+        axes = shared.setdefault(tuple(axes), tuple(axes))
+        leaves.append((i, axes))
         return len(leaves) - 1
 
     try:
@@ -402,14 +409,16 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
         pending = []
         got: List[Any] = []
         ext = [f(vals) for f in fns]
+        last_phys = last_axes = shape = None
         for i, axes in leaves:
             data = out[i]
             if axes:
                 phys = data.shape
-                shape = list(phys)
-                for axis, j in axes:
-                    shape[axis] = ext[j]
-                shape = tuple(shape)
+                if axes is not last_axes or phys != last_phys:    # (the caches of a model: one shape)
+                    shape = list(phys)
+                    for axis, j in axes:
+                        shape[axis] = ext[j]
+                    shape, last_phys, last_axes = tuple(shape), phys, axes
                 if shape != phys:
                     if lazy is not None:
                         got.append(PaddedArray(data, shape, lazy))
@@ -446,25 +455,30 @@ def _donate_views(args, flat, given, padded_src) -> bool:
     return True
 
 
-def _dynamic_matcher(dyn) -> Callable:
+#: what :func:`_dynamic_matcher` reports besides a mismatch: some argument is smaller than its bucket;
+#: a donated argument is no ``PaddedArray`` (a view to delete, or a copy to make: ``_donate_views``)
+PADDED, GIVEN_ARRAY = 1, 2
+
+
+def _dynamic_matcher(dyn, given=()) -> Callable:
     """The padded fast path's reading of its arguments of symbolic shape (``dyn``: positions and
-    specs): each argument's dtype, rank and static extents checked, the symbolic values read off its
-    shape into ``vals``, a ``PaddedArray``'s buffer put into ``flat``, and the positions to pad on the
-    host appended to ``need``; True when some argument is smaller than its bucket, MISS on any
-    mismatch (the general path decides)."""
+    specs; ``given``: the donated positions): each argument's dtype, rank and static extents checked,
+    the symbolic values read off its shape into ``vals``, a ``PaddedArray``'s buffer put into ``flat``,
+    and the positions to pad on the host appended to ``need``; the flags :data:`PADDED` and
+    :data:`GIVEN_ARRAY`, or MISS on any mismatch (the general path decides)."""
     # per argument: position, dtype, rank, physical shape, a picker of its static axes and their
-    # extents, and (axis, variable index) of its symbolic axes
+    # extents, (axis, variable index) of its symbolic axes, and the flag a donated array raises
     plan = []
     for i, (dt, nd, dims, phys) in dyn:
         st_axes = [k for k, (kind, _) in enumerate(dims) if kind == 0]
         st_get = (lambda shp: ()) if not st_axes else _picker(st_axes)
         st_vals = tuple(dims[k][1] for k in st_axes)
         var_axes = tuple((k, v) for k, (kind, v) in enumerate(dims) if kind != 0)
-        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes))
+        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes, GIVEN_ARRAY if i in given else 0))
 
     def match(args, vals: list, flat: list, need: list):
-        padded = False
-        for i, dt, nd, phys, st_get, st_vals, var_axes in plan:
+        flags = 0
+        for i, dt, nd, phys, st_get, st_vals, var_axes, given_flag in plan:
             a = args[i]
             t = type(a)
             if t is PaddedArray:
@@ -476,6 +490,8 @@ def _dynamic_matcher(dyn) -> Callable:
                 return MISS
             elif a.dtype != dt:
                 return MISS
+            else:
+                flags |= given_flag
             shp = a.shape
             if len(shp) != nd or st_get(shp) != st_vals:
                 return MISS
@@ -487,10 +503,10 @@ def _dynamic_matcher(dyn) -> Callable:
                 elif cur != n:
                     return MISS
             if shp != phys:
-                padded = True
+                flags |= PADDED
                 if t is not PaddedArray:
                     need.append(i)
-        return padded
+        return flags
 
     return match
 
@@ -530,13 +546,18 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     static_ok = _static_checker(specs, stat)
     stat_set = set(stat)
     dyn = [(i, specs[i]) for i in range(nparams) if i not in stat_set]
-    match = _dynamic_matcher(dyn)
+    match = _dynamic_matcher(dyn, frozenset(given))
     # donated handles need no view deleted, and only another argument of symbolic shape could be the same
     # object (a handle is no static argument: static_ok refuses it): when the donated arguments are
-    # handles and those arguments distinct objects, there is nothing to check or delete
-    given_get = _picker(list(given)) if given else None
+    # handles (no GIVEN_ARRAY) and those arguments distinct objects, there is nothing to check or delete
     dyn_get = _picker([i for i, _ in dyn]) if given and all(k not in stat_set for k in given) else None
     ndyn = len(dyn)
+    # the values of each variable that select this compilation: an interval each (Plan.bucket_range), or
+    # None: the bucket of each value is computed per call
+    ranges = [plan.bucket_range(v, b) for v, b in zip(sym_vars, buckets)]
+    ranges = None if any(r is None for r in ranges) else tuple(ranges)
+    sym_dtype = compiled.sym_dtype
+    narrow = _narrow(compiled, specs)
 
     def hot(args):
         if len(args) != nparams:
@@ -546,15 +567,20 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         vals: list = [None] * nsym
         flat = list(args)
         need: list = []                     # the positions of arguments padded here (or reused buffers)
-        padded = match(args, vals, flat, need)
-        if padded is MISS:
+        flags = match(args, vals, flat, need)
+        if flags is MISS:
             return MISS
-        for i in range(nsym):
-            if bucket(sym_vars[i], vals[i]) != buckets[i]:
-                return MISS
+        if ranges is not None:
+            for n, (lo, hi) in zip(vals, ranges):
+                if n < lo or n > hi:
+                    return MISS
+        else:
+            for i in range(nsym):
+                if bucket(sym_vars[i], vals[i]) != buckets[i]:
+                    return MISS
         for i in need:
             flat[i] = pad(args[i], specs[i][3])
-        if padded and spec_after:
+        if flags & PADDED and spec_after:
             ekey = (False, tuple(vals), ())
             if ekey in exact_cache:
                 return MISS                 # the shape has its exact compilation: general path
@@ -566,29 +592,48 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                 move_to_end(ekey)
             elif len(padded_calls) > cap:
                 padded_calls.popitem(last=False)
-        if given and not (dyn_get is not None and all(type(a) is PaddedArray for a in given_get(args))
-                          and len(set(map(id, dyn_get(args)))) == ndyn) \
+        if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
                 and not _donate_views(args, flat, given, padded_src):
             return MISS
-        with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
-            out = fn(*flat, np.asarray(vals, np.int64))
-            if given:
-                _release(args, given)
-            if not has_code:
-                stats.cache_hits += 1
-                return export(out, vals, cut)
-            # the results are made while the computation may still run (handles need no values), then
-            # the error code is read
-            result = export(out, vals, cut) if lazy is not None else None
-            code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
-            if code:
-                if given:
-                    raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
-                return MISS                 # a run-time check failed: the general path re-runs and raises
+        if narrow:
+            return finish(fn(*flat, np.asarray(vals, sym_dtype)), args, vals)
+        with jax.enable_x64(True):          # 64-bit values in or out (and results cut from 64-bit buffers)
+            return finish(fn(*flat, np.asarray(vals, sym_dtype)), args, vals)
+
+    def finish(out, args, vals):
+        if given:
+            _release(args, given)
+        if not has_code:
             stats.cache_hits += 1
-            return result if lazy is not None else export(out, vals, cut)
+            return export(out, vals, cut)
+        # the results are made while the computation may still run (handles need no values), then
+        # the error code is read
+        result = export(out, vals, cut) if lazy is not None else None
+        code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
+        if code:
+            if given:
+                raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
+            return MISS                 # a run-time check failed: the general path re-runs and raises
+        stats.cache_hits += 1
+        return result if lazy is not None else export(out, vals, cut)
 
     return hot
+
+
+#: the dtypes whose arrays JAX makes only in its 64-bit mode (``jax.enable_x64``)
+_WIDE = frozenset(np.dtype(t) for t in ("int64", "uint64", "float64", "complex128"))
+
+
+def _narrow(compiled, specs) -> bool:
+    """Whether a call of ``compiled`` with arguments of ``specs`` (:func:`_param_specs`) needs no 64-bit
+    mode: no 64-bit argument, symbolic-value vector or result."""
+    if np.dtype(compiled.sym_dtype) in _WIDE or any(np.dtype(sp[0]) in _WIDE for sp in specs):
+        return False
+    try:
+        outs = jax.tree_util.tree_leaves(compiled.fn.out_info)
+    except AttributeError:
+        return False                        # (not a compiled JAX function: keep the 64-bit mode)
+    return not any(np.dtype(o.dtype) in _WIDE for o in outs)
 
 
 __all__ = ["make_hot", "make_padded_hot", "MISS"]
