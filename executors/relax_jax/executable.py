@@ -9,7 +9,7 @@ Calling ``exe(entry, *args)``:
 2. **Bucket signature.** Each symbolic variable's value is rounded up to its bucket
    (:class:`~relax_jax.symbolic.ShapeBuckets`). The compiled function is keyed by the buckets (plus the
    static facts of parameters without a symbolic shape); the actual values are passed as one traced
-   integer vector (:func:`~relax_jax.plan.symvec_dtype`), so every size in a bucket shares one compilation.
+   ``int64`` vector, so every size in a bucket shares one compilation.
 3. **Compile** (on a cache miss): trace the function with :class:`~relax_jax.walker.Walker` in traced mode
    and compile it with ``jax.jit`` for the executable's device. If an operation cannot be made exact
    on padded arrays (:class:`~relax_jax.errors.NeedsExact`) the function switches to exact-shape
@@ -66,7 +66,7 @@ from .layouts import (
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
-from .plan import Compiled, Plan, make_plan, out_of_bounds, symvec_dtype
+from .plan import Compiled, Plan, make_plan, out_of_bounds
 from .symbolic import ShapeBuckets, reserve_rows
 from .stats import Stats
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
@@ -140,6 +140,7 @@ class Executable:
         self.donate_argnums = donation.checked(mod, donation.resolve(donate_argnums))
         #: the functions whose results cut from padded buffers are handles of those buffers (relax_jax.padded)
         self.padded_results = padded.resolve(mod, padded_results)
+        self.buffer_key = padded.key_table()     # the (dtype, shape) pairs its handles carry (PaddedArray)
         self.buckets = ShapeBuckets(shape_buckets)
         self.reserve = reserve_rows(reserve)    # the least bucket of a growing variable (Plan.bucket)
         self.exact_cache_size = int(exact_cache_size)
@@ -432,7 +433,7 @@ class Executable:
         flat: list = []
         flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg, plan.reserve)
         if plan.sym_vars:
-            flat.append(np.asarray([sym[v] for v in plan.sym_vars], c.sym_dtype))
+            flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
         consumed = self._donate(c, flat, keep_boxes) if c.donated else False
         if c.given:
             if keep_boxes is None:
@@ -535,9 +536,8 @@ class Executable:
         arg_specs(args, plan.layouts, (lambda v: plan.bucket(v, sym[v], cap)) if bucketing else None, sym, phys_shapes,
                    specs, plan.reserve)
         nsym = len(plan.sym_vars)
-        sym_dtype = symvec_dtype([plan.bucket(v, sym[v], cap) if bucketing else sym[v] for v in plan.sym_vars])
         if nsym:
-            specs.append(jax.ShapeDtypeStruct((nsym,), sym_dtype))
+            specs.append(jax.ShapeDtypeStruct((nsym,), np.int64))
         record: dict = {}
 
         def traced(*flat):
@@ -547,7 +547,7 @@ class Executable:
             if bucketing:
                 walker.var_bounds = {v: plan.bucket(v, sym[v], cap) - plan.headroom.get(v, 0)
                                      for v in plan.sym_vars}
-            symvec = flat[-1].astype(jnp.int64) if nsym else None
+            symvec = flat[-1] if nsym else None
             senv: Dict[P.PrimVar, SymInt] = {}
             for i, v in enumerate(plan.sym_vars):
                 if bucketing:
@@ -601,8 +601,7 @@ class Executable:
         with tracing_mode(self.float_rules):
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options, grow_first)
         return Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
-                         phys_shapes, kv=record["kv"], donated=donated, given=given, paged=record["paged"],
-                         sym_dtype=sym_dtype)
+                         phys_shapes, kv=record["kv"], donated=donated, given=given, paged=record["paged"])
 
     # -- results -----------------------------------------------------------------------------------------------
 

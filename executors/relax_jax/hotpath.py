@@ -146,7 +146,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
         if _consistent(layouts, compiled.phys_shapes) is False:
             return None
         with jax.enable_x64(True):
-            symvec = jax.device_put(np.asarray(vals, compiled.sym_dtype), exe.device)
+            symvec = jax.device_put(np.asarray(vals, np.int64), exe.device)
         extra = (symvec,)
     checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
     stats = exe.stats
@@ -369,16 +369,20 @@ def _compile_expr(e: P.PrimExpr, var_pos: dict) -> Optional[Callable[[list], int
     return lambda vals: op(fa(vals), fb(vals))
 
 
-def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Optional[Callable[[tuple, list, Callable], Any]]:
+def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None, outs: Optional[list] = None,
+                     key_of: Optional[Callable] = None) -> Optional[Callable[[tuple, list, Callable], Any]]:
     """For results that may be padded: a function ``(outputs, symbolic values, cut) -> result`` that
     computes each padded extent on the host from its expression and cuts through ``cut`` (with ``lazy``,
     the executable's cut, gives :class:`~relax_jax.padded.PaddedArray` handles instead); None when a
     result is not a tensor (or a tuple of them) or an extent has no expression over the parameters'
-    variables."""
-    leaves: List[Tuple[int, tuple]] = []      # (output index, ((axis, index into fns), ...) of padded axes)
+    variables. ``outs``: the physical shape and dtype of each output (:func:`_out_avals`; None: read off
+    each result), with which the results of the same physical shape and padded axes share one logical
+    shape per call, and each handle gets its buffer's pair ``key_of(dtype, shape)``
+    (:class:`~relax_jax.padded.PaddedArray`'s ``key``)."""
+    leaves: List[Tuple[int, tuple, Any, Any]] = []   # (output index, padded axes, template index, handle key)
     fns: List[Callable[[list], int]] = []       # one function per extent expression: computed once per call
     fn_of: dict = {}
-    shared: dict = {}                           # one tuple per distinct padded-axes pattern
+    templates: dict = {}                        # (physical shape, ((axis, index into fns), ...)) -> index
 
     def leaf(i, dims):
         axes = []
@@ -396,32 +400,33 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
                 j = fn_of[expr] = len(fns)
                 fns.append(f)
             axes.append((axis, j))
-        axes = shared.setdefault(tuple(axes), tuple(axes))
-        leaves.append((i, axes))
+        axes = tuple(axes)
+        t = key = None
+        if axes and outs is not None:
+            phys, dt = outs[i]
+            t = templates.setdefault((phys, axes), len(templates))
+            key = key_of(dt, phys) if key_of is not None else None
+        leaves.append((i, axes, t, key))
         return len(leaves) - 1
 
     try:
         tree = _spec_tree(spec, leaf)
     except LookupError:
         return None
+    shape_of = tuple(templates)
 
     def export(out, vals, cut):
         pending = []
         got: List[Any] = []
         ext = [f(vals) for f in fns]
-        last_phys = last_axes = shape = None
-        for i, axes in leaves:
+        shapes = [_logical(phys, axes, ext) for phys, axes in shape_of]
+        for i, axes, t, key in leaves:
             data = out[i]
             if axes:
-                phys = data.shape
-                if axes is not last_axes or phys != last_phys:    # (the caches of a model: one shape)
-                    shape = list(phys)
-                    for axis, j in axes:
-                        shape[axis] = ext[j]
-                    shape, last_phys, last_axes = tuple(shape), phys, axes
-                if shape != phys:
+                shape = shapes[t] if t is not None else _logical(data.shape, axes, ext)
+                if shape is not None:
                     if lazy is not None:
-                        got.append(PaddedArray(data, shape, lazy))
+                        got.append(PaddedArray(data, shape, lazy, key))
                         continue
                     pending.append((len(got), data, shape))
             got.append(data)
@@ -432,6 +437,25 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
 
     flat = isinstance(tree, tuple) and tree == tuple(range(len(leaves)))
     return export
+
+
+def _logical(phys: tuple, axes: tuple, ext: list) -> Optional[tuple]:
+    """The logical shape of a result of physical shape ``phys`` whose padded ``axes`` take the extents
+    ``ext``; None when it is the physical shape (the result is no handle and needs no cut)."""
+    shape = list(phys)
+    for axis, j in axes:
+        shape[axis] = ext[j]
+    shape = tuple(shape)
+    return None if shape == phys else shape
+
+
+def _out_avals(fn) -> Optional[list]:
+    """The physical shape and dtype of each output of compiled function ``fn`` (None when it does not
+    say: not a compiled JAX function)."""
+    try:
+        return [(tuple(o.shape), np.dtype(o.dtype)) for o in jax.tree_util.tree_leaves(fn.out_info)]
+    except AttributeError:
+        return None
 
 
 def _nest(t: Any, got: list) -> Any:
@@ -460,9 +484,10 @@ def _donate_views(args, flat, given, padded_src) -> bool:
 PADDED, GIVEN_ARRAY = 1, 2
 
 
-def _dynamic_matcher(dyn, given=()) -> Callable:
+def _dynamic_matcher(dyn, given=(), key_of: Optional[Callable] = None) -> Callable:
     """The padded fast path's reading of its arguments of symbolic shape (``dyn``: positions and
-    specs; ``given``: the donated positions): each argument's dtype, rank and static extents checked,
+    specs; ``given``: the donated positions; ``key_of``: the executable's interned ``(dtype, physical
+    shape)`` pairs, which a handle it made carries): each argument's dtype, rank and static extents checked,
     the symbolic values read off its shape into ``vals``, a ``PaddedArray``'s buffer put into ``flat``,
     and the positions to pad on the host appended to ``need``; the flags :data:`PADDED` and
     :data:`GIVEN_ARRAY`, or MISS on any mismatch (the general path decides)."""
@@ -474,16 +499,17 @@ def _dynamic_matcher(dyn, given=()) -> Callable:
         st_get = (lambda shp: ()) if not st_axes else _picker(st_axes)
         st_vals = tuple(dims[k][1] for k in st_axes)
         var_axes = tuple((k, v) for k, (kind, v) in enumerate(dims) if kind != 0)
-        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes, GIVEN_ARRAY if i in given else 0))
+        key = key_of(dt, phys) if key_of is not None else None
+        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes, GIVEN_ARRAY if i in given else 0, key))
 
     def match(args, vals: list, flat: list, need: list):
         flags = 0
-        for i, dt, nd, phys, st_get, st_vals, var_axes, given_flag in plan:
+        for i, dt, nd, phys, st_get, st_vals, var_axes, given_flag, key in plan:
             a = args[i]
             t = type(a)
             if t is PaddedArray:
                 b = a._buf
-                if b is None or b.dtype != dt or b.shape != phys:
+                if b is None or (a._key is not key or key is None) and (b.dtype != dt or b.shape != phys):
                     return MISS             # deleted, or another bucket: the general path decides
                 flat[i] = b                 # its buffer: no cut, no padding, no look-up
             elif t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
@@ -526,7 +552,8 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     var_pos = {id(v): i for i, v in enumerate(sym_vars)}
     # results as handles of their padded buffers (relax_jax.padded), or cut to exact arrays
     lazy = exe._cut_results if plan.name in exe.padded_results else None
-    export = _padded_exporter(compiled.out_spec, var_pos, lazy)
+    key_of = getattr(exe, "buffer_key", None)
+    export = _padded_exporter(compiled.out_spec, var_pos, lazy, _out_avals(compiled.fn), key_of)
     specs = _param_specs(layouts, compiled.phys_shapes, var_pos)
     if export is None or specs is None:
         return None
@@ -546,7 +573,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     static_ok = _static_checker(specs, stat)
     stat_set = set(stat)
     dyn = [(i, specs[i]) for i in range(nparams) if i not in stat_set]
-    match = _dynamic_matcher(dyn, frozenset(given))
+    match = _dynamic_matcher(dyn, frozenset(given), key_of)
     # donated handles need no view deleted, and only another argument of symbolic shape could be the same
     # object (a handle is no static argument: static_ok refuses it): when the donated arguments are
     # handles (no GIVEN_ARRAY) and those arguments distinct objects, there is nothing to check or delete
@@ -556,8 +583,6 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     # None: the bucket of each value is computed per call
     ranges = [plan.bucket_range(v, b) for v, b in zip(sym_vars, buckets)]
     ranges = None if any(r is None for r in ranges) else tuple(ranges)
-    sym_dtype = compiled.sym_dtype
-    narrow = _narrow(compiled, specs)
 
     def hot(args):
         if len(args) != nparams:
@@ -595,45 +620,25 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
                 and not _donate_views(args, flat, given, padded_src):
             return MISS
-        if narrow:
-            return finish(fn(*flat, np.asarray(vals, sym_dtype)), args, vals)
-        with jax.enable_x64(True):          # 64-bit values in or out (and results cut from 64-bit buffers)
-            return finish(fn(*flat, np.asarray(vals, sym_dtype)), args, vals)
-
-    def finish(out, args, vals):
-        if given:
-            _release(args, given)
-        if not has_code:
-            stats.cache_hits += 1
-            return export(out, vals, cut)
-        # the results are made while the computation may still run (handles need no values), then
-        # the error code is read
-        result = export(out, vals, cut) if lazy is not None else None
-        code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
-        if code:
+        with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
+            out = fn(*flat, np.asarray(vals, np.int64))
             if given:
-                raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
-            return MISS                 # a run-time check failed: the general path re-runs and raises
-        stats.cache_hits += 1
-        return result if lazy is not None else export(out, vals, cut)
+                _release(args, given)
+            if not has_code:
+                stats.cache_hits += 1
+                return export(out, vals, cut)
+            # the results are made while the computation may still run (handles need no values), then
+            # the error code is read
+            result = export(out, vals, cut) if lazy is not None else None
+            code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
+            if code:
+                if given:
+                    raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
+                return MISS                 # a run-time check failed: the general path re-runs and raises
+            stats.cache_hits += 1
+            return result if lazy is not None else export(out, vals, cut)
 
     return hot
-
-
-#: the dtypes whose arrays JAX makes only in its 64-bit mode (``jax.enable_x64``)
-_WIDE = frozenset(np.dtype(t) for t in ("int64", "uint64", "float64", "complex128"))
-
-
-def _narrow(compiled, specs) -> bool:
-    """Whether a call of ``compiled`` with arguments of ``specs`` (:func:`_param_specs`) needs no 64-bit
-    mode: no 64-bit argument, symbolic-value vector or result."""
-    if np.dtype(compiled.sym_dtype) in _WIDE or any(np.dtype(sp[0]) in _WIDE for sp in specs):
-        return False
-    try:
-        outs = jax.tree_util.tree_leaves(compiled.fn.out_info)
-    except AttributeError:
-        return False                        # (not a compiled JAX function: keep the 64-bit mode)
-    return not any(np.dtype(o.dtype) in _WIDE for o in outs)
 
 
 __all__ = ["make_hot", "make_padded_hot", "MISS"]

@@ -142,7 +142,6 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     bucket = plan.bucket
     nsym, nparams = len(sym_vars), len(items)
     fn, has_code, builders, stats = compiled.fn, compiled.has_code, compiled.builders, exe.stats
-    sym_dtype = compiled.sym_dtype
     n_kv_out = len(compiled.kv)
 
     def hot(args):
@@ -192,7 +191,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
                 v = vals[j]
                 if v is None or (bucket(sym_vars[j], v, cap) if bucketing else v) != buckets[j]:
                     return MISS
-            flat.append(np.asarray(vals, sym_dtype))
+            flat.append(np.asarray(vals, np.int64))
         with jax.enable_x64(True):
             try:
                 out = fn(*flat)

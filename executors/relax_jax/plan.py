@@ -15,8 +15,6 @@ import collections
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
-import numpy as np
-
 from relax_ref.errors import RelaxRuntimeError, UnsupportedError, no_function
 from relax_ref.interp.bounds import declared_bounds, violates
 from relax_ref.ir import expr as rx
@@ -44,7 +42,6 @@ class Compiled:
     donated: Tuple[int, ...] = ()                # flat positions of the consumed in-place parameters (CALL.INPLACE.6)
     given: Tuple[Tuple[int, int], ...] = ()      # (flat position, parameter index) of the donate_argnums parameters
     paged: list = field(default_factory=list)    # (param path, token counts its attention calls need) per paged cache
-    sym_dtype: Any = np.int64                    # the dtype of the symbolic values' vector (symvec_dtype)
 
 
 @dataclass
@@ -136,20 +133,9 @@ def make_plan(mod: Any, entry: str, buckets: Any, reserve: Optional[int], donate
     return p
 
 
-_INT32_MAX = 2 ** 31 - 1
-
-
-def symvec_dtype(tops: List[int]) -> Any:
-    """The dtype of the vector that passes the symbolic values to a compilation, given the largest
-    value of each that the compilation accepts (its bucket, or its exact value): ``int32`` when they all
-    fit, so that a call on the fast paths needs no 64-bit mode of JAX on the host (the compiled function
-    widens the vector to ``int64`` first: the arithmetic on the values is the same), else ``int64``."""
-    return np.int32 if all(0 <= int(t) <= _INT32_MAX for t in tops) else np.int64
-
-
 def out_of_bounds(plan: Plan, sym: Dict[P.PrimVar, int]) -> bool:
     """Whether a symbolic variable breaks its declared bound (CALL.FUNC.7): host mode reports it."""
     return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
-__all__ = ["Compiled", "Plan", "make_plan", "out_of_bounds", "symvec_dtype"]
+__all__ = ["Compiled", "Plan", "make_plan", "out_of_bounds"]
