@@ -140,6 +140,7 @@ class Executable:
         self.donate_argnums = donation.checked(mod, donation.resolve(donate_argnums))
         #: the functions whose results cut from padded buffers are handles of those buffers (relax_jax.padded)
         self.padded_results = padded.resolve(mod, padded_results)
+        self.buffer_key = padded.key_table()     # the (dtype, shape) pairs its handles carry (PaddedArray)
         self.buckets = ShapeBuckets(shape_buckets)
         self.reserve = reserve_rows(reserve)    # the least bucket of a growing variable (Plan.bucket)
         self.exact_cache_size = int(exact_cache_size)
@@ -208,7 +209,10 @@ class Executable:
     def __call__(self, *args: Any, entry: Optional[str] = None) -> Any:
         """Call a function: ``exe("main", x, y)`` or ``exe(x, y, entry="main")``."""
         if entry is None:
-            entry, args = rv.split_entry(args, None)
+            if args and type(args[0]) is str:      # (rv.split_entry's first case, inline: the hot path)
+                entry, args = args[0], args[1:]
+            else:
+                entry, args = rv.split_entry(args, None)
         plan = self._plans.get(entry)
         if plan is not None and plan.hot is not None:
             r = plan.hot(args)

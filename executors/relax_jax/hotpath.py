@@ -346,6 +346,11 @@ def _compile_expr(e: P.PrimExpr, var_pos: dict) -> Optional[Callable[[list], int
         if i is None:
             return None
         return lambda vals: vals[i]
+    if type(e) in (P.Add, P.Sub) and isinstance(e.a, P.PrimVar) and isinstance(e.b, P.IntImm) \
+            and var_pos.get(id(e.a)) is not None:
+        # ``v + c``, ``v - c`` (a grown cache's rows): one function, not three
+        i, c = var_pos[id(e.a)], int(e.b.value) if type(e) is P.Add else -int(e.b.value)
+        return lambda vals: vals[i] + c
     ops = {P.Add: lambda x, y: x + y, P.Sub: lambda x, y: x - y, P.Mul: lambda x, y: x * y,
            P.FloorDiv: lambda x, y: x // y, P.FloorMod: lambda x, y: x % y, P.Min: min, P.Max: max}
     op = ops.get(type(e))
@@ -364,15 +369,20 @@ def _compile_expr(e: P.PrimExpr, var_pos: dict) -> Optional[Callable[[list], int
     return lambda vals: op(fa(vals), fb(vals))
 
 
-def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Optional[Callable[[tuple, list, Callable], Any]]:
+def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None, outs: Optional[list] = None,
+                     key_of: Optional[Callable] = None) -> Optional[Callable[[tuple, list, Callable], Any]]:
     """For results that may be padded: a function ``(outputs, symbolic values, cut) -> result`` that
     computes each padded extent on the host from its expression and cuts through ``cut`` (with ``lazy``,
     the executable's cut, gives :class:`~relax_jax.padded.PaddedArray` handles instead); None when a
     result is not a tensor (or a tuple of them) or an extent has no expression over the parameters'
-    variables."""
-    leaves: List[Tuple[int, tuple]] = []      # (output index, ((axis, index into fns), ...) of padded axes)
+    variables. ``outs``: the physical shape and dtype of each output (:func:`_out_avals`; None: read off
+    each result), with which the results of the same physical shape and padded axes share one logical
+    shape per call, and each handle gets its buffer's pair ``key_of(dtype, shape)``
+    (:class:`~relax_jax.padded.PaddedArray`'s ``key``)."""
+    leaves: List[Tuple[int, tuple, Any, Any]] = []   # (output index, padded axes, template index, handle key)
     fns: List[Callable[[list], int]] = []       # one function per extent expression: computed once per call
     fn_of: dict = {}
+    templates: dict = {}                        # (physical shape, ((axis, index into fns), ...)) -> index
 
     def leaf(i, dims):
         axes = []
@@ -390,29 +400,33 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
                 j = fn_of[expr] = len(fns)
                 fns.append(f)
             axes.append((axis, j))
-        leaves.append((i, tuple(axes)))
+        axes = tuple(axes)
+        t = key = None
+        if axes and outs is not None:
+            phys, dt = outs[i]
+            t = templates.setdefault((phys, axes), len(templates))
+            key = key_of(dt, phys) if key_of is not None else None
+        leaves.append((i, axes, t, key))
         return len(leaves) - 1
 
     try:
         tree = _spec_tree(spec, leaf)
     except LookupError:
         return None
+    shape_of = tuple(templates)
 
     def export(out, vals, cut):
         pending = []
         got: List[Any] = []
         ext = [f(vals) for f in fns]
-        for i, axes in leaves:
+        shapes = [_logical(phys, axes, ext) for phys, axes in shape_of]
+        for i, axes, t, key in leaves:
             data = out[i]
             if axes:
-                phys = data.shape
-                shape = list(phys)
-                for axis, j in axes:
-                    shape[axis] = ext[j]
-                shape = tuple(shape)
-                if shape != phys:
+                shape = shapes[t] if t is not None else _logical(data.shape, axes, ext)
+                if shape is not None:
                     if lazy is not None:
-                        got.append(PaddedArray(data, shape, lazy))
+                        got.append(PaddedArray(data, shape, lazy, key))
                         continue
                     pending.append((len(got), data, shape))
             got.append(data)
@@ -423,6 +437,25 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None) -> Op
 
     flat = isinstance(tree, tuple) and tree == tuple(range(len(leaves)))
     return export
+
+
+def _logical(phys: tuple, axes: tuple, ext: list) -> Optional[tuple]:
+    """The logical shape of a result of physical shape ``phys`` whose padded ``axes`` take the extents
+    ``ext``; None when it is the physical shape (the result is no handle and needs no cut)."""
+    shape = list(phys)
+    for axis, j in axes:
+        shape[axis] = ext[j]
+    shape = tuple(shape)
+    return None if shape == phys else shape
+
+
+def _out_avals(fn) -> Optional[list]:
+    """The physical shape and dtype of each output of compiled function ``fn`` (None when it does not
+    say: not a compiled JAX function)."""
+    try:
+        return [(tuple(o.shape), np.dtype(o.dtype)) for o in jax.tree_util.tree_leaves(fn.out_info)]
+    except AttributeError:
+        return None
 
 
 def _nest(t: Any, got: list) -> Any:
@@ -446,36 +479,45 @@ def _donate_views(args, flat, given, padded_src) -> bool:
     return True
 
 
-def _dynamic_matcher(dyn) -> Callable:
+#: what :func:`_dynamic_matcher` reports besides a mismatch: some argument is smaller than its bucket;
+#: a donated argument is no ``PaddedArray`` (a view to delete, or a copy to make: ``_donate_views``)
+PADDED, GIVEN_ARRAY = 1, 2
+
+
+def _dynamic_matcher(dyn, given=(), key_of: Optional[Callable] = None) -> Callable:
     """The padded fast path's reading of its arguments of symbolic shape (``dyn``: positions and
-    specs): each argument's dtype, rank and static extents checked, the symbolic values read off its
-    shape into ``vals``, a ``PaddedArray``'s buffer put into ``flat``, and the positions to pad on the
-    host appended to ``need``; True when some argument is smaller than its bucket, MISS on any
-    mismatch (the general path decides)."""
+    specs; ``given``: the donated positions; ``key_of``: the executable's interned ``(dtype, physical
+    shape)`` pairs, which a handle it made carries): each argument's dtype, rank and static extents checked,
+    the symbolic values read off its shape into ``vals``, a ``PaddedArray``'s buffer put into ``flat``,
+    and the positions to pad on the host appended to ``need``; the flags :data:`PADDED` and
+    :data:`GIVEN_ARRAY`, or MISS on any mismatch (the general path decides)."""
     # per argument: position, dtype, rank, physical shape, a picker of its static axes and their
-    # extents, and (axis, variable index) of its symbolic axes
+    # extents, (axis, variable index) of its symbolic axes, and the flag a donated array raises
     plan = []
     for i, (dt, nd, dims, phys) in dyn:
         st_axes = [k for k, (kind, _) in enumerate(dims) if kind == 0]
         st_get = (lambda shp: ()) if not st_axes else _picker(st_axes)
         st_vals = tuple(dims[k][1] for k in st_axes)
         var_axes = tuple((k, v) for k, (kind, v) in enumerate(dims) if kind != 0)
-        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes))
+        key = key_of(dt, phys) if key_of is not None else None
+        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes, GIVEN_ARRAY if i in given else 0, key))
 
     def match(args, vals: list, flat: list, need: list):
-        padded = False
-        for i, dt, nd, phys, st_get, st_vals, var_axes in plan:
+        flags = 0
+        for i, dt, nd, phys, st_get, st_vals, var_axes, given_flag, key in plan:
             a = args[i]
             t = type(a)
             if t is PaddedArray:
                 b = a._buf
-                if b is None or b.dtype != dt or b.shape != phys:
+                if b is None or (a._key is not key or key is None) and (b.dtype != dt or b.shape != phys):
                     return MISS             # deleted, or another bucket: the general path decides
                 flat[i] = b                 # its buffer: no cut, no padding, no look-up
             elif t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
                 return MISS
             elif a.dtype != dt:
                 return MISS
+            else:
+                flags |= given_flag
             shp = a.shape
             if len(shp) != nd or st_get(shp) != st_vals:
                 return MISS
@@ -487,10 +529,10 @@ def _dynamic_matcher(dyn) -> Callable:
                 elif cur != n:
                     return MISS
             if shp != phys:
-                padded = True
+                flags |= PADDED
                 if t is not PaddedArray:
                     need.append(i)
-        return padded
+        return flags
 
     return match
 
@@ -510,7 +552,8 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     var_pos = {id(v): i for i, v in enumerate(sym_vars)}
     # results as handles of their padded buffers (relax_jax.padded), or cut to exact arrays
     lazy = exe._cut_results if plan.name in exe.padded_results else None
-    export = _padded_exporter(compiled.out_spec, var_pos, lazy)
+    key_of = getattr(exe, "buffer_key", None)
+    export = _padded_exporter(compiled.out_spec, var_pos, lazy, _out_avals(compiled.fn), key_of)
     specs = _param_specs(layouts, compiled.phys_shapes, var_pos)
     if export is None or specs is None:
         return None
@@ -530,13 +573,16 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     static_ok = _static_checker(specs, stat)
     stat_set = set(stat)
     dyn = [(i, specs[i]) for i in range(nparams) if i not in stat_set]
-    match = _dynamic_matcher(dyn)
+    match = _dynamic_matcher(dyn, frozenset(given), key_of)
     # donated handles need no view deleted, and only another argument of symbolic shape could be the same
     # object (a handle is no static argument: static_ok refuses it): when the donated arguments are
-    # handles and those arguments distinct objects, there is nothing to check or delete
-    given_get = _picker(list(given)) if given else None
+    # handles (no GIVEN_ARRAY) and those arguments distinct objects, there is nothing to check or delete
     dyn_get = _picker([i for i, _ in dyn]) if given and all(k not in stat_set for k in given) else None
     ndyn = len(dyn)
+    # the values of each variable that select this compilation: an interval each (Plan.bucket_range), or
+    # None: the bucket of each value is computed per call
+    ranges = [plan.bucket_range(v, b) for v, b in zip(sym_vars, buckets)]
+    ranges = None if any(r is None for r in ranges) else tuple(ranges)
 
     def hot(args):
         if len(args) != nparams:
@@ -546,15 +592,20 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         vals: list = [None] * nsym
         flat = list(args)
         need: list = []                     # the positions of arguments padded here (or reused buffers)
-        padded = match(args, vals, flat, need)
-        if padded is MISS:
+        flags = match(args, vals, flat, need)
+        if flags is MISS:
             return MISS
-        for i in range(nsym):
-            if bucket(sym_vars[i], vals[i]) != buckets[i]:
-                return MISS
+        if ranges is not None:
+            for n, (lo, hi) in zip(vals, ranges):
+                if n < lo or n > hi:
+                    return MISS
+        else:
+            for i in range(nsym):
+                if bucket(sym_vars[i], vals[i]) != buckets[i]:
+                    return MISS
         for i in need:
             flat[i] = pad(args[i], specs[i][3])
-        if padded and spec_after:
+        if flags & PADDED and spec_after:
             ekey = (False, tuple(vals), ())
             if ekey in exact_cache:
                 return MISS                 # the shape has its exact compilation: general path
@@ -566,8 +617,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                 move_to_end(ekey)
             elif len(padded_calls) > cap:
                 padded_calls.popitem(last=False)
-        if given and not (dyn_get is not None and all(type(a) is PaddedArray for a in given_get(args))
-                          and len(set(map(id, dyn_get(args)))) == ndyn) \
+        if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
                 and not _donate_views(args, flat, given, padded_src):
             return MISS
         with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut

@@ -35,15 +35,19 @@ class PaddedArray:
     """A tensor result of logical ``shape`` held in the larger buffer ``buffer`` (its leading part).
 
     ``cut``: the executable's cut of padded buffers (a list of ``(buffer, shape)`` to exact arrays), used
-    once, when the exact array is first asked for."""
+    once, when the exact array is first asked for. ``key``: the buffer's ``(dtype, physical shape)`` when
+    its producer knew them (a compiled function's output), a pair interned by the executable
+    (:func:`key_table`), which its fast paths compare by identity instead of reading the buffer's dtype
+    and shape (the buffer of a handle never changes; it is only given up)."""
 
-    __slots__ = ("_buf", "shape", "_arr", "_cut", "__weakref__")
+    __slots__ = ("_buf", "shape", "_arr", "_cut", "_key", "__weakref__")
 
-    def __init__(self, buf: Any, shape: Tuple[int, ...], cut: Callable[[list], list]) -> None:
+    def __init__(self, buf: Any, shape: Tuple[int, ...], cut: Callable[[list], list], key: Any = None) -> None:
         self._buf = buf
         self.shape = shape
         self._arr: Any = None
         self._cut = cut
+        self._key = key
 
     # -- what a jax.Array answers ---------------------------------------------------------------------
 
@@ -140,6 +144,17 @@ def resolve(mod: Any, names: Any) -> frozenset:
     return frozenset(names)
 
 
+def key_table() -> Callable[[Any, Tuple[int, ...]], Tuple[Any, Tuple[int, ...]]]:
+    """An executable's interning of ``(dtype, physical shape)`` pairs (:class:`PaddedArray`'s ``key``):
+    the same pair object for equal pairs."""
+    table: dict = {}
+
+    def key(dtype: Any, shape: Tuple[int, ...]) -> Tuple[Any, Tuple[int, ...]]:
+        pair = (np.dtype(dtype), tuple(shape))
+        return table.setdefault(pair, pair)
+    return key
+
+
 def wrapper(cut: Callable[[list], list]) -> Callable[[list], list]:
     """A cut that gives handles instead of exact arrays (same arguments as ``cut``)."""
     def wrap(items: Sequence[Tuple[Any, Tuple[int, ...]]]) -> list:
@@ -173,4 +188,4 @@ def settle(pairs: list) -> None:
             h.delete()
 
 
-__all__ = ["PaddedArray", "resolve", "wrapper", "unwrap", "settle"]
+__all__ = ["PaddedArray", "resolve", "key_table", "wrapper", "unwrap", "settle"]

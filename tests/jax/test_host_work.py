@@ -122,3 +122,56 @@ def test_static_arguments_checked_by_identity_see_new_objects():
         exe("step", tok, cache, jnp.ones((1, 4), jnp.int32))
     with pytest.raises(ShapeMismatchError):
         exe("step", tok, cache, jnp.ones((1, 5), jnp.float32))
+
+
+@pytest.mark.parametrize("policy", ["pow2", [8, 64, 100, 512]])
+@pytest.mark.parametrize("reserve", [None, 100])
+def test_the_values_of_one_bucket_are_an_interval(policy, reserve):
+    """``Plan.bucket_range`` (what the padded fast path compares a value with) against the bucket of
+    every value: ``step``'s ``m`` has headroom 1 (its result has ``m + 1`` rows)."""
+    from relax_jax.plan import make_plan
+    from relax_jax.symbolic import ShapeBuckets
+
+    plan = make_plan(relax_ref.parse(GROWING_CACHE), "step", ShapeBuckets(policy), reserve, frozenset())
+    (m,) = plan.sym_vars
+    assert plan.headroom[m] == 1
+    values: dict = {}
+    for n in range(0, 1100):
+        values.setdefault(plan.bucket(m, n), []).append(n)
+    del values[plan.bucket(m, 1099)]                # (its values go on past the ones tried)
+    for b, ns in values.items():
+        assert plan.bucket_range(m, b) == (min(ns), max(ns)), b
+        assert ns == list(range(min(ns), max(ns) + 1))
+    assert plan.bucket_range(m, 3) is None          # no value has bucket 3
+    plan.buckets = ShapeBuckets(lambda n: n + 5)    # the caller's function: not known to be monotone
+    assert plan.bucket_range(m, 16) is None
+
+
+def test_the_padded_fast_path_keeps_64_bit_values():
+    """int64 values beyond int32 through the padded fast path (results cut or handles) stay exact and
+    keep their dtype."""
+    mod = relax_ref.parse(HEADER + '''
+    @R.function
+    def main(x: R.Tensor(("n", 4), "int64"), y: R.Tensor(("n", 4), "int64")) -> R.Tensor(("n", 4), "int64"):
+        z = R.add(x, y)
+        return z
+''')
+    for padded in (None, {"main"}):
+        exe = relax_jax.compile(mod, padded_results=padded)
+        for n in (5, 6, 7, 5, 6, 7):
+            x = np.full((n, 4), 2 ** 40 + n, np.int64)
+            got = exe("main", x, x)
+            assert got.dtype == np.int64 and got.shape == (n, 4)
+            np.testing.assert_array_equal(np.asarray(got), 2 * x)
+        assert exe._plans["main"].hot is not None and exe.stats.host_calls == 0
+
+
+@pytest.mark.parametrize("policy", [lambda n: max(8, 1 << max(n - 1, 0).bit_length()), [6, 9, 16]])
+def test_the_padded_fast_path_checks_the_bucket_of_each_value(policy):
+    """Values moving between buckets (a bucket function of the caller's, listed sizes): each call
+    runs its own bucket's compilation."""
+    exe = relax_jax.compile(ADD, shape_buckets=policy, specialize_after=None)
+    for n in (5, 3, 7, 9, 10, 4, 12, 16, 6, 5, 13):
+        x = np.arange(n * 4, dtype=np.float32).reshape(n, 4)
+        np.testing.assert_array_equal(np.asarray(exe("main", x, x)), 2 * x)
+    assert exe.stats.host_calls == 0
