@@ -88,8 +88,9 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, thet
         pool = lax.dynamic_update_slice(pool, jnp.stack([new_k, new_v])[None],
                                         (jnp.asarray(layer, write.dtype), zero_i, write[0], zero_i, zero_i))
     else:
-        pool = pool.at[layer, 0, write].set(new_k, **_IN_BOUNDS)
-        pool = pool.at[layer, 1, write].set(new_v, **_IN_BOUNDS)
+        # keys and values in one scatter: XLA's CPU backend compiles a kernel for every scatter
+        # (identical ones are not shared, as fusions are), so two per layer doubled them
+        pool = pool.at[layer, :, write].set(jnp.stack([new_k, new_v], axis=1), **_IN_BOUNDS)
     pages = pool[layer]
     k_hist, v_hist = pages[0].at[hist].get(**_IN_BOUNDS), pages[1].at[hist].get(**_IN_BOUNDS)
     out = pa.attend(jnp, q, k_hist, v_hist, pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v, ctrl=lax)
