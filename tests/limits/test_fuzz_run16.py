@@ -193,6 +193,13 @@ def test_a_read_before_a_buffer_past_max_bytes_comes_first(a0, want):
     assert _both(mod, np.array([a0, 7], "int64")) == [want] * 2
 
 
+@pytest.mark.parametrize("a0, want", [(5, "TIRBoundsError"), (0, "LimitExceededError")])
+def test_a_buffer_past_max_bytes_after_a_loop_and_a_failing_read(a0, want):
+    """After a compiled loop (within the budget) the allocation still certainly executes."""
+    text = _with_huge_buffer("B[0] = A[A[0]]\nfor i in range(T.int64(3)):\n    B[0] = B[0] + T.int64(1)")
+    assert _both(relax_ref.parse(text), np.array([a0, 7], "int64")) == [want] * 2
+
+
 def test_a_buffer_past_max_bytes_before_a_failing_read_comes_first():
     mod = relax_ref.parse(_with_huge_buffer("B[0] = A[0]", "B[0] = A[A[0]]"))
     assert _both(mod, np.array([5, 7], "int64")) == ["LimitExceededError"] * 2

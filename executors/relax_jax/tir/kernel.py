@@ -133,6 +133,8 @@ class KExec:
         #: a statement that certainly executes failed unconditionally (a buffer past the limits): the
         #: call fails, so the statements after it are not lowered
         self.halted = False
+        #: the traced loop bodies being lowered (a statement inside one may run any number of times)
+        self.loop_depth = 0
 
     # -- errors ----------------------------------------------------------------------------------------
 
@@ -235,10 +237,10 @@ class KExec:
 
     def alloc(self, buf: tir.Buffer, mask: Any = None) -> None:
         """Allocate ``buf`` zero-filled (TIR.BUF.5). A buffer past the limits (RUNTIME.LIMIT.3) at a
-        statement that certainly executes (no traced mask, outside traced loops) is a check site in
-        program order (RUNTIME.LIMIT.5): an earlier failing check still gives its error first, and
-        nothing after it runs (the call fails either way); elsewhere the LimitExceededError is raised
-        while compiling."""
+        statement that certainly executes (no traced mask, outside compiled loop bodies) is a check
+        site in program order (RUNTIME.LIMIT.5): an earlier failing check still gives its error
+        first, and nothing after it runs (the call fails either way); elsewhere the
+        LimitExceededError is raised while compiling."""
         shape = []
         logical = []
         for d in buf.shape:
@@ -255,7 +257,7 @@ class KExec:
         except LimitExceededError as e:
             exact = all(isinstance(v, int) for v in logical)        # not a padded size
             reached = mask is None or (is_static(mask) and bool(mask))
-            if not (exact and reached and self.sink.traced and is_static(self.steps)):
+            if not (exact and reached and self.sink.traced and self.loop_depth == 0 and self.grid is None):
                 raise
             self.check(np.bool_(True), None, lambda err=e: copy.copy(err))
             self.halted = True
@@ -529,7 +531,11 @@ class KExec:
         self.take_steps(1, mask, s.span, "while loop")
         n = n + 1
         self.check(n > limit, mask, lambda: while_limit_error(limit, s.span))
-        self.exec(s.body, mask)
+        self.loop_depth += 1
+        try:
+            self.exec(s.body, mask)
+        finally:
+            self.loop_depth -= 1
         c = jnp.asarray(self.ev(s.condition, mask), jnp.bool_) if with_condition else None
         out = self._carry_out(keys, saved, env_saved) + (n,)
         return out + (c,) if with_condition else out
@@ -593,7 +599,11 @@ class KExec:
             self.sink.code = code
             self.steps, self.steps_bound = steps, None
             self.env[var] = i.astype(np_dtype(var.dtype))
-            self._exec_in_range(var, s, mask)
+            self.loop_depth += 1
+            try:
+                self._exec_in_range(var, s, mask)
+            finally:
+                self.loop_depth -= 1
             return self._carry_out(keys, saved, env_saved)
 
         lo_a = jnp.asarray(lo, jnp.int64)
