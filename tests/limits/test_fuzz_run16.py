@@ -176,6 +176,42 @@ def test_an_earlier_call_tir_that_fails_comes_before_a_later_one_past_the_budget
     assert _both(mod, np.array([1, 1], "int64"), max_steps=STEPS) == ["LimitExceededError"] * 2
 
 
+HUGE = 'C = T.alloc_buffer((T.int64(1099511627776),), "int64")'      # 8 TiB, past any max_bytes
+
+
+def _with_huge_buffer(first: str, after: str = "") -> str:
+    """:func:`_kernel` with the loop replaced by an allocation of 8 TiB that is used."""
+    return _kernel(first + "\n" + HUGE + "\nC[0] = B[0]\nB[0] = C[0]", after).replace(
+        "        for i in range(T.int64(2097152)):\n            B[0] = B[0] + T.int64(1)\n", "")
+
+
+@pytest.mark.parametrize("a0, want", [(5, "TIRBoundsError"), (0, "LimitExceededError")])
+def test_a_read_before_a_buffer_past_max_bytes_comes_first(a0, want):
+    """The sibling of the step guard: a TensorIR buffer past ``max_bytes`` was refused while compiling,
+    before the read that fails first on the reference; it is a check site at its statement now."""
+    mod = relax_ref.parse(_with_huge_buffer("B[0] = A[A[0]]"))
+    assert _both(mod, np.array([a0, 7], "int64")) == [want] * 2
+
+
+@pytest.mark.parametrize("a0, want", [(5, "TIRBoundsError"), (0, "LimitExceededError")])
+def test_a_buffer_past_max_bytes_after_a_loop_and_a_failing_read(a0, want):
+    """After a compiled loop (within the budget) the allocation still certainly executes."""
+    text = _with_huge_buffer("B[0] = A[A[0]]\nfor i in range(T.int64(3)):\n    B[0] = B[0] + T.int64(1)")
+    assert _both(relax_ref.parse(text), np.array([a0, 7], "int64")) == [want] * 2
+
+
+def test_a_buffer_past_max_bytes_before_a_failing_read_comes_first():
+    mod = relax_ref.parse(_with_huge_buffer("B[0] = A[0]", "B[0] = A[A[0]]"))
+    assert _both(mod, np.array([5, 7], "int64")) == ["LimitExceededError"] * 2
+
+
+@pytest.mark.parametrize("a0, want", [(5, "TIRBoundsError"), (0, "LimitExceededError")])
+def test_a_block_buffer_past_max_bytes_after_a_failing_read(a0, want):
+    text = _kernel("B[0] = A[A[0]]\nwith T.block(\"b\"):\n    " + HUGE + "\n    C[0] = B[0]\n    B[0] = C[0]").replace(
+        "        for i in range(T.int64(2097152)):\n            B[0] = B[0] + T.int64(1)\n", "")
+    assert _both(relax_ref.parse(text), np.array([a0, 7], "int64")) == [want] * 2
+
+
 def test_a_loop_within_the_budget_still_runs():
     mod = relax_ref.parse(_kernel("B[0] = A[1]"))
     for got in _both(mod, np.array([4, 10], "int64"), max_steps=1 << 22):
