@@ -8,7 +8,10 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
   ``A / C`` becomes ``A * (1 / C)`` for a constant ``C``, ``(A / B) / C`` becomes ``A / (B * C)``,
   ``A / sqrt(B)`` becomes ``A * rsqrt(B)``, ``(A + C1) + C2`` becomes ``A + (C1 + C2)``. The strict
   compiler options turn that pass off for the executor's compilations (:data:`STRICT_OPTIONS`).
-  ``xla_allow_excess_precision=false`` keeps the rounding of 16-bit floats between nodes.
+  ``xla_allow_excess_precision=false`` was to keep the rounding of 16-bit floats between nodes; on
+  jaxlib 0.10.2 a chain of float16 multiplies and adds stays in float32 whatever it says, so the
+  16-bit products (:func:`rounded_multiply`) and TensorIR's float16 sums end in a
+  ``reduce_precision`` to the 16-bit format, which the compiler keeps.
 * **YNN library fusions without the simplifier** compute wrong values: with ``algsimp`` off, a
   reduction's result broadcast back along the reduced axis keeps a chain of degenerate reshapes and
   broadcasts that the YNN library's fusion (``__ynn_fusion``: reductions, elementwise operations and
@@ -31,7 +34,7 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
   into a ``float32`` multiply). :func:`rounded_multiply` is the barrier: the ``float32`` product goes
   through ``float64`` and a ``reduce_precision`` that keeps every ``float32`` value (which LLVM cannot
   see through) and back, so the value that leaves the node is the rounded product. ``float16``/``bfloat16`` products are computed in
-  ``float32`` and converted (exact, then rounded once). ``float64`` products have no wider type and
+  ``float32`` (exact) and rounded once by a ``reduce_precision`` to their format before the conversion. ``float64`` products have no wider type and
   stay contractable, which PRIM.FLOAT.6 allows an optimizing executor (as it allows XLA's CPU backend
   to flush subnormal ``float32``/``float64`` values to zero).
 
@@ -132,7 +135,9 @@ def rounded_multiply(a: Any, b: Any) -> Any:
         # stays a rounded product and never becomes the multiply of an fma
         return astype(lax.reduce_precision(astype(p, _F64), exponent_bits=10, mantissa_bits=52), _F32)
     if t in _HALF:
-        return astype(multiply(astype(astype(a, t), _F32), astype(astype(b, t), _F32)), t)
+        p = multiply(astype(astype(a, t), _F32), astype(astype(b, t), _F32))
+        e, m = (5, 10) if t == np.dtype("float16") else (8, 7)
+        return astype(lax.reduce_precision(p, exponent_bits=e, mantissa_bits=m), t)
     return multiply(a, b)
 
 

@@ -467,6 +467,12 @@ class PrimLowering:
             a = cast(self.lower(e.a, env, mask), e.a.dtype, d)
             b = cast(self.lower(e.b, env, mask), e.b.dtype, d)
         if _dt.is_float(d):
+            if d == "float16" and op in ("add", "sub"):
+                # in float32, rounded once: XLA's CPU backend (jaxlib 0.10.2) keeps a chain of float16
+                # operations in float32 whatever xla_allow_excess_precision says (PRIM.FLOAT.1)
+                f = jnp.add if op == "add" else jnp.subtract
+                r = f(jnp.asarray(a).astype(np.float32), jnp.asarray(b).astype(np.float32))
+                return lax.reduce_precision(r, exponent_bits=5, mantissa_bits=10).astype(np.float16)
             if op == "add":
                 return jnp.add(a, b)
             if op == "sub":

@@ -99,6 +99,9 @@ def _resize(ctx, x, size):
     if int(np.prod(xc.shape, dtype=np.int64)) == 0 or 0 in outs:
         out = jnp.zeros(tuple(xc.shape[:2]) + outs, np_dtype(out_dtype))
     else:
+        # the data in float32 once, as each load converts it (the arithmetic is float32's): XLA's CPU
+        # compiler crashed on the gathers of 8- and 16-bit float data under the strict options
+        xc = cast(xc, dtype_of(xc), "float32")
         v = resize_values(ctx.op_name, _JaxOps(xc), output_positions(outs), ins, outs, attrs,
                           _int_div_flags(ctx.call, attrs))
         v = jnp.broadcast_to(v, tuple(xc.shape[:2]) + outs)
