@@ -200,7 +200,10 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
 
 
 def _picker(idx: List[int]) -> Callable[[Sequence[Any]], tuple]:
-    """A function giving the tuple of the elements at ``idx`` (C-level for two or more)."""
+    """A function giving the tuple of the elements at ``idx`` (C-level for two or more: a slice when
+    they are consecutive, the weights of a model typically)."""
+    if len(idx) > 1 and list(idx) == list(range(idx[0], idx[0] + len(idx))):
+        return operator.itemgetter(slice(idx[0], idx[0] + len(idx)))
     if len(idx) > 1:
         return operator.itemgetter(*idx)
     return lambda a: tuple(a[i] for i in idx)
@@ -228,8 +231,10 @@ def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[A
     def static_ok(args) -> bool:
         ids = memo[1]
         if ids is not None and tuple(map(id, memo[0](args))) == ids:
-            for i in memo[2]:
-                if not _static_arg_ok(args[i], specs[i]):
+            for i, dt, shape in memo[2]:
+                a = args[i]
+                if not (type(a) is np.ndarray and a.dtype == dt and a.shape == shape) \
+                        and not _static_arg_ok(a, specs[i]):
                     return False
             return True
         jax_pos, other = [], []
@@ -245,7 +250,8 @@ def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[A
         def forget(_ref, token=token) -> None:
             if memo[3] and memo[3][0] is token:     # (a reference of an older check: nothing to forget)
                 memo[1] = None
-        memo[:] = [jp, None, tuple(other), (token,) + tuple(weakref.ref(a, forget) for a in arrays)]
+        other = tuple((i, specs[i][0], specs[i][3]) for i in other)
+        memo[:] = [jp, None, other, (token,) + tuple(weakref.ref(a, forget) for a in arrays)]
         memo[1] = tuple(map(id, arrays))
         return True
 
@@ -605,23 +611,27 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                     return MISS
         for i in need:
             flat[i] = pad(args[i], specs[i][3])
-        if flags & PADDED and spec_after:
+        count = flags & PADDED and spec_after
+        if count:
             ekey = (False, tuple(vals), ())
             if ekey in exact_cache:
                 return MISS                 # the shape has its exact compilation: general path
             n = padded_calls.get(ekey, 0) + 1
             if n >= spec_after:
                 return MISS                 # time to specialise: the general path compiles it
-            padded_calls[ekey] = n          # (count_padded_call, inlined)
-            if n > 1:
-                move_to_end(ekey)
-            elif len(padded_calls) > cap:
-                padded_calls.popitem(last=False)
         if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
                 and not _donate_views(args, flat, given, padded_src):
             return MISS
         with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
             out = fn(*flat, np.asarray(vals, np.int64))
+            # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
+            # arguments deleted
+            if count:
+                padded_calls[ekey] = n
+                if n > 1:
+                    move_to_end(ekey)
+                elif len(padded_calls) > cap:
+                    padded_calls.popitem(last=False)
             if given:
                 _release(args, given)
             if not has_code:
