@@ -432,7 +432,8 @@ def rebuild_param(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:
     if isinstance(l, TupleParam):
         return tuple(rebuild_param(x, f, it, senv, bucketing) for x, f in zip(a, l.fields))
     if isinstance(l, KVCacheParam) and isinstance(a, PagedKVCache):
-        return paged.TracedPaged(a.config, next(it), [next(it) for _ in range(paged.PAGED_INPUTS - 1)])
+        return paged.TracedPaged(a.config, next(it), [next(it) for _ in range(paged.PAGED_INPUTS - 1)],
+                                 [next(it) for _ in range(a.config.num_layers)])
     if isinstance(l, KVCacheParam):
         return TracedKV(next(it), next(it), next(it), ())
     raise TypeError(f"bad layout {l!r}")
@@ -464,7 +465,7 @@ def kv_flat_positions(args, layouts, pos=None) -> List[int]:
             out += kv_flat_positions(a, l.fields, pos)
         elif isinstance(l, KVCacheParam):
             out.append(pos[0])
-            pos[0] += paged.PAGED_INPUTS if isinstance(a, PagedKVCache) else 3
+            pos[0] += paged.input_count(a) if isinstance(a, PagedKVCache) else 3
     return out
 
 

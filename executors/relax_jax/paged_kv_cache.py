@@ -19,7 +19,11 @@ forward is open compiles as a whole, as a serving loop calls ``prefill`` and ``d
 keeps the bookkeeping (``kv_state_*``, ``begin_forward`` / ``end_forward`` around the call) and passes
 the page pool (donated) and the open forward's plan as traced arrays; each attention call of the
 function (:class:`TracedPaged`) writes its layer's pages and attends in the compiled code, and the
-new pool is written back into the cache object after the call. The compilation key holds the
+new pool is written back into the cache object after the call. The layer index of each call comes in
+as a scalar argument of its own (:func:`layer_inputs`), not as a constant: every layer's attention is
+then the same HLO up to its operands, and XLA compiles those kernels once instead of once per layer
+(with constant indices, folded into each layer's slices and scatter indices, 16 layers compiled
+about four times the kernels of the KV-cache style). The compilation key holds the
 configuration, the pool's shape and the plan's buckets; the history's bucket is at least that of the
 executable's ``reserve`` (``relax_jax.compile(reserve=n)``: the rows a sequence is declared to reach),
 so one compilation serves every decode step of a generation up to it. What the plan must agree with
@@ -84,8 +88,9 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, thet
         pool = lax.dynamic_update_slice(pool, jnp.stack([new_k, new_v])[None],
                                         (jnp.asarray(layer, write.dtype), zero_i, write[0], zero_i, zero_i))
     else:
-        pool = pool.at[layer, 0, write].set(new_k, **_IN_BOUNDS)
-        pool = pool.at[layer, 1, write].set(new_v, **_IN_BOUNDS)
+        # keys and values in one scatter: XLA's CPU backend compiles a kernel for every scatter
+        # (identical ones are not shared, as fusions are), so two per layer doubled them
+        pool = pool.at[layer, :, write].set(jnp.stack([new_k, new_v], axis=1), **_IN_BOUNDS)
     pages = pool[layer]
     k_hist, v_hist = pages[0].at[hist].get(**_IN_BOUNDS), pages[1].at[hist].get(**_IN_BOUNDS)
     out = pa.attend(jnp, q, k_hist, v_hist, pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v, ctrl=lax)
@@ -194,20 +199,40 @@ def _arg(v: Any) -> Any:
 # -- a paged cache as a parameter of a compiled function ---------------------------------------------------
 
 ATTENTION = PREFIX + "attention_kv_cache_attention_with_fused_qkv"
-#: the arrays a cache parameter passes: the pool, then the padded plan (``_plan_arrays``)
+#: the arrays a cache parameter passes before its layer indices: the pool, then the padded plan
+#: (``_plan_arrays``); then one int32 scalar per layer (:func:`layer_inputs`)
 PAGED_INPUTS = 3
+
+_LAYER_IDS: Dict[Any, List[Any]] = {}
+
+
+def input_count(cache: Any) -> int:
+    """How many flat arguments a cache parameter passes (:func:`arg_specs`)."""
+    return PAGED_INPUTS + cache.config.num_layers
+
+
+def layer_inputs(cache: Any) -> List[Any]:
+    """The layer indices ``0 .. num_layers - 1`` as int32 scalars on the pool's device (made once per
+    device and layer count): arguments of the compiled function, so that no layer's kernels carry
+    their index as a constant (see the module docstring)."""
+    key = (cache.config.num_layers, cache.pool.sharding)
+    ids = _LAYER_IDS.get(key)
+    if ids is None:
+        ids = _LAYER_IDS[key] = [jax.device_put(np.int32(i), cache.pool.sharding)
+                                 for i in range(cache.config.num_layers)]
+    return ids
 
 
 class TracedPaged:
     """A paged cache parameter inside a compiled function: its configuration, ``data`` the traced
-    page pool, the traced plan arrays, ``path`` the parameter's position and ``rows`` the token counts
-    (ints, or expressions over the entry's symbolic variables) its attention calls need the open
-    forward to have."""
+    page pool, the traced plan arrays, ``layers`` the traced layer indices (:func:`layer_inputs`),
+    ``path`` the parameter's position and ``rows`` the token counts (ints, or expressions over the
+    entry's symbolic variables) its attention calls need the open forward to have."""
 
-    __slots__ = ("config", "data", "plan", "path", "rows")
+    __slots__ = ("config", "data", "plan", "layers", "path", "rows")
 
-    def __init__(self, config: PagedConfig, data: Any, plan: List[Any]) -> None:
-        self.config, self.data, self.plan = config, data, plan
+    def __init__(self, config: PagedConfig, data: Any, plan: List[Any], layers: List[Any]) -> None:
+        self.config, self.data, self.plan, self.layers = config, data, plan, layers
         self.path: tuple = ()
         self.rows: List[Any] = []
 
@@ -230,12 +255,14 @@ def arg_specs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
     tp, bp, lp = _buckets(cache.state, reserve)
     i32 = np.dtype(np.int32)
     return [jax.ShapeDtypeStruct(tuple(cache.pool.shape), cache.pool.dtype), jax.ShapeDtypeStruct((3, tp), i32),
-            jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32)]
+            jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32)] + \
+        [jax.ShapeDtypeStruct((), i32)] * cache.config.num_layers
 
 
 def flat_inputs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
-    """The pool and the padded plan of the open forward (:func:`_plan_arrays`)."""
-    return [cache.pool] + _plan_arrays(cache.state, cache.config, _buckets(cache.state, reserve))
+    """The pool, the padded plan of the open forward (:func:`_plan_arrays`) and the layer indices."""
+    return [cache.pool] + _plan_arrays(cache.state, cache.config, _buckets(cache.state, reserve)) + \
+        layer_inputs(cache)
 
 
 def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] = None) -> Any:
@@ -251,7 +278,7 @@ def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...], reserve: Op
     tokens = sum(n for _, _, n in forward)
     if any(r != tokens for r in rows):
         return None
-    return [cache.pool] + _plan_arrays(cache.state, cache.config, buckets)
+    return [cache.pool] + _plan_arrays(cache.state, cache.config, buckets) + layer_inputs(cache)
 
 
 def rows_match(args: Any, records: List[Any], sym: Dict[Any, int], get_path: Any) -> bool:
@@ -311,7 +338,7 @@ def _traced_attention(walker: Any, args: List[Any]) -> None:
     if int(tok.shape[1]) != n:          # the plan's token bucket against the fused qkv's rows
         tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, _PAD_POS), _fit(tok[2], n, 0)])
     sm_val = jnp.asarray(sm.val, jnp.float32)
-    c.data, o = _forward_body(c.data, jnp.int32(int(layer.val) - cfg.layer_begin), qkv.data, tok, seqs, sm_val,
+    c.data, o = _forward_body(c.data, c.layers[int(layer.val) - cfg.layer_begin], qkv.data, tok, seqs, sm_val,
                               **_statics(cfg))
     walker.mutate(out, _fit(o, int(out.data.shape[0]), 0))
 
@@ -366,4 +393,4 @@ def paged_kv_cache_builtins() -> Dict[str, PackedV]:
 
 
 __all__ = ["JAX_PAGED", "TracedPaged", "PAGED_INPUTS", "paged_kv_cache_builtins", "is_ready", "static_fact",
-           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs"]
+           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs", "input_count", "layer_inputs"]

@@ -60,7 +60,11 @@ def _parse_make_closure(opdef, args, kwargs, span):
 
 
 def _parse_invoke_closure(opdef, args, kwargs, span):
+    """CALL.CLOSURE.3: ``sinfo_args`` is required; ``None`` is the missing argument, a parse error (TVM
+    refuses it too), an empty list is no struct-info arguments (printed as ``sinfo_args=[]``, TEXT.CALL.1)."""
     b = bind_script_args(opdef, ["closure", "args", "sinfo_args"], args, kwargs, span)
+    if b["sinfo_args"] is None:
+        raise ParseError(f"{opdef.script} missing required argument 'sinfo_args' (None given)", span)
     return rx.Call(opdef.op, (as_expr(b["closure"], "closure", span), args_tuple_expr(b["args"], "args", span)),
                    Attrs(), tuple(sinfo_args_arg(b["sinfo_args"], span)), span=span)
 

@@ -17,13 +17,8 @@ from relax_ref.ops import nn_pool
 
 relax_jax = pytest.importorskip("relax_jax")
 
+from limits.fuzz_cases import HEAD, kinds_on_both, relax_main as _main  # noqa: E402
 from limits.reproducers import on_both as _both  # noqa: E402
-
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n    @R.function\n"
-
-
-def _main(params: str, body: str) -> str:
-    return HEAD + f"    def main({params}):\n" + "".join(f"        {line}\n" for line in body.strip().splitlines())
 
 
 def test_max_pool_with_a_stride_of_2p31_and_ceil_mode():
@@ -178,15 +173,8 @@ def test_an_ndim_beyond_int32_is_a_parse_error():
 
 
 def _both_with(text, args, **limits):
-    mod = relax_ref.parse(text)
-    out = []
-    for run in (lambda: relax_ref.Interpreter(mod, **limits)("main", *args),
-                lambda: relax_jax.compile(mod, **limits)("main", *args)):
-        try:
-            out.append(("value", run()))
-        except RelaxError as err:
-            out.append((err.kind, str(err)))
-    return out
+    """(kind, value or the error's message) on both, for the argument list ``args``."""
+    return kinds_on_both(text, *args, messages=True, **limits)
 
 
 ONE_HOT = _main('i: R.Tensor(("n", 3), "int32")',
@@ -335,7 +323,7 @@ def test_an_allocation_that_fails_under_the_budget_is_limit_exceeded(body):
     assert out.stdout.split() == ["limit_exceeded", "limit_exceeded"], out.stderr[-2000:]
 
 
-TIR_LONG_LOOP = HEAD.replace("    @R.function\n", "") + '''    @T.prim_func
+TIR_LONG_LOOP = HEAD + '''    @T.prim_func
     def k(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
         for i in range(T.int64(2147483648)):
             B[i % T.int64(4)] = A[i % T.int64(4)] + T.float32(1)

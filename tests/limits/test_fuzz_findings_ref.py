@@ -14,24 +14,7 @@ from relax_ref.errors import RelaxError
 
 relax_jax = pytest.importorskip("relax_jax")
 
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
-
-
-def _main(params: str, body: str) -> str:
-    return HEAD + f"    @R.function\n    def main({params}):\n" + "".join(
-        f"        {line}\n" for line in body.strip().splitlines())
-
-
-def _both(text, *args):
-    """(kind, value) on the reference and on relax_jax; kind "value" when the call returns."""
-    mod = relax_ref.parse(text)
-    out = []
-    for run in (lambda: relax_ref.evaluate(mod, "main", *args), lambda: relax_jax.compile(mod)("main", *args)):
-        try:
-            out.append(("value", run()))
-        except RelaxError as err:
-            out.append((err.kind, None))
-    return out
+from limits.fuzz_cases import HEAD, kinds_on_both as _both, relax_main as _main  # noqa: E402
 
 
 def _parse_error(text) -> RelaxError:

@@ -16,10 +16,10 @@ from relax_ref.errors import ParseError, RelaxError, StructInfoError
 
 relax_jax = pytest.importorskip("relax_jax")
 
+from limits.fuzz_cases import HEAD  # noqa: E402
 from limits.reproducers import on_both  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases"
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
 
 ONE_HOT = HEAD + '''    @R.function
     def main(i: R.Tensor(("n", 3), "int32")) -> R.Tensor(SHAPE, "float32"):

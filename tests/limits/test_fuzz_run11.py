@@ -9,13 +9,13 @@ import pytest
 
 relax_jax = pytest.importorskip("relax_jax")
 
+from limits.fuzz_cases import relax_main  # noqa: E402
 from limits.reproducers import on_both  # noqa: E402
 
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
 
-
-def _main(params: str, ret: str, body: str) -> str:
-    return HEAD + f"    @R.function\n    def main({params}) -> {ret}:\n        y = {body}\n        return y\n"
+def _main(params: str, ret: str, call: str) -> str:
+    """``main(params) -> ret`` binding ``y = call`` and returning it."""
+    return relax_main(params, f"y = {call}\nreturn y", ret)
 
 
 def _same(got, kind=None):

@@ -20,13 +20,9 @@ from relax_ref.testing import fuzz_worker  # noqa: E402
 from relax_ref.testing.fuzz_findings import classify  # noqa: E402
 from relax_ref.testing.fuzz_mutate import MAX_WRONG_BYTES, wrong_inputs  # noqa: E402
 
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
+from limits.fuzz_cases import relax_main as _fn  # noqa: E402
+
 INT32_MAX = 2**31 - 1
-
-
-def _fn(params: str, body: str, ret: str = "", name: str = "main") -> str:
-    lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
-    return HEAD + f"    @R.function\n    def {name}({params}){' -> ' + ret if ret else ''}:\n{lines}"
 
 
 def _cheap(fn):

@@ -16,24 +16,9 @@ from relax_ref.errors import RelaxError  # noqa: E402
 from relax_ref.ir import prim_expr as P  # noqa: E402
 from relax_ref.ir import tir  # noqa: E402
 
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
+from limits.fuzz_cases import HEAD, relax_main as _fn, results_on_both as _both  # noqa: E402
+
 F8 = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
-
-
-def _fn(params: str, body: str, ret: str = "") -> str:
-    lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
-    return HEAD + f"    @R.function\n    def main({params}){' -> ' + ret if ret else ''}:\n{lines}"
-
-
-def _both(mod, *args):
-    """The results (or RelaxErrors) of the reference and relax_jax."""
-    out = []
-    for run in (lambda: relax_ref.evaluate(mod, "main", *args), lambda: relax_jax.compile(mod)("main", *args)):
-        try:
-            out.append(run())
-        except RelaxError as e:
-            out.append(e)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------

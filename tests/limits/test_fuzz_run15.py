@@ -17,22 +17,7 @@ from relax_ref.errors import RelaxError, UnsupportedError  # noqa: E402
 from relax_ref.ir import expr as rx  # noqa: E402
 from relax_ref.ir import prim_expr as P  # noqa: E402
 
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
-
-
-def _fn(params: str, body: str, ret: str = "") -> str:
-    lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
-    return HEAD + f"    @R.function\n    def main({params}){' -> ' + ret if ret else ''}:\n{lines}"
-
-
-def _both(mod, *args):
-    out = []
-    for run in (lambda: relax_ref.evaluate(mod, "main", *args), lambda: relax_jax.compile(mod)("main", *args)):
-        try:
-            out.append(run())
-        except RelaxError as e:
-            out.append(e)
-    return out
+from limits.fuzz_cases import HEAD, relax_main as _fn, results_on_both as _both  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------------

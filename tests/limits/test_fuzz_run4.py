@@ -13,14 +13,7 @@ from relax_ref.testing.compare import compare
 
 relax_jax = pytest.importorskip("relax_jax")
 
-from limits.reproducers import on_both  # noqa: E402
-
-HEAD = "@I.ir_module\nclass Module:\n    @R.function\n"
-
-
-def _both(text, *args):
-    """:func:`limits.reproducers.on_both` with the values as lists."""
-    return [(kind, None if value is None else value.tolist()) for kind, value in on_both(text, *args)]
+from limits.fuzz_cases import FUNC_HEAD as HEAD, lists_on_both as _both  # noqa: E402
 
 
 def test_fma_with_a_dtype_open_operand_checks_its_rules_on_the_values():

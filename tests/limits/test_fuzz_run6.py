@@ -8,6 +8,7 @@ import pytest
 
 relax_jax = pytest.importorskip("relax_jax")
 
+from limits.fuzz_cases import FUNC_HEAD  # noqa: E402
 from limits.reproducers import on_both  # noqa: E402
 
 PACKED = '''from tvm.script import ir as I, relax as R, tirx as T
@@ -104,8 +105,7 @@ def test_host_mode_checks_the_arrays_a_lowering_makes(monkeypatch):
     assert np.asarray(unguarded("main", *_attention_args())).shape == (1, 1024, 1, 1)
 
 
-ORDER = ('from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n    @R.function\n'
-         '    def main(x: R.Tensor(("m",), "float32")):\n        y{ann} = {call}\n        return y\n')
+ORDER = (FUNC_HEAD + '    def main(x: R.Tensor(("m",), "float32")):\n        y{ann} = {call}\n        return y\n')
 SPLIT3 = "R.split(x, indices_or_sections=3, axis=0)"
 SPLIT2 = "R.split(x, indices_or_sections=2, axis=0)"
 SLICE = "R.strided_slice(x, axes=[0], begin=[1], end=[-1])"
@@ -171,8 +171,7 @@ def test_tensors_inside_a_tuple_argument_are_rechecked_at_run_time():
     open dtype (a float32 value) and ``z`` uint32: OP.concat.C2 is re-checked on the actual values of
     the tensors in the tuple, ``op_runtime`` on both (the reference's numpy promotion gave float64 and
     failed the return check, relax_jax's gave float32)."""
-    text = ('from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n'
-            '    @R.function\n    def main(v: R.Tensor("float32", ndim=1)):\n        k = T.int64()\n'
+    text = (FUNC_HEAD + '    def main(v: R.Tensor("float32", ndim=1)):\n        k = T.int64()\n'
             '        u = R.match_cast(v, R.Tensor((k,)))\n        z = R.zeros(R.shape([1]), "DT")\n'
             '        w = R.concat((z, u), axis=0)\n        return w\n')
     x = np.array([0.5, 1.5], "float32")

@@ -11,15 +11,8 @@ relax_jax = pytest.importorskip("relax_jax")
 import relax_ref  # noqa: E402
 from relax_ref.errors import ParseError, WellFormedError  # noqa: E402
 
+from limits.fuzz_cases import HEAD, relax_main as _main  # noqa: E402
 from limits.reproducers import on_both  # noqa: E402
-
-HEAD = "from tvm.script import ir as I, relax as R, tirx as T\n\n\n@I.ir_module\nclass Module:\n"
-
-
-def _main(params: str, body: str, ret: str = "", pure: bool = True) -> str:
-    lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
-    deco = "@R.function" if pure else "@R.function(pure=False)"
-    return HEAD + f"    {deco}\n    def main({params}){' -> ' + ret if ret else ''}:\n{lines}"
 
 
 @pytest.mark.parametrize("call", ["R.argmin(x, keepdims=True)", "R.argmax(x)", "R.argmax(x, axis=1)"])

@@ -1,11 +1,12 @@
 """float16 contractions (OP.LINALG.SEM.5): ``einsum`` and ``matmul`` accumulate sequentially in
 float16, the reduction labels iterated in ASCII order (the last fastest), the operands multiplied left
 to right with every product and every partial sum rounded -- what TVM 0.25 and 0.27 compute. Expected
-values come from the plain-Python loop below (numpy float16 scalars), never from the evaluators."""
+values come from the plain-Python loop of the conformance cases (numpy float16 scalars,
+``float16_sequential`` of the op_linalg generator, one definition for both), never from the evaluators."""
 
 from __future__ import annotations
 
-import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,11 @@ import pytest
 relax_jax = pytest.importorskip("relax_jax")
 
 import relax_ref  # noqa: E402
+from relax_conformance.regen import load_generator  # noqa: E402
+
+#: OP.LINALG.SEM.5 one scalar at a time, the oracle of the op_linalg conformance cases
+float16_sequential = load_generator(
+    Path(__file__).resolve().parents[2] / "conformance" / "generate" / "gen_ops_linalg.py").float16_sequential
 
 HEAD = "from tvm.script import ir as I, relax as R\n\n\n@I.ir_module\nclass Module:\n"
 
@@ -27,31 +33,6 @@ def _both(mod, arrays):
     evaluator may reassociate a float sum, TIR.VEC.4, so it is not compared bit for bit here.)"""
     return [np.asarray(relax_ref.evaluate(mod, "main", *arrays)),
             np.asarray(relax_jax.compile(mod)("main", *arrays))]
-
-
-def _loop(eq: str, arrays) -> np.ndarray:
-    """The float16 contraction one scalar at a time: output indices outside, the reduction labels in
-    ASCII order inside; a dim of 1 is read at index 0."""
-    ins, out = eq.split("->")
-    subs = ins.split(",")
-    extent = {}
-    for s, a in zip(subs, arrays):
-        for lab, n in zip(s, a.shape):
-            extent[lab] = max(extent.get(lab, 1), n)
-    red = sorted(set("".join(subs)) - set(out))
-    res = np.zeros([extent[lab] for lab in out], np.float16)
-    for oi in itertools.product(*[range(extent[lab]) for lab in out]):
-        acc = np.float16(0)
-        for ri in itertools.product(*[range(extent[lab]) for lab in red]):
-            env = dict(zip(out, oi))
-            env.update(zip(red, ri))
-            p = None
-            for s, a in zip(subs, arrays):
-                v = a[tuple(env[lab] if a.shape[d] > 1 else 0 for d, lab in enumerate(s))]
-                p = v if p is None else np.float16(p * v)
-            acc = p if not red else np.float16(acc + p)
-        res[oi] = acc
-    return res
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -75,7 +56,7 @@ CASES = [
 def test_einsum_float16_is_the_sequential_loop_on_both(eq, shapes):
     rng = np.random.default_rng(5)
     arrays = [(rng.standard_normal(s) * 2).astype(np.float16) for s in shapes]
-    want = _loop(eq, arrays)
+    want = float16_sequential(eq, *arrays)
     mod = _module(shapes, f'R.einsum(({", ".join(f"x{i}" for i in range(len(shapes)))},), "{eq}")')
     for got in _both(mod, arrays):
         assert got.dtype == np.float16 and got.shape == want.shape
@@ -89,7 +70,7 @@ def test_einsum_float16_differs_from_a_single_rounding():
     a = (rng.standard_normal((4, 64)) * 2).astype(np.float16)
     b = (rng.standard_normal((64, 4)) * 2).astype(np.float16)
     once = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
-    assert (_bits(_loop("ij,jk->ik", [a, b])) != _bits(once)).any()
+    assert (_bits(float16_sequential("ij,jk->ik", a, b)) != _bits(once)).any()
 
 
 def test_einsum_float16_ones_stop_at_2048():
@@ -108,7 +89,7 @@ def test_einsum_and_matmul_agree_on_float16():
     e = _both(_module([a.shape, b.shape], 'R.einsum((x0, x1), "bij,bjk->bik")'), [a, b])
     m = _both(_module([a.shape, b.shape], "R.matmul(x0, x1)"), [a, b])
     for got in e + m:
-        np.testing.assert_array_equal(_bits(got), _bits(_loop("bij,bjk->bik", [a, b])))
+        np.testing.assert_array_equal(_bits(got), _bits(float16_sequential("bij,bjk->bik", a, b)))
 
 
 def test_einsum_float16_empty_reduction_and_ellipsis():
@@ -121,6 +102,6 @@ def test_einsum_float16_empty_reduction_and_ellipsis():
     a = (rng.standard_normal((3, 4, 5)) * 4).astype(np.float16)
     b = (rng.standard_normal((3, 4, 5)) * 4).astype(np.float16)
     # "...i,...i->i": the ellipsis dims (3, 4) are the reduction, row-major
-    want = _loop("abi,abi->i", [a, b])
+    want = float16_sequential("abi,abi->i", a, b)
     for got in _both(_module([a.shape, b.shape], 'R.einsum((x0, x1), "...i,...i->i")'), [a, b]):
         np.testing.assert_array_equal(_bits(got), _bits(want))

@@ -40,7 +40,9 @@ def _nll_loss_backward(ctx, g, p, t, w=None):
     t = t.astype(jnp.int64)
     keep = t != ign
     tc = jnp.where(keep, t, 0)
-    wt = jnp.where(keep, w[tc], jnp.zeros((), dt)).astype(dt)
+    # the weights in the predictions' dtype first, as the reference's result: jax promotes no 8-bit float
+    # implicitly (a float8 weight with float32 predictions)
+    wt = jnp.where(keep, w[tc].astype(dt), jnp.zeros((), dt))
     gg = jnp.broadcast_to(g, t.shape).astype(dt)
     if red == "mean":
         gg = (gg / jnp.sum(wt, dtype=dt)).astype(dt)

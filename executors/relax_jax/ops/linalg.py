@@ -28,6 +28,7 @@ from ..prim_jax import cast, np_dtype
 from ..values import SymInt, TVal
 from .common import dtype_of
 from .create import out_dtype_of
+from .nn_common import FOps
 
 
 def _mask_axis(x, axis: int, d: Any):
@@ -52,11 +53,12 @@ def matmul_values(a, b, cd: str):
         ab = jnp.broadcast_to(a, shape + a.shape[-2:])
         bb = jnp.broadcast_to(b, shape + b.shape[-2:])
         acc0 = jnp.zeros(shape + (a.shape[-2], b.shape[-1]), a.dtype)
+        f = FOps(cd)        # each product and sum in float32, rounded: XLA keeps no rounding of float16 ops
 
         def body(k, acc):
             xa = lax.dynamic_slice_in_dim(ab, k, 1, axis=ab.ndim - 1)
             xb = lax.dynamic_slice_in_dim(bb, k, 1, axis=bb.ndim - 2)
-            return (acc + (xa * xb).astype(a.dtype)).astype(a.dtype)
+            return f.add(acc, f.mul(xa, xb))
         return lax.fori_loop(0, a.shape[-1], body, acc0)
     if _dt.is_float(cd):
         # operands are already in ``cd``: no preferred element type (it changes XLA's gemv kernel)
@@ -175,6 +177,7 @@ def _einsum_sequential(spec: str, order: str, views):
     out_shape = jnp.broadcast_shapes(*[a.shape[:nout] for a in aligned])
     red_shape = jnp.broadcast_shapes(*[a.shape[nout:] for a in aligned])
     dtype = views[0].dtype
+    f = FOps(np.dtype(dtype).name)      # each product and sum in float32, rounded (as matmul_values)
 
     def product(idx):
         p = None
@@ -185,7 +188,7 @@ def _einsum_sequential(spec: str, order: str, views):
                     t = lax.dynamic_index_in_dim(t, idx[j], axis=nout + j, keepdims=False)
                 else:
                     t = lax.index_in_dim(t, 0, axis=nout + j, keepdims=False)
-            p = t if p is None else (p * t).astype(dtype)
+            p = t if p is None else f.mul(p, t)
         return jnp.broadcast_to(p, out_shape)
 
     if not order:
@@ -198,5 +201,5 @@ def _einsum_sequential(spec: str, order: str, views):
         for n in reversed(red_shape):
             idx.append(rest % n)
             rest = rest // n
-        return (acc + product(idx[::-1])).astype(dtype)
+        return f.add(acc, product(idx[::-1]))
     return lax.fori_loop(0, math.prod(red_shape), body, jnp.zeros(out_shape, dtype))

@@ -32,6 +32,7 @@ sites too.
 
 from __future__ import annotations
 
+import copy
 import weakref
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -129,6 +130,11 @@ class KExec:
         self.grid = None            # the active vectorized grid (grid.Grid) or None
         self.pl = PrimLowering(load=self.load, check=self.check, scope=self.scope)
         self.plain = plain_stores(func)     # stores of products no consumer can contract (PRIM.FLOAT.1)
+        #: a statement that certainly executes failed unconditionally (a buffer past the limits): the
+        #: call fails, so the statements after it are not lowered
+        self.halted = False
+        #: the traced loop bodies being lowered (a statement inside one may run any number of times)
+        self.loop_depth = 0
 
     # -- errors ----------------------------------------------------------------------------------------
 
@@ -142,12 +148,15 @@ class KExec:
 
     def take_steps(self, n: Any, mask: Any, span, what: str, bound: Optional[int] = None) -> Any:
         """Count ``n`` loop iterations (RUNTIME.LIMIT.4, as the reference: on entry of a loop, one per
-        ``while`` iteration). Past ``max_steps``: a LimitExceededError at once when everything is
-        static, else a check site; returns whether the budget is exceeded (static or traced), so that
-        the caller skips the loop, and the count stays past the budget, which stops every enclosing
-        loop. ``bound``: a static upper bound of a traced ``n`` (the count at the physical extents of
-        padded sizes); when the bounds of the count so far and of ``n`` stay within the budget, the
-        budget cannot be exceeded and no check site is needed."""
+        ``while`` iteration). Past ``max_steps``: a LimitExceededError check site at the loop's
+        position in program order (RUNTIME.LIMIT.5), one that fails unconditionally when everything
+        is static, so that a check site of an earlier statement that fails (an out-of-bounds read, an
+        assertion) still gives its error first, as on the reference; returns whether the budget is
+        exceeded (``True`` when static, else traced), so that the caller skips the loop, and the
+        count stays past the budget, which stops every enclosing loop. ``bound``: a static upper
+        bound of a traced ``n`` (the count at the physical extents of padded sizes); when the bounds
+        of the count so far and of ``n`` stay within the budget, the budget cannot be exceeded and no
+        check site is needed."""
         limit = self.limits.max_steps
         nb = max(int(n), 0) if is_static(n) else (None if bound is None else max(int(bound), 0))
         prior = self.steps_bound
@@ -156,12 +165,13 @@ class KExec:
             n = jnp.where(mask, jnp.asarray(n, jnp.int64), jnp.int64(0))
         if is_static(n) and is_static(self.steps):
             total = int(self.steps) + max(int(n), 0)
-            if total > limit:
-                raise LimitExceededError(
-                    f"{what}: {total} loop iterations in one PrimFunc call exceed max_steps = {limit}", span,
-                    limit="max_steps", value=total).with_context(function=self.name)
             self.steps = total
-            return False
+            if total <= limit:
+                return False
+            self.check(np.bool_(True), mask, lambda: LimitExceededError(
+                f"{what}: {total} loop iterations in one PrimFunc call exceed max_steps = {limit}", span,
+                limit="max_steps", value=total))
+            return True
         total = jnp.asarray(self.steps, jnp.int64) + jnp.maximum(jnp.asarray(n, jnp.int64), 0)
         self.steps = total
         if self.steps_bound is not None and self.steps_bound <= limit:
@@ -225,7 +235,12 @@ class KExec:
         if readonly:
             self.readonly.add(dv)
 
-    def alloc(self, buf: tir.Buffer) -> None:
+    def alloc(self, buf: tir.Buffer, mask: Any = None) -> None:
+        """Allocate ``buf`` zero-filled (TIR.BUF.5). A buffer past the limits (RUNTIME.LIMIT.3) at a
+        statement that certainly executes (no traced mask, outside compiled loop bodies) is a check
+        site in program order (RUNTIME.LIMIT.5): an earlier failing check still gives its error
+        first, and nothing after it runs (the call fails either way); elsewhere the
+        LimitExceededError is raised while compiling."""
         shape = []
         logical = []
         for d in buf.shape:
@@ -237,7 +252,16 @@ class KExec:
             shape.append(ph)
             lv = self.ev(d)
             logical.append(int(lv) if is_static(lv) else lv)
-        check_alloc(shape, buf.dtype, self.limits, f"buffer '{buf.name}'", buf.span if hasattr(buf, "span") else None)
+        try:
+            check_alloc(shape, buf.dtype, self.limits, f"buffer '{buf.name}'", getattr(buf, "span", None))
+        except LimitExceededError as e:
+            exact = all(isinstance(v, int) for v in logical)        # not a padded size
+            reached = mask is None or (is_static(mask) and bool(mask))
+            if not (exact and reached and self.sink.traced and self.loop_depth == 0 and self.grid is None):
+                raise
+            self.check(np.bool_(True), None, lambda err=e: copy.copy(err))
+            self.halted = True
+            return
         dv = buf.data
         self.arrays[dv] = jnp.zeros(tuple(shape), np_dtype(buf.dtype))
         self.owner[dv] = buf
@@ -374,7 +398,7 @@ class KExec:
     # -- statements ------------------------------------------------------------------------------------
 
     def exec(self, s: Optional[tir.Stmt], mask: Any = None) -> None:
-        if s is None:
+        if s is None or self.halted:
             return
         if mask is not None and is_static(mask) and not bool(mask):
             return
@@ -507,7 +531,11 @@ class KExec:
         self.take_steps(1, mask, s.span, "while loop")
         n = n + 1
         self.check(n > limit, mask, lambda: while_limit_error(limit, s.span))
-        self.exec(s.body, mask)
+        self.loop_depth += 1
+        try:
+            self.exec(s.body, mask)
+        finally:
+            self.loop_depth -= 1
         c = jnp.asarray(self.ev(s.condition, mask), jnp.bool_) if with_condition else None
         out = self._carry_out(keys, saved, env_saved) + (n,)
         return out + (c,) if with_condition else out
@@ -519,7 +547,8 @@ class KExec:
         if nest is not None and self.grid is None:
             saved = self.steps, self.steps_bound
             n, bound = self._nest_steps(nest)
-            self.take_steps(n, mask, s.span, "for loop", bound)
+            if self.take_steps(n, mask, s.span, "for loop", bound) is True:
+                return                                    # past the budget: the nest does not run
             if run_nest(self, nest, mask):
                 return
             self.steps, self.steps_bound = saved          # the loops count themselves
@@ -548,6 +577,8 @@ class KExec:
         var = s.loop_var
         keys = list(self.arrays)
         over = self.take_steps(ext, mask, s.span, "for loop", None if is_static(ext) else self.phys_of(s.extent))
+        if over is True:
+            return                                        # past the budget: the loop does not run
         if is_static(lo) and is_static(ext):
             if int(ext) <= 0:
                 return
@@ -568,7 +599,11 @@ class KExec:
             self.sink.code = code
             self.steps, self.steps_bound = steps, None
             self.env[var] = i.astype(np_dtype(var.dtype))
-            self._exec_in_range(var, s, mask)
+            self.loop_depth += 1
+            try:
+                self._exec_in_range(var, s, mask)
+            finally:
+                self.loop_depth -= 1
             return self._carry_out(keys, saved, env_saved)
 
         lo_a = jnp.asarray(lo, jnp.int64)
@@ -637,7 +672,9 @@ class KExec:
                 m = and_mask(m, self.ev(pred, m))
             keys = list(self.arrays)
             for b in blk.alloc_buffers:
-                self.alloc(b)
+                self.alloc(b, m)
+            if self.halted:
+                return
             for mb in blk.match_buffers:
                 bind_window(self, mb, m)
             if blk.init is not None:
@@ -660,11 +697,11 @@ class KExec:
         self._BlockRealize(tir.BlockRealize((), None, s, span=s.span), mask)
 
     def _AllocBuffer(self, s: tir.AllocBuffer, mask) -> None:
-        self.alloc(s.buffer)
+        self.alloc(s.buffer, mask)
 
     def _DeclBuffer(self, s: tir.DeclBuffer, mask) -> None:
         if s.buffer.data not in self.arrays:
-            self.alloc(s.buffer)
+            self.alloc(s.buffer, mask)
         self.exec(s.body, mask)
 
     def _Allocate(self, s: tir.Allocate, mask) -> None:

@@ -50,6 +50,9 @@ INDENT = "    "
 
 #: ops whose binding annotation is omitted when equal to the call's out_sinfo (TVM's rule)
 _HIDE_ANNOTATION_OPS = ("relax.call_tir", "relax.call_dps_packed")
+#: operators whose script functions require ``sinfo_args``: an empty list is printed (TEXT.CALL.1)
+_SINFO_ARGS_REQUIRED = ("relax.call_pure_packed", "relax.call_inplace_packed", "relax.invoke_closure",
+                        "relax.invoke_pure_closure")
 _CALL_TIR_FAMILY = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed",
                     "relax.call_tir_with_grad")
 
@@ -451,9 +454,9 @@ class RelaxPrinter:
                 parts.append(f"{self.keyword('sinfo_args')}=[{', '.join(items)}]")
             else:
                 parts.append(f"{self.keyword('sinfo_args')}={self.sinfo_tuple(c.sinfo_args)}")
-        elif c.op.name in ("relax.call_pure_packed", "relax.call_inplace_packed"):
+        elif c.op.name in _SINFO_ARGS_REQUIRED:
             # their sinfo_args are required in text: an empty list is written, or the print would not
-            # parse back (found by fuzzing: R.call_pure_packed(..., sinfo_args=()))
+            # parse back (found by fuzzing: R.call_pure_packed(..., sinfo_args=()), TEXT.CALL.1)
             parts.append(f"{self.keyword('sinfo_args')}=[]")
         return f"{self.op_script_name(c, opdef)}({', '.join(parts)})"
 
