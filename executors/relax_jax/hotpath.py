@@ -24,6 +24,7 @@ from relax_ref.ir import prim_expr as P
 
 from .layouts import TensorParam
 from .padded import PaddedArray
+from .plan import pack_sym
 from .pytree import host_extent
 
 MISS = object()
@@ -145,8 +146,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
             vals.append(n)
         if _consistent(layouts, compiled.phys_shapes) is False:
             return None
-        with jax.enable_x64(True):
-            symvec = jax.device_put(np.asarray(vals, np.int64), exe.device)
+        symvec = jax.device_put(pack_sym(vals), exe.device)
         extra = (symvec,)
     checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
     stats = exe.stats
@@ -589,6 +589,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     # None: the bucket of each value is computed per call
     ranges = [plan.bucket_range(v, b) for v, b in zip(sym_vars, buckets)]
     ranges = None if any(r is None for r in ranges) else tuple(ranges)
+    narrow = _narrow(specs, compiled.fn)
 
     def hot(args):
         if len(args) != nparams:
@@ -622,33 +623,58 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
                 and not _donate_views(args, flat, given, padded_src):
             return MISS
-        with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
-            out = fn(*flat, np.asarray(vals, np.int64))
-            # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
-            # arguments deleted
-            if count:
-                padded_calls[ekey] = n
-                if n > 1:
-                    move_to_end(ekey)
-                elif len(padded_calls) > cap:
-                    padded_calls.popitem(last=False)
-            if given:
-                _release(args, given)
-            if not has_code:
-                stats.cache_hits += 1
-                return export(out, vals, cut)
-            # the results are made while the computation may still run (handles need no values), then
-            # the error code is read
-            result = export(out, vals, cut) if lazy is not None else None
-            code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
-            if code:
-                if given:
-                    raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
-                return MISS                 # a run-time check failed: the general path re-runs and raises
+        if narrow:
+            out = fn(*flat, pack_sym(vals))
+        else:
+            with jax.enable_x64(True):      # 64-bit arguments, results (and their cuts)
+                out = fn(*flat, pack_sym(vals))
+        # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
+        # arguments deleted
+        if count:
+            padded_calls[ekey] = n
+            if n > 1:
+                move_to_end(ekey)
+            elif len(padded_calls) > cap:
+                padded_calls.popitem(last=False)
+        if given:
+            _release(args, given)
+        if not has_code:
             stats.cache_hits += 1
-            return result if lazy is not None else export(out, vals, cut)
+            return export(out, vals, cut) if narrow else _wide(export, out, vals, cut)
+        # the results are made while the computation may still run (handles need no values), then
+        # the error code is read
+        result = export(out, vals, cut) if lazy is not None else None
+        code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
+        if code:
+            if given:
+                raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
+            return MISS                 # a run-time check failed: the general path re-runs and raises
+        stats.cache_hits += 1
+        if lazy is not None:
+            return result
+        return export(out, vals, cut) if narrow else _wide(export, out, vals, cut)
 
     return hot
+
+
+#: the dtypes whose arrays JAX makes only in its 64-bit mode (``jax.enable_x64``)
+_WIDE = frozenset(np.dtype(t) for t in ("int64", "uint64", "float64", "complex128"))
+
+
+def _narrow(specs, fn) -> bool:
+    """Whether a call of compiled function ``fn`` with arguments of ``specs`` (:func:`_param_specs`)
+    needs no 64-bit mode of JAX on the host: no 64-bit argument (JAX would narrow a NumPy one) and no
+    64-bit result (cut on the host and transferred back); the symbolic values travel as ``int32``
+    halves (:func:`~relax_jax.plan.pack_sym`)."""
+    outs = _out_avals(fn)
+    return outs is not None and not any(np.dtype(sp[0]) in _WIDE for sp in specs) \
+        and not any(dt in _WIDE for _, dt in outs)
+
+
+def _wide(export, out, vals, cut):
+    """``export`` in JAX's 64-bit mode (results of 64-bit dtypes cut and transferred back)."""
+    with jax.enable_x64(True):
+        return export(out, vals, cut)
 
 
 __all__ = ["make_hot", "make_padded_hot", "MISS"]

@@ -34,6 +34,7 @@ from relax_ref.ir import prim_expr as P
 from .hotpath import _JAX_ARRAY_TYPES, MISS, _is_array
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .paged_kv_cache import TracedPaged, paged_hot_inputs
+from .plan import pack_sym
 
 _T, _S, _KV = 0, 1, 2
 _INT64_MAX = (1 << 63) - 1
@@ -191,7 +192,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
                 v = vals[j]
                 if v is None or (bucket(sym_vars[j], v, cap) if bucketing else v) != buckets[j]:
                     return MISS
-            flat.append(np.asarray(vals, np.int64))
+            flat.append(pack_sym(vals))
         with jax.enable_x64(True):
             try:
                 out = fn(*flat)
