@@ -218,29 +218,33 @@ def _static_arg_ok(a: Any, spec: tuple) -> bool:
 
 
 def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[Any]], bool]:
-    """Whether the arguments at the static positions ``stat`` fit their parameter specs. JAX arrays are
+    """Whether the arguments at the static positions ``stat`` fit their parameter specs
+    (:func:`_identity_checker`)."""
+    return _identity_checker(stat, lambda a, i: _static_arg_ok(a, specs[i]))
+
+
+def _identity_checker(positions: List[int], ok: Callable[[Any, int], bool]) -> Callable[[Sequence[Any]], bool]:
+    """Whether the arguments at ``positions`` pass ``ok(argument, position)``. JAX arrays are
     immutable: those that are the very objects checked on the previous call (the weights, typically)
     need no check again; they are compared by identity in one C-level pass over their ids. The ids are
     those of live objects: a weak reference to each, whose callback forgets the ids when one of them is
     collected (a new object could then take its memory and its id)."""
-    #: the picker of the static positions that held JAX arrays at the last full check, their ids (None:
-    #: check again), the other static positions (NumPy arrays: mutable, checked every call), the weak
+    #: the picker of the positions that held JAX arrays at the last full check, their ids (None:
+    #: check again), the other positions (NumPy arrays: mutable, checked every call), the weak
     #: references (kept for their callbacks)
     memo: list = [None, None, (), ()]
 
-    def static_ok(args) -> bool:
+    def checked(args) -> bool:
         ids = memo[1]
         if ids is not None and tuple(map(id, memo[0](args))) == ids:
-            for i, dt, shape in memo[2]:
-                a = args[i]
-                if not (type(a) is np.ndarray and a.dtype == dt and a.shape == shape) \
-                        and not _static_arg_ok(a, specs[i]):
+            for i in memo[2]:
+                if not ok(args[i], i):
                     return False
             return True
         jax_pos, other = [], []
-        for i in stat:
+        for i in positions:
             a = args[i]
-            if not _static_arg_ok(a, specs[i]):
+            if not ok(a, i):
                 return False
             (jax_pos if type(a) in _JAX_ARRAY_TYPES else other).append(i)
         jp = _picker(jax_pos)
@@ -250,12 +254,11 @@ def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[A
         def forget(_ref, token=token) -> None:
             if memo[3] and memo[3][0] is token:     # (a reference of an older check: nothing to forget)
                 memo[1] = None
-        other = tuple((i, specs[i][0], specs[i][3]) for i in other)
-        memo[:] = [jp, None, other, (token,) + tuple(weakref.ref(a, forget) for a in arrays)]
+        memo[:] = [jp, None, tuple(other), (token,) + tuple(weakref.ref(a, forget) for a in arrays)]
         memo[1] = tuple(map(id, arrays))
         return True
 
-    return static_ok
+    return checked
 
 
 def count_padded_call(calls, key: Any, cap: int) -> int:
