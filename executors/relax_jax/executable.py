@@ -9,7 +9,8 @@ Calling ``exe(entry, *args)``:
 2. **Bucket signature.** Each symbolic variable's value is rounded up to its bucket
    (:class:`~relax_jax.symbolic.ShapeBuckets`). The compiled function is keyed by the buckets (plus the
    static facts of parameters without a symbolic shape); the actual values are passed as one traced
-   ``int64`` vector, so every size in a bucket shares one compilation.
+   ``int64`` vector (as ``int32`` halves, :func:`~relax_jax.plan.pack_sym`), so every size in a bucket
+   shares one compilation.
 3. **Compile** (on a cache miss): trace the function with :class:`~relax_jax.walker.Walker` in traced mode
    and compile it with ``jax.jit`` for the executable's device. If an operation cannot be made exact
    on padded arrays (:class:`~relax_jax.errors.NeedsExact`) the function switches to exact-shape
@@ -66,7 +67,7 @@ from .layouts import (
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
-from .plan import Compiled, Plan, make_plan, out_of_bounds
+from .plan import Compiled, Plan, make_plan, out_of_bounds, pack_sym, sym_spec, unpack_sym
 from .symbolic import ShapeBuckets, reserve_rows
 from .stats import Stats
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
@@ -433,7 +434,7 @@ class Executable:
         flat: list = []
         flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg, plan.reserve)
         if plan.sym_vars:
-            flat.append(np.asarray([sym[v] for v in plan.sym_vars], np.int64))
+            flat.append(pack_sym([sym[v] for v in plan.sym_vars]))
         consumed = self._donate(c, flat, keep_boxes) if c.donated else False
         if c.given:
             if keep_boxes is None:
@@ -537,7 +538,7 @@ class Executable:
                    specs, plan.reserve)
         nsym = len(plan.sym_vars)
         if nsym:
-            specs.append(jax.ShapeDtypeStruct((nsym,), np.int64))
+            specs.append(sym_spec(nsym))
         record: dict = {}
 
         def traced(*flat):
@@ -547,7 +548,7 @@ class Executable:
             if bucketing:
                 walker.var_bounds = {v: plan.bucket(v, sym[v], cap) - plan.headroom.get(v, 0)
                                      for v in plan.sym_vars}
-            symvec = flat[-1] if nsym else None
+            symvec = unpack_sym(flat[-1], nsym) if nsym else None
             senv: Dict[P.PrimVar, SymInt] = {}
             for i, v in enumerate(plan.sym_vars):
                 if bucketing:

@@ -24,6 +24,7 @@ from relax_ref.ir import prim_expr as P
 
 from .layouts import TensorParam
 from .padded import PaddedArray
+from .plan import pack_sym
 from .pytree import host_extent
 
 MISS = object()
@@ -145,8 +146,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
             vals.append(n)
         if _consistent(layouts, compiled.phys_shapes) is False:
             return None
-        with jax.enable_x64(True):
-            symvec = jax.device_put(np.asarray(vals, np.int64), exe.device)
+        symvec = jax.device_put(pack_sym(vals), exe.device)
         extra = (symvec,)
     checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
     stats = exe.stats
@@ -200,7 +200,10 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
 
 
 def _picker(idx: List[int]) -> Callable[[Sequence[Any]], tuple]:
-    """A function giving the tuple of the elements at ``idx`` (C-level for two or more)."""
+    """A function giving the tuple of the elements at ``idx`` (C-level for two or more: a slice when
+    they are consecutive, the weights of a model typically)."""
+    if len(idx) > 1 and list(idx) == list(range(idx[0], idx[0] + len(idx))):
+        return operator.itemgetter(slice(idx[0], idx[0] + len(idx)))
     if len(idx) > 1:
         return operator.itemgetter(*idx)
     return lambda a: tuple(a[i] for i in idx)
@@ -215,27 +218,33 @@ def _static_arg_ok(a: Any, spec: tuple) -> bool:
 
 
 def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[Any]], bool]:
-    """Whether the arguments at the static positions ``stat`` fit their parameter specs. JAX arrays are
+    """Whether the arguments at the static positions ``stat`` fit their parameter specs
+    (:func:`_identity_checker`)."""
+    return _identity_checker(stat, lambda a, i: _static_arg_ok(a, specs[i]))
+
+
+def _identity_checker(positions: List[int], ok: Callable[[Any, int], bool]) -> Callable[[Sequence[Any]], bool]:
+    """Whether the arguments at ``positions`` pass ``ok(argument, position)``. JAX arrays are
     immutable: those that are the very objects checked on the previous call (the weights, typically)
     need no check again; they are compared by identity in one C-level pass over their ids. The ids are
     those of live objects: a weak reference to each, whose callback forgets the ids when one of them is
     collected (a new object could then take its memory and its id)."""
-    #: the picker of the static positions that held JAX arrays at the last full check, their ids (None:
-    #: check again), the other static positions (NumPy arrays: mutable, checked every call), the weak
+    #: the picker of the positions that held JAX arrays at the last full check, their ids (None:
+    #: check again), the other positions (NumPy arrays: mutable, checked every call), the weak
     #: references (kept for their callbacks)
     memo: list = [None, None, (), ()]
 
-    def static_ok(args) -> bool:
+    def checked(args) -> bool:
         ids = memo[1]
         if ids is not None and tuple(map(id, memo[0](args))) == ids:
             for i in memo[2]:
-                if not _static_arg_ok(args[i], specs[i]):
+                if not ok(args[i], i):
                     return False
             return True
         jax_pos, other = [], []
-        for i in stat:
+        for i in positions:
             a = args[i]
-            if not _static_arg_ok(a, specs[i]):
+            if not ok(a, i):
                 return False
             (jax_pos if type(a) in _JAX_ARRAY_TYPES else other).append(i)
         jp = _picker(jax_pos)
@@ -249,7 +258,7 @@ def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[A
         memo[1] = tuple(map(id, arrays))
         return True
 
-    return static_ok
+    return checked
 
 
 def count_padded_call(calls, key: Any, cap: int) -> int:
@@ -542,7 +551,16 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     passed as the padded buffers they were cut from (``reuse_padded``) or padded on the host, the
     symbolic values come from the argument shapes, and results are cut to the extents their
     expressions give. Repeated shapes are counted towards ``specialize_after`` as on the general path,
-    which takes over once a shape has its exact compilation."""
+    which takes over once a shape has its exact compilation.
+
+    What a call costs on the host is kept small (a decode step of a small model computes for 0.2 ms):
+    static arguments that are the very JAX arrays of the previous call are compared by identity only
+    (:func:`_static_checker`); a handle this executable made carries its buffer's dtype and shape
+    (:class:`~relax_jax.padded.PaddedArray`'s ``key``); a value is compared with its bucket's interval
+    (:meth:`relax_jax.plan.Plan.bucket_range`); JAX's 64-bit mode is entered only for 64-bit arguments
+    or results (the symbolic values travel as ``int32`` halves, :func:`relax_jax.plan.pack_sym`); and
+    the bookkeeping that need not precede the compiled call (the count, the donated arguments' deletion,
+    the result handles) follows its dispatch, before the error code is read."""
     if compiled.mutated or not key[0]:
         return None
     layouts = plan.layouts
@@ -583,6 +601,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     # None: the bucket of each value is computed per call
     ranges = [plan.bucket_range(v, b) for v, b in zip(sym_vars, buckets)]
     ranges = None if any(r is None for r in ranges) else tuple(ranges)
+    narrow = _narrow(specs, compiled.fn)
 
     def hot(args):
         if len(args) != nparams:
@@ -605,40 +624,69 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                     return MISS
         for i in need:
             flat[i] = pad(args[i], specs[i][3])
-        if flags & PADDED and spec_after:
+        count = flags & PADDED and spec_after
+        if count:
             ekey = (False, tuple(vals), ())
             if ekey in exact_cache:
                 return MISS                 # the shape has its exact compilation: general path
             n = padded_calls.get(ekey, 0) + 1
             if n >= spec_after:
                 return MISS                 # time to specialise: the general path compiles it
-            padded_calls[ekey] = n          # (count_padded_call, inlined)
+        if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
+                and not _donate_views(args, flat, given, padded_src):
+            return MISS
+        if narrow:
+            out = fn(*flat, pack_sym(vals))
+        else:
+            with jax.enable_x64(True):      # 64-bit arguments, results (and their cuts)
+                out = fn(*flat, pack_sym(vals))
+        # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
+        # arguments deleted
+        if count:
+            padded_calls[ekey] = n
             if n > 1:
                 move_to_end(ekey)
             elif len(padded_calls) > cap:
                 padded_calls.popitem(last=False)
-        if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
-                and not _donate_views(args, flat, given, padded_src):
-            return MISS
-        with jax.enable_x64(True):          # the symbolic values, and 64-bit results when cut
-            out = fn(*flat, np.asarray(vals, np.int64))
-            if given:
-                _release(args, given)
-            if not has_code:
-                stats.cache_hits += 1
-                return export(out, vals, cut)
-            # the results are made while the computation may still run (handles need no values), then
-            # the error code is read
-            result = export(out, vals, cut) if lazy is not None else None
-            code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
-            if code:
-                if given:
-                    raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
-                return MISS                 # a run-time check failed: the general path re-runs and raises
+        if given:
+            _release(args, given)
+        if not has_code:
             stats.cache_hits += 1
-            return result if lazy is not None else export(out, vals, cut)
+            return export(out, vals, cut) if narrow else _wide(export, out, vals, cut)
+        # the results are made while the computation may still run (handles need no values), then
+        # the error code is read
+        result = export(out, vals, cut) if lazy is not None else None
+        code = int(np.asarray(out[-1]))   # (int() of a JAX scalar costs 5x more)
+        if code:
+            if given:
+                raise compiled.builders[code - 1]()   # the arguments were donated: no host re-run
+            return MISS                 # a run-time check failed: the general path re-runs and raises
+        stats.cache_hits += 1
+        if lazy is not None:
+            return result
+        return export(out, vals, cut) if narrow else _wide(export, out, vals, cut)
 
     return hot
+
+
+#: the dtypes whose arrays JAX makes only in its 64-bit mode (``jax.enable_x64``)
+_WIDE = frozenset(np.dtype(t) for t in ("int64", "uint64", "float64", "complex128"))
+
+
+def _narrow(specs, fn) -> bool:
+    """Whether a call of compiled function ``fn`` with arguments of ``specs`` (:func:`_param_specs`)
+    needs no 64-bit mode of JAX on the host: no 64-bit argument (JAX would narrow a NumPy one) and no
+    64-bit result (cut on the host and transferred back); the symbolic values travel as ``int32``
+    halves (:func:`~relax_jax.plan.pack_sym`)."""
+    outs = _out_avals(fn)
+    return outs is not None and not any(np.dtype(sp[0]) in _WIDE for sp in specs) \
+        and not any(dt in _WIDE for _, dt in outs)
+
+
+def _wide(export, out, vals, cut):
+    """``export`` in JAX's 64-bit mode (results of 64-bit dtypes cut and transferred back)."""
+    with jax.enable_x64(True):
+        return export(out, vals, cut)
 
 
 __all__ = ["make_hot", "make_padded_hot", "MISS"]

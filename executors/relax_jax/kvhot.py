@@ -31,9 +31,10 @@ from relax_ref.interp.kv_cache import AttentionKVCache, grown_rows
 from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir import prim_expr as P
 
-from .hotpath import _JAX_ARRAY_TYPES, MISS, _is_array
+from .hotpath import _JAX_ARRAY_TYPES, MISS, _identity_checker, _is_array
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .paged_kv_cache import TracedPaged, paged_hot_inputs
+from .plan import pack_sym
 
 _T, _S, _KV = 0, 1, 2
 _INT64_MAX = (1 << 63) - 1
@@ -143,22 +144,29 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     nsym, nparams = len(sym_vars), len(items)
     fn, has_code, builders, stats = compiled.fn, compiled.has_code, compiled.builders, exe.stats
     n_kv_out = len(compiled.kv)
+    # the tensors (the weights, the token) checked by identity once they passed (hotpath), each run of
+    # consecutive tensor parameters passed on as one slice
+    tensors_ok = _identity_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
+                                   lambda a, i: _tensor_ok(a, items[i][1]))
+    segments = []
+    for i, (kind, info) in enumerate(items):
+        if kind == _T and segments and segments[-1][0] == _T and segments[-1][2] == i:
+            segments[-1] = (_T, segments[-1][1], i + 1, None)
+        else:
+            segments.append((kind, i, i + 1, info))
 
     def hot(args):
-        if len(args) != nparams:
+        if len(args) != nparams or not tensors_ok(args):
             return MISS
         vals: List[Any] = [None] * nsym
         flat: list = []
         seen = set()
-        for i, (kind, info) in enumerate(items):
-            a = args[i]
+        for kind, i, end, info in segments:
             if kind == _T:
-                t = type(a)
-                if not (t in _JAX_ARRAY_TYPES or (t is np.ndarray and a.dtype == info) or
-                        (t is not np.ndarray and _is_array(a))):
-                    return MISS
-                flat.append(a)
-            elif kind == _S:
+                flat += args[i:end]
+                continue
+            a = args[i]
+            if kind == _S:
                 if not isinstance(a, tuple) or len(a) != len(info):
                     return MISS
                 for (k, x), n in zip(info, a):
@@ -191,7 +199,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
                 v = vals[j]
                 if v is None or (bucket(sym_vars[j], v, cap) if bucketing else v) != buckets[j]:
                     return MISS
-            flat.append(np.asarray(vals, np.int64))
+            flat.append(pack_sym(vals))
         with jax.enable_x64(True):
             try:
                 out = fn(*flat)
@@ -211,6 +219,13 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         return export(out[:start], args)
 
     return hot
+
+
+def _tensor_ok(a: Any, dtype: Any) -> bool:
+    """Whether ``a`` is a concrete array a tensor parameter of NumPy dtype ``dtype`` takes (the compiled
+    function checks a JAX array's shape and dtype itself; a NumPy array's dtype it would convert)."""
+    t = type(a)
+    return t in _JAX_ARRAY_TYPES or (t is np.ndarray and a.dtype == dtype) or (t is not np.ndarray and _is_array(a))
 
 
 def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[Callable]:

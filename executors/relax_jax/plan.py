@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from relax_ref.errors import RelaxRuntimeError, UnsupportedError, no_function
 from relax_ref.interp.bounds import declared_bounds, violates
@@ -133,9 +135,30 @@ def make_plan(mod: Any, entry: str, buckets: Any, reserve: Optional[int], donate
     return p
 
 
+def pack_sym(values: Sequence[int]) -> np.ndarray:
+    """The symbolic values as a compilation takes them: each ``int64`` value as its two ``int32`` halves
+    (the bytes of an ``int64`` vector), so that passing them needs no 64-bit mode of JAX on the host
+    (``jax.enable_x64``); :func:`unpack_sym` is the inverse inside the compiled function."""
+    return np.asarray(values, np.int64).view(np.int32)
+
+
+def sym_spec(n: int) -> Any:
+    """The abstract value of :func:`pack_sym` of ``n`` values."""
+    import jax
+
+    return jax.ShapeDtypeStruct((2 * n,), np.int32)
+
+
+def unpack_sym(packed: Any, n: int) -> Any:
+    """The ``int64`` vector of ``n`` symbolic values from :func:`pack_sym`'s halves (a bitcast, exact)."""
+    from jax import lax
+
+    return lax.bitcast_convert_type(packed.reshape(n, 2), np.int64)
+
+
 def out_of_bounds(plan: Plan, sym: Dict[P.PrimVar, int]) -> bool:
     """Whether a symbolic variable breaks its declared bound (CALL.FUNC.7): host mode reports it."""
     return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
-__all__ = ["Compiled", "Plan", "make_plan", "out_of_bounds"]
+__all__ = ["Compiled", "Plan", "make_plan", "out_of_bounds", "pack_sym", "sym_spec", "unpack_sym"]

@@ -175,3 +175,37 @@ def test_the_padded_fast_path_checks_the_bucket_of_each_value(policy):
         x = np.arange(n * 4, dtype=np.float32).reshape(n, 4)
         np.testing.assert_array_equal(np.asarray(exe("main", x, x)), 2 * x)
     assert exe.stats.host_calls == 0
+
+
+def test_the_symbolic_values_travel_as_int32_halves_exactly():
+    import jax
+
+    from relax_jax.plan import pack_sym, unpack_sym
+
+    values = [0, 1, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 5, 2 ** 63 - 1]
+    packed = pack_sym(values)
+    assert packed.dtype == np.int32 and packed.shape == (2 * len(values),)
+    with jax.enable_x64(True):
+        got = jax.jit(lambda p: unpack_sym(p, len(values)))(packed)
+    assert got.dtype == np.int64 and [int(v) for v in np.asarray(got)] == values
+
+
+def test_a_symbolic_value_beyond_int32_reaches_the_compiled_code_exactly():
+    """``k`` of a zero-size tensor read into a tensor by the compiled function (not the host)."""
+    mod = relax_ref.parse(HEADER + '''
+    @R.function
+    def main(x: R.Tensor(("n", "k"), "float32"), y: R.Tensor((1,), "int64")) -> R.Tensor((1,), "int64"):
+        n = T.int64()
+        k = T.int64()
+        t = R.shape_to_tensor(R.shape([k]))
+        z = R.add(y, t)
+        return z
+''')
+    exe = relax_jax.compile(mod)
+    for k in (3_000_000_000, 3_000_000_001, 5):
+        x = np.zeros((0, k), np.float32)
+        y = np.asarray([7], np.int64)
+        got = exe("main", x, y)
+        np.testing.assert_array_equal(np.asarray(got), relax_ref.evaluate(mod, "main", x, y))
+        assert np.asarray(got)[0] == k + 7
+    assert exe.stats.host_calls == 0

@@ -161,3 +161,30 @@ def test_a_full_cache_compiles_only_at_its_grown_capacity(mod):
     # the ninth row: the length's bucket follows the capacity, so the call at capacity 8 is a new key
     # too, traced and not compiled (before: four compilations, at 4, 8, 8 and 16)
     assert cache.data.shape == (16, 3) and exe.stats.compiles == 2 and exe.stats.grown_before_compile == 2
+
+
+def test_the_fast_path_checks_a_tensor_once_per_object(mod):
+    """The same JAX array passed at every step is checked once; a new object, a NumPy array of another
+    dtype, an array of another shape are checked again (the reference's errors)."""
+    import jax.numpy as jnp
+
+    from relax_ref.errors import DTypeMismatchError, ShapeMismatchError
+
+    exe = relax_jax.compile(mod)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    cache = exe("create", a)
+    rows = [a]
+    b = jnp.full((1, 3), 2.0, jnp.float32)
+    for i in range(6):
+        if i == 3:
+            b = jnp.full((1, 3), 5.0, jnp.float32)      # a new object: checked, then reused
+        rows.append(np.asarray(b))
+        _c, t = exe("step_sum", cache, b, (3 + i,))
+        np.testing.assert_array_equal(np.asarray(t), np.concatenate(rows).sum(axis=0))
+    assert exe._plans["step_sum"].hot is not None
+    with pytest.raises(DTypeMismatchError):
+        exe("step_sum", cache, np.ones((1, 3), "float64"), (9,))
+    with pytest.raises(DTypeMismatchError):
+        exe("step_sum", cache, jnp.ones((1, 3), jnp.int32), (9,))
+    with pytest.raises(ShapeMismatchError):
+        exe("step_sum", cache, jnp.ones((1, 4), jnp.float32), (9,))
