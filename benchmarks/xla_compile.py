@@ -1,16 +1,20 @@
 """XLA's compilation alone (``lowered.compile()`` timed, the lowering held) of the Llama-style decoder's
 ``prefill`` and ``decode``: the hand-written ``jax.jit`` program of ``llama_bench.jax_model`` against
-relax_jax's programs (``concat`` caches and KV-cache objects), split by cause.
+relax_jax's programs (``concat`` caches, KV-cache objects and, with ``--styles ...,paged``, the paged KV
+cache of ``llama_tiny_paged``), split by cause.
 
 Usage::
 
     python benchmarks/xla_compile.py --config tiny                  # tiny, every variant
     python benchmarks/xla_compile.py --config 1b --variants strict,fast_opts
     python benchmarks/xla_compile.py --config tiny --layers 16       # 16 layers at tiny's hidden size
+    python benchmarks/xla_compile.py --config tiny --layers 16 --styles concat,kv,paged --variants strict \
+        --pass-log xla.log --json out.json     # + the LLVM kernels XLA compiles per program (``passes``)
 
 The hand-written program is lowered from ``jax.ShapeDtypeStruct`` arguments. A relax_jax program is the
 lowering its executable compiles at the call's shapes (prefill of 128 tokens; decode from 128 cached rows
-in a capacity of 256): the call's compilation is intercepted after the lowering, so no XLA compilation of
+in a capacity of 256; the paged cache: a forward of 128 tokens on an empty sequence, of one token after
+128): the call's compilation is intercepted after the lowering, so no XLA compilation of
 the executor runs before the timed ones and nothing executes (the weights are ``jnp.zeros`` made once).
 
 Variants of one relax_jax lowering (each compiled anew, JAX's compilation caches cleared):
@@ -157,12 +161,30 @@ def _jax_lowerings(cfg, nl: int, rows: int, cap: int, weights) -> dict:
                                                jax.ShapeDtypeStruct((), np.int32), *[buf] * (2 * nl), *sds))}
 
 
+def _paged_cache(exe, history: int, tokens: int):
+    """A paged cache of ``exe`` (its ``create_cache`` compiled here, before any capture) holding sequence
+    0 with ``history`` tokens and a forward of ``tokens`` more open."""
+    from relax_jax.paged_kv_cache import JAX_PAGED
+    from relax_ref.values import ShapeValue
+
+    cache = exe("create_cache")
+    JAX_PAGED.add_sequence(cache, 0)
+    if history:
+        JAX_PAGED.begin_forward(cache, ShapeValue([0]), ShapeValue([history]))
+        JAX_PAGED.end_forward(cache)
+    JAX_PAGED.begin_forward(cache, ShapeValue([0]), ShapeValue([tokens]))
+    return cache
+
+
 def _relax_args(style: str, exe, cfg, nl: int, rows: int, cap: int, weights) -> dict:
     import jax.numpy as jnp
     from relax_ref.interp.kv_cache import AttentionKVCache
 
     tok = np.zeros((1, 128), np.int32)
     one = np.zeros((1, 1), np.int32)
+    if style == "paged":
+        return {"prefill": [tok, _paged_cache(exe, 0, 128), *weights],
+                "decode": [one, _paged_cache(exe, rows, 1), *weights]}
     if style == "kv":
         bufs = [AttentionKVCache(jnp.zeros((cap, cfg.num_kv_heads, cfg.head_dim), cfg.dtype), rows, rows)
                 for _ in range(2 * nl)]
@@ -177,6 +199,10 @@ def _relax_exe(style: str, model, mode: str, reserve: int):
 
     if style == "kv":
         return relax_jax.compile(L.build_kv_module(model, reserve=reserve), float_rules=mode)
+    if style == "paged":        # as the relax_jax_paged contender of llama_sizes.py (pages of 16 tokens)
+        import llama_tiny_paged as LP
+        return relax_jax.compile(LP.build_paged_module(model, capacity=reserve, page_size=16), reserve=reserve,
+                                 float_rules=mode)
     mod = L.build_module(model)        # as the relax_jax contender of llama_sizes.py
     return relax_jax.compile(mod, donate_argnums=L.decode_donation(mod), reserve=reserve, float_rules=mode,
                              padded_results=L.padded_results(mod))
@@ -221,7 +247,7 @@ def measure(args) -> dict:
             "no_ynn": {k: v for k, v in strict.items() if "ynn" not in k},
             "no_excess": {k: v for k, v in strict.items() if k != "xla_allow_excess_precision"}}
     for style in args.styles.split(","):
-        name = "relax_jax_kv" if style == "kv" else "relax_jax"
+        name = {"kv": "relax_jax_kv", "paged": "relax_jax_paged"}.get(style, "relax_jax")
         for mode in (("strict",) if "fast" not in variants else ("strict", "fast")):
             exe = _relax_exe(style, model, mode, cap)
             calls = _relax_args(style, exe, cfg, nl, rows, cap, weights)
@@ -238,7 +264,7 @@ def measure(args) -> dict:
                     for v in variants:
                         if v in opts:
                             put(f"{key}.{v}", low, opts[v])
-                    if "checks_off" in variants and style != "kv":   # the cache objects are no JAX arrays
+                    if "checks_off" in variants and style == "concat":   # cache objects are no JAX arrays
                         fn = jax.jit(exe.as_jax_function(entry, checks="off"))
                         sds = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), calls[entry])
                         low2 = fn.lower(*sds)

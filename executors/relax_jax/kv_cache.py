@@ -39,6 +39,7 @@ from jax import lax
 from relax_ref.interp.kv_cache import AttentionKVCache, KVCacheOps, grown_rows, kv_error
 
 from .errors import NeedsExact, TraceAbort
+from .laxops import astype
 from .prim_jax import is_static
 from .values import PackedV, PrimV, ShapeV, TVal
 
@@ -108,10 +109,10 @@ def _traced_append(walker: Any, c: TracedKV, value: Any) -> TracedKV:
     if c.need > cap:       # grown while tracing: an empty cache's first long append (CALL.KVCACHE.2)
         new = grown_rows(cap, c.need, "append")
         c.data = _pad_rows(c.data, new - cap)
-    if n:
+    if n:       # a fill count is never negative: no wrap of negative indices to trace and compile
         start = (c.fill,) + (0,) * (c.data.ndim - 1)
-        c.data = lax.dynamic_update_slice(c.data, v, start)
-    c.fill = c.fill + jnp.asarray(rows.val, c.fill.dtype)
+        c.data = lax.dynamic_update_slice(c.data, v, start, allow_negative_indices=False)
+    c.fill = lax.add(c.fill, astype(rows.val, c.fill.dtype))
     c.delta = c.delta + (int(rows.val) if rows.is_static else rows.expr)
     c.phys += n
     return c
@@ -134,13 +135,13 @@ def _traced_view(walker: Any, c: TracedKV, shape: Any, call: Any) -> TVal:
     data = c.data if phys >= cap else lax.slice_in_dim(c.data, 0, phys, axis=0)
     if phys > cap:
         data = _pad_rows(data, phys - cap)
-    want = jnp.asarray(d0.val, jnp.int64)
+    want = astype(d0.val, np.dtype(np.int64))
     fill = c.fill
 
     def err():
         return kv_error("view: the requested rows are not the cached rows").with_span(
             call.span if call is not None else None)
-    walker.sink.check(want != fill, err)
+    walker.sink.check(lax.ne(want, fill), err)
     valid = None if d0.is_static else (d0,) + (None,) * (c.data.ndim - 1)
     return TVal(data, valid, walker.level)
 

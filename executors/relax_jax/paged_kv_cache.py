@@ -7,10 +7,11 @@ The pool is one device array per cache, allocated at ``create`` with every page 
 function that creates a cache and returns it compiles: the pool is zeros in the compiled code).
 Each layer's attention called on the host is one compiled kernel that writes the new keys/values
 into their page slots and attends over the history read through the page table; the pool is
-donated to it, so XLA updates the pages in place. The forward's plan reaches the kernel as two
-traced int32 arrays padded to power-of-two buckets (tokens, sequences, history length,
+donated to it, so XLA updates the pages in place. The forward's plan reaches the kernel as traced
+int32 arrays padded to power-of-two buckets (tokens, sequences, history length,
 :func:`_plan_arrays`): each new token's slot, position and batch index, and each sequence's history
-length and page table. One compilation serves every step of a generation within a bucket. The
+length and page table (and, in a compiled function, the runs of slots a forward of several tokens
+fills). One compilation serves every step of a generation within a bucket. The
 sequence functions only change the host-side bookkeeping (and copy a partial page at a fork, in
 place).
 
@@ -67,12 +68,36 @@ def _bucket(n: int) -> int:
 _IN_BOUNDS = dict(mode="promise_in_bounds", wrap_negative_indices=False)
 
 
-def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, theta, page, scratch):
+def _write_chunks(pool, layer, kv, chunks, page):
+    """``kv`` (2, T, hkv, D) written into layer ``layer`` of the pool by the runs of ``chunks`` (3, C):
+    run ``c`` puts its ``chunks[2, c]`` tokens from token ``chunks[1, c]`` on at slot ``chunks[0, c]``,
+    within one page. Each run is a window of ``page`` slots read, its first rows replaced and written
+    back (``dynamic_update_slice``), in one loop: the same kernels for every layer, which XLA compiles
+    once, where a scatter is a kernel of its own per layer. A window never passes the pool's end (a
+    run starts in a real page, the scratch page is last); an unused run (no tokens) rewrites the
+    scratch page as it is."""
+    kv = lax.pad(kv, np.zeros((), kv.dtype), [(0, 0, 0), (0, page, 0), (0, 0, 0), (0, 0, 0)])
+    z = np.int32(0)
+    window = (1, 2, page) + tuple(kv.shape[2:])
+    keep_rows = lax.iota(np.int32, page)[None, None, :, None, None]
+
+    def run(c, pool):
+        dst, src, count = chunks[0, c], chunks[1, c], chunks[2, c]
+        rows = lax.dynamic_slice(kv, (z, src, z, z), window[1:], allow_negative_indices=False)
+        start = (layer, z, dst, z, z)
+        old = lax.dynamic_slice(pool, start, window, allow_negative_indices=False)
+        new = lax.select(lax.broadcast_in_dim(keep_rows < count, window, tuple(range(5))), rows[None], old)
+        return lax.dynamic_update_slice(pool, new, start, allow_negative_indices=False)
+    return lax.fori_loop(0, int(chunks.shape[1]), run, pool)
+
+
+def _forward_body(pool, layer, qkv, tok, seqs, sm, chunks=None, *, hq, hkv, mode, scale, theta, page, scratch):
     """One layer's forward (CALL.PAGEDKV.8) over the plan of :func:`_plan_arrays`: the new keys
     (rotated, CALL.PAGEDKV.9) and values written into their slots, then the attention over the
     history read through the page table (whole pages; a slot past a sequence's length reads the scratch
     slot, which holds zeros).
-    Padding tokens (slot ``scratch``, position ``_PAD_POS``) write zeros into the scratch page."""
+    Padding tokens (slot ``scratch``, position ``_PAD_POS``) write zeros into the scratch page, or with
+    ``chunks`` (the plan's runs of slots, :func:`_write_chunks`) nothing."""
     write, pos, seq = tok[0], tok[1], tok[2]
     hist_len, table = seqs[:, 0], seqs[:, 1:]
     hist = (table[:, :, None] * page + jnp.arange(page, dtype=table.dtype)).reshape(table.shape[0], -1)
@@ -87,6 +112,8 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, *, hq, hkv, mode, scale, thet
         zero_i = jnp.zeros((), write.dtype)
         pool = lax.dynamic_update_slice(pool, jnp.stack([new_k, new_v])[None],
                                         (jnp.asarray(layer, write.dtype), zero_i, write[0], zero_i, zero_i))
+    elif chunks is not None:
+        pool = _write_chunks(pool, layer, jnp.stack([new_k, new_v]), chunks, page)
     else:
         # keys and values in one scatter: XLA's CPU backend compiles a kernel for every scatter
         # (identical ones are not shared, as fusions are), so two per layer doubled them
@@ -117,11 +144,19 @@ def _buckets(state: Any, reserve: Optional[int] = None) -> Tuple[int, int, int]:
     return _bucket(sum(n for _, _, n in batch)), _bucket(len(batch)), hist
 
 
+def _chunk_count(tp: int, bp: int, page: int) -> int:
+    """The runs of a plan's chunk table (:func:`_plan_arrays`): a sequence's ``n`` new tokens touch at
+    most ``(n - 1) // page + 2`` pages; a one-token forward writes its row directly (none)."""
+    return 0 if tp == 1 else tp // page + 2 * bp
+
+
 def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) -> List[np.ndarray]:
-    """The open forward's plan as two int32 arrays padded to ``buckets``: ``tok`` (3, tokens) the
+    """The open forward's plan as three int32 arrays padded to ``buckets``: ``tok`` (3, tokens) the
     slot, position and batch index of each new token (padding tokens write the scratch slot, as batch
-    entry 0), and ``seqs`` (batch, 1 + pages) each sequence's history length
-    followed by its page table (padding pages: the scratch page). A padding token's position is past
+    entry 0), ``seqs`` (batch, 1 + pages) each sequence's history length
+    followed by its page table (padding pages: the scratch page), and ``chunks`` (3, runs) the runs of
+    consecutive slots within a page that the new tokens fill (first slot, first token, token count;
+    unused runs: the scratch page, no tokens; :func:`_write_chunks`). A padding token's position is past
     every history (it lowers no sequence's first new position, CALL.PAGEDKV.8's masks). Written from the bookkeeping
     directly (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the reference's)."""
     tp, bp, lp = buckets
@@ -130,7 +165,9 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
     tok[0], tok[1] = scratch_page * size, _PAD_POS
     seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
     seqs[:, 0] = 0
-    t = 0
+    chunks = np.zeros((3, _chunk_count(tp, bp, size)), np.int32)
+    chunks[0] = scratch_page * size
+    t = c = 0
     for b, (s, old, n) in enumerate(state.forward):
         table = state.tables[s]
         seqs[b, 1:1 + len(table)] = table
@@ -141,8 +178,14 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
             p = np.arange(old, old + n)
             tok[0, t:t + n] = np.asarray(table)[p // size] * size + p % size
             tok[1, t:t + n], tok[2, t:t + n] = p, b
+        if tp > 1:
+            p = old
+            while p < old + n:
+                count = min(size - p % size, old + n - p)
+                chunks[:, c] = table[p // size] * size + p % size, t + p - old, count
+                p, c = p + count, c + 1
         t += n
-    return [tok, seqs]
+    return [tok, seqs, chunks]
 
 
 def _statics(cfg: PagedConfig) -> Dict[str, Any]:
@@ -201,7 +244,7 @@ def _arg(v: Any) -> Any:
 ATTENTION = PREFIX + "attention_kv_cache_attention_with_fused_qkv"
 #: the arrays a cache parameter passes before its layer indices: the pool, then the padded plan
 #: (``_plan_arrays``); then one int32 scalar per layer (:func:`layer_inputs`)
-PAGED_INPUTS = 3
+PAGED_INPUTS = 4
 
 _LAYER_IDS: Dict[Any, List[Any]] = {}
 
@@ -255,7 +298,8 @@ def arg_specs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
     tp, bp, lp = _buckets(cache.state, reserve)
     i32 = np.dtype(np.int32)
     return [jax.ShapeDtypeStruct(tuple(cache.pool.shape), cache.pool.dtype), jax.ShapeDtypeStruct((3, tp), i32),
-            jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32)] + \
+            jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32),
+            jax.ShapeDtypeStruct((3, _chunk_count(tp, bp, cache.config.page_size)), i32)] + \
         [jax.ShapeDtypeStruct((), i32)] * cache.config.num_layers
 
 
@@ -334,12 +378,12 @@ def _traced_attention(walker: Any, args: List[Any]) -> None:
             raise TraceAbort(f"{ATTENTION}: a tensor the host checks")
     c.rows += [_rows(qkv, "a fused qkv"), _rows(out, "an output")]
     n = int(qkv.data.shape[0])
-    tok, seqs = c.plan
+    tok, seqs, chunks = c.plan
     if int(tok.shape[1]) != n:          # the plan's token bucket against the fused qkv's rows
         tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, _PAD_POS), _fit(tok[2], n, 0)])
     sm_val = jnp.asarray(sm.val, jnp.float32)
     c.data, o = _forward_body(c.data, c.layers[int(layer.val) - cfg.layer_begin], qkv.data, tok, seqs, sm_val,
-                              **_statics(cfg))
+                              chunks if int(chunks.shape[1]) else None, **_statics(cfg))
     walker.mutate(out, _fit(o, int(out.data.shape[0]), 0))
 
 

@@ -356,3 +356,33 @@ def test_a_stale_slot_past_the_length_is_not_read():
         ops.end_forward(c)
     assert np.all(np.isfinite(outs[0]))
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("lens", [(7,), (1, 1), (5, 9), (3, 1, 6)])
+def test_the_plan_runs_cover_each_new_token_once_within_a_page(lens):
+    """The runs of slots of a compiled forward (``_plan_arrays``' chunk table): each real token's slot
+    written by exactly one run, a run within one page, unused runs empty on the scratch page."""
+    from relax_ref.values import ShapeValue
+
+    mod = relax_ref.parse(SRC)
+    c = relax_jax.compile(mod)("create")
+    ops = jpk.JAX_PAGED
+    ops.begin_forward(c, ShapeValue([0]), ShapeValue([6]))      # a history of 6 tokens, then forks off it
+    ops.end_forward(c)
+    ids = list(range(len(lens)))
+    for s in ids[1:]:
+        ops.fork_sequence(c, 0, s, 3 + s)
+    ops.begin_forward(c, ShapeValue(ids), ShapeValue(list(lens)))
+    size, scratch = c.config.page_size, c.config.num_pages * c.config.page_size
+    tok, _, runs = jpk._plan_arrays(c.state, c.config, jpk._buckets(c.state))
+    written = {}
+    for dst, src, count in runs.T:
+        assert count >= 0 and dst % size + count <= size
+        if count == 0:
+            assert dst == scratch
+        for i in range(count):
+            assert src + i not in written
+            written[src + i] = dst + i
+    real = [t for t in range(tok.shape[1]) if tok[0, t] != scratch]
+    assert sorted(written) == real == list(range(sum(lens)))
+    assert all(written[t] == tok[0, t] for t in real)
