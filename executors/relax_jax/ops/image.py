@@ -10,6 +10,7 @@ import numpy as np
 
 
 from ..dims import dim_value
+from ..float_rules import rounded_multiply
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
 from .common import dtype_of
@@ -35,7 +36,8 @@ class _JaxOps:
         return (jnp.asarray(a, F32) - jnp.asarray(b, F32)).astype(F32)
 
     def mul(self, a, b):
-        return (jnp.asarray(a, F32) * jnp.asarray(b, F32)).astype(F32)
+        # rounded once, never contracted with the add that consumes it (PRIM.FLOAT.1)
+        return rounded_multiply(jnp.asarray(a, F32), jnp.asarray(b, F32))
 
     def div(self, a, b):
         return (jnp.asarray(a, F32) / jnp.asarray(b, F32)).astype(F32)
@@ -83,7 +85,11 @@ class _JaxOps:
 
     def load(self, *idx):
         v = self.data[(slice(None), slice(None)) + tuple(idx)]
-        return cast(v, dtype_of(v), "float32")
+        # each read materialized: under the strict float rules (no algebraic simplifier) XLA's CPU
+        # compiler fused the gathers of a cubic 3-D stencil into their consumers as tens of thousands
+        # of transposes and crashed the process while emitting them (jaxlib 0.10.2, integer data or
+        # an integer result); the barrier keeps each gather a fusion of its own. Values unchanged.
+        return jax.lax.optimization_barrier(cast(v, dtype_of(v), "float32"))
 
 
 @lowering("relax.image.resize2d", "relax.image.resize3d")
