@@ -79,3 +79,37 @@ def test_resize3d_to_its_own_size_is_the_identity(dtype, method):
     assert (rk, jk) == ("value", "value")
     assert np.array_equal(np.asarray(rv), x)
     assert np.array_equal(np.asarray(jv), x)
+
+
+# ---------------------------------------------------------------------------------------------------
+# siblings: the reference's affine_grid and grid_sample formulas evaluated on JAX arrays
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("size", [(5, 7), (4, 6, 3)])
+@pytest.mark.parametrize("align", [True, False])
+def test_affine_grid_agrees_exactly(dtype, size, align):
+    """``theta[k] + sum of theta[k - 1 - r] * c_r``: each product rounded before it is added, on both."""
+    k = len(size)
+    theta = np.random.default_rng(17).standard_normal((2, k, k + 1)).astype(dtype)
+    text = relax_main(f'th: R.Tensor((2, {k}, {k + 1}), "{dtype}")',
+                      f"y = R.image.affine_grid(th, {size}, align_corners={align})\nreturn y")
+    (rk, rv), (jk, jv) = lists_on_both(text, theta)
+    assert (rk, jk) == ("value", "value")
+    assert np.array_equal(np.asarray(rv), np.asarray(jv))
+    assert np.asarray(jv).shape == (2, k) + size
+
+
+@pytest.mark.parametrize("method", ["bilinear", "bicubic", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_of_float32_agrees_exactly(method, padding):
+    rng = np.random.default_rng(23)
+    x = rng.standard_normal((2, 3, 5, 6)).astype("float32")
+    g = (rng.standard_normal((2, 2, 4, 7)) * 0.9).astype("float32")
+    text = relax_main('x: R.Tensor((2, 3, 5, 6), "float32"), g: R.Tensor((2, 2, 4, 7), "float32")',
+                      f'y = R.image.grid_sample(x, g, method="{method}", padding_mode="{padding}")\nreturn y')
+    (rk, rv), (jk, jv) = lists_on_both(text, x, g)
+    assert (rk, jk) == ("value", "value")
+    assert np.array_equal(np.asarray(rv), np.asarray(jv))
+    assert np.asarray(jv).shape == (2, 3, 4, 7)

@@ -117,17 +117,27 @@ def _resize(ctx, x, size):
 
 @lowering("relax.image.affine_grid")
 def _affine_grid(ctx, theta, size):
-    from relax_ref.ops.image_grid import affine_grid_array
+    from relax_ref.ops.image_grid import ArrayOps, affine_grid_array
 
-    return affine_grid_array(jnp, theta, ctx.ints(size), bool(ctx.attrs["align_corners"]))
+    class _Rounded(ArrayOps):
+        def mul(self, a, b):
+            # rounded once, never contracted with the add that consumes it (PRIM.FLOAT.1)
+            return rounded_multiply(self.xp.asarray(a, self.dt), self.xp.asarray(b, self.dt)).astype(self.dt)
+
+    return affine_grid_array(jnp, theta, ctx.ints(size), bool(ctx.attrs["align_corners"]), ops=_Rounded)
 
 
 @lowering("relax.image.grid_sample")
 def _grid_sample(ctx, data, grid):
-    from relax_ref.ops.image_sample import sample_array
+    from relax_ref.ops.image_sample import ArrayOps, sample_array
+
+    class _Rounded(ArrayOps):
+        def mul(self, a, b):
+            # rounded once, never contracted with the add that consumes it (PRIM.FLOAT.1)
+            return rounded_multiply(self.xp.asarray(a, self.dt), self.xp.asarray(b, self.dt)).astype(self.dt)
 
     layout = ctx.attrs["layout"]
     perm = layout_perm(ctx, layout, "NCDHW" if layout == "NCDHW" else "NCHW", "data")
     y = sample_array(jnp, to_canonical(data, perm), grid, ctx.attrs["method"], ctx.attrs["padding_mode"],
-                     bool(ctx.attrs["align_corners"]), ctx.op_name)
+                     bool(ctx.attrs["align_corners"]), ctx.op_name, ops=_Rounded)
     return from_canonical(y, perm)
