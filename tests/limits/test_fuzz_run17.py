@@ -113,3 +113,20 @@ def test_grid_sample_of_float32_agrees_exactly(method, padding):
     assert (rk, jk) == ("value", "value")
     assert np.array_equal(np.asarray(rv), np.asarray(jv))
     assert np.asarray(jv).shape == (2, 3, 4, 7)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("mode, ratio, aligned", [("avg", 2, True), ("avg", -1, False), ("max", 2, False),
+                                                  ("max", -1, True)])
+def test_roi_align_agrees_exactly(dtype, mode, ratio, aligned):
+    """relax_jax's own roi_align lowering rounds the bin starts' and the samples' products before the
+    adds that consume them, as the reference (OP.vision.roi_align.C6)."""
+    x = np.random.default_rng(29).standard_normal((2, 3, 8, 9)).astype(dtype)
+    rois = np.array([[0, 1.3, 0.7, 6.1, 5.9], [1, 0.2, 2.5, 8.4, 7.3], [0, 3.3, 1.1, 4.9, 6.6]], dtype)
+    text = relax_main(f'x: R.Tensor((2, 3, 8, 9), "{dtype}"), r: R.Tensor((3, 5), "{dtype}")',
+                      f'y = R.vision.roi_align(x, r, pooled_size=(3, 2), spatial_scale=0.9, '
+                      f'sample_ratio={ratio}, mode="{mode}", aligned={aligned})\nreturn y')
+    (rk, rv), (jk, jv) = lists_on_both(text, x, rois)
+    assert (rk, jk) == ("value", "value")
+    assert np.array_equal(np.asarray(rv), np.asarray(jv))
+    assert np.asarray(jv).shape == (3, 3, 3, 2)
