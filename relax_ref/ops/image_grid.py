@@ -154,10 +154,11 @@ class ArrayOps:
         return (a * b).astype(self.dt)
 
 
-def affine_grid_array(xp, theta, sizes: Sequence[int], align_corners: bool):
-    """The whole grid ``(N, k, *sizes)`` from ``theta`` ``(N, k, k + 1)``."""
+def affine_grid_array(xp, theta, sizes: Sequence[int], align_corners: bool, ops=None):
+    """The whole grid ``(N, k, *sizes)`` from ``theta`` ``(N, k, k + 1)``; ``ops`` an :class:`ArrayOps`
+    subclass (an executor's own rounding of the products) or ArrayOps itself."""
     k = len(sizes)
-    B = ArrayOps(xp, theta.dtype)
+    B = (ops or ArrayOps)(xp, theta.dtype)
     consts = grid_constants(sizes, align_corners)
     coords = [np.arange(s, dtype=np.int64).reshape((1, 1) + tuple(s if j == r else 1 for j in range(k)))
               for r, s in enumerate(sizes)]

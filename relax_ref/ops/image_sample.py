@@ -317,12 +317,14 @@ class ArrayOps:
         return self.xp.where(ok, v, self.f(0.0))
 
 
-def sample_array(xp, data, grid, method: str, padding: str, align: bool, op: str = "relax.image.grid_sample"):
-    """The whole result in the canonical layout."""
+def sample_array(xp, data, grid, method: str, padding: str, align: bool, op: str = "relax.image.grid_sample",
+                 ops=None):
+    """The whole result in the canonical layout; ``ops`` an :class:`ArrayOps` subclass (an executor's
+    own rounding of the products) or ArrayOps itself."""
     k = data.ndim - 2
     if data.size == 0 or grid.size == 0:
         return xp.zeros(tuple(data.shape[:2]) + tuple(grid.shape[2:]), dtype=data.dtype)
-    B = ArrayOps(xp, data)
+    B = (ops or ArrayOps)(xp, data)
     g = [grid[:, r:r + 1] for r in range(k)]
     sizes = [int(s) for s in data.shape[2:]]
     out = sample_value(B, g, sizes, method, padding, align)

@@ -10,6 +10,7 @@ import numpy as np
 
 
 from ..dims import dim_value
+from ..float_rules import rounded_multiply
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
 from .common import dtype_of
@@ -35,7 +36,8 @@ class _JaxOps:
         return (jnp.asarray(a, F32) - jnp.asarray(b, F32)).astype(F32)
 
     def mul(self, a, b):
-        return (jnp.asarray(a, F32) * jnp.asarray(b, F32)).astype(F32)
+        # rounded once, never contracted with the add that consumes it (PRIM.FLOAT.1)
+        return rounded_multiply(jnp.asarray(a, F32), jnp.asarray(b, F32))
 
     def div(self, a, b):
         return (jnp.asarray(a, F32) / jnp.asarray(b, F32)).astype(F32)
@@ -83,7 +85,11 @@ class _JaxOps:
 
     def load(self, *idx):
         v = self.data[(slice(None), slice(None)) + tuple(idx)]
-        return cast(v, dtype_of(v), "float32")
+        # each read materialized: under the strict float rules (no algebraic simplifier) XLA's CPU
+        # compiler fused the gathers of a cubic 3-D stencil into their consumers as tens of thousands
+        # of transposes and crashed the process while emitting them (jaxlib 0.10.2, integer data or
+        # an integer result); the barrier keeps each gather a fusion of its own. Values unchanged.
+        return jax.lax.optimization_barrier(cast(v, dtype_of(v), "float32"))
 
 
 @lowering("relax.image.resize2d", "relax.image.resize3d")
@@ -111,17 +117,27 @@ def _resize(ctx, x, size):
 
 @lowering("relax.image.affine_grid")
 def _affine_grid(ctx, theta, size):
-    from relax_ref.ops.image_grid import affine_grid_array
+    from relax_ref.ops.image_grid import ArrayOps, affine_grid_array
 
-    return affine_grid_array(jnp, theta, ctx.ints(size), bool(ctx.attrs["align_corners"]))
+    class _Rounded(ArrayOps):
+        def mul(self, a, b):
+            # rounded once, never contracted with the add that consumes it (PRIM.FLOAT.1)
+            return rounded_multiply(self.xp.asarray(a, self.dt), self.xp.asarray(b, self.dt)).astype(self.dt)
+
+    return affine_grid_array(jnp, theta, ctx.ints(size), bool(ctx.attrs["align_corners"]), ops=_Rounded)
 
 
 @lowering("relax.image.grid_sample")
 def _grid_sample(ctx, data, grid):
-    from relax_ref.ops.image_sample import sample_array
+    from relax_ref.ops.image_sample import ArrayOps, sample_array
+
+    class _Rounded(ArrayOps):
+        def mul(self, a, b):
+            # rounded once, never contracted with the add that consumes it (PRIM.FLOAT.1)
+            return rounded_multiply(self.xp.asarray(a, self.dt), self.xp.asarray(b, self.dt)).astype(self.dt)
 
     layout = ctx.attrs["layout"]
     perm = layout_perm(ctx, layout, "NCDHW" if layout == "NCDHW" else "NCHW", "data")
     y = sample_array(jnp, to_canonical(data, perm), grid, ctx.attrs["method"], ctx.attrs["padding_mode"],
-                     bool(ctx.attrs["align_corners"]), ctx.op_name)
+                     bool(ctx.attrs["align_corners"]), ctx.op_name, ops=_Rounded)
     return from_canonical(y, perm)

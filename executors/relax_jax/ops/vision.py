@@ -22,6 +22,7 @@ from jax import lax
 
 from relax_ref.ops.vision import nms_attrs, roi_align_grid, roi_align_samples
 
+from ..float_rules import rounded_multiply
 from ..lowering import lowering
 from .common import tvm_max, tvm_min
 
@@ -44,7 +45,7 @@ def _finite_corners(rois, s):
     """The scaled corners with a ROI whose corners are not all finite replaced by zeros: the check
     (OP.vision.roi_align.C7, OP.vision.roi_pool.C6) fails that call, and the compiled loops must
     not run ``ceil(inf)`` samples meanwhile."""
-    corners = rois[:, 1:5] * s
+    corners = rounded_multiply(rois[:, 1:5], s)   # each product rounded (PRIM.FLOAT.1)
     ok = jnp.all(jnp.isfinite(corners), axis=1, keepdims=True)
     return jnp.where(ok, corners, jnp.zeros((), corners.dtype))
 
@@ -75,8 +76,9 @@ def _roi_align(ctx, data, rois):
     gh = jnp.where(over, 0, gh).astype(jnp.int64)
     gw = jnp.where(over, 0, gw).astype(jnp.int64)
     count = (gh * gw).astype(dt)
-    y0 = sh[:, None] + jnp.arange(ph_n).astype(ft)[None, :] * bh[:, None]       # (R, PH)
-    x0 = sw[:, None] + jnp.arange(pw_n).astype(ft)[None, :] * bw[:, None]       # (R, PW)
+    # each product rounded before the add that consumes it (PRIM.FLOAT.1), as the reference's
+    y0 = sh[:, None] + rounded_multiply(jnp.arange(ph_n).astype(ft)[None, :], bh[:, None])       # (R, PH)
+    x0 = sw[:, None] + rounded_multiply(jnp.arange(pw_n).astype(ft)[None, :], bw[:, None])       # (R, PW)
     r = jnp.arange(rois.shape[0])[:, None, None]
 
     def sample(iy, ix):
@@ -92,7 +94,8 @@ def _roi_align(ctx, data, rois):
             for wy, yp in ((1 - wyh, yl), (wyh, yl + 1)):
                 ok = (yp >= 0) & (yp <= h - 1) & (xp >= 0) & (xp <= w - 1)
                 g = img[r, :, jnp.clip(yp, 0, max(h - 1, 0)), jnp.clip(xp, 0, max(w - 1, 0))]   # (R, PH, PW, C)
-                val = val + jnp.where(ok[..., None], (wx * wy)[..., None].astype(dt) * g, jnp.zeros((), dt))
+                val = val + jnp.where(ok[..., None], rounded_multiply((wx * wy)[..., None].astype(dt), g),
+                                      jnp.zeros((), dt))
         return jnp.where(outside[..., None], jnp.zeros((), dt), val)
 
     def step(k, acc):
