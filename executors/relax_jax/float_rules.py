@@ -34,7 +34,9 @@ nodes. XLA on the CPU breaks the rule in two places, measured on jaxlib 0.10:
   into a ``float32`` multiply). :func:`rounded_multiply` is the barrier: the ``float32`` product goes
   through ``float64`` and a ``reduce_precision`` that keeps every ``float32`` value (which LLVM cannot
   see through) and back, so the value that leaves the node is the rounded product. ``float16``/``bfloat16`` products are computed in
-  ``float32`` (exact) and rounded once by a ``reduce_precision`` to their format before the conversion. ``float64`` products have no wider type and
+  ``float32`` (exact) and rounded once by a ``reduce_precision`` to their format before the conversion (a
+  ``float16`` product below the least normal to a multiple of ``2**-24`` instead: ``reduce_precision`` flushes the
+  format's subnormals). ``float64`` products have no wider type and
   stay contractable, which PRIM.FLOAT.6 allows an optimizing executor (as it allows XLA's CPU backend
   to flush subnormal ``float32``/``float64`` values to zero).
 
@@ -137,7 +139,14 @@ def rounded_multiply(a: Any, b: Any) -> Any:
     if t in _HALF:
         p = multiply(astype(astype(a, t), _F32), astype(astype(b, t), _F32))
         e, m = (5, 10) if t == np.dtype("float16") else (8, 7)
-        return astype(lax.reduce_precision(p, exponent_bits=e, mantissa_bits=m), t)
+        r = lax.reduce_precision(p, exponent_bits=e, mantissa_bits=m)
+        if t == np.dtype("float16"):
+            # reduce_precision flushes the format's subnormals to zero: a product below float16's least
+            # normal (2**-14) is rounded to a multiple of 2**-24 instead (exact scalings by powers of
+            # two around a round half to even), as the conversion rounds it
+            sub = lax.round(p * np.float32(2.0 ** 24), lax.RoundingMethod.TO_NEAREST_EVEN) * np.float32(2.0 ** -24)
+            r = lax.select(lax.abs(p) < np.float32(2.0 ** -14), sub, r)
+        return astype(r, t)
     return multiply(a, b)
 
 

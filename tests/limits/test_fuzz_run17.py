@@ -130,3 +130,31 @@ def test_roi_align_agrees_exactly(dtype, mode, ratio, aligned):
     assert (rk, jk) == ("value", "value")
     assert np.array_equal(np.asarray(rv), np.asarray(jv))
     assert np.asarray(jv).shape == (3, 3, 3, 2)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "bicubic"])
+def test_grid_sample_of_float16_agrees_exactly(method):
+    """float16 products that are subnormal (below 2**-14) keep their value, as the reference's."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 5, 6)).astype("float16")
+    g = (rng.standard_normal((2, 2, 4, 7)) * 0.9).astype("float16")
+    text = relax_main('x: R.Tensor((2, 3, 5, 6), "float16"), g: R.Tensor((2, 2, 4, 7), "float16")',
+                      f'y = R.image.grid_sample(x, g, method="{method}")\nreturn y')
+    for _ in range(4):
+        (rk, rv), (jk, jv) = lists_on_both(text, x, g)
+        assert (rk, jk) == ("value", "value")
+        assert np.array_equal(np.asarray(rv), np.asarray(jv))
+        x = rng.standard_normal((2, 3, 5, 6)).astype("float16")
+        g = (rng.standard_normal((2, 2, 4, 7)) * 0.9).astype("float16")
+
+
+def test_a_subnormal_float16_product_is_not_flushed():
+    """0.001 * 0.01 in float16: the operands are 1049 * 2**-20 and 1311 * 2**-17 (the nearest float16
+    values), their product 1375239 * 2**-37 ~ 1.0006e-05 is below the least normal 2**-14, the nearest
+    multiple of 2**-24 is 168 * 2**-24 (PRIM.FLOAT.1: one rounding to the result's format)."""
+    a, b = np.array([0.001], "float16"), np.array([0.01], "float16")
+    assert (a.astype(np.float64) * 2 ** 20, b.astype(np.float64) * 2 ** 17) == (1049.0, 1311.0)
+    text = relax_main('a: R.Tensor((1,), "float16"), b: R.Tensor((1,), "float16")', "y = R.multiply(a, b)\nreturn y")
+    (rk, rv), (jk, jv) = lists_on_both(text, a, b)
+    assert (rk, jk) == ("value", "value")
+    assert rv == jv == [168 * 2.0 ** -24]
