@@ -126,7 +126,6 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     export = _exporter(compiled.out_spec)
     if export is None:
         return None
-    layouts = plan.layouts
     sym_vars = plan.sym_vars
     specs = _param_specs(layouts, compiled.phys_shapes, {id(v): i for i, v in enumerate(sym_vars)})
     if specs is None:
@@ -546,6 +545,29 @@ def _dynamic_matcher(dyn, given=(), key_of: Optional[Callable] = None) -> Callab
     return match
 
 
+def _padded_checkers(specs, given, key_of):
+    """The argument checks of :func:`make_padded_hot`: the static positions and their checker, the
+    matcher of the others (``_dynamic_matcher``), and the picker of the symbolic-shape arguments whose
+    identities a donation compares (``None``: check each call) with their count."""
+    stat = [i for i, sp in enumerate(specs) if all(kind == 0 for kind, _ in sp[2])]
+    static_ok = _static_checker(specs, stat)
+    stat_set = set(stat)
+    dyn = [(i, specs[i]) for i in range(len(specs)) if i not in stat_set]
+    match = _dynamic_matcher(dyn, frozenset(given), key_of)
+    # donated handles need no view deleted, and only another argument of symbolic shape could be the same
+    # object (a handle is no static argument: static_ok refuses it): when the donated arguments are
+    # handles (no GIVEN_ARRAY) and those arguments distinct objects, there is nothing to check or delete
+    dyn_get = _picker([i for i, _ in dyn]) if given and all(k not in stat_set for k in given) else None
+    return stat, static_ok, match, dyn_get, len(dyn)
+
+
+def _bucket_ranges(plan, sym_vars, buckets) -> Optional[tuple]:
+    """The values of each variable that select this compilation: an interval each
+    (:meth:`relax_jax.plan.Plan.bucket_range`), or ``None``: the bucket of each value is computed per call."""
+    ranges = [plan.bucket_range(v, b) for v, b in zip(sym_vars, buckets)]
+    return None if any(r is None for r in ranges) else tuple(ranges)
+
+
 def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     """The fast path of a bucketed compilation for arguments smaller than their buckets: arguments are
     passed as the padded buffers they were cut from (``reuse_padded``) or padded on the host, the
@@ -563,7 +585,6 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     the result handles) follows its dispatch, before the error code is read."""
     if compiled.mutated or not key[0]:
         return None
-    layouts = plan.layouts
     sym_vars = plan.sym_vars
     if not sym_vars:
         return None
@@ -572,35 +593,18 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     lazy = exe._cut_results if plan.name in exe.padded_results else None
     key_of = getattr(exe, "buffer_key", None)
     export = _padded_exporter(compiled.out_spec, var_pos, lazy, _out_avals(compiled.fn), key_of)
-    specs = _param_specs(layouts, compiled.phys_shapes, var_pos)
+    specs = _param_specs(plan.layouts, compiled.phys_shapes, var_pos)
     if export is None or specs is None:
         return None
     nparams, nsym = len(specs), len(sym_vars)
     fn, has_code, stats = compiled.fn, compiled.has_code, exe.stats
     buckets, bucket, pad = tuple(key[1]), plan.bucket, exe._pad_arg
-    spec_after = exe.specialize_after
+    spec_after, cap, padded_src, cut = exe.specialize_after, exe.padded_calls_size, exe._padded_src, exe._cut_results
     padded_calls, exact_cache = plan.padded_calls, plan.exact_cache
-    given = _given_params(compiled)
-    padded_src = exe._padded_src
-    cut = exe._cut_results
+    move_to_end, given = padded_calls.move_to_end, _given_params(compiled)
 
-    cap = exe.padded_calls_size
-    move_to_end = padded_calls.move_to_end
-
-    stat = [i for i, sp in enumerate(specs) if all(kind == 0 for kind, _ in sp[2])]
-    static_ok = _static_checker(specs, stat)
-    stat_set = set(stat)
-    dyn = [(i, specs[i]) for i in range(nparams) if i not in stat_set]
-    match = _dynamic_matcher(dyn, frozenset(given), key_of)
-    # donated handles need no view deleted, and only another argument of symbolic shape could be the same
-    # object (a handle is no static argument: static_ok refuses it): when the donated arguments are
-    # handles (no GIVEN_ARRAY) and those arguments distinct objects, there is nothing to check or delete
-    dyn_get = _picker([i for i, _ in dyn]) if given and all(k not in stat_set for k in given) else None
-    ndyn = len(dyn)
-    # the values of each variable that select this compilation: an interval each (Plan.bucket_range), or
-    # None: the bucket of each value is computed per call
-    ranges = [plan.bucket_range(v, b) for v, b in zip(sym_vars, buckets)]
-    ranges = None if any(r is None for r in ranges) else tuple(ranges)
+    stat, static_ok, match, dyn_get, ndyn = _padded_checkers(specs, given, key_of)
+    ranges = _bucket_ranges(plan, sym_vars, buckets)
     narrow = _narrow(specs, compiled.fn)
 
     def hot(args):
