@@ -126,6 +126,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     export = _exporter(compiled.out_spec)
     if export is None:
         return None
+    layouts = plan.layouts
     sym_vars = plan.sym_vars
     specs = _param_specs(layouts, compiled.phys_shapes, {id(v): i for i, v in enumerate(sym_vars)})
     if specs is None:
