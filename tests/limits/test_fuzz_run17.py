@@ -32,6 +32,14 @@ def _ramp(dtype: str) -> np.ndarray:
     return (np.arange(int(np.prod(SHAPE))) * 37 % 101).reshape(SHAPE).astype(dtype)
 
 
+def _agree_exactly(text: str, *args, shape) -> None:
+    """``main(*args)`` of ``text`` gives a value of ``shape`` on both evaluators, the same bits."""
+    (rk, rv), (jk, jv) = lists_on_both(text, *args)
+    assert (rk, jk) == ("value", "value")
+    assert np.array_equal(np.asarray(rv), np.asarray(jv))
+    assert np.asarray(jv).shape == shape
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64"])
 @pytest.mark.parametrize("extra", ["", ", cubic_exclude=1"])
 def test_cubic_resize3d_of_integers_of_a_constant_image(dtype, extra):
@@ -109,10 +117,7 @@ def test_grid_sample_of_float32_agrees_exactly(method, padding):
     g = (rng.standard_normal((2, 2, 4, 7)) * 0.9).astype("float32")
     text = relax_main('x: R.Tensor((2, 3, 5, 6), "float32"), g: R.Tensor((2, 2, 4, 7), "float32")',
                       f'y = R.image.grid_sample(x, g, method="{method}", padding_mode="{padding}")\nreturn y')
-    (rk, rv), (jk, jv) = lists_on_both(text, x, g)
-    assert (rk, jk) == ("value", "value")
-    assert np.array_equal(np.asarray(rv), np.asarray(jv))
-    assert np.asarray(jv).shape == (2, 3, 4, 7)
+    _agree_exactly(text, x, g, shape=(2, 3, 4, 7))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
@@ -126,10 +131,7 @@ def test_roi_align_agrees_exactly(dtype, mode, ratio, aligned):
     text = relax_main(f'x: R.Tensor((2, 3, 8, 9), "{dtype}"), r: R.Tensor((3, 5), "{dtype}")',
                       f'y = R.vision.roi_align(x, r, pooled_size=(3, 2), spatial_scale=0.9, '
                       f'sample_ratio={ratio}, mode="{mode}", aligned={aligned})\nreturn y')
-    (rk, rv), (jk, jv) = lists_on_both(text, x, rois)
-    assert (rk, jk) == ("value", "value")
-    assert np.array_equal(np.asarray(rv), np.asarray(jv))
-    assert np.asarray(jv).shape == (3, 3, 3, 2)
+    _agree_exactly(text, x, rois, shape=(3, 3, 3, 2))
 
 
 @pytest.mark.parametrize("method", ["bilinear", "bicubic"])
