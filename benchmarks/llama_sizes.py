@@ -375,6 +375,11 @@ def summarize(args, runs, load) -> Dict[str, object]:
             base = statistics.median(r[k] for r in runs[BASELINE])
             if name != BASELINE and base:
                 out[f"{name}.{k}.ratio"] = statistics.median(vals) / base
+                # each run's figure over the same run's hand-written figure: the spread of the ratio
+                # itself (a run's load moves both processes of the run more alike than across runs)
+                paired = [r[k] / b[k] for r, b in zip(rs, runs[BASELINE]) if k in r and b.get(k)]
+                if paired:
+                    out[f"{name}.{k}.ratio_runs"] = paired
         # None when no generation ran; in bfloat16 the hand-written program rounds at other places (it
         # fuses operators the Relax program rounds between), so the relax_jax contenders are also
         # compared with each other
@@ -403,7 +408,9 @@ def print_table(res: Dict[str, object]) -> None:
             vals = res[f"{c}.{k}.runs"]
             cell = f"{res[f'{c}.{k}']:.4g} [{min(vals):.4g}-{max(vals):.4g}]"
             if f"{c}.{k}.ratio" in res:
-                cell += f" ({res[f'{c}.{k}.ratio']:.2f}x)"
+                paired = res.get(f"{c}.{k}.ratio_runs") or []
+                spread = f"; runs {min(paired):.2f}-{max(paired):.2f}x" if len(paired) > 1 else ""
+                cell += f" ({res[f'{c}.{k}.ratio']:.2f}x{spread})"
             cells.append(cell)
         print(f"| {k} | " + " | ".join(cells) + " |")
     print("same greedy tokens as jax: " + ", ".join(f"{c} {res[f'{c}.same_tokens']}" for c in names) +
