@@ -61,13 +61,13 @@ from .hotpath import MISS as _MISS
 from .hotpath import count_padded_call, make_hot, make_padded_hot
 from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
 from .layouts import (
-    arg_specs, cache_capacity, fast_match, flatten_args, get_path, has_kv, kv_flat_positions, kv_params,
-    needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts, tensor_flat_positions, TensorParam,
+    arg_specs, cache_capacity, fast_match, flatten_args, get_path, has_kv, kv_count_positions, kv_flat_positions,
+    kv_params, needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts, tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
-from .plan import Compiled, Plan, make_plan, out_of_bounds, pack_sym, sym_spec, unpack_sym
+from .plan import Compiled, Plan, lift, make_plan, out_of_bounds, pack_sym, restore, shifted, sym_spec, unpack_sym
 from .symbolic import ShapeBuckets, reserve_rows
 from .stats import Stats
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
@@ -433,8 +433,9 @@ class Executable:
                 plan.hot = c.hot
         flat: list = []
         flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg, plan.reserve)
-        if plan.sym_vars:
-            flat.append(pack_sym([sym[v] for v in plan.sym_vars]))
+        flat, scalars = lift(flat, c.lifted) if c.lifted else (flat, [])
+        if plan.sym_vars or scalars:
+            flat.append(pack_sym([sym[v] for v in plan.sym_vars] + scalars))
         consumed = self._donate(c, flat, keep_boxes) if c.donated else False
         if c.given:
             if keep_boxes is None:
@@ -537,8 +538,12 @@ class Executable:
         arg_specs(args, plan.layouts, (lambda v: plan.bucket(v, sym[v], cap)) if bucketing else None, sym, phys_shapes,
                    specs, plan.reserve)
         nsym = len(plan.sym_vars)
-        if nsym:
-            specs.append(sym_spec(nsym))
+        lifted = tuple(kv_count_positions(args, plan.layouts))      # (plan.lift)
+        for i in reversed(lifted):
+            del specs[i]
+        npack = nsym + len(lifted)
+        if npack:
+            specs.append(sym_spec(npack))
         record: dict = {}
 
         def traced(*flat):
@@ -548,14 +553,15 @@ class Executable:
             if bucketing:
                 walker.var_bounds = {v: plan.bucket(v, sym[v], cap) - plan.headroom.get(v, 0)
                                      for v in plan.sym_vars}
-            symvec = unpack_sym(flat[-1], nsym) if nsym else None
+            symvec = unpack_sym(flat[-1], npack) if npack else None
             senv: Dict[P.PrimVar, SymInt] = {}
             for i, v in enumerate(plan.sym_vars):
                 if bucketing:
                     senv[v] = SymInt(plan.bucket(v, sym[v], cap), symvec[i], v)
                 else:
                     senv[v] = SymInt.static(sym[v], v)
-            it = iter(flat[:len(flat) - (1 if nsym else 0)])
+            body = flat[:len(flat) - (1 if npack else 0)]
+            it = iter(restore(body, lifted, [symvec[nsym + j] for j in range(len(lifted))]) if lifted else body)
             params = [rebuild_param(a, l, it, senv, bucketing) for a, l in zip(args, plan.layouts)]
             originals = param_leaves(params)
             caches = kv_params(params)
@@ -582,14 +588,15 @@ class Executable:
                 outs.append(jnp.asarray(sink.code, jnp.int32))
             return tuple(outs)
 
-        donate = tuple(kv_flat_positions(args, plan.layouts)) if has_kv(plan.layouts) else ()
+        donate = shifted(kv_flat_positions(args, plan.layouts), lifted) if has_kv(plan.layouts) else ()
         if plan.consumed is None:
             plan.consumed = consumed_params(plan.func)
         # a padded argument may be a buffer that an earlier result still shows (reuse_padded): donate only
         # where nothing is padded
         padded = bucketing and bool(plan.sym_vars)
-        given = tensor_flat_positions(args, plan.layouts, plan.donate)
+        given = shifted(tensor_flat_positions(args, plan.layouts, plan.donate), lifted)
         donated = () if padded else tensor_flat_positions(args, plan.layouts, plan.consumed - plan.donate)
+        donated = shifted(donated, lifted)
         donate += donated + given
         given = tuple(zip(given, sorted(k for k in plan.donate if isinstance(plan.layouts[k], TensorParam))))
         jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding, donate_argnums=donate)
@@ -602,7 +609,8 @@ class Executable:
         with tracing_mode(self.float_rules):
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options, grow_first)
         return Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
-                         phys_shapes, kv=record["kv"], donated=donated, given=given, paged=record["paged"])
+                         phys_shapes, kv=record["kv"], donated=donated, given=given, paged=record["paged"],
+                         lifted=lifted)
 
     # -- results -----------------------------------------------------------------------------------------------
 

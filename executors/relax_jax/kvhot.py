@@ -5,11 +5,11 @@ as a shape (``R.Shape([m])``), the cache objects and the weights. After one call
 general path (:meth:`relax_jax.executable.Executable._dispatch`), :func:`make_kv_hot` builds a
 closure for that compiled entry that does only what the step needs: it reads the symbolic values off
 the shape arguments, checks that they select this compilation's buckets and that every cache has the
-compiled buffer shape and room for the rows the function appends, passes the buffers (donated), the
-fill counts and the symbolic-size vector, writes the new buffers and fill counts into the cache objects
-and returns the result. It covers signatures of tensors of static shape, shapes whose entries are
-integers or bare symbolic variables, and top-level cache objects; results of unpadded tensors, the
-cache objects and tuples of them.
+compiled buffer shape and room for the rows the function appends, passes the buffers (donated) and
+the symbolic-size vector that carries the fill counts too (:func:`relax_jax.plan.lift`), writes the new
+buffers and fill counts into the cache objects and returns the result. It covers signatures of tensors
+of static shape, shapes whose entries are integers or bare symbolic variables, and top-level cache
+objects; results of unpadded tensors, the cache objects and tuples of them.
 
 Anything else -- another bucket, a cache that must grow, an argument of another kind, a shape or dtype
 the executable was not compiled for (``TypeError`` before anything runs) -- returns :data:`MISS` and
@@ -20,6 +20,8 @@ host re-run.
 
 from __future__ import annotations
 
+import operator
+import struct
 from typing import Any, Callable, List, Optional
 
 import jax
@@ -31,10 +33,10 @@ from relax_ref.interp.kv_cache import AttentionKVCache, grown_rows
 from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir import prim_expr as P
 
-from .hotpath import _JAX_ARRAY_TYPES, MISS, _identity_checker, _is_array
+from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _identity_checker, _is_array, _out_avals, _picker
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .paged_kv_cache import TracedPaged, paged_hot_inputs
-from .plan import pack_sym
+from .plan import sym_packer
 
 _T, _S, _KV = 0, 1, 2
 _INT64_MAX = (1 << 63) - 1
@@ -93,9 +95,22 @@ def _exporter(spec) -> Optional[Callable[[tuple, tuple], Any]]:
         raise LookupError(kind)
 
     try:
-        return build(spec)
+        tree = build(spec)
     except LookupError:
         return None
+    fields = spec[1] if spec[0] == "U" else ()
+    if len(fields) < 2 or any(f[0] not in ("T", "KV") for f in fields):
+        return tree
+    # a flat tuple: one C-level pick from the tensor leaves followed by the arguments
+    n, k, idx = pos[0], 0, []
+    for f in fields:
+        if f[0] == "T":
+            idx.append(k)
+            k += 1
+        else:
+            idx.append(n + f[1][0])
+    get = operator.itemgetter(*idx)
+    return lambda out, args: get(out + args)
 
 
 def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
@@ -126,99 +141,122 @@ def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]
 
 def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, export) -> Callable:
     """The fast path of a function whose cache parameters are attention KV caches (CALL.KVCACHE.*):
-    ``facts`` maps each cache argument's index to its compilation-key fact (shape, dtype)."""
-    sym_vars = plan.sym_vars
-    kv_args = list(facts)
-    shapes = {i: (f[1], np.dtype(f[2])) for i, f in facts.items()}
-    # per cache written by the function: (argument index, fill delta, rows needed, capacity after)
-    writes = []
-    for path, delta, need, cap_out in compiled.kv:
-        if not isinstance(delta, int):
-            delta = _delta_fn(delta, sym_vars)
-        writes.append((path[0], delta, need, cap_out))
-    need_of = {i: (need, cap) for i, _, need, cap in writes}
-    buckets = tuple(key[1])
-    caps = [shapes[i][0][0] for i in kv_args if shapes[i][0]]
+    ``facts`` maps each cache argument's index to its compilation-key fact (shape, dtype).
+
+    A decode step computes for a fraction of a millisecond, so what the host does per call is kept
+    small: the tensors that are the very arrays of the previous call are compared by identity
+    (:func:`~relax_jax.hotpath._identity_checker`); a cache buffer's shape and dtype, as a tensor's,
+    are checked by the compiled executable itself (``TypeError`` before anything runs: MISS); each
+    variable's value is compared with its bucket's interval; the fill counts and window positions travel
+    in the vector of the symbolic values (:func:`relax_jax.plan.lift`), and JAX's 64-bit mode is entered
+    only for 64-bit arguments or results."""
+    sym_vars, nsym, nparams = plan.sym_vars, len(plan.sym_vars), len(items)
+    caps = [f[1][0] for f in facts.values() if f[1]]
     cap = min(caps) if caps and plan.cap_tied else None      # as layouts.cache_capacity
-    bucket = plan.bucket
-    nsym, nparams = len(sym_vars), len(items)
+    ranges = _kv_ranges(plan, bucketing, tuple(key[1]), cap)
+    shapes = [(i, info) for i, (kind, info) in enumerate(items) if kind == _S]
+    # per cache argument: its index and the greatest fill count it takes without growing (None: not
+    # written); per cache written: its index and fill delta, in the order of the compiled outputs
+    limit = {path[0]: cap_out - need for path, _, need, cap_out in compiled.kv}
+    caches = [(i, limit.get(i)) for i in facts]
+    writes = [(path[0], delta if isinstance(delta, int) else _delta_fn(delta, sym_vars))
+              for path, delta, _, _ in compiled.kv]
+    # the compiled arguments: the parameters but the shapes, each cache as its buffer
+    kept = [i for i, (kind, _) in enumerate(items) if kind != _S]
+    pick = _picker(kept)
+    pick_data = operator.itemgetter(*[kept.index(i) for i, _ in caches]) if len(caches) > 1 else None
     fn, has_code, builders, stats = compiled.fn, compiled.has_code, compiled.builders, exe.stats
-    n_kv_out = len(compiled.kv)
-    # the tensors (the weights, the token) checked by identity once they passed (hotpath), each run of
-    # consecutive tensor parameters passed on as one slice
+    n_kv_out, pack = len(compiled.kv), sym_packer(nsym + 2 * len(caches))
+    outs = _out_avals(fn)
+    narrow = outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
+        not any(dt in _WIDE for _, dt in outs)
     tensors_ok = _identity_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
                                    lambda a, i: _tensor_ok(a, items[i][1]))
-    segments = []
-    for i, (kind, info) in enumerate(items):
-        if kind == _T and segments and segments[-1][0] == _T and segments[-1][2] == i:
-            segments[-1] = (_T, segments[-1][1], i + 1, None)
-        else:
-            segments.append((kind, i, i + 1, info))
 
     def hot(args):
         if len(args) != nparams or not tensors_ok(args):
             return MISS
         vals: List[Any] = [None] * nsym
-        flat: list = []
-        seen = set()
-        for kind, i, end, info in segments:
-            if kind == _T:
-                flat += args[i:end]
-                continue
+        for i, info in shapes:
+            if _read_shape(args[i], info, vals) is MISS:
+                return MISS
+        flat = list(args)
+        for i, lim in caches:
             a = args[i]
-            if kind == _S:
-                if not isinstance(a, tuple) or len(a) != len(info):
+            if type(a) is not AttentionKVCache:
+                return MISS
+            d, fill, p = a.data, a.fill, a.pos
+            if (type(d) not in _JAX_ARRAY_TYPES and not _is_array(d)) or type(fill) is not int or type(p) is not int:
+                return MISS
+            if lim is not None and fill > lim:
+                return MISS                 # the cache must grow: the general path grows it
+            flat[i] = d
+            vals += (fill, p)               # (after the symbolic values: plan.lift)
+        if ranges is None:
+            if any(v is None or (plan.bucket(sym_vars[j], v, cap) if bucketing else v) != key[1][j]
+                   for j, v in enumerate(vals[:nsym])):
+                return MISS
+        else:
+            for v, (lo, hi) in zip(vals, ranges):
+                if v is None or v < lo or v > hi:
                     return MISS
-                for (k, x), n in zip(info, a):
-                    if type(n) is not int or not 0 <= n <= _INT64_MAX:
-                        return MISS
-                    if k == 0:
-                        if n != x:
-                            return MISS
-                    elif vals[x] is None:
-                        vals[x] = n
-                    elif vals[x] != n:
-                        return MISS
+        flat = pick(flat)
+        if len(caches) > 1 and len(set(map(id, pick_data(flat)))) != len(caches):
+            return MISS                     # one buffer in two caches: the general path decides
+        try:
+            packed = pack(vals)
+        except struct.error:
+            return MISS                     # a value outside int64: the general path decides
+        try:
+            if narrow:
+                out = fn(*flat, packed)
             else:
-                if type(a) is not AttentionKVCache:
-                    return MISS
-                d, fill, p = a.data, a.fill, a.pos
-                if (type(d) not in _JAX_ARRAY_TYPES and not _is_array(d)) or type(fill) is not int or \
-                        type(p) is not int or id(d) in seen:
-                    return MISS
-                shape, dt = shapes[i]
-                if d.shape != shape or d.dtype != dt:
-                    return MISS
-                room = need_of.get(i)
-                if room is not None and fill + room[0] > room[1]:
-                    return MISS             # the cache must grow: the general path grows it
-                seen.add(id(d))
-                flat += [d, np.int64(fill), np.int64(p)]
-        if nsym:
-            for j in range(nsym):
-                v = vals[j]
-                if v is None or (bucket(sym_vars[j], v, cap) if bucketing else v) != buckets[j]:
-                    return MISS
-            flat.append(pack_sym(vals))
-        with jax.enable_x64(True):
-            try:
-                out = fn(*flat)
-            except TypeError:
-                return MISS                 # not compiled for these shapes or dtypes: nothing ran
-            end = len(out) - (1 if has_code else 0)
-            start = end - n_kv_out
-            for (i, delta, _, _), data in zip(writes, out[start:end]):
-                cache = args[i]
-                cache.data = data
-                cache.fill += delta if type(delta) is int else delta(vals)
-            if has_code:
-                code = int(np.asarray(out[-1]))
-                if code:
-                    raise builders[code - 1]()
+                with jax.enable_x64(True):
+                    out = fn(*flat, packed)
+        except TypeError:
+            return MISS                     # not compiled for these shapes or dtypes: nothing ran
+        end = len(out) - (1 if has_code else 0)
+        start = end - n_kv_out
+        for (i, delta), data in zip(writes, out[start:end]):
+            cache = args[i]
+            cache.data = data
+            cache.fill += delta if type(delta) is int else delta(vals)
+        if has_code:
+            code = int(np.asarray(out[-1]))
+            if code:
+                raise builders[code - 1]()
         stats.cache_hits += 1
         return export(out[:start], args)
 
     return hot
+
+
+def _read_shape(a: Any, info: tuple, vals: list) -> Any:
+    """The symbolic values a shape argument binds, written into ``vals`` (``info``: per entry ``(0,
+    extent)`` or ``(1, variable index)``); MISS when it is no tuple of such values."""
+    if not isinstance(a, tuple) or len(a) != len(info):
+        return MISS
+    for (k, x), n in zip(info, a):
+        if type(n) is not int or not 0 <= n <= _INT64_MAX:
+            return MISS
+        if k == 0:
+            if n != x:
+                return MISS
+        elif vals[x] is None:
+            vals[x] = n
+        elif vals[x] != n:
+            return MISS
+    return None
+
+
+def _kv_ranges(plan, bucketing: bool, buckets: tuple, cap: Optional[int]) -> Optional[tuple]:
+    """The values of each variable that select this compilation, an interval each (the value itself
+    without bucketing; :meth:`relax_jax.plan.Plan.bucket_range` at the caches' capacity ``cap``), or
+    None: the bucket of each value is computed per call."""
+    if not bucketing:
+        return tuple((b, b) for b in buckets)
+    ranges = [plan.bucket_range(v, b, cap) for v, b in zip(plan.sym_vars, buckets)]
+    return None if any(r is None for r in ranges) else tuple(ranges)
 
 
 def _tensor_ok(a: Any, dtype: Any) -> bool:

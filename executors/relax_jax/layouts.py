@@ -469,6 +469,27 @@ def kv_flat_positions(args, layouts, pos=None) -> List[int]:
     return out
 
 
+def kv_count_positions(args, layouts) -> List[int]:
+    """The positions among the flat arguments (the order of ``arg_specs``) of each attention cache's fill
+    count and window position (the two after its buffer; a paged cache has none)."""
+    out: List[int] = []
+    for p, a in zip(kv_flat_positions(args, layouts), _cache_args(args, layouts)):
+        if not isinstance(a, PagedKVCache):
+            out += [p + 1, p + 2]
+    return out
+
+
+def _cache_args(args, layouts) -> list:
+    """The arguments of the cache parameters, in the order of :func:`kv_flat_positions`."""
+    out: list = []
+    for a, l in zip(args, layouts):
+        if isinstance(l, KVCacheParam):
+            out.append(a)
+        elif isinstance(l, TupleParam):
+            out += _cache_args(a, l.fields)
+    return out
+
+
 def tensor_flat_positions(args, layouts, params) -> Tuple[int, ...]:
     """The positions among the flat arguments (the order of ``arg_specs``) of the tensor parameters whose
     indices are in ``params`` (the parameters an in-place call consumes, CALL.INPLACE.6)."""
@@ -508,5 +529,5 @@ def get_path(args, path):
 __all__ = [
     "NotJittable", "KVCacheParam", "TensorParam", "PrimParam", "ShapeParam", "TupleParam", "layout_of", "sym_vars_of",
     "headroom_of", "cache_tied_vars", "cache_capacity", "all_dims_bucketable", "prim_val", "np_dtype_name", "fast_match", "static_facts",
-    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "tensor_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
+    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "kv_count_positions", "tensor_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
 ]

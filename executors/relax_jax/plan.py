@@ -12,6 +12,7 @@ has its reason in ``host_reason`` and runs in host mode.
 from __future__ import annotations
 
 import collections
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
@@ -44,6 +45,7 @@ class Compiled:
     donated: Tuple[int, ...] = ()                # flat positions of the consumed in-place parameters (CALL.INPLACE.6)
     given: Tuple[Tuple[int, int], ...] = ()      # (flat position, parameter index) of the donate_argnums parameters
     paged: list = field(default_factory=list)    # (param path, token counts its attention calls need) per paged cache
+    lifted: Tuple[int, ...] = ()                 # flat positions of the caches' fill counts and positions (plan.lift)
 
 
 @dataclass
@@ -83,21 +85,22 @@ class Plan:
             return self.buckets(self.reserve)
         return self.buckets(n)
 
-    def bucket_range(self, v: P.PrimVar, b: int) -> Optional[Tuple[int, int]]:
-        """The values ``n`` (without a cache capacity) whose bucket is ``b``, as an interval ``(lo, hi)``;
-        None when the bucket policy is a function of the caller's (not known to be monotone) or no value
-        has bucket ``b``. Under the power-of-two and listed-size policies :meth:`bucket` is a
-        non-decreasing function of ``n`` (the reserve's bucket is the bucket of a larger value), so the
-        values of one bucket form an interval, found by bisection over ``0..b`` (a bucket is at least
-        its value)."""
+    def bucket_range(self, v: P.PrimVar, b: int, cap: Optional[int] = None) -> Optional[Tuple[int, int]]:
+        """The values ``n`` (at the caches' capacity ``cap``) whose bucket is ``b``, as an interval ``(lo,
+        hi)``; None when the bucket policy is a function of the caller's (not known to be monotone) or no
+        value has bucket ``b``. Under the power-of-two and listed-size policies :meth:`bucket` is a
+        non-decreasing function of ``n`` (the reserve's bucket is the bucket of a larger value; the
+        capacity is the bucket of the values up to it, a larger value's bucket is larger), so the values
+        of one bucket form an interval, found by bisection over ``0..b`` (a bucket is at least its
+        value)."""
         if self.buckets is None or callable(self.buckets.policy):
             return None
-        if b < 0 or self.bucket(v, b) < b:
+        if b < 0 or self.bucket(v, b, cap) < b:
             return None
         lo, hi = 0, b                  # the least value whose bucket is at least b
         while lo < hi:
             mid = (lo + hi) // 2
-            if self.bucket(v, mid) >= b:
+            if self.bucket(v, mid, cap) >= b:
                 hi = mid
             else:
                 lo = mid + 1
@@ -105,11 +108,11 @@ class Plan:
         lo, hi = first, b              # the greatest value whose bucket is at most b
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if self.bucket(v, mid) <= b:
+            if self.bucket(v, mid, cap) <= b:
                 lo = mid
             else:
                 hi = mid - 1
-        if self.bucket(v, first) != b or self.bucket(v, lo) != b:
+        if self.bucket(v, first, cap) != b or self.bucket(v, lo, cap) != b:
             return None
         return first, lo
 
@@ -142,6 +145,13 @@ def pack_sym(values: Sequence[int]) -> np.ndarray:
     return np.asarray(values, np.int64).view(np.int32)
 
 
+def sym_packer(n: int) -> Callable[[Sequence[int]], np.ndarray]:
+    """:func:`pack_sym` of ``n`` values as one C-level packing (a fast path's fixed count; a value
+    outside ``int64`` raises ``struct.error``)."""
+    fmt = struct.Struct(f"={n}q")
+    return lambda values: np.frombuffer(fmt.pack(*values), np.int32)
+
+
 def sym_spec(n: int) -> Any:
     """The abstract value of :func:`pack_sym` of ``n`` values."""
     import jax
@@ -156,9 +166,33 @@ def unpack_sym(packed: Any, n: int) -> Any:
     return lax.bitcast_convert_type(packed.reshape(n, 2), np.int64)
 
 
+def lift(flat: list, lifted: Tuple[int, ...]) -> Tuple[list, list]:
+    """``flat`` without the integer scalars at the ascending positions ``lifted`` (the caches' fill
+    counts and window positions, which travel in the :func:`pack_sym` vector after the symbolic values:
+    one transfer per call instead of one per scalar), and their values."""
+    values = [int(flat[i]) for i in lifted]
+    for i in reversed(lifted):
+        del flat[i]
+    return flat, values
+
+
+def restore(flat: Sequence[Any], lifted: Tuple[int, ...], scalars: Sequence[Any]) -> list:
+    """The inverse of :func:`lift` inside the compiled function: ``scalars[j]`` back at ``lifted[j]``."""
+    out = list(flat)
+    for i, s in zip(lifted, scalars):
+        out.insert(i, s)
+    return out
+
+
+def shifted(positions: Sequence[int], lifted: Tuple[int, ...]) -> Tuple[int, ...]:
+    """Flat positions (none of them lifted) as they are once ``lifted`` are taken out (:func:`lift`)."""
+    return tuple(p - sum(1 for i in lifted if i < p) for p in positions)
+
+
 def out_of_bounds(plan: Plan, sym: Dict[P.PrimVar, int]) -> bool:
     """Whether a symbolic variable breaks its declared bound (CALL.FUNC.7): host mode reports it."""
     return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
-__all__ = ["Compiled", "Plan", "make_plan", "out_of_bounds", "pack_sym", "sym_spec", "unpack_sym"]
+__all__ = ["Compiled", "Plan", "lift", "make_plan", "out_of_bounds", "pack_sym", "restore", "shifted", "sym_packer", "sym_spec",
+           "unpack_sym"]

@@ -188,3 +188,55 @@ def test_the_fast_path_checks_a_tensor_once_per_object(mod):
         exe("step_sum", cache, jnp.ones((1, 3), jnp.int32), (9,))
     with pytest.raises(ShapeMismatchError):
         exe("step_sum", cache, jnp.ones((1, 4), jnp.float32), (9,))
+
+
+def test_the_fill_counts_travel_with_the_symbolic_values(mod):
+    """The compiled step takes no 64-bit scalar per cache: the fill counts and window positions are
+    packed after the symbolic values (one transfer per call). A fill count the caller changes between
+    fast-path calls is the one the step appends at (expected: the rows kept, then the new row)."""
+    import jax
+
+    exe = relax_jax.compile(mod)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    cache = exe("create", a)
+    rows = [a]
+    for i in range(4):
+        b = np.full((1, 3), i, "float32")
+        rows.append(b)
+        exe("step_sum", cache, b, (3 + i,))
+    (c,) = [c for c in exe._plans["step_sum"].cache.values() if c.kv[0][3] == cache.data.shape[0]]
+    assert c.lifted and not any(x.shape == () for x in jax.tree_util.tree_leaves(c.fn.in_avals))
+    assert exe._plans["step_sum"].hot is not None
+    hits = exe.stats.cache_hits
+    cache.fill -= 2                                     # the caller drops the last two rows
+    b = np.full((1, 3), 9, "float32")
+    _, t = exe("step_sum", cache, b, (5,))
+    np.testing.assert_array_equal(np.asarray(t), np.concatenate(rows[:3] + [b]).sum(axis=0))
+    assert cache.fill == 5 and exe.stats.cache_hits == hits + 1      # on the fast path
+    _, v = exe("step", cache, b, (6,))                  # the general path sees the same rows
+    np.testing.assert_array_equal(np.asarray(v), np.concatenate(rows[:3] + [b, b]))
+
+
+def test_a_cache_buffer_of_another_dtype_or_capacity_leaves_the_fast_path(mod):
+    """The fast path leaves a cache buffer's shape and dtype to the compiled executable's own check:
+    another capacity compiles anew (the right rows), another dtype gets the reference's error."""
+    import jax.numpy as jnp
+
+    exe = relax_jax.compile(mod)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    cache = exe("create", a)
+    rows = [a]
+    for i in range(3):
+        b = np.full((1, 3), i, "float32")
+        rows.append(b)
+        exe("step_sum", cache, b, (3 + i,))
+    compiles = exe.stats.compiles
+    cache.data = jnp.concatenate([cache.data, jnp.zeros((64 - cache.data.shape[0], 3), jnp.float32)])
+    b = np.full((1, 3), 7, "float32")
+    rows.append(b)
+    _, t = exe("step_sum", cache, b, (6,))
+    np.testing.assert_array_equal(np.asarray(t), np.concatenate(rows).sum(axis=0))
+    assert exe.stats.compiles == compiles + 1 and cache.data.shape == (64, 3)
+    cache.data = jnp.zeros((64, 3), jnp.int32)
+    with pytest.raises(OpRuntimeError, match="dtype mismatch"):
+        exe("step_sum", cache, b, (7,))
