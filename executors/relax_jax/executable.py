@@ -590,7 +590,9 @@ class Executable:
 
         donate = shifted(kv_flat_positions(args, plan.layouts), lifted) if has_kv(plan.layouts) else ()
         if plan.consumed is None:
-            plan.consumed = consumed_params(plan.func)
+            # (only tensors are donated: a cache object's buffer is donated by kv_flat_positions)
+            plan.consumed = consumed_params(plan.func, frozenset(
+                k for k, lay in enumerate(plan.layouts) if isinstance(lay, TensorParam)))
         # a padded argument may be a buffer that an earlier result still shows (reuse_padded): donate only
         # where nothing is padded
         padded = bucketing and bool(plan.sym_vars)

@@ -20,7 +20,7 @@ An executor whose values are immutable buffers (XLA) may then compute the result
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Optional, Set, Tuple
+from typing import AbstractSet, Dict, FrozenSet, Optional, Set, Tuple
 
 from ..ir import expr as rx
 from .lower_memory import last_uses
@@ -71,12 +71,17 @@ def _captured(func: rx.Function) -> Set[rx.Var]:
     return seen
 
 
-def consumed_params(func: rx.Function) -> FrozenSet[int]:
-    """The indices of the parameters of ``func`` that its in-place calls consume (module docstring)."""
+def consumed_params(func: rx.Function, among: Optional[AbstractSet[int]] = None) -> FrozenSet[int]:
+    """The indices of the parameters of ``func`` that its in-place calls consume (module docstring);
+    with ``among``, only those of the parameters at these indices (a caller that can act on some
+    parameters only -- an executor donating tensors, not objects -- skips a scan of the function for
+    each other one)."""
     if not isinstance(func, rx.Function) or not isinstance(func.body, rx.SeqExpr):
         return frozenset()
     bindings = [b for blk in func.body.blocks for b in blk.bindings]
     candidates = _reaching_inplace(func.params, bindings)
+    if among is not None:
+        candidates = {p for k, p in enumerate(func.params) if k in among and p in candidates}
     if not candidates:
         return frozenset()
     last = last_uses(func)

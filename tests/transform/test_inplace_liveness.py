@@ -66,3 +66,15 @@ def test_dataflow_block():
         return (z, a)
 """
     assert consumed_params(relax_ref.parse(src)["main"]) == frozenset({0})
+
+
+def test_among_restricts_the_parameters_asked_about():
+    # both parameters consumed (each by an in-place call of its own, both results returned); asking about
+    # one index answers for that one alone, asking about none scans nothing
+    lines = [f"z = {_CALL.format(a='x')}", f"u = {_CALL.format(a='y')}"]
+    src = _HEAD + "".join(f"        {ln}\n" for ln in lines) + "        return (z, u)\n"
+    func = relax_ref.parse(src)["main"]
+    assert consumed_params(func) == frozenset({0, 1})
+    assert consumed_params(func, frozenset({1})) == frozenset({1})
+    assert consumed_params(func, frozenset({0})) == frozenset({0})
+    assert consumed_params(func, frozenset()) == frozenset()
