@@ -421,6 +421,27 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None, outs:
         return tuple(got) if flat else _nest(tree, got)
 
     flat = isinstance(tree, tuple) and tree == tuple(range(len(leaves)))
+    if lazy is not None and flat and len(shape_of) == 1 and len(fns) == 1 and \
+            all(t == 0 for _, axes, t, _ in leaves if axes):
+        return _handles_exporter(leaves, shape_of[0], fns[0], lazy)
+    return export
+
+
+def _handles_exporter(leaves: list, template: tuple, extent: Callable[[list], int], lazy: Callable) -> Callable:
+    """:func:`_padded_exporter`'s function for a flat tuple of results whose padded ones share one
+    physical shape and one padded extent (a decode step's caches): one logical shape per call, a
+    handle per padded result."""
+    get = operator.itemgetter(*[i for i, _, _, _ in leaves]) if len(leaves) > 1 else None
+    handles = [(k, key) for k, (_, axes, _, key) in enumerate(leaves) if axes]
+    phys, axes = template
+
+    def export(out, vals, cut):
+        shape = _logical(phys, axes, [extent(vals)])
+        got = list(get(out)) if get is not None else [out[leaves[0][0]]]
+        if shape is not None:
+            for k, key in handles:
+                got[k] = PaddedArray(got[k], shape, lazy, key)
+        return tuple(got)
     return export
 
 
