@@ -13,7 +13,6 @@ reference's errors.
 from __future__ import annotations
 
 import operator
-import weakref
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import jax
@@ -24,7 +23,7 @@ from relax_ref.ir import prim_expr as P
 
 from .layouts import TensorParam
 from .padded import PaddedArray
-from .plan import pack_sym
+from .plan import pack_sym, sym_packer
 from .pytree import host_extent
 
 MISS = object()
@@ -148,7 +147,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
             return None
         symvec = jax.device_put(pack_sym(vals), exe.device)
         extra = (symvec,)
-    checks = [(i, dt) for i, dt in enumerate(np_dtypes)]
+    tensors_ok = _tensor_checker(list(range(nparams)), np_dtypes)
     stats = exe.stats
     has_code = compiled.has_code
     given = _given_params(compiled)
@@ -162,17 +161,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     exact: list = [None if padded else True]
 
     def hot(args):
-        if len(args) != nparams or exact[0] is False:
-            return MISS
-        for i, dt in checks:
-            a = args[i]
-            t = type(a)
-            if t in _JAX_ARRAY_TYPES:
-                continue
-            if t is np.ndarray and a.dtype == dt:
-                continue
-            if _is_array(a) and not isinstance(a, np.ndarray):
-                continue                # another concrete jax.Array type (now registered)
+        if len(args) != nparams or exact[0] is False or not tensors_ok(args):
             return MISS
         if given and _shared(args, given):
             return MISS
@@ -209,53 +198,40 @@ def _picker(idx: List[int]) -> Callable[[Sequence[Any]], tuple]:
     return lambda a: tuple(a[i] for i in idx)
 
 
-def _static_arg_ok(a: Any, spec: tuple) -> bool:
-    """Whether ``a`` is a concrete array of the dtype and the (static) shape of parameter spec ``spec``."""
-    t = type(a)
-    if t not in _JAX_ARRAY_TYPES and not (t is np.ndarray or _is_array(a)):
-        return False
-    return a.dtype == spec[0] and a.shape == spec[3]
-
-
-def _static_checker(specs: List[tuple], stat: List[int]) -> Callable[[Sequence[Any]], bool]:
-    """Whether the arguments at the static positions ``stat`` fit their parameter specs
-    (:func:`_identity_checker`)."""
-    return _identity_checker(stat, lambda a, i: _static_arg_ok(a, specs[i]))
-
-
-def _identity_checker(positions: List[int], ok: Callable[[Any, int], bool]) -> Callable[[Sequence[Any]], bool]:
-    """Whether the arguments at ``positions`` pass ``ok(argument, position)``. JAX arrays are
-    immutable: those that are the very objects checked on the previous call (the weights, typically)
-    need no check again; they are compared by identity in one C-level pass over their ids. The ids are
-    those of live objects: a weak reference to each, whose callback forgets the ids when one of them is
-    collected (a new object could then take its memory and its id)."""
-    #: the picker of the positions that held JAX arrays at the last full check, their ids (None:
-    #: check again), the other positions (NumPy arrays: mutable, checked every call), the weak
-    #: references (kept for their callbacks)
-    memo: list = [None, None, (), ()]
+def _tensor_checker(positions: List[int], dtypes: List[Any]) -> Callable[[Sequence[Any]], bool]:
+    """Whether the arguments at ``positions`` are concrete arrays their tensor parameters take (of NumPy
+    dtypes ``dtypes``): JAX arrays, whose shape and dtype the compiled executable checks itself
+    (``TypeError`` before anything runs), and NumPy arrays of exactly the parameter's dtype (the
+    executable would convert a 64-bit one silently; their shape it checks). What a call costs is one
+    C-level pass over the types of the arguments that were JAX arrays on the previous call (the weights,
+    typically) and a dtype check of those that were NumPy arrays (a token); any other mix is checked
+    argument by argument, and those positions are kept for the next call."""
+    pairs = list(zip(positions, dtypes))
+    #: the picker of the positions that held JAX arrays on the last full check, and the pairs
+    #: (position, dtype) of those that held NumPy arrays
+    memo: list = [lambda args: (), pairs]
 
     def checked(args) -> bool:
-        ids = memo[1]
-        if ids is not None and tuple(map(id, memo[0](args))) == ids:
-            for i in memo[2]:
-                if not ok(args[i], i):
-                    return False
-            return True
+        if set(map(type, memo[0](args))) <= _JAX_ARRAY_TYPES:
+            for i, dt in memo[1]:
+                a = args[i]
+                if type(a) is not np.ndarray or (a.dtype is not dt and a.dtype != dt):
+                    break
+            else:
+                return True
         jax_pos, other = [], []
-        for i in positions:
+        for i, dt in pairs:
             a = args[i]
-            if not ok(a, i):
+            t = type(a)
+            if t is np.ndarray:
+                if a.dtype != dt:
+                    return False
+                other.append((i, dt))
+            elif t in _JAX_ARRAY_TYPES or _is_array(a):
+                jax_pos.append(i)
+            else:
                 return False
-            (jax_pos if type(a) in _JAX_ARRAY_TYPES else other).append(i)
-        jp = _picker(jax_pos)
-        arrays = jp(args)
-        token = object()
-
-        def forget(_ref, token=token) -> None:
-            if memo[3] and memo[3][0] is token:     # (a reference of an older check: nothing to forget)
-                memo[1] = None
-        memo[:] = [jp, None, tuple(other), (token,) + tuple(weakref.ref(a, forget) for a in arrays)]
-        memo[1] = tuple(map(id, arrays))
+        memo[:] = [_picker(jax_pos), other]
         return True
 
     return checked
@@ -445,6 +421,27 @@ def _padded_exporter(spec, var_pos: dict, lazy: Optional[Callable] = None, outs:
         return tuple(got) if flat else _nest(tree, got)
 
     flat = isinstance(tree, tuple) and tree == tuple(range(len(leaves)))
+    if lazy is not None and flat and len(shape_of) == 1 and len(fns) == 1 and \
+            all(t == 0 for _, axes, t, _ in leaves if axes):
+        return _handles_exporter(leaves, shape_of[0], fns[0], lazy)
+    return export
+
+
+def _handles_exporter(leaves: list, template: tuple, extent: Callable[[list], int], lazy: Callable) -> Callable:
+    """:func:`_padded_exporter`'s function for a flat tuple of results whose padded ones share one
+    physical shape and one padded extent (a decode step's caches): one logical shape per call, a
+    handle per padded result."""
+    get = operator.itemgetter(*[i for i, _, _, _ in leaves]) if len(leaves) > 1 else None
+    handles = [(k, key) for k, (_, axes, _, key) in enumerate(leaves) if axes]
+    phys, axes = template
+
+    def export(out, vals, cut):
+        shape = _logical(phys, axes, [extent(vals)])
+        got = list(get(out)) if get is not None else [out[leaves[0][0]]]
+        if shape is not None:
+            for k, key in handles:
+                got[k] = PaddedArray(got[k], shape, lazy, key)
+        return tuple(got)
     return export
 
 
@@ -474,11 +471,13 @@ def _nest(t: Any, got: list) -> Any:
     return got[t] if isinstance(t, int) else tuple(_nest(x, got) for x in t)
 
 
-def _donate_views(args, flat, given, padded_src) -> bool:
+def _donate_views(args, flat, given, padded_src, static=()) -> bool:
     """Before a padded call with donated parameters ``given``: False when a donated argument is also
-    passed at another position (the general path decides); else each donated argument that is a view of
-    its padded buffer is deleted, so that the buffer (passed in ``flat``) is donated."""
-    if _shared(args, given):
+    passed at another position, or an argument at a static position ``(position, dtype, shape)`` has
+    another dtype or shape (the executable would refuse it only after the deletions: the general path
+    decides); else each donated argument that is a view of its padded buffer is deleted, so that the
+    buffer (passed in ``flat``) is donated."""
+    if _shared(args, given) or any(args[i].dtype != dt or args[i].shape != shp for i, dt, shp in static):
         return False
     for k in given:
         a = args[k]
@@ -548,10 +547,11 @@ def _dynamic_matcher(dyn, given=(), key_of: Optional[Callable] = None) -> Callab
 
 def _padded_checkers(specs, given, key_of):
     """The argument checks of :func:`make_padded_hot`: the static positions and their checker, the
-    matcher of the others (``_dynamic_matcher``), and the picker of the symbolic-shape arguments whose
-    identities a donation compares (``None``: check each call) with their count."""
+    matcher of the others (``_dynamic_matcher``), the picker of the symbolic-shape arguments whose
+    identities a donation compares (``None``: check each call) with their count, and the static
+    arguments' dtypes and shapes (checked before a donation deletes a view, ``_donate_views``)."""
     stat = [i for i, sp in enumerate(specs) if all(kind == 0 for kind, _ in sp[2])]
-    static_ok = _static_checker(specs, stat)
+    static_ok = _tensor_checker(stat, [specs[i][0] for i in stat])
     stat_set = set(stat)
     dyn = [(i, specs[i]) for i in range(len(specs)) if i not in stat_set]
     match = _dynamic_matcher(dyn, frozenset(given), key_of)
@@ -559,7 +559,7 @@ def _padded_checkers(specs, given, key_of):
     # object (a handle is no static argument: static_ok refuses it): when the donated arguments are
     # handles (no GIVEN_ARRAY) and those arguments distinct objects, there is nothing to check or delete
     dyn_get = _picker([i for i, _ in dyn]) if given and all(k not in stat_set for k in given) else None
-    return stat, static_ok, match, dyn_get, len(dyn)
+    return stat, static_ok, match, dyn_get, len(dyn), tuple((i, specs[i][0], specs[i][3]) for i in stat)
 
 
 def _bucket_ranges(plan, sym_vars, buckets) -> Optional[tuple]:
@@ -577,8 +577,8 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     which takes over once a shape has its exact compilation.
 
     What a call costs on the host is kept small (a decode step of a small model computes for 0.2 ms):
-    static arguments that are the very JAX arrays of the previous call are compared by identity only
-    (:func:`_static_checker`); a handle this executable made carries its buffer's dtype and shape
+    static arguments are checked by type in one pass, their shapes and dtypes by the executable
+    (:func:`_tensor_checker`); a handle this executable made carries its buffer's dtype and shape
     (:class:`~relax_jax.padded.PaddedArray`'s ``key``); a value is compared with its bucket's interval
     (:meth:`relax_jax.plan.Plan.bucket_range`); JAX's 64-bit mode is entered only for 64-bit arguments
     or results (the symbolic values travel as ``int32`` halves, :func:`relax_jax.plan.pack_sym`); and
@@ -604,14 +604,12 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     padded_calls, exact_cache = plan.padded_calls, plan.exact_cache
     move_to_end, given = padded_calls.move_to_end, _given_params(compiled)
 
-    stat, static_ok, match, dyn_get, ndyn = _padded_checkers(specs, given, key_of)
+    stat, static_ok, match, dyn_get, ndyn, static = _padded_checkers(specs, given, key_of)
     ranges = _bucket_ranges(plan, sym_vars, buckets)
-    narrow = _narrow(specs, compiled.fn)
+    narrow, pack = _narrow(specs, compiled.fn), sym_packer(nsym)
 
     def hot(args):
-        if len(args) != nparams:
-            return MISS
-        if stat and not static_ok(args):
+        if len(args) != nparams or (stat and not static_ok(args)):
             return MISS
         vals: list = [None] * nsym
         flat = list(args)
@@ -619,14 +617,11 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         flags = match(args, vals, flat, need)
         if flags is MISS:
             return MISS
-        if ranges is not None:
-            for n, (lo, hi) in zip(vals, ranges):
-                if n < lo or n > hi:
-                    return MISS
-        else:
-            for i in range(nsym):
-                if bucket(sym_vars[i], vals[i]) != buckets[i]:
-                    return MISS
+        for n, (lo, hi) in zip(vals, ranges or ()):
+            if n < lo or n > hi:
+                return MISS
+        if ranges is None and any(bucket(v, n) != b for v, n, b in zip(sym_vars, vals, buckets)):
+            return MISS
         for i in need:
             flat[i] = pad(args[i], specs[i][3])
         count = flags & PADDED and spec_after
@@ -638,13 +633,11 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
             if n >= spec_after:
                 return MISS                 # time to specialise: the general path compiles it
         if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
-                and not _donate_views(args, flat, given, padded_src):
+                and not _donate_views(args, flat, given, padded_src, static):
             return MISS
-        if narrow:
-            out = fn(*flat, pack_sym(vals))
-        else:
-            with jax.enable_x64(True):      # 64-bit arguments, results (and their cuts)
-                out = fn(*flat, pack_sym(vals))
+        out = _run(fn, flat, pack(vals), narrow)
+        if out is MISS:
+            return MISS                     # a static argument of another shape or dtype: nothing ran
         # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
         # arguments deleted
         if count:
@@ -672,6 +665,18 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         return export(out, vals, cut) if narrow else _wide(export, out, vals, cut)
 
     return hot
+
+
+def _run(fn: Callable, flat: list, packed: Any, narrow: bool) -> Any:
+    """``fn(*flat, packed)`` (in JAX's 64-bit mode unless ``narrow``), or MISS when the executable
+    refuses an argument's shape or dtype (``TypeError`` before anything runs)."""
+    try:
+        if narrow:
+            return fn(*flat, packed)
+        with jax.enable_x64(True):      # 64-bit arguments, results (and their cuts)
+            return fn(*flat, packed)
+    except TypeError:
+        return MISS
 
 
 #: the dtypes whose arrays JAX makes only in its 64-bit mode (``jax.enable_x64``)

@@ -33,7 +33,7 @@ from relax_ref.interp.kv_cache import AttentionKVCache, grown_rows
 from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir import prim_expr as P
 
-from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _identity_checker, _is_array, _out_avals, _picker
+from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .paged_kv_cache import TracedPaged, paged_hot_inputs
 from .plan import sym_packer
@@ -144,9 +144,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     ``facts`` maps each cache argument's index to its compilation-key fact (shape, dtype).
 
     A decode step computes for a fraction of a millisecond, so what the host does per call is kept
-    small: the tensors that are the very arrays of the previous call are compared by identity
-    (:func:`~relax_jax.hotpath._identity_checker`); a cache buffer's shape and dtype, as a tensor's,
-    are checked by the compiled executable itself (``TypeError`` before anything runs: MISS); each
+    small: the tensors' types are checked in one pass (:func:`~relax_jax.hotpath._tensor_checker`); a
+    cache buffer's shape and dtype, as a tensor's, are checked by the compiled executable itself (``TypeError`` before anything runs: MISS); each
     variable's value is compared with its bucket's interval; the fill counts and window positions travel
     in the vector of the symbolic values (:func:`relax_jax.plan.lift`), and JAX's 64-bit mode is entered
     only for 64-bit arguments or results."""
@@ -170,8 +169,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     outs = _out_avals(fn)
     narrow = outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
         not any(dt in _WIDE for _, dt in outs)
-    tensors_ok = _identity_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
-                                   lambda a, i: _tensor_ok(a, items[i][1]))
+    tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
+                                 [info for kind, info in items if kind == _T])
 
     def hot(args):
         if len(args) != nparams or not tensors_ok(args):
@@ -257,13 +256,6 @@ def _kv_ranges(plan, bucketing: bool, buckets: tuple, cap: Optional[int]) -> Opt
         return tuple((b, b) for b in buckets)
     ranges = [plan.bucket_range(v, b, cap) for v, b in zip(plan.sym_vars, buckets)]
     return None if any(r is None for r in ranges) else tuple(ranges)
-
-
-def _tensor_ok(a: Any, dtype: Any) -> bool:
-    """Whether ``a`` is a concrete array a tensor parameter of NumPy dtype ``dtype`` takes (the compiled
-    function checks a JAX array's shape and dtype itself; a NumPy array's dtype it would convert)."""
-    t = type(a)
-    return t in _JAX_ARRAY_TYPES or (t is np.ndarray and a.dtype == dtype) or (t is not np.ndarray and _is_array(a))
 
 
 def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[Callable]:

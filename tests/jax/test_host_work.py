@@ -1,7 +1,8 @@
 """The host work of a compiled call under bucketing: result extents the host computes from the symbolic
 values are no outputs of the compiled function (one fewer output per padded axis), the counts of
 padded shapes towards ``specialize_after`` are bounded (the most recently seen shapes), and the fast
-path's check of static arguments by identity sees a new object as new. Values are the reference's."""
+path takes a new static argument each step and refuses one of another shape or dtype (the executable's
+check) without deleting a donated argument. Values are the reference's."""
 
 import gc
 
@@ -105,7 +106,7 @@ def test_padded_call_counts_keep_the_most_recently_seen_shapes():
     assert len(exe._plans["main"].padded_calls) <= 3
 
 
-def test_static_arguments_checked_by_identity_see_new_objects():
+def test_static_arguments_of_a_new_object_each_step():
     exe = relax_jax.compile(GROWING_CACHE, donate_argnums={"step": (1,)}, padded_results={"step"})
     mod = relax_ref.parse(GROWING_CACHE)
     tok = jnp.ones((1, 4), jnp.float32)
@@ -209,3 +210,29 @@ def test_a_symbolic_value_beyond_int32_reaches_the_compiled_code_exactly():
         np.testing.assert_array_equal(np.asarray(got), relax_ref.evaluate(mod, "main", x, y))
         assert np.asarray(got)[0] == k + 7
     assert exe.stats.host_calls == 0
+
+
+@pytest.mark.parametrize("padded", [None, {"step"}])
+def test_a_static_argument_of_another_shape_deletes_no_donated_argument(padded):
+    """The padded fast path leaves a static argument's shape and dtype to the executable, which refuses
+    it only when called: a donated argument that is a view of its padded buffer (deleted before the
+    call, so that the buffer is donated) is kept when a static argument does not fit, and the call gets
+    the reference's error; the next call with fitting arguments goes on from the same cache."""
+    exe = relax_jax.compile(GROWING_CACHE, donate_argnums={"step": (1,)}, padded_results=padded)
+    mod = relax_ref.parse(GROWING_CACHE)
+    tok, w = jnp.ones((1, 4), jnp.float32), jnp.full((1, 4), 2.0, jnp.float32)
+    cache, want = jnp.zeros((3, 4), jnp.float32), np.zeros((3, 4), np.float32)
+    for _ in range(3):
+        _total, cache = exe("step", tok, cache, w)
+        _t, want = relax_ref.evaluate(mod, "step", np.asarray(tok), want, np.asarray(w))
+    assert exe._plans["step"].hot is not None
+    for bad, err in ((jnp.ones((1, 5), jnp.float32), ShapeMismatchError), (jnp.ones((1, 4), jnp.int32), DTypeMismatchError),
+                     (np.ones((1, 4), np.float64), DTypeMismatchError)):
+        with pytest.raises(err):
+            exe("step", tok, cache, bad)
+        assert not cache.is_deleted()
+        np.testing.assert_array_equal(np.asarray(cache), want)
+    total, cache = exe("step", tok, cache, w)
+    t, want = relax_ref.evaluate(mod, "step", np.asarray(tok), want, np.asarray(w))
+    np.testing.assert_array_equal(np.asarray(cache), want)
+    np.testing.assert_array_equal(np.asarray(total), t)
