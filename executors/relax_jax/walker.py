@@ -53,6 +53,7 @@ from .guard import check_jaxpr
 from .lowering import LOWERINGS, LowerCtx
 from .matcher import TracedMatcher, host_check
 from .op_args import JaxArgs
+from .op_memo import MEMO_OPS, OpMemo
 from .prim_jax import is_static
 from .pytree import flatten, unflatten
 from .storage import StorageTVal, write_through
@@ -93,6 +94,8 @@ class Walker(ExprEvaluator):
         self._factor_only: Optional[FrozenSet[int]] = None
         #: :meth:`eval_sym`'s values of this trace
         self._sym_memo: Dict[Any, Any] = {}
+        #: repeated operator calls of this trace (:mod:`relax_jax.op_memo`)
+        self.op_memo = OpMemo()
 
     @property
     def traced(self) -> bool:
@@ -423,6 +426,21 @@ class Walker(ExprEvaluator):
 
     def call_op(self, e: rx.Call, frame: Frame) -> Any:
         name = e.op.name
+        if not self.traced or self.level or name not in MEMO_OPS:
+            return self._call_op(e, frame)
+        args = [self.eval(a, frame) for a in e.args]
+        k = self.op_memo.key(e, args, frame, name in PRODUCT_OPS and id(e) in self.factor_only)
+        if k is None:
+            return self._call_op(e, frame, args)
+        hit = self.op_memo.get(k[0])       # the same operator on the same values (relax_jax.op_memo)
+        if hit is not None:
+            return hit
+        r = self._call_op(e, frame, args)
+        self.op_memo.put(k[0], k[1], r)
+        return r
+
+    def _call_op(self, e: rx.Call, frame: Frame, args: Optional[List[Any]] = None) -> Any:
+        name = e.op.name
         opdef = registry.lookup(name)
         if opdef is None:
             raise UnsupportedError(f"unknown operator '{name}'", e.span)
@@ -431,7 +449,8 @@ class Walker(ExprEvaluator):
             raise UnsupportedError(f"operator '{name}' has no JAX lowering", e.span)
         if self.traced and getattr(low, "host_only", False):
             raise TraceAbort(f"operator '{name}' runs on the host", permanent=True)
-        args = [self.eval(a, frame) for a in e.args]
+        if args is None:
+            args = [self.eval(a, frame) for a in e.args]
         padding = getattr(low, "padding", "none")
         if self.traced and padding == "none" and any(_padded(a) for a in args):
             raise NeedsExact(f"operator '{name}' does not support padded operands")
