@@ -635,8 +635,9 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
                 and not _donate_views(args, flat, given, padded_src, static):
             return MISS
-        out = _run(fn, flat, pack(vals), narrow)
-        if out is MISS:
+        try:
+            out = fn(*flat, pack(vals)) if narrow else _wide_call(fn, flat, pack(vals))
+        except TypeError:
             return MISS                     # a static argument of another shape or dtype: nothing ran
         # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
         # arguments deleted
@@ -667,16 +668,10 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     return hot
 
 
-def _run(fn: Callable, flat: list, packed: Any, narrow: bool) -> Any:
-    """``fn(*flat, packed)`` (in JAX's 64-bit mode unless ``narrow``), or MISS when the executable
-    refuses an argument's shape or dtype (``TypeError`` before anything runs)."""
-    try:
-        if narrow:
-            return fn(*flat, packed)
-        with jax.enable_x64(True):      # 64-bit arguments, results (and their cuts)
-            return fn(*flat, packed)
-    except TypeError:
-        return MISS
+def _wide_call(fn: Callable, flat: list, packed: Any) -> Any:
+    """``fn(*flat, packed)`` in JAX's 64-bit mode (64-bit arguments, results and their cuts)."""
+    with jax.enable_x64(True):
+        return fn(*flat, packed)
 
 
 #: the dtypes whose arrays JAX makes only in its 64-bit mode (``jax.enable_x64``)

@@ -110,7 +110,7 @@ def _exporter(spec) -> Optional[Callable[[tuple, tuple], Any]]:
         else:
             idx.append(n + f[1][0])
     get = operator.itemgetter(*idx)
-    return lambda out, args: get(out + args)
+    return lambda out, args: get((*out, *args))
 
 
 def make_kv_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
