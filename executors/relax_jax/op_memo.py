@@ -169,5 +169,13 @@ class OpMemo:
         if _memoizable(result):
             self._d[key] = (result, keep)
 
+    def shared(self, key: Any, keep: list, make: Any) -> Any:
+        """A traced value that a lowering builds from sizes alone (an attention's masks), made once per
+        trace for ``key`` (whose identities ``keep`` holds); the caller's walker is at the top level."""
+        hit = self._d.get(("shared", key))
+        if hit is None:
+            hit = self._d[("shared", key)] = (make(), keep)
+        return hit[0]
+
 
 __all__ = ["MEMO_OPS", "OpMemo"]
