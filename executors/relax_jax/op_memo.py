@@ -9,8 +9,9 @@ argument struct info (:func:`_static_key`) has that earlier call's result: the w
 box of the same array instead of lowering the operator again (fewer equations to trace and lower,
 one check site where the two calls would emit the same one first). Values are unchanged: an
 operator's lowering is a function of its arguments, attributes and struct info, and it runs once
-where it ran twice on the same inputs (EVAL.CALL.1: an operator call has no effect besides its
-result).
+where it ran twice on the same inputs (EVAL.CALL.1, CALL.OP.1: an operator's semantics is
+applied to the argument values, the attributes and ``sinfo_args``; the operators memoized have no
+effect besides their result).
 
 Only the operators of :data:`MEMO_OPS` (no packed calls, no in-place or memory operators, no views
 that share storage) at the top level of a trace (never inside traced control flow, whose values
@@ -168,6 +169,14 @@ class OpMemo:
     def put(self, key: Any, keep: list, result: Any) -> None:
         if _memoizable(result):
             self._d[key] = (result, keep)
+
+    def shared(self, key: Any, keep: list, make: Any) -> Any:
+        """A traced value that a lowering builds from sizes alone (an attention's masks), made once per
+        trace for ``key`` (whose identities ``keep`` holds); the caller's walker is at the top level."""
+        hit = self._d.get(("shared", key))
+        if hit is None:
+            hit = self._d[("shared", key)] = (make(), keep)
+        return hit[0]
 
 
 __all__ = ["MEMO_OPS", "OpMemo"]

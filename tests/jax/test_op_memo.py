@@ -95,3 +95,47 @@ def test_memoized_result_is_a_box_of_its_own():
     np.testing.assert_array_equal(np.asarray(v), -x)
     np.testing.assert_array_equal(np.asarray(w), -x + 1)
     assert exe.stats.host_calls == 0             # traced (the memo is a trace's)
+
+
+# two attention layers over the same lengths: their causal and padding masks are built once per trace
+_ATTN = '''
+from tvm.script import ir as I, relax as R, tir as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(q: R.Tensor((1, "n", 2, 4), "float32"), k: R.Tensor((1, "n", 2, 4), "float32"),
+             v: R.Tensor((1, "n", 2, 4), "float32")):
+        a = R.nn.attention(q, k, v, causal_mask="BottomRight")
+        b = R.nn.attention(a, k, v, causal_mask="BottomRight")
+        return b
+'''
+
+
+def _attention_run(monkeypatch, share: bool, args):
+    import relax_jax.ops.nn_attention as NA
+    if not share:
+        monkeypatch.setattr(NA, "_sharing", lambda walker: (lambda key, keep, make: make()))
+    seen = {}
+    orig = EX.guarded_compile
+
+    def spy(jitted, specs, *a, **k):
+        seen["n"] = len(jitted.trace(*specs).jaxpr.jaxpr.eqns)
+        return orig(jitted, specs, *a, **k)
+    monkeypatch.setattr(EX, "guarded_compile", spy)
+    out = np.asarray(relax_jax.compile(_ATTN)("main", *args))    # 5 rows in a bucket of 8: padded keys
+    monkeypatch.undo()
+    return seen["n"], out
+
+
+def test_attention_masks_built_once(monkeypatch):
+    import relax_ref
+    rng = np.random.default_rng(1)
+    args = [rng.standard_normal((1, 5, 2, 4)).astype(np.float32) for _ in range(3)]
+    n_shared, shared = _attention_run(monkeypatch, True, args)
+    n_plain, plain = _attention_run(monkeypatch, False, args)
+    assert n_shared < n_plain
+    assert np.array_equal(shared, plain)
+    want = np.asarray(relax_ref.evaluate(relax_ref.parse(_ATTN), "main", *args))
+    np.testing.assert_allclose(shared, want, rtol=1e-5, atol=1e-6)

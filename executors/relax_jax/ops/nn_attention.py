@@ -49,8 +49,10 @@ def _attention(ctx, q, k, v, bias=None):
     kvalid = ctx.valid(1)[1]
     skv_phys = dim_value(k.shape[1])
     kmask = None
+    share = _sharing(ctx.walker)
     if kvalid is not None:
-        kmask = laxops.iota_lt(skv_phys, astype(kvalid.val, I64), (1, skv_phys), 1)
+        kmask = share(("kmask", skv_phys, _size_key(kvalid)), [kvalid.val],
+                      lambda: laxops.iota_lt(skv_phys, astype(kvalid.val, I64), (1, skv_phys), 1))
         v = laxops.where(laxops.reshape(kmask, (1, skv_phys, 1, 1)), v, np.zeros((), v.dtype))
     qg = astype(laxops.reshape(q, (bsz, s, nkv, rep, e)), cd)
     p = _scores(astype(k, cd), qg, dim_value(s), rep, e)
@@ -68,11 +70,15 @@ def _attention(ctx, q, k, v, bias=None):
         keep = kmask
         fill = None if kmask is None else neg
     else:
-        keep = _causal(mask, qd[1], kd[1], dim_value(q.shape[1]), skv_phys)
-        if kmask is not None:
-            keep = lax.bitwise_and(keep, lax.broadcast_in_dim(kmask, keep.shape, (0, 1)))
-        # the causally masked scores count as 0 in the row's maximum, the padded keys not at all
-        fill = f.const(0) if kmask is None else laxops.where(kmask, f.const(0), neg)
+        def masks():
+            keep = _causal(mask, qd[1], kd[1], dim_value(q.shape[1]), skv_phys)
+            if kmask is not None:
+                keep = lax.bitwise_and(keep, lax.broadcast_in_dim(kmask, keep.shape, (0, 1)))
+            # the causally masked scores count as 0 in the row's maximum, the padded keys not at all
+            return keep, (f.const(0) if kmask is None else laxops.where(kmask, f.const(0), neg))
+        # the same masks for every layer of a model (the same lengths): built once per trace
+        keep, fill = share(("causal", mask, str(dt), dim_value(q.shape[1]), skv_phys, _size_key(qd[1]),
+                            _size_key(kd[1]), id(kmask)), [qd[1].val, kd[1].val, kmask], masks)
     # the scores are read once, with their fill (the masks are (rows, keys) only): the maximum and the
     # exponential both read that one array, so XLA fuses the scaling into it and keeps one score-sized
     # buffer where reading the scaled scores twice kept two; the exponential of a kept score is the
@@ -90,6 +96,19 @@ def _attention(ctx, q, k, v, bias=None):
     o = lax.dot_general(sg, astype(v, cd), (((4,), (1,)), ((0, 1), (0, 2))), precision=lax.Precision.HIGHEST)
     out = astype(laxops.reshape(lax.transpose(o, (0, 3, 1, 2, 4)), (bsz, s, nh, v.shape[3])), np_dtype(out_dt))
     return box(ctx, out, (None, ctx.valid(0)[1], None, None))
+
+
+def _size_key(d) -> tuple:
+    """A logical length in a sharing key: static by value, traced by the identity of its value."""
+    return (0, d.val) if type(d.val) is int else (1, id(d.val), d.phys)
+
+
+def _sharing(walker):
+    """``share(key, keep, make)``: ``make()`` once per trace for ``key`` at the top level of a traced
+    walk (:meth:`relax_jax.op_memo.OpMemo.shared`), made each time elsewhere."""
+    if walker.traced and walker.level == 0:
+        return walker.op_memo.shared
+    return lambda key, keep, make: make()
 
 
 def _causal(mask: str, dq, dk, sq_phys: int, skv_phys: int):
