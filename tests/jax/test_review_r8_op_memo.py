@@ -161,3 +161,15 @@ def test_attention_masks_of_other_lengths_kinds_and_dtypes_are_not_shared(bucket
         assert g.dtype == w.dtype
         tol = 2e-3 if w.dtype == np.float16 else 1e-5
         np.testing.assert_allclose(g.astype(np.float32), w.astype(np.float32), rtol=tol, atol=tol, err_msg=str(i))
+
+
+def test_no_memo_outlives_its_trace():
+    import gc
+
+    import relax_jax.op_memo as M
+    exe = relax_jax.compile(_TABLES)
+    for n in (2, 3, 5, 9, 17):
+        exe("main", np.ones((n, 4), np.float32))
+    gc.collect()
+    assert exe.stats.compiles >= 3
+    assert not [o for o in gc.get_objects() if isinstance(o, M.OpMemo)]   # nor the arrays it keeps
