@@ -88,7 +88,7 @@ def test_a_cache_the_caller_changed(change, warm):
         assert got[1] is want[1]
 
 
-@pytest.mark.parametrize("m", [2**31 - 1, 2**31, 2**31 + 3, 2**33, 2**63 - 1, -1, 0])
+@pytest.mark.parametrize("m", [2**31 - 1, 2**31, 2**31 + 3, 2**33, 2**63 - 1, 2**63, 2**64 + 5, -2**63, -2**63 - 1, -1, 0])
 def test_a_view_length_far_from_the_fill_count_on_the_fast_path(m):
     exe = relax_jax.compile(_MOD)
     cache = exe("create", np.arange(6, dtype="float32").reshape(2, 3))
