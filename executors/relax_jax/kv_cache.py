@@ -48,6 +48,8 @@ def _write(buf: Any, row: int, value: Any, n: int) -> Any:
     part = value[:n]
     if part.shape[0] == 0:
         return buf
+    if isinstance(row, np.integer):     # a NumPy fill count (an int32 one would not match the zeros)
+        row = int(row)
     start = (row,) + (0,) * (buf.ndim - 1)
     return lax.dynamic_update_slice(buf, part.astype(buf.dtype), start)
 

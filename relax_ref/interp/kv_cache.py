@@ -55,6 +55,10 @@ def _int(v: Any, what: str) -> int:
 def _cache(v: Any, fn: str) -> AttentionKVCache:
     if not isinstance(v, AttentionKVCache):
         raise TypeMismatchError(f"vm.builtin.attention_kv_cache_{fn} expects a KV cache, got {describe(v)}")
+    for what in ("fill", "pos"):        # a caller may have set them: integers (CALL.KVCACHE.1)
+        if not isinstance(getattr(v, what), (int, np.integer)):
+            raise TypeMismatchError(f"vm.builtin.attention_kv_cache_{fn}: the cache's {what} must be an "
+                                    f"integer, got {describe(getattr(v, what))}")
     return v
 
 
