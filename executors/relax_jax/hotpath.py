@@ -23,10 +23,12 @@ from relax_ref.ir import prim_expr as P
 
 from .layouts import TensorParam
 from .padded import PaddedArray
-from .plan import pack_sym, sym_packer
+from .plan import pack_sym, sym_struct
 from .pytree import host_extent
 
 MISS = object()
+_new = object.__new__
+_fromb, _I32 = np.frombuffer, np.int32
 
 _JAX_ARRAY_TYPES: set = set()
 
@@ -273,7 +275,10 @@ def _release(args, given) -> None:
     for k in given:
         a = args[k]
         if type(a) is PaddedArray:
-            a.delete()
+            # (PaddedArray.delete, inline: a method call costs a Python frame per handle)
+            buf, a._buf, a._arr = a._buf, None, None
+            if buf is not None and not buf.is_deleted():
+                buf.delete()
         elif isinstance(a, jax.Array) and not a.is_deleted():
             a.delete()
 
@@ -440,7 +445,10 @@ def _handles_exporter(leaves: list, template: tuple, extent: Callable[[list], in
         got = list(get(out)) if get is not None else [out[leaves[0][0]]]
         if shape is not None:
             for k, key in handles:
-                got[k] = PaddedArray(got[k], shape, lazy, key)
+                # (PaddedArray(got[k], shape, lazy, key) without the Python frame of its __init__)
+                h = _new(PaddedArray)
+                h._buf, h.shape, h._arr, h._cut, h._key = got[k], shape, None, lazy, key
+                got[k] = h
         return tuple(got)
     return export
 
@@ -508,11 +516,15 @@ def _dynamic_matcher(dyn, given=(), key_of: Optional[Callable] = None) -> Callab
         st_vals = tuple(dims[k][1] for k in st_axes)
         var_axes = tuple((k, v) for k, (kind, v) in enumerate(dims) if kind != 0)
         key = key_of(dt, phys) if key_of is not None else None
-        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes, GIVEN_ARRAY if i in given else 0, key))
+        # whether the previous argument's shape is checked as this one's (then a shape that is the very
+        # tuple it had, as the handles of one call share, is known to pass and to bind the same values)
+        same = bool(plan) and plan[-1][2:4] == (nd, phys) and plan[-1][5:7] == (st_vals, var_axes)
+        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes, GIVEN_ARRAY if i in given else 0, key, same))
 
     def match(args, vals: list, flat: list, need: list):
         flags = 0
-        for i, dt, nd, phys, st_get, st_vals, var_axes, given_flag, key in plan:
+        prev = None
+        for i, dt, nd, phys, st_get, st_vals, var_axes, given_flag, key, same in plan:
             a = args[i]
             t = type(a)
             if t is PaddedArray:
@@ -527,15 +539,17 @@ def _dynamic_matcher(dyn, given=(), key_of: Optional[Callable] = None) -> Callab
             else:
                 flags |= given_flag
             shp = a.shape
-            if len(shp) != nd or st_get(shp) != st_vals:
-                return MISS
-            for k, v in var_axes:
-                n = shp[k]
-                cur = vals[v]
-                if cur is None:
-                    vals[v] = n
-                elif cur != n:
+            if shp is not prev or not same:
+                if len(shp) != nd or st_get(shp) != st_vals:
                     return MISS
+                for k, v in var_axes:
+                    n = shp[k]
+                    cur = vals[v]
+                    if cur is None:
+                        vals[v] = n
+                    elif cur != n:
+                        return MISS
+                prev = shp
             if shp != phys:
                 flags |= PADDED
                 if t is not PaddedArray:
@@ -606,7 +620,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
 
     stat, static_ok, match, dyn_get, ndyn, static = _padded_checkers(specs, given, key_of)
     ranges = _bucket_ranges(plan, sym_vars, buckets)
-    narrow, pack = _narrow(specs, compiled.fn), sym_packer(nsym)
+    narrow, spack = _narrow(specs, compiled.fn), sym_struct(nsym)   # (plan.sym_packer, inline)
 
     def hot(args):
         if len(args) != nparams or (stat and not static_ok(args)):
@@ -636,7 +650,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                 and not _donate_views(args, flat, given, padded_src, static):
             return MISS
         try:
-            out = fn(*flat, pack(vals)) if narrow else _wide_call(fn, flat, pack(vals))
+            out = fn(*flat, _fromb(spack(*vals), _I32)) if narrow else _wide_call(fn, flat, _fromb(spack(*vals), _I32))
         except TypeError:
             return MISS                     # a static argument of another shape or dtype: nothing ran
         # (while the computation runs:) the call counted (count_padded_call, inlined), the donated

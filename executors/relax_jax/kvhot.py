@@ -36,7 +36,7 @@ from relax_ref.ir import prim_expr as P
 from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .paged_kv_cache import TracedPaged, paged_hot_inputs
-from .plan import sym_packer
+from .plan import sym_struct
 
 _T, _S, _KV = 0, 1, 2
 _INT64_MAX = (1 << 63) - 1
@@ -165,7 +165,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     pick = _picker(kept)
     pick_data = operator.itemgetter(*[kept.index(i) for i, _ in caches]) if len(caches) > 1 else None
     fn, has_code, builders, stats = compiled.fn, compiled.has_code, compiled.builders, exe.stats
-    n_kv_out, pack = len(compiled.kv), sym_packer(nsym + 2 * len(caches))
+    n_kv_out, spack = len(compiled.kv), sym_struct(nsym + 2 * len(caches))    # (plan.sym_packer, inline)
     outs = _out_avals(fn)
     narrow = outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
         not any(dt in _WIDE for _, dt in outs)
@@ -203,7 +203,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         if len(caches) > 1 and len(set(map(id, pick_data(flat)))) != len(caches):
             return MISS                     # one buffer in two caches: the general path decides
         try:
-            packed = pack(vals)
+            packed = np.frombuffer(spack(*vals), np.int32)
         except struct.error:
             return MISS                     # a value outside int64: the general path decides
         try:
