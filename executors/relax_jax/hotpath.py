@@ -214,7 +214,7 @@ def _tensor_checker(positions: List[int], dtypes: List[Any]) -> Callable[[Sequen
     memo: list = [lambda args: (), pairs]
 
     def checked(args) -> bool:
-        if set(map(type, memo[0](args))) <= _JAX_ARRAY_TYPES:
+        if _JAX_ARRAY_TYPES.issuperset(map(type, memo[0](args))):     # (no set built)
             for i, dt in memo[1]:
                 a = args[i]
                 if type(a) is not np.ndarray or (a.dtype is not dt and a.dtype != dt):

@@ -154,6 +154,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     cap = min(caps) if caps and plan.cap_tied else None      # as layouts.cache_capacity
     ranges = _kv_ranges(plan, bucketing, tuple(key[1]), cap)
     shapes = [(i, info) for i, (kind, info) in enumerate(items) if kind == _S]
+    one = (shapes[0][0], shapes[0][1][0][1]) if len(shapes) == 1 and len(shapes[0][1]) == 1 and \
+        shapes[0][1][0][0] == 1 else None      # (position, variable index) of the one shape of one variable
     # per cache argument: its index and the greatest fill count it takes without growing (None: not
     # written); per cache written: its index and fill delta, in the order of the compiled outputs
     limit = {path[0]: cap_out - need for path, _, need, cap_out in compiled.kv}
@@ -176,9 +178,16 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         if len(args) != nparams or not tensors_ok(args):
             return MISS
         vals: List[Any] = [None] * nsym
-        for i, info in shapes:
-            if _read_shape(args[i], info, vals) is MISS:
+        if one is not None:                 # (a decode step's R.Shape([m]): _read_shape inline)
+            a = args[one[0]]
+            n = a[0] if type(a) is tuple and len(a) == 1 else None
+            if type(n) is not int or not 0 <= n <= _INT64_MAX:
                 return MISS
+            vals[one[1]] = n
+        else:
+            for i, info in shapes:
+                if _read_shape(args[i], info, vals) is MISS:
+                    return MISS
         flat = list(args)
         for i, lim in caches:
             a = args[i]
