@@ -463,6 +463,25 @@ def _logical(phys: tuple, axes: tuple, ext: list) -> Optional[tuple]:
     return None if shape == phys else shape
 
 
+def direct_call(fn: Callable) -> Callable:
+    """What calling ``fn`` calls, for a fast path: where ``fn`` is a compiled JAX function
+    (``jax.stages.Compiled``), whose ``__call__`` is a Python frame that makes its C++ call once (kept
+    in ``_call``) and forwards every call to it, that C++ call, made as ``__call__`` makes it (same
+    arguments, results and errors, one frame fewer per call); ``fn`` itself otherwise."""
+    if type(fn) is not jax.stages.Compiled:
+        return fn
+    try:
+        call = fn._call
+        if call is None:
+            call = fn._executable.create_cpp_call(fn._params)
+            if call is None:
+                return fn               # (no C++ call: __call__ makes its own fallback)
+            fn._call = call
+    except AttributeError:
+        return fn                       # another JAX's Compiled
+    return call if callable(call) else fn
+
+
 def _out_avals(fn) -> Optional[list]:
     """The physical shape and dtype of each output of compiled function ``fn`` (None when it does not
     say: not a compiled JAX function)."""
@@ -612,7 +631,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     if export is None or specs is None:
         return None
     nparams, nsym = len(specs), len(sym_vars)
-    fn, has_code, stats = compiled.fn, compiled.has_code, exe.stats
+    fn, has_code, stats = direct_call(compiled.fn), compiled.has_code, exe.stats
     buckets, bucket, pad = tuple(key[1]), plan.bucket, exe._pad_arg
     spec_after, cap, padded_src, cut = exe.specialize_after, exe.padded_calls_size, exe._padded_src, exe._cut_results
     padded_calls, exact_cache = plan.padded_calls, plan.exact_cache
@@ -708,4 +727,4 @@ def _wide(export, out, vals, cut):
         return export(out, vals, cut)
 
 
-__all__ = ["make_hot", "make_padded_hot", "MISS"]
+__all__ = ["make_hot", "make_padded_hot", "direct_call", "MISS"]

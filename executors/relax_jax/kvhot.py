@@ -33,7 +33,7 @@ from relax_ref.interp.kv_cache import AttentionKVCache, grown_rows
 from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir import prim_expr as P
 
-from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker
+from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker, direct_call
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .paged_kv_cache import TracedPaged, paged_hot_inputs
 from .plan import sym_struct
@@ -166,9 +166,9 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     kept = [i for i, (kind, _) in enumerate(items) if kind != _S]
     pick = _picker(kept)
     pick_data = operator.itemgetter(*[kept.index(i) for i, _ in caches]) if len(caches) > 1 else None
-    fn, has_code, builders, stats = compiled.fn, compiled.has_code, compiled.builders, exe.stats
+    fn, has_code, builders, stats = direct_call(compiled.fn), compiled.has_code, compiled.builders, exe.stats
     n_kv_out, spack = len(compiled.kv), sym_struct(nsym + 2 * len(caches))    # (plan.sym_packer, inline)
-    outs = _out_avals(fn)
+    outs = _out_avals(compiled.fn)
     narrow = outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
         not any(dt in _WIDE for _, dt in outs)
     tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
