@@ -133,7 +133,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     if specs is None:
         return None
     np_dtypes = [sp[0] for sp in specs]
-    fn = compiled.fn
+    fn = direct_call(compiled.fn)
     nparams = len(layouts)
     extra: tuple = ()
     if sym_vars:

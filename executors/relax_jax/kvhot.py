@@ -273,7 +273,8 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
     plan buckets) and token counts, its pool and padded plan passed, the new pool written back."""
     if plan.sym_vars or any(kind == _S for kind, _ in items):
         return None
-    fn, has_code, builders, stats, nparams = compiled.fn, compiled.has_code, compiled.builders, exe.stats, len(items)
+    fn, has_code, builders, stats = direct_call(compiled.fn), compiled.has_code, compiled.builders, exe.stats
+    nparams = len(items)
     n_kv_out, reserve = len(compiled.kv), plan.reserve
     order = [p[0] for p, _, _, _ in compiled.kv]
 
