@@ -23,10 +23,12 @@ from relax_ref.ir import prim_expr as P
 
 from .layouts import TensorParam
 from .padded import PaddedArray
-from .plan import pack_sym, sym_packer
+from .plan import pack_sym, sym_struct
 from .pytree import host_extent
 
 MISS = object()
+_new = object.__new__
+_fromb, _I32 = np.frombuffer, np.int32
 
 _JAX_ARRAY_TYPES: set = set()
 
@@ -131,7 +133,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     if specs is None:
         return None
     np_dtypes = [sp[0] for sp in specs]
-    fn = compiled.fn
+    fn = direct_call(compiled.fn)
     nparams = len(layouts)
     extra: tuple = ()
     if sym_vars:
@@ -212,7 +214,7 @@ def _tensor_checker(positions: List[int], dtypes: List[Any]) -> Callable[[Sequen
     memo: list = [lambda args: (), pairs]
 
     def checked(args) -> bool:
-        if set(map(type, memo[0](args))) <= _JAX_ARRAY_TYPES:
+        if _JAX_ARRAY_TYPES.issuperset(map(type, memo[0](args))):     # (no set built)
             for i, dt in memo[1]:
                 a = args[i]
                 if type(a) is not np.ndarray or (a.dtype is not dt and a.dtype != dt):
@@ -273,7 +275,10 @@ def _release(args, given) -> None:
     for k in given:
         a = args[k]
         if type(a) is PaddedArray:
-            a.delete()
+            # (PaddedArray.delete, inline: a method call costs a Python frame per handle)
+            buf, a._buf, a._arr = a._buf, None, None
+            if buf is not None and not buf.is_deleted():
+                buf.delete()
         elif isinstance(a, jax.Array) and not a.is_deleted():
             a.delete()
 
@@ -440,7 +445,10 @@ def _handles_exporter(leaves: list, template: tuple, extent: Callable[[list], in
         got = list(get(out)) if get is not None else [out[leaves[0][0]]]
         if shape is not None:
             for k, key in handles:
-                got[k] = PaddedArray(got[k], shape, lazy, key)
+                # (PaddedArray(got[k], shape, lazy, key) without the Python frame of its __init__)
+                h = _new(PaddedArray)
+                h._buf, h.shape, h._arr, h._cut, h._key = got[k], shape, None, lazy, key
+                got[k] = h
         return tuple(got)
     return export
 
@@ -453,6 +461,25 @@ def _logical(phys: tuple, axes: tuple, ext: list) -> Optional[tuple]:
         shape[axis] = ext[j]
     shape = tuple(shape)
     return None if shape == phys else shape
+
+
+def direct_call(fn: Callable) -> Callable:
+    """What calling ``fn`` calls, for a fast path: where ``fn`` is a compiled JAX function
+    (``jax.stages.Compiled``), whose ``__call__`` is a Python frame that makes its C++ call once (kept
+    in ``_call``) and forwards every call to it, that C++ call, made as ``__call__`` makes it (same
+    arguments, results and errors, one frame fewer per call); ``fn`` itself otherwise."""
+    if type(fn) is not jax.stages.Compiled:
+        return fn
+    try:
+        call = fn._call
+        if call is None:
+            call = fn._executable.create_cpp_call(fn._params)
+            if call is None:
+                return fn               # (no C++ call: __call__ makes its own fallback)
+            fn._call = call
+    except AttributeError:
+        return fn                       # another JAX's Compiled
+    return call if callable(call) else fn
 
 
 def _out_avals(fn) -> Optional[list]:
@@ -508,11 +535,15 @@ def _dynamic_matcher(dyn, given=(), key_of: Optional[Callable] = None) -> Callab
         st_vals = tuple(dims[k][1] for k in st_axes)
         var_axes = tuple((k, v) for k, (kind, v) in enumerate(dims) if kind != 0)
         key = key_of(dt, phys) if key_of is not None else None
-        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes, GIVEN_ARRAY if i in given else 0, key))
+        # whether the previous argument's shape is checked as this one's (then a shape that is the very
+        # tuple it had, as the handles of one call share, is known to pass and to bind the same values)
+        same = bool(plan) and plan[-1][2:4] == (nd, phys) and plan[-1][5:7] == (st_vals, var_axes)
+        plan.append((i, dt, nd, phys, st_get, st_vals, var_axes, GIVEN_ARRAY if i in given else 0, key, same))
 
     def match(args, vals: list, flat: list, need: list):
         flags = 0
-        for i, dt, nd, phys, st_get, st_vals, var_axes, given_flag, key in plan:
+        prev = None
+        for i, dt, nd, phys, st_get, st_vals, var_axes, given_flag, key, same in plan:
             a = args[i]
             t = type(a)
             if t is PaddedArray:
@@ -527,15 +558,17 @@ def _dynamic_matcher(dyn, given=(), key_of: Optional[Callable] = None) -> Callab
             else:
                 flags |= given_flag
             shp = a.shape
-            if len(shp) != nd or st_get(shp) != st_vals:
-                return MISS
-            for k, v in var_axes:
-                n = shp[k]
-                cur = vals[v]
-                if cur is None:
-                    vals[v] = n
-                elif cur != n:
+            if shp is not prev or not same:
+                if len(shp) != nd or st_get(shp) != st_vals:
                     return MISS
+                for k, v in var_axes:
+                    n = shp[k]
+                    cur = vals[v]
+                    if cur is None:
+                        vals[v] = n
+                    elif cur != n:
+                        return MISS
+                prev = shp
             if shp != phys:
                 flags |= PADDED
                 if t is not PaddedArray:
@@ -598,7 +631,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     if export is None or specs is None:
         return None
     nparams, nsym = len(specs), len(sym_vars)
-    fn, has_code, stats = compiled.fn, compiled.has_code, exe.stats
+    fn, has_code, stats = direct_call(compiled.fn), compiled.has_code, exe.stats
     buckets, bucket, pad = tuple(key[1]), plan.bucket, exe._pad_arg
     spec_after, cap, padded_src, cut = exe.specialize_after, exe.padded_calls_size, exe._padded_src, exe._cut_results
     padded_calls, exact_cache = plan.padded_calls, plan.exact_cache
@@ -606,7 +639,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
 
     stat, static_ok, match, dyn_get, ndyn, static = _padded_checkers(specs, given, key_of)
     ranges = _bucket_ranges(plan, sym_vars, buckets)
-    narrow, pack = _narrow(specs, compiled.fn), sym_packer(nsym)
+    narrow, spack = _narrow(specs, compiled.fn), sym_struct(nsym)   # (plan.sym_packer, inline)
 
     def hot(args):
         if len(args) != nparams or (stat and not static_ok(args)):
@@ -636,7 +669,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                 and not _donate_views(args, flat, given, padded_src, static):
             return MISS
         try:
-            out = fn(*flat, pack(vals)) if narrow else _wide_call(fn, flat, pack(vals))
+            out = fn(*flat, _fromb(spack(*vals), _I32)) if narrow else _wide_call(fn, flat, _fromb(spack(*vals), _I32))
         except TypeError:
             return MISS                     # a static argument of another shape or dtype: nothing ran
         # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
@@ -694,4 +727,4 @@ def _wide(export, out, vals, cut):
         return export(out, vals, cut)
 
 
-__all__ = ["make_hot", "make_padded_hot", "MISS"]
+__all__ = ["make_hot", "make_padded_hot", "direct_call", "MISS"]

@@ -33,10 +33,10 @@ from relax_ref.interp.kv_cache import AttentionKVCache, grown_rows
 from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir import prim_expr as P
 
-from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker
+from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker, direct_call
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .paged_kv_cache import TracedPaged, paged_hot_inputs
-from .plan import sym_packer
+from .plan import sym_struct
 
 _T, _S, _KV = 0, 1, 2
 _INT64_MAX = (1 << 63) - 1
@@ -154,6 +154,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     cap = min(caps) if caps and plan.cap_tied else None      # as layouts.cache_capacity
     ranges = _kv_ranges(plan, bucketing, tuple(key[1]), cap)
     shapes = [(i, info) for i, (kind, info) in enumerate(items) if kind == _S]
+    one = (shapes[0][0], shapes[0][1][0][1]) if len(shapes) == 1 and len(shapes[0][1]) == 1 and \
+        shapes[0][1][0][0] == 1 else None      # (position, variable index) of the one shape of one variable
     # per cache argument: its index and the greatest fill count it takes without growing (None: not
     # written); per cache written: its index and fill delta, in the order of the compiled outputs
     limit = {path[0]: cap_out - need for path, _, need, cap_out in compiled.kv}
@@ -164,9 +166,9 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     kept = [i for i, (kind, _) in enumerate(items) if kind != _S]
     pick = _picker(kept)
     pick_data = operator.itemgetter(*[kept.index(i) for i, _ in caches]) if len(caches) > 1 else None
-    fn, has_code, builders, stats = compiled.fn, compiled.has_code, compiled.builders, exe.stats
-    n_kv_out, pack = len(compiled.kv), sym_packer(nsym + 2 * len(caches))
-    outs = _out_avals(fn)
+    fn, has_code, builders, stats = direct_call(compiled.fn), compiled.has_code, compiled.builders, exe.stats
+    n_kv_out, spack = len(compiled.kv), sym_struct(nsym + 2 * len(caches))    # (plan.sym_packer, inline)
+    outs = _out_avals(compiled.fn)
     narrow = outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
         not any(dt in _WIDE for _, dt in outs)
     tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
@@ -176,9 +178,16 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         if len(args) != nparams or not tensors_ok(args):
             return MISS
         vals: List[Any] = [None] * nsym
-        for i, info in shapes:
-            if _read_shape(args[i], info, vals) is MISS:
+        if one is not None:                 # (a decode step's R.Shape([m]): _read_shape inline)
+            a = args[one[0]]
+            n = a[0] if type(a) is tuple and len(a) == 1 else None
+            if type(n) is not int or not 0 <= n <= _INT64_MAX:
                 return MISS
+            vals[one[1]] = n
+        else:
+            for i, info in shapes:
+                if _read_shape(args[i], info, vals) is MISS:
+                    return MISS
         flat = list(args)
         for i, lim in caches:
             a = args[i]
@@ -203,7 +212,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         if len(caches) > 1 and len(set(map(id, pick_data(flat)))) != len(caches):
             return MISS                     # one buffer in two caches: the general path decides
         try:
-            packed = pack(vals)
+            packed = np.frombuffer(spack(*vals), np.int32)
         except struct.error:
             return MISS                     # a value outside int64: the general path decides
         try:
@@ -264,7 +273,8 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
     plan buckets) and token counts, its pool and padded plan passed, the new pool written back."""
     if plan.sym_vars or any(kind == _S for kind, _ in items):
         return None
-    fn, has_code, builders, stats, nparams = compiled.fn, compiled.has_code, compiled.builders, exe.stats, len(items)
+    fn, has_code, builders, stats = direct_call(compiled.fn), compiled.has_code, compiled.builders, exe.stats
+    nparams = len(items)
     n_kv_out, reserve = len(compiled.kv), plan.reserve
     order = [p[0] for p, _, _, _ in compiled.kv]
 

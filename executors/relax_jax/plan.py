@@ -148,8 +148,15 @@ def pack_sym(values: Sequence[int]) -> np.ndarray:
 def sym_packer(n: int) -> Callable[[Sequence[int]], np.ndarray]:
     """:func:`pack_sym` of ``n`` values as one C-level packing (a fast path's fixed count; a value
     outside ``int64`` raises ``struct.error``)."""
-    fmt = struct.Struct(f"={n}q")
-    return lambda values: np.frombuffer(fmt.pack(*values), np.int32)
+    pack = sym_struct(n)
+    return lambda values: np.frombuffer(pack(*values), np.int32)
+
+
+def sym_struct(n: int) -> Callable[..., bytes]:
+    """The bytes of :func:`pack_sym` of ``n`` values given as ``n`` arguments (``np.frombuffer(...,
+    np.int32)`` of them is the vector; a fast path calls the two inline, without :func:`sym_packer`'s
+    frame)."""
+    return struct.Struct(f"={n}q").pack
 
 
 def sym_spec(n: int) -> Any:
@@ -194,5 +201,5 @@ def out_of_bounds(plan: Plan, sym: Dict[P.PrimVar, int]) -> bool:
     return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
-__all__ = ["Compiled", "Plan", "lift", "make_plan", "out_of_bounds", "pack_sym", "restore", "shifted", "sym_packer", "sym_spec",
-           "unpack_sym"]
+__all__ = ["Compiled", "Plan", "lift", "make_plan", "out_of_bounds", "pack_sym", "restore", "shifted", "sym_packer",
+           "sym_spec", "sym_struct", "unpack_sym"]

@@ -236,3 +236,28 @@ def test_a_static_argument_of_another_shape_deletes_no_donated_argument(padded):
     t, want = relax_ref.evaluate(mod, "step", np.asarray(tok), want, np.asarray(w))
     np.testing.assert_array_equal(np.asarray(cache), want)
     np.testing.assert_array_equal(np.asarray(total), t)
+
+
+def test_the_fast_paths_call_a_compiled_function_without_its_python_frame():
+    """``direct_call`` gives what a compiled JAX function's ``__call__`` forwards to (one Python frame
+    fewer per fast-path call): the same results, the same TypeError for arguments of another shape or
+    dtype (the fast paths' MISS), and the function itself keeps working; anything else is itself."""
+    import jax
+
+    from relax_jax.hotpath import direct_call
+
+    fn = jax.jit(lambda a, b: (a * b, a + 1)).lower(jnp.zeros((3,), jnp.float32), jnp.zeros((3,), jnp.float32)).compile()
+    call = direct_call(fn)
+    assert call is not fn and direct_call(fn) is call
+    x, y = jnp.arange(3, dtype=jnp.float32), jnp.full((3,), 2.0, jnp.float32)
+    got, want = call(x, y), fn(x, y)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    np.testing.assert_array_equal(np.asarray(got[0]), [0.0, 2.0, 4.0])
+    for bad in (jnp.zeros((4,), jnp.float32), jnp.zeros((3,), jnp.int32)):
+        with pytest.raises(TypeError):
+            call(x, bad)
+        with pytest.raises(TypeError):
+            fn(x, bad)
+    plain = lambda a: a                 # noqa: E731
+    assert direct_call(plain) is plain

@@ -240,3 +240,34 @@ def test_a_cache_buffer_of_another_dtype_or_capacity_leaves_the_fast_path(mod):
     cache.data = jnp.zeros((64, 3), jnp.int32)
     with pytest.raises(OpRuntimeError, match="dtype mismatch"):
         exe("step_sum", cache, b, (7,))
+
+
+@pytest.mark.parametrize("shape", [(6,), [6], (6, 1), (), (-1,), (True,), ("6",), (2 ** 64,), (9,), (2,)])
+def test_the_fast_path_reads_a_shape_argument_as_the_reference(mod, shape):
+    """The length a decode step passes as ``R.Shape([m])``, read inline on the fast path: a tuple of one
+    non-negative int binds ``m``; anything else goes to the general path. Either way the outcome is the
+    reference's: its values, or a RelaxError where the reference raises one."""
+    import jax.numpy as jnp
+    from relax_ref.errors import RelaxError
+
+    exe = relax_jax.compile(mod)
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    cache = exe("create", a)
+    for i in range(3):
+        exe("step_sum", cache, np.full((1, 3), i, "float32"), (3 + i,))
+    assert exe._plans["step_sum"].hot is not None
+    b = np.full((1, 3), 7, "float32")
+    ref_cache = AttentionKVCache(np.asarray(cache.data).copy(), cache.fill, cache.pos)
+    try:
+        want = relax_ref.evaluate(mod, "step_sum", ref_cache, b, shape)
+    except RelaxError:
+        want = None
+    data, fill = cache.data, cache.fill
+    if want is None:
+        with pytest.raises(RelaxError):
+            exe("step_sum", cache, b, shape)
+        return
+    _, t = exe("step_sum", cache, b, shape)
+    np.testing.assert_array_equal(np.asarray(t), np.asarray(want[1]))
+    assert cache.fill == ref_cache.fill == fill + 1
+    np.testing.assert_array_equal(np.asarray(cache.data)[:cache.fill], np.asarray(ref_cache.data)[:cache.fill])

@@ -191,3 +191,60 @@ def test_the_fast_path_checks_a_replaced_static_argument():
         exe("step", tok, grown, np.asarray(w, np.float64))
     with pytest.raises(RelaxError):
         exe("step", tok, grown, w2.reshape(4, 1))
+
+
+_TWO = '''
+from tvm.script import ir as I, relax as R, tir as T
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def step(tok: R.Tensor((1, 4), "float32"), k: R.Tensor(("m", 4), "float32"),
+             v: R.Tensor(("m", 4), "float32")):
+        m = T.int64()
+        k2 = R.concat([k, tok], axis=0)
+        v2 = R.concat([v, R.multiply(tok, tok)], axis=0)
+        total = R.sum(R.add(k2, v2), axis=[0], keepdims=True)
+        return (total, k2, v2)
+'''
+
+
+@pytest.mark.parametrize("donate", [False, True])
+def test_handles_of_one_call_checked_once_and_a_replaced_one_detected(donate):
+    """The handles of one call share one logical shape (the very tuple), which the fast path checks
+    once: a handle of that call replaced by one of another length (another call's), or by an array of
+    another length, is refused with the reference's error, and nothing donated is deleted before it."""
+    mod = relax_ref.parse(_TWO)
+    exe = relax_jax.compile(mod, padded_results={"step"}, donate_argnums={"step": (1, 2)} if donate else None)
+    rng = np.random.default_rng(11)
+    tok = jnp.asarray(rng.standard_normal((1, 4), np.float32))
+    k0, v0 = rng.standard_normal((9, 4), np.float32), rng.standard_normal((9, 4), np.float32)
+    _, k, v = exe("step", tok, jnp.asarray(k0), jnp.asarray(v0))
+    wk, wv = np.concatenate([k0, tok]), np.concatenate([v0, np.asarray(tok) ** 2])
+    older = None
+    for step in range(3):
+        assert type(k) is PaddedArray and (step == 0 or k.shape is v.shape)  # the fast path's: one tuple
+        if older is None and not donate:
+            older = k                                           # a handle of 10 rows, kept
+        total, k, v = exe("step", tok, k, v)
+        want = relax_ref.evaluate(mod, "step", np.asarray(tok), wk, wv)
+        wk, wv = np.asarray(want[1]), np.asarray(want[2])
+        np.testing.assert_array_equal(np.asarray(total), want[0])
+        np.testing.assert_array_equal(np.asarray(k), wk)
+        np.testing.assert_array_equal(np.asarray(v), wv)
+    assert exe.stats.cache_hits >= 2
+    replaced = [jnp.asarray(np.zeros((len(wk) + 1, 4), np.float32))]
+    if older is not None:
+        replaced.append(older)
+    for other in replaced:
+        for args in ((tok, k, other), (tok, other, v)):
+            with pytest.raises(RelaxError):
+                exe("step", *args)
+            assert not k.is_deleted() and not v.is_deleted()
+            np.testing.assert_array_equal(np.asarray(k), wk)
+            np.testing.assert_array_equal(np.asarray(v), wv)
+    total, k, v = exe("step", tok, k, v)
+    want = relax_ref.evaluate(mod, "step", np.asarray(tok), wk, wv)
+    np.testing.assert_array_equal(np.asarray(k), want[1])
+    np.testing.assert_array_equal(np.asarray(total), want[0])
