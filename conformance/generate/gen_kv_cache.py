@@ -162,7 +162,33 @@ def window_cases():
              runs=[([x, y2], np.stack([x[0], y2[1], x[2], y2[0]])),
                    Fails([x, _rows(4)], "op_runtime", "4 rows do not fit a window of 4 with 1 sink")],
              spec=spec, tags=TAGS + ["window"], oracle="hand"),
+        _window_shrinks_case(spec),
     ]
+
+
+def _window_shrinks_case(spec):
+    """A window of 6 rows, then one of 4 on the same cache: fine while the position is within the
+    smaller window, an error once the first window's rows left it past (``p <= m``). The rows are
+    counted, not drawn, so that the generator's random stream of the other cases stays as it was."""
+    mod = module_text(f'''
+        @R.function
+        def main(x: R.Tensor(("k", 3), "float32"), y: R.Tensor((1, 3), "float32")) -> R.Tensor(ndim=2, dtype="float32"):
+            c = {CREATE.format(r=2)}
+            c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_window_override", c, x, R.prim_value(6),
+                                       inplace_indices=[0], sinfo_args=R.Object())
+            c2 = R.call_inplace_packed("vm.builtin.attention_kv_cache_window_override", c1, y, R.prim_value(4),
+                                       inplace_indices=[0], sinfo_args=R.Object())
+            v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c2, sinfo_args=R.Tensor(ndim=2, dtype="float32"))
+            return v
+    ''')
+    x3 = np.arange(9, dtype="float32").reshape(3, 3)
+    x5 = np.arange(15, dtype="float32").reshape(5, 3)
+    y = np.full((1, 3), 50, "float32")
+    # x3 fills rows 0-2 (position 3 <= 4): y goes to row 3; x5 leaves the position at 5, past a window of 4
+    return Case("window_override_position_past_the_window", mod,
+                runs=[([x3, y], np.concatenate([x3, y])),
+                      Fails([x5, y], "op_runtime", "the window position 5 is past the window of 4 rows")],
+                spec=spec + ["DIV.44"], tags=TAGS + ["window"], oracle="hand")
 
 
 def popn_cases():

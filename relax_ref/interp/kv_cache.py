@@ -165,6 +165,9 @@ class KVCacheOps:
         m, s, n = _int(max_size, "window size"), _int(sinks, "sink count"), int(value.shape[0])
         if s < 0 or n > m - s:
             raise kv_error(f"{fn}: {n} rows do not fit a window of {m} rows with {s} sinks")
+        if c.pos > m:
+            raise kv_error(f"{fn}: the window position {c.pos} is past the window of {m} rows "
+                           f"(a larger window wrote the cache before)")
         self._reserve(c, min(c.fill + n, m), fn)
         first = min(n, m - c.pos)
         if first > 0:
