@@ -25,7 +25,7 @@ from typing import Any, Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, 
 import jax
 import jax.numpy as jnp
 
-from relax_ref.errors import TypeMismatchError
+from relax_ref.errors import RelaxRuntimeError, TypeMismatchError
 from relax_ref.ir import expr as rx
 from relax_ref.ir.struct_info import TensorStructInfo
 
@@ -105,3 +105,17 @@ def release(given: Tuple[Tuple[int, int], ...], args: Sequence[Any]) -> None:
 
 
 __all__ = ["resolve", "checked", "take", "release"]
+
+
+def deleted_argument(entry: str, fn: Any, args: Sequence[Any]) -> Optional[RelaxRuntimeError]:
+    """The error for the first argument of ``args`` that is a deleted JAX array (donated to an earlier
+    call, or deleted by the caller: it has no value any more), or None. A call never reads it: the
+    general path asks before anything runs, a fast path when the compiled call refused it."""
+    for i, a in enumerate(args):
+        if isinstance(a, jax.Array) and a.is_deleted():
+            params = getattr(fn, "params", None) or ()
+            name = f" ('{params[i].name_hint}')" if i < len(params) else ""
+            return RelaxRuntimeError(
+                f"argument {i}{name} of '{entry}' is a deleted JAX array: it was donated to an earlier call "
+                f"(donate_argnums) or deleted, and has no value; pass the array that call returned")
+    return None

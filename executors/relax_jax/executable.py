@@ -216,7 +216,12 @@ class Executable:
                 entry, args = rv.split_entry(args, None)
         plan = self._plans.get(entry)
         if plan is not None and plan.hot is not None:
-            r = plan.hot(args)
+            try:
+                r = plan.hot(args)
+            except RuntimeError as err:         # (JAX's, for a deleted argument: no cost when none is raised)
+                if isinstance(err, RelaxError):
+                    raise
+                r = _MISS                       # the general path names the argument, or raises it again
             if r is not _MISS:
                 return r
         if any(type(a) is PaddedArray or type(a) is tuple for a in args):
@@ -253,6 +258,9 @@ class Executable:
         if entry not in self.mod:
             raise RelaxRuntimeError(no_function(entry, self.mod))
         fn = self.mod[entry]
+        gone = donation.deleted_argument(entry, fn, args)
+        if gone is not None:
+            raise gone
         if isinstance(fn, tir.PrimFunc):
             return self._call_prim_func_entry(entry, fn, args)
         if not isinstance(fn, rx.Function):
