@@ -112,7 +112,7 @@ def deleted_argument(entry: str, fn: Any, args: Sequence[Any]) -> Optional[Relax
     call, or deleted by the caller: it has no value any more), or None. A call never reads it: the
     general path asks before anything runs, a fast path when the compiled call refused it."""
     for i, a in enumerate(args):
-        if isinstance(a, jax.Array) and a.is_deleted():
+        if isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer) and a.is_deleted():
             params = getattr(fn, "params", None) or ()
             name = f" ('{params[i].name_hint}')" if i < len(params) else ""
             return RelaxRuntimeError(
