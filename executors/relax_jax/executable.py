@@ -569,7 +569,11 @@ class Executable:
                 else:
                     senv[v] = SymInt.static(sym[v], v)
             body = flat[:len(flat) - (1 if npack else 0)]
-            it = iter(restore(body, lifted, [symvec[nsym + j] for j in range(len(lifted))]) if lifted else body)
+            # the caches' fill counts and positions behind a barrier: sliced from the vector inside each
+            # layer's fusions, each layer's offset a constant of its own, no two layers' kernels were
+            # the same HLO and XLA compiled every layer's anew
+            lifted_vals = jax.lax.optimization_barrier(tuple(symvec[nsym + j] for j in range(len(lifted))))
+            it = iter(restore(body, lifted, lifted_vals) if lifted else body)
             params = [rebuild_param(a, l, it, senv, bucketing) for a, l in zip(args, plan.layouts)]
             originals = param_leaves(params)
             caches = kv_params(params)
