@@ -107,3 +107,14 @@ class Module:
         grown = R.concat([cache, row], axis=0)
         return grown
 '''
+
+#: a Relax function (module-body indentation) that creates a KV cache of 4 rows of 3 (CALL.KVCACHE.1)
+#: and appends the two rows of ``a`` (CALL.KVCACHE.2): the first function of the KV-cache test modules
+KV_CREATE = '''    @R.function
+    def create(a: R.Tensor((2, 3), "float32")) -> R.Object:
+        c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", R.zeros(R.shape([4, 3]), "float32"),
+                               R.shape([4, 3]), R.prim_value(0), sinfo_args=R.Object)
+        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, a, inplace_indices=[0],
+                                   sinfo_args=R.Object())
+        return c1
+'''

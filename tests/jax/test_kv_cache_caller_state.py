@@ -10,20 +10,14 @@ import relax_jax
 import relax_ref
 from relax_ref.errors import RelaxError
 from relax_ref.interp.kv_cache import AttentionKVCache
+from program_texts import KV_CREATE
 
 SRC = '''
 from tvm.script import ir as I, relax as R, tir as T
 
 @I.ir_module
 class Module:
-    @R.function
-    def create(a: R.Tensor((2, 3), "float32")) -> R.Object:
-        c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", R.zeros(R.shape([4, 3]), "float32"),
-                               R.shape([4, 3]), R.prim_value(0), sinfo_args=R.Object)
-        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, a, inplace_indices=[0],
-                                   sinfo_args=R.Object())
-        return c1
-
+''' + KV_CREATE + '''
     @R.function
     def step_sum(c: R.Object, b: R.Tensor((1, 3), "float32"), s: R.Shape(["m"])) -> R.Tuple(R.Object, R.Tensor((3,), "float32")):
         m = T.int64()

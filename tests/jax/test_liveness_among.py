@@ -12,6 +12,7 @@ import relax_jax
 import relax_ref
 from relax_ref.transform.inplace_liveness import consumed_params
 from program_texts import case_text
+from program_texts import KV_CREATE
 
 _CASE = case_text("invalid", "call_tir_inplace_index_out_of_range")
 _HEAD = _CASE[:_CASE.index("        cls = Module\n") + len("        cls = Module\n")]
@@ -49,14 +50,7 @@ class Module:
         for i in range(T.int64(4)):
             A[i] = A[i] + T.float32(1)
 
-    @R.function
-    def create(a: R.Tensor((2, 3), "float32")) -> R.Object:
-        c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", R.zeros(R.shape([4, 3]), "float32"),
-                               R.shape([4, 3]), R.prim_value(0), sinfo_args=R.Object)
-        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, a, inplace_indices=[0],
-                                   sinfo_args=R.Object())
-        return c1
-
+''' + KV_CREATE + '''
     @R.function
     def step(c: R.Object, b: R.Tensor((1, 3), "float32"), x: R.Tensor((4,), "float32")):
         cls = Module
