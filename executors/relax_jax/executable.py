@@ -61,13 +61,13 @@ from .hotpath import MISS as _MISS
 from .hotpath import count_padded_call, make_hot, make_padded_hot
 from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
 from .layouts import (
-    arg_specs, cache_capacity, fast_match, flatten_args, get_path, has_kv, kv_count_positions, kv_flat_positions,
+    arg_specs, cache_capacity, fast_match, flatten_args, get_path, has_kv, kv_count_positions, kv_counts, kv_flat_positions,
     kv_params, needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts, tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
 from .paged_kv_cache import paged_kv_cache_builtins, rows_match
 from .native import native_builtins
-from .plan import Compiled, Plan, lift, make_plan, out_of_bounds, pack_sym, restore, shifted, sym_spec, unpack_sym
+from .plan import Compiled, Plan, lift, lift_pattern, lifted_slots, lifted_values, make_plan, out_of_bounds, pack_sym, restore, shifted, sym_spec, unpack_sym
 from .symbolic import ShapeBuckets, reserve_rows
 from .stats import Stats
 from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
@@ -377,6 +377,8 @@ class Executable:
         extras: list = []
         for a, l in zip(args, plan.layouts):
             static_facts(a, l, extras, bucketing, plan.reserve)
+        if plan.has_kv:
+            extras.append(lift_pattern(kv_counts(args, plan.layouts)))
         return (bucketing, vals, tuple(extras))
 
     def _dispatch(self, plan: Plan, args: Sequence[Any], sym: Dict, keep_boxes=None) -> Any:
@@ -443,7 +445,7 @@ class Executable:
         flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg, plan.reserve)
         flat, scalars = lift(flat, c.lifted) if c.lifted else (flat, [])
         if plan.sym_vars or scalars:
-            flat.append(pack_sym([sym[v] for v in plan.sym_vars] + scalars))
+            flat.append(pack_sym([sym[v] for v in plan.sym_vars] + lifted_values(scalars, c.pattern)))
         consumed = self._donate(c, flat, keep_boxes) if c.donated else False
         if c.given:
             if keep_boxes is None:
@@ -549,7 +551,9 @@ class Executable:
         lifted = tuple(kv_count_positions(args, plan.layouts))      # (plan.lift)
         for i in reversed(lifted):
             del specs[i]
-        npack = nsym + len(lifted)
+        pattern = lift_pattern(kv_counts(args, plan.layouts))       # (as in the key)
+        slots = lifted_slots(len(lifted), pattern)
+        npack = nsym + (max(slots) + 1 if slots else 0)
         if npack:
             specs.append(sym_spec(npack))
         record: dict = {}
@@ -569,11 +573,7 @@ class Executable:
                 else:
                     senv[v] = SymInt.static(sym[v], v)
             body = flat[:len(flat) - (1 if npack else 0)]
-            # the caches' fill counts and positions behind a barrier: sliced from the vector inside each
-            # layer's fusions, each layer's offset a constant of its own, no two layers' kernels were
-            # the same HLO and XLA compiled every layer's anew
-            lifted_vals = jax.lax.optimization_barrier(tuple(symvec[nsym + j] for j in range(len(lifted))))
-            it = iter(restore(body, lifted, lifted_vals) if lifted else body)
+            it = iter(restore(body, lifted, [symvec[nsym + k] for k in slots]) if lifted else body)
             params = [rebuild_param(a, l, it, senv, bucketing) for a, l in zip(args, plan.layouts)]
             originals = param_leaves(params)
             caches = kv_params(params)
@@ -624,7 +624,7 @@ class Executable:
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options, grow_first)
         return Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
                          phys_shapes, kv=record["kv"], donated=donated, given=given, paged=record["paged"],
-                         lifted=lifted)
+                         lifted=lifted, pattern=pattern)
 
     # -- results -----------------------------------------------------------------------------------------------
 

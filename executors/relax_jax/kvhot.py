@@ -147,7 +147,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     small: the tensors' types are checked in one pass (:func:`~relax_jax.hotpath._tensor_checker`); a
     cache buffer's shape and dtype, as a tensor's, are checked by the compiled executable itself (``TypeError`` before anything runs: MISS); each
     variable's value is compared with its bucket's interval; the fill counts and window positions travel
-    in the vector of the symbolic values (:func:`relax_jax.plan.lift`), and JAX's 64-bit mode is entered
+    in the vector of the symbolic values (:func:`relax_jax.plan.lift`), one value for all caches where
+    they agree as the compilation's key says (:func:`relax_jax.plan.lift_pattern`), and JAX's 64-bit mode is entered
     only for 64-bit arguments or results."""
     sym_vars, nsym, nparams = plan.sym_vars, len(plan.sym_vars), len(items)
     caps = [f[1][0] for f in facts.values() if f[1]]
@@ -167,7 +168,10 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     pick = _picker(kept)
     pick_data = operator.itemgetter(*[kept.index(i) for i, _ in caches]) if len(caches) > 1 else None
     fn, has_code, builders, stats = direct_call(compiled.fn), compiled.has_code, compiled.builders, exe.stats
-    n_kv_out, spack = len(compiled.kv), sym_struct(nsym + 2 * len(caches))    # (plan.sym_packer, inline)
+    n_kv_out = len(compiled.kv)
+    one_fill, one_pos = compiled.pattern                   # (plan.lift_pattern, checked per call)
+    ncaches = len(caches)
+    spack = sym_struct(nsym + (1 if one_fill else ncaches) + (1 if one_pos else ncaches))   # (plan.sym_packer, inline)
     outs = _out_avals(compiled.fn)
     narrow = outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
         not any(dt in _WIDE for _, dt in outs)
@@ -189,6 +193,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
                 if _read_shape(args[i], info, vals) is MISS:
                     return MISS
         flat = list(args)
+        fills: List[int] = []
+        poss: List[int] = []
         for i, lim in caches:
             a = args[i]
             if type(a) is not AttentionKVCache:
@@ -199,7 +205,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
             if lim is not None and fill > lim:
                 return MISS                 # the cache must grow: the general path grows it
             flat[i] = d
-            vals += (fill, p)               # (after the symbolic values: plan.lift)
+            fills.append(fill)
+            poss.append(p)
         if ranges is None:
             if any(v is None or (plan.bucket(sym_vars[j], v, cap) if bucketing else v) != key[1][j]
                    for j, v in enumerate(vals[:nsym])):
@@ -209,10 +216,19 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
                 if v is None or v < lo or v > hi:
                     return MISS
         flat = pick(flat)
-        if len(caches) > 1 and len(set(map(id, pick_data(flat)))) != len(caches):
+        if ncaches > 1 and len(set(map(id, pick_data(flat)))) != ncaches:
             return MISS                     # one buffer in two caches: the general path decides
+        # (after the symbolic values: plan.lifted_values; another pattern is another compilation)
+        if one_fill:
+            if fills.count(fills[0]) != ncaches:
+                return MISS
+            del fills[1:]
+        if one_pos:
+            if poss.count(poss[0]) != ncaches:
+                return MISS
+            del poss[1:]
         try:
-            packed = np.frombuffer(spack(*vals), np.int32)
+            packed = np.frombuffer(spack(*vals, *fills, *poss), np.int32)
         except struct.error:
             return MISS                     # a value outside int64: the general path decides
         try:

@@ -479,6 +479,16 @@ def kv_count_positions(args, layouts) -> List[int]:
     return out
 
 
+def kv_counts(args, layouts) -> List[int]:
+    """Each attention cache's fill count and window position, in the order of :func:`kv_count_positions`
+    (the values :func:`relax_jax.plan.lift` takes out of the flat arguments)."""
+    out: List[int] = []
+    for a in _cache_args(args, layouts):
+        if not isinstance(a, PagedKVCache):
+            out += [int(a.fill), int(a.pos)]
+    return out
+
+
 def _cache_args(args, layouts) -> list:
     """The arguments of the cache parameters, in the order of :func:`kv_flat_positions`."""
     out: list = []
@@ -529,5 +539,5 @@ def get_path(args, path):
 __all__ = [
     "NotJittable", "KVCacheParam", "TensorParam", "PrimParam", "ShapeParam", "TupleParam", "layout_of", "sym_vars_of",
     "headroom_of", "cache_tied_vars", "cache_capacity", "all_dims_bucketable", "prim_val", "np_dtype_name", "fast_match", "static_facts",
-    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "kv_count_positions", "tensor_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
+    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "kv_count_positions", "kv_counts", "tensor_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
 ]

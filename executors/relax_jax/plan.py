@@ -23,7 +23,7 @@ from relax_ref.interp.bounds import declared_bounds, violates
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 
-from .layouts import NotJittable, all_dims_bucketable, cache_tied_vars, headroom_of, layout_of, sym_vars_of
+from .layouts import NotJittable, all_dims_bucketable, cache_tied_vars, has_kv, headroom_of, layout_of, sym_vars_of
 
 
 @dataclass
@@ -46,6 +46,7 @@ class Compiled:
     given: Tuple[Tuple[int, int], ...] = ()      # (flat position, parameter index) of the donate_argnums parameters
     paged: list = field(default_factory=list)    # (param path, token counts its attention calls need) per paged cache
     lifted: Tuple[int, ...] = ()                 # flat positions of the caches' fill counts and positions (plan.lift)
+    pattern: Tuple[bool, bool] = (True, True)    # which of them the vector carries as one value (plan.lift_pattern)
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Plan:
     buckets: Any = None
     consumed: Optional[FrozenSet[int]] = None     # parameters its in-place calls consume (CALL.INPLACE.6)
     cap_tied: FrozenSet[int] = frozenset()        # ids of the variables bucketed to the caches' capacity
+    has_kv: bool = False                          # a cache among the parameters (the key holds plan.lift_pattern)
     donate: FrozenSet[int] = frozenset()          # the parameters the caller donates (donate_argnums)
     reserve: Optional[int] = None                 # the least bucket of a growing variable (Executable(reserve=))
     cache: Dict[Any, Any] = field(default_factory=dict)
@@ -133,6 +135,7 @@ def make_plan(mod: Any, entry: str, buckets: Any, reserve: Optional[int], donate
         p.reserve = reserve if buckets.enabled else None
         p.headroom = headroom_of(fn.ret_struct_info, p.sym_vars)
         p.cap_tied = cache_tied_vars(p.layouts, p.sym_vars)
+        p.has_kv = has_kv(p.layouts)
     except NotJittable as e:
         p.host_reason = str(e)
     return p
@@ -191,6 +194,32 @@ def restore(flat: Sequence[Any], lifted: Tuple[int, ...], scalars: Sequence[Any]
     return out
 
 
+def lift_pattern(scalars: Sequence[int]) -> Tuple[bool, bool]:
+    """Whether the caches' fill counts are all equal, and whether their window positions are (``scalars``
+    in :func:`lift`'s order: fill and position of each cache). Part of a compilation's key: where they
+    are, the vector carries one value for all (:func:`lifted_values`), and every layer's kernels read
+    the same element, so that XLA compiles one kernel for the same code of all layers (each layer
+    reading an element of its own, no two layers' kernels are the same computation)."""
+    fills, positions = scalars[0::2], scalars[1::2]
+    return fills.count(fills[0]) == len(fills) if fills else True, \
+        positions.count(positions[0]) == len(positions) if positions else True
+
+
+def lifted_values(scalars: Sequence[int], pattern: Tuple[bool, bool]) -> list:
+    """The lifted values as the vector carries them under ``pattern`` (:func:`lift_pattern`): the fill
+    counts, then the positions, each kind as one value where it is all equal."""
+    fills, positions = list(scalars[0::2]), list(scalars[1::2])
+    return (fills[:1] if pattern[0] else fills) + (positions[:1] if pattern[1] else positions)
+
+
+def lifted_slots(n: int, pattern: Tuple[bool, bool]) -> Tuple[int, ...]:
+    """For each of the ``n`` lifted scalars (:func:`lift`'s order), its index among
+    :func:`lifted_values`: the inverse inside the compiled function."""
+    n_fills = 1 if pattern[0] else n // 2
+    return tuple(j // 2 * (not pattern[0]) if j % 2 == 0 else n_fills + j // 2 * (not pattern[1])
+                 for j in range(n))
+
+
 def shifted(positions: Sequence[int], lifted: Tuple[int, ...]) -> Tuple[int, ...]:
     """Flat positions (none of them lifted) as they are once ``lifted`` are taken out (:func:`lift`)."""
     return tuple(p - sum(1 for i in lifted if i < p) for p in positions)
@@ -201,5 +230,5 @@ def out_of_bounds(plan: Plan, sym: Dict[P.PrimVar, int]) -> bool:
     return any(b.var in sym and violates(b, int(sym[b.var])) for b in plan.bounds)
 
 
-__all__ = ["Compiled", "Plan", "lift", "make_plan", "out_of_bounds", "pack_sym", "restore", "shifted", "sym_packer",
+__all__ = ["Compiled", "Plan", "lift", "lift_pattern", "lifted_slots", "lifted_values", "make_plan", "out_of_bounds", "pack_sym", "restore", "shifted", "sym_packer",
            "sym_spec", "sym_struct", "unpack_sym"]
