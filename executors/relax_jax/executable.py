@@ -61,7 +61,7 @@ from .hotpath import MISS as _MISS
 from .hotpath import count_padded_call, make_hot, make_padded_hot
 from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
 from .layouts import (
-    arg_specs, cache_capacity, fast_match, flatten_args, get_path, has_kv, kv_count_positions, kv_counts, kv_flat_positions,
+    aliased_caches, arg_specs, cache_capacity, fast_match, flatten_args, get_path, has_kv, kv_count_positions, kv_counts, kv_flat_positions,
     kv_params, needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts, tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
@@ -422,6 +422,14 @@ class Executable:
             if keep_boxes is not None:
                 raise _UseHost()
             return self._host_call(plan, args)
+        alias = aliased_caches(args, plan.layouts) if c.kv else None
+        if alias == "buffer":
+            raise RelaxRuntimeError(f"function '{plan.name}': two KV-cache arguments hold one buffer; relax_jax "
+                                    "gives each cache a buffer of its own (pass one cache object, or a copy)")
+        if alias:
+            if keep_boxes is not None:
+                raise _UseHost()
+            return self._host_call(plan, args)      # one cache in two parameters: its writes in order
         if c.kv and grow_caches(args, c.kv):
             return self._dispatch(plan, args, sym, keep_boxes)     # a new capacity: a new key
         if c.paged and not rows_match(args, c.paged, sym, get_path):

@@ -489,6 +489,21 @@ def kv_counts(args, layouts) -> List[int]:
     return out
 
 
+def aliased_caches(args, layouts) -> Optional[str]:
+    """``"object"`` when two cache parameters of a call are one cache object, ``"buffer"`` when two
+    attention cache objects hold one buffer, else None. A compilation gives each parameter a buffer of
+    its own (and donates each): a call with one object twice is evaluated in host mode, where the
+    writes go to the one cache in order; two objects over one buffer would each see only their own
+    writes, where the reference evaluator's writes land in the one buffer (an error)."""
+    caches = _cache_args(args, layouts)
+    if len(caches) < 2:
+        return None
+    if len(set(map(id, caches))) != len(caches):
+        return "object"
+    buffers = [id(a.data) for a in caches if isinstance(a, AttentionKVCache)]
+    return "buffer" if len(set(buffers)) != len(buffers) else None
+
+
 def _cache_args(args, layouts) -> list:
     """The arguments of the cache parameters, in the order of :func:`kv_flat_positions`."""
     out: list = []
@@ -539,5 +554,5 @@ def get_path(args, path):
 __all__ = [
     "NotJittable", "KVCacheParam", "TensorParam", "PrimParam", "ShapeParam", "TupleParam", "layout_of", "sym_vars_of",
     "headroom_of", "cache_tied_vars", "cache_capacity", "all_dims_bucketable", "prim_val", "np_dtype_name", "fast_match", "static_facts",
-    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "kv_count_positions", "kv_counts", "tensor_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
+    "arg_specs", "needs_padding", "kv_params", "kv_flat_positions", "kv_count_positions", "kv_counts", "aliased_caches", "tensor_flat_positions", "has_kv", "flatten_args", "rebuild_param", "param_leaves", "get_path",
 ]

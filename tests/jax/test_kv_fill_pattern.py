@@ -2,7 +2,8 @@
 caches of a call agree, the vector carries one value for all (plan.lift_pattern, part of the
 compilation's key), so that every layer's kernels read the same element. A call whose caches disagree,
 after calls whose caches agreed (and back), on the fast path and on a first call, gives the reference
-evaluator's values (CALL.KVCACHE.1-3)."""
+evaluator's values (CALL.KVCACHE.1-3). One cache object passed as two cache parameters gives the
+reference's values (host mode); two cache objects over one buffer are a RelaxRuntimeError."""
 
 import itertools
 
@@ -11,6 +12,7 @@ import pytest
 
 import relax_jax
 import relax_ref
+from relax_ref.errors import RelaxRuntimeError
 from relax_ref.interp.kv_cache import AttentionKVCache
 from relax_jax.plan import lift_pattern, lifted_slots, lifted_values
 from program_texts import KV_CREATE
@@ -123,3 +125,39 @@ def test_agreeing_caches_compile_once_per_pattern():
     step()
     step()
     assert exe.stats.compiles == after_one + 1
+
+
+@pytest.mark.parametrize("warm", [0, 3])
+def test_one_cache_in_two_parameters(warm):
+    """The two appends go to the one cache in order, as the reference evaluator's, on a first call and
+    after warm calls with two caches (the fast path's compilation)."""
+    exe = relax_jax.compile(_MOD)
+    ref = relax_ref.Interpreter(_MOD)
+    c, d = _pair(exe, 2)
+    b = np.ones((1, 3), "float32")
+    for _ in range(warm):
+        c, d, _ = exe("both", c, d, b, (int(c.fill) + 1, int(d.fill) + 1))
+    rc = _copy(c)
+    m = int(c.fill) + 2
+    got = exe("both", c, c, b * 5, (m, m))
+    want = ref("both", rc, rc, b * 5, (m, m))
+    np.testing.assert_array_equal(np.asarray(got[2]), want[2])
+    assert got[0] is c and got[1] is c and int(c.fill) == int(rc.fill) == m
+    np.testing.assert_array_equal(np.asarray(c.data)[:m], np.asarray(rc.data)[:m])
+    # and the caches keep working afterwards
+    rd, n = _copy(d), int(d.fill) + 1
+    _, _, t = exe("both", c, d, b, (m + 1, n))
+    r2 = ref("both", rc, rd, b, (m + 1, n))
+    np.testing.assert_array_equal(np.asarray(t), r2[2])
+
+
+def test_two_caches_over_one_buffer_are_an_error():
+    exe = relax_jax.compile(_MOD)
+    c, _ = _pair(exe, 0)
+    d = AttentionKVCache(c.data, c.fill, c.pos)
+    b = np.ones((1, 3), "float32")
+    with pytest.raises(RelaxRuntimeError, match="one buffer"):
+        exe("both", c, d, b, (3, 3))
+    assert not c.data.is_deleted() and int(c.fill) == 2     # nothing ran, nothing donated
+    got = exe("both", c, _copy(d), b, (3, 3))
+    assert int(got[0].fill) == 3
