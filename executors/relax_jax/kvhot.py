@@ -157,10 +157,10 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     shapes = [(i, info) for i, (kind, info) in enumerate(items) if kind == _S]
     one = (shapes[0][0], shapes[0][1][0][1]) if len(shapes) == 1 and len(shapes[0][1]) == 1 and \
         shapes[0][1][0][0] == 1 else None      # (position, variable index) of the one shape of one variable
-    # per cache argument: its index and the greatest fill count it takes without growing (None: not
-    # written); per cache written: its index and fill delta, in the order of the compiled outputs
+    # per cache argument: its index and the greatest fill count it takes without growing (a cache not
+    # written: its capacity, CALL.KVCACHE.1); per cache written: its index and fill delta, in the order of the compiled outputs
     limit = {path[0]: cap_out - need for path, _, need, cap_out in compiled.kv}
-    caches = [(i, limit.get(i)) for i in facts]
+    caches = [(i, limit.get(i, facts[i][1][0] if facts[i][1] else None)) for i in facts]
     writes = [(path[0], delta if isinstance(delta, int) else _delta_fn(delta, sym_vars))
               for path, delta, _, _ in compiled.kv]
     # the compiled arguments: the parameters but the shapes, each cache as its buffer
@@ -202,8 +202,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
             d, fill, p = a.data, a.fill, a.pos
             if (type(d) not in _JAX_ARRAY_TYPES and not _is_array(d)) or type(fill) is not int or type(p) is not int:
                 return MISS
-            if lim is not None and fill > lim:
-                return MISS                 # the cache must grow: the general path grows it
+            if fill < 0 or p < 0 or (lim is not None and fill > lim):
+                return MISS                 # the cache must grow (the general path grows it), or an error
             flat[i] = d
             fills.append(fill)
             poss.append(p)

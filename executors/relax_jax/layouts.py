@@ -24,7 +24,7 @@ from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import struct_info as si
-from relax_ref.interp.kv_cache import AttentionKVCache
+from relax_ref.interp.kv_cache import AttentionKVCache, counts_valid
 from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir.functor import prim_vars_in
 from relax_ref.limits import INT64_MAX, dtype_range
@@ -308,7 +308,7 @@ def fast_match(a: Any, l: Any, sym: Dict, pending: list) -> bool:
         if isinstance(a, PagedKVCache):
             return paged.is_ready(a)
         return isinstance(a, AttentionKVCache) and isinstance(a.data, jax.Array) and isinstance(a.fill, int) \
-            and isinstance(a.pos, int)
+            and isinstance(a.pos, int) and counts_valid(a)       # (else host mode: the reference's error)
     return False
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ArityMismatchError, OpRuntimeError, TypeMismatchError
 from ..values import PrimScalar, ShapeValue, describe
-from ..limits import check_alloc
+from ..limits import INT64_MAX, check_alloc
 
 
 class AttentionKVCache:
@@ -59,7 +59,16 @@ def _cache(v: Any, fn: str) -> AttentionKVCache:
         if not isinstance(getattr(v, what), (int, np.integer)):
             raise TypeMismatchError(f"vm.builtin.attention_kv_cache_{fn}: the cache's {what} must be an "
                                     f"integer, got {describe(getattr(v, what))}")
+    if not counts_valid(v):
+        raise kv_error(f"{fn}: the cache's fill count {v.fill} and window position {v.pos} must satisfy "
+                       f"0 <= fill <= {int(v.data.shape[0])} (its reserved rows) and 0 <= position < 2**63")
     return v
+
+
+def counts_valid(c: AttentionKVCache) -> bool:
+    """CALL.KVCACHE.1: the fill count is within the reserved rows and the window position a
+    non-negative int64 (a caller may have set either)."""
+    return 0 <= c.fill <= int(c.data.shape[0]) and 0 <= c.pos <= INT64_MAX
 
 
 def _tensor(v: Any, fn: str) -> Any:

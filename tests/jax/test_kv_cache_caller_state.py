@@ -48,6 +48,9 @@ _CHANGES = {
     "pos=2**31": lambda c: setattr(c, "pos", 2**31),
     "pos=int32": lambda c: setattr(c, "pos", np.int32(3)),
     "pos=1.5": lambda c: setattr(c, "pos", 1.5),
+    "pos=2**63": lambda c: setattr(c, "pos", 2**63),
+    "pos=2**64": lambda c: setattr(c, "pos", 2**64),
+    "fill=capacity+1": lambda c: setattr(c, "fill", c.data.shape[0] + 1),
     "data=numpy": lambda c: setattr(c, "data", np.asarray(c.data)),
     "data=float64": lambda c: setattr(c, "data", np.asarray(c.data, np.float64)),
 }
@@ -98,3 +101,27 @@ def test_a_view_length_far_from_the_fill_count_on_the_fast_path(m):
     got = exe("step_sum", cache, b, (ref.fill + 1,))
     want = relax_ref.Interpreter(_MOD)("step_sum", ref, b, (ref.fill + 1,))
     np.testing.assert_array_equal(np.asarray(got[1]), want[1])
+
+
+_OUT_OF_RANGE = ("fill=-1", "fill=-2**31", "fill=2**31", "fill=2**64", "fill=capacity+1", "pos=-1", "pos=2**63",
+                 "pos=2**64")
+
+
+@pytest.mark.parametrize("warm", [4, 0])
+@pytest.mark.parametrize("change", _OUT_OF_RANGE)
+def test_counts_outside_their_range_are_an_error(change, warm):
+    """CALL.KVCACHE.1: 0 <= fill <= reserved rows, 0 <= position < 2**63; a cache a caller set outside
+    is an op_runtime error of the function that receives it, on both evaluators."""
+    from relax_ref.errors import OpRuntimeError
+
+    exe = relax_jax.compile(_MOD)
+    cache = exe("create", np.arange(6, dtype="float32").reshape(2, 3))
+    for i in range(warm):
+        exe("step_sum", cache, np.full((1, 3), i, "float32"), (3 + i,))
+    _CHANGES[change](cache)
+    ref = AttentionKVCache(np.array(cache.data), cache.fill, cache.pos)
+    b = np.full((1, 3), 9, "float32")
+    with pytest.raises(OpRuntimeError, match="fill count"):
+        relax_ref.Interpreter(_MOD)("step_sum", ref, b, (3,))
+    with pytest.raises(OpRuntimeError, match="fill count"):
+        exe("step_sum", cache, b, (3,))
