@@ -14,6 +14,11 @@ sequence 0, and brackets every call with ``kv_state_begin_forward`` / ``kv_state
 weights are those of ``llama_tiny.LlamaTiny``, so the tokens must equal the other styles'.
 
     python examples/llama_tiny_paged.py --impl ref,jax --tokens 8
+    python examples/llama_tiny_paged.py --impl ref,jax --dtype bfloat16
+
+With ``Config(dtype="bfloat16")`` (``--dtype bfloat16``) the weights, activations, the fused
+query/key/value heads, the attention output and the cache's pages are bfloat16 (the cache's scores,
+softmax and sums are float32 and rounded, CALL.PAGEDKV.8).
 """
 
 from __future__ import annotations
@@ -40,16 +45,17 @@ FUSED = "vm.builtin.attention_kv_cache_attention_with_fused_qkv"
 
 
 def create_args(cfg: llama_tiny.Config, capacity: int, page_size: int) -> List[rx.Expr]:
-    """``create``'s 28 arguments (CALL.PAGEDKV.1): one sequence, ``capacity`` tokens."""
+    """``create``'s 28 arguments (CALL.PAGEDKV.1): one sequence, ``capacity`` tokens, the pages of
+    ``cfg.dtype`` (the dtype witness ``a12``)."""
     d = cfg.head_dim
     args = [shape([1, capacity, capacity, page_size, 0]), shape([0, cfg.num_layers]), prim_value(cfg.num_heads),
             prim_value(cfg.num_kv_heads), prim_value(d), prim_value(d), shape([0] * cfg.num_layers),
             prim_value(False), prim_value(1), prim_value(1.0, "float64"), prim_value(cfg.rope_theta, "float64"),
-            prim_value(0), op.zeros(shape([]), "float32")]
+            prim_value(0), op.zeros(shape([]), cfg.dtype)]
     return args + [prim_value(0)] * 15
 
 
-def _attention(attn: nn.Attention, x: rx.Expr, cache: rx.Expr, layer: int) -> rx.Var:
+def _attention(attn: nn.Attention, x: rx.Expr, cache: rx.Expr, layer: int, dtype: str) -> rx.Var:
     _, n, _ = x.struct_info.shape_values
     d = attn.head_dim
     heads = [emit(op.reshape(proj.forward(x), [n, h, d]))
@@ -57,7 +63,7 @@ def _attention(attn: nn.Attention, x: rx.Expr, cache: rx.Expr, layer: int) -> rx
                              (attn.v_proj, attn.num_kv_heads))]
     qkv = emit(op.concat(heads, axis=1))
     args = rx.Tuple((cache, prim_value(layer), prim_value(1.0 / math.sqrt(d), "float64"), qkv))
-    o = emit(op.call_dps_packed(FUSED, args, out_sinfo=Tensor((n, attn.num_heads, d), "float32")))
+    o = emit(op.call_dps_packed(FUSED, args, out_sinfo=Tensor((n, attn.num_heads, d), dtype)))
     return attn.o_proj.forward(emit(op.reshape(o, [1, n, attn.num_heads * d])))
 
 
@@ -66,7 +72,8 @@ def paged_forward(model: llama_tiny.LlamaTiny, tokens: rx.Expr, cache: rx.Expr) 
     _, n = tokens.struct_info.shape_values
     h = model.embed.forward(tokens)
     for i, layer in enumerate(model.layers):
-        h = emit(op.add(h, _attention(layer.attn, layer.input_norm.forward(h), cache, i)))
+        h = emit(op.add(h, _attention(layer.attn, layer.input_norm.forward(h), cache, i,
+                                       model.cfg.dtype)))
         h = emit(op.add(h, layer.mlp.forward(layer.post_norm.forward(h))))
     if not (isinstance(n, P.IntImm) and n.value == 1):
         h = emit(op.strided_slice(h, axes=[1], begin=[n - 1], end=[n], assume_inbound=True))
@@ -127,8 +134,10 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--impl", default="ref,jax")
     p.add_argument("--tokens", type=int, default=8)
+    p.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
+                   help="dtype of the weights, activations and pages")
     args = p.parse_args(argv)
-    model = llama_tiny.make_model(0)
+    model = llama_tiny.make_model(0, llama_tiny.Config(dtype=args.dtype))
     mod = build_paged_module(model)
     for impl in args.impl.split(","):
         call, ops = runner(impl, mod)
