@@ -93,6 +93,20 @@ _KV_BUILTINS = {**kv_cache_builtins(), **paged_kv_cache_builtins()}
 # ---------------------------------------------------------------------------------------------------
 
 
+def _plain_arrays(args: Sequence[Any]) -> Sequence[Any]:
+    """``args`` with each NumPy array that JAX does not take as it is (a masked array, a subclass, a
+    byte order other than the machine's) as a plain native-order array of its values, as the reference
+    reads it (its mask ignored); ``args`` itself when there is none."""
+    def plain(a: Any) -> Any:
+        if isinstance(a, np.ndarray) and (type(a) is not np.ndarray or not a.dtype.isnative):
+            return np.asarray(a).astype(a.dtype.newbyteorder("="), copy=False)
+        if type(a) is tuple:
+            return tuple(plain(x) for x in a)
+        return a
+    out = [plain(a) for a in args]
+    return args if all(x is a for x, a in zip(out, args)) else type(args)(out) if isinstance(args, tuple) else out
+
+
 class Executable:
     """A compiled IRModule. See :func:`relax_jax.compile`."""
 
@@ -261,6 +275,7 @@ class Executable:
         gone = donation.deleted_argument(entry, fn, args)
         if gone is not None:
             raise gone
+        args = _plain_arrays(args)
         if isinstance(fn, tir.PrimFunc):
             return self._call_prim_func_entry(entry, fn, args)
         if not isinstance(fn, rx.Function):
