@@ -285,47 +285,55 @@ def _kv_ranges(plan, bucketing: bool, buckets: tuple, cap: Optional[int]) -> Opt
 
 def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[Callable]:
     """The fast path of a function whose cache parameters are paged caches (a decode step): tensors of
-    static shape and the caches; each cache checked against its compilation's key (configuration, pool,
-    plan buckets) and token counts, its pool and padded plan passed, the new pool written back."""
+    static shape (checked as :func:`_attention_hot` checks them) and the caches; each cache checked
+    against its compilation's key (configuration, plan buckets) and token counts, its pool and padded
+    plan passed, the new pool written back. The pool's shape and dtype, as a tensor's, the compiled
+    executable checks itself (``TypeError`` before anything runs: MISS); JAX's 64-bit mode is entered
+    only for 64-bit arguments or results."""
     if plan.sym_vars or any(kind == _S for kind, _ in items):
         return None
     fn, has_code, builders, stats = direct_call(compiled.fn), compiled.has_code, compiled.builders, exe.stats
     nparams = len(items)
     n_kv_out, reserve = len(compiled.kv), plan.reserve
     order = [p[0] for p, _, _, _ in compiled.kv]
+    tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
+                                 [info for kind, info in items if kind == _T])
+    # per cache parameter, from the last: its inputs replace it in the flat arguments (the earlier
+    # positions stay where they are)
+    caches = [(i, facts[i], rows_of.get(i, ())) for i, (kind, _) in enumerate(items) if kind == _KV][::-1]
+    wide = {str(d) for d in _WIDE}
+    outs = _out_avals(compiled.fn)
+    narrow = outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
+        not any(dt in _WIDE for _, dt in outs) and not any(f[3] in wide for f in facts.values())
 
     def hot(args):
-        if len(args) != nparams:
+        if len(args) != nparams or not tensors_ok(args):
             return MISS
-        flat: list = []
-        seen = set()
-        for i, (kind, info) in enumerate(items):
+        flat = list(args)
+        for i, fact, rows in caches:
             a = args[i]
-            if kind == _T:
-                t = type(a)
-                if not (t in _JAX_ARRAY_TYPES or (t is np.ndarray and a.dtype == info) or
-                        (t is not np.ndarray and _is_array(a))):
-                    return MISS
-                flat.append(a)
-                continue
-            inputs = paged_hot_inputs(a, facts[i], rows_of.get(i, ()), reserve) if type(a) is PagedKVCache else None
-            if inputs is None or id(a) in seen:
+            inputs = paged_hot_inputs(a, fact, rows, reserve) if type(a) is PagedKVCache else None
+            if inputs is None:
                 return MISS
-            seen.add(id(a))
-            flat += inputs
-        with jax.enable_x64(True):
-            try:
+            flat[i:i + 1] = inputs
+        if len(caches) > 1 and len({id(args[i]) for i, _, _ in caches}) < len(caches):
+            return MISS                     # (a cache passed twice: the general path reports it)
+        try:
+            if narrow:
                 out = fn(*flat)
-            except TypeError:
-                return MISS                 # not compiled for these shapes or dtypes: nothing ran
-            end = len(out) - (1 if has_code else 0)
-            start = end - n_kv_out
-            for i, data in zip(order, out[start:end]):
-                args[i].pool = data
-            if has_code:
-                code = int(np.asarray(out[-1]))
-                if code:
-                    raise builders[code - 1]()
+            else:
+                with jax.enable_x64(True):
+                    out = fn(*flat)
+        except TypeError:
+            return MISS                     # not compiled for these shapes or dtypes: nothing ran
+        end = len(out) - (1 if has_code else 0)
+        start = end - n_kv_out
+        for i, data in zip(order, out[start:end]):
+            args[i].pool = data
+        if has_code:
+            code = int(np.asarray(out[-1]))
+            if code:
+                raise builders[code - 1]()
         stats.cache_hits += 1
         return export(out[:start], args)
 

@@ -150,6 +150,11 @@ def _chunk_count(tp: int, bp: int, page: int) -> int:
     return 0 if tp == 1 else tp // page + 2 * bp
 
 
+#: the chunk table of a one-token forward (no runs; read-only, shared by every plan)
+_NO_RUNS = np.zeros((3, 0), np.int32)
+_NO_RUNS.setflags(write=False)
+
+
 def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) -> List[np.ndarray]:
     """The open forward's plan as three int32 arrays padded to ``buckets``: ``tok`` (3, tokens) the
     slot, position and batch index of each new token (padding tokens write the scratch slot, as batch
@@ -161,6 +166,14 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
     directly (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the reference's)."""
     tp, bp, lp = buckets
     size, scratch_page = cfg.page_size, cfg.num_pages
+    if tp == 1:                         # one sequence's one new token (a decode step): no runs
+        (s, old, _), = state.forward
+        table = state.tables[s]
+        seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
+        seqs[:, 0] = 0
+        seqs[0, 0] = old + 1
+        seqs[0, 1:1 + len(table)] = table
+        return [np.array([[table[old // size] * size + old % size], [old], [0]], np.int32), seqs, _NO_RUNS]
     tok = np.zeros((3, tp), np.int32)
     tok[0], tok[1] = scratch_page * size, _PAD_POS
     seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
@@ -311,13 +324,13 @@ def flat_inputs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
 
 def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] = None) -> Any:
     """The compiled inputs of ``cache`` when it fits the compilation of key part ``fact`` and static token
-    counts ``rows`` (the fast path, :mod:`relax_jax.kvhot`); None otherwise."""
+    counts ``rows`` (the fast path, :mod:`relax_jax.kvhot`); None otherwise. The pool's shape and dtype
+    are the compiled executable's to check (as a tensor argument's: ``TypeError`` before anything runs)."""
     forward, pool = cache.state.forward, cache.pool
     if forward is None or not isinstance(pool, jax.Array):
         return None
     buckets = _buckets(cache.state, reserve)
-    same_config = fact[1] is cache.config or fact[1] == cache.config
-    if fact[4] != buckets or not same_config or fact[2] != pool.shape or fact[3] != str(pool.dtype):
+    if fact[4] != buckets or not (fact[1] is cache.config or fact[1] == cache.config):
         return None
     tokens = sum(n for _, _, n in forward)
     if any(r != tokens for r in rows):
