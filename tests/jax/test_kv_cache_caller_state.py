@@ -63,15 +63,20 @@ def _outcome(f):
         return ("err", type(e))
 
 
-@pytest.mark.parametrize("warm", [4, 0])
-@pytest.mark.parametrize("change", sorted(_CHANGES))
-def test_a_cache_the_caller_changed(change, warm):
+def _changed(change, warm):
+    """An executable, its cache after ``warm`` steps then ``change``, and the reference's copy of it."""
     exe = relax_jax.compile(_MOD)
     cache = exe("create", np.arange(6, dtype="float32").reshape(2, 3))
     for i in range(warm):
         exe("step_sum", cache, np.full((1, 3), i, "float32"), (3 + i,))
     _CHANGES[change](cache)
-    ref = AttentionKVCache(np.array(cache.data), cache.fill, cache.pos)
+    return exe, cache, AttentionKVCache(np.array(cache.data), cache.fill, cache.pos)
+
+
+@pytest.mark.parametrize("warm", [4, 0])
+@pytest.mark.parametrize("change", sorted(_CHANGES))
+def test_a_cache_the_caller_changed(change, warm):
+    exe, cache, ref = _changed(change, warm)
     m = int(cache.fill) + 1 if isinstance(cache.fill, (int, np.integer)) else 3
     b = np.full((1, 3), 9, "float32")
     got = _outcome(lambda: exe("step_sum", cache, b, (m,)))
@@ -114,12 +119,7 @@ def test_counts_outside_their_range_are_an_error(change, warm):
     is an op_runtime error of the function that receives it, on both evaluators."""
     from relax_ref.errors import OpRuntimeError
 
-    exe = relax_jax.compile(_MOD)
-    cache = exe("create", np.arange(6, dtype="float32").reshape(2, 3))
-    for i in range(warm):
-        exe("step_sum", cache, np.full((1, 3), i, "float32"), (3 + i,))
-    _CHANGES[change](cache)
-    ref = AttentionKVCache(np.array(cache.data), cache.fill, cache.pos)
+    exe, cache, ref = _changed(change, warm)
     b = np.full((1, 3), 9, "float32")
     with pytest.raises(OpRuntimeError, match="fill count"):
         relax_ref.Interpreter(_MOD)("step_sum", ref, b, (3,))
