@@ -110,6 +110,12 @@ class Module:
         return o
 
     @R.function
+    def decode1(c: R.Object, qkv: R.Tensor((1, 8, 8), "float32")) -> R.Tensor((1, 4, 8), "float32"):
+        o = R.call_dps_packed("{ATT}", (c, R.prim_value(1), R.prim_value(0.35), qkv),
+                              out_sinfo=R.Tensor((1, 4, 8), "float32"))
+        return o
+
+    @R.function
     def both(a: R.Object, b: R.Object, qkv: R.Tensor(("t", 8, 8), "float32")) -> R.Tensor(("t", 4, 8), "float32"):
         t = T.int64()
         o = R.call_dps_packed("{ATT}", (a, R.prim_value(0), R.prim_value(0.35), qkv),
@@ -256,6 +262,38 @@ def test_decode_steps_take_the_fast_path():
     with pytest.raises(relax_ref.errors.OpRuntimeError, match="fused qkv"):
         exe("decode2", c, np.ones((2, 8, 8), "float32"))
     assert not pool.is_deleted()
+
+
+def test_one_token_steps_take_the_fast_path():
+    """A one-token step (a decode step of one sequence): its plan built directly, the values the
+    reference's across pages (of 4 tokens) and buckets; a pool of another dtype than the compiled one
+    leaves the call to the general path before anything is donated (the executable's own check)."""
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+    from relax_ref.testing.compare import compare
+    from relax_ref.values import ShapeValue
+    from relax_jax.hotpath import MISS
+
+    mod = relax_ref.parse(COMPILED_SRC)
+    exe = relax_jax.compile(mod)
+    rng = np.random.default_rng(4)
+    caches = [relax_ref.evaluate(mod, "create"), exe("create")]
+    calls = (lambda *a: relax_ref.evaluate(mod, *a), exe)
+    for step in range(11):
+        qkv = rng.standard_normal((1, 8, 8)).astype("float32")
+        outs = []
+        for c, ops, call in zip(caches, (NUMPY_PAGED, jpk.JAX_PAGED), calls):
+            ops.begin_forward(c, ShapeValue([0]), ShapeValue([1]))
+            outs.append(np.asarray(call("decode1", c, qkv)))
+            ops.end_forward(c)
+        np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+    assert compare(caches[0], caches[1]) is None
+    # histories 1-11: buckets 1, 2, 4, 8, 16: five compilations, the other six steps on the fast path
+    assert exe.stats.compiles == 5 and exe.stats.cache_hits == 6
+    c = caches[1]
+    jpk.JAX_PAGED.begin_forward(c, ShapeValue([0]), ShapeValue([1]))           # history 12: bucket 16
+    c.pool = c.pool.astype("float16")
+    pool = c.pool
+    assert exe._plans["decode1"].hot((c, qkv)) is MISS and not pool.is_deleted()
 
 
 CREATE_ONLY = f'''
