@@ -13,7 +13,6 @@ reference's errors.
 from __future__ import annotations
 
 import operator
-import struct
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import jax
@@ -641,7 +640,6 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     stat, static_ok, match, dyn_get, ndyn, static = _padded_checkers(specs, given, key_of)
     ranges = _bucket_ranges(plan, sym_vars, buckets)
     narrow, spack = _narrow(specs, compiled.fn), sym_struct(nsym)   # (plan.sym_packer, inline)
-    ahead: list = [None, None, None]        # the next step's expected values and their vector (_advance)
 
     def hot(args):
         if len(args) != nparams or (stat and not static_ok(args)):
@@ -670,12 +668,10 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         if given and (dyn_get is None or flags & GIVEN_ARRAY or len(set(map(id, dyn_get(args)))) != ndyn) \
                 and not _donate_views(args, flat, given, padded_src, static):
             return MISS
-        packed = ahead[1] if vals == ahead[0] else _fromb(spack(*vals), _I32)   # (made by the previous step)
         try:
-            out = fn(*flat, packed) if narrow else _wide_call(fn, flat, packed)
+            out = fn(*flat, _fromb(spack(*vals), _I32)) if narrow else _wide_call(fn, flat, _fromb(spack(*vals), _I32))
         except TypeError:
             return MISS                     # a static argument of another shape or dtype: nothing ran
-        _advance(ahead, vals, spack)
         # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
         # arguments deleted
         if count:
@@ -703,19 +699,6 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
         return export(out, vals, cut) if narrow else _wide(export, out, vals, cut)
 
     return hot
-
-
-def _advance(ahead: list, vals: list, spack: Callable) -> None:
-    """After a call with symbolic values ``vals`` (while its computation may run): ``ahead`` becomes the
-    values a next call is expected to pass -- each advanced as much as it did from the previous call
-    (a decode step's growing length) --, their packed vector, and ``vals``. A call passing exactly those
-    values takes that vector; any other values are packed anew."""
-    last = ahead[2]
-    nxt = vals if last is None else [2 * v - u for v, u in zip(vals, last)]
-    try:
-        ahead[:] = nxt, _fromb(spack(*nxt), _I32), vals
-    except struct.error:                    # (an advanced value outside int64: no vector ahead)
-        ahead[:] = None, None, vals
 
 
 def _wide_call(fn: Callable, flat: list, packed: Any) -> Any:
