@@ -286,10 +286,6 @@ def _decode_hot(fn, nparams: int, tensors_ok, spos: int, rng: tuple, caches: lis
     lim = min(lims) if lims else _INT64_MAX
     lo, hi = max(rng[0], 0), min(rng[1], _INT64_MAX)
     data_of, fill_of, pos_of = operator.attrgetter("data"), operator.attrgetter("fill"), operator.attrgetter("pos")
-    #: the symbolic value, fill count and position a next step is expected to pass, and their vector: a
-    #: step appends ``step`` rows to every cache and its total length grows as much (``pos`` unchanged)
-    step = deltas[0] if deltas and deltas.count(deltas[0]) == len(deltas) else 0
-    ahead: list = [None, None, None, None]
 
     def hot(args):
         if len(args) != nparams or not tensors_ok(args):
@@ -311,23 +307,15 @@ def _decode_hot(fn, nparams: int, tensors_ok, spos: int, rng: tuple, caches: lis
             return MISS
         if n > 1 and len(set(map(id, datas))) != n:
             return MISS                     # one buffer in two caches: the general path decides
-        if m == ahead[0] and f == ahead[1] and p == ahead[2]:
-            packed = ahead[3]               # the vector made during the previous step
-        else:
-            try:
-                packed = np.frombuffer(spack(m, f, p), np.int32)
-            except struct.error:
-                return MISS                 # a value outside int64: the general path decides
+        try:
+            packed = np.frombuffer(spack(m, f, p), np.int32)
+        except struct.error:
+            return MISS                     # a value outside int64: the general path decides
         try:
             out = fn(*before(args), *datas, *after(args), packed)
         except TypeError:
             return MISS                     # not compiled for these shapes or dtypes: nothing ran
         del datas, packed                   # (the given-up buffers released while the computation may run)
-        # (while it runs:) the vector of the next step, if it advances as this one did
-        try:
-            ahead[:] = m + step, f + step, p, np.frombuffer(spack(m + step, f + step, p), np.int32)
-        except struct.error:
-            ahead[:] = None, None, None, None
         end = len(out) - (1 if has_code else 0)
         start = end - n_kv_out
         for cache, data, delta in zip(get_written(args), out[start:end], deltas):

@@ -1,9 +1,8 @@
 """The fast path of a decode step with KV-cache parameters (relax_jax.kvhot): one total-length shape
 ``R.Shape([m])``, caches whose fill counts and window positions agree, one row appended to each. The
-path checks all caches at once and reuses the packed vector it made during the previous step when the
-new call passes the values it expected. Whatever the caller does between steps -- rewinds or advances
+path checks all caches at once (kvhot._decode_hot). Whatever the caller does between steps -- rewinds
 the fill counts, moves the window positions, passes another length, replaces a cache's buffer, passes a
-tensor where a cache goes -- each call gives the reference evaluator's
+tensor where a cache goes, makes the positions disagree -- each call gives the reference evaluator's
 values and cache states (CALL.KVCACHE.1-3), and the steps that need nothing else stay on the fast path."""
 
 import jax.numpy as jnp
@@ -103,8 +102,8 @@ def test_plain_steps_stay_on_the_fast_path():
 @pytest.mark.parametrize("what", ["rewind", "pos", "buffer"])
 @pytest.mark.parametrize("at", [1, 3])
 def test_a_change_between_steps_is_seen(what, at):
-    """The change comes after fast-path steps that made the next step's vector ahead of time (at 3)
-    or after the first compiled call (at 1); the steps after it go on from the changed state."""
+    """The change comes after fast-path steps (at 3) or after the first compiled call (at 1); the steps
+    after it go on from the changed state."""
     schedule = [""] * 6
     schedule[at] = what
     exe = _run(schedule)
