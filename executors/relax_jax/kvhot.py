@@ -149,7 +149,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     variable's value is compared with its bucket's interval; the fill counts and window positions travel
     in the vector of the symbolic values (:func:`relax_jax.plan.lift`), one value for all caches where
     they agree as the compilation's key says (:func:`relax_jax.plan.lift_pattern`), and JAX's 64-bit mode is entered
-    only for 64-bit arguments or results."""
+    only for 64-bit arguments or results. A decode step's signature has a closure of its own
+    (:func:`_decode_hot`)."""
     sym_vars, nsym, nparams = plan.sym_vars, len(plan.sym_vars), len(items)
     caps = [f[1][0] for f in facts.values() if f[1]]
     cap = min(caps) if caps and plan.cap_tied else None      # as layouts.cache_capacity
@@ -177,6 +178,12 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         not any(dt in _WIDE for _, dt in outs)
     tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
                                  [info for kind, info in items if kind == _T])
+    if one is not None and nsym == 1 and ranges is not None and one_fill and one_pos and narrow and \
+            all(type(d) is int for _, d in writes):
+        step = _decode_hot(fn, nparams, tensors_ok, one[0], ranges[0], caches, kept, writes, spack, export,
+                           n_kv_out, has_code, builders, stats)
+        if step is not None:
+            return step
 
     def hot(args):
         if len(args) != nparams or not tensors_ok(args):
@@ -253,6 +260,85 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         return export(out[:start], args)
 
     return hot
+
+
+_KV_TYPE, _INT_TYPE = frozenset([AttentionKVCache]), frozenset([int])
+
+
+def _decode_hot(fn, nparams: int, tensors_ok, spos: int, rng: tuple, caches: list, kept: list, writes: list,
+                spack, export, n_kv_out: int, has_code: bool, builders, stats) -> Optional[Callable]:
+    """:func:`_attention_hot`'s path for a decode step's signature: one shape argument of one variable
+    (``spos``; its values ``rng``), caches whose fill counts and positions travel as one value each
+    (``compiled.pattern``), constant fill deltas, no 64-bit mode. The same checks as the general closure,
+    made over all caches at once (C-level passes over their types, fills and positions), and the
+    compiled arguments passed without an intermediate list; None when the caches are not one run of
+    the compiled arguments (the general closure then serves)."""
+    n = len(caches)
+    at = [kept.index(i) for i, _ in caches]
+    if not n or at != list(range(at[0], at[0] + n)):
+        return None
+    before, after = _span(kept[:at[0]]), _span(kept[at[0] + n:])
+    get_caches = operator.itemgetter(*[i for i, _ in caches]) if n > 1 else (lambda a, i=caches[0][0]: (a[i],))
+    get_written = operator.itemgetter(*[i for i, _ in writes]) if len(writes) > 1 else \
+        (lambda a, i=writes[0][0]: (a[i],)) if writes else (lambda a: ())
+    deltas = tuple(d for _, d in writes)
+    lims = [lim for _, lim in caches if lim is not None]
+    lim = min(lims) if lims else _INT64_MAX
+    lo, hi = max(rng[0], 0), min(rng[1], _INT64_MAX)
+    data_of, fill_of, pos_of = operator.attrgetter("data"), operator.attrgetter("fill"), operator.attrgetter("pos")
+
+    def hot(args):
+        if len(args) != nparams or not tensors_ok(args):
+            return MISS
+        a = args[spos]
+        m = a[0] if type(a) is tuple and len(a) == 1 else None
+        if type(m) is not int or m < lo or m > hi:
+            return MISS
+        cs = get_caches(args)
+        if not _KV_TYPE.issuperset(map(type, cs)):
+            return MISS
+        fills, poss, datas = tuple(map(fill_of, cs)), tuple(map(pos_of, cs)), tuple(map(data_of, cs))
+        if not (_INT_TYPE.issuperset(map(type, fills)) and _INT_TYPE.issuperset(map(type, poss))):
+            return MISS
+        f, p = fills[0], poss[0]
+        if fills.count(f) != n or poss.count(p) != n or f > lim:
+            return MISS                     # another pattern (another compilation), or the caches must grow
+        if not _JAX_ARRAY_TYPES.issuperset(map(type, datas)) and not all(map(_is_array, datas)):
+            return MISS
+        if n > 1 and len(set(map(id, datas))) != n:
+            return MISS                     # one buffer in two caches: the general path decides
+        try:
+            packed = np.frombuffer(spack(m, f, p), np.int32)
+        except struct.error:
+            return MISS                     # a value outside int64: the general path decides
+        try:
+            out = fn(*before(args), *datas, *after(args), packed)
+        except TypeError:
+            return MISS                     # not compiled for these shapes or dtypes: nothing ran
+        del datas, packed                   # (the given-up buffers released while the computation may run)
+        end = len(out) - (1 if has_code else 0)
+        start = end - n_kv_out
+        for cache, data, delta in zip(get_written(args), out[start:end], deltas):
+            cache.data = data
+            cache.fill += delta
+        result = export(out[:start], args)
+        if has_code:
+            code = int(np.asarray(out[-1]))
+            if code:
+                raise builders[code - 1]()
+        stats.cache_hits += 1
+        return result
+
+    return hot
+
+
+def _span(idx: List[int]) -> Callable[[Any], tuple]:
+    """The tuple of the arguments at ``idx``: one C-level slice where they are consecutive."""
+    if not idx:
+        return lambda a: ()
+    if idx == list(range(idx[0], idx[0] + len(idx))):
+        return operator.itemgetter(slice(idx[0], idx[0] + len(idx)))
+    return operator.itemgetter(*idx) if len(idx) > 1 else (lambda a, i=idx[0]: (a[i],))
 
 
 def _read_shape(a: Any, info: tuple, vals: list) -> Any:
