@@ -301,8 +301,8 @@ def _decode_hot(fn, nparams: int, tensors_ok, spos: int, rng: tuple, caches: lis
         if not (_INT_TYPE.issuperset(map(type, fills)) and _INT_TYPE.issuperset(map(type, poss))):
             return MISS
         f, p = fills[0], poss[0]
-        if fills.count(f) != n or poss.count(p) != n or f > lim:
-            return MISS                     # another pattern (another compilation), or the caches must grow
+        if fills.count(f) != n or poss.count(p) != n or f > lim or f < 0 or p < 0:
+            return MISS                     # another pattern (another compilation), the caches must grow, or an error
         if not _JAX_ARRAY_TYPES.issuperset(map(type, datas)) and not all(map(_is_array, datas)):
             return MISS
         if n > 1 and len(set(map(id, datas))) != n:
