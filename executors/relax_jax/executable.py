@@ -451,19 +451,8 @@ class Executable:
             if keep_boxes is not None:
                 raise _UseHost()
             return self._host_call(plan, args)      # the reference's error, before anything is donated
-        if keep_boxes is None and not plan.bounds and c.kv and not c.given:
-            if not c.hot_made:
-                c.hot, c.hot_made = make_kv_hot(self, plan, c, bucketing, key), True
-            plan.hot = c.hot
-        if keep_boxes is None and not plan.bounds and not c.kv:   # the fast paths check neither bounds nor caches
-            if bucketing and needs_padding(args, plan.layouts, c.phys_shapes):
-                if not c.padded_hot_made:
-                    c.padded_hot, c.padded_hot_made = make_padded_hot(self, plan, c, key), True
-                plan.hot = c.padded_hot
-            else:
-                if not c.hot_made:
-                    c.hot, c.hot_made = make_hot(self, plan, c, bucketing, key), True
-                plan.hot = c.hot
+        if keep_boxes is None and not plan.bounds:
+            self._arm_fast_path(plan, c, args, bucketing, key)
         flat: list = []
         flatten_args(args, plan.layouts, iter(c.phys_shapes), flat, self._pad_arg, plan.reserve)
         flat, scalars = lift(flat, c.lifted) if c.lifted else (flat, [])
@@ -560,6 +549,24 @@ class Executable:
                 plan.exact_cache.popitem(last=False)
         self.stats.compiles += 1
         return c
+
+    def _arm_fast_path(self, plan: Plan, c: Compiled, args: Sequence[Any], bucketing: bool, key: Tuple) -> None:
+        """The next call's fast path (hotpath, kvhot): this compilation's, each made once; none for a
+        function with caches and donate_argnums. (Called for a function without declared bounds, from
+        no host-mode caller: the fast paths check neither.)"""
+        if c.kv:
+            if not c.given:
+                if not c.hot_made:
+                    c.hot, c.hot_made = make_kv_hot(self, plan, c, bucketing, key), True
+                plan.hot = c.hot
+        elif bucketing and needs_padding(args, plan.layouts, c.phys_shapes):
+            if not c.padded_hot_made:
+                c.padded_hot, c.padded_hot_made = make_padded_hot(self, plan, c, key), True
+            plan.hot = c.padded_hot
+        else:
+            if not c.hot_made:
+                c.hot, c.hot_made = make_hot(self, plan, c, bucketing, key), True
+            plan.hot = c.hot
 
     def _trace_and_compile(self, plan: Plan, args: Sequence[Any], sym: Dict, bucketing: bool) -> Compiled:
         func = plan.func

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import operator
 import struct
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -143,14 +143,11 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     """The fast path of a function whose cache parameters are attention KV caches (CALL.KVCACHE.*):
     ``facts`` maps each cache argument's index to its compilation-key fact (shape, dtype).
 
-    A decode step computes for a fraction of a millisecond, so what the host does per call is kept
-    small: the tensors' types are checked in one pass (:func:`~relax_jax.hotpath._tensor_checker`); a
-    cache buffer's shape and dtype, as a tensor's, are checked by the compiled executable itself (``TypeError`` before anything runs: MISS); each
-    variable's value is compared with its bucket's interval; the fill counts and window positions travel
-    in the vector of the symbolic values (:func:`relax_jax.plan.lift`), one value for all caches where
-    they agree as the compilation's key says (:func:`relax_jax.plan.lift_pattern`), and JAX's 64-bit mode is entered
-    only for 64-bit arguments or results. A decode step's signature has a closure of its own
-    (:func:`_decode_hot`)."""
+    Per call: the tensors' types checked in one pass (:func:`~relax_jax.hotpath._tensor_checker`), shapes
+    and dtypes by the executable (``TypeError`` before anything runs: MISS); each variable against its
+    bucket; the fill counts and positions in the vector of the symbolic values (:func:`relax_jax.plan.lift`),
+    one value each where the key says they agree (:func:`relax_jax.plan.lift_pattern`); 64-bit mode only
+    for 64-bit values. A decode step's signature has a closure of its own (:func:`_decode_hot`)."""
     sym_vars, nsym, nparams = plan.sym_vars, len(plan.sym_vars), len(items)
     caps = [f[1][0] for f in facts.values() if f[1]]
     cap = min(caps) if caps and plan.cap_tied else None      # as layouts.cache_capacity
@@ -158,12 +155,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     shapes = [(i, info) for i, (kind, info) in enumerate(items) if kind == _S]
     one = (shapes[0][0], shapes[0][1][0][1]) if len(shapes) == 1 and len(shapes[0][1]) == 1 and \
         shapes[0][1][0][0] == 1 else None      # (position, variable index) of the one shape of one variable
-    # per cache argument: its index and the greatest fill count it takes without growing (a cache not
-    # written: its capacity, CALL.KVCACHE.1); per cache written: its index and fill delta, in the order of the compiled outputs
-    limit = {path[0]: cap_out - need for path, _, need, cap_out in compiled.kv}
-    caches = [(i, limit.get(i, facts[i][1][0] if facts[i][1] else None)) for i in facts]
-    writes = [(path[0], delta if isinstance(delta, int) else _delta_fn(delta, sym_vars))
-              for path, delta, _, _ in compiled.kv]
+    caches, writes = _cache_rows(compiled, facts, sym_vars)
     # the compiled arguments: the parameters but the shapes, each cache as its buffer
     kept = [i for i, (kind, _) in enumerate(items) if kind != _S]
     pick = _picker(kept)
@@ -173,9 +165,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     one_fill, one_pos = compiled.pattern                   # (plan.lift_pattern, checked per call)
     ncaches = len(caches)
     spack = sym_struct(nsym + (1 if one_fill else ncaches) + (1 if one_pos else ncaches))   # (plan.sym_packer, inline)
-    outs = _out_avals(compiled.fn)
-    narrow = outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
-        not any(dt in _WIDE for _, dt in outs)
+    narrow = _narrow_kv(compiled, items)
     tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
                                  [info for kind, info in items if kind == _T])
     if one is not None and nsym == 1 and ranges is not None and one_fill and one_pos and narrow and \
@@ -202,18 +192,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         flat = list(args)
         fills: List[int] = []
         poss: List[int] = []
-        for i, lim in caches:
-            a = args[i]
-            if type(a) is not AttentionKVCache:
-                return MISS
-            d, fill, p = a.data, a.fill, a.pos
-            if (type(d) not in _JAX_ARRAY_TYPES and not _is_array(d)) or type(fill) is not int or type(p) is not int:
-                return MISS
-            if fill < 0 or p < 0 or (lim is not None and fill > lim):
-                return MISS                 # the cache must grow (the general path grows it), or an error
-            flat[i] = d
-            fills.append(fill)
-            poss.append(p)
+        if _take_caches(args, caches, flat, fills, poss) is MISS:
+            return MISS
         if ranges is None:
             if any(v is None or (plan.bucket(sym_vars[j], v, cap) if bucketing else v) != key[1][j]
                    for j, v in enumerate(vals[:nsym])):
@@ -226,13 +206,11 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         if ncaches > 1 and len(set(map(id, pick_data(flat)))) != ncaches:
             return MISS                     # one buffer in two caches: the general path decides
         # (after the symbolic values: plan.lifted_values; another pattern is another compilation)
+        if (one_fill and fills.count(fills[0]) != ncaches) or (one_pos and poss.count(poss[0]) != ncaches):
+            return MISS
         if one_fill:
-            if fills.count(fills[0]) != ncaches:
-                return MISS
             del fills[1:]
         if one_pos:
-            if poss.count(poss[0]) != ncaches:
-                return MISS
             del poss[1:]
         try:
             packed = np.frombuffer(spack(*vals, *fills, *poss), np.int32)
@@ -260,6 +238,43 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         return export(out[:start], args)
 
     return hot
+
+
+def _cache_rows(compiled, facts, sym_vars) -> Tuple[list, list]:
+    """Per cache argument: its index and the greatest fill count it takes without growing (a cache not
+    written: its capacity, CALL.KVCACHE.1); per cache written: its index and fill delta (an int or a
+    function of the symbolic values), in the order of the compiled outputs."""
+    limit = {path[0]: cap_out - need for path, _, need, cap_out in compiled.kv}
+    caches = [(i, limit.get(i, facts[i][1][0] if facts[i][1] else None)) for i in facts]
+    writes = [(path[0], delta if isinstance(delta, int) else _delta_fn(delta, sym_vars))
+              for path, delta, _, _ in compiled.kv]
+    return caches, writes
+
+
+def _narrow_kv(compiled, items) -> bool:
+    """Whether the call runs without JAX's 64-bit mode: no 64-bit tensor argument or result."""
+    outs = _out_avals(compiled.fn)
+    return outs is not None and not any(np.dtype(info) in _WIDE for kind, info in items if kind == _T) and \
+        not any(dt in _WIDE for _, dt in outs)
+
+
+def _take_caches(args, caches: list, flat: list, fills: list, poss: list) -> Any:
+    """Each cache argument's buffer into ``flat`` and its fill count and position onto ``fills`` and
+    ``poss``; MISS when one is no attention cache of a JAX buffer and integer counts, has a negative
+    count (CALL.KVCACHE.1's error) or must grow (the general path grows it)."""
+    for i, lim in caches:
+        a = args[i]
+        if type(a) is not AttentionKVCache:
+            return MISS
+        d, fill, p = a.data, a.fill, a.pos
+        if (type(d) not in _JAX_ARRAY_TYPES and not _is_array(d)) or type(fill) is not int or type(p) is not int:
+            return MISS
+        if fill < 0 or p < 0 or (lim is not None and fill > lim):
+            return MISS
+        flat[i] = d
+        fills.append(fill)
+        poss.append(p)
+    return None
 
 
 _KV_TYPE, _INT_TYPE = frozenset([AttentionKVCache]), frozenset([int])
