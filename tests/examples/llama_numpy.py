@@ -81,3 +81,11 @@ def generate(model, prompt, num_tokens):
             break
         logits, caches = forward(model, [nxt], caches)
     return out
+
+
+def bf16_ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distance of two bfloat16 arrays in units in the last place (signs by their order)."""
+    def ordered(x):
+        u = x.view(np.uint16).astype(np.int32)
+        return np.where(u >= 0x8000, 0x8000 - u, u)
+    return np.abs(ordered(a) - ordered(b))

@@ -21,14 +21,6 @@ llama = load_file("llama_tiny_example", ROOT / "examples" / "llama_tiny.py")
 oracle = load_file("llama_numpy_oracle", Path(__file__).with_name("llama_numpy.py"))
 
 
-def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The distance of two bfloat16 arrays in units in the last place (signs by their order)."""
-    def ordered(x):
-        u = x.view(np.uint16).astype(np.int32)
-        return np.where(u >= 0x8000, 0x8000 - u, u)
-    return np.abs(ordered(a) - ordered(b))
-
-
 def _logged(run):
     seen = []
 
@@ -60,8 +52,8 @@ def test_reference_and_relax_jax_agree(style):
     differ = 0
     for a, b in zip(ref_logits, jax_logits):
         assert a.dtype == b.dtype == np.dtype("bfloat16")
-        assert np.max(_ulps(a, b)) <= 1
-        differ += int(np.count_nonzero(_ulps(a, b)))
+        assert np.max(oracle.bf16_ulps(a, b)) <= 1
+        differ += int(np.count_nonzero(oracle.bf16_ulps(a, b)))
     # float32 sums in another order (OP.SEM.7) move a rare rounding to bfloat16 by one unit (1 of 1536
     # logits measured); per-node rounding gave 0, TVM's rule without float32 sums 224-240 per step
     assert differ <= sum(a.size for a in ref_logits) // 100

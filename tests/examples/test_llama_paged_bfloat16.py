@@ -22,14 +22,6 @@ paged = load_file("llama_tiny_paged_example", ROOT / "examples" / "llama_tiny_pa
 oracle = load_file("llama_numpy_oracle", Path(__file__).with_name("llama_numpy.py"))
 
 
-def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The distance of two bfloat16 arrays in units in the last place (signs by their order)."""
-    def ordered(x):
-        u = x.view(np.uint16).astype(np.int32)
-        return np.where(u >= 0x8000, 0x8000 - u, u)
-    return np.abs(ordered(a) - ordered(b))
-
-
 def _logged(call):
     seen = []
 
@@ -70,8 +62,8 @@ def test_reference_and_relax_jax_agree(model_and_module):
     differ = 0
     for a, b in zip(ref_logits, jax_logits):
         assert a.dtype == b.dtype == np.dtype("bfloat16")
-        assert np.max(_ulps(a, b)) <= 1
-        differ += int(np.count_nonzero(_ulps(a, b)))
+        assert np.max(oracle.bf16_ulps(a, b)) <= 1
+        differ += int(np.count_nonzero(oracle.bf16_ulps(a, b)))
     assert differ <= sum(a.size for a in ref_logits) // 100        # 0 of 1536 measured
     # the same model as the float32 one, to bfloat16's accuracy (weights rounded, every node rounded)
     want, _ = oracle.forward(paged.llama_tiny.make_model(0), PROMPT)
