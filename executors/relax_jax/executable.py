@@ -103,8 +103,8 @@ def _plain_arrays(args: Sequence[Any]) -> Sequence[Any]:
         if type(a) is tuple:
             return tuple(plain(x) for x in a)
         return a
-    out = [plain(a) for a in args]
-    return args if all(x is a for x, a in zip(out, args)) else type(args)(out) if isinstance(args, tuple) else out
+    out = tuple(plain(a) for a in args)
+    return args if all(x is a for x, a in zip(out, args)) else out
 
 
 class Executable:

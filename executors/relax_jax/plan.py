@@ -216,8 +216,12 @@ def lifted_slots(n: int, pattern: Tuple[bool, bool]) -> Tuple[int, ...]:
     """For each of the ``n`` lifted scalars (:func:`lift`'s order), its index among
     :func:`lifted_values`: the inverse inside the compiled function."""
     n_fills = 1 if pattern[0] else n // 2
-    return tuple(j // 2 * (not pattern[0]) if j % 2 == 0 else n_fills + j // 2 * (not pattern[1])
-                 for j in range(n))
+    out = []
+    for j in range(n):
+        cache, is_pos = divmod(j, 2)
+        k = 0 if pattern[is_pos] else cache             # (one value for all caches: the first)
+        out.append(n_fills + k if is_pos else k)
+    return tuple(out)
 
 
 def shifted(positions: Sequence[int], lifted: Tuple[int, ...]) -> Tuple[int, ...]:
