@@ -57,6 +57,18 @@ class ErrorSink:
         self.traced = traced
         self.code: Any = 0
         self.builders: List[Builder] = []
+        #: a compiled entry's tensor parameters the host may read, ``id(traced data) -> (path, data)``
+        #: (None: no check moves to the host, :mod:`relax_jax.host_checks`)
+        self.host_params: Optional[dict] = None
+        self.host_checks: List[Any] = []
+
+    def check_on_host(self, check: Any) -> bool:
+        """Make ``check`` (:mod:`relax_jax.host_checks`) on the host before each call instead of in the
+        compiled code; False when this computation has no host side (the caller records a check site)."""
+        if not self.traced or self.host_params is None:
+            return False
+        self.host_checks.append(check)
+        return True
 
     def check(self, bad: Any, make: Builder, mask: Any = None) -> None:
         """Record that ``make()`` is the error when ``bad`` holds at some point of ``mask``."""

@@ -57,6 +57,7 @@ from .padded import PaddedArray
 from .errors import ErrorSink, NeedsExact, TraceAbort
 from .float_rules import check_mode, compiler_options, tracing_mode
 from .guard import guarded_compile
+from .host_checks import compile_checks
 from .hotpath import MISS as _MISS
 from .hotpath import count_padded_call, make_hot, make_padded_hot
 from .kvhot import grow_caches, kv_records, make_kv_hot, must_grow, write_caches
@@ -451,6 +452,11 @@ class Executable:
             if keep_boxes is not None:
                 raise _UseHost()
             return self._host_call(plan, args)      # the reference's error, before anything is donated
+        if c.host is not None and c.host(args, [sym[v] for v in plan.sym_vars]):
+            self.stats.error_reruns += 1            # a host check fails: host mode raises the first error
+            if keep_boxes is not None:
+                raise _UseHost()
+            return self._host_call(plan, args)
         if keep_boxes is None and not plan.bounds:
             self._arm_fast_path(plan, c, args, bucketing, key)
         flat: list = []
@@ -606,6 +612,7 @@ class Executable:
             it = iter(restore(body, lifted, [symvec[nsym + k] for k in slots]) if lifted else body)
             params = [rebuild_param(a, l, it, senv, bucketing) for a, l in zip(args, plan.layouts)]
             originals = param_leaves(params)
+            sink.host_params = {id(data): (path, data) for path, _, data in originals}
             caches = kv_params(params)
             result = walker.run_entry(func, plan.name, params, senv)
             # (extents the host computes from the symbolic values are no outputs: pytree.flatten)
@@ -623,6 +630,7 @@ class Executable:
             record["spec"] = spec
             record["mutated"] = mutated
             record["has_code"] = sink.has_checks
+            record["host"] = tuple(sink.host_checks)
             builders_box.extend(sink.builders)
             outs = list(leaves) + mut_leaves + [kv.data for kv in caches]
             record["kv"], record["paged"] = kv_records(caches)
@@ -654,7 +662,7 @@ class Executable:
             compiled = guarded_compile(jitted, specs, self.limits, self.compiler_options, grow_first)
         return Compiled(compiled, record["spec"], 0, record["has_code"], builders_box, record["mutated"],
                          phys_shapes, kv=record["kv"], donated=donated, given=given, paged=record["paged"],
-                         lifted=lifted, pattern=pattern)
+                         lifted=lifted, pattern=pattern, host=compile_checks(record["host"], plan.sym_vars))
 
     # -- results -----------------------------------------------------------------------------------------------
 

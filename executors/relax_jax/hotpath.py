@@ -136,10 +136,10 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     fn = direct_call(compiled.fn)
     nparams = len(layouts)
     extra: tuple = ()
+    vals: list = []
     if sym_vars:
         # the value each variable takes when every argument has its physical shape; the path is
         # valid only if that value selects this very compilation (growth-aware buckets may not)
-        vals = []
         for v, b in zip(sym_vars, key[1]):
             n = _phys_value(v, layouts, compiled.phys_shapes)
             if n is None or (plan.bucket(v, n) if bucketing else n) != b:
@@ -162,11 +162,15 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
     #: the first call)
     exact: list = [None if padded else True]
 
+    host = compiled.host
+
     def hot(args):
         if len(args) != nparams or exact[0] is False or not tensors_ok(args):
             return MISS
         if given and _shared(args, given):
             return MISS
+        if host is not None and host(args, vals):
+            return MISS                 # a check made before the call fails: the general path raises
         try:
             out = fn(*args, *extra)
         except TypeError:
@@ -640,6 +644,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
     stat, static_ok, match, dyn_get, ndyn, static = _padded_checkers(specs, given, key_of)
     ranges = _bucket_ranges(plan, sym_vars, buckets)
     narrow, spack = _narrow(specs, compiled.fn), sym_struct(nsym)   # (plan.sym_packer, inline)
+    host = compiled.host
 
     def hot(args):
         if len(args) != nparams or (stat and not static_ok(args)):
@@ -655,6 +660,8 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
                 return MISS
         if ranges is None and any(bucket(v, n) != b for v, n, b in zip(sym_vars, vals, buckets)):
             return MISS
+        if host is not None and host(args, vals):
+            return MISS                     # a check made before the call fails: the general path raises
         for i in need:
             flat[i] = pad(args[i], specs[i][3])
         count = flags & PADDED and spec_after

@@ -22,7 +22,8 @@ must grow first is traced there, to learn ``need``, and compiled only at the new
 after it writes the new buffer into the same cache object (the call mutates it, as the reference's)
 and adds the static delta to its fill count, so the host never reads the count back. The buffer is
 donated to the call (XLA updates it in place). A view of a traced fill count is checked against the
-requested shape at run time (a check site). A length bound only by a shape argument (the decode
+requested shape by the host before the call (:class:`relax_jax.host_checks.ViewRows`; a check site
+where the requested length is not known to the host). A length bound only by a shape argument (the decode
 step's ``R.Shape([m])``) takes the caches' capacity as its bucket (``layouts.cache_tied_vars``): every
 step of a generation within the capacity is the same compilation. Operations whose effect on the fill count is not static
 (pop, clear, update, the sliding window, the one-argument view) run in host mode.
@@ -37,8 +38,10 @@ import numpy as np
 from jax import lax
 
 from relax_ref.interp.kv_cache import AttentionKVCache, KVCacheOps, grown_rows, kv_error
+from relax_ref.ir import prim_expr as P
 
 from .errors import NeedsExact, TraceAbort
+from .host_checks import ViewRows
 from .laxops import astype
 from .prim_jax import is_static
 from .values import PackedV, PrimV, ShapeV, TVal
@@ -137,13 +140,15 @@ def _traced_view(walker: Any, c: TracedKV, shape: Any, call: Any) -> TVal:
     data = c.data if phys >= cap else lax.slice_in_dim(c.data, 0, phys, axis=0)
     if phys > cap:
         data = _pad_rows(data, phys - cap)
-    want = astype(d0.val, np.dtype(np.int64))
-    fill = c.fill
+    want_expr = P.IntImm(int(d0.val), "int64") if d0.is_static else d0.expr
+    if not (c.path and want_expr is not None and walker.sink.check_on_host(ViewRows(c.path, want_expr, c.delta))):
+        want = astype(d0.val, np.dtype(np.int64))
+        fill = c.fill
 
-    def err():
-        return kv_error("view: the requested rows are not the cached rows").with_span(
-            call.span if call is not None else None)
-    walker.sink.check(lax.ne(want, fill), err)
+        def err():
+            return kv_error("view: the requested rows are not the cached rows").with_span(
+                call.span if call is not None else None)
+        walker.sink.check(lax.ne(want, fill), err)
     valid = None if d0.is_static else (d0,) + (None,) * (c.data.ndim - 1)
     return TVal(data, valid, walker.level)
 

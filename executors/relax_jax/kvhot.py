@@ -168,10 +168,11 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     narrow = _narrow_kv(compiled, items)
     tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
                                  [info for kind, info in items if kind == _T])
+    host = compiled.host
     if one is not None and nsym == 1 and ranges is not None and one_fill and one_pos and narrow and \
             all(type(d) is int for _, d in writes):
         step = _decode_hot(fn, nparams, tensors_ok, one[0], ranges[0], caches, kept, writes, spack, export,
-                           n_kv_out, has_code, builders, stats)
+                           n_kv_out, (has_code, host), builders, stats)
         if step is not None:
             return step
 
@@ -208,6 +209,8 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         # (after the symbolic values: plan.lifted_values; another pattern is another compilation)
         if (one_fill and fills.count(fills[0]) != ncaches) or (one_pos and poss.count(poss[0]) != ncaches):
             return MISS
+        if host is not None and host(args, vals):
+            return MISS                     # a check made before the call fails: the general path raises
         if one_fill:
             del fills[1:]
         if one_pos:
@@ -281,13 +284,15 @@ _KV_TYPE, _INT_TYPE = frozenset([AttentionKVCache]), frozenset([int])
 
 
 def _decode_hot(fn, nparams: int, tensors_ok, spos: int, rng: tuple, caches: list, kept: list, writes: list,
-                spack, export, n_kv_out: int, has_code: bool, builders, stats) -> Optional[Callable]:
+                spack, export, n_kv_out: int, checks: tuple, builders, stats) -> Optional[Callable]:
     """:func:`_attention_hot`'s path for a decode step's signature: one shape argument of one variable
     (``spos``; its values ``rng``), caches whose fill counts and positions travel as one value each
     (``compiled.pattern``), constant fill deltas, no 64-bit mode. The same checks as the general closure,
     made over all caches at once (C-level passes over their types, fills and positions), and the
     compiled arguments passed without an intermediate list; None when the caches are not one run of
-    the compiled arguments (the general closure then serves)."""
+    the compiled arguments (the general closure then serves). ``checks``: whether the compilation has
+    an error code, and its checks made before the call (``Compiled.host``)."""
+    has_code, host = checks
     n = len(caches)
     at = [kept.index(i) for i, _ in caches]
     if not n or at != list(range(at[0], at[0] + n)):
@@ -322,6 +327,8 @@ def _decode_hot(fn, nparams: int, tensors_ok, spos: int, rng: tuple, caches: lis
             return MISS
         if n > 1 and len(set(map(id, datas))) != n:
             return MISS                     # one buffer in two caches: the general path decides
+        if host is not None and host(args, (m,)):
+            return MISS                     # a check made before the call fails: the general path raises
         try:
             packed = np.frombuffer(spack(m, f, p), np.int32)
         except struct.error:
@@ -394,7 +401,7 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
     if plan.sym_vars or any(kind == _S for kind, _ in items):
         return None
     fn, has_code, builders, stats = direct_call(compiled.fn), compiled.has_code, compiled.builders, exe.stats
-    nparams = len(items)
+    nparams, host = len(items), compiled.host
     n_kv_out, reserve = len(compiled.kv), plan.reserve
     order = [p[0] for p, _, _, _ in compiled.kv]
     tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
@@ -419,6 +426,8 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
             flat[i:i + 1] = inputs
         if len(caches) > 1 and len({id(args[i]) for i, _, _ in caches}) < len(caches):
             return MISS                     # (a cache passed twice: the general path reports it)
+        if host is not None and host(args, ()):
+            return MISS                     # a check made before the call fails: the general path raises
         try:
             if narrow:
                 out = fn(*flat)

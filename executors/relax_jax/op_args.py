@@ -58,6 +58,7 @@ class JaxArgs(OpArgs):
     def __init__(self, call, values, sink_check: Callable[..., None], limits=None) -> None:
         super().__init__(call, values, limits)
         self._sink_check = sink_check
+        self._by_expr: dict = {}
 
     def kind(self, i: int) -> str:
         return jax_value_kind(self.values[i])
@@ -72,10 +73,19 @@ class JaxArgs(OpArgs):
         return _dt.from_numpy(np.dtype(v.data.dtype))
 
     def shape(self, i: int) -> Tuple[Any, ...]:
+        """The logical sizes of a tensor argument. Traced sizes of one symbolic expression are one
+        value across the call's arguments (the key and value lengths ``m + 1`` of an attention over two
+        grown caches): a check that compares them by identity knows them equal without a check site."""
         v = self.values[i]
         if isinstance(v, TVal):
-            return tuple(_size(d) for d in v.dims())
+            return tuple(self._same(d) for d in v.dims())
         return ()
+
+    def _same(self, d: SymInt) -> Any:
+        size = _size(d)
+        if d.expr is None or is_static(size):
+            return size
+        return self._by_expr.setdefault(d.expr, size)
 
     def data(self, i: int) -> Any:
         v = self.values[i]

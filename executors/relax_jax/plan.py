@@ -47,6 +47,7 @@ class Compiled:
     paged: list = field(default_factory=list)    # (param path, token counts its attention calls need) per paged cache
     lifted: Tuple[int, ...] = ()                 # flat positions of the caches' fill counts and positions (plan.lift)
     pattern: Tuple[bool, bool] = (True, True)    # which of them the vector carries as one value (plan.lift_pattern)
+    host: Optional[Callable[..., bool]] = None   # whether a check made before the call fails (host_checks)
 
 
 @dataclass

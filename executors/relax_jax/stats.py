@@ -10,7 +10,8 @@ class Stats:
     ``compiles``: XLA compilations of Relax functions; ``cache_hits``: calls that reused one;
     ``fallbacks``: functions switched to exact-shape compilation because an operation was not exact
     under padding; ``host_calls``: calls evaluated in host mode; ``error_reruns``: compiled calls
-    whose error code was set and that were re-run in host mode; ``kernel_compiles``: PrimFunc kernels
+    whose error code was set, or whose checks made before the call failed (``host_checks``), and that
+    were run in host mode; ``kernel_compiles``: PrimFunc kernels
     compiled for host mode; ``specializations``: exact-shape compilations of a shape that recurred
     ``specialize_after`` times in a bucket (counted in ``compiles`` too); ``host_pads``: arguments
     padded to their bucket through host memory; ``reused_pads``: arguments passed as the padded

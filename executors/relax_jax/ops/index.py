@@ -18,6 +18,7 @@ from relax_ref.errors import OpRuntimeError
 
 from ..dims import dim_value, dims_differ
 from ..errors import NeedsExact
+from ..host_checks import IndexRange, host_param
 from ..lowering import lowering
 from ..prim_jax import is_static, np_dtype
 from ..symbolic import upper_bound
@@ -33,6 +34,15 @@ def range_check(ctx, idx, extent, what: str, valid=None) -> None:
     name = ctx.op_name
     ctx.check(bad, lambda: OpRuntimeError(f"{name}: {what} is out of range for an axis of extent "
                                           f"{extent if is_static(extent) else '?'}"), valid)
+
+
+def _range_on_host(ctx, ibox, extent) -> bool:
+    """Whether the host checks the indices before each call (:class:`relax_jax.host_checks.IndexRange`):
+    a small tensor parameter, taken at the function's top level along an axis of static extent."""
+    if isinstance(ibox, PrimV) or not is_static(extent) or ctx.walker.level != 0:
+        return False
+    path = host_param(ctx.walker.sink, ibox.data)
+    return path is not None and ctx.walker.sink.check_on_host(IndexRange(path, int(extent)))
 
 
 def _box(ctx, data, valid) -> TVal:
@@ -57,7 +67,8 @@ def _take(ctx, x, ind):
     ind = ind.astype(jnp.int64)
     imask = ctx.valid_mask(ind.shape, ivalid) if ivalid else None
     if mode == "fast":
-        range_check(ctx, ind, extent, "an index", imask)
+        if not _range_on_host(ctx, ibox, extent):
+            range_check(ctx, ind, extent, "an index", imask)
     elif mode in ("clip", "wrap"):
         if is_static(extent):
             if extent == 0 and ind.size:
