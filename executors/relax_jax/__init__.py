@@ -91,7 +91,9 @@ error). Checks inside the
 function (``match_cast`` on traced sizes, integer division by zero, TensorIR bounds, ``R.assert_op``)
 become *check sites* threading an error code through the computation (:mod:`relax_jax.errors`); when
 the code is set the call is evaluated again in host mode, which raises the reference's error at the
-right place. Functions using host-only constructs -- packed functions, ``R.print``, data-dependent shapes
+right place. Checks the host can make before the call (``R.take`` of a small index parameter, a KV
+cache's view against its fill count: :mod:`relax_jax.host_checks`) are made there instead, so that a
+decode step carries no error code and its call returns without waiting for the computation. Functions using host-only constructs -- packed functions, ``R.print``, data-dependent shapes
 (``nonzero``, ``unique``, ``tensor_to_shape``), recursion, closures passed in from the host -- run in
 *host mode*: the same walker evaluates eagerly on concrete JAX arrays (PrimFuncs as compiled kernels,
 global functions through their compiled form when they have one). TensorIR lowering: see

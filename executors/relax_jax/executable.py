@@ -18,8 +18,9 @@ Calling ``exe(entry, *args)``:
    (:class:`~relax_jax.errors.TraceAbort`) the call runs in host mode (for good when the construct does
    not depend on shapes).
 4. **Run.** Tensor arguments are padded to their buckets (on the host, without per-shape compiles),
-   the compiled function runs; if its error code is set, the call is evaluated again in host mode,
-   which raises the reference's error at the right place. Padded results are cut to their logical
+   the compiled function runs; if its error code is set, or a check the host makes before the call
+   fails (:mod:`relax_jax.host_checks`), the call is evaluated in host mode, which raises the
+   reference's error at the right place. Padded results are cut to their logical
    shape.
 
 ``exe.stats`` counts compilations, cache hits, exact-shape fallbacks, host-mode calls and error
