@@ -7,7 +7,8 @@ API
 reuse_padded=True, pad_poison=False, stdout=None, float_rules="strict", donate_inplace=False,
 donate_argnums=None, reserve=None, padded_results=None) -> Executable``
     ``mod`` is a normalized IRModule (``relax_ref.parse``) or TVMScript text. ``device``: a JAX device or a
-    platform name (``"cpu"``, ``"gpu"``); default the first CPU device. ``shape_buckets``: ``"pow2"``, a
+    platform name (``"cpu"``, ``"gpu"``); default the first CPU device (arguments are transferred to it: NumPy
+    arrays, and JAX arrays placed on another device, which are copied). ``shape_buckets``: ``"pow2"``, a
     list of sizes, a function ``n -> bucket >= n``, or ``None`` for exact shapes (see Bucketing).
     ``reuse_padded``: a result cut from a padded buffer remembers that buffer (as long as the result
     lives), and passing the result back as an argument of the same bucket passes the buffer without

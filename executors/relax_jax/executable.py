@@ -41,6 +41,8 @@ from jax.sharding import SingleDeviceSharding
 from relax_ref import values as rv
 from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function
 from relax_ref.interp.builtins import from_host, global_func, lookup_packed, wrap_host_function
+from relax_ref.interp.kv_cache import AttentionKVCache
+from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.arith.evaluate import eval_prim
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
@@ -278,6 +280,7 @@ class Executable:
         if gone is not None:
             raise gone
         args = _plain_arrays(args)
+        args = self._on_device(args)
         if isinstance(fn, tir.PrimFunc):
             return self._call_prim_func_entry(entry, fn, args)
         if not isinstance(fn, rx.Function):
@@ -293,6 +296,27 @@ class Executable:
         if sym is None or out_of_bounds(plan, sym):
             return self._host_call(plan, args)
         return self._dispatch(plan, args, sym)
+
+    def _on_device(self, args: Sequence[Any]) -> Sequence[Any]:
+        """``args`` with each JAX array placed elsewhere than the executable's device (or sharding)
+        copied there, as NumPy arguments are transferred (a KV cache's buffer replaced in its object);
+        ``args`` itself when none is."""
+        want = self.sharding
+
+        def move(a: Any) -> Any:
+            if isinstance(a, jax.Array):
+                if isinstance(a, jax.core.Tracer) or a.is_deleted() or a.sharding == want:
+                    return a
+                return jax.device_put(a, want)
+            if type(a) is tuple:
+                return tuple(move(x) for x in a)
+            if isinstance(a, AttentionKVCache) and isinstance(a.data, jax.Array):
+                a.data = move(a.data)
+            elif isinstance(a, PagedKVCache) and isinstance(a.pool, jax.Array):
+                a.pool = move(a.pool)
+            return a
+        out = tuple(move(a) for a in args)
+        return args if all(x is a for x, a in zip(out, args)) else out
 
     # -- host mode -------------------------------------------------------------------------------------------
 

@@ -173,7 +173,7 @@ def make_hot(exe, plan, compiled, bucketing: bool, key) -> Optional[Callable]:
             return MISS                 # a check made before the call fails: the general path raises
         try:
             out = fn(*args, *extra)
-        except TypeError:
+        except (TypeError, ValueError):   # (ValueError: an array on another device)
             return MISS                 # a shape or dtype the executable was not compiled for
         if given:
             _release(args, given)
@@ -677,7 +677,7 @@ def make_padded_hot(exe, plan, compiled, key) -> Optional[Callable]:
             return MISS
         try:
             out = fn(*flat, _fromb(spack(*vals), _I32)) if narrow else _wide_call(fn, flat, _fromb(spack(*vals), _I32))
-        except TypeError:
+        except (TypeError, ValueError):   # (ValueError: an array on another device)
             return MISS                     # a static argument of another shape or dtype: nothing ran
         # (while the computation runs:) the call counted (count_padded_call, inlined), the donated
         # arguments deleted

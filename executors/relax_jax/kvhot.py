@@ -225,7 +225,7 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
             else:
                 with jax.enable_x64(True):
                     out = fn(*flat, packed)
-        except TypeError:
+        except (TypeError, ValueError):   # (ValueError: an array on another device)
             return MISS                     # not compiled for these shapes or dtypes: nothing ran
         end = len(out) - (1 if has_code else 0)
         start = end - n_kv_out
@@ -335,7 +335,7 @@ def _decode_hot(fn, nparams: int, tensors_ok, spos: int, rng: tuple, caches: lis
             return MISS                     # a value outside int64: the general path decides
         try:
             out = fn(*before(args), *datas, *after(args), packed)
-        except TypeError:
+        except (TypeError, ValueError):   # (ValueError: an array on another device)
             return MISS                     # not compiled for these shapes or dtypes: nothing ran
         del datas, packed                   # (the given-up buffers released while the computation may run)
         end = len(out) - (1 if has_code else 0)
@@ -434,7 +434,7 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
             else:
                 with jax.enable_x64(True):
                     out = fn(*flat)
-        except TypeError:
+        except (TypeError, ValueError):   # (ValueError: an array on another device)
             return MISS                     # not compiled for these shapes or dtypes: nothing ran
         end = len(out) - (1 if has_code else 0)
         start = end - n_kv_out
