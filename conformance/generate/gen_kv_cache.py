@@ -64,6 +64,23 @@ def append_cases():
                     spec=KV + ["CALL.KVCACHE.2", "CALL.KVCACHE.5"], tags=TAGS, oracle="hand",
                     description="a negative fill count keeps the initial rows (2, more than the 1 reserved); "
                                 "the one-argument view"))
+    fill0 = module_text(f'''
+        @R.function
+        def main(a: R.Tensor((2, 3), "float32"), b: R.Tensor((1, 3), "float32"), k: R.Prim("int64")) -> R.Tensor(ndim=2, dtype="float32"):
+            c = R.call_pure_packed("vm.builtin.attention_kv_cache_create", a, R.shape([4, 3]), k,
+                                   sinfo_args=R.Object)
+            c1 = {_append("c", "b")}
+            v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c1, sinfo_args=R.Tensor(ndim=2, dtype="float32"))
+            return v
+    ''')
+    out.append(Case("create_fill_count_past_the_reserved_rows", fill0,
+                    runs=[([a2, b, Prim(1, "int64")], np.concatenate([a2[:1], b])),
+                          ([a2, b, Prim(0, "int64")], b),
+                          Fails([a2, b, Prim(5, "int64")], "op_runtime", "a fill count of 5 in 4 reserved rows")],
+                    spec=KV + ["CALL.KVCACHE.2", "CALL.KVCACHE.5", "DIV.45"], tags=TAGS + ["error"], oracle="hand",
+                    description="create's fill count below the initial rows keeps the first ones (the append "
+                                "writes after them); one past the reserved rows is an error at create (TVM sets "
+                                "it, and the append grows the buffer and copies rows past the old one)"))
     bad_view = module_text(f'''
         @R.function
         def main(a: R.Tensor((2, 3), "float32"), s: R.Shape(["k"])) -> R.Tensor(ndim=2, dtype="float32"):

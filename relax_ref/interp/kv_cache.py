@@ -116,7 +116,8 @@ class KVCacheOps:
 
     def create(self, init: Any, reserve: Any, init_fill: Any = -1) -> AttentionKVCache:
         """CALL.KVCACHE.1: a cache of ``reserve`` rows holding ``init``; ``fill`` is ``init_fill`` when
-        it is non-negative, else the rows of ``init``."""
+        it is non-negative, else the rows of ``init``; an ``init_fill`` past the rows of the buffer (after
+        the append) is an error."""
         init = _tensor(init, "create")
         if not isinstance(reserve, (ShapeValue, tuple)):
             raise TypeMismatchError(f"vm.builtin.attention_kv_cache_create expects a reserve shape, got "
@@ -129,6 +130,8 @@ class KVCacheOps:
         c = AttentionKVCache(self.empty(reserve, init.dtype), 0, 0)
         self.append(c, init, "create")
         k = _int(init_fill, "create's fill count")
+        if k > int(c.data.shape[0]):
+            raise kv_error(f"create: the fill count {k} is past the cache's {int(c.data.shape[0])} reserved rows")
         if k >= 0:
             c.fill = c.pos = k
         return c
