@@ -41,8 +41,6 @@ from jax.sharding import SingleDeviceSharding
 from relax_ref import values as rv
 from relax_ref.errors import RelaxError, RelaxRuntimeError, TypeMismatchError, UnsupportedError, no_function
 from relax_ref.interp.builtins import from_host, global_func, lookup_packed, wrap_host_function
-from relax_ref.interp.kv_cache import AttentionKVCache
-from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.arith.evaluate import eval_prim
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import expr as rx
@@ -74,7 +72,7 @@ from .native import native_builtins
 from .plan import Compiled, Plan, lift, lift_pattern, lifted_slots, lifted_values, make_plan, out_of_bounds, pack_sym, restore, shifted, sym_spec, unpack_sym
 from .symbolic import ShapeBuckets, reserve_rows
 from .stats import Stats
-from .transfer import collect_cuts, cut, exportable_arg, pad_to, to_user, unpad_value, views_to_device
+from .transfer import collect_cuts, cut, exportable_arg, on_device, pad_to, plain_arrays, to_user, unpad_value, views_to_device
 from .values import ClosureV, PackedV, PrimFuncV, PrimV, ShapeV, SymInt, TVal, host_prim, reference_callable
 from .walker import Walker, flatten, unflatten
 
@@ -95,20 +93,6 @@ _KV_BUILTINS = {**kv_cache_builtins(), **paged_kv_cache_builtins()}
 # ---------------------------------------------------------------------------------------------------
 # The executable
 # ---------------------------------------------------------------------------------------------------
-
-
-def _plain_arrays(args: Sequence[Any]) -> Sequence[Any]:
-    """``args`` with each NumPy array that JAX does not take as it is (a masked array, a subclass, a
-    byte order other than the machine's) as a plain native-order array of its values, as the reference
-    reads it (its mask ignored); ``args`` itself when there is none."""
-    def plain(a: Any) -> Any:
-        if isinstance(a, np.ndarray) and (type(a) is not np.ndarray or not a.dtype.isnative):
-            return np.asarray(a).astype(a.dtype.newbyteorder("="), copy=False)
-        if type(a) is tuple:
-            return tuple(plain(x) for x in a)
-        return a
-    out = tuple(plain(a) for a in args)
-    return args if all(x is a for x, a in zip(out, args)) else out
 
 
 class Executable:
@@ -279,8 +263,7 @@ class Executable:
         gone = donation.deleted_argument(entry, fn, args)
         if gone is not None:
             raise gone
-        args = _plain_arrays(args)
-        args = self._on_device(args)
+        args = on_device(plain_arrays(args), self.sharding)
         if isinstance(fn, tir.PrimFunc):
             return self._call_prim_func_entry(entry, fn, args)
         if not isinstance(fn, rx.Function):
@@ -296,27 +279,6 @@ class Executable:
         if sym is None or out_of_bounds(plan, sym):
             return self._host_call(plan, args)
         return self._dispatch(plan, args, sym)
-
-    def _on_device(self, args: Sequence[Any]) -> Sequence[Any]:
-        """``args`` with each JAX array placed elsewhere than the executable's device (or sharding)
-        copied there, as NumPy arguments are transferred (a KV cache's buffer replaced in its object);
-        ``args`` itself when none is."""
-        want = self.sharding
-
-        def move(a: Any) -> Any:
-            if isinstance(a, jax.Array):
-                if isinstance(a, jax.core.Tracer) or a.is_deleted() or a.sharding == want:
-                    return a
-                return jax.device_put(a, want)
-            if type(a) is tuple:
-                return tuple(move(x) for x in a)
-            if isinstance(a, AttentionKVCache) and isinstance(a.data, jax.Array):
-                a.data = move(a.data)
-            elif isinstance(a, PagedKVCache) and isinstance(a.pool, jax.Array):
-                a.pool = move(a.pool)
-            return a
-        out = tuple(move(a) for a in args)
-        return args if all(x is a for x, a in zip(out, args)) else out
 
     # -- host mode -------------------------------------------------------------------------------------------
 

@@ -161,14 +161,13 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
     pick = _picker(kept)
     pick_data = operator.itemgetter(*[kept.index(i) for i, _ in caches]) if len(caches) > 1 else None
     fn, has_code, builders, stats = direct_call(compiled.fn), compiled.has_code, compiled.builders, exe.stats
-    n_kv_out = len(compiled.kv)
+    n_kv_out, host = len(compiled.kv), compiled.host       # (host: the checks made before the call)
     one_fill, one_pos = compiled.pattern                   # (plan.lift_pattern, checked per call)
     ncaches = len(caches)
     spack = sym_struct(nsym + (1 if one_fill else ncaches) + (1 if one_pos else ncaches))   # (plan.sym_packer, inline)
     narrow = _narrow_kv(compiled, items)
     tensors_ok = _tensor_checker([i for i, (kind, _) in enumerate(items) if kind == _T],
                                  [info for kind, info in items if kind == _T])
-    host = compiled.host
     if one is not None and nsym == 1 and ranges is not None and one_fill and one_pos and narrow and \
             all(type(d) is int for _, d in writes):
         step = _decode_hot(fn, nparams, tensors_ok, one[0], ranges[0], caches, kept, writes, spack, export,
@@ -207,10 +206,9 @@ def _attention_hot(exe, plan, compiled, bucketing: bool, key, items, facts, expo
         if ncaches > 1 and len(set(map(id, pick_data(flat)))) != ncaches:
             return MISS                     # one buffer in two caches: the general path decides
         # (after the symbolic values: plan.lifted_values; another pattern is another compilation)
-        if (one_fill and fills.count(fills[0]) != ncaches) or (one_pos and poss.count(poss[0]) != ncaches):
-            return MISS
-        if host is not None and host(args, vals):
-            return MISS                     # a check made before the call fails: the general path raises
+        if (one_fill and fills.count(fills[0]) != ncaches) or (one_pos and poss.count(poss[0]) != ncaches) or \
+                (host is not None and host(args, vals)):
+            return MISS                     # another pattern (another compilation), or a failing host check
         if one_fill:
             del fills[1:]
         if one_pos:

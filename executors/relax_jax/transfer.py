@@ -1,12 +1,14 @@
 """Moving values between the host and compiled code: padding arguments to their buckets, cutting
 padded results to their logical shapes (on the host, without per-shape compilations), aliasing host
-views on the device, and the host form of executor values passed between compiled functions.
+views on the device, the host form of executor values passed between compiled functions, and the
+arguments as the compiled code takes them (plain native-order NumPy arrays, JAX arrays on the
+executable's device).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import jax
 import numpy as np
@@ -14,6 +16,8 @@ from jax.sharding import SingleDeviceSharding
 
 from relax_ref import values as rv
 from relax_ref.arith.evaluate import eval_prim
+from relax_ref.interp.kv_cache import AttentionKVCache
+from relax_ref.interp.paged_kv_cache import PagedKVCache
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir.functor import prim_vars_in
@@ -173,4 +177,44 @@ def to_user(a: Any) -> Any:
     return a
 
 
-__all__ = ["pad_to", "views_to_device", "collect_cuts", "cut", "unpad_value", "exportable_arg", "to_user"]
+# ---------------------------------------------------------------------------------------------------
+# Arguments as the compiled code takes them
+# ---------------------------------------------------------------------------------------------------
+
+
+def plain_arrays(args: Sequence[Any]) -> Sequence[Any]:
+    """``args`` with each NumPy array that JAX does not take as it is (a masked array, a subclass, a
+    byte order other than the machine's) as a plain native-order array of its values, as the reference
+    reads it (its mask ignored); ``args`` itself when there is none."""
+    def plain(a: Any) -> Any:
+        if isinstance(a, np.ndarray) and (type(a) is not np.ndarray or not a.dtype.isnative):
+            return np.asarray(a).astype(a.dtype.newbyteorder("="), copy=False)
+        if type(a) is tuple:
+            return tuple(plain(x) for x in a)
+        return a
+    out = tuple(plain(a) for a in args)
+    return args if all(x is a for x, a in zip(out, args)) else out
+
+
+def on_device(args: Sequence[Any], want: Any) -> Sequence[Any]:
+    """``args`` with each JAX array placed elsewhere than ``want`` (the executable's sharding) copied
+    there, as NumPy arguments are transferred (a KV cache's buffer replaced in its object); ``args``
+    itself when none is."""
+    def move(a: Any) -> Any:
+        if isinstance(a, jax.Array):
+            if isinstance(a, jax.core.Tracer) or a.is_deleted() or a.sharding == want:
+                return a
+            return jax.device_put(a, want)
+        if type(a) is tuple:
+            return tuple(move(x) for x in a)
+        if isinstance(a, AttentionKVCache) and isinstance(a.data, jax.Array):
+            a.data = move(a.data)
+        elif isinstance(a, PagedKVCache) and isinstance(a.pool, jax.Array):
+            a.pool = move(a.pool)
+        return a
+    out = tuple(move(a) for a in args)
+    return args if all(x is a for x, a in zip(out, args)) else out
+
+
+__all__ = ["pad_to", "views_to_device", "collect_cuts", "cut", "unpad_value", "exportable_arg", "to_user", "plain_arrays",
+           "on_device"]
