@@ -118,3 +118,16 @@ KV_CREATE = '''    @R.function
                                    sinfo_args=R.Object())
         return c1
 '''
+
+#: a Relax function (module-body indentation) of one decode-like step over a KV cache of rows of 3: the
+#: row ``b`` appended (CALL.KVCACHE.2), the view of the ``m`` cached rows (CALL.KVCACHE.5), their sum
+KV_STEP_SUM = '''    @R.function
+    def step_sum(c: R.Object, b: R.Tensor((1, 3), "float32"), s: R.Shape(["m"])) -> R.Tuple(R.Object, R.Tensor((3,), "float32")):
+        m = T.int64()
+        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, b, inplace_indices=[0],
+                                   sinfo_args=R.Object())
+        v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c1, R.shape([m, 3]),
+                               sinfo_args=R.Tensor((m, 3), "float32"))
+        t = R.sum(v, axis=[0])
+        return (c1, t)
+'''

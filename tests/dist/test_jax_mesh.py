@@ -6,16 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from host_devices import run_with_host_devices
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
 
 def test_global_view_on_meshes_of_host_devices():
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "executors"), env.get("PYTHONPATH", "")])
-    out = subprocess.run([sys.executable, str(HERE / "jax_mesh_script.py")], env=env, capture_output=True, text=True,
-                         timeout=600)
+    out = run_with_host_devices(HERE / "jax_mesh_script.py", 8)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 4 and all("result on" in ln for ln in lines), out.stdout
@@ -25,11 +23,7 @@ def test_local_view_on_host_devices():
     """The local view on JAX (DIST.LOCAL.1-3) as partitioned lanes and under ``shard_map`` on meshes of
     1, 2, 4, 8 and 2x2 host devices, equal to the simulated workers: ``jax_local_view_script.py`` in a
     fresh process (8 devices)."""
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "executors"), env.get("PYTHONPATH", "")])
-    out = subprocess.run([sys.executable, str(HERE / "jax_local_view_script.py")], env=env, capture_output=True,
-                         text=True, timeout=600)
+    out = run_with_host_devices(HERE / "jax_local_view_script.py", 8)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 6 and all(ln.endswith("True") for ln in lines), out.stdout

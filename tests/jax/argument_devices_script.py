@@ -3,6 +3,8 @@ test_argument_devices.py in a fresh process): each call gives the reference's va
 path and on each fast path, and the results live on the executable's device."""
 
 import os
+import sys
+from pathlib import Path
 
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
 
@@ -13,6 +15,9 @@ import numpy as np  # noqa: E402
 import relax_jax  # noqa: E402
 import relax_ref  # noqa: E402
 from relax_ref.interp.kv_cache import AttentionKVCache  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from program_texts import KV_STEP_SUM  # noqa: E402
 
 SRC = '''
 from tvm.script import ir as I, relax as R, tir as T
@@ -27,16 +32,7 @@ class Module:
     def grow(k: R.Tensor((1, "m", 3), "float32"), r: R.Tensor((1, 1, 3), "float32")) -> R.Tensor((1, "m + 1", 3), "float32"):
         m = T.int64()
         return R.concat([k, r], axis=1)
-
-    @R.function
-    def step(c: R.Object, b: R.Tensor((1, 3), "float32"), s: R.Shape(["m"])) -> R.Tuple(R.Object, R.Tensor((3,), "float32")):
-        m = T.int64()
-        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, b, inplace_indices=[0],
-                                   sinfo_args=R.Object())
-        v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c1, R.shape([m, 3]),
-                               sinfo_args=R.Tensor((m, 3), "float32"))
-        return (c1, R.sum(v, axis=[0]))
-'''
+''' + KV_STEP_SUM
 
 
 def main() -> None:
@@ -62,8 +58,8 @@ def main() -> None:
     for i in range(5):          # a cache whose buffer is on the other device, every step
         b = np.full((1, 3), i, "float32")
         cache.data = jax.device_put(cache.data, d1)
-        cache, t = exe("step", cache, b, (3 + i,))
-        mine, want = ref("step", mine, b, (3 + i,))
+        cache, t = exe("step_sum", cache, b, (3 + i,))
+        mine, want = ref("step_sum", mine, b, (3 + i,))
         np.testing.assert_array_equal(np.asarray(t), want)
         assert cache.fill == mine.fill and cache.data.devices() == {d0}
     print("ok kv")

@@ -17,7 +17,7 @@ from relax_ref.interp.kv_cache import AttentionKVCache
 from relax_jax.host_checks import MAX_HOST_ELEMENTS
 
 from file_modules import load_file
-from program_texts import KV_CREATE
+from program_texts import KV_CREATE, KV_STEP_SUM
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,16 +56,7 @@ class Module:
     def many(ids: R.Tensor(("n",), "int32"), table: R.Tensor((4, 2), "float32")) -> R.Tensor(("n", 2), "float32"):
         n = T.int64()
         return R.take(table, ids, axis=0)
-''' + KV_CREATE + '''
-    @R.function
-    def kv_step(c: R.Object, b: R.Tensor((1, 3), "float32"), s: R.Shape(["m"])) -> R.Tuple(R.Object, R.Tensor((3,), "float32")):
-        m = T.int64()
-        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, b, inplace_indices=[0],
-                                   sinfo_args=R.Object())
-        v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c1, R.shape([m, 3]),
-                               sinfo_args=R.Tensor((m, 3), "float32"))
-        return (c1, R.sum(v, axis=[0]))
-'''
+''' + KV_CREATE + KV_STEP_SUM
 
 MOD = relax_ref.parse(SRC)
 TABLE = np.arange(32, dtype="float32").reshape(8, 4)
@@ -160,18 +151,18 @@ def test_a_kv_view_of_other_rows_fails_as_on_the_reference():
     exe, ref = relax_jax.compile(MOD), relax_ref.Interpreter(MOD)
     cache = _kv(exe, 64)
     for i in range(5):                      # the decode fast path after the first calls
-        cache, _ = exe("kv_step", cache, np.full((1, 3), i, "float32"), (3 + i,))
-    assert all(not c.has_code and c.host is not None for c in _compilations(exe, "kv_step"))
+        cache, _ = exe("step_sum", cache, np.full((1, 3), i, "float32"), (3 + i,))
+    assert all(not c.has_code and c.host is not None for c in _compilations(exe, "step_sum"))
     mine = AttentionKVCache(np.array(cache.data), int(cache.fill), int(cache.pos))
     b = np.ones((1, 3), "float32")
     for wrong in (lambda f: f, lambda f: f + 2, lambda f: 0):
         wrong = wrong(cache.fill)           # (each failing call appended its row: the fill count moved)
-        got = _error(lambda: exe("kv_step", cache, b, (wrong,)))
-        _same_error(got, _error(lambda: ref("kv_step", mine, b, (wrong,))))
+        got = _error(lambda: exe("step_sum", cache, b, (wrong,)))
+        _same_error(got, _error(lambda: ref("step_sum", mine, b, (wrong,))))
         assert (cache.fill, cache.pos) == (mine.fill, mine.pos)     # the append before the view stays
         np.testing.assert_array_equal(np.asarray(cache.data)[:cache.fill], np.asarray(mine.data)[:mine.fill])
-    _, t = exe("kv_step", cache, b, (cache.fill + 1,))
-    _, want = ref("kv_step", mine, b, (mine.fill + 1,))
+    _, t = exe("step_sum", cache, b, (cache.fill + 1,))
+    _, want = ref("step_sum", mine, b, (mine.fill + 1,))
     np.testing.assert_array_equal(np.asarray(t), want)
 
 

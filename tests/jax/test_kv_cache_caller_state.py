@@ -10,24 +10,14 @@ import relax_jax
 import relax_ref
 from relax_ref.errors import RelaxError
 from relax_ref.interp.kv_cache import AttentionKVCache
-from program_texts import KV_CREATE
+from program_texts import KV_CREATE, KV_STEP_SUM
 
 SRC = '''
 from tvm.script import ir as I, relax as R, tir as T
 
 @I.ir_module
 class Module:
-''' + KV_CREATE + '''
-    @R.function
-    def step_sum(c: R.Object, b: R.Tensor((1, 3), "float32"), s: R.Shape(["m"])) -> R.Tuple(R.Object, R.Tensor((3,), "float32")):
-        m = T.int64()
-        c1 = R.call_inplace_packed("vm.builtin.attention_kv_cache_append", c, b, inplace_indices=[0],
-                                   sinfo_args=R.Object())
-        v = R.call_pure_packed("vm.builtin.attention_kv_cache_view", c1, R.shape([m, 3]),
-                               sinfo_args=R.Tensor((m, 3), "float32"))
-        t = R.sum(v, axis=[0])
-        return (c1, t)
-'''
+''' + KV_CREATE + KV_STEP_SUM
 
 _MOD = relax_ref.parse(SRC)
 
