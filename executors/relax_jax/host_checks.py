@@ -21,14 +21,16 @@ index tensors keep their check site: reading them on the host would cost more th
 
 from __future__ import annotations
 
+import functools
 import operator
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from relax_ref.arith.evaluate import eval_prim
 from relax_ref.ir import prim_expr as P
+
+from .symbolic import host_value_fn
 
 #: the most elements of a tensor argument whose data the host reads for a check
 MAX_HOST_ELEMENTS = 4096
@@ -59,35 +61,11 @@ HostCheck = Any             # IndexRange | ViewRows
 Failing = Callable[[Sequence[Any], Sequence[int]], bool]
 
 
-def _value_fn(e: Any, sym_vars: Sequence[P.PrimVar]) -> Callable[[Sequence[int]], int]:
-    """A fast host function of an int or an expression over ``sym_vars`` (the common shapes inline:
-    a constant, a variable, a variable plus or minus a constant)."""
-    if isinstance(e, int):
-        return lambda vals, e=e: e
-    if isinstance(e, P.IntImm):
-        return lambda vals, c=int(e.value): c
-    pos = {v: i for i, v in enumerate(sym_vars)}
-    if isinstance(e, P.PrimVar) and e in pos:
-        return operator.itemgetter(pos[e])
-    if isinstance(e, (P.Add, P.Sub)) and isinstance(e.a, P.PrimVar) and e.a in pos and isinstance(e.b, P.IntImm):
-        i, c = pos[e.a], int(e.b.value) if isinstance(e, P.Add) else -int(e.b.value)
-        return lambda vals: vals[i] + c
-
-    def general(vals, e=e):
-        return int(eval_prim(e, dict(zip(sym_vars, vals))))
-    return general
-
-
 def _path_getter(path: Tuple[int, ...]) -> Callable[[Sequence[Any]], Any]:
+    """The argument at ``path`` (as ``layouts.get_path``, which imports this module's users)."""
     if len(path) == 1:
         return operator.itemgetter(path[0])
-
-    def get(args):
-        v = args
-        for i in path:
-            v = v[i]
-        return v
-    return get
+    return lambda args: functools.reduce(operator.getitem, path, args)
 
 
 def _index_range(check: IndexRange) -> Failing:
@@ -104,7 +82,7 @@ def _index_range(check: IndexRange) -> Failing:
 
 
 def _view_rows(check: ViewRows, sym_vars) -> Failing:
-    get, want, delta = _path_getter(check.path), _value_fn(check.want, sym_vars), _value_fn(check.delta, sym_vars)
+    get, want, delta = _path_getter(check.path), host_value_fn(check.want, sym_vars), host_value_fn(check.delta, sym_vars)
 
     def fails(args, vals) -> bool:
         return want(vals) != get(args).fill + delta(vals)
@@ -133,7 +111,7 @@ def compile_checks(checks: Sequence[HostCheck], sym_vars: Sequence[P.PrimVar]) -
 def host_param(sink: Any, data: Any) -> Optional[Tuple[int, ...]]:
     """The path of the tensor parameter whose traced data is ``data`` when the host may read it for a
     check (a small tensor at the function's top level), else None."""
-    params = getattr(sink, "host_params", None)
+    params = sink.host_params
     if not params:
         return None
     hit = params.get(id(data))

@@ -35,6 +35,7 @@ from relax_ref.ir import prim_expr as P
 
 from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker, direct_call
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
+from .symbolic import host_value_fn
 from .paged_kv_cache import TracedPaged, paged_hot_inputs
 from .plan import sym_struct
 
@@ -247,7 +248,7 @@ def _cache_rows(compiled, facts, sym_vars) -> Tuple[list, list]:
     function of the symbolic values), in the order of the compiled outputs."""
     limit = {path[0]: cap_out - need for path, _, need, cap_out in compiled.kv}
     caches = [(i, limit.get(i, facts[i][1][0] if facts[i][1] else None)) for i in facts]
-    writes = [(path[0], delta if isinstance(delta, int) else _delta_fn(delta, sym_vars))
+    writes = [(path[0], delta if isinstance(delta, int) else host_value_fn(delta, sym_vars))
               for path, delta, _, _ in compiled.kv]
     return caches, writes
 
@@ -446,13 +447,6 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
         return export(out[:start], args)
 
     return hot
-
-
-def _delta_fn(expr, sym_vars) -> Callable[[list], int]:
-    """The host value of a fill delta over the symbolic variables (as ``Executable._write_caches``)."""
-    def run(vals, expr=expr):
-        return int(eval_prim(expr, dict(zip(sym_vars, vals))))
-    return run
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -281,6 +281,27 @@ def _lowering_for(check) -> PrimLowering:
     return PrimLowering(check=lambda bad, mask, make: check(bad, make, mask))
 
 
+def host_value_fn(e: Any, sym_vars: Sequence[P.PrimVar]) -> Callable[[Sequence[int]], int]:
+    """A function giving the host value of ``e`` (an int, or an integer expression over ``sym_vars``)
+    from the symbolic values in ``sym_vars``' order: a fill delta, a view's requested rows. The common
+    shapes are inline (a constant, a variable, a variable plus or minus a constant)."""
+    if isinstance(e, (int, np.integer)):
+        return lambda vals, c=int(e): c
+    if isinstance(e, P.IntImm):
+        return lambda vals, c=int(e.value): c
+    pos = {v: i for i, v in enumerate(sym_vars)}
+    if isinstance(e, P.PrimVar) and e in pos:
+        i = pos[e]
+        return lambda vals: vals[i]
+    if isinstance(e, (P.Add, P.Sub)) and isinstance(e.a, P.PrimVar) and e.a in pos and isinstance(e.b, P.IntImm):
+        i, c = pos[e.a], int(e.b.value) if isinstance(e, P.Add) else -int(e.b.value)
+        return lambda vals: vals[i] + c
+
+    def general(vals, e=e):
+        return int(eval_prim(e, dict(zip(sym_vars, vals))))
+    return general
+
+
 _ANALYZER = Analyzer()
 
 
@@ -299,4 +320,4 @@ def provably_equal(a: SymInt, b: SymInt) -> Optional[bool]:
     return None
 
 
-__all__ = ["ShapeBuckets", "is_monotone", "eval_sym", "eval_value", "provably_equal"]
+__all__ = ["ShapeBuckets", "is_monotone", "eval_sym", "eval_value", "provably_equal", "host_value_fn"]
