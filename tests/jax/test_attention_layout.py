@@ -114,3 +114,21 @@ def test_prefill_keeps_few_score_sized_temporaries(mask, buckets):
     c = list(plan.exact_cache.values() or plan.cache.values())[-1]
     scores = 2 * nkv * rep * s * s * 4
     assert c.fn.memory_analysis().temp_size_in_bytes < 2.5 * scores
+
+
+@pytest.mark.parametrize("mask", ["TopLeft", None])
+def test_row_sums_fuse_with_the_exponentials(mask):
+    # a row of 64 keys (a multiple of XLA's window of 32) is summed in windows inside the fusion that
+    # makes its exponentials: no windowed reduction of the scores is left to XLA, which would read a
+    # score-sized array written out for it (relax_jax.reductions.window_sums)
+    s, nkv, rep = 64, 2, 2
+    mod = relax_ref.parse(_module(nkv, rep, 8, mask))
+    exe = relax_jax.compile(mod, shape_buckets=None)
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((2, s, nkv * rep, 8)).astype(np.float32)
+    kv = rng.standard_normal((2, s, nkv, 8)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(exe("main", q, kv, kv)), relax_ref.evaluate(mod, "main", q, kv, kv),
+                               rtol=2e-6, atol=2e-6)
+    plan = exe._plans["main"]
+    c = list(plan.exact_cache.values() or plan.cache.values())[-1]
+    assert "reduce-window" not in c.fn.as_text()

@@ -1,7 +1,9 @@
 """Maxima over a long last axis in XLA's windows (relax_jax.reductions): the same values as one
 reduction (NaN, infinities, a padded last window), and on the CPU backend the masked operand of a
 softmax's or an attention's maximum is no longer written out for a windowed reduction (XLA fuses it
-into the first stage), on the graph path and the TensorIR path alike."""
+into the first stage), on the graph path and the TensorIR path alike; so are the exponentials that a
+softmax sums (``window_sums``; on the TensorIR path only a sum of a buffer that holds no product,
+``relax_jax.tir.products.product_free``)."""
 
 import re
 
@@ -13,7 +15,8 @@ import pytest
 import relax_jax
 import relax_ref
 from relax_jax.float_rules import STRICT_OPTIONS
-from relax_jax.reductions import WINDOW, reduce, reduce_last, windowed
+from relax_jax.reductions import WINDOW, reduce, reduce_last, window_sums, windowed
+from relax_jax.tir.products import product_free
 from relax_ref.transform.legalize_ops import LegalizeOps
 from tir_prims import HEADER
 
@@ -41,6 +44,72 @@ def test_only_float_extrema_are_windowed():
     assert windowed("add", jnp.ones((4, 100), jnp.float32)) is None
     assert windowed("max", jnp.ones((4, 100), jnp.int32)) is None
     assert windowed("max", jnp.ones((100,), jnp.float32)).shape == (4,)
+
+
+def test_window_sums_only_whole_windows_of_floats():
+    x = jnp.asarray(RNG.standard_normal((3, 128)).astype(np.float32))
+    w = window_sums(x)
+    assert w.shape == (3, 4)
+    np.testing.assert_allclose(np.asarray(w.sum(-1)), np.asarray(x).astype(np.float64).sum(-1), rtol=1e-5, atol=1e-5)
+    for same in (x[:, :100], x[:, :32], jnp.ones((3, 64), jnp.int32)):   # a padded copy; one window; ints
+        assert window_sums(same) is same
+
+
+PRODUCTS = HEADER + '''
+    @T.prim_func
+    def f(a: T.Buffer((T.int64(4), T.int64(64)), "float32"), out: T.Buffer((T.int64(4),), "float32")):
+        e = T.alloc_buffer((T.int64(4), T.int64(64)))
+        masked = T.alloc_buffer((T.int64(4), T.int64(64)))
+        sq = T.alloc_buffer((T.int64(4), T.int64(64)))
+        cast_sq = T.alloc_buffer((T.int64(4), T.int64(64)))
+        copy = T.alloc_buffer((T.int64(4), T.int64(64)))
+        for i, k in T.grid(T.int64(4), T.int64(64)):
+            with T.block("e"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                e[vi, vk] = T.exp(a[vi, vk])
+        for i, k in T.grid(T.int64(4), T.int64(64)):
+            with T.block("masked"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                masked[vi, vk] = T.Select(vk <= vi, e[vi, vk], T.float32(0))
+        for i, k in T.grid(T.int64(4), T.int64(64)):
+            with T.block("sq"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                sq[vi, vk] = a[vi, vk] * a[vi, vk]
+        for i, k in T.grid(T.int64(4), T.int64(64)):
+            with T.block("cast_sq"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                cast_sq[vi, vk] = T.Select(vk <= vi, T.Cast("float32", a[vi, vk] * a[vi, vk]), T.float32(0))
+        for i, k in T.grid(T.int64(4), T.int64(64)):
+            with T.block("copy"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                copy[vi, vk] = sq[vi, vk]
+        for i, k in T.grid(T.int64(4), T.int64(64)):
+            with T.block("red"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    out[vi] = T.float32(0)
+                out[vi] = out[vi] + masked[vi, vk] + sq[vi, vk] + cast_sq[vi, vk] + copy[vi, vk]
+'''
+
+
+def test_product_free_buffers():
+    func = relax_ref.parse(PRODUCTS)["f"]
+    bufs = {b.name: b for b in _alloc_buffers(func.body)}
+    assert product_free(func, bufs["e"]) and product_free(func, bufs["masked"])
+    assert not any(product_free(func, bufs[n]) for n in ("sq", "cast_sq", "copy"))
+    assert not product_free(func, dict(func.buffer_map)[func.params[0]])     # a parameter: not known here
+
+
+def _alloc_buffers(stmt):
+    from relax_ref.ir import tir
+    from relax_ref.ir.functor import stmt_children
+    if isinstance(stmt, tir.BlockRealize):
+        return _alloc_buffers(stmt.block)
+    out = list(stmt.alloc_buffers) if isinstance(stmt, tir.Block) else \
+        [stmt.buffer] if isinstance(stmt, tir.AllocBuffer) else []
+    for c in stmt_children(stmt):
+        out += _alloc_buffers(c)
+    return out
 
 
 SOFTMAX = HEADER + '''
@@ -75,15 +144,16 @@ def _windowed_reductions(hlo: str) -> int:
 
 
 @pytest.mark.parametrize("legalized", [False, True])
-def test_softmax_maximum_fuses_its_operand(legalized):
+def test_softmax_maximum_and_sum_fuse_their_operands(legalized):
     mod = relax_ref.parse(SOFTMAX)
     exe = relax_jax.compile(LegalizeOps()(mod) if legalized else mod)
     x = RNG.standard_normal((64, 512)).astype(np.float32)
     got = np.asarray(exe("main", x))
     np.testing.assert_allclose(got, relax_ref.evaluate(mod, "main", x), rtol=1e-6, atol=1e-7)
-    # only the row sum is left to XLA's windowed reduction; the maximum reads the scaled rows in its
-    # own fusion (under the strict options; not asserted elsewhere)
-    assert _windowed_reductions(_hlo(exe)) == 1
+    # nothing is left to XLA's windowed reduction: the maximum reads the scaled rows in its own fusion,
+    # the row sum's windows are summed in the fusion of the exponentials (under the strict options; not
+    # asserted elsewhere)
+    assert _windowed_reductions(_hlo(exe)) == 0
 
 
 @pytest.mark.parametrize("s", [100, 128])

@@ -18,7 +18,7 @@ from ..dims import dim_value
 from ..errors import NeedsExact
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
-from ..reductions import reduce
+from ..reductions import reduce, window_sums
 from ..values import ShapeV, SymInt
 from .common import dtype_of
 from .manipulate import reshape_padded
@@ -41,7 +41,8 @@ def _softmax_parts(ctx, x, axis):
     e = f.intrin(jnp.exp, f.sub(x, m))
     if m_valid is not None:
         e = jnp.where(m_valid, e, jnp.zeros((), e.dtype))
-    s = f.sum(e, axis=axis, keepdims=True)
+    # a sum over the last axis starts in windows, fused with the exponentials (relax_jax.reductions)
+    s = f.sum(window_sums(e) if axis == e.ndim - 1 else e, axis=axis, keepdims=True)
     return f, m, e, s
 
 

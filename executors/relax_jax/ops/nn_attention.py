@@ -18,7 +18,7 @@ from ..errors import NeedsExact
 from ..laxops import astype
 from ..lowering import lowering
 from ..prim_jax import np_dtype
-from ..reductions import reduce_last
+from ..reductions import reduce_last, window_sums
 from .common import dtype_of
 from .nn_common import FOps, box
 
@@ -88,7 +88,7 @@ def _attention(ctx, q, k, v, bias=None):
     ex = f.intrin(jnp.exp, f.sub(pf, m))
     if keep is not None:
         ex = laxops.where(keep, ex, f.const(0))
-    ssum = f.sum(ex, axis=-1, keepdims=True)
+    ssum = f.sum(window_sums(ex), axis=-1, keepdims=True)      # the exponentials summed where made
     sm = f.div(ex, ssum)
     sg = laxops.reshape(astype(sm, cd), (bsz, nkv, rep, s, skv_phys))
     # the probabilities are the left operand: the values are copied as rows of ``e`` into

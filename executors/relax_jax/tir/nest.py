@@ -45,10 +45,11 @@ from relax_ref.ir.functor import prim_vars_in
 
 from .. import extreme_fold
 from ..prim_jax import and_mask, cast, const, is_static, np_dtype
-from ..reductions import windowed
+from ..reductions import window_sums, windowed
 from .analysis import Nest, linear_form, substitute_bindings
 from .grid import Axis, Grid, check_bounds, enter, grid_size, init_mask, make_register, slice_view, write_back
 from . import pad, split
+from .products import product_free
 from .index_forms import linear_index, one_var_index
 
 #: the largest number of grid points materialised at once
@@ -630,6 +631,8 @@ def _einsum(kx, grid: Grid, red, n_spatial: int, m) -> Any:
     out_used = [a for a in out_axes if a in present]
     spec = ",".join("".join(_LETTERS[a] for a in s) for s in subs) + "->" + "".join(_LETTERS[a] for a in out_used)
     if _dt.is_float(dtype):
+        if len(ops) == 1 and scalar is None and _free_row_sum(kx, fs[0], subs[0], grid, n_spatial):
+            ops[0] = window_sums(ops[0])    # summed where its operand is made (relax_jax.reductions)
         r = jnp.einsum(spec, *ops, precision=lax.Precision.HIGHEST)
     else:
         r = jnp.einsum(spec, *ops, preferred_element_type=np_dtype(dtype))
@@ -641,6 +644,13 @@ def _einsum(kx, grid: Grid, red, n_spatial: int, m) -> Any:
         r = r * scalar
     shape = [grid.shape[a] if a in out_used else 1 for a in out_axes]
     return r.reshape(shape).astype(np_dtype(dtype))
+
+
+def _free_row_sum(kx, f, axes: List[int], grid: Grid, n_spatial: int) -> bool:
+    """A sum of one load, with no cast, over the last axis of its view alone, of a buffer that holds
+    no product (:func:`relax_jax.tir.products.product_free`): its first stage may be fused."""
+    return isinstance(f, tir.BufferLoad) and len(grid.axes) == n_spatial + 1 and bool(axes) and \
+        axes[-1] == grid.axes[n_spatial].pos and axes.count(axes[-1]) == 1 and product_free(kx.func, f.buffer)
 
 
 def _apply_casts(f, v):

@@ -64,6 +64,34 @@ def plain_stores(func: tir.PrimFunc, outputs: FrozenSet[int] = frozenset()) -> F
     return _plain(func, allocated, uses, frozenset(outputs))
 
 
+def product_free(func: tir.PrimFunc, buffer: tir.Buffer) -> bool:
+    """Whether ``buffer`` is allocated by ``func`` and no value stored into it ends in a float product:
+    neither a ``Mul`` (through casts) nor a load that could be one (a load of a buffer with the same
+    property excepted), ``Select`` arms alike. A sum of its elements then holds no product that a fused
+    sum could contract (PRIM.FLOAT.1): softmax's exponentials, masked or not, are such a buffer."""
+    allocated, uses = _cached(func)
+    return _product_free(buffer.data, allocated, uses, 0)
+
+
+def _product_free(dv: P.PrimVar, allocated: set, uses: "_Uses", depth: int) -> bool:
+    stores = uses.stores.get(dv)
+    if dv not in allocated or not stores or depth > 4:
+        return False
+    return all(_ends_free(st.value, allocated, uses, depth) for st in stores)
+
+
+def _ends_free(e: P.PrimExpr, allocated: set, uses: "_Uses", depth: int) -> bool:
+    while isinstance(e, P.Cast):
+        e = e.value
+    if _is_float_mul(e):
+        return False
+    if isinstance(e, tir.BufferLoad):
+        return _product_free(e.buffer.data, allocated, uses, depth + 1)
+    if isinstance(e, P.Select):
+        return all(_ends_free(x, allocated, uses, depth) for x in (e.true_value, e.false_value))
+    return True
+
+
 def _is_float_mul(e: P.PrimExpr) -> bool:
     return type(e) is P.Mul and _dt.is_float(e.dtype)
 
@@ -301,4 +329,4 @@ def factor_outputs(mod) -> Dict[int, FrozenSet[int]]:
 _MODS: Dict[int, tuple] = {}
 
 
-__all__ = ["plain_stores", "factor_params", "factor_outputs"]
+__all__ = ["plain_stores", "factor_params", "factor_outputs", "product_free"]
