@@ -176,3 +176,24 @@ def test_xla_windows_a_long_reduction_and_not_the_windowed_one():
         return jax.jit(f).lower(x).compile(dict(STRICT_OPTIONS)).as_text().split("\nENTRY")[1]
     assert "reduce-window" in text(lambda a: jnp.max(a, axis=-1))
     assert "reduce-window" not in text(lambda a: reduce_last("max", a))
+
+
+def test_a_fused_windowed_sum_contracts_its_products():
+    """Why ``window_sums`` takes no products (XLA's CPU backend, jaxlib 0.10): a sum of ``a * b`` in
+    windows fused with the product adds each product to the accumulator in one fused multiply-add, XLA's
+    own windowed reduction does not. Each row holds ``E * E`` (rounded: ``1 + 2**-11``) and its negation
+    ``NEG``: 0 in any order with the products rounded, ``2**-24`` where a product was contracted."""
+    if jax.default_backend() != "cpu":
+        pytest.skip("the contraction measured is the CPU backend's")
+    e, neg = np.float32(1 + 2.0 ** -12), np.float32(-(1 + 2.0 ** -11))
+    rows, n = 256, 512
+    a, b = np.zeros((rows, n), np.float32), np.zeros((rows, n), np.float32)
+    rng = np.random.default_rng(0)
+    for r in range(rows):
+        i, j = rng.choice(n, 2, replace=False)
+        a[r, i], b[r, i], a[r, j], b[r, j] = e, e, neg, 1
+
+    def run(f):
+        return np.asarray(jax.jit(f).lower(a, b).compile(dict(STRICT_OPTIONS))(a, b))
+    assert np.count_nonzero(run(lambda x, y: jnp.sum(x * y, axis=-1))) == 0
+    assert np.count_nonzero(run(lambda x, y: jnp.sum(window_sums(x * y), axis=-1))) > 0
