@@ -16,6 +16,7 @@ from relax_ref.ops.nn_common import intermediate_dtype
 
 from ..dims import dim_value
 from ..errors import NeedsExact
+from ..laxops import astype
 from ..lowering import lowering
 from ..prim_jax import cast, np_dtype
 from ..reductions import reduce, window_sums
@@ -42,7 +43,7 @@ def _softmax_parts(ctx, x, axis):
     if m_valid is not None:
         e = jnp.where(m_valid, e, jnp.zeros((), e.dtype))
     # a sum over the last axis starts in windows, fused with the exponentials (relax_jax.reductions)
-    s = f.sum(window_sums(e) if axis == e.ndim - 1 else e, axis=axis, keepdims=True)
+    s = f.sum(window_sums(astype(e, f.cd)) if axis == e.ndim - 1 else e, axis=axis, keepdims=True)
     return f, m, e, s
 
 

@@ -88,7 +88,7 @@ def _attention(ctx, q, k, v, bias=None):
     ex = f.intrin(jnp.exp, f.sub(pf, m))
     if keep is not None:
         ex = laxops.where(keep, ex, f.const(0))
-    ssum = f.sum(window_sums(ex), axis=-1, keepdims=True)      # the exponentials summed where made
+    ssum = f.sum(window_sums(astype(ex, cd)), axis=-1, keepdims=True)     # summed where they are made
     sm = f.div(ex, ssum)
     sg = laxops.reshape(astype(sm, cd), (bsz, nkv, rep, s, skv_phys))
     # the probabilities are the left operand: the values are copied as rows of ``e`` into

@@ -631,7 +631,8 @@ def _einsum(kx, grid: Grid, red, n_spatial: int, m) -> Any:
     out_used = [a for a in out_axes if a in present]
     spec = ",".join("".join(_LETTERS[a] for a in s) for s in subs) + "->" + "".join(_LETTERS[a] for a in out_used)
     if _dt.is_float(dtype):
-        if len(ops) == 1 and scalar is None and _free_row_sum(kx, fs[0], subs[0], grid, n_spatial):
+        if len(ops) == 1 and scalar is None and dtype in ("float32", "float64") and \
+                _free_row_sum(kx, fs[0], subs[0], grid, n_spatial):
             ops[0] = window_sums(ops[0])    # summed where its operand is made (relax_jax.reductions)
         r = jnp.einsum(spec, *ops, precision=lax.Precision.HIGHEST)
     else:
