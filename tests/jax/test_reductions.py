@@ -64,24 +64,12 @@ PRODUCTS = HEADER + '''
         cast_sq = T.alloc_buffer((T.int64(4), T.int64(64)))
         copy = T.alloc_buffer((T.int64(4), T.int64(64)))
         for i, k in T.grid(T.int64(4), T.int64(64)):
-            with T.block("e"):
+            with T.block("elementwise"):
                 vi, vk = T.axis.remap("SS", [i, k])
                 e[vi, vk] = T.exp(a[vi, vk])
-        for i, k in T.grid(T.int64(4), T.int64(64)):
-            with T.block("masked"):
-                vi, vk = T.axis.remap("SS", [i, k])
                 masked[vi, vk] = T.Select(vk <= vi, e[vi, vk], T.float32(0))
-        for i, k in T.grid(T.int64(4), T.int64(64)):
-            with T.block("sq"):
-                vi, vk = T.axis.remap("SS", [i, k])
                 sq[vi, vk] = a[vi, vk] * a[vi, vk]
-        for i, k in T.grid(T.int64(4), T.int64(64)):
-            with T.block("cast_sq"):
-                vi, vk = T.axis.remap("SS", [i, k])
                 cast_sq[vi, vk] = T.Select(vk <= vi, T.Cast("float32", a[vi, vk] * a[vi, vk]), T.float32(0))
-        for i, k in T.grid(T.int64(4), T.int64(64)):
-            with T.block("copy"):
-                vi, vk = T.axis.remap("SS", [i, k])
                 copy[vi, vk] = sq[vi, vk]
         for i, k in T.grid(T.int64(4), T.int64(64)):
             with T.block("red"):
