@@ -62,7 +62,8 @@ Failing = Callable[[Sequence[Any], Sequence[int]], bool]
 
 
 def _path_getter(path: Tuple[int, ...]) -> Callable[[Sequence[Any]], Any]:
-    """The argument at ``path`` (as ``layouts.get_path``, which imports this module's users)."""
+    """The argument at ``path``, as ``layouts.get_path`` (not imported: ``layouts`` imports ``kv_cache``,
+    which imports this module)."""
     if len(path) == 1:
         return operator.itemgetter(path[0])
     return lambda args: functools.reduce(operator.getitem, path, args)
