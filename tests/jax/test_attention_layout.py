@@ -130,3 +130,25 @@ def test_row_sums_fuse_with_the_exponentials(mask):
     np.testing.assert_allclose(np.asarray(exe("main", q, kv, kv)), relax_ref.evaluate(mod, "main", q, kv, kv),
                                rtol=2e-6, atol=2e-6)
     assert "reduce-window" not in _compiled_text(exe)
+
+
+def _computations(hlo: str):
+    """The named computations of a compiled module's text, each as its body."""
+    return re.findall(r"^%?[\w.-]+ \([^\n]*\{\n(.*?)\n\}", hlo, flags=re.M | re.S)
+
+
+@pytest.mark.parametrize("mask, buckets", [("TopLeft", "pow2"), ("BottomRight", None), (None, "pow2")])
+def test_the_exponentials_loop_computes_no_mask(mask, buckets):
+    # the causal and padding masks are applied after the exponential (in the row sum's and the
+    # division's loops): XLA's CPU backend vectorizes an exponential's loop poorly with an iota
+    # comparison fused into it
+    s, nkv, rep = 64, 2, 2
+    mod = relax_ref.parse(_module(nkv, rep, 8, mask))
+    exe = relax_jax.compile(mod, shape_buckets=buckets)
+    rng = np.random.default_rng(4)
+    q = rng.standard_normal((2, s - 5, nkv * rep, 8)).astype(np.float32)
+    kv = rng.standard_normal((2, s - 5, nkv, 8)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(exe("main", q, kv, kv)), relax_ref.evaluate(mod, "main", q, kv, kv),
+                               rtol=2e-6, atol=2e-6)
+    bodies = [b for b in _computations(_compiled_text(exe)) if "exponential(" in b]
+    assert bodies and all("iota(" not in b for b in bodies)
