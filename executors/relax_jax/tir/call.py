@@ -33,6 +33,7 @@ from ..guard import guarded_compile
 from ..prim_jax import cast, is_static, np_dtype
 from ..values import PrimFuncV, PrimV, TVal, describe
 from .kernel import KExec
+from .masked import forward_masked_loads
 from .products import factor_outputs, plain_stores
 
 
@@ -146,6 +147,7 @@ def run(func: tir.PrimFunc, name: str, sink: ErrorSink, args: Sequence[Any], rea
     (:class:`relax_ref.limits.Limits`); ``outputs``: output parameters only read as factors by the
     caller (:func:`relax_jax.tir.products.factor_outputs`)."""
     func = compute_in_float32(func)     # bfloat16 arithmetic in float32 (TIR.BF16.1-3)
+    func = forward_masked_loads(func)   # a mask's kept points read from its source (relax_jax.tir.masked)
     kx = KExec(func, name, sink, lookup, limits)
     if outputs:
         kx.plain = plain_stores(func, outputs)
