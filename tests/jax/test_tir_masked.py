@@ -72,11 +72,22 @@ _LEAK_STORE = '''
                 vb, vi, vj = T.axis.remap("SSS", [b, i, j])
                 exps[vb, vi, vj] = ex[vb, vi, vj]'''
 
+_MASK_NEST = """        for b, i, j in T.grid(T.int64(2), T.int64(N), T.int64(N)):
+            with T.block("masked"):
+                vb, vi, vj = T.axis.remap("SSS", [b, i, j])
+                masked[vb, vi, vj] = T.Select(vj <= vi, scaled[vb, vi, vj], T.float32(0.0))
+"""
+# the mask under a branch: it may not run, so its source is no stand-in for it
+_GUARDED = _BODY.replace(_MASK_NEST, "        if s[0, 0, 0] < T.float32(1e30):\n" +
+                         "".join("    " + line + "\n" for line in _MASK_NEST.splitlines()))
+assert _GUARDED != _BODY
+
 _T = 'R.Tensor((2, {N}, {N}), "float32")'.format(N=N)
-SRC = HEADER + "".join(_BODY.format(name=n, cond=c, extra_param=p, extra_store=st).replace("T.int64(N)", f"T.int64({N})")
-                       for n, c, p, st in [("softmax", "vj <= vi", "", ""),
-                                           ("other_mask", "vj < vi", "", ""),
-                                           ("leaky", "vj <= vi", _LEAK_PARAM, _LEAK_STORE)]) + f'''
+SRC = HEADER + "".join(body.format(name=n, cond=c, extra_param=p, extra_store=st).replace("T.int64(N)", f"T.int64({N})")
+                       for body, n, c, p, st in [(_BODY, "softmax", "vj <= vi", "", ""),
+                                                 (_BODY, "other_mask", "vj < vi", "", ""),
+                                                 (_BODY, "leaky", "vj <= vi", _LEAK_PARAM, _LEAK_STORE),
+                                                 (_GUARDED, "guarded", "vj <= vi", "", "")]) + f'''
     @R.function
     def f(s: {_T}) -> {_T}:
         cls = Module
@@ -125,9 +136,10 @@ def test_the_subtraction_reads_the_scores_where_only_kept_points_are_observed():
     assert forward_masked_loads(func) is new                        # cached per function
 
 
-@pytest.mark.parametrize("name", ["other_mask", "leaky"])
+@pytest.mark.parametrize("name", ["other_mask", "leaky", "guarded"])
 def test_other_masks_and_other_readers_keep_the_masked_copy(name):
-    # another condition keeps other points of the exponentials; an output parameter shows all of them
+    # another condition keeps other points of the exponentials; an output parameter shows all of them;
+    # a mask under a branch may not have run
     func = relax_ref.parse(SRC)[name]
     assert forward_masked_loads(func) is func
 

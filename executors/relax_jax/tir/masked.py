@@ -21,8 +21,9 @@ The graph path's ``nn.attention`` applies its mask after the exponential for the
 The rewrite is limited to what can be proven from the PrimFunc alone:
 
 * a *mask* is the one store into an allocated buffer ``M``, ``M[I] = T.Select(c, A[I], k)``, in a
-  block of spatial iteration variables ``I`` covering ``M``'s shape from zero (no init, no
-  predicate), ``A`` of ``M``'s shape and dtype, ``c`` reading no buffer, ``k`` a constant; ``A`` is a
+  block run once at every point of ``M`` (spatial iteration variables ``I`` bound to the loops
+  around it, from zero to ``M``'s shape; no init, no predicate, no branch or ``while`` around it),
+  ``A`` of ``M``'s shape and dtype, ``c`` reading no buffer, ``k`` a constant; ``A`` is a
   parameter the PrimFunc never stores into, or an allocated buffer stored once, in an earlier block;
 * a buffer ``X`` is *observed only where* ``c`` holds when it is allocated, stored once in such a
   block, and every load of it is ``X[I]`` at its reader's iteration variables, either as the kept arm
@@ -86,13 +87,18 @@ class _Facts:
         self._order = 0
         self._walk(func.body, ())
 
-    def _walk(self, s: tir.Stmt, loops: Tuple[tir.For, ...]) -> None:
-        inner = loops + (s,) if isinstance(s, tir.For) else loops
+    def _walk(self, s: tir.Stmt, loops: Optional[Tuple[tir.For, ...]]) -> None:
+        """``loops``: the loops around ``s``; None under a branch or a ``while`` (what runs there may
+        not run, or run any number of times)."""
+        if isinstance(s, (tir.IfThenElse, tir.While)):
+            inner = None
+        else:
+            inner = loops + (s,) if isinstance(s, tir.For) and loops is not None else loops
         for c in stmt_children(s):
             self._walk(c, inner)
         self._stmt(s, loops)
 
-    def _stmt(self, s: tir.Stmt, loops: Tuple[tir.For, ...]) -> None:
+    def _stmt(self, s: tir.Stmt, loops: Optional[Tuple[tir.For, ...]]) -> None:
         if isinstance(s, tir.BufferStore):
             self.stores.setdefault(s.buffer.data, []).append(s)
             self._shape(s.buffer)
@@ -102,7 +108,7 @@ class _Facts:
             return
         if isinstance(s, tir.BlockRealize):
             self._order += 1
-            st = _simple_store(s, loops)
+            st = None if loops is None else _simple_store(s, loops)
             if st is not None:
                 self.simple[id(st)] = (s.block, self._order)
         if isinstance(s, tir.AllocBuffer):
