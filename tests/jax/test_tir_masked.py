@@ -87,31 +87,16 @@ SRC = HEADER + "".join(body.format(name=n, cond=c, extra_param=p, extra_store=st
                        for body, n, c, p, st in [(_BODY, "softmax", "vj <= vi", "", ""),
                                                  (_BODY, "other_mask", "vj < vi", "", ""),
                                                  (_BODY, "leaky", "vj <= vi", _LEAK_PARAM, _LEAK_STORE),
-                                                 (_GUARDED, "guarded", "vj <= vi", "", "")]) + f'''
+                                                 (_GUARDED, "guarded", "vj <= vi", "", "")]) + "".join(f'''
     @R.function
-    def f(s: {_T}) -> {_T}:
+    def {entry}(s: {_T}) -> {ret}:
         cls = Module
         with R.dataflow():
-            y = R.call_tir(cls.softmax, (s,), out_ty={_T})
+            y = R.call_tir(cls.{prim}, (s,), out_ty={out})
             R.output(y)
         return y
-
-    @R.function
-    def f_other(s: {_T}) -> {_T}:
-        cls = Module
-        with R.dataflow():
-            y = R.call_tir(cls.other_mask, (s,), out_ty={_T})
-            R.output(y)
-        return y
-
-    @R.function
-    def f_leaky(s: {_T}) -> R.Tuple({_T}, {_T}):
-        cls = Module
-        with R.dataflow():
-            y = R.call_tir(cls.leaky, (s,), out_ty=[{_T}, {_T}])
-            R.output(y)
-        return y
-'''
+''' for entry, prim, ret, out in [("f", "softmax", _T, _T), ("f_other", "other_mask", _T, _T),
+                                   ("f_leaky", "leaky", f"R.Tuple({_T}, {_T})", f"[{_T}, {_T}]")])
 
 
 def _reads(func, name: str):

@@ -40,13 +40,13 @@ import weakref
 from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
+from relax_ref.analysis.loop_nest import loads_in
 from relax_ref.arith.intrinsics import canonical_name
 from relax_ref.ir import dtype as _dt
 from relax_ref.ir import prim_expr as P
 from relax_ref.ir import tir
 from relax_ref.ir.functor import PrimExprMutator, StmtMutator, stmt_children, stmt_prim_exprs, substitute_prim
 
-from .products import prim_children
 
 _CACHE: "weakref.WeakKeyDictionary[tir.PrimFunc, tir.PrimFunc]" = weakref.WeakKeyDictionary()
 
@@ -135,7 +135,7 @@ class _Facts:
         if isinstance(e, P.PrimVar):
             self.bad.add(e)             # a data variable used as a value: a pointer that escapes
             return
-        for k in prim_children(e):
+        for k in P.children(e):
             self._expr(k, store)
 
     def sole_store(self, dv: P.PrimVar) -> Optional[tir.BufferStore]:
@@ -187,7 +187,7 @@ def _mask(facts: _Facts, dv: P.PrimVar):
         return None
     v = st.value
     if not isinstance(v, P.Select) or not isinstance(v.true_value, tir.BufferLoad) or \
-            not isinstance(v.false_value, (P.IntImm, P.FloatImm)) or _loads(v.condition):
+            not isinstance(v.false_value, (P.IntImm, P.FloatImm)) or loads_in(v.condition):
         return None
     src = v.true_value
     a = src.buffer.data
@@ -205,12 +205,6 @@ def _mask(facts: _Facts, dv: P.PrimVar):
     return cond, src.buffer, order
 
 
-def _loads(e: P.PrimExpr) -> bool:
-    if isinstance(e, tir.BufferLoad):
-        return True
-    return any(_loads(k) for k in prim_children(e))
-
-
 def _float_value(e: P.PrimExpr) -> bool:
     """Float arithmetic, casts between floats, math intrinsics and ``Select`` on index-only
     conditions: nothing a value outside the mask can make fail."""
@@ -219,7 +213,7 @@ def _float_value(e: P.PrimExpr) -> bool:
     if not _dt.is_float(e.dtype):
         return False
     if isinstance(e, P.Select):
-        return not _loads(e.condition) and _float_value(e.true_value) and _float_value(e.false_value)
+        return not loads_in(e.condition) and _float_value(e.true_value) and _float_value(e.false_value)
     if isinstance(e, P.Cast):
         return _float_value(e.value)
     if isinstance(e, (P.Add, P.Sub, P.Mul, P.Div, P.Min, P.Max)):

@@ -96,8 +96,7 @@ def _is_float_mul(e: P.PrimExpr) -> bool:
     return type(e) is P.Mul and _dt.is_float(e.dtype)
 
 
-def prim_children(e: P.PrimExpr) -> Iterable[P.PrimExpr]:
-    """The scalar expressions a node holds directly (its operands, a load's indices)."""
+def _children(e: P.PrimExpr) -> Iterable[P.PrimExpr]:
     for f in dataclasses.fields(e):
         v = getattr(e, f.name)
         if isinstance(v, P.PrimExpr):
@@ -135,7 +134,7 @@ class _Uses:
         if isinstance(e, P.PrimVar):
             self._add(e, "bad")                 # a data variable as a value: a pointer that escapes
             return
-        kids = list(prim_children(e))
+        kids = list(_children(e))
         floating = _dt.is_float(e.dtype)
         if floating and type(e) in (P.Mul, P.Div):
             poss = ["factor"] * len(kids)
@@ -330,4 +329,4 @@ def factor_outputs(mod) -> Dict[int, FrozenSet[int]]:
 _MODS: Dict[int, tuple] = {}
 
 
-__all__ = ["plain_stores", "factor_params", "factor_outputs", "product_free", "prim_children"]
+__all__ = ["plain_stores", "factor_params", "factor_outputs", "product_free"]
