@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Tuple
 
+import numpy as np
+
 ROPE_NONE, ROPE_NORMAL, ROPE_INLINE = 0, 1, 2
 
 
@@ -53,7 +55,14 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
     masked value is 0. The history read past a sequence's length must be finite (the scratch page).
     ``new_v`` (T, hkv, D), when given, are the values this forward stored (padding tokens' rows
     finite): the only values that may not be finite at a masked position, so they decide. ``ctrl``
-    gives ``cond(pred, f, g, x)`` and ``map(f, xs)`` (``jax.lax`` in a trace; by default Python)."""
+    gives ``cond(pred, f, g, x)``, ``map(f, xs)`` and the last axis's ``max_last(x)`` and
+    ``sum_last(x)`` (keeping it; an array library may sum in any order, OP.SEM.5), by default
+    Python's control and ``xp``'s reductions (:class:`HostControl`).
+
+    The row maximum is taken over the masked scores; the exponential over the scores themselves, a
+    select zeroing its masked points after it: the exponential of a kept score is the same either
+    way, a masked point's (which may overflow or be a NaN) is dropped, and the exponentials' loop
+    computes no mask (which XLA's CPU backend vectorizes poorly beside an exponential)."""
     t, hq, d = q.shape
     b, length, hkv, _ = k_hist.shape
     if mode != ROPE_NONE:
@@ -62,46 +71,70 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
         j = xp.tile(xp.arange(length), b)
         k_hist = rope(xp, k_hist.reshape(b * length, hkv, d), j, scale, theta).reshape(b, length, hkv, d)
     group = hq // hkv
-    # grouped-query scores of every token against every batch sequence's history, (T, B, hkv, group, L),
-    # the other sequences masked, and the output of its own sequence taken: no history is gathered per
-    # token (a (T, L, hq, D) copy), and no other sequence's values enter a token's output
-    qg = q.astype(xp.float32).reshape(t, hkv, group, d)
-    scores = xp.einsum("tkgd,blkd->tbkgl", qg, k_hist.astype(xp.float32)) * xp.asarray(sm_scale, xp.float32)
-    jpos = xp.arange(length)
-    ok = ((seq[:, None] == xp.arange(b)[None, :])[:, :, None] & (jpos[None, None, :] <= pos[:, None, None])
-          & (jpos[None, None, :] < hist_len[None, :, None]))                                 # (T, B, L)
-    scores = xp.where(ok[:, :, None, None, :], scores, xp.asarray(-xp.inf, xp.float32))
-    scores = scores - scores.max(axis=(1, 4), keepdims=True)
-    w = xp.exp(scores)
-    w = w / w.sum(axis=(1, 4), keepdims=True)
+    # grouped-query scores of every token against every batch sequence's history, the other sequences
+    # masked, and the output of its own sequence taken: no history is gathered per token (a (T, L, hq, D)
+    # copy), and no other sequence's values enter a token's output; the scores' axes: :func:`_score_dot`
+    ctrl = ctrl if ctrl is not None else HostControl(xp)
+    spec = _score_dot(t)
+    axes = spec[-5:]
+    named = {"tkgd": q.astype(xp.float32).reshape(t, hkv, group, d), "blkd": k_hist.astype(xp.float32)}
+    scores = xp.einsum(spec, *[named[o] for o in spec[:9].split(",")]) * xp.asarray(sm_scale, xp.float32)
+    # token t sees position j of sequence b when b is its sequence, j <= pos[t] and j < hist_len[b]: one
+    # bound per (t, b) (-1 for another sequence), so that the mask is one comparison per score
+    last = xp.where(seq[:, None] == xp.arange(b)[None, :], xp.minimum(pos[:, None], hist_len[None, :] - 1), -1)
+    ok = xp.arange(length)[None, None, :] <= last[:, :, None]                               # (T, B, L)
+    okb = xp.expand_dims(xp.transpose(ok, ["tbl".index(a) for a in axes if a in "tbl"]),
+                         (axes.index("k"), axes.index("g")))
+    bax, hax = axes.index("b"), axes.index("l")
+
+    def over_history(last_axis: Any, reduce: Any, x: Any) -> Any:     # each token's reduction
+        x = last_axis(x) if hax == x.ndim - 1 else reduce(x, axis=hax, keepdims=True)
+        return reduce(x, axis=bax, keepdims=True)
+    top = over_history(ctrl.max_last, xp.max, xp.where(okb, scores, xp.asarray(-xp.inf, xp.float32)))
+    with np.errstate(over="ignore", invalid="ignore"):      # (a masked point's exponential: dropped)
+        w = xp.where(okb, xp.exp(scores - top), xp.asarray(0, xp.float32))
+    w = w / over_history(ctrl.sum_last, xp.sum, w)
     vf = v_hist.astype(xp.float32)
 
     def plain(w: Any) -> Any:
         # the values first: XLA's CPU backend then reads them in their rows' layout (the weights second,
         # the dot over the history unchanged up to its summation order, which the rule leaves free),
         # where the weights first made it transpose the values read through the page table
-        return xp.einsum("blkd,tbkgl->tbkgd", vf, w)
+        return xp.einsum(f"blkd,{axes}->tbkgd", vf, w)
     if t == 1:          # one new token: every position it does not see is finite (another sequence's are dropped)
         out = plain(w)
     else:
-        ctrl = ctrl if ctrl is not None else _HostControl(xp)
         bad = xp.any(~xp.isfinite(new_v if new_v is not None else vf))
-        out = ctrl.cond(bad, lambda w: _token_sums(xp, ctrl, w, ok, vf), plain, w)
+        out = ctrl.cond(bad, lambda w: _token_sums(xp, ctrl, xp.einsum(f"{axes}->tbkgl", w), ok, vf), plain, w)
     out = out[xp.arange(t), seq]                                                        # its own sequence's
     return out.reshape(t, hq, d).astype(q.dtype)
 
 
+def _score_dot(tokens: int) -> str:
+    """The einsum of :func:`attend`'s scores from the queries ``tkgd`` and the keys ``blkd`` (``t``
+    tokens, ``b`` batch sequences, ``k`` key/value heads, ``g`` query heads per key head, ``l`` history
+    positions, ``d`` the head's values), its result in the dot's own order (the batch axis, then the
+    left operand's axes, then the right's): XLA's CPU backend transposes no score then, where another
+    order left a chain of copies inside the masked maximum's loop in relax_jax's compilations (which
+    run without the algebraic simplifier). Several tokens: the queries on the left, the history last
+    (the row reductions run over the last axis, :class:`HostControl`). One token: the keys on the left,
+    which the dot then reads in their rows' layout, where with the queries on the left it transposed
+    the whole history gathered through the page table."""
+    return "blkd,tkgd->kbltg" if tokens == 1 else "tkgd,blkd->ktgbl"
+
+
 def _token_sums(xp: Any, ctrl: Any, w: Any, ok: Any, vf: Any) -> Any:
-    """The weighted sums (T, B, hkv, group, D) token by token, each over the values it sees (the others
-    read as 0): a non-finite value enters only the sums of the tokens that see it."""
+    """The weighted sums (T, B, hkv, group, D) of the weights ``w`` (T, B, hkv, group, L) token by token,
+    each over the values it sees (``ok`` (T, B, L); the others read as 0): a non-finite value enters only
+    the sums of the tokens that see it."""
     def one(i: Any) -> Any:
         seen = xp.where(ok[i][:, :, None, None], vf, xp.asarray(0, xp.float32))
         return xp.einsum("bkgl,blkd->bkgd", w[i], seen)
     return ctrl.map(one, xp.arange(w.shape[0]))
 
 
-class _HostControl:
-    """``ctrl`` of :func:`attend` on the host: a Python branch and a loop."""
+class HostControl:
+    """``ctrl`` of :func:`attend` on the host: a Python branch and a loop, ``xp``'s reductions."""
 
     def __init__(self, xp: Any) -> None:
         self.xp = xp
@@ -112,5 +145,11 @@ class _HostControl:
     def map(self, f: Any, xs: Any) -> Any:
         return self.xp.stack([f(x) for x in xs])
 
+    def max_last(self, x: Any) -> Any:
+        return x.max(axis=-1, keepdims=True)
 
-__all__ = ["rope", "split_qkv", "stored_keys", "attend", "ROPE_NONE", "ROPE_NORMAL", "ROPE_INLINE"]
+    def sum_last(self, x: Any) -> Any:
+        return x.sum(axis=-1, keepdims=True)
+
+
+__all__ = ["rope", "split_qkv", "stored_keys", "attend", "HostControl", "ROPE_NONE", "ROPE_NORMAL", "ROPE_INLINE"]
