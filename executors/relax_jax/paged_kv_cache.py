@@ -51,6 +51,7 @@ from relax_ref.values import PrimScalar, ShapeValue
 
 from .errors import NeedsExact, TraceAbort
 from .prim_jax import is_static
+from .reductions import reduce_last, window_sums
 from .values import PackedV, PrimV, ShapeV, TVal
 
 
@@ -91,17 +92,34 @@ def _write_chunks(pool, layer, kv, chunks, page):
     return lax.fori_loop(0, int(chunks.shape[1]), run, pool)
 
 
+class _TracedControl:
+    """``ctrl`` of :func:`relax_ref.interp.paged_attention.attend` in a trace: ``jax.lax``'s branch and
+    loop, the row maximum and the exponentials' row sum in the windows of :mod:`relax_jax.reductions`
+    (each first stage fused with the loop making its operand; the exponentials are no product)."""
+
+    cond = staticmethod(lax.cond)
+    map = staticmethod(lax.map)
+
+    @staticmethod
+    def max_last(x):
+        return reduce_last("max", x, keepdims=True)
+
+    @staticmethod
+    def sum_last(x):
+        return jnp.sum(window_sums(x), axis=-1, keepdims=True)
+
+
+_TRACED = _TracedControl()
+
+
 def _forward_body(pool, layer, qkv, tok, seqs, sm, chunks=None, *, hq, hkv, mode, scale, theta, page, scratch):
     """One layer's forward (CALL.PAGEDKV.8) over the plan of :func:`_plan_arrays`: the new keys
     (rotated, CALL.PAGEDKV.9) and values written into their slots, then the attention over the
-    history read through the page table (whole pages; a slot past a sequence's length reads the scratch
-    slot, which holds zeros).
+    history read through the page table (whole pages, :func:`_history`).
     Padding tokens (slot ``scratch``, position ``_PAD_POS``) write zeros into the scratch page, or with
     ``chunks`` (the plan's runs of slots, :func:`_write_chunks`) nothing."""
     write, pos, seq = tok[0], tok[1], tok[2]
     hist_len, table = seqs[:, 0], seqs[:, 1:]
-    hist = (table[:, :, None] * page + jnp.arange(page, dtype=table.dtype)).reshape(table.shape[0], -1)
-    hist = jnp.where(jnp.arange(hist.shape[1]) < hist_len[:, None], hist, scratch)     # past the length: scratch
     q, k, v = pa.split_qkv(qkv, hq, hkv)
     keys = pa.stored_keys(jnp, k, pos, mode, scale, theta)
     real = (write != scratch)[:, None, None]
@@ -118,10 +136,29 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, chunks=None, *, hq, hkv, mode
         # keys and values in one scatter: XLA's CPU backend compiles a kernel for every scatter
         # (identical ones are not shared, as fusions are), so two per layer doubled them
         pool = pool.at[layer, :, write].set(jnp.stack([new_k, new_v], axis=1), **_IN_BOUNDS)
-    pages = pool[layer]
-    k_hist, v_hist = pages[0].at[hist].get(**_IN_BOUNDS), pages[1].at[hist].get(**_IN_BOUNDS)
-    out = pa.attend(jnp, q, k_hist, v_hist, pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v, ctrl=lax)
+    k_hist, v_hist = _history(pool, layer, table, hist_len, page)
+    out = pa.attend(jnp, q, k_hist, v_hist, pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v, ctrl=_TRACED)
     return pool, out
+
+
+def _history(pool, layer, table, hist_len, page):
+    """The keys and values (B, pages * ``page``, hkv, D) of layer ``layer`` that the page table
+    ``table`` (B, pages) reads, whole pages at a time; a value past its sequence's length (``hist_len``
+    (B,)) reads as zero (the attention masks those keys, CALL.PAGEDKV.8, and a value there must be
+    finite: a stale slot of the last page may hold anything).
+
+    A gather of whole pages: XLA's CPU backend computes a gather's indices per element of its result
+    and fuses the heads-major transpose of the attention's dot into it, so a gather of single slots
+    (one index per row of ``hkv * D`` values) cost about five times the gather of the same rows as
+    pages (one index per ``page`` rows)."""
+    b, n = table.shape
+    layers, _, slots = pool.shape[:3]
+    tail = tuple(pool.shape[3:])
+    pages = pool.reshape((layers, 2, slots // page, page) + tail)[layer]
+    k_hist = pages[0].at[table].get(**_IN_BOUNDS).reshape((b, n * page) + tail)
+    v_hist = pages[1].at[table].get(**_IN_BOUNDS).reshape((b, n * page) + tail)
+    seen = (jnp.arange(n * page, dtype=hist_len.dtype)[None, :] < hist_len[:, None])[:, :, None, None]
+    return k_hist, jnp.where(seen, v_hist, jnp.zeros((), v_hist.dtype))
 
 
 _STATIC_NAMES = ("hq", "hkv", "mode", "scale", "theta", "page", "scratch")
@@ -139,9 +176,13 @@ def _buckets(state: Any, reserve: Optional[int] = None) -> Tuple[int, int, int]:
     is at least the bucket of ``reserve`` (``relax_jax.compile(reserve=...)``, the rows a sequence
     is declared to reach), so one compilation serves a generation's decode steps up to it."""
     batch = state.forward
-    longest = max(old + n for _, old, n in batch)
+    if len(batch) == 1:                 # one sequence (a decode step, a single prefill)
+        (_, old, tokens), = batch
+        longest = old + tokens
+    else:
+        longest, tokens = max(old + n for _, old, n in batch), sum(n for _, _, n in batch)
     hist = _bucket(reserve) if reserve is not None and longest <= reserve else _bucket(longest)
-    return _bucket(sum(n for _, _, n in batch)), _bucket(len(batch)), hist
+    return _bucket(tokens), _bucket(len(batch)), hist
 
 
 def _chunk_count(tp: int, bp: int, page: int) -> int:
@@ -169,10 +210,8 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
     if tp == 1:                         # one sequence's one new token (a decode step): no runs
         (s, old, _), = state.forward
         table = state.tables[s]
-        seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
-        seqs[:, 0] = 0
-        seqs[0, 0] = old + 1
-        seqs[0, 1:1 + len(table)] = table
+        row = [old + 1] + table + [scratch_page] * (-(-lp // size) - len(table))
+        seqs = np.array([row] + [[0] + [scratch_page] * (len(row) - 1)] * (bp - 1), np.int32)
         return [np.array([[table[old // size] * size + old % size], [old], [0]], np.int32), seqs, _NO_RUNS]
     tok = np.zeros((3, tp), np.int32)
     tok[0], tok[1] = scratch_page * size, _PAD_POS
@@ -326,16 +365,18 @@ def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...], reserve: Op
     """The compiled inputs of ``cache`` when it fits the compilation of key part ``fact`` and static token
     counts ``rows`` (the fast path, :mod:`relax_jax.kvhot`); None otherwise. The pool's shape and dtype
     are the compiled executable's to check (as a tensor argument's: ``TypeError`` before anything runs)."""
-    forward, pool = cache.state.forward, cache.pool
+    state, pool, cfg = cache.state, cache.pool, cache.config
+    forward = state.forward
     if forward is None or not isinstance(pool, jax.Array):
         return None
-    buckets = _buckets(cache.state, reserve)
-    if fact[4] != buckets or not (fact[1] is cache.config or fact[1] == cache.config):
+    buckets = _buckets(state, reserve)
+    if fact[4] != buckets or not (fact[1] is cfg or fact[1] == cfg):
         return None
-    tokens = sum(n for _, _, n in forward)
-    if any(r != tokens for r in rows):
-        return None
-    return [cache.pool] + _plan_arrays(cache.state, cache.config, buckets) + layer_inputs(cache)
+    tokens = forward[0][2] if len(forward) == 1 else sum(n for _, _, n in forward)
+    for r in rows:
+        if r != tokens:
+            return None
+    return [pool] + _plan_arrays(state, cfg, buckets) + layer_inputs(cache)
 
 
 def rows_match(args: Any, records: List[Any], sym: Dict[Any, int], get_path: Any) -> bool:

@@ -375,7 +375,7 @@ def test_a_masked_non_finite_value_contributes_nothing(bad, pad_poison):
 
 def test_a_stale_slot_past_the_length_is_not_read():
     """The compiled code reads whole pages; a slot past a sequence's length (here the infinite value of a
-    popped token, left in its page) reads the scratch slot instead, so it cannot reach an output."""
+    popped token, left in its page) reads as zero, so it cannot reach an output."""
     from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
 
     qkv = np.random.default_rng(8).standard_normal((3, 8, 8)).astype("float32")
