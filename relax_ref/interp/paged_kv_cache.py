@@ -93,6 +93,8 @@ def _flag(v: Any, fn: str, what: str) -> bool:
 
 
 def _shape(v: Any, fn: str, what: str) -> Tuple[int, ...]:
+    if type(v) is ShapeValue:           # (its dimensions are Python ints, VAL.SHAPE.1)
+        return v
     if not isinstance(v, (ShapeValue, tuple)) or not all(isinstance(d, (int, np.integer)) for d in v):
         raise TypeMismatchError(f"{PREFIX}{fn}: {what} must be a shape, got {describe(v)}")
     return tuple(int(d) for d in v)

@@ -154,19 +154,22 @@ class PagedState:
     def begin(self, seq_ids: Sequence[int], lengths: Sequence[int]) -> None:
         fn = "kv_state_begin_forward"
         self._outside_forward(fn)
-        if len(seq_ids) != len(lengths):
-            raise paged_error(fn, f"{len(seq_ids)} sequence ids but {len(lengths)} append lengths")
-        if not 1 <= len(seq_ids) <= self.max_batch:
-            raise paged_error(fn, f"a batch of {len(seq_ids)} sequences (1 to {self.max_batch} allowed)")
-        if len(set(seq_ids)) != len(seq_ids):
+        k = len(seq_ids)
+        if k != len(lengths):
+            raise paged_error(fn, f"{k} sequence ids but {len(lengths)} append lengths")
+        if not 1 <= k <= self.max_batch:
+            raise paged_error(fn, f"a batch of {k} sequences (1 to {self.max_batch} allowed)")
+        if k > 1 and len(set(seq_ids)) != k:
             raise paged_error(fn, f"a sequence appears twice in the batch {list(seq_ids)}")
+        total = need = 0
         for s, n in zip(seq_ids, lengths):
-            self.seq(fn, s)
+            old = self.seq(fn, s)
             if n < 1:
                 raise paged_error(fn, f"the append length {n} of the sequence {s} is not positive")
-        if sum(lengths) > self.chunk:
-            raise paged_error(fn, f"{sum(lengths)} tokens in one forward exceed the prefill chunk size {self.chunk}")
-        need = sum(self._pages_for(self.lengths[s] + n) - len(self.tables[s]) for s, n in zip(seq_ids, lengths))
+            total += n
+            need += self._pages_for(old + n) - len(self.tables[s])
+        if total > self.chunk:
+            raise paged_error(fn, f"{total} tokens in one forward exceed the prefill chunk size {self.chunk}")
         pages = self._take(fn, need) if need else []
         batch = []
         for s, n in zip(seq_ids, lengths):

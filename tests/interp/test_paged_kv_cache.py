@@ -47,6 +47,30 @@ def test_capacity_error_changes_nothing():
     assert s.forward is None and s.lengths == {0: 0, 1: 0} and s.available() == 3
 
 
+@pytest.mark.parametrize("ids, lens, message", [
+    ([0], [1, 2], "1 sequence ids but 2 append lengths"),
+    ([], [], "a batch of 0 sequences"),
+    ([0, 1, 2], [1, 1, 1], "a batch of 3 sequences"),
+    ([0, 0], [1, 1], "appears twice"),
+    ([0, 7], [1, 1], "the sequence 7 is not in the KV cache"),
+    ([0, 1], [2, 0], "the append length 0 of the sequence 1 is not positive"),
+    ([0, 1], [5, 4], "9 tokens in one forward exceed the prefill chunk size 8"),
+])
+def test_a_forward_that_cannot_begin_changes_nothing(ids, lens, message):
+    """CALL.PAGEDKV.7: each requirement of ``begin_forward`` is an ``op_runtime`` error raised before the
+    state changes."""
+    s = PagedState(num_pages=8, page_size=4, max_batch=2, chunk=8)
+    s.add(0)
+    s.add(1)
+    with pytest.raises(OpRuntimeError, match=message):
+        s.begin(ids, lens)
+    assert s.forward is None and s.lengths == {0: 0, 1: 0} and s.available() == 8
+    s.begin([0], [1])
+    with pytest.raises(OpRuntimeError, match="between kv_state_begin_forward and kv_state_end_forward"):
+        s.begin([1], [1])
+    assert s.forward == ((0, 0, 1),)
+
+
 def test_popn_into_a_shared_partial_page_copies_it():
     s = PagedState(num_pages=4, page_size=4, max_batch=4, chunk=32)
     s.add(0)
