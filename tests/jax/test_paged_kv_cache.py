@@ -424,3 +424,21 @@ def test_the_plan_runs_cover_each_new_token_once_within_a_page(lens):
     real = [t for t in range(tok.shape[1]) if tok[0, t] != scratch]
     assert sorted(written) == real == list(range(sum(lens)))
     assert all(written[t] == tok[0, t] for t in real)
+
+
+def test_a_forward_of_several_tokens_compiles_no_chain_of_transposes():
+    """The paged attention's scores in the dot's own order: relax_jax's compilations run without XLA's
+    algebraic simplifier, and scores laid out otherwise (tokens first) compiled into a chain of
+    hundreds of transposes and copies inside the masked maximum's loop, a third of a prefill's time."""
+    import re
+
+    mod = relax_ref.parse(COMPILED_SRC)
+    exe = relax_jax.compile(mod)
+    c = exe("create")
+    _open(c, jpk.JAX_PAGED, 32)
+    exe("layers", c, np.ones((32, 8, 8), "float32"))
+    jpk.JAX_PAGED.end_forward(c)
+    plan = exe._plans["layers"]
+    text = list(plan.exact_cache.values() or plan.cache.values())[-1].fn.as_text()
+    assert "ENTRY" in text                                          # the compiled module's text
+    assert len(re.findall(r"= \S+ transpose\(", text)) < 40
