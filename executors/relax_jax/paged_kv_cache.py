@@ -207,11 +207,10 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
     directly (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the reference's)."""
     tp, bp, lp = buckets
     size, scratch_page = cfg.page_size, cfg.num_pages
-    if tp == 1:                         # one sequence's one new token (a decode step): no runs
+    if tp == 1:                         # one sequence's one new token (a decode step): no runs, bp == 1
         (s, old, _), = state.forward
         table = state.tables[s]
-        row = [old + 1] + table + [scratch_page] * (-(-lp // size) - len(table))
-        seqs = np.array([row] + [[0] + [scratch_page] * (len(row) - 1)] * (bp - 1), np.int32)
+        seqs = np.array([[old + 1] + table + [scratch_page] * (-(-lp // size) - len(table))], np.int32)
         return [np.array([[table[old // size] * size + old % size], [old], [0]], np.int32), seqs, _NO_RUNS]
     tok = np.zeros((3, tp), np.int32)
     tok[0], tok[1] = scratch_page * size, _PAD_POS
