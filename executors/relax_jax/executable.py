@@ -67,7 +67,7 @@ from .layouts import (
     kv_params, needs_padding, param_leaves, rebuild_param, size_var_ids, static_facts, tensor_flat_positions, TensorParam,
 )
 from .kv_cache import kv_cache_builtins
-from .paged_kv_cache import paged_kv_cache_builtins, rows_match
+from .paged_kv_cache import TracedPaged, paged_kv_cache_builtins, recompute_on_host, rows_match
 from .native import native_builtins
 from .plan import Compiled, Plan, lift, lift_pattern, lifted_slots, lifted_values, make_plan, out_of_bounds, pack_sym, restore, shifted, sym_spec, unpack_sym
 from .symbolic import ShapeBuckets, reserve_rows
@@ -467,13 +467,8 @@ class Executable:
             out = write_caches(args, c.kv, c.has_code, out, sym)
         if c.has_code:
             code = int(np.asarray(out[-1]))
-            if code != 0 and (c.kv or consumed):
-                raise c.builders[code - 1]()     # the caches or arguments were donated: no host re-run
             if code != 0:
-                self.stats.error_reruns += 1
-                if keep_boxes is not None:
-                    raise _UseHost()
-                self._host_call(plan, args, reraise_only=True)
+                return self._on_error_code(plan, c, args, code, consumed, keep_boxes)
             out = out[:-1]
         n_mut = sum(1 for _, i in c.mutated if i >= 0)
         leaves = list(out[:len(out) - n_mut]) if n_mut else list(out)
@@ -484,6 +479,20 @@ class Executable:
         if keep_boxes is not None:
             return unpad_value(value, self.device)
         return self._export(value, sym, plan.name in self.padded_results)
+
+    def _on_error_code(self, plan: Plan, c: Compiled, args: Sequence[Any], code: int, consumed: bool,
+                       keep_boxes) -> Any:
+        """A compiled call set its error code: host mode raises the first error, or computes a paged
+        cache's forward again (:func:`relax_jax.paged_kv_cache.recompute_on_host`: from the pool as the
+        call left it, the same writes again) and returns its result. Where the caches or arguments were
+        donated, the code's own error is raised: there is no host re-run."""
+        recompute = c.builders[code - 1] is recompute_on_host
+        if not recompute and (c.kv or consumed):
+            raise c.builders[code - 1]()
+        self.stats.error_reruns += 1
+        if keep_boxes is not None:
+            raise _UseHost()
+        return self._host_call(plan, args, reraise_only=not recompute)
 
     def _donate(self, c: Compiled, flat: list, keep_boxes) -> bool:
         """Hand the consumed in-place parameters to XLA (CALL.INPLACE.6). A caller's JAX array is consumed
@@ -580,6 +589,22 @@ class Executable:
         if npack:
             specs.append(sym_spec(npack))
         record: dict = {}
+        donate = shifted(kv_flat_positions(args, plan.layouts), lifted) if has_kv(plan.layouts) else ()
+        if plan.consumed is None:
+            # (only tensors are donated: a cache object's buffer is donated by kv_flat_positions)
+            plan.consumed = consumed_params(plan.func, frozenset(
+                k for k, lay in enumerate(plan.layouts) if isinstance(lay, TensorParam)))
+        # a padded argument may be a buffer that an earlier result still shows (reuse_padded): donate only
+        # where nothing is padded
+        padded = bucketing and bool(plan.sym_vars)
+        given = shifted(tensor_flat_positions(args, plan.layouts, plan.donate), lifted)
+        donated = () if padded else tensor_flat_positions(args, plan.layouts, plan.consumed - plan.donate)
+        donated = shifted(donated, lifted)
+        donate += donated + given
+        given = tuple(zip(given, sorted(k for k in plan.donate if isinstance(plan.layouts[k], TensorParam))))
+        # a paged cache's forward computed again on the host (paged_kv_cache.recompute_on_host) needs the
+        # call's other arguments as they were: none given up (donate_argnums, donate_inplace's consumed ones)
+        recompute = not given and not (self.donate_inplace and donated)
 
         def traced(*flat):
             sink = ErrorSink(True)
@@ -601,6 +626,9 @@ class Executable:
             originals = param_leaves(params)
             sink.host_params = {id(data): (path, data) for path, _, data in originals}
             caches = kv_params(params)
+            for kv in caches:
+                if isinstance(kv, TracedPaged):
+                    kv.recompute = recompute
             result = walker.run_entry(func, plan.name, params, senv)
             # (extents the host computes from the symbolic values are no outputs: pytree.flatten)
             leaves, spec = flatten(result, new_caches=True, host_vars=frozenset(map(id, plan.sym_vars)))
@@ -625,19 +653,6 @@ class Executable:
                 outs.append(jnp.asarray(sink.code, jnp.int32))
             return tuple(outs)
 
-        donate = shifted(kv_flat_positions(args, plan.layouts), lifted) if has_kv(plan.layouts) else ()
-        if plan.consumed is None:
-            # (only tensors are donated: a cache object's buffer is donated by kv_flat_positions)
-            plan.consumed = consumed_params(plan.func, frozenset(
-                k for k, lay in enumerate(plan.layouts) if isinstance(lay, TensorParam)))
-        # a padded argument may be a buffer that an earlier result still shows (reuse_padded): donate only
-        # where nothing is padded
-        padded = bucketing and bool(plan.sym_vars)
-        given = shifted(tensor_flat_positions(args, plan.layouts, plan.donate), lifted)
-        donated = () if padded else tensor_flat_positions(args, plan.layouts, plan.consumed - plan.donate)
-        donated = shifted(donated, lifted)
-        donate += donated + given
-        given = tuple(zip(given, sorted(k for k in plan.donate if isinstance(plan.layouts[k], TensorParam))))
         jitted = jax.jit(traced, in_shardings=self.sharding, out_shardings=self.sharding, donate_argnums=donate)
 
         def grow_first() -> None:

@@ -36,7 +36,7 @@ from relax_ref.ir import prim_expr as P
 from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker, direct_call
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .symbolic import host_value_fn
-from .paged_kv_cache import TracedPaged, paged_hot_inputs
+from .paged_kv_cache import TracedPaged, paged_hot_inputs, recompute_on_host
 from .plan import sym_struct
 
 _T, _S, _KV = 0, 1, 2
@@ -441,6 +441,8 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
             args[i].pool = data
         if has_code:
             code = int(np.asarray(out[-1]))
+            if code and builders[code - 1] is recompute_on_host:
+                return MISS                 # the general path computes the call again (on the host)
             if code:
                 raise builders[code - 1]()
         stats.cache_hits += 1

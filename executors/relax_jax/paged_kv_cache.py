@@ -32,6 +32,14 @@ so one compilation serves every decode step of a generation up to it. What the p
 the host before the call (a mismatch runs the call in host mode, which reports the reference's error
 before anything is donated). Any other paged function inside a compiled function, or an attention
 call under traced control flow, makes the function run in host mode.
+
+Each attention call is a call of its own in the function's trace (:func:`_layer_call`: traced and
+lowered once for all the layers) and takes the plain weighted sums of CALL.PAGEDKV.8; a forward that
+stored a value that is not finite -- where those sums would let a masked value in -- sets the
+function's error code at a site (:func:`recompute_on_host`) on which the executable computes the
+call again in host mode, whose per-layer kernels take the exact sums. Where the call gives up an
+argument to XLA (``donate_argnums``, or a consumed in-place argument under ``donate_inplace``), it
+could not be computed again: the exact branch is compiled in instead.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from relax_ref.errors import RelaxRuntimeError
 from relax_ref.interp import paged_attention as pa
 from relax_ref.interp.paged_kv_cache import CREATE, PagedConfig, PagedKVCache, PagedOps, arity_checked
 from relax_ref.interp.paged_state import PREFIX, ForwardPlan
@@ -112,10 +121,40 @@ class _TracedControl:
 _TRACED = _TracedControl()
 
 
-def _forward_body(pool, layer, qkv, tok, seqs, sm, chunks=None, *, hq, hkv, mode, scale, theta, page, scratch):
+class _PlainSums(_TracedControl):
+    """``ctrl`` of a compiled function's attention calls (:func:`_layer_call`): the plain weighted
+    sums always, each branch's predicate -- whether a value the forward stored is not finite -- kept in
+    ``flags`` for the function's error code (:func:`recompute_on_host`). The exact branch, a loop over
+    the tokens, was about half of the XLA compilation of a 16-layer prefill (XLA inlines each layer's);
+    a forward that needs it is rare (a model that stores an infinity or a NaN) and is computed again
+    on the host, whose per-layer kernels take the branch."""
+
+    def __init__(self) -> None:
+        self.flags: List[Any] = []
+
+    def cond(self, pred, f, g, x):
+        self.flags.append(pred)
+        return g(x)
+
+
+def recompute_on_host() -> RelaxRuntimeError:
+    """The error-code site of a compiled function's attention call whose forward stored a value that is
+    not finite (:class:`_PlainSums`): never an error the caller sees. The executable computes the call
+    again in host mode, from the pool as the compiled call left it: every write of the forward lands in
+    the same slot again, and each layer's attention reads only slots the forward does not write and
+    the ones its own call has just written, so the result is the one the call would have given
+    (CALL.PAGEDKV.8). A compilation makes the site only where nothing else the call consumes is lost to
+    donation (:attr:`TracedPaged.recompute`)."""
+    return RelaxRuntimeError(f"{ATTENTION}: a compiled forward stored a value that is not finite; "
+                             "the call is computed again on the host")
+
+
+def _forward_body(pool, layer, qkv, tok, seqs, sm, chunks=None, *, hq, hkv, mode, scale, theta, page, scratch,
+                  ctrl=_TRACED):
     """One layer's forward (CALL.PAGEDKV.8) over the plan of :func:`_plan_arrays`: the new keys
     (rotated, CALL.PAGEDKV.9) and values written into their slots, then the attention over the
-    history read through the page table (whole pages, :func:`_history`).
+    history read through the page table (whole pages, :func:`_history`); ``ctrl``: the attention's
+    control (:class:`_TracedControl`, or :class:`_PlainSums` in a compiled function).
     Padding tokens (slot ``scratch``, position ``_PAD_POS``) write zeros into the scratch page, or with
     ``chunks`` (the plan's runs of slots, :func:`_write_chunks`) nothing."""
     write, pos, seq = tok[0], tok[1], tok[2]
@@ -137,7 +176,7 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, chunks=None, *, hq, hkv, mode
         # (identical ones are not shared, as fusions are), so two per layer doubled them
         pool = pool.at[layer, :, write].set(jnp.stack([new_k, new_v], axis=1), **_IN_BOUNDS)
     k_hist, v_hist = _history(pool, layer, table, hist_len, page)
-    out = pa.attend(jnp, q, k_hist, v_hist, pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v, ctrl=_TRACED)
+    out = pa.attend(jnp, q, k_hist, v_hist, pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v, ctrl=ctrl)
     return pool, out
 
 
@@ -163,6 +202,22 @@ def _history(pool, layer, table, hist_len, page):
 
 _STATIC_NAMES = ("hq", "hkv", "mode", "scale", "theta", "page", "scratch")
 _forward_kernel = jax.jit(_forward_body, static_argnames=_STATIC_NAMES, donate_argnums=(0,))
+
+
+@partial(jax.jit, static_argnames=_STATIC_NAMES + ("recompute",))
+def _layer_call(pool, layer, qkv, tok, seqs, sm, chunks, *, hq, hkv, mode, scale, theta, page, scratch, recompute):
+    """One attention call inside a compiled function (:func:`_traced_attention`), a call of its own in
+    the function's trace: JAX traces and lowers it once for all the layers of a model (their operands
+    have the same types and the layer index is traced), where inlined, every layer traced the
+    attention's few hundred operations again (half of a 16-layer prefill's trace and lowering). XLA
+    inlines the calls, so the compiled code is the same. With ``recompute`` the plain sums
+    (:class:`_PlainSums`) and whether a value the forward stored was not finite (None: no branch, a
+    forward of one token)."""
+    ctrl = _PlainSums() if recompute else _TRACED
+    pool, out = _forward_body(pool, layer, qkv, tok, seqs, sm, chunks, hq=hq, hkv=hkv, mode=mode, scale=scale,
+                              theta=theta, page=page, scratch=scratch, ctrl=ctrl)
+    flags = getattr(ctrl, "flags", [])
+    return pool, out, (jnp.any(jnp.stack(flags)) if flags else None)
 
 
 @partial(jax.jit, static_argnames=("n",), donate_argnums=(0,))
@@ -321,14 +376,17 @@ class TracedPaged:
     """A paged cache parameter inside a compiled function: its configuration, ``data`` the traced
     page pool, the traced plan arrays, ``layers`` the traced layer indices (:func:`layer_inputs`),
     ``path`` the parameter's position and ``rows`` the token counts (ints, or expressions over the
-    entry's symbolic variables) its attention calls need the open forward to have."""
+    entry's symbolic variables) its attention calls need the open forward to have; ``recompute``:
+    whether a call may be computed again on the host (:func:`recompute_on_host`; otherwise each
+    attention call of several tokens compiles its exact branch)."""
 
-    __slots__ = ("config", "data", "plan", "layers", "path", "rows")
+    __slots__ = ("config", "data", "plan", "layers", "path", "rows", "recompute")
 
     def __init__(self, config: PagedConfig, data: Any, plan: List[Any], layers: List[Any]) -> None:
         self.config, self.data, self.plan, self.layers = config, data, plan, layers
         self.path: tuple = ()
         self.rows: List[Any] = []
+        self.recompute = False
 
     def __repr__(self) -> str:
         return f"TracedPaged({tuple(self.data.shape)}, {self.data.dtype})"
@@ -435,8 +493,10 @@ def _traced_attention(walker: Any, args: List[Any]) -> None:
     if int(tok.shape[1]) != n:          # the plan's token bucket against the fused qkv's rows
         tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, _PAD_POS), _fit(tok[2], n, 0)])
     sm_val = jnp.asarray(sm.val, jnp.float32)
-    c.data, o = _forward_body(c.data, c.layers[int(layer.val) - cfg.layer_begin], qkv.data, tok, seqs, sm_val,
-                              chunks if int(chunks.shape[1]) else None, **_statics(cfg))
+    c.data, o, bad = _layer_call(c.data, c.layers[int(layer.val) - cfg.layer_begin], qkv.data, tok, seqs, sm_val,
+                                 chunks if int(chunks.shape[1]) else None, recompute=c.recompute, **_statics(cfg))
+    if bad is not None:
+        walker.sink_check(bad, recompute_on_host)
     walker.mutate(out, _fit(o, int(out.data.shape[0]), 0))
 
 
@@ -490,4 +550,5 @@ def paged_kv_cache_builtins() -> Dict[str, PackedV]:
 
 
 __all__ = ["JAX_PAGED", "TracedPaged", "PAGED_INPUTS", "paged_kv_cache_builtins", "is_ready", "static_fact",
-           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs", "input_count", "layer_inputs"]
+           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs", "input_count", "layer_inputs",
+           "recompute_on_host"]

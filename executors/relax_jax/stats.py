@@ -11,7 +11,8 @@ class Stats:
     ``fallbacks``: functions switched to exact-shape compilation because an operation was not exact
     under padding; ``host_calls``: calls evaluated in host mode; ``error_reruns``: compiled calls
     whose error code was set, or whose checks made before the call failed (``host_checks``), and that
-    were run in host mode; ``kernel_compiles``: PrimFunc kernels
+    were run in host mode (a paged cache's forward that stored a value that is not finite among them,
+    ``paged_kv_cache.recompute_on_host``); ``kernel_compiles``: PrimFunc kernels
     compiled for host mode; ``specializations``: exact-shape compilations of a shape that recurred
     ``specialize_after`` times in a bucket (counted in ``compiles`` too); ``host_pads``: arguments
     padded to their bucket through host memory; ``reused_pads``: arguments passed as the padded

@@ -367,10 +367,55 @@ def test_a_masked_non_finite_value_contributes_nothing(bad, pad_poison):
     _open(ref_c, NUMPY_PAGED, 5)
     _open(c, jpk.JAX_PAGED, 5)
     cwant, cgot = relax_ref.evaluate(cmod, "layers", ref_c, qkv), np.asarray(cexe("layers", c, qkv))
-    assert cexe.stats.compiles == 1
+    # the compiled call takes the plain sums and is computed again on the host (recompute_on_host)
+    assert cexe.stats.compiles == 1 and cexe.stats.error_reruns == 1
     for w, g in ((want, got), (cwant, cgot)):
         assert np.all(np.isfinite(w[:3])) and not np.all(np.isfinite(w[3:]))
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    jpk.JAX_PAGED.end_forward(c)
+    NUMPY_PAGED.end_forward(ref_c)
+    k = np.zeros((2, 5, 2, 8), "float32")
+    # the pool as the reference's (both layers' keys and values): the recomputed writes are the same
+    for w, g in zip(NUMPY_PAGED.debug_get_kv(ref_c, 0, 0, 5, k, k), jpk.JAX_PAGED.debug_get_kv(c, 0, 0, 5, k, k)):
+        np.testing.assert_array_equal(np.isfinite(g), np.isfinite(w))
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-6)
+
+
+def _whiles(exe, entry):
+    import re
+
+    plan = exe._plans[entry]
+    text = list(plan.exact_cache.values() or plan.cache.values())[-1].fn.as_text()
+    assert "ENTRY" in text                                          # the compiled module's text
+    return len(re.findall(r"\) while\(", text))
+
+
+@pytest.mark.parametrize("bad", [None, np.nan])
+def test_a_compiled_forward_takes_the_plain_sums_unless_it_cannot_be_recomputed(bad):
+    """A compiled function's attention calls of several tokens compile the plain weighted sums, not the
+    exact branch (a loop over the tokens per layer; only the chunk writer's loop is left), and a forward
+    that stored a value that is not finite is computed again on the host; with an argument given up to
+    XLA (``donate_argnums``) the call could not be, so the branch is compiled and taken in the
+    compiled code. The values are the reference's either way."""
+    from relax_ref.interp.paged_kv_cache import NUMPY_PAGED
+
+    qkv = np.random.default_rng(9).standard_normal((5, 8, 8)).astype("float32")
+    if bad is not None:
+        qkv[2, 7] = bad
+    cmod = relax_ref.parse(COMPILED_SRC)
+    ref_c = relax_ref.evaluate(cmod, "create")
+    _open(ref_c, NUMPY_PAGED, 5)
+    want = relax_ref.evaluate(cmod, "layers", ref_c, qkv.copy())
+    whiles = []
+    for donate in (None, {"layers": [1]}):
+        exe = relax_jax.compile(cmod, donate_argnums=donate)
+        c = exe("create")
+        _open(c, jpk.JAX_PAGED, 5)
+        got = np.asarray(exe("layers", c, qkv.copy()))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        assert exe.stats.error_reruns == (1 if bad is not None and donate is None else 0)
+        whiles.append(_whiles(exe, "layers"))
+    assert whiles == [2, 4]         # two layers: their chunk writers, and with the branch its loops
 
 
 def test_a_stale_slot_past_the_length_is_not_read():
