@@ -117,8 +117,9 @@ class _Runner:
             import llama_tiny_paged as LP
             import relax_jax
             from relax_jax.paged_kv_cache import JAX_PAGED
+            from relax_ref.values import ShapeValue
 
-            self.LP, self.ops = LP, JAX_PAGED
+            self.LP, self.ops, self.shape = LP, JAX_PAGED, ShapeValue
             # the history bucket of its sequence: at least the rows of the generation, as the others' caches
             self.exe = relax_jax.compile(LP.build_paged_module(model, capacity=max(reserve, capacity), page_size=16),
                                          reserve=reserve, device=_device())
@@ -170,9 +171,7 @@ class _Runner:
         return cache
 
     def _forward(self, entry: str, tokens: np.ndarray, cache):
-        from relax_ref.values import ShapeValue
-
-        self.ops.begin_forward(cache, ShapeValue([0]), ShapeValue([tokens.shape[1]]))
+        self.ops.begin_forward(cache, self.shape([0]), self.shape([tokens.shape[1]]))
         out = self.exe(entry, tokens, cache, *self.w)
         self.ops.end_forward(cache)
         return out

@@ -37,7 +37,7 @@ class ShapeValue(tuple):
     """A shape value: a tuple of non-negative Python ints (VAL.SHAPE.1)."""
 
     def __new__(cls, dims=()):
-        return super().__new__(cls, (int(d) for d in dims))
+        return super().__new__(cls, map(int, dims))
 
     def __repr__(self) -> str:
         return f"ShapeValue({tuple(self)!r})"

@@ -432,7 +432,7 @@ def rebuild_param(a: Any, l: Any, it, senv: Dict, bucketing: bool) -> Any:
     if isinstance(l, TupleParam):
         return tuple(rebuild_param(x, f, it, senv, bucketing) for x, f in zip(a, l.fields))
     if isinstance(l, KVCacheParam) and isinstance(a, PagedKVCache):
-        return paged.TracedPaged(a.config, next(it), [next(it) for _ in range(paged.PAGED_INPUTS - 1)],
+        return paged.TracedPaged(a.config, next(it), [next(it) for _ in range(paged.plan_count(a))],
                                  [next(it) for _ in range(a.config.num_layers)])
     if isinstance(l, KVCacheParam):
         return TracedKV(next(it), next(it), next(it), ())

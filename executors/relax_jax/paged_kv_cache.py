@@ -11,7 +11,7 @@ donated to it, so XLA updates the pages in place. The forward's plan reaches the
 int32 arrays padded to power-of-two buckets (tokens, sequences, history length,
 :func:`_plan_arrays`): each new token's slot, position and batch index, and each sequence's history
 length and page table (and, in a compiled function, the runs of slots a forward of several tokens
-fills). One compilation serves every step of a generation within a bucket. The
+fills; there a one-token forward passes its sequence's row alone, :func:`plan_count`). One compilation serves every step of a generation within a bucket. The
 sequence functions only change the host-side bookkeeping (and copy a partial page at a fork, in
 place).
 
@@ -241,32 +241,36 @@ def _buckets(state: Any, reserve: Optional[int] = None) -> Tuple[int, int, int]:
 
 
 def _chunk_count(tp: int, bp: int, page: int) -> int:
-    """The runs of a plan's chunk table (:func:`_plan_arrays`): a sequence's ``n`` new tokens touch at
-    most ``(n - 1) // page + 2`` pages; a one-token forward writes its row directly (none)."""
-    return 0 if tp == 1 else tp // page + 2 * bp
+    """The runs of a plan's chunk table (:func:`_plan_arrays`, several tokens): a sequence's ``n`` new
+    tokens touch at most ``(n - 1) // page + 2`` pages."""
+    return tp // page + 2 * bp
 
 
-#: the chunk table of a one-token forward (no runs; read-only, shared by every plan)
-_NO_RUNS = np.zeros((3, 0), np.int32)
-_NO_RUNS.setflags(write=False)
+def _one_token(seqs: Any, page: int) -> Any:
+    """The plan's ``tok`` (3, 1) of a one-token forward from its ``seqs`` (1, 1 + pages): the token is
+    the sequence's last (position ``length - 1``), in its page table's slot, batch entry 0."""
+    pos = seqs[0, 0] - 1
+    page_id = lax.dynamic_index_in_dim(seqs[0], 1 + pos // page, keepdims=False, allow_negative_indices=False)
+    return jnp.stack([page_id * page + pos % page, pos, jnp.zeros((), seqs.dtype)])[:, None]
 
 
 def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) -> List[np.ndarray]:
-    """The open forward's plan as three int32 arrays padded to ``buckets``: ``tok`` (3, tokens) the
+    """The open forward's plan as int32 arrays padded to ``buckets``: ``tok`` (3, tokens) the
     slot, position and batch index of each new token (padding tokens write the scratch slot, as batch
     entry 0), ``seqs`` (batch, 1 + pages) each sequence's history length
     followed by its page table (padding pages: the scratch page), and ``chunks`` (3, runs) the runs of
     consecutive slots within a page that the new tokens fill (first slot, first token, token count;
     unused runs: the scratch page, no tokens; :func:`_write_chunks`). A padding token's position is past
-    every history (it lowers no sequence's first new position, CALL.PAGEDKV.8's masks). Written from the bookkeeping
-    directly (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the reference's)."""
+    every history (it lowers no sequence's first new position, CALL.PAGEDKV.8's masks). A one-token
+    forward's plan is its ``seqs`` alone (:func:`plan_count`; the token's slot and position read off it
+    in the trace, :func:`_one_token`). Written from the bookkeeping directly
+    (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the reference's)."""
     tp, bp, lp = buckets
     size, scratch_page = cfg.page_size, cfg.num_pages
     if tp == 1:                         # one sequence's one new token (a decode step): no runs, bp == 1
         (s, old, _), = state.forward
         table = state.tables[s]
-        seqs = np.array([[old + 1] + table + [scratch_page] * (-(-lp // size) - len(table))], np.int32)
-        return [np.array([[table[old // size] * size + old % size], [old], [0]], np.int32), seqs, _NO_RUNS]
+        return [np.array([[old + 1] + table + [scratch_page] * (-(-lp // size) - len(table))], np.int32)]
     tok = np.zeros((3, tp), np.int32)
     tok[0], tok[1] = scratch_page * size, _PAD_POS
     seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
@@ -348,16 +352,21 @@ def _arg(v: Any) -> Any:
 # -- a paged cache as a parameter of a compiled function ---------------------------------------------------
 
 ATTENTION = PREFIX + "attention_kv_cache_attention_with_fused_qkv"
-#: the arrays a cache parameter passes before its layer indices: the pool, then the padded plan
-#: (``_plan_arrays``); then one int32 scalar per layer (:func:`layer_inputs`)
-PAGED_INPUTS = 4
-
+#: the layer indices per layer count and device (:func:`layer_inputs`)
 _LAYER_IDS: Dict[Any, List[Any]] = {}
+
+
+def plan_count(cache: Any) -> int:
+    """How many plan arrays a cache parameter passes (:func:`_plan_arrays`): one for a one-token forward
+    (a decode step), three otherwise. A cache parameter passes its pool, its plan and one int32 scalar
+    per layer (:func:`layer_inputs`)."""
+    forward = cache.state.forward
+    return 1 if len(forward) == 1 and forward[0][2] == 1 else 3
 
 
 def input_count(cache: Any) -> int:
     """How many flat arguments a cache parameter passes (:func:`arg_specs`)."""
-    return PAGED_INPUTS + cache.config.num_layers
+    return 1 + plan_count(cache) + cache.config.num_layers
 
 
 def layer_inputs(cache: Any) -> List[Any]:
@@ -406,9 +415,10 @@ def static_fact(cache: Any, reserve: Optional[int] = None) -> tuple:
 def arg_specs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
     tp, bp, lp = _buckets(cache.state, reserve)
     i32 = np.dtype(np.int32)
-    return [jax.ShapeDtypeStruct(tuple(cache.pool.shape), cache.pool.dtype), jax.ShapeDtypeStruct((3, tp), i32),
-            jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32),
-            jax.ShapeDtypeStruct((3, _chunk_count(tp, bp, cache.config.page_size)), i32)] + \
+    seqs = jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32)
+    plan = [seqs] if tp == 1 else \
+        [jax.ShapeDtypeStruct((3, tp), i32), seqs, jax.ShapeDtypeStruct((3, _chunk_count(tp, bp, cache.config.page_size)), i32)]
+    return [jax.ShapeDtypeStruct(tuple(cache.pool.shape), cache.pool.dtype)] + plan + \
         [jax.ShapeDtypeStruct((), i32)] * cache.config.num_layers
 
 
@@ -419,12 +429,14 @@ def flat_inputs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
 
 
 def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] = None) -> Any:
-    """The compiled inputs of ``cache`` when it fits the compilation of key part ``fact`` and static token
-    counts ``rows`` (the fast path, :mod:`relax_jax.kvhot`); None otherwise. The pool's shape and dtype
-    are the compiled executable's to check (as a tensor argument's: ``TypeError`` before anything runs)."""
-    state, pool, cfg = cache.state, cache.pool, cache.config
+    """The pool and plan of ``cache`` (its compiled inputs but the layer indices) when it fits the
+    compilation of key part ``fact`` and static token counts ``rows`` (the fast path,
+    :mod:`relax_jax.kvhot`, which checks that the pool is a JAX array); None otherwise. The pool's
+    shape and dtype are the compiled executable's to check (as a tensor argument's: ``TypeError``
+    before anything runs)."""
+    state, cfg = cache.state, cache.config
     forward = state.forward
-    if forward is None or not isinstance(pool, jax.Array):
+    if forward is None:
         return None
     buckets = _buckets(state, reserve)
     if fact[4] != buckets or not (fact[1] is cfg or fact[1] == cfg):
@@ -433,7 +445,7 @@ def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...], reserve: Op
     for r in rows:
         if r != tokens:
             return None
-    return [pool] + _plan_arrays(state, cfg, buckets) + layer_inputs(cache)
+    return [cache.pool] + _plan_arrays(state, cfg, buckets)
 
 
 def rows_match(args: Any, records: List[Any], sym: Dict[Any, int], get_path: Any) -> bool:
@@ -489,12 +501,16 @@ def _traced_attention(walker: Any, args: List[Any]) -> None:
             raise TraceAbort(f"{ATTENTION}: a tensor the host checks")
     c.rows += [_rows(qkv, "a fused qkv"), _rows(out, "an output")]
     n = int(qkv.data.shape[0])
-    tok, seqs, chunks = c.plan
+    if len(c.plan) == 1:                # a one-token forward (plan_count)
+        (seqs,), chunks = c.plan, None
+        tok = _one_token(seqs, cfg.page_size)
+    else:
+        tok, seqs, chunks = c.plan
     if int(tok.shape[1]) != n:          # the plan's token bucket against the fused qkv's rows
         tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, _PAD_POS), _fit(tok[2], n, 0)])
     sm_val = jnp.asarray(sm.val, jnp.float32)
     c.data, o, bad = _layer_call(c.data, c.layers[int(layer.val) - cfg.layer_begin], qkv.data, tok, seqs, sm_val,
-                                 chunks if int(chunks.shape[1]) else None, recompute=c.recompute, **_statics(cfg))
+                                 chunks, recompute=c.recompute, **_statics(cfg))
     if bad is not None:
         walker.sink_check(bad, recompute_on_host)
     walker.mutate(out, _fit(o, int(out.data.shape[0]), 0))
@@ -549,6 +565,6 @@ def paged_kv_cache_builtins() -> Dict[str, PackedV]:
     return {name: _native(name, rule, dps.get(name, 0)) for name, rule in JAX_PAGED.methods().items()}
 
 
-__all__ = ["JAX_PAGED", "TracedPaged", "PAGED_INPUTS", "paged_kv_cache_builtins", "is_ready", "static_fact",
+__all__ = ["JAX_PAGED", "TracedPaged", "plan_count", "paged_kv_cache_builtins", "is_ready", "static_fact",
            "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs", "input_count", "layer_inputs",
            "recompute_on_host"]

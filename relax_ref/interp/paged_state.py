@@ -161,25 +161,26 @@ class PagedState:
             raise paged_error(fn, f"a batch of {k} sequences (1 to {self.max_batch} allowed)")
         if k > 1 and len(set(seq_ids)) != k:
             raise paged_error(fn, f"a sequence appears twice in the batch {list(seq_ids)}")
+        lens, tables, size = self.lengths, self.tables, self.page_size
         total = need = 0
+        batch = []
         for s, n in zip(seq_ids, lengths):
-            old = self.seq(fn, s)
+            old = lens[s] if s in lens else self.seq(fn, s)
             if n < 1:
                 raise paged_error(fn, f"the append length {n} of the sequence {s} is not positive")
             total += n
-            need += self._pages_for(old + n) - len(self.tables[s])
+            more = -(-(old + n) // size) - len(tables[s])       # (_pages_for)
+            need += more
+            batch.append((s, old, n, more))
         if total > self.chunk:
             raise paged_error(fn, f"{total} tokens in one forward exceed the prefill chunk size {self.chunk}")
-        pages = self._take(fn, need) if need else []
-        batch = []
-        for s, n in zip(seq_ids, lengths):
-            old = self.lengths[s]
-            more = self._pages_for(old + n) - len(self.tables[s])
-            self.tables[s] += pages[:more]
-            pages = pages[more:]
-            self.lengths[s] = old + n
-            batch.append((s, old, n))
-        self.forward = tuple(batch)
+        pages = self._take(fn, need) if need else ()
+        for s, old, n, more in batch:
+            if more:
+                tables[s] += pages[:more]
+                pages = pages[more:]
+            lens[s] = old + n
+        self.forward = tuple([b[:3] for b in batch])
 
     def end(self) -> None:
         if self.forward is None:
