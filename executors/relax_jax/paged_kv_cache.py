@@ -69,7 +69,7 @@ _PAD_POS = 1 << 30
 
 
 def _bucket(n: int) -> int:
-    return 1 << max(int(n) - 1, 0).bit_length()
+    return 1 << (int(n) - 1).bit_length() if n > 1 else 1
 
 
 #: every slot of a plan (:func:`_plan_arrays`, :func:`_fit`) is one of the pool's, none negative: the pool's
@@ -234,8 +234,9 @@ def _buckets(state: Any, reserve: Optional[int] = None) -> Tuple[int, int, int]:
     if len(batch) == 1:                 # one sequence (a decode step, a single prefill)
         (_, old, tokens), = batch
         longest = old + tokens
-    else:
-        longest, tokens = max(old + n for _, old, n in batch), sum(n for _, _, n in batch)
+        hist = _bucket(reserve) if reserve is not None and longest <= reserve else _bucket(longest)
+        return _bucket(tokens), 1, hist
+    longest, tokens = max(old + n for _, old, n in batch), sum(n for _, _, n in batch)
     hist = _bucket(reserve) if reserve is not None and longest <= reserve else _bucket(longest)
     return _bucket(tokens), _bucket(len(batch)), hist
 
