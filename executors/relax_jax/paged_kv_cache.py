@@ -11,9 +11,9 @@ donated to it, so XLA updates the pages in place. The forward's plan reaches the
 int32 arrays padded to power-of-two buckets (tokens, sequences, history length,
 :func:`_plan_arrays`): each new token's slot, position and batch index, and each sequence's history
 length and page table (and, in a compiled function, the runs of slots a forward of several tokens
-fills; there a one-token forward passes its sequence's row alone, :func:`plan_count`). One compilation serves every step of a generation within a bucket. The
-sequence functions only change the host-side bookkeeping (and copy a partial page at a fork, in
-place).
+fills; there a one-token forward passes its sequence's row alone, :func:`plan_count`). One
+compilation serves every step of a generation within a bucket. The sequence functions only change
+the host-side bookkeeping (and copy a partial page at a fork, in place).
 
 **Caches as parameters.** A function that takes a paged cache (an ``R.Object`` parameter) while a
 forward is open compiles as a whole, as a serving loop calls ``prefill`` and ``decode``: the host
@@ -125,7 +125,7 @@ class _PlainSums(_TracedControl):
     """``ctrl`` of a compiled function's attention calls (:func:`_layer_call`): the plain weighted
     sums always, each branch's predicate -- whether a value the forward stored is not finite -- kept in
     ``flags`` for the function's error code (:func:`recompute_on_host`). The exact branch, a loop over
-    the tokens, was about half of the XLA compilation of a 16-layer prefill (XLA inlines each layer's);
+    the tokens, was up to half of the XLA compilation of a 16-layer prefill (XLA inlines each layer's);
     a forward that needs it is rare (a model that stores an infinity or a NaN) and is computed again
     on the host, whose per-layer kernels take the branch."""
 
@@ -209,7 +209,8 @@ def _layer_call(pool, layer, qkv, tok, seqs, sm, chunks, *, hq, hkv, mode, scale
     """One attention call inside a compiled function (:func:`_traced_attention`), a call of its own in
     the function's trace: JAX traces and lowers it once for all the layers of a model (their operands
     have the same types and the layer index is traced), where inlined, every layer traced the
-    attention's few hundred operations again (half of a 16-layer prefill's trace and lowering). XLA
+    attention's few hundred operations again (about two thirds of a 16-layer prefill's trace and
+    lowering). XLA
     inlines the calls, so the compiled code is the same. With ``recompute`` the plain sums
     (:class:`_PlainSums`) and whether a value the forward stored was not finite (None: no branch, a
     forward of one token)."""
@@ -417,8 +418,8 @@ def arg_specs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
     tp, bp, lp = _buckets(cache.state, reserve)
     i32 = np.dtype(np.int32)
     seqs = jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32)
-    plan = [seqs] if tp == 1 else \
-        [jax.ShapeDtypeStruct((3, tp), i32), seqs, jax.ShapeDtypeStruct((3, _chunk_count(tp, bp, cache.config.page_size)), i32)]
+    runs = _chunk_count(tp, bp, cache.config.page_size)
+    plan = [seqs] if tp == 1 else [jax.ShapeDtypeStruct((3, tp), i32), seqs, jax.ShapeDtypeStruct((3, runs), i32)]
     return [jax.ShapeDtypeStruct(tuple(cache.pool.shape), cache.pool.dtype)] + plan + \
         [jax.ShapeDtypeStruct((), i32)] * cache.config.num_layers
 
