@@ -385,7 +385,8 @@ def layer_inputs(cache: Any) -> List[Any]:
 
 class TracedPaged:
     """A paged cache parameter inside a compiled function: its configuration, ``data`` the traced
-    page pool, the traced plan arrays, ``layers`` the traced layer indices (:func:`layer_inputs`),
+    page pool, the traced plan arrays (a one-token forward's ``seqs``, completed by its first attention
+    call to ``tok, seqs, None``), ``layers`` the traced layer indices (:func:`layer_inputs`),
     ``path`` the parameter's position and ``rows`` the token counts (ints, or expressions over the
     entry's symbolic variables) its attention calls need the open forward to have; ``recompute``:
     whether a call may be computed again on the host (:func:`recompute_on_host`; otherwise each
@@ -503,11 +504,9 @@ def _traced_attention(walker: Any, args: List[Any]) -> None:
             raise TraceAbort(f"{ATTENTION}: a tensor the host checks")
     c.rows += [_rows(qkv, "a fused qkv"), _rows(out, "an output")]
     n = int(qkv.data.shape[0])
-    if len(c.plan) == 1:                # a one-token forward (plan_count)
-        (seqs,), chunks = c.plan, None
-        tok = _one_token(seqs, cfg.page_size)
-    else:
-        tok, seqs, chunks = c.plan
+    if len(c.plan) == 1:                # a one-token forward (plan_count): its token read off once
+        c.plan = [_one_token(c.plan[0], cfg.page_size), c.plan[0], None]
+    tok, seqs, chunks = c.plan
     if int(tok.shape[1]) != n:          # the plan's token bucket against the fused qkv's rows
         tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, _PAD_POS), _fit(tok[2], n, 0)])
     sm_val = jnp.asarray(sm.val, jnp.float32)
