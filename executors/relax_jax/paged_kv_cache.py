@@ -385,8 +385,8 @@ def layer_inputs(cache: Any) -> List[Any]:
 
 class TracedPaged:
     """A paged cache parameter inside a compiled function: its configuration, ``data`` the traced
-    page pool, the traced plan arrays (a one-token forward's ``seqs``, completed by its first attention
-    call to ``tok, seqs, None``), ``layers`` the traced layer indices (:func:`layer_inputs`),
+    page pool, the traced plan ``tok, seqs, chunks`` (a one-token forward passes its ``seqs`` alone:
+    its ``tok`` is read off it here, once for all the layers, and it has no ``chunks``), ``layers`` the traced layer indices (:func:`layer_inputs`),
     ``path`` the parameter's position and ``rows`` the token counts (ints, or expressions over the
     entry's symbolic variables) its attention calls need the open forward to have; ``recompute``:
     whether a call may be computed again on the host (:func:`recompute_on_host`; otherwise each
@@ -395,6 +395,8 @@ class TracedPaged:
     __slots__ = ("config", "data", "plan", "layers", "path", "rows", "recompute")
 
     def __init__(self, config: PagedConfig, data: Any, plan: List[Any], layers: List[Any]) -> None:
+        if len(plan) == 1:              # a one-token forward (plan_count)
+            plan = [_one_token(plan[0], config.page_size), plan[0], None]
         self.config, self.data, self.plan, self.layers = config, data, plan, layers
         self.path: tuple = ()
         self.rows: List[Any] = []
@@ -504,8 +506,6 @@ def _traced_attention(walker: Any, args: List[Any]) -> None:
             raise TraceAbort(f"{ATTENTION}: a tensor the host checks")
     c.rows += [_rows(qkv, "a fused qkv"), _rows(out, "an output")]
     n = int(qkv.data.shape[0])
-    if len(c.plan) == 1:                # a one-token forward (plan_count): its token read off once
-        c.plan = [_one_token(c.plan[0], cfg.page_size), c.plan[0], None]
     tok, seqs, chunks = c.plan
     if int(tok.shape[1]) != n:          # the plan's token bucket against the fused qkv's rows
         tok = jnp.stack([_fit(tok[0], n, cfg.num_pages * cfg.page_size), _fit(tok[1], n, _PAD_POS), _fit(tok[2], n, 0)])

@@ -161,15 +161,15 @@ class PagedState:
             raise paged_error(fn, f"a batch of {k} sequences (1 to {self.max_batch} allowed)")
         if k > 1 and len(set(seq_ids)) != k:
             raise paged_error(fn, f"a sequence appears twice in the batch {list(seq_ids)}")
-        lens, tables, size = self.lengths, self.tables, self.page_size
+        lens, tables = self.lengths, self.tables
         total = need = 0
         batch = []
         for s, n in zip(seq_ids, lengths):
-            old = lens[s] if s in lens else self.seq(fn, s)
+            old = self.seq(fn, s)
             if n < 1:
                 raise paged_error(fn, f"the append length {n} of the sequence {s} is not positive")
             total += n
-            more = -(-(old + n) // size) - len(tables[s])       # (_pages_for)
+            more = self._pages_for(old + n) - len(tables[s])
             need += more
             batch.append((s, old, n, more))
         if total > self.chunk:

@@ -381,13 +381,18 @@ def test_a_masked_non_finite_value_contributes_nothing(bad, pad_poison):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-6)
 
 
-def _whiles(exe, entry):
-    import re
-
+def _compiled_text(exe, entry):
+    """The text of the last compiled module of ``entry``."""
     plan = exe._plans[entry]
     text = list(plan.exact_cache.values() or plan.cache.values())[-1].fn.as_text()
     assert "ENTRY" in text                                          # the compiled module's text
-    return len(re.findall(r"\) while\(", text))
+    return text
+
+
+def _whiles(exe, entry):
+    import re
+
+    return len(re.findall(r"\) while\(", _compiled_text(exe, entry)))
 
 
 @pytest.mark.parametrize("bad", [None, np.nan])
@@ -483,7 +488,4 @@ def test_a_forward_of_several_tokens_compiles_no_chain_of_transposes():
     _open(c, jpk.JAX_PAGED, 32)
     exe("layers", c, np.ones((32, 8, 8), "float32"))
     jpk.JAX_PAGED.end_forward(c)
-    plan = exe._plans["layers"]
-    text = list(plan.exact_cache.values() or plan.cache.values())[-1].fn.as_text()
-    assert "ENTRY" in text                                          # the compiled module's text
-    assert len(re.findall(r"= \S+ transpose\(", text)) < 40
+    assert len(re.findall(r"= \S+ transpose\(", _compiled_text(exe, "layers"))) < 40
