@@ -36,7 +36,7 @@ from relax_ref.ir import prim_expr as P
 from .hotpath import _JAX_ARRAY_TYPES, _WIDE, MISS, _is_array, _tensor_checker, _out_avals, _picker, direct_call
 from .layouts import KVCacheParam, ShapeParam, TensorParam, get_path
 from .symbolic import host_value_fn
-from .paged_kv_cache import TracedPaged, layer_inputs, paged_hot_inputs, recompute_on_host
+from .paged_kv_cache import TracedPaged, layer_inputs, paged_hot_reader, recompute_on_host
 from .plan import sym_struct
 
 _T, _S, _KV = 0, 1, 2
@@ -407,7 +407,8 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
                                  [info for kind, info in items if kind == _T])
     # per cache parameter, from the last: its inputs replace it in the flat arguments (the earlier
     # positions stay where they are)
-    caches = [(i, facts[i], rows_of.get(i, ())) for i, (kind, _) in enumerate(items) if kind == _KV][::-1]
+    caches = [(i, paged_hot_reader(facts[i], rows_of.get(i, ()), reserve))
+              for i, (kind, _) in enumerate(items) if kind == _KV][::-1]
     # per cache parameter: the layer indices (layer_inputs), taken at its first call (on the device the
     # compiled executable runs on: a pool elsewhere fails the call, ValueError, before anything runs)
     layer_ids: dict = {}
@@ -420,16 +421,16 @@ def _paged_hot(exe, plan, compiled, items, facts, rows_of, export) -> Optional[C
         if len(args) != nparams or not tensors_ok(args):
             return MISS
         flat = list(args)
-        for i, fact, rows in caches:
+        for i, read in caches:
             a = args[i]
-            inputs = paged_hot_inputs(a, fact, rows, reserve) if type(a) is PagedKVCache else None
+            inputs = read(a) if type(a) is PagedKVCache else None
             if inputs is None or (type(inputs[0]) not in _JAX_ARRAY_TYPES and not _is_array(inputs[0])):
                 return MISS
             ids = layer_ids.get(i)
             if ids is None:
                 ids = layer_ids[i] = layer_inputs(a)
             flat[i:i + 1] = inputs + ids
-        if len(caches) > 1 and len({id(args[i]) for i, _, _ in caches}) < len(caches):
+        if len(caches) > 1 and len({id(args[i]) for i, _ in caches}) < len(caches):
             return MISS                     # (a cache passed twice: the general path reports it)
         if host is not None and host(args, ()):
             return MISS                     # a check made before the call fails: the general path raises

@@ -256,6 +256,12 @@ def _one_token(seqs: Any, page: int) -> Any:
     return jnp.stack([page_id * page + pos % page, pos, jnp.zeros((), seqs.dtype)])[:, None]
 
 
+def _one_token_row(length: int, table: List[int], pad: List[int]) -> np.ndarray:
+    """A one-token forward's plan (:func:`_plan_arrays`): its sequence's length and page table, padded
+    with the scratch page (``pad``: as many as the bucket's pages)."""
+    return np.array([[length] + table + pad[len(table):]], np.int32)
+
+
 def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) -> List[np.ndarray]:
     """The open forward's plan as int32 arrays padded to ``buckets``: ``tok`` (3, tokens) the
     slot, position and batch index of each new token (padding tokens write the scratch slot, as batch
@@ -271,8 +277,7 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
     size, scratch_page = cfg.page_size, cfg.num_pages
     if tp == 1:                         # one sequence's one new token (a decode step): no runs, bp == 1
         (s, old, _), = state.forward
-        table = state.tables[s]
-        return [np.array([[old + 1] + table + [scratch_page] * (-(-lp // size) - len(table))], np.int32)]
+        return [_one_token_row(old + 1, state.tables[s], [scratch_page] * -(-lp // size))]
     tok = np.zeros((3, tp), np.int32)
     tok[0], tok[1] = scratch_page * size, _PAD_POS
     seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
@@ -453,6 +458,30 @@ def paged_hot_inputs(cache: Any, fact: tuple, rows: Tuple[int, ...], reserve: Op
     return [cache.pool] + _plan_arrays(state, cfg, buckets)
 
 
+def paged_hot_reader(fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] = None) -> Any:
+    """:func:`paged_hot_inputs` of one compilation (key part ``fact``, static token counts ``rows``) as
+    a function of the cache. A one-token compilation (a decode step) reads the open forward directly:
+    one sequence, one token, the history bucket of :func:`_buckets`, the plan row."""
+    cfg, (tp, _, lp) = fact[1], fact[4]
+    if tp != 1 or any(r != 1 for r in rows):
+        return lambda cache: paged_hot_inputs(cache, fact, rows, reserve)
+    pad = [cfg.num_pages] * -(-lp // cfg.page_size)
+    # the lengths whose bucket is lp: up to ``reserve`` where its bucket is lp, past it those in (lp/2, lp]
+    kept = reserve if reserve is not None and _bucket(reserve) == lp else 0
+    low = max(lp // 2 if lp > 1 else 0, reserve or 0)
+
+    def read(cache: Any) -> Any:
+        state = cache.state
+        forward = state.forward
+        if forward is None or len(forward) != 1 or not (cache.config is cfg or cache.config == cfg):
+            return None
+        (s, old, n), = forward
+        if n != 1 or not (old < kept or low <= old < lp):
+            return None
+        return [cache.pool, _one_token_row(old + 1, state.tables[s], pad)]
+    return read
+
+
 def rows_match(args: Any, records: List[Any], sym: Dict[Any, int], get_path: Any) -> bool:
     """Whether every paged cache of a call is passed once and its open forward has the token count its
     attention calls need (``records``: ``(path, rows)`` of a compilation)."""
@@ -567,5 +596,5 @@ def paged_kv_cache_builtins() -> Dict[str, PackedV]:
 
 
 __all__ = ["JAX_PAGED", "TracedPaged", "plan_count", "paged_kv_cache_builtins", "is_ready", "static_fact",
-           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs", "input_count", "layer_inputs",
+           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs", "paged_hot_reader", "input_count", "layer_inputs",
            "recompute_on_host"]

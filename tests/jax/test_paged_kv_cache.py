@@ -489,3 +489,30 @@ def test_a_forward_of_several_tokens_compiles_no_chain_of_transposes():
     exe("layers", c, np.ones((32, 8, 8), "float32"))
     jpk.JAX_PAGED.end_forward(c)
     assert len(re.findall(r"= \S+ transpose\(", _compiled_text(exe, "layers"))) < 40
+
+
+@pytest.mark.parametrize("reserve", [None, 3, 8, 12])
+def test_the_one_token_reader_is_the_general_inputs(reserve):
+    """The fast path's reader of a one-token compilation (``paged_hot_reader``) gives what the general
+    ``paged_hot_inputs`` gives for the same compilation key, for every history and history bucket:
+    the pool and the same plan row where the forward fits the key, None where it does not."""
+    from relax_ref.values import ShapeValue
+
+    c = relax_jax.compile(relax_ref.parse(COMPILED_SRC))("create")
+    ops = jpk.JAX_PAGED
+    facts = [("paged", c.config, tuple(c.pool.shape), str(c.pool.dtype), (1, 1, lp)) for lp in (1, 2, 4, 8, 16)]
+    readers = [(f, jpk.paged_hot_reader(f, (1,), reserve)) for f in facts]
+    fits = []
+    for _ in range(14):                                 # histories 0..13, one token each
+        ops.begin_forward(c, ShapeValue([0]), ShapeValue([1]))
+        for fact, read in readers:
+            want, got = jpk.paged_hot_inputs(c, fact, (1,), reserve), read(c)
+            assert (want is None) == (got is None)
+            if want is not None:
+                assert got[0] is want[0] and got[1].dtype == want[1].dtype
+                np.testing.assert_array_equal(got[1], want[1])
+        fits.append(sum(read(c) is not None for _, read in readers))
+        ops.end_forward(c)
+    assert fits == [1] * 14                             # exactly one bucket fits each forward
+    ops.begin_forward(c, ShapeValue([0]), ShapeValue([2]))      # two tokens: no one-token key fits
+    assert all(read(c) is None for _, read in readers)
