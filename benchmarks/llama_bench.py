@@ -524,6 +524,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--gen-tokens", type=int, default=None, help="with --config: cold generation length (64; 8 for 1b)")
     p.add_argument("--decode-steps", type=int, default=None,
                    help="with --config: timed decode steps per cache length (64; 8 for 1b)")
+    p.add_argument("--decode-windows", type=int, default=None,
+                   help="with --config: the interleaved decode's windows of --decode-steps steps, each from "
+                        "fresh caches (16; 1 for 1b)")
     p.add_argument("--sections", default="all,cached,generate,interleaved",
                    help="with --config: which child processes run (all: every warm figure and compile_cold_s; "
                         "compile: compile_cold_s and peak_rss_mb only; cached: compile_cached_s; generate: "
@@ -597,6 +600,7 @@ def _sized(args) -> int:
     args.repeats = args.repeats or (2 if args.config == "1b" else 5)
     args.gen_tokens = args.gen_tokens or (8 if args.config == "1b" else 64)
     args.decode_steps = args.decode_steps or (8 if args.config == "1b" else 64)
+    args.decode_windows = args.decode_windows or (1 if args.config == "1b" else 16)
     res = llama_sizes.run_sized(args)
     llama_sizes.print_table(res)
     if args.json:

@@ -39,9 +39,11 @@ Figures per contender (one child process per contender and run):
 * ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``) at the end;
 * ``decode_128_interleaved_tok_s`` / ``decode_1024_interleaved_tok_s`` (``--sections interleaved``): the
   decode steps of all contenders in one process, alternating step by step (the order rotating), after
-  two untimed steps each: one over the median of ``--decode-steps`` steps. A step is 0.1-1 ms at the tiny
-  size, so this is the finer measure of the per-call overhead; separate processes carry the load's
-  changes between them.
+  one untimed step each: one over the median of ``--decode-windows`` times ``--decode-steps`` steps (each
+  window from fresh caches at the same rows, so every window decodes the same rows). A step is 0.1-1 ms
+  at the tiny size, so this is the finer measure of the per-call overhead; separate processes carry the
+  load's changes between them. The windows give the median its samples: on a 2-core machine the
+  median of one window of 64 steps moves by about 0.1x from window to window (benchmarks/README.md).
 
 ``--baseline-tree DIR`` adds the relax_jax contenders once more as ``<name>@base``, their children run
 with ``DIR`` (another checkout of the project, e.g. ``git worktree add DIR <commit>``) first on the
@@ -225,7 +227,7 @@ def _timed(fn) -> float:
 
 
 def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str, what: str,
-          decode_steps: int = 0, dtype: str = "float32") -> Dict[str, float]:
+          decode_steps: int = 0, dtype: str = "float32", decode_windows: int = 1) -> Dict[str, float]:
     """One contender in this process (see the module docstring); returns its figures."""
     import jax
 
@@ -236,7 +238,7 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
     import llama_tiny as L
 
     if what == "interleaved":
-        return interleaved(name.split(","), config, max(decode_steps, repeats), dtype)
+        return interleaved(name.split(","), config, max(decode_steps, repeats), dtype, decode_windows)
     cfg = L.Config(**CONFIGS[config], dtype=dtype)
     model = L.LlamaTiny(cfg)
     # the caches reserve the rows of a whole generation, as the hand-written program's buffers
@@ -280,9 +282,11 @@ def child(name: str, config: str, repeats: int, gen_tokens: int, cache_dir: str,
     return out
 
 
-def interleaved(names: List[str], config: str, steps: int, dtype: str = "float32") -> Dict[str, float]:
+def interleaved(names: List[str], config: str, steps: int, dtype: str = "float32",
+                windows: int = 1) -> Dict[str, float]:
     """The decode steps of ``names`` alternating in this process (``decode_<rows>_interleaved_tok_s``,
-    keys ``<contender>.<figure>``)."""
+    keys ``<contender>.<figure>``): ``windows`` times ``steps`` steps, each window from fresh caches
+    at the same rows, the median over all of a contender's steps."""
     import llama_tiny as L
 
     cfg = L.Config(**CONFIGS[config], dtype=dtype)
@@ -292,15 +296,17 @@ def interleaved(names: List[str], config: str, steps: int, dtype: str = "float32
     out: Dict[str, float] = {}
     for length in (128, 1024):
         at = {n: r.at_capacity(pow2(length + 2 + steps)) for n, r in runners.items()}
-        states = {n: r.decode_state(length, pow2(length + 2 + steps)) for n, r in at.items()}
-        for n, r in at.items():
-            r.step(states[n])
         times: Dict[str, List[float]] = {n: [] for n in names}
-        for i in range(steps):
-            for n in names[i % len(names):] + names[:i % len(names)]:
-                t0 = time.perf_counter()
-                at[n].step(states[n])
-                times[n].append(time.perf_counter() - t0)
+        for _ in range(windows):
+            states = {n: r.decode_state(length, pow2(length + 2 + steps)) for n, r in at.items()}
+            for n, r in at.items():
+                r.step(states[n])
+            for i in range(steps):
+                for n in names[i % len(names):] + names[:i % len(names)]:
+                    t0 = time.perf_counter()
+                    at[n].step(states[n])
+                    times[n].append(time.perf_counter() - t0)
+            del states
         for n in names:
             out[f"{n}.decode_{length}_interleaved_tok_s"] = 1.0 / statistics.median(times[n])
     return out
@@ -311,7 +317,8 @@ def _spawn(name: str, args, cache_dir: str, what: str) -> Dict[str, float]:
     name = name.split("@")[0]
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--config", args.config,
            "--repeats", str(args.repeats), "--gen-tokens", str(args.gen_tokens), "--what", what,
-           "--decode-steps", str(args.decode_steps), "--dtype", args.dtype]
+           "--decode-steps", str(args.decode_steps), "--decode-windows", str(args.decode_windows),
+           "--dtype", args.dtype]
     if cache_dir:
         cmd += ["--cache-dir", cache_dir]
     first = [str(_HERE), str(_HERE.parent / "examples")]
@@ -375,7 +382,8 @@ def run_sized(args) -> Dict[str, object]:
 def summarize(args, runs, load) -> Dict[str, object]:
     keys = [k for k in runs[BASELINE][0] if k != "tokens"]    # (an @base contender has no interleaved figures)
     out: Dict[str, object] = {"config": args.config, "dtype": args.dtype, "runs": args.runs, "repeats": args.repeats,
-                              "decode_steps": args.decode_steps, "gen_tokens": args.gen_tokens,
+                              "decode_steps": args.decode_steps, "decode_windows": args.decode_windows,
+                              "gen_tokens": args.gen_tokens,
                               "contenders": list(runs), "load_1min": load}
     for name, rs in runs.items():
         for k in keys:
@@ -441,10 +449,11 @@ def main_child(argv: List[str]) -> int:
     p.add_argument("--cache-dir", default="")
     p.add_argument("--what", default="all")
     p.add_argument("--decode-steps", type=int, default=0)
+    p.add_argument("--decode-windows", type=int, default=1)
     p.add_argument("--dtype", default="float32")
     a = p.parse_args(argv)
     print(json.dumps(child(a.child, a.config, a.repeats, a.gen_tokens, a.cache_dir, a.what, a.decode_steps,
-                           a.dtype)))
+                           a.dtype, a.decode_windows)))
     return 0
 
 

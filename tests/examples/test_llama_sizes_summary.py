@@ -11,7 +11,8 @@ from file_modules import load_file
 ROOT = Path(__file__).resolve().parents[2]
 sizes = load_file("llama_sizes_under_test", ROOT / "benchmarks" / "llama_sizes.py")
 
-ARGS = argparse.Namespace(config="tiny", dtype="float32", runs=3, repeats=5, decode_steps=64, gen_tokens=64)
+ARGS = argparse.Namespace(config="tiny", dtype="float32", runs=3, repeats=5, decode_steps=64, decode_windows=16,
+                          gen_tokens=64)
 
 
 def _runs():
