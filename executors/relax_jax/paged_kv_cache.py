@@ -11,7 +11,7 @@ donated to it, so XLA updates the pages in place. The forward's plan reaches the
 int32 arrays padded to power-of-two buckets (tokens, sequences, history length,
 :func:`_plan_arrays`): each new token's slot, position and batch index, and each sequence's history
 length and page table (and, in a compiled function, the runs of slots a forward of several tokens
-fills; there a one-token forward passes its sequence's row alone, :func:`plan_count`). One
+fills; there a one-token forward passes its sequence's row and its token's slot, :func:`plan_count`). One
 compilation serves every step of a generation within a bucket. The sequence functions only change
 the host-side bookkeeping (and copy a partial page at a fork, in place).
 
@@ -161,20 +161,23 @@ def _forward_body(pool, layer, qkv, tok, seqs, sm, chunks=None, *, hq, hkv, mode
     hist_len, table = seqs[:, 0], seqs[:, 1:]
     q, k, v = pa.split_qkv(qkv, hq, hkv)
     keys = pa.stored_keys(jnp, k, pos, mode, scale, theta)
-    real = (write != scratch)[:, None, None]
-    zero = jnp.zeros((), pool.dtype)
-    new_v = jnp.where(real, v.astype(pool.dtype), zero)
-    new_k = jnp.where(real, keys.astype(pool.dtype), zero)
-    if write.shape[0] == 1:     # one token (a decode step): its key and value as one slice of the pool
+    if write.shape[0] == 1:     # one token (a decode step; never a padding token): its key and value as
+        new_k, new_v = keys.astype(pool.dtype), v.astype(pool.dtype)        # one slice of the pool
         zero_i = jnp.zeros((), write.dtype)
         pool = lax.dynamic_update_slice(pool, jnp.stack([new_k, new_v])[None],
-                                        (jnp.asarray(layer, write.dtype), zero_i, write[0], zero_i, zero_i))
-    elif chunks is not None:
-        pool = _write_chunks(pool, layer, jnp.stack([new_k, new_v]), chunks, page)
+                                        (jnp.asarray(layer, write.dtype), zero_i, write[0], zero_i, zero_i),
+                                        allow_negative_indices=False)
     else:
-        # keys and values in one scatter: XLA's CPU backend compiles a kernel for every scatter
-        # (identical ones are not shared, as fusions are), so two per layer doubled them
-        pool = pool.at[layer, :, write].set(jnp.stack([new_k, new_v], axis=1), **_IN_BOUNDS)
+        real = (write != scratch)[:, None, None]
+        zero = jnp.zeros((), pool.dtype)
+        new_v = jnp.where(real, v.astype(pool.dtype), zero)
+        new_k = jnp.where(real, keys.astype(pool.dtype), zero)
+        if chunks is not None:
+            pool = _write_chunks(pool, layer, jnp.stack([new_k, new_v]), chunks, page)
+        else:
+            # keys and values in one scatter: XLA's CPU backend compiles a kernel for every scatter
+            # (identical ones are not shared, as fusions are), so two per layer doubled them
+            pool = pool.at[layer, :, write].set(jnp.stack([new_k, new_v], axis=1), **_IN_BOUNDS)
     k_hist, v_hist = _history(pool, layer, table, hist_len, page)
     out = pa.attend(jnp, q, k_hist, v_hist, pos, seq, hist_len, mode, scale, theta, sm, new_v=new_v, ctrl=ctrl)
     return pool, out
@@ -248,18 +251,19 @@ def _chunk_count(tp: int, bp: int, page: int) -> int:
     return tp // page + 2 * bp
 
 
-def _one_token(seqs: Any, page: int) -> Any:
-    """The plan's ``tok`` (3, 1) of a one-token forward from its ``seqs`` (1, 1 + pages): the token is
-    the sequence's last (position ``length - 1``), in its page table's slot, batch entry 0."""
-    pos = seqs[0, 0] - 1
-    page_id = lax.dynamic_index_in_dim(seqs[0], 1 + pos // page, keepdims=False, allow_negative_indices=False)
-    return jnp.stack([page_id * page + pos % page, pos, jnp.zeros((), seqs.dtype)])[:, None]
+def _one_token(row: Any) -> Tuple[Any, Any]:
+    """The plan's ``tok`` (3, 1) and ``seqs`` (1, 1 + pages) of a one-token forward from its row
+    (:func:`_one_token_row`): the token is the sequence's last (position ``length - 1``), in the slot
+    the row ends with, batch entry 0."""
+    pos = row[0, 0] - 1
+    return jnp.stack([row[0, -1], pos, jnp.zeros((), row.dtype)])[:, None], row[:, :-1]
 
 
-def _one_token_row(length: int, table: List[int], pad: List[int]) -> np.ndarray:
+def _one_token_row(length: int, table: List[int], pad: List[int], page: int) -> np.ndarray:
     """A one-token forward's plan (:func:`_plan_arrays`): its sequence's length and page table, padded
-    with the scratch page (``pad``: as many as the bucket's pages)."""
-    return np.array([[length] + table + pad[len(table):]], np.int32)
+    with the scratch page (``pad``: as many as the bucket's pages), and its token's slot."""
+    pos = length - 1
+    return np.array([[length] + table + pad[len(table):] + [table[pos // page] * page + pos % page]], np.int32)
 
 
 def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) -> List[np.ndarray]:
@@ -270,14 +274,15 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
     consecutive slots within a page that the new tokens fill (first slot, first token, token count;
     unused runs: the scratch page, no tokens; :func:`_write_chunks`). A padding token's position is past
     every history (it lowers no sequence's first new position, CALL.PAGEDKV.8's masks). A one-token
-    forward's plan is its ``seqs`` alone (:func:`plan_count`; the token's slot and position read off it
-    in the trace, :func:`_one_token`). Written from the bookkeeping directly
-    (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the reference's)."""
+    forward's plan is its ``seqs`` followed by its token's slot (:func:`plan_count`,
+    :func:`_one_token_row`; the token's position read off it in the trace, :func:`_one_token`). Written
+    from the bookkeeping directly (:meth:`~relax_ref.interp.paged_state.PagedState.plan` is the
+    reference's)."""
     tp, bp, lp = buckets
     size, scratch_page = cfg.page_size, cfg.num_pages
     if tp == 1:                         # one sequence's one new token (a decode step): no runs, bp == 1
         (s, old, _), = state.forward
-        return [_one_token_row(old + 1, state.tables[s], [scratch_page] * -(-lp // size))]
+        return [_one_token_row(old + 1, state.tables[s], [scratch_page] * -(-lp // size), size)]
     tok = np.zeros((3, tp), np.int32)
     tok[0], tok[1] = scratch_page * size, _PAD_POS
     seqs = np.full((bp, 1 + -(-lp // size)), scratch_page, np.int32)
@@ -390,8 +395,9 @@ def layer_inputs(cache: Any) -> List[Any]:
 
 class TracedPaged:
     """A paged cache parameter inside a compiled function: its configuration, ``data`` the traced
-    page pool, the traced plan ``tok, seqs, chunks`` (a one-token forward passes its ``seqs`` alone:
-    its ``tok`` is read off it here, once for all the layers, and it has no ``chunks``), ``layers`` the traced layer indices (:func:`layer_inputs`),
+    page pool, the traced plan ``tok, seqs, chunks`` (a one-token forward passes one row, its ``seqs``
+    and its token's slot: its ``tok`` is read off it here, once for all the layers, and it has no
+    ``chunks``), ``layers`` the traced layer indices (:func:`layer_inputs`),
     ``path`` the parameter's position and ``rows`` the token counts (ints, or expressions over the
     entry's symbolic variables) its attention calls need the open forward to have; ``recompute``:
     whether a call may be computed again on the host (:func:`recompute_on_host`; otherwise each
@@ -401,7 +407,7 @@ class TracedPaged:
 
     def __init__(self, config: PagedConfig, data: Any, plan: List[Any], layers: List[Any]) -> None:
         if len(plan) == 1:              # a one-token forward (plan_count)
-            plan = [_one_token(plan[0], config.page_size), plan[0], None]
+            plan = [*_one_token(plan[0]), None]
         self.config, self.data, self.plan, self.layers = config, data, plan, layers
         self.path: tuple = ()
         self.rows: List[Any] = []
@@ -427,7 +433,9 @@ def arg_specs(cache: Any, reserve: Optional[int] = None) -> List[Any]:
     i32 = np.dtype(np.int32)
     seqs = jax.ShapeDtypeStruct((bp, 1 + -(-lp // cache.config.page_size)), i32)
     runs = _chunk_count(tp, bp, cache.config.page_size)
-    plan = [seqs] if tp == 1 else [jax.ShapeDtypeStruct((3, tp), i32), seqs, jax.ShapeDtypeStruct((3, runs), i32)]
+    # (a one-token forward: its row, the sequence's ``seqs`` and its token's slot, :func:`_one_token_row`)
+    plan = [jax.ShapeDtypeStruct((1, seqs.shape[1] + 1), i32)] if tp == 1 else \
+        [jax.ShapeDtypeStruct((3, tp), i32), seqs, jax.ShapeDtypeStruct((3, runs), i32)]
     return [jax.ShapeDtypeStruct(tuple(cache.pool.shape), cache.pool.dtype)] + plan + \
         [jax.ShapeDtypeStruct((), i32)] * cache.config.num_layers
 
@@ -465,7 +473,8 @@ def paged_hot_reader(fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] 
     cfg, (tp, _, lp) = fact[1], fact[4]
     if tp != 1 or any(r != 1 for r in rows):
         return lambda cache: paged_hot_inputs(cache, fact, rows, reserve)
-    pad = [cfg.num_pages] * -(-lp // cfg.page_size)
+    page = cfg.page_size
+    pad = [cfg.num_pages] * -(-lp // page)
     # the lengths whose bucket is lp: up to ``reserve`` where its bucket is lp, past it those in (lp/2, lp]
     kept = reserve if reserve is not None and _bucket(reserve) == lp else 0
     low = max(lp // 2 if lp > 1 else 0, reserve or 0)
@@ -478,7 +487,7 @@ def paged_hot_reader(fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] 
         (s, old, n), = forward
         if n != 1 or not (old < kept or low <= old < lp):
             return None
-        return [cache.pool, _one_token_row(old + 1, state.tables[s], pad)]
+        return [cache.pool, _one_token_row(old + 1, state.tables[s], pad, page)]
     return read
 
 
@@ -596,5 +605,5 @@ def paged_kv_cache_builtins() -> Dict[str, PackedV]:
 
 
 __all__ = ["JAX_PAGED", "TracedPaged", "plan_count", "paged_kv_cache_builtins", "is_ready", "static_fact",
-           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs", "paged_hot_reader", "input_count", "layer_inputs",
-           "recompute_on_host"]
+           "arg_specs", "flat_inputs", "rows_match", "paged_hot_inputs", "paged_hot_reader", "input_count",
+           "layer_inputs", "recompute_on_host"]
