@@ -11,9 +11,9 @@ donated to it, so XLA updates the pages in place. The forward's plan reaches the
 int32 arrays padded to power-of-two buckets (tokens, sequences, history length,
 :func:`_plan_arrays`): each new token's slot, position and batch index, and each sequence's history
 length and page table (and, in a compiled function, the runs of slots a forward of several tokens
-fills; there a one-token forward passes its sequence's row and its token's slot, :func:`plan_count`). One
-compilation serves every step of a generation within a bucket. The sequence functions only change
-the host-side bookkeeping (and copy a partial page at a fork, in place).
+fills; there a one-token forward passes one row, its sequence's and its token's slot,
+:func:`plan_count`). One compilation serves every step of a generation within a bucket. The sequence
+functions only change the host-side bookkeeping (and copy a partial page at a fork, in place).
 
 **Caches as parameters.** A function that takes a paged cache (an ``R.Object`` parameter) while a
 forward is open compiles as a whole, as a serving loop calls ``prefill`` and ``decode``: the host
