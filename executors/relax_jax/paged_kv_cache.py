@@ -230,19 +230,22 @@ def _copy_kernel(pool, src, dst, *, n):
     return lax.dynamic_update_slice_in_dim(pool, rows, dst, axis=2)
 
 
+def _history_bucket(longest: int, reserve: Optional[int]) -> int:
+    """The bucket of a forward's longest history: at least the bucket of ``reserve``
+    (``relax_jax.compile(reserve=...)``, the rows a sequence is declared to reach), so one compilation
+    serves a generation's decode steps up to it."""
+    return _bucket(reserve) if reserve is not None and longest <= reserve else _bucket(longest)
+
+
 def _buckets(state: Any, reserve: Optional[int] = None) -> Tuple[int, int, int]:
-    """The buckets of the open forward's token count, batch size and longest history; the history's
-    is at least the bucket of ``reserve`` (``relax_jax.compile(reserve=...)``, the rows a sequence
-    is declared to reach), so one compilation serves a generation's decode steps up to it."""
+    """The buckets of the open forward's token count, batch size and longest history
+    (:func:`_history_bucket`)."""
     batch = state.forward
     if len(batch) == 1:                 # one sequence (a decode step, a single prefill)
         (_, old, tokens), = batch
-        longest = old + tokens
-        hist = _bucket(reserve) if reserve is not None and longest <= reserve else _bucket(longest)
-        return _bucket(tokens), 1, hist
+        return _bucket(tokens), 1, _history_bucket(old + tokens, reserve)
     longest, tokens = max(old + n for _, old, n in batch), sum(n for _, _, n in batch)
-    hist = _bucket(reserve) if reserve is not None and longest <= reserve else _bucket(longest)
-    return _bucket(tokens), _bucket(len(batch)), hist
+    return _bucket(tokens), _bucket(len(batch)), _history_bucket(longest, reserve)
 
 
 def _chunk_count(tp: int, bp: int, page: int) -> int:
@@ -259,11 +262,16 @@ def _one_token(row: Any) -> Tuple[Any, Any]:
     return jnp.stack([row[0, -1], pos, jnp.zeros((), row.dtype)])[:, None], row[:, :-1]
 
 
+def _slot(table: List[int], pos: int, page: int) -> int:
+    """The pool slot of position ``pos`` of a sequence whose page table is ``table``."""
+    return table[pos // page] * page + pos % page
+
+
 def _one_token_row(length: int, table: List[int], pad: List[int], page: int) -> np.ndarray:
     """A one-token forward's plan (:func:`_plan_arrays`): its sequence's length and page table, padded
     with the scratch page (``pad``: as many as the bucket's pages), and its token's slot."""
     pos = length - 1
-    return np.array([[length] + table + pad[len(table):] + [table[pos // page] * page + pos % page]], np.int32)
+    return np.array([[length] + table + pad[len(table):] + [_slot(table, pos, page)]], np.int32)
 
 
 def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) -> List[np.ndarray]:
@@ -295,7 +303,7 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
         seqs[b, 1:1 + len(table)] = table
         seqs[b, 0] = old + n
         if n == 1:
-            tok[0, t], tok[1, t], tok[2, t] = table[old // size] * size + old % size, old, b
+            tok[0, t], tok[1, t], tok[2, t] = _slot(table, old, size), old, b
         else:
             p = np.arange(old, old + n)
             tok[0, t:t + n] = np.asarray(table)[p // size] * size + p % size
@@ -304,7 +312,7 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
             p = old
             while p < old + n:
                 count = min(size - p % size, old + n - p)
-                chunks[:, c] = table[p // size] * size + p % size, t + p - old, count
+                chunks[:, c] = _slot(table, p, size), t + p - old, count
                 p, c = p + count, c + 1
         t += n
     return [tok, seqs, chunks]
@@ -475,9 +483,6 @@ def paged_hot_reader(fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] 
         return lambda cache: paged_hot_inputs(cache, fact, rows, reserve)
     page = cfg.page_size
     pad = [cfg.num_pages] * -(-lp // page)
-    # the lengths whose bucket is lp: up to ``reserve`` where its bucket is lp, past it those in (lp/2, lp]
-    kept = reserve if reserve is not None and _bucket(reserve) == lp else 0
-    low = max(lp // 2 if lp > 1 else 0, reserve or 0)
 
     def read(cache: Any) -> Any:
         state = cache.state
@@ -485,7 +490,7 @@ def paged_hot_reader(fact: tuple, rows: Tuple[int, ...], reserve: Optional[int] 
         if forward is None or len(forward) != 1 or not (cache.config is cfg or cache.config == cfg):
             return None
         (s, old, n), = forward
-        if n != 1 or not (old < kept or low <= old < lp):
+        if n != 1 or _history_bucket(old + 1, reserve) != lp:
             return None
         return [cache.pool, _one_token_row(old + 1, state.tables[s], pad, page)]
     return read
