@@ -4,7 +4,8 @@
 :mod:`relax_ref.interp.paged_attention`) over a preallocated JAX page pool.
 
 The pool is one device array per cache, allocated at ``create`` with every page of the capacity (a
-function that creates a cache and returns it compiles: the pool is zeros in the compiled code).
+function that only creates a cache runs in host mode, :func:`relax_jax.plan.allocates_only`; one that
+creates a cache and computes compiles, the pool zeros in the compiled code).
 Each layer's attention called on the host is one compiled kernel that writes the new keys/values
 into their page slots and attends over the history read through the page table; the pool is
 donated to it, so XLA updates the pages in place. The forward's plan reaches the kernel as traced
@@ -61,6 +62,7 @@ from relax_ref.values import PrimScalar, ShapeValue
 from .errors import NeedsExact, TraceAbort
 from .prim_jax import is_static
 from .reductions import reduce_last, window_sums
+from .transfer import filled
 from .values import PackedV, PrimV, ShapeV, TVal
 
 
@@ -348,7 +350,7 @@ def _read(pool: Any, slots: np.ndarray) -> Tuple[Any, Any]:
     return pool[:, 0][:, idx], pool[:, 1][:, idx]
 
 
-JAX_PAGED = PagedOps(lambda shape, dtype: jnp.zeros(shape, dtype),
+JAX_PAGED = PagedOps(lambda shape, dtype: filled(shape, 0, dtype),
                      lambda pool, src, dst, n: _copy_kernel(pool, jnp.int32(src), jnp.int32(dst), n=n),
                      _forward, _read)
 

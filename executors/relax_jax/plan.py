@@ -120,6 +120,47 @@ class Plan:
         return first, lo
 
 
+#: the packed functions that only allocate: a paged KV cache with its zeroed page pool (CALL.PAGEDKV.1)
+ALLOCATING = frozenset({"vm.builtin.paged_attention_kv_cache_create"})
+#: the operators whose results are constants of static shape (the allocation's dtype witness)
+CONSTANT_OPS = frozenset({"relax.zeros", "relax.ones"})
+
+
+def _allocates(value: Any) -> Optional[bool]:
+    """True: a call of an allocating packed function (:data:`ALLOCATING`); False: a constant of static
+    shape (:data:`CONSTANT_OPS`), a tuple or a variable; None: anything else."""
+    if isinstance(value, (rx.Var, rx.Tuple)):
+        return False
+    if not isinstance(value, rx.Call) or not isinstance(value.op, rx.Op):
+        return None
+    if value.op.name in CONSTANT_OPS:
+        shape = value.args[0] if value.args else None
+        static = isinstance(shape, rx.ShapeExpr) and all(isinstance(d, P.IntImm) for d in shape.values)
+        return False if static else None
+    if value.op.name == "relax.call_pure_packed" and value.args and isinstance(value.args[0], rx.ExternFunc) \
+            and value.args[0].global_symbol in ALLOCATING:
+        return True
+    return None
+
+
+def allocates_only(fn: rx.Function) -> bool:
+    """Whether ``fn`` takes no parameter and its bindings only allocate (:func:`_allocates`: a paged
+    cache's ``create``, the constants it takes, tuples of them), its result a variable or a tuple:
+    nothing of it is computed on the device (TVM's VM calls the builtin at run time). It runs in host
+    mode, without an XLA compilation of its own (compiled, a function that only made a cache's zeroed
+    pool cost 40-70 ms of a small model's 1.2 s cold generation on a 2-core CPU)."""
+    if fn.params or not isinstance(fn.body, rx.SeqExpr) or not isinstance(fn.body.body, (rx.Var, rx.Tuple)):
+        return False
+    found = False
+    for block in fn.body.blocks:
+        for b in block.bindings:
+            kind = _allocates(b.value) if isinstance(b, rx.VarBinding) else None
+            if kind is None:
+                return False
+            found = found or kind
+    return found
+
+
 def make_plan(mod: Any, entry: str, buckets: Any, reserve: Optional[int], donate: FrozenSet[int]) -> Plan:
     """The plan of function ``entry`` of ``mod`` (RelaxRuntimeError when there is none)."""
     if entry not in mod:
@@ -139,6 +180,8 @@ def make_plan(mod: Any, entry: str, buckets: Any, reserve: Optional[int], donate
         p.has_kv = has_kv(p.layouts)
     except NotJittable as e:
         p.host_reason = str(e)
+    if p.host_reason is None and allocates_only(fn):
+        p.host_reason = "it only allocates (a cache's create): nothing to compile"
     return p
 
 

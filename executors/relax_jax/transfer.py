@@ -11,6 +11,7 @@ import functools
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.sharding import SingleDeviceSharding
 
@@ -33,6 +34,22 @@ def _poison(dtype: np.dtype) -> Any:
     if dtype.kind in "iu":
         return np.iinfo(dtype).max
     return 0
+
+
+#: the largest array :func:`filled` makes on the host and copies to the device
+HOST_FILL_BYTES = 32 << 20
+
+
+def filled(shape: Tuple[int, ...], value: Any, dtype: Any) -> Any:
+    """``shape`` filled with ``value`` on JAX's default device, outside any trace (host mode, a paged
+    cache's pool). Up to :data:`HOST_FILL_BYTES` made by numpy and copied, without an XLA compilation
+    (``jnp.full`` compiles a kernel per shape and dtype: 11 ms for a scalar, 35 ms for a larger shape on a
+    2-core CPU, against 1.2 ms to copy a small model's page pool); a larger array is filled on the
+    device, faster than the copy (135 MB: 39 ms against 67-100 ms) once its kernel is compiled."""
+    dt = np.dtype(dtype)
+    if int(np.prod(shape, dtype=np.int64)) * dt.itemsize <= HOST_FILL_BYTES:
+        return jax.device_put(np.full(shape, value, dt))
+    return jnp.full(shape, value, dt)
 
 
 def pad_to(a: Any, shape: Tuple[int, ...], poison: bool = False) -> Any:

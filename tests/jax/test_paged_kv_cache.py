@@ -2,6 +2,7 @@
 holds it, the page pool a donated device buffer updated in place, one kernel compilation per bucket,
 and the same values as the reference step by step."""
 
+import jax
 import numpy as np
 import pytest
 
@@ -308,18 +309,45 @@ class Module:
 '''
 
 
-def test_a_create_function_compiles():
-    """A function that only creates the cache (as MLC's ``create_paged_kv_cache``) is one compilation:
-    the pool is zeros in the compiled code and leaves it as the new cache's pool (CALL.PAGEDKV.1)."""
+def test_a_create_function_runs_on_the_host():
+    """A function that only creates the cache (as MLC's ``create_paged_kv_cache``) has nothing to
+    compute on the device: it runs in host mode, no XLA compilation of its own, each call a new cache
+    with a zeroed pool of its own (CALL.PAGEDKV.1)."""
     from relax_ref.testing.compare import compare
 
     mod = relax_ref.parse(CREATE_ONLY)
     exe = relax_jax.compile(mod)
     a, b = exe("create"), exe("create")
     ref = relax_ref.evaluate(mod, "create")
-    assert exe.stats.compiles == 1 and exe.stats.host_calls == 0
+    assert exe.stats.compiles == 0 and exe.stats.host_calls == 2
     assert type(a) is PagedKVCache and a is not b and a.pool is not b.pool and compare(ref, a) is None
+    assert isinstance(a.pool, jax.Array) and a.state.forward is None
     assert a.config == ref.config and a.pool.shape == ref.pool.shape and not np.any(np.asarray(a.pool))
+
+
+def test_a_function_that_creates_and_computes_compiles():
+    """A function that creates the cache and computes anything else is compiled as before: the pool is
+    zeros in the compiled code and leaves it as the new cache's pool (CALL.PAGEDKV.1)."""
+    from relax_ref.testing.compare import compare
+
+    src = CREATE_ONLY.replace("return c", "return (c, R.add(R.const(1.0, \"float32\"), R.const(2.0, \"float32\")))")
+    mod = relax_ref.parse(src)
+    exe = relax_jax.compile(mod)
+    got = exe("create")
+    ref = relax_ref.evaluate(mod, "create")
+    assert exe.stats.compiles == 1 and exe.stats.host_calls == 0
+    assert type(got[0]) is PagedKVCache and compare(ref[0], got[0]) is None and float(np.asarray(got[1])) == 3.0
+
+
+def test_only_allocating_functions_skip_the_compilation():
+    """``plan.allocates_only``: no parameter, and only a cache's create, the static constants it takes
+    and tuples of them; a parameter, another packed function or a computed tensor makes it compile."""
+    from relax_jax.plan import allocates_only
+
+    mod = relax_ref.parse(CREATE_ONLY)
+    assert allocates_only(mod["create"])
+    other = relax_ref.parse(CREATE_ONLY.replace("vm.builtin.paged_attention_kv_cache_create", "vm.builtin.other"))
+    assert not allocates_only(other["create"])
 
 
 def test_the_history_bucket_is_at_least_the_reserve():

@@ -20,6 +20,7 @@ from ..errors import NeedsExact
 from ..laxops import astype
 from ..lowering import lowering
 from ..prim_jax import cast, is_static, np_dtype
+from ..transfer import filled
 from ..values import PrimV, SymInt, TVal
 from .common import dtype_of
 
@@ -72,9 +73,18 @@ def _const(value: int, like: bool):
     def low(ctx, a, *rest):
         dt = out_dtype_of(ctx)
         if like:
-            return TVal(jnp.full(a.shape, value, np_dtype(dt)), ctx.vals[0].valid, ctx.walker.level)
-        return _box(ctx, jnp.full(_phys(a), value, np_dtype(dt)), a)
+            return TVal(_filled(ctx, a.shape, value, dt), ctx.vals[0].valid, ctx.walker.level)
+        return _box(ctx, _filled(ctx, _phys(a), value, dt), a)
     return low
+
+
+def _filled(ctx, shape: tuple, value: int, dt: str):
+    """``shape`` filled with ``value``: ``jnp.full`` in a trace; in host mode without a compilation
+    where small (:func:`relax_jax.transfer.filled`: an allocating function's constants,
+    :func:`relax_jax.plan.allocates_only`)."""
+    if ctx.walker.traced:
+        return jnp.full(shape, value, np_dtype(dt))
+    return filled(shape, value, np_dtype(dt))
 
 
 lowering("relax.zeros", padding="aware")(_const(0, False))
