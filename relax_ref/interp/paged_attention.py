@@ -22,12 +22,18 @@ def rope(xp: Any, x: Any, pos: Any, scale: float, theta: float) -> Any:
     ``r[d] = -x[d + D/2]`` for ``d < D/2`` and ``x[d - D/2]`` otherwise."""
     d = x.shape[-1]
     half = d // 2
-    idx = xp.arange(d, dtype=xp.float32)
-    inv = xp.asarray(theta, xp.float32) ** -((2 * idx) % d / xp.asarray(d, xp.float32))
-    f = (xp.asarray(pos).astype(xp.float32) * xp.asarray(scale, xp.float32))[:, None, None] * inv
+    f = (xp.asarray(pos).astype(xp.float32) * xp.asarray(scale, xp.float32))[:, None, None] * _inverse_freq(d, theta)
     xf = x.astype(xp.float32)
     rot = xp.concatenate([-xf[..., half:], xf[..., :half]], axis=-1)
     return (xp.cos(f) * xf + xp.sin(f) * rot).astype(x.dtype)
+
+
+def _inverse_freq(d: int, theta: float) -> np.ndarray:
+    """``1 / theta ** ((2 d mod D) / D)`` (D,) in float32, computed by numpy whatever the array
+    namespace: it depends on the configuration alone (a constant of a compiled program, where XLA
+    computed it in a kernel of its own at run time)."""
+    idx = np.arange(d, dtype=np.float32)
+    return np.float32(theta) ** -((2 * idx) % d / np.float32(d))
 
 
 def split_qkv(qkv: Any, hq: int, hkv: int) -> Tuple[Any, Any, Any]:
