@@ -264,8 +264,9 @@ def _one_token(row: Any) -> Tuple[Any, Any]:
     return jnp.stack([row[0, -1], pos, jnp.zeros((), row.dtype)])[:, None], row[:, :-1]
 
 
-def _slot(table: List[int], pos: int, page: int) -> int:
-    """The pool slot of position ``pos`` of a sequence whose page table is ``table``."""
+def _slot(table: Any, pos: Any, page: int) -> Any:
+    """The pool slot of position ``pos`` of a sequence whose page table is ``table`` (or of each
+    position of an array of them, ``table`` an array)."""
     return table[pos // page] * page + pos % page
 
 
@@ -308,7 +309,7 @@ def _plan_arrays(state: Any, cfg: PagedConfig, buckets: Tuple[int, int, int]) ->
             tok[0, t], tok[1, t], tok[2, t] = _slot(table, old, size), old, b
         else:
             p = np.arange(old, old + n)
-            tok[0, t:t + n] = np.asarray(table)[p // size] * size + p % size
+            tok[0, t:t + n] = _slot(np.asarray(table), p, size)
             tok[1, t:t + n], tok[2, t:t + n] = p, b
         if tp > 1:
             p = old

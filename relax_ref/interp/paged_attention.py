@@ -87,10 +87,9 @@ def attend(xp: Any, q: Any, k_hist: Any, v_hist: Any, pos: Any, seq: Any, hist_l
     scores = xp.einsum(spec, *[named[o] for o in spec[:9].split(",")]) * xp.asarray(sm_scale, xp.float32)
     # token t sees position j of sequence b when b is its sequence, j <= pos[t] and j < hist_len[b]: one
     # bound per (t, b) (-1 for another sequence), so that the mask is one comparison per score
-    if b == 1:          # one batch sequence: every token's (a padding token's too: batch entry 0)
-        last = xp.minimum(pos[:, None], hist_len[None, :] - 1)
-    else:
-        last = xp.where(seq[:, None] == xp.arange(b)[None, :], xp.minimum(pos[:, None], hist_len[None, :] - 1), -1)
+    last = xp.minimum(pos[:, None], hist_len[None, :] - 1)
+    if b > 1:           # (one batch sequence: every token's, a padding token's too: batch entry 0)
+        last = xp.where(seq[:, None] == xp.arange(b)[None, :], last, -1)
     ok = xp.arange(length)[None, None, :] <= last[:, :, None]                               # (T, B, L)
     okb = xp.expand_dims(xp.transpose(ok, ["tbl".index(a) for a in axes if a in "tbl"]),
                          (axes.index("k"), axes.index("g")))
