@@ -3,7 +3,8 @@
 ``matmul`` is padding-aware: a padded reduction axis is zeroed in both operands before the
 ``dot_general`` (so padding garbage, even NaN, never reaches valid results), padded row/column/batch
 axes pass through. Float matmuls use ``Precision.HIGHEST``; 16-bit float matmuls accumulate
-sequentially in the dtype as the reference (OP.LINALG.SEM.5). ``einsum`` follows the reference's plan
+sequentially in the dtype as the reference (OP.LINALG.SEM.5); a large ``float32`` matrix-vector
+product is summed by reductions (:func:`_matvec_by_rows`). ``einsum`` follows the reference's plan
 (``relax_ref.ops.linalg.einsum_loop_plan``), float16 in the same loop order (``lax.fori_loop``).
 """
 
@@ -83,11 +84,54 @@ def _canonical_matmul(a, b, **kw):
 
 def _dot2d(a, b, precision=None, preferred_element_type=None):
     """``jnp.matmul`` of two matrices of one dtype: the ``dot_general`` it binds (the result type
-    the given one or the operands')."""
+    the given one or the operands'); a large ``float32`` matrix-vector product as
+    :func:`_matvec_by_rows`."""
     if a.dtype != b.dtype:
         return jnp.matmul(a, b, precision=precision, preferred_element_type=preferred_element_type)
     pet = np.dtype(preferred_element_type) if preferred_element_type is not None else a.dtype
+    if _rows_matvec(a, b, pet):
+        return _matvec_by_rows(a, b)
     return lax.dot_general(a, b, (((1,), (0,)), ((), ())), precision=precision, preferred_element_type=pet)
+
+
+#: the rows of the weight a matrix-vector product sums in one step (:func:`_matvec_by_rows`)
+MATVEC_BLOCK = 8
+#: the weights (elements, ``k * n``) whose matrix-vector products :func:`_matvec_by_rows` computes
+MATVEC_ELEMENTS = (1 << 20, 1 << 24)
+
+
+def _rows_matvec(a, b, pet) -> bool:
+    """Whether ``a @ b`` is a ``float32`` product of one row and a weight of
+    :data:`MATVEC_ELEMENTS` whose rows :data:`MATVEC_BLOCK` divides."""
+    if a.shape[0] != 1 or a.dtype != np.float32 or pet != np.float32 or not isinstance(b.shape[0], int) \
+            or not isinstance(b.shape[1], int):
+        return False
+    k, n = b.shape
+    return k % MATVEC_BLOCK == 0 and MATVEC_ELEMENTS[0] <= k * n <= MATVEC_ELEMENTS[1]
+
+
+def _matvec_by_rows(a, b):
+    """``a @ b`` for one row ``a`` (1, k) as the products ``a[0, i] * b[i, :]`` summed over ``i``:
+    blocks of :data:`MATVEC_BLOCK` rows, then the blocks (OP.LINALG.SEM.1; a ``float32`` sum is defined
+    up to reassociation, OP.SEM.5, and XLA adds a product to a reduction's accumulator without
+    contracting them).
+
+    Why not the ``dot``: XLA's CPU backend compiles every matrix-vector ``dot`` into an LLVM kernel of
+    its own, where fusions of the same computation share one kernel. A decoder's decode step has a
+    product per weight (seven per layer), so its compile time grows with the layers: at the 1b
+    configuration of ``benchmarks/llama_sizes.py`` (16 layers) the decode's XLA compilation took
+    1.48-1.52 s with the dots and 0.98-1.00 s with these reductions, the step 158-170 ms either way
+    (jaxlib 0.10.2, 2 cores; against the hand-written ``jax.jit`` decoder's dots, its decode ran 1.07x
+    of the hand-written speed at 128 cached rows and 1.12x at 1024). Per product (16 or 32 of one shape in a program, the
+    operand computed by a fused multiply) the reduction ran 0.99x of the dot's time at
+    2048 x 2048, 0.81x at 5632 x 2048 and 1.2-1.25x at 2048 x 512 and 1024 x 1024; at 2048 x 32000
+    (a vocabulary's head: one per program, nothing shared) it ran 1.28x, and below a million elements
+    the extra kernels of the two-step sum cost more than the dot (a decode at hidden size 128 ran
+    twice as long), hence :data:`MATVEC_ELEMENTS`."""
+    k, n = b.shape
+    p = lax.mul(lax.broadcast_in_dim(laxops.reshape(a, (k,)), (k, n), (0,)), b)
+    blocks = lax.reduce_sum(laxops.reshape(p, (k // MATVEC_BLOCK, MATVEC_BLOCK, n)), (1,))
+    return laxops.reshape(lax.reduce_sum(blocks, (0,)), (1, n))
 
 
 @lowering("relax.matmul", padding="aware")

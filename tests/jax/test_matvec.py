@@ -1,0 +1,71 @@
+"""relax_jax's large ``float32`` matrix-vector products (``relax_jax.ops.linalg._matvec_by_rows``): one
+row times a weight of a million to 16 million elements is summed by reductions, not XLA's ``dot``
+(which compiles a kernel per product); smaller weights, several rows, other dtypes and a row count
+the block does not divide keep the ``dot``. The values are OP.LINALG.SEM.1's sums, compared with a
+float64 numpy product at a float32 sum's tolerance (OP.SEM.5)."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import relax_ref
+
+relax_jax = pytest.importorskip("relax_jax")
+
+from relax_jax.ops import linalg  # noqa: E402
+
+HEAD = "from tvm.script import ir as I, relax as R\n\n\n@I.ir_module\nclass Module:\n"
+
+
+def _module(m: int, k: int, n: int, dtype: str = "float32"):
+    return relax_ref.parse(HEAD + f'''    @R.function
+    def main(x: R.Tensor((1, {m}, {k}), "{dtype}"), w: R.Tensor(({k}, {n}), "{dtype}")):
+        y = R.matmul(x, w)
+        return y
+''')
+
+
+def _args(m: int, k: int, n: int, dtype=np.float32):
+    rng = np.random.default_rng(k + n)
+    return (rng.standard_normal((1, m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype))
+
+
+def _hlo(mod, args) -> str:
+    return jax.jit(relax_jax.compile(mod).as_jax_function("main")).lower(*args).as_text()
+
+
+@pytest.mark.parametrize("k, n", [(1024, 1024), (2048, 600)])
+def test_a_large_matvec_is_summed_by_reductions(k, n):
+    mod, args = _module(1, k, n), _args(1, k, n)
+    with jax.enable_x64(True):
+        text = _hlo(mod, args)
+    assert "dot_general" not in text and "stablehlo.reduce" in text
+    got = np.asarray(relax_jax.compile(mod)("main", *args))
+    want = args[0].astype(np.float64) @ args[1].astype(np.float64)
+    bound = np.abs(args[0].astype(np.float64)) @ np.abs(args[1].astype(np.float64))
+    assert got.shape == (1, 1, n) and got.dtype == np.float32
+    assert np.all(np.abs(got - want) <= 2.0 ** -21 * k * bound)
+
+
+@pytest.mark.parametrize("m, k, n, dtype", [
+    (1, 256, 256, np.float32),          # below a million elements
+    (1, 1020, 1200, np.float32),        # rows the block does not divide
+    (2, 1024, 1024, np.float32),        # two rows: a matrix product
+    (1, 8192, 4096, np.float32),        # above 16 million elements (a vocabulary's head)
+    (1, 1024, 1024, np.float64),
+])
+def test_other_products_keep_the_dot(m, k, n, dtype):
+    mod = _module(m, k, n, np.dtype(dtype).name)
+    spec = [jax.ShapeDtypeStruct((1, m, k), dtype), jax.ShapeDtypeStruct((k, n), dtype)]
+    with jax.enable_x64(True):
+        assert "dot_general" in _hlo(mod, spec)
+
+
+@pytest.mark.parametrize("k, n, summed", [(1024, 1024, True), (1024, 1023, False), (4096, 4096, True),
+                                          (4096, 4097, False), (1004, 1200, False)])
+def test_the_bounds(k, n, summed):
+    a = jax.ShapeDtypeStruct((1, k), np.float32)
+    b = jax.ShapeDtypeStruct((k, n), np.float32)
+    assert linalg._rows_matvec(a, b, np.dtype(np.float32)) is summed
