@@ -69,3 +69,10 @@ def test_the_bounds(k, n, summed):
     a = jax.ShapeDtypeStruct((1, k), np.float32)
     b = jax.ShapeDtypeStruct((k, n), np.float32)
     assert linalg._rows_matvec(a, b, np.dtype(np.float32)) is summed
+
+
+def test_a_symbolic_weight_keeps_the_dot():
+    k, n = jax.export.symbolic_shape("k, n")
+    a = jax.ShapeDtypeStruct((1, k), np.float32)
+    b = jax.ShapeDtypeStruct((k, n), np.float32)
+    assert linalg._rows_matvec(a, b, np.dtype(np.float32)) is False
