@@ -1,4 +1,4 @@
-"""relax_jax's large ``float32`` matrix-vector products (``relax_jax.ops.linalg._matvec_by_rows``): one
+"""relax_jax's large ``float32`` (and ``bfloat16``, summed in ``float32``) matrix-vector products (``relax_jax.ops.linalg._matvec_by_rows``): one
 row times a weight of a million to 16 million elements is summed by reductions, not XLA's ``dot``
 (which compiles a kernel per product); smaller weights, several rows, other dtypes and a row count
 the block does not divide keep the ``dot``. The values are OP.LINALG.SEM.1's sums, compared with a
@@ -47,6 +47,23 @@ def test_a_large_matvec_is_summed_by_reductions(k, n):
     bound = np.abs(args[0].astype(np.float64)) @ np.abs(args[1].astype(np.float64))
     assert got.shape == (1, 1, n) and got.dtype == np.float32
     assert np.all(np.abs(got - want) <= 2.0 ** -21 * k * bound)
+
+
+def test_a_large_bfloat16_matvec_sums_in_float32():
+    # OP.LINALG.SEM.4: products exact in float32, summed there, rounded once to bfloat16
+    import ml_dtypes
+
+    k, n = 2048, 1024
+    mod, (x, w) = _module(1, k, n, "bfloat16"), _args(1, k, n)
+    x, w = x.astype(ml_dtypes.bfloat16), w.astype(ml_dtypes.bfloat16)
+    with jax.enable_x64(True):
+        text = _hlo(mod, (x, w))
+    assert "dot_general" not in text
+    got = np.asarray(relax_jax.compile(mod)("main", x, w)).astype(np.float64)
+    exact = x.astype(np.float64) @ w.astype(np.float64)
+    bound = np.abs(x.astype(np.float64)) @ np.abs(w.astype(np.float64))
+    # one bfloat16 rounding of a float32 sum: half a bfloat16 unit plus the sum's float32 error
+    assert np.all(np.abs(got - exact) <= 2.0 ** -8 * np.abs(exact) + 2.0 ** -22 * k * bound)
 
 
 @pytest.mark.parametrize("m, k, n, dtype", [

@@ -100,12 +100,16 @@ MATVEC_BLOCK = 8
 MATVEC_ELEMENTS = (1 << 20, 1 << 24)
 
 
+_BF16 = np.dtype(jnp.bfloat16)
+
+
 def _rows_matvec(a, b, pet) -> bool:
-    """Whether ``a @ b`` is a ``float32`` product of one row and a weight of
-    :data:`MATVEC_ELEMENTS` whose rows :data:`MATVEC_BLOCK` divides."""
+    """Whether ``a @ b`` is a product of one row and a weight of :data:`MATVEC_ELEMENTS` whose rows
+    :data:`MATVEC_BLOCK` divides, summed in ``float32``: ``float32`` operands, or ``bfloat16`` ones
+    accumulated in ``float32`` (OP.LINALG.SEM.4)."""
     if not all(isinstance(d, (int, np.integer)) for d in tuple(a.shape) + tuple(b.shape)):
         return False            # a jax.export dimension: the dot
-    if a.shape[0] != 1 or a.dtype != np.float32 or pet != np.float32:
+    if a.shape[0] != 1 or pet != np.float32 or not (a.dtype == np.float32 or np.dtype(a.dtype) == _BF16):
         return False
     k, n = (int(d) for d in b.shape)
     return k % MATVEC_BLOCK == 0 and MATVEC_ELEMENTS[0] <= k * n <= MATVEC_ELEMENTS[1]
@@ -130,6 +134,8 @@ def _matvec_by_rows(a, b):
     the extra kernels of the two-step sum cost more than the dot (a decode at hidden size 128 ran
     twice as long), hence :data:`MATVEC_ELEMENTS`."""
     k, n = b.shape
+    if a.dtype != np.float32:        # bfloat16: products exact in float32, summed there (OP.LINALG.SEM.4)
+        a, b = lax.convert_element_type(a, np.float32), lax.convert_element_type(b, np.float32)
     p = lax.mul(lax.broadcast_in_dim(laxops.reshape(a, (k,)), (k, n), (0,)), b)
     blocks = lax.reduce_sum(laxops.reshape(p, (k // MATVEC_BLOCK, MATVEC_BLOCK, n)), (1,))
     return laxops.reshape(lax.reduce_sum(blocks, (0,)), (1, n))
