@@ -12,10 +12,13 @@ import gc
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, Optional
 
+import jax.numpy as jnp
 import numpy as np
 
 from relax_ref.errors import LimitExceededError
 from relax_ref.limits import INT64_MAX, Limits
+
+from .float_rules import for_16bit_floats
 
 
 def _jaxprs_in(value: Any) -> Iterator[Any]:
@@ -29,15 +32,20 @@ def _jaxprs_in(value: Any) -> Iterator[Any]:
             yield from _jaxprs_in(v)
 
 
-def _check_aval(aval: Any, limits: Limits) -> None:
+_HALF_FLOATS = (np.dtype("float16"), np.dtype(jnp.bfloat16))
+
+
+def _check_aval(aval: Any, limits: Limits) -> bool:
+    """RUNTIME.LIMIT.1/3 for one array; whether it is a 16-bit float array."""
     shape = getattr(aval, "shape", None)
     dtype = getattr(aval, "dtype", None)
     if shape is None or dtype is None:
-        return
+        return False
+    half = dtype in _HALF_FLOATS
     n = 1
     for d in shape:
         if not isinstance(d, (int, np.integer)):
-            return
+            return half
         n *= int(d)
     if n > INT64_MAX:
         raise LimitExceededError(f"an array of shape {tuple(shape)} has {n} elements, outside the int64 range",
@@ -47,24 +55,28 @@ def _check_aval(aval: Any, limits: Limits) -> None:
         raise LimitExceededError(f"an array of shape {tuple(shape)} and dtype {np.dtype(dtype).name} needs "
                                  f"{nbytes} bytes, more than max_bytes = {limits.max_bytes}",
                                  limit="max_bytes", value=nbytes)
+    return half
 
 
-def check_jaxpr(jaxpr: Any, limits: Limits) -> None:
-    """Check every array of ``jaxpr`` (a Jaxpr or ClosedJaxpr) and of its sub-jaxprs."""
+def check_jaxpr(jaxpr: Any, limits: Limits) -> bool:
+    """Check every array of ``jaxpr`` (a Jaxpr or ClosedJaxpr) and of its sub-jaxprs; whether one of
+    them is a 16-bit float array (:func:`relax_jax.float_rules.for_16bit_floats`)."""
     stack = list(_jaxprs_in(jaxpr))
     seen = set()
+    half = False
     while stack:
         jx = stack.pop()
         if id(jx) in seen:
             continue
         seen.add(id(jx))
         for v in list(jx.invars) + list(jx.outvars):
-            _check_aval(getattr(v, "aval", None), limits)
+            half |= _check_aval(getattr(v, "aval", None), limits)
         for eqn in jx.eqns:
             for v in eqn.outvars:
-                _check_aval(getattr(v, "aval", None), limits)
+                half |= _check_aval(getattr(v, "aval", None), limits)
             for p in eqn.params.values():
                 stack.extend(_jaxprs_in(p))
+    return half
 
 
 @contextmanager
@@ -90,13 +102,16 @@ def guarded_compile(jitted: Any, args: Any, limits: Limits, compiler_options: Op
     """``jitted.lower(*args).compile(compiler_options)`` after :func:`check_jaxpr` of the traced
     computation; ``after_trace()`` runs once the trace is done, before anything is lowered (it may
     raise to abandon the compilation). Tracing and lowering run with the collector paused
-    (:func:`gc_paused`)."""
+    (:func:`gc_paused`). A computation with 16-bit float arrays compiles with
+    :func:`relax_jax.float_rules.for_16bit_floats` of the options."""
     with gc_paused():
         traced = jitted.trace(*args)
         if after_trace is not None:
             after_trace()
-        check_jaxpr(traced.jaxpr, limits)
+        half = check_jaxpr(traced.jaxpr, limits)
         lowered = traced.lower()
+    if half and compiler_options:
+        compiler_options = for_16bit_floats(compiler_options)
     return lowered.compile(compiler_options)
 
 
