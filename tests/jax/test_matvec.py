@@ -1,5 +1,5 @@
 """relax_jax's large ``float32`` (and ``bfloat16``, summed in ``float32``) matrix-vector products (``relax_jax.ops.linalg._matvec_by_rows``): one
-row times a weight of a million to 16 million elements is summed by reductions, not XLA's ``dot``
+row times a weight of 2048 x 2048 to 16 million elements is summed by reductions, not XLA's ``dot``
 (which compiles a kernel per product); smaller weights, several rows, other dtypes and a row count
 the block does not divide keep the ``dot``. The values are OP.LINALG.SEM.1's sums, compared with a
 float64 numpy product at a float32 sum's tolerance (OP.SEM.5)."""
@@ -36,7 +36,7 @@ def _hlo(mod, args) -> str:
     return jax.jit(relax_jax.compile(mod).as_jax_function("main")).lower(*args).as_text()
 
 
-@pytest.mark.parametrize("k, n", [(1024, 1024), (2048, 600)])
+@pytest.mark.parametrize("k, n", [(2048, 2048), (4096, 1100)])
 def test_a_large_matvec_is_summed_by_reductions(k, n):
     mod, args = _module(1, k, n), _args(1, k, n)
     with jax.enable_x64(True):
@@ -53,7 +53,7 @@ def test_a_large_bfloat16_matvec_sums_in_float32():
     # OP.LINALG.SEM.4: products exact in float32, summed there, rounded once to bfloat16
     import ml_dtypes
 
-    k, n = 2048, 1024
+    k, n = 2048, 2048
     mod, (x, w) = _module(1, k, n, "bfloat16"), _args(1, k, n)
     x, w = x.astype(ml_dtypes.bfloat16), w.astype(ml_dtypes.bfloat16)
     with jax.enable_x64(True):
@@ -67,11 +67,11 @@ def test_a_large_bfloat16_matvec_sums_in_float32():
 
 
 @pytest.mark.parametrize("m, k, n, dtype", [
-    (1, 256, 256, np.float32),          # below a million elements
-    (1, 1020, 1200, np.float32),        # rows the block does not divide
-    (2, 1024, 1024, np.float32),        # two rows: a matrix product
+    (1, 2048, 1024, np.float32),        # below 2048 x 2048 elements
+    (1, 2044, 2400, np.float32),        # rows the block does not divide
+    (2, 2048, 2048, np.float32),        # two rows: a matrix product
     (1, 8192, 4096, np.float32),        # above 16 million elements (a vocabulary's head)
-    (1, 1024, 1024, np.float64),
+    (1, 2048, 2048, np.float64),
 ])
 def test_other_products_keep_the_dot(m, k, n, dtype):
     mod = _module(m, k, n, np.dtype(dtype).name)
@@ -80,8 +80,8 @@ def test_other_products_keep_the_dot(m, k, n, dtype):
         assert "dot_general" in _hlo(mod, spec)
 
 
-@pytest.mark.parametrize("k, n, summed", [(1024, 1024, True), (1024, 1023, False), (4096, 4096, True),
-                                          (4096, 4097, False), (1004, 1200, False)])
+@pytest.mark.parametrize("k, n, summed", [(2048, 2048, True), (2048, 2047, False), (4096, 4096, True),
+                                          (4096, 4097, False), (2044, 2400, False)])
 def test_the_bounds(k, n, summed):
     a = jax.ShapeDtypeStruct((1, k), np.float32)
     b = jax.ShapeDtypeStruct((k, n), np.float32)

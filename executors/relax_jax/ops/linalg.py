@@ -97,7 +97,7 @@ def _dot2d(a, b, precision=None, preferred_element_type=None):
 #: the rows of the weight a matrix-vector product sums in one step (:func:`_matvec_by_rows`)
 MATVEC_BLOCK = 8
 #: the weights (elements, ``k * n``) whose matrix-vector products :func:`_matvec_by_rows` computes
-MATVEC_ELEMENTS = (1 << 20, 1 << 24)
+MATVEC_ELEMENTS = (1 << 22, 1 << 24)
 
 
 _BF16 = np.dtype(jnp.bfloat16)
@@ -129,10 +129,12 @@ def _matvec_by_rows(a, b):
     (jaxlib 0.10.2, 2 cores; against the hand-written ``jax.jit`` decoder's dots, its decode ran 1.07x
     of the hand-written speed at 128 cached rows and 1.12x at 1024). Per product (16 or 32 of one shape in a program, the
     operand computed by a fused multiply) the reduction ran 0.99x of the dot's time at
-    2048 x 2048, 0.81x at 5632 x 2048 and 1.2-1.25x at 2048 x 512 and 1024 x 1024; at 2048 x 32000
-    (a vocabulary's head: one per program, nothing shared) it ran 1.28x, and below a million elements
-    the extra kernels of the two-step sum cost more than the dot (a decode at hidden size 128 ran
-    twice as long), hence :data:`MATVEC_ELEMENTS`."""
+    2048 x 2048, 0.81x at 5632 x 2048 and 1.2-1.25x at 2048 x 512 and 1024 x 1024 (the one-row MLP of
+    ``benchmarks/jax_bench.py``, 512 x 2048 and 2048 x 512, went from 1.04x to 1.08-1.12x of
+    ``jax.jit``); at 2048 x 32000 (a vocabulary's head: one per program, nothing shared) it ran 1.28x,
+    and far below a million elements the extra kernels of the two-step sum cost more than the dot (a
+    decode at hidden size 128 ran twice as long), hence :data:`MATVEC_ELEMENTS`: from 2048 x 2048 to
+    16 million elements."""
     k, n = b.shape
     if a.dtype != np.float32:        # bfloat16: products exact in float32, summed there (OP.LINALG.SEM.4)
         a, b = lax.convert_element_type(a, np.float32), lax.convert_element_type(b, np.float32)
