@@ -229,5 +229,6 @@ def factor_only_products(mod) -> FrozenSet[int]:
     return frozenset(out)
 
 
-__all__ = ["MODES", "STRICT_OPTIONS", "HALF_FLOAT_PASSES", "check_mode", "compiler_options", "for_16bit_floats", "strict", "tracing_mode",
-           "rounded_multiply", "plain_products", "factor_only_products", "PRODUCT_OPS", "FACTOR_CONSUMERS"]
+__all__ = ["MODES", "STRICT_OPTIONS", "HALF_FLOAT_PASSES", "check_mode", "compiler_options", "for_16bit_floats",
+           "strict", "tracing_mode", "rounded_multiply", "plain_products", "factor_only_products", "PRODUCT_OPS",
+           "FACTOR_CONSUMERS"]

@@ -1,8 +1,9 @@
-"""relax_jax's large ``float32`` (and ``bfloat16``, summed in ``float32``) matrix-vector products (``relax_jax.ops.linalg._matvec_by_rows``): one
-row times a weight of 2048 x 2048 to 16 million elements is summed by reductions, not XLA's ``dot``
-(which compiles a kernel per product); smaller weights, several rows, other dtypes and a row count
-the block does not divide keep the ``dot``. The values are OP.LINALG.SEM.1's sums, compared with a
-float64 numpy product at a float32 sum's tolerance (OP.SEM.5)."""
+"""relax_jax's large ``float32`` matrix-vector products, and ``bfloat16`` ones summed in ``float32``
+(``relax_jax.ops.linalg._matvec_by_rows``): one row times a weight of 2048 x 2048 to 16 million
+elements (from a million for a weight shape the function repeats) is summed by reductions, not XLA's
+``dot`` (which compiles a kernel per product); smaller weights, several rows, other dtypes and a row
+count the block does not divide keep the ``dot``. The values are OP.LINALG.SEM.1's sums (OP.LINALG.SEM.4's for ``bfloat16``), compared with a float64 numpy
+product at a float32 sum's tolerance (OP.SEM.5)."""
 
 from __future__ import annotations
 
@@ -80,12 +81,40 @@ def test_other_products_keep_the_dot(m, k, n, dtype):
         assert "dot_general" in _hlo(mod, spec)
 
 
-@pytest.mark.parametrize("k, n, summed", [(2048, 2048, True), (2048, 2047, False), (4096, 4096, True),
-                                          (4096, 4097, False), (2044, 2400, False)])
-def test_the_bounds(k, n, summed):
+@pytest.mark.parametrize("k, n, repeated, summed", [
+    (2048, 2048, False, True), (2048, 2047, False, False), (4096, 4096, False, True), (4096, 4097, False, False),
+    (2044, 2400, False, False), (1024, 1024, True, True), (1024, 1023, True, False), (4096, 4097, True, False)])
+def test_the_bounds(k, n, repeated, summed):
     a = jax.ShapeDtypeStruct((1, k), np.float32)
     b = jax.ShapeDtypeStruct((k, n), np.float32)
-    assert linalg._rows_matvec(a, b, np.dtype(np.float32)) is summed
+    rep = frozenset({(k, n)}) if repeated else frozenset()
+    assert linalg._rows_matvec(a, b, np.dtype(np.float32), rep) is summed
+
+
+REPEATED = HEAD + """    @R.function
+    def main(x: R.Tensor((1, 1, 1024), "float32"), w1: R.Tensor((1024, 1024), "float32"),
+             w2: R.Tensor((1024, 1024), "float32"), w3: R.Tensor((1024, 2048), "float32")):
+        with R.dataflow():
+            h = R.matmul(R.matmul(x, w1), w2)
+            y = R.matmul(h, w3)
+            R.output(y)
+        return y
+"""
+
+
+def test_a_repeated_weight_shape_is_summed_from_a_million_elements():
+    mod = relax_ref.parse(REPEATED)
+    assert linalg.repeated_weights(mod) == frozenset({(1024, 1024)})
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal(s).astype(np.float32) for s in [(1, 1, 1024), (1024, 1024), (1024, 1024),
+                                                                 (1024, 2048)]]
+    with jax.enable_x64(True):
+        text = _hlo(mod, args)
+    assert text.count("dot_general") == 1       # the 1024 x 2048 weight: once, two million elements
+    got = np.asarray(relax_jax.compile(mod)("main", *args)).astype(np.float64)
+    a = [v.astype(np.float64) for v in args]
+    want = a[0] @ a[1] @ a[2] @ a[3]
+    assert np.allclose(got, want, rtol=1e-4, atol=1e-3 * np.abs(want).max())
 
 
 def test_a_symbolic_weight_keeps_the_dot():

@@ -11,7 +11,8 @@ product is summed by reductions (:func:`_matvec_by_rows`). ``einsum`` follows th
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections import Counter
+from typing import Any, FrozenSet, Optional, Tuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -41,14 +42,14 @@ def _mask_axis(x, axis: int, d: Any):
     return laxops.where(keep, x, np.zeros((), x.dtype))
 
 
-def matmul_values(a, b, cd: str):
-    """``a @ b`` (2-D or batched, already converted to ``cd``)."""
+def matmul_values(a, b, cd: str, repeated: FrozenSet = frozenset()):
+    """``a @ b`` (2-D or batched, already converted to ``cd``; ``repeated``: :func:`_dot2d`)."""
     if cd == "bool":
         return jnp.matmul(a.astype(jnp.int32), b.astype(jnp.int32)) != 0
     if float32_contraction(cd):
         # OP.LINALG.SEM.4: float32 products (exact) and sums, rounded once
-        return _canonical_matmul(a, b, precision=lax.Precision.HIGHEST,
-                                 preferred_element_type=jnp.float32).astype(a.dtype)
+        return _canonical_matmul(a, b, precision=lax.Precision.HIGHEST, preferred_element_type=jnp.float32,
+                                 repeated=repeated).astype(a.dtype)
     if sequential_contraction(cd):     # OP.LINALG.SEM.5
         shape = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         ab = jnp.broadcast_to(a, shape + a.shape[-2:])
@@ -63,47 +64,49 @@ def matmul_values(a, b, cd: str):
         return lax.fori_loop(0, a.shape[-1], body, acc0)
     if _dt.is_float(cd):
         # operands are already in ``cd``: no preferred element type (it changes XLA's gemv kernel)
-        return _canonical_matmul(a, b, precision=lax.Precision.HIGHEST)
+        return _canonical_matmul(a, b, precision=lax.Precision.HIGHEST, repeated=repeated)
     return _canonical_matmul(a, b, preferred_element_type=np_dtype(cd))
 
 
-def _canonical_matmul(a, b, **kw):
+def _canonical_matmul(a, b, repeated: FrozenSet = frozenset(), **kw):
     """``jnp.matmul`` with a batched left operand and a 2-D right operand (``x @ weight``) as one 2-D
     ``dot`` of the rows: XLA's dot decomposer would otherwise wrap both operands in identity
     transposes that only the algebraic simplifier removes, and the strict float rules turn that pass
     off (:mod:`relax_jax.float_rules`), leaving a copy of the weight on every call. The rows' values
-    are the same dot products."""
+    are the same dot products (``repeated``: :func:`_dot2d`)."""
     if b.ndim == 2 and a.ndim > 2:
         lead = tuple(a.shape[:-1])
-        r = _dot2d(laxops.reshape(a, (math.prod(lead), a.shape[-1])), b, **kw)
+        r = _dot2d(laxops.reshape(a, (math.prod(lead), a.shape[-1])), b, repeated=repeated, **kw)
         return laxops.reshape(r, lead + (b.shape[-1],))
     if a.ndim == 2 and b.ndim == 2:
-        return _dot2d(a, b, **kw)
+        return _dot2d(a, b, repeated=repeated, **kw)
     return jnp.matmul(a, b, **kw)
 
 
-def _dot2d(a, b, precision=None, preferred_element_type=None):
+def _dot2d(a, b, precision=None, preferred_element_type=None, repeated: FrozenSet = frozenset()):
     """``jnp.matmul`` of two matrices of one dtype: the ``dot_general`` it binds (the result type
-    the given one or the operands'); a large ``float32`` matrix-vector product as
-    :func:`_matvec_by_rows`."""
+    the given one or the operands'); a large matrix-vector product summed in ``float32`` as
+    :func:`_matvec_by_rows` (``repeated``: the weight shapes :func:`repeated_weights` found)."""
     if a.dtype != b.dtype:
         return jnp.matmul(a, b, precision=precision, preferred_element_type=preferred_element_type)
     pet = np.dtype(preferred_element_type) if preferred_element_type is not None else a.dtype
-    if _rows_matvec(a, b, pet):
+    if _rows_matvec(a, b, pet, repeated):
         return _matvec_by_rows(a, b)
     return lax.dot_general(a, b, (((1,), (0,)), ((), ())), precision=precision, preferred_element_type=pet)
 
 
 #: the rows of the weight a matrix-vector product sums in one step (:func:`_matvec_by_rows`)
 MATVEC_BLOCK = 8
-#: the weights (elements, ``k * n``) whose matrix-vector products :func:`_matvec_by_rows` computes
-MATVEC_ELEMENTS = (1 << 22, 1 << 24)
+#: the weights (elements, ``k * n``) whose matrix-vector products :func:`_matvec_by_rows` computes: from
+#: the first bound when the function multiplies by weights of that shape more than once
+#: (:func:`repeated_weights`), from the second when it does once, up to the third
+MATVEC_ELEMENTS = (1 << 20, 1 << 22, 1 << 24)
 
 
 _BF16 = np.dtype(jnp.bfloat16)
 
 
-def _rows_matvec(a, b, pet) -> bool:
+def _rows_matvec(a, b, pet, repeated: FrozenSet = frozenset()) -> bool:
     """Whether ``a @ b`` is a product of one row and a weight of :data:`MATVEC_ELEMENTS` whose rows
     :data:`MATVEC_BLOCK` divides, summed in ``float32``: ``float32`` operands, or ``bfloat16`` ones
     accumulated in ``float32`` (OP.LINALG.SEM.4)."""
@@ -112,7 +115,53 @@ def _rows_matvec(a, b, pet) -> bool:
     if a.shape[0] != 1 or pet != np.float32 or not (a.dtype == np.float32 or np.dtype(a.dtype) == _BF16):
         return False
     k, n = (int(d) for d in b.shape)
-    return k % MATVEC_BLOCK == 0 and MATVEC_ELEMENTS[0] <= k * n <= MATVEC_ELEMENTS[1]
+    low = MATVEC_ELEMENTS[0] if (k, n) in repeated else MATVEC_ELEMENTS[1]
+    return k % MATVEC_BLOCK == 0 and low <= k * n <= MATVEC_ELEMENTS[2]
+
+
+def repeated_weights(mod) -> FrozenSet[Tuple[int, int]]:
+    """The static 2-D shapes ``(k, n)`` of ``R.matmul``'s right operand that occur in two calls or more
+    of one Relax function of ``mod`` (a decoder's layers): the products whose reductions share their
+    kernels (:func:`_matvec_by_rows`)."""
+    from relax_ref.ir import expr as rx
+    from relax_ref.ir.functor import ExprVisitor
+
+    class Weights(ExprVisitor):
+        def __init__(self) -> None:
+            self.count: Counter = Counter()
+
+        def visit_binding(self, b) -> None:
+            v = b.value
+            if isinstance(v, rx.Call) and isinstance(v.op, rx.Op) and v.op.name == "relax.matmul" and \
+                    len(v.args) == 2:
+                shape = _static_2d(v.args[1].struct_info)
+                if shape is not None:
+                    self.count[shape] += 1
+            super().visit_binding(b)
+
+    out: set = set()
+    for _, f in mod.functions_items():
+        if isinstance(f, rx.Function):
+            w = Weights()
+            w.visit_expr(f)
+            out |= {shape for shape, c in w.count.items() if c > 1}
+    return frozenset(out)
+
+
+def _repeated(walker) -> FrozenSet[Tuple[int, int]]:
+    """:func:`repeated_weights` of the executable's module, found once per executable (the module does
+    not change; as the walker's ``factor_only``)."""
+    hit = getattr(walker.exe, "_repeated_weights", None)
+    if hit is None or hit[0] is not walker.mod:
+        hit = walker.exe._repeated_weights = (walker.mod, repeated_weights(walker.mod))
+    return hit[1]
+
+
+def _static_2d(si) -> Optional[Tuple[int, int]]:
+    shape = getattr(getattr(si, "shape", None), "values", None)
+    if shape is None or len(shape) != 2 or not all(isinstance(getattr(d, "value", None), int) for d in shape):
+        return None
+    return int(shape[0].value), int(shape[1].value)
 
 
 def _matvec_by_rows(a, b):
@@ -127,14 +176,17 @@ def _matvec_by_rows(a, b):
     configuration of ``benchmarks/llama_sizes.py`` (16 layers) the decode's XLA compilation took
     1.48-1.52 s with the dots and 0.98-1.00 s with these reductions, the step 158-170 ms either way
     (jaxlib 0.10.2, 2 cores; against the hand-written ``jax.jit`` decoder's dots, its decode ran 1.07x
-    of the hand-written speed at 128 cached rows and 1.12x at 1024). Per product (16 or 32 of one shape in a program, the
-    operand computed by a fused multiply) the reduction ran 0.99x of the dot's time at
+    of the hand-written speed at 128 cached rows and 1.12x at 1024). Per product (16 or 32 of one
+    shape in a program, the operand computed by a fused multiply) the reduction ran 0.99x of the dot's
+    time at
     2048 x 2048, 0.81x at 5632 x 2048 and 1.2-1.25x at 2048 x 512 and 1024 x 1024 (the one-row MLP of
     ``benchmarks/jax_bench.py``, 512 x 2048 and 2048 x 512, went from 1.04x to 1.08-1.12x of
     ``jax.jit``); at 2048 x 32000 (a vocabulary's head: one per program, nothing shared) it ran 1.28x,
     and far below a million elements the extra kernels of the two-step sum cost more than the dot (a
-    decode at hidden size 128 ran twice as long), hence :data:`MATVEC_ELEMENTS`: from 2048 x 2048 to
-    16 million elements."""
+    decode at hidden size 128 ran twice as long), hence :data:`MATVEC_ELEMENTS`: from a million
+    elements for a weight shape the function multiplies by more than once (the layers' kernels
+    shared, :func:`repeated_weights`), from 2048 x 2048 for one it multiplies by once, up to 16
+    million."""
     k, n = b.shape
     if a.dtype != np.float32:        # bfloat16: products exact in float32, summed there (OP.LINALG.SEM.4)
         a, b = lax.convert_element_type(a, np.float32), lax.convert_element_type(b, np.float32)
@@ -174,7 +226,7 @@ def _matmul(ctx, a, b):
     # a padded reduction axis: zero both operands beyond the valid length
     x = _mask_axis(x, x.ndim - 1, va[-1])
     y = _mask_axis(y, y.ndim - 2, vb[-2])
-    r = matmul_values(x, y, cd)
+    r = matmul_values(x, y, cd, _repeated(ctx.walker))
     if a_vec:
         r = r[..., 0, :]
     if b_vec:
