@@ -120,9 +120,10 @@ def _rows_matvec(a, b, pet, repeated: FrozenSet = frozenset()) -> bool:
 
 
 def repeated_weights(mod) -> FrozenSet[Tuple[int, int]]:
-    """The static 2-D shapes ``(k, n)`` of ``R.matmul``'s right operand that occur in two calls or more
-    of one Relax function of ``mod`` (a decoder's layers): the products whose reductions share their
-    kernels (:func:`_matvec_by_rows`)."""
+    """The static 2-D shapes ``(k, n)`` of ``R.matmul``'s right operand that some Relax function of
+    ``mod`` multiplies by in two calls or more (a decoder's layers): the products whose reductions
+    share their kernels (:func:`_matvec_by_rows`; the executable applies the set to all its
+    functions)."""
     from relax_ref.ir import expr as rx
     from relax_ref.ir.functor import ExprVisitor
 
@@ -175,11 +176,10 @@ def _matvec_by_rows(a, b):
     product per weight (seven per layer), so its compile time grows with the layers: at the 1b
     configuration of ``benchmarks/llama_sizes.py`` (16 layers) the decode's XLA compilation took
     1.48-1.52 s with the dots and 0.98-1.00 s with these reductions, the step 158-170 ms either way
-    (jaxlib 0.10.2, 2 cores; against the hand-written ``jax.jit`` decoder's dots, its decode ran 1.07x
-    of the hand-written speed at 128 cached rows and 1.12x at 1024). Per product (16 or 32 of one
+    (jaxlib 0.10.2, 2 cores; against the hand-written ``jax.jit`` decoder's dots, its decode ran 1.08x
+    of the hand-written speed at 128 cached rows and 1.15x at 1024). Per product (16 or 32 of one
     shape in a program, the operand computed by a fused multiply) the reduction ran 0.99x of the dot's
-    time at
-    2048 x 2048, 0.81x at 5632 x 2048 and 1.2-1.25x at 2048 x 512 and 1024 x 1024 (the one-row MLP of
+    time at 2048 x 2048, 0.81x at 5632 x 2048 and 1.2-1.25x at 2048 x 512 and 1024 x 1024 (the one-row MLP of
     ``benchmarks/jax_bench.py``, 512 x 2048 and 2048 x 512, went from 1.04x to 1.08-1.12x of
     ``jax.jit``); at 2048 x 32000 (a vocabulary's head: one per program, nothing shared) it ran 1.28x,
     and far below a million elements the extra kernels of the two-step sum cost more than the dot (a
