@@ -7,7 +7,9 @@ windows (its tree reduction rewriter), and then fuses no producer into the windo
 operand (the masked, scaled scores of an attention) is written out whole and read back. Reduced
 here as ``x.reshape(..., n / 32, 32)`` over the last axis, then over the windows, the first stage is
 a reduction over 32 elements that XLA fuses with the operations producing its operand. A maximum or
-a minimum is exact in any order, so the values are the same. Sums are defined up to reassociation
+a minimum is exact in any order, so the values are the same (but for a row holding a NaN: XLA's CPU
+maximum of it is not always NaN, and which element it gives depends on the vector lanes the NaN falls
+in; R.max's and R.min's NaN rule is :mod:`relax_jax.extreme_fold`'s). Sums are defined up to reassociation
 (OP.SEM.5); summed in windows, XLA vectorizes the fused first stage and the last bits move, and a
 product that such a fused sum consumes is contracted into it (PRIM.FLOAT.1; measured on jaxlib 0.10,
 ``tests/jax/test_reductions.py``, where XLA's own windowed reduction contracts none). So sums are left
